@@ -1,0 +1,79 @@
+#include "analyzer/graph.h"
+
+#include <limits>
+
+namespace kc {
+
+int64_t Value::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+int64_t Value::bytes() const { return numel() * dtype_size(dtype); }
+
+bool Value::contiguous() const {
+  if (strides.size() != sizes.size()) return false;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+Arg Arg::tensor(std::string name, int value) {
+  Arg a;
+  a.name = std::move(name);
+  a.kind = Kind::kTensor;
+  a.tensors = {value};
+  return a;
+}
+
+std::string Op::full_name() const { return overload.empty() ? name : name + "." + overload; }
+
+std::vector<int> Op::tensor_inputs() const {
+  std::vector<int> out;
+  for (const auto& a : args)
+    if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList)
+      for (int v : a.tensors)
+        if (v >= 0) out.push_back(v);
+  return out;
+}
+
+int Graph::add_value(Value v) {
+  values.push_back(std::move(v));
+  return static_cast<int>(values.size()) - 1;
+}
+
+std::optional<std::string> Graph::check() const {
+  const int n = static_cast<int>(values.size());
+  for (int i = 0; i < n; ++i) {
+    const Value& v = values[i];
+    if (v.dtype == DType::kUnknown) return "value " + v.name + " has no dtype";
+    if (v.strides.size() != v.sizes.size()) return "value " + v.name + " has strides of another rank";
+    int64_t numel = 1;
+    for (int64_t s : v.sizes) {
+      if (s < 0) return "value " + v.name + " has a negative size";
+      if (s != 0 && numel > std::numeric_limits<int64_t>::max() / s)
+        return "value " + v.name + " has more elements than fit in 64 bits";
+      numel *= s;
+    }
+    if (dtype_size(v.dtype) > 0 && numel > std::numeric_limits<int64_t>::max() / dtype_size(v.dtype))
+      return "value " + v.name + " has more bytes than fit in 64 bits";
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (int v : ops[i].tensor_inputs())
+      if (v >= n) return "op " + std::to_string(i) + " reads a value that does not exist";
+    for (int v : ops[i].outputs) {
+      if (v >= n) return "op " + std::to_string(i) + " writes a value that does not exist";
+      if (v >= 0 && values[v].producer != static_cast<int>(i) && !ops[i].traits.inplace &&
+          !ops[i].traits.out_variant)
+        return "value " + values[v].name + " does not name op " + std::to_string(i) + " as producer";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kc

@@ -1,0 +1,121 @@
+// The project's graph IR: one straight-line list of aten ops over tensor values, with shapes,
+// dtypes, strides, aliasing and source locations. Both loaders produce it; every pass reads it
+// and none of them needs libtorch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/dtype.h"
+
+namespace kc {
+
+// Where a value comes from before the first op runs.
+enum class ValueRole : uint8_t { kInput, kParameter, kBuffer, kConstant, kIntermediate };
+
+// A tensor value. Sizes are concrete: symbolic sizes are resolved by the loader.
+struct Value {
+  std::string name;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  DType dtype = DType::kUnknown;
+  std::string device;  // as recorded in the file ("cpu", "cuda:0", "meta"); analysis ignores it
+  ValueRole role = ValueRole::kIntermediate;
+  int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights
+
+  int64_t numel() const;
+  // Bytes of the elements this view addresses (numel * itemsize); 0 for unknown dtypes.
+  int64_t bytes() const;
+  // True when the strides are the row-major strides of the sizes (size-1 dims ignored).
+  bool contiguous() const;
+};
+
+// One argument of an op as the schema names it. Tensors refer to values by index; other
+// arguments keep their literal, which is enough to print the op and to run it again.
+struct Arg {
+  enum class Kind : uint8_t {
+    kTensor,      // tensors[0]
+    kTensorList,  // tensors, -1 for a None inside an optional-tensor list
+    kNone,
+    kBool,         // ints[0]
+    kInt,          // ints[0]
+    kIntList,      // ints
+    kFloat,        // floats[0]
+    kFloatList,    // floats
+    kBoolList,     // ints
+    kString,       // text
+    kScalarType,   // ints[0], a DType
+    kLayout,       // text
+    kDevice,       // text
+    kMemoryFormat  // text
+  };
+  std::string name;
+  Kind kind = Kind::kNone;
+  std::vector<int> tensors;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string text;
+
+  static Arg tensor(std::string name, int value);
+};
+
+// What the op's schema and tags say about it; filled by the loader from libtorch's registry.
+struct OpTraits {
+  bool pointwise = false;            // at::Tag::pointwise
+  bool reduction = false;            // at::Tag::reduction
+  bool view = false;                 // output aliases an input without writing it
+  bool inplace = false;              // writes one of its inputs (Tensor(a!) without out=)
+  bool out_variant = false;          // writes into out= arguments
+  bool nondeterministic_seeded = false;
+  bool data_dependent_output = false;  // result values depend on data (e.g. .item())
+  bool dynamic_output_shape = false;   // result shape depends on data (e.g. nonzero)
+  std::vector<int> mutated_args;     // indices into Op::args written by the op
+};
+
+// The user's code that produced the op.
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  std::string code;  // the source line itself where the file carries it
+};
+
+// One aten op call.
+struct Op {
+  std::string name;      // "aten::add"
+  std::string overload;  // "Tensor"; empty for the default overload
+  std::vector<Arg> args;
+  std::vector<int> outputs;  // value indices; -1 for an output that is not a tensor
+  OpTraits traits;
+  SourceLoc loc;
+  std::string module;  // module path, "layer1.0.conv1"; empty at the top level
+  std::string module_type;  // class of the innermost module, "torch.nn.modules.conv.Conv2d"
+
+  std::string full_name() const;  // "aten::add.Tensor"
+  // Tensor values this op reads, in argument order (a value may repeat).
+  std::vector<int> tensor_inputs() const;
+};
+
+// What the model file was and which assumptions shaped the graph.
+struct ModelInfo {
+  std::string path;
+  std::string format;  // "pt2" or "torchscript"
+  std::string producer_version;  // torch version or schema version recorded in the file
+  std::vector<std::string> notes;  // e.g. symbolic sizes and the values they were given
+};
+
+// A whole model: values and ops in execution order.
+struct Graph {
+  ModelInfo info;
+  std::vector<Value> values;
+  std::vector<Op> ops;
+  std::vector<int> inputs;   // user inputs, in call order
+  std::vector<int> outputs;  // graph outputs (-1 for a non-tensor output)
+
+  int add_value(Value v);
+  // Checks the invariants every pass relies on; returns a description of the first broken one.
+  std::optional<std::string> check() const;
+};
+
+}  // namespace kc

@@ -1,0 +1,73 @@
+#include "analyzer/load.h"
+
+#include <caffe2/serialize/inline_container.h>
+
+#include <fstream>
+#include <memory>
+
+#include "analyzer/error.h"
+#include "analyzer/pt2_loader.h"
+#include "analyzer/torchscript_loader.h"
+
+namespace kc {
+
+InputSpec parse_input_spec(const std::string& text) {
+  InputSpec spec;
+  std::string rest = text;
+  if (auto eq = rest.find('='); eq != std::string::npos) {
+    spec.name = rest.substr(0, eq);
+    rest = rest.substr(eq + 1);
+  }
+  if (auto colon = rest.find(':'); colon != std::string::npos) {
+    auto dt = parse_dtype(rest.substr(colon + 1));
+    check(dt.has_value(), "--input " + text + ": unknown dtype '" + rest.substr(colon + 1) + "'");
+    spec.dtype = *dt;
+    rest = rest.substr(0, colon);
+  }
+  size_t start = 0;
+  int64_t numel = 1;
+  while (!rest.empty()) {
+    size_t x = rest.find('x', start);
+    std::string dim = rest.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    check(!dim.empty() && dim.find_first_not_of("0123456789") == std::string::npos && dim.size() <= 18,
+          "--input " + text + ": expected sizes like 8x3x224x224[:float32]");
+    int64_t d = std::stoll(dim);
+    check(d == 0 || numel <= INT64_MAX / d, "--input " + text + ": the shape overflows 64 bits");
+    numel *= d;
+    spec.sizes.push_back(d);
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return spec;
+}
+
+Graph load_model(const std::string& path, const LoadOptions& options) {
+  {
+    std::ifstream f(path, std::ios::binary);
+    check(f.good(), path + ": cannot open file");
+    char magic[4] = {};
+    f.read(magic, 4);
+    check(f.gcount() > 0, path + ": file is empty");
+    check(f.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K',
+          path + ": not a model archive (expected a .pt2 or TorchScript zip file)");
+  }
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> archive;
+  try {
+    archive = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+  } catch (const c10::Error& e) {
+    std::string msg = e.what_without_backtrace();
+    throw Error(path + ": not a readable PyTorch archive (" + msg.substr(0, msg.find('\n')) + ")");
+  }
+  try {
+    if (archive->hasRecord("models/model.json")) return load_pt2(*archive, path, options);
+    if (archive->hasRecord("data.pkl") && archive->hasRecord("constants.pkl")) {
+      archive.reset();
+      return load_torchscript(path, options);
+    }
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  throw Error(path + ": a PyTorch archive but neither a torch.export .pt2 nor a TorchScript model");
+}
+
+}  // namespace kc

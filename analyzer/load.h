@@ -1,0 +1,32 @@
+// Entry point of the analyzer: reads a model file of either format into the graph IR.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+
+namespace kc {
+
+// One user-given input for a TorchScript model: "8x3x224x224:float32", optionally named
+// "x=8x3x224x224:float32".
+struct InputSpec {
+  std::string name;  // empty for positional
+  std::vector<int64_t> sizes;
+  DType dtype = DType::kFloat32;
+};
+
+// Parses the --input syntax; throws Error naming what is wrong.
+InputSpec parse_input_spec(const std::string& text);
+
+struct LoadOptions {
+  std::map<std::string, int64_t> dims;  // --dim NAME=VALUE for symbolic sizes of a .pt2
+  std::vector<InputSpec> inputs;        // --input for TorchScript
+};
+
+// Reads a .pt2 (torch.export) or TorchScript archive, whichever the file is. Never reads
+// weights of a .pt2. Throws Error for anything it cannot turn into a complete graph.
+Graph load_model(const std::string& path, const LoadOptions& options);
+
+}  // namespace kc

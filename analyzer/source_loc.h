@@ -1,0 +1,18 @@
+// Reads the user's source location and module path out of torch.export node metadata.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "analyzer/graph.h"
+
+namespace kc {
+
+// The innermost frame of a Python stack trace ("File "x.py", line 6, in forward\n    code")
+// that is not inside torch itself; the outermost frame when every frame is torch's.
+SourceLoc user_frame(const std::string& stack_trace);
+// Module path and class of the innermost module in nn_module_stack
+// ("L__self__,,M;L__self__fc,fc,torch.nn.Linear" gives {"fc", "torch.nn.Linear"}).
+std::pair<std::string, std::string> innermost_module(const std::string& nn_module_stack);
+
+}  // namespace kc

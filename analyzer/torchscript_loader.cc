@@ -1,0 +1,395 @@
+#include "analyzer/torchscript_loader.h"
+
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/script.h>
+
+#include <unordered_map>
+
+#include "analyzer/error.h"
+#include "analyzer/op_registry.h"
+
+namespace kc {
+namespace {
+
+namespace jit = torch::jit;
+
+DType dtype_of(c10::ScalarType t) {
+  switch (t) {
+    case c10::kBool: return DType::kBool;
+    case c10::kByte: return DType::kUInt8;
+    case c10::kChar: return DType::kInt8;
+    case c10::kShort: return DType::kInt16;
+    case c10::kUInt16: return DType::kUInt16;
+    case c10::kInt: return DType::kInt32;
+    case c10::kLong: return DType::kInt64;
+    case c10::kHalf: return DType::kFloat16;
+    case c10::kBFloat16: return DType::kBFloat16;
+    case c10::kFloat: return DType::kFloat32;
+    case c10::kDouble: return DType::kFloat64;
+    case c10::kComplexHalf: return DType::kComplex32;
+    case c10::kComplexFloat: return DType::kComplex64;
+    case c10::kComplexDouble: return DType::kComplex128;
+    case c10::kFloat8_e4m3fn: return DType::kFloat8E4M3FN;
+    case c10::kFloat8_e5m2: return DType::kFloat8E5M2;
+    case c10::kFloat8_e4m3fnuz: return DType::kFloat8E4M3FNUZ;
+    case c10::kFloat8_e5m2fnuz: return DType::kFloat8E5M2FNUZ;
+    default: return DType::kUnknown;
+  }
+}
+
+c10::ScalarType scalar_type_of(DType t) {
+  for (int s = 0; s < static_cast<int>(c10::ScalarType::NumOptions); ++s)
+    if (dtype_of(static_cast<c10::ScalarType>(s)) == t) return static_cast<c10::ScalarType>(s);
+  throw Error(std::string("dtype ") + dtype_name(t) + " has no torch equivalent");
+}
+
+// Source location of a node: the innermost frame (node's own range, then its inlined call
+// sites from inner to outer) whose file is not inside torch.
+SourceLoc loc_of(const jit::Node* node) {
+  std::vector<jit::SourceRange> ranges{node->sourceRange()};
+  if (auto cs = node->callstack()) {
+    auto frames = (*cs)->vec();
+    for (auto it = frames.rbegin(); it != frames.rend(); ++it) ranges.push_back(std::get<1>(*it));
+  }
+  SourceLoc first;
+  for (const auto& r : ranges) {
+    jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
+    auto flc = orig.file_line_col();
+    if (!flc) continue;
+    SourceLoc loc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), ""};
+    std::string text = orig.text().str();
+    loc.code = text.substr(0, text.find('\n'));
+    if (first.file.empty()) first = loc;
+    if (loc.file.find("/torch/") == std::string::npos) return loc;
+  }
+  return first;
+}
+
+// Module path from the inlined call stack: "layer1.0.conv1".
+std::pair<std::string, std::string> module_of(const jit::Node* node) {
+  std::string path, type;
+  if (auto cs = node->callstack()) {
+    for (const auto& frame : (*cs)->vec()) {
+      const auto& info = std::get<2>(frame);
+      if (!info) continue;
+      std::string name = info->instance_name();
+      if (!name.empty()) path += (path.empty() ? "" : ".") + name;
+      if (info->class_type()) type = info->class_type()->name()->qualifiedName();
+    }
+  }
+  return {path, type};
+}
+
+class MetaRunner {
+ public:
+  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt)
+      : module_(std::move(module)), opt_(opt) {
+    g_.info.path = path;
+    g_.info.format = "torchscript";
+  }
+
+  Graph run() {
+    module_.eval();
+    auto graph = module_.get_method("forward").graph()->copy();
+    jit::Inline(*graph);
+    bind_inputs(*graph);
+    run_block(graph->block());
+    for (jit::Value* out : graph->outputs()) collect_outputs(env_.at(out));
+    if (auto bad = g_.check()) throw Error("graph: " + *bad);
+    return std::move(g_);
+  }
+
+ private:
+  void bind_inputs(jit::Graph& graph) {
+    auto inputs = graph.inputs();
+    env_[inputs[0]] = module_._ivalue();
+    const size_t n = inputs.size() - 1;
+    std::string names;
+    for (size_t i = 1; i < inputs.size(); ++i) names += (i > 1 ? ", " : "") + inputs[i]->debugNameBase();
+    check(!opt_.inputs.empty(), "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
+    check(opt_.inputs.size() == n, "the model's forward() takes " + std::to_string(n) + " input(s) (" + names +
+                                       ") but " + std::to_string(opt_.inputs.size()) + " --input given");
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      jit::Value* in = inputs[i];
+      const InputSpec* spec = &opt_.inputs[i - 1];
+      for (const auto& s : opt_.inputs)
+        if (!s.name.empty() && s.name == in->debugNameBase()) spec = &s;
+      check(in->type()->kind() == c10::TypeKind::TensorType,
+            "input '" + in->debugNameBase() + "' is a " + in->type()->str() + ", only tensor inputs are supported");
+      at::Tensor t = at::empty(spec->sizes, at::TensorOptions().dtype(scalar_type_of(spec->dtype)).device(at::kMeta));
+      int id = value_for(t, in->debugNameBase(), ValueRole::kInput);
+      g_.inputs.push_back(id);
+      env_[in] = t;
+    }
+  }
+
+  // The IR value of a tensor, registering it on first sight. Identity is the TensorImpl, so an
+  // in-place op's output is the value it wrote.
+  int value_for(const at::Tensor& t, const std::string& name, ValueRole role) {
+    auto it = ids_.find(t.unsafeGetTensorImpl());
+    if (it != ids_.end()) return it->second;
+    Value v;
+    v.name = name.empty() ? "t" + std::to_string(g_.values.size()) : name;
+    v.sizes = t.sizes().vec();
+    v.strides = t.strides().vec();
+    v.dtype = dtype_of(t.scalar_type());
+    check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
+                                          std::string(c10::toString(t.scalar_type())));
+    // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
+    v.device = t.is_meta() ? "cuda" : t.device().str();
+    v.role = role;
+    int id = g_.add_value(std::move(v));
+    ids_[t.unsafeGetTensorImpl()] = id;
+    keep_.push_back(t);
+    return id;
+  }
+
+  void collect_outputs(const c10::IValue& v) {
+    if (v.isTensor()) {
+      g_.outputs.push_back(value_for(v.toTensor(), "", ValueRole::kIntermediate));
+    } else if (v.isTuple()) {
+      for (const auto& e : v.toTupleRef().elements()) collect_outputs(e);
+    } else if (v.isList()) {
+      for (const auto& e : v.toListRef()) collect_outputs(e);
+    } else if (v.isGenericDict()) {
+      for (const auto& kv : v.toGenericDict()) collect_outputs(kv.value());
+    }
+  }
+
+  std::string where(const jit::Node* node) const {
+    SourceLoc loc = loc_of(node);
+    std::string w = "node " + std::string(node->kind().toQualString());
+    if (!loc.file.empty()) w += " at " + loc.file + ":" + std::to_string(loc.line);
+    return w;
+  }
+
+  void run_block(jit::Block* block) {
+    for (jit::Node* node : block->nodes()) run_node(node);
+  }
+
+  // Runs a block with the given inputs bound and returns its outputs.
+  std::vector<c10::IValue> run_sub(jit::Block* block, const std::vector<c10::IValue>& inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) env_[block->inputs()[i]] = inputs[i];
+    run_block(block);
+    std::vector<c10::IValue> outs;
+    for (jit::Value* o : block->outputs()) outs.push_back(env_.at(o));
+    return outs;
+  }
+
+  void run_node(jit::Node* node) {
+    switch (node->kind()) {
+      case c10::prim::Constant: {
+        auto v = jit::toIValue(node->output());
+        env_[node->output()] = v ? *v : c10::IValue();
+        return;
+      }
+      case c10::prim::GetAttr: {
+        c10::IValue obj = env_.at(node->input());
+        check(obj.isObject(), where(node) + ": attribute of a non-object");
+        const std::string name = node->s(c10::attr::name);
+        c10::IValue attr = obj.toObject()->getAttr(name);
+        if (attr.isTensor()) attr = weight(attr.toTensor(), node);
+        env_[node->output()] = attr;
+        return;
+      }
+      case c10::prim::If: {
+        c10::IValue cond = env_.at(node->input());
+        check(cond.isBool(), where(node) + ": branch condition is not known before the run");
+        auto outs = run_sub(node->blocks()[cond.toBool() ? 0 : 1], {});
+        for (size_t i = 0; i < outs.size(); ++i) env_[node->outputs()[i]] = outs[i];
+        return;
+      }
+      case c10::prim::Loop: {
+        // Unrolled: the count is every iteration that runs, as eager would run them.
+        c10::IValue trip = env_.at(node->inputs()[0]);
+        c10::IValue cond = env_.at(node->inputs()[1]);
+        check(trip.isInt() && cond.isBool(), where(node) + ": loop trip count is not known before the run");
+        std::vector<c10::IValue> carried;
+        for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(env_.at(node->inputs()[i]));
+        jit::Block* body = node->blocks()[0];
+        for (int64_t i = 0; i < trip.toInt() && cond.toBool(); ++i) {
+          std::vector<c10::IValue> in{c10::IValue(i)};
+          in.insert(in.end(), carried.begin(), carried.end());
+          auto outs = run_sub(body, in);
+          cond = outs[0];
+          check(cond.isBool(), where(node) + ": loop condition is not known before the run");
+          carried.assign(outs.begin() + 1, outs.end());
+        }
+        for (size_t i = 0; i < carried.size(); ++i) env_[node->outputs()[i]] = carried[i];
+        return;
+      }
+      case c10::prim::CallMethod:
+      case c10::prim::CallFunction:
+        throw Error(where(node) + ": call left after inlining");
+      default:
+        run_op(node);
+    }
+  }
+
+  // Parameters and buffers become meta tensors of the same shape: their values never matter.
+  c10::IValue weight(const at::Tensor& t, const jit::Node* node) {
+    auto it = weights_.find(t.unsafeGetTensorImpl());
+    if (it != weights_.end()) return it->second;
+    at::Tensor m = t.is_meta() ? t : at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));
+    value_for(m, node->output()->debugNameBase(), t.requires_grad() ? ValueRole::kParameter : ValueRole::kBuffer);
+    weights_.emplace(t.unsafeGetTensorImpl(), m);
+    return m;
+  }
+
+  bool touches_tensors(const std::vector<c10::IValue>& vals) const {
+    for (const auto& v : vals) {
+      if (v.isTensor()) return true;
+      if (v.isTensorList() || v.isOptionalTensorList()) return true;
+      if (v.isList())
+        for (const auto& e : v.toListRef())
+          if (e.isTensor()) return true;
+      if (v.isTuple())
+        for (const auto& e : v.toTupleRef().elements())
+          if (e.isTensor()) return true;
+    }
+    return false;
+  }
+
+  void run_op(jit::Node* node) {
+    std::vector<c10::IValue> inputs;
+    for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
+    jit::Stack stack = inputs;
+    try {
+      jit::Operation op = node->getOperation();
+      op(stack);
+    } catch (const c10::Error& e) {
+      throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " +
+                  first_line(e.what_without_backtrace()));
+    } catch (const std::exception& e) {
+      throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " + first_line(e.what()));
+    }
+    check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
+    for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+
+    const std::string ns = node->kind().ns().toUnqualString();
+    if (ns != "aten" || !(touches_tensors(inputs) || touches_tensors(stack))) return;
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema) return;
+    record(node, *schema, inputs, stack);
+  }
+
+  static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+  Arg to_arg(const std::string& name, const std::string& type, const c10::IValue& v) {
+    Arg a;
+    a.name = name;
+    using K = Arg::Kind;
+    if (v.isNone()) {
+      a.kind = K::kNone;
+    } else if (v.isTensor()) {
+      a.kind = K::kTensor;
+      a.tensors = {value_for(v.toTensor(), "", ValueRole::kConstant)};
+    } else if (v.isBool()) {
+      a.kind = K::kBool;
+      a.ints = {v.toBool()};
+    } else if (v.isInt()) {
+      if (type.rfind("ScalarType", 0) == 0) {
+        a.kind = K::kScalarType;
+        a.ints = {static_cast<int64_t>(dtype_of(static_cast<c10::ScalarType>(v.toInt())))};
+      } else if (type.rfind("MemoryFormat", 0) == 0 || type.rfind("Layout", 0) == 0) {
+        a.kind = type[0] == 'L' ? K::kLayout : K::kMemoryFormat;
+        a.text = std::to_string(v.toInt());
+      } else {
+        a.kind = K::kInt;
+        a.ints = {v.toInt()};
+      }
+    } else if (v.isDouble()) {
+      a.kind = K::kFloat;
+      a.floats = {v.toDouble()};
+    } else if (v.isIntList()) {
+      a.kind = K::kIntList;
+      a.ints = v.toIntVector();
+    } else if (v.isDoubleList()) {
+      a.kind = K::kFloatList;
+      a.floats = v.toDoubleVector();
+    } else if (v.isBoolList()) {
+      a.kind = K::kBoolList;
+      for (bool b : v.toBoolList()) a.ints.push_back(b);
+    } else if (v.isList()) {
+      a.kind = K::kTensorList;
+      for (const auto& e : v.toListRef()) {
+        if (e.isTensor())
+          a.tensors.push_back(value_for(e.toTensor(), "", ValueRole::kConstant));
+        else if (e.isNone())
+          a.tensors.push_back(-1);
+        else
+          throw Error("argument " + name + ": list of " + e.tagKind() + " is not supported");
+      }
+    } else if (v.isString()) {
+      a.kind = K::kString;
+      a.text = v.toStringRef();
+    } else if (v.isDevice()) {
+      a.kind = K::kDevice;
+      a.text = v.toDevice().str();
+    } else {
+      a.kind = K::kString;
+      a.text = "<" + v.tagKind() + ">";
+    }
+    return a;
+  }
+
+  void record(jit::Node* node, const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
+              const jit::Stack& outputs) {
+    const OpSchema& info = lookup_op(schema.name(), schema.overload_name());
+    Op op;
+    op.name = info.name;
+    op.overload = info.overload;
+    op.traits = info.traits;
+    for (size_t i = 0; i < inputs.size() && i < schema.arguments().size(); ++i)
+      op.args.push_back(to_arg(schema.arguments()[i].name(), schema.arguments()[i].type()->str(), inputs[i]));
+    const int index = static_cast<int>(g_.ops.size());
+    auto add_out = [&](const at::Tensor& t) {
+      const bool fresh = !ids_.count(t.unsafeGetTensorImpl());
+      int id = value_for(t, "", ValueRole::kIntermediate);
+      if (fresh) g_.values[id].producer = index;
+      op.outputs.push_back(id);
+    };
+    for (const auto& o : outputs) {
+      if (o.isTensor()) {
+        add_out(o.toTensor());
+      } else if (o.isTensorList()) {
+        for (const auto& t : o.toTensorVector()) add_out(t);
+      } else if (o.isTuple()) {
+        for (const auto& e : o.toTupleRef().elements())
+          if (e.isTensor()) add_out(e.toTensor());
+      } else {
+        op.outputs.push_back(-1);
+      }
+    }
+    op.loc = loc_of(node);
+    std::tie(op.module, op.module_type) = module_of(node);
+    g_.ops.push_back(std::move(op));
+  }
+
+  jit::Module module_;
+  const LoadOptions& opt_;
+  Graph g_;
+  std::unordered_map<const jit::Value*, c10::IValue> env_;
+  std::unordered_map<const c10::TensorImpl*, int> ids_;
+  std::unordered_map<const c10::TensorImpl*, at::Tensor> weights_;
+  std::vector<at::Tensor> keep_;  // keeps TensorImpls alive so their addresses stay unique
+};
+
+}  // namespace
+
+Graph load_torchscript(const std::string& path, const LoadOptions& options) {
+  jit::Module module;
+  try {
+    module = jit::load(path);
+  } catch (const c10::Error& e) {
+    throw Error("cannot load TorchScript model: " + std::string(e.what_without_backtrace()).substr(0, 300));
+  } catch (const std::exception& e) {
+    throw Error("cannot load TorchScript model: " + std::string(e.what()).substr(0, 300));
+  }
+  check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
+  Graph g = MetaRunner(std::move(module), path, options).run();
+  g.info.producer_version = "TorchScript";
+  return g;
+}
+
+}  // namespace kc

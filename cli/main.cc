@@ -1,0 +1,81 @@
+// kernelcount's entry point: the only place that prints errors and picks the exit status.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "analyzer/error.h"
+#include "analyzer/load.h"
+#include "analyzer/op_registry.h"
+#include "cli/options.h"
+#include "cli/render.h"
+#include "cli/render_rules.h"
+#include "passes/pipeline.h"
+#include "passes/target.h"
+
+namespace {
+
+// Budgets broken by the report, one line each.
+std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t) {
+  std::vector<std::string> out;
+  auto test = [&](const std::optional<int64_t>& limit, int64_t value, const char* what) {
+    if (limit && value > *limit)
+      out.push_back(std::string(what) + " " + std::to_string(value) + " > budget " + std::to_string(*limit));
+  };
+  test(o.max_kernels, t.eager_kernels, "eager kernels");
+  test(o.max_fused_kernels, t.fused_kernels, "fused kernels");
+  test(o.max_bytes, t.eager_hbm_bytes, "eager HBM bytes");
+  test(o.max_unknown, t.unknown_ops, "unknown ops");
+  test(o.max_host_syncs, t.host_syncs, "host syncs");
+  return out;
+}
+
+int run(int argc, char** argv) {
+  const std::string version = KC_VERSION;
+  auto parsed = kc::parse_options(argc, argv, "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
+  if (!parsed) return 0;
+  const kc::Options& o = *parsed;
+  const kc::Target& target = kc::find_target(o.target);
+  std::ostringstream out;
+  std::vector<std::string> broken;
+  if (o.list_rules) {
+    kc::render_rules(out, kc::launch_rules(target.name), target.name, o.format == "markdown");
+  } else {
+    kc::Graph g = kc::load_model(o.model, o.load);
+    kc::Report r = kc::analyze(g, target);
+    kc::RenderOptions ro{o.by, version};
+    if (o.format == "json")
+      kc::render_json(out, g, r, ro);
+    else if (o.format == "markdown")
+      kc::render_markdown(out, g, r, ro);
+    else
+      kc::render_text(out, g, r, ro);
+    broken = over_budget(o, r.totals);
+  }
+  if (o.output.empty()) {
+    std::cout << out.str();
+  } else {
+    std::ofstream f(o.output);
+    f << out.str();
+    kc::check(f.good(), "cannot write " + o.output);
+  }
+  std::cout << std::flush;
+  for (const auto& b : broken) std::cerr << "kernelcount: over budget: " << b << '\n';
+  return broken.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kc::Error& e) {
+    std::cerr << "kernelcount: error: " << e.what() << '\n';
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kernelcount: error: out of memory\n";
+  } catch (const std::exception& e) {
+    // Anything else escaping the loaders is a bug; still one line, never an abort.
+    std::string what = e.what();
+    std::cerr << "kernelcount: error: internal: " << what.substr(0, what.find('\n')) << '\n';
+  }
+  return 2;
+}

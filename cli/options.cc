@@ -1,0 +1,92 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+
+#include "analyzer/error.h"
+
+namespace kc {
+
+int64_t parse_byte_count(const std::string& s) {
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw Error("'" + s + "' is not a byte count (examples: 5000000, 300MB, 1.5G)");
+  }
+  std::string unit = s.substr(pos);
+  if (!unit.empty() && unit.back() == 'B') unit.pop_back();
+  double scale = 1;
+  if (unit == "k" || unit == "K") scale = 1e3;
+  else if (unit == "M") scale = 1e6;
+  else if (unit == "G") scale = 1e9;
+  else if (unit == "T") scale = 1e12;
+  else if (!unit.empty()) throw Error("'" + s + "': unknown unit '" + unit + "' (use k, M, G or T)");
+  double bytes = v * scale;
+  check(bytes >= 0 && bytes < 9.2e18 && std::isfinite(bytes), "'" + s + "' is out of range");
+  return static_cast<int64_t>(bytes);
+}
+
+std::optional<Options> parse_options(int argc, char** argv, const std::string& version_line) {
+  Options o;
+  CLI::App app{"kernelcount: counts the GPU kernels and HBM traffic of a PyTorch model without a GPU.\n"
+               "Predicts, op by op, what eager PyTorch launches on the target GPU, and what\n"
+               "pointwise fusion (as torch.compile does it) would save.",
+               "kernelcount"};
+  app.footer(
+      "Examples:\n"
+      "  kernelcount model.pt2                          per-op table and totals\n"
+      "  kernelcount model.pt2 --by line                rolled up to your source lines\n"
+      "  kernelcount model.pt2 --dim s0=64              set a symbolic size\n"
+      "  kernelcount model.pt --input 8x3x224x224:float32   TorchScript needs input shapes\n"
+      "  kernelcount model.pt2 --format json -o out.json\n"
+      "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
+      "  kernelcount --list-rules                       the launch rules and their evidence\n"
+      "\nExit status: 0 ok, 1 a budget is exceeded, 2 bad input or usage.");
+  app.set_version_flag("--version", version_line);
+  app.add_option("model", o.model, "a .pt2 (torch.export) or TorchScript .pt file");
+  std::vector<std::string> inputs, dims;
+  app.add_option("--input", inputs,
+                 "TorchScript input, in forward() order or by name: 8x3x224x224:float32, x=4x16:bf16")
+      ->type_name("SPEC");
+  app.add_option("--dim", dims, "value of a symbolic size of a .pt2: s0=64 (default: the export hint)")
+      ->type_name("NAME=VALUE");
+  app.add_option("--format", o.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  app.add_option("--by", o.by, "rows of the table: op, line or module")->check(CLI::IsMember({"op", "line", "module"}));
+  app.add_option("--target", o.target, "what the prediction is for");
+  app.add_option("-o,--output", o.output, "write the report to FILE instead of stdout")->type_name("FILE");
+  app.add_flag("--list-rules", o.list_rules, "print the launch rules and the measurement behind each, then exit");
+  std::string max_bytes;
+  app.add_option("--max-kernels", o.max_kernels, "budget: eager kernels")->type_name("N");
+  app.add_option("--max-fused-kernels", o.max_fused_kernels, "budget: kernels after fusion")->type_name("N");
+  app.add_option("--max-bytes", max_bytes, "budget: eager HBM bytes (300MB, 1.5G)")->type_name("BYTES");
+  app.add_option("--max-unknown", o.max_unknown, "budget: ops without a launch rule")->type_name("N");
+  app.add_option("--max-syncs", o.max_host_syncs, "budget: host synchronisations")->type_name("N");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return std::nullopt;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << version_line << '\n';
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw Error(std::string(e.what()) + " (see --help)");
+  }
+  if (!o.list_rules) check(!o.model.empty(), "no model given (see --help)");
+  for (const auto& s : inputs) o.load.inputs.push_back(parse_input_spec(s));
+  for (const auto& d : dims) {
+    auto eq = d.find('=');
+    check(eq != std::string::npos && eq > 0, "--dim " + d + ": expected NAME=VALUE");
+    std::string v = d.substr(eq + 1);
+    check(!v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos,
+          "--dim " + d + ": the value must be a non-negative integer");
+    o.load.dims[d.substr(0, eq)] = std::stoll(v);
+  }
+  if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
+  return o;
+}
+
+}  // namespace kc

@@ -1,0 +1,32 @@
+// Command-line options of kernelcount and their parsing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/load.h"
+
+namespace kc {
+
+struct Options {
+  std::string model;
+  LoadOptions load;
+  std::string format = "text";  // text | json | markdown
+  std::string by = "op";        // op | line | module
+  std::string target = "torch2.11-h200";
+  bool list_rules = false;
+  std::string output;  // --output FILE; stdout when empty
+  // Budgets: exceeding one exits with status 1 after the report.
+  std::optional<int64_t> max_kernels, max_fused_kernels, max_bytes, max_unknown, max_host_syncs;
+};
+
+// Parses argv. Returns nullopt after printing --help or --version (exit 0); throws
+// Error for bad usage.
+std::optional<Options> parse_options(int argc, char** argv, const std::string& version_line);
+
+// "12", "1.5G", "300MB": a byte count with an optional decimal unit; throws Error.
+int64_t parse_byte_count(const std::string& s);
+
+}  // namespace kc

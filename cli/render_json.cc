@@ -1,0 +1,157 @@
+#include <nlohmann/json.hpp>
+
+#include "cli/render.h"
+#include "passes/rollup.h"
+
+namespace kc {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json value_json(const Value& v) {
+  return {{"name", v.name}, {"shape", v.sizes}, {"strides", v.strides}, {"dtype", dtype_name(v.dtype)}};
+}
+
+json arg_json(const Graph& g, const Arg& a) {
+  using K = Arg::Kind;
+  json j = {{"name", a.name}};
+  switch (a.kind) {
+    case K::kTensor: j["tensor"] = g.values[a.tensors[0]].name; break;
+    case K::kTensorList: {
+      json l = json::array();
+      for (int v : a.tensors) l.push_back(v < 0 ? json(nullptr) : json(g.values[v].name));
+      j["tensors"] = l;
+      break;
+    }
+    case K::kNone: j["value"] = nullptr; break;
+    case K::kBool: j["value"] = a.ints[0] != 0; break;
+    case K::kInt: j["value"] = a.ints[0]; break;
+    case K::kIntList: j["value"] = a.ints; break;
+    case K::kFloat: j["value"] = a.floats[0]; break;
+    case K::kFloatList: j["value"] = a.floats; break;
+    case K::kBoolList: {
+      json l = json::array();
+      for (int64_t b : a.ints) l.push_back(b != 0);
+      j["value"] = l;
+      break;
+    }
+    case K::kScalarType: j["value"] = dtype_name(static_cast<DType>(a.ints[0])); break;
+    default: j["value"] = a.text;
+  }
+  return j;
+}
+
+json traffic_json(const Traffic& t) {
+  return {{"reads", t.reads}, {"writes", t.writes}, {"read_bytes", t.read_bytes}, {"write_bytes", t.write_bytes}};
+}
+
+json plan_json(const FusionPlan& plan) {
+  json groups = json::array();
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    const FusionGroup& grp = plan.groups[k];
+    groups.push_back({{"id", k},
+                      {"kind", grp.kind},
+                      {"ops", grp.ops},
+                      {"eager_kernels", grp.eager_kernels},
+                      {"fused_kernels", grp.fused_kernels},
+                      {"eager_hbm", traffic_json(grp.eager)},
+                      {"fused_hbm", traffic_json(grp.fused)},
+                      {"saved_kernels", grp.eager_kernels - grp.fused_kernels},
+                      {"saved_bytes", grp.eager.bytes() - grp.fused.bytes()}});
+  }
+  return {{"variant", plan.variant}, {"groups", groups}};
+}
+
+json rollup_json(const Graph& g, const Report& r, RollupKey key) {
+  json rows = json::array();
+  for (const RollupRow& row : rollup(g, r, key))
+    rows.push_back({{key == RollupKey::kLine ? "line" : "module", row.key},
+                    {key == RollupKey::kLine ? "code" : "class", row.code},
+                    {"ops", row.ops},
+                    {"eager_kernels", row.eager_kernels},
+                    {"memcpy", row.memcpy},
+                    {"memset", row.memset},
+                    {"host_syncs", row.host_syncs},
+                    {"unknown_ops", row.unknown_ops},
+                    {"hbm_transfers", row.transfers},
+                    {"hbm_bytes", row.bytes}});
+  return rows;
+}
+
+}  // namespace
+
+void render_json(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
+  json out;
+  out["schema"] = "kernelcount.report/1";
+  out["kernelcount_version"] = o.version;
+  out["model"] = {{"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version},
+                  {"notes", g.info.notes}};
+  const Target& t = r.target;
+  out["target"] = {{"name", t.name},
+                   {"torch_version", t.torch_version},
+                   {"gpu", t.gpu},
+                   {"arch", t.arch},
+                   {"hbm_bytes_per_s", t.hbm_bytes_per_s},
+                   {"matmul_bf16_flops_per_s", t.matmul_bf16_flops_per_s},
+                   {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
+                   {"vector_flops_per_s", t.vector_flops_per_s},
+                   {"launch_s", t.launch_s}};
+  json ops = json::array();
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    const Launch& l = r.launches[i];
+    json ins = json::array(), outs = json::array(), args = json::array();
+    for (int v : op.tensor_inputs()) ins.push_back(value_json(g.values[v]));
+    for (int v : op.outputs)
+      if (v >= 0) outs.push_back(value_json(g.values[v]));
+    for (const Arg& a : op.args) args.push_back(arg_json(g, a));
+    json launches = {{"known", l.known}, {"rule", l.rule}};
+    if (l.known) {
+      launches["kernels"] = l.kernels;
+      launches["memcpy"] = l.memcpy;
+      launches["memset"] = l.memset;
+      launches["host_syncs"] = l.host_syncs;
+    } else {
+      launches["kernels"] = launches["memcpy"] = launches["memset"] = launches["host_syncs"] = nullptr;
+    }
+    ops.push_back({{"index", i},
+                   {"op", op.full_name()},
+                   {"source", {{"file", op.loc.file}, {"line", op.loc.line}, {"code", op.loc.code}}},
+                   {"module", op.module},
+                   {"module_class", op.module_type},
+                   {"inputs", ins},
+                   {"outputs", outs},
+                   {"args", args},
+                   {"launches", launches},
+                   {"hbm", traffic_json(r.traffic[i])},
+                   {"flops", r.traffic[i].flops},
+                   {"time_floor_s", r.time[i].floor_s()},
+                   {"memory_bound", r.time[i].memory_bound()},
+                   {"fusion_group", r.fusion.group_of[i]},
+                   {"fusion_group_reduction", r.fusion_reduction.group_of[i]}});
+  }
+  out["ops"] = ops;
+  out["fusion"] = {plan_json(r.fusion), plan_json(r.fusion_reduction)};
+  out["by_line"] = rollup_json(g, r, RollupKey::kLine);
+  out["by_module"] = rollup_json(g, r, RollupKey::kModule);
+  const Totals& s = r.totals;
+  out["totals"] = {{"ops", s.ops},
+                   {"eager_kernels", s.eager_kernels},
+                   {"fused_kernels", s.fused_kernels},
+                   {"fused_kernels_reduction", s.fused_kernels_reduction},
+                   {"memcpy", s.memcpy},
+                   {"memset", s.memset},
+                   {"host_syncs", s.host_syncs},
+                   {"eager_hbm_transfers", s.eager_hbm_transfers},
+                   {"fused_hbm_transfers", s.fused_hbm_transfers},
+                   {"eager_hbm_bytes", s.eager_hbm_bytes},
+                   {"fused_hbm_bytes", s.fused_hbm_bytes},
+                   {"fused_hbm_bytes_reduction", s.fused_hbm_bytes_reduction},
+                   {"flops", s.flops},
+                   {"eager_time_floor_s", s.eager_time_floor_s},
+                   {"fused_time_floor_s", s.fused_time_floor_s},
+                   {"unknown_ops", s.unknown_ops}};
+  os << out.dump(1) << '\n';
+}
+
+}  // namespace kc

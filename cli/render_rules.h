@@ -1,0 +1,14 @@
+// Prints the launch-rule table (--list-rules), as text or markdown (docs/rules.md).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "passes/launch_rules.h"
+
+namespace kc {
+
+void render_rules(std::ostream& os, const std::vector<LaunchRule>& rules, const std::string& target, bool markdown);
+
+}  // namespace kc

@@ -1,0 +1,96 @@
+#include "cli/report_rows.h"
+
+#include "cli/table.h"
+
+namespace kc {
+namespace {
+
+std::string values_short(const Graph& g, const std::vector<int>& ids) {
+  std::string s;
+  for (int v : ids) {
+    if (v < 0) continue;
+    if (!s.empty()) s += ", ";
+    s += format_value_short(g.values[v]);
+  }
+  return s;
+}
+
+std::string count(const Launch& l, int n) { return l.known ? std::to_string(n) : "?"; }
+
+std::string short_op(const Op& op) {
+  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
+  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
+}
+
+}  // namespace
+
+std::vector<std::string> main_header(const std::string& by) {
+  if (by == "op")
+    return {">#", "source", "module", "op", "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
+            ">R+W", ">bytes", ">floor", ">group"};
+  return {by == "line" ? "source line" : "module", ">ops", ">kernels", ">memcpy", ">memset", ">sync",
+          ">unknown", ">R+W", ">bytes", by == "line" ? "code" : "class"};
+}
+
+std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r, const std::string& by) {
+  std::vector<std::vector<std::string>> rows;
+  if (by == "op") {
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const Op& op = g.ops[i];
+      const Launch& l = r.launches[i];
+      std::vector<int> outs;
+      for (int v : op.outputs)
+        if (v >= 0) outs.push_back(v);
+      int grp = r.fusion.group_of[i];
+      bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
+      rows.push_back({std::to_string(i), format_loc(op.loc), op.module, short_op(op),
+                      values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.kernels),
+                      count(l, l.memcpy), count(l, l.memset), count(l, l.host_syncs),
+                      std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
+                      format_seconds(r.time[i].floor_s()) + (r.time[i].memory_bound() ? " M" : " C"),
+                      merged ? "F" + std::to_string(grp) : ""});
+    }
+    return rows;
+  }
+  for (const RollupRow& row : rollup(g, r, by == "line" ? RollupKey::kLine : RollupKey::kModule))
+    rows.push_back({row.key, std::to_string(row.ops), std::to_string(row.eager_kernels), std::to_string(row.memcpy),
+                    std::to_string(row.memset), std::to_string(row.host_syncs), std::to_string(row.unknown_ops),
+                    std::to_string(row.transfers), format_bytes(row.bytes), row.code});
+  return rows;
+}
+
+std::vector<std::string> fusion_header() {
+  return {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
+}
+
+std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPlan& plan) {
+  std::vector<std::vector<std::string>> rows;
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    const FusionGroup& grp = plan.groups[k];
+    if (grp.ops.size() < 2) continue;
+    std::string members;
+    for (int i : grp.ops) members += (members.empty() ? "" : " ") + std::to_string(i) + ":" + short_op(g.ops[i]);
+    rows.push_back({"F" + std::to_string(k), members, std::to_string(grp.eager_kernels),
+                    std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
+                    std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> totals_rows(const Report& r) {
+  const Totals& t = r.totals;
+  return {
+      {"kernels", std::to_string(t.eager_kernels), std::to_string(t.fused_kernels),
+       std::to_string(t.fused_kernels_reduction)},
+      {"HBM transfers", std::to_string(t.eager_hbm_transfers), std::to_string(t.fused_hbm_transfers), ""},
+      {"HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
+       format_bytes(t.fused_hbm_bytes_reduction)},
+      {"time floor", format_seconds(t.eager_time_floor_s), format_seconds(t.fused_time_floor_s), ""},
+      {"memcpy", std::to_string(t.memcpy), "", ""},
+      {"memset", std::to_string(t.memset), "", ""},
+      {"host syncs", std::to_string(t.host_syncs), "", ""},
+      {"unknown ops", std::to_string(t.unknown_ops), "", ""},
+  };
+}
+
+}  // namespace kc

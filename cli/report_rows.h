@@ -1,0 +1,22 @@
+// Cells shared by the text and markdown renderers, so both show the same numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+#include "passes/report.h"
+#include "passes/rollup.h"
+
+namespace kc {
+
+// Header and rows of the main table for --by op|line|module.
+std::vector<std::string> main_header(const std::string& by);
+std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r, const std::string& by);
+// Fusion groups that merge two or more ops.
+std::vector<std::string> fusion_header();
+std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPlan& plan);
+// Totals as (label, eager, fused) lines.
+std::vector<std::vector<std::string>> totals_rows(const Report& r);
+
+}  // namespace kc

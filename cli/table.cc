@@ -1,0 +1,96 @@
+#include "cli/table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kc {
+
+Table::Table(std::vector<std::string> columns) {
+  for (auto& c : columns) {
+    bool right = !c.empty() && c[0] == '>';
+    right_.push_back(right);
+    header_.push_back(right ? c.substr(1) : c);
+  }
+}
+
+void Table::add(std::vector<std::string> row) {
+  row.resize(header_.size());
+  rows_.push_back(std::move(row));
+}
+
+void Table::print(std::ostream& os) const {
+  std::vector<size_t> width(header_.size());
+  for (size_t c = 0; c < header_.size(); ++c) {
+    width[c] = header_[c].size();
+    for (const auto& r : rows_) width[c] = std::max(width[c], r[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string pad(width[c] - cells[c].size(), ' ');
+      out += right_[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+      if (c + 1 < cells.size()) out += "  ";
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    os << out << '\n';
+  };
+  line(header_);
+  for (const auto& r : rows_) line(r);
+}
+
+std::string format_bytes(int64_t bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1000 && u < 5) {
+    v /= 1000;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  if (s < 1e-6)
+    std::snprintf(buf, sizeof buf, "%.0f ns", s * 1e9);
+  else if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string format_value(const Value& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(v.sizes[i]);
+  return s + "] " + dtype_name(v.dtype);
+}
+
+std::string format_value_short(const Value& v) {
+  static const std::pair<DType, const char*> kShort[] = {
+      {DType::kFloat32, "f32"}, {DType::kBFloat16, "bf16"}, {DType::kFloat16, "f16"}, {DType::kFloat64, "f64"},
+      {DType::kInt64, "i64"},   {DType::kInt32, "i32"},     {DType::kBool, "bool"},   {DType::kUInt8, "u8"},
+      {DType::kInt8, "i8"},
+  };
+  std::string s;
+  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? "x" : "") + std::to_string(v.sizes[i]);
+  if (v.sizes.empty()) s = "scalar";
+  std::string dt = dtype_name(v.dtype);
+  for (const auto& [t, name] : kShort)
+    if (t == v.dtype) dt = name;
+  return s + ":" + dt;
+}
+
+std::string format_loc(const SourceLoc& loc) {
+  if (loc.file.empty()) return "";
+  return loc.file + ":" + std::to_string(loc.line);
+}
+
+}  // namespace kc

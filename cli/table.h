@@ -1,0 +1,37 @@
+// A plain-text table with aligned columns, and the number formats every renderer shares.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+
+namespace kc {
+
+class Table {
+ public:
+  // Columns whose name starts with '>' are right-aligned (the '>' is not printed).
+  explicit Table(std::vector<std::string> columns);
+  void add(std::vector<std::string> row);
+  void print(std::ostream& os) const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// "12.6 MB", "512 B": decimal units, as bandwidths are quoted.
+std::string format_bytes(int64_t bytes);
+// "3.2 us", "1.41 ms".
+std::string format_seconds(double s);
+// "[8, 3, 224, 224] float32"; "[] float32" for scalars.
+std::string format_value(const Value& v);
+// "8x3x224x224:f32", the short form for tables.
+std::string format_value_short(const Value& v);
+// "model.py:42"; empty when the op has no location.
+std::string format_loc(const SourceLoc& loc);
+
+}  // namespace kc

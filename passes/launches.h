@@ -1,0 +1,19 @@
+// Pass "launches": what eager PyTorch launches for each op on the target, by the first
+// launch rule that fits. Ops no rule fits are unknown, never counted as zero.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+#include "passes/report.h"
+
+namespace kc {
+
+// The device the graph's user inputs live on (else its weights'); tensors there stand for
+// the target GPU.
+std::string model_device(const Graph& g);
+
+std::vector<Launch> run_launches(const Graph& g, const Target& target);
+
+}  // namespace kc

@@ -1,0 +1,90 @@
+// Plain results of every pass, per op and in total. Passes fill them; renderers print them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "passes/target.h"
+
+namespace kc {
+
+// What eager PyTorch launches for one op on the target (short name: "launches").
+struct Launch {
+  bool known = false;    // false: no rule covers the op; counts below are meaningless
+  int kernels = 0;
+  int memcpy = 0;        // cudaMemcpy* operations (device-to-device, device-to-host)
+  int memset = 0;
+  int host_syncs = 0;    // points where the host waits for the GPU
+  std::string rule;      // id of the rule that decided, or why none did
+};
+
+// Array-sized HBM transfers of one op (short name: "hbm").
+struct Traffic {
+  int reads = 0;          // tensors read from HBM
+  int writes = 0;         // tensors written to HBM
+  int64_t read_bytes = 0;
+  int64_t write_bytes = 0;
+  int64_t flops = 0;      // floating-point operations, for the time floor
+  int transfers() const { return reads + writes; }
+  int64_t bytes() const { return read_bytes + write_bytes; }
+};
+
+// A fusion group: consecutive ops that a fusing compiler runs as one kernel
+// (short name: "fusion").
+struct FusionGroup {
+  std::vector<int> ops;       // op indices, in order
+  std::string kind;           // "pointwise", "reduction" (with fused prologue/epilogue), or "single"
+  int eager_kernels = 0;      // sum of the members' eager kernels
+  int fused_kernels = 0;      // kernels of the fused group
+  Traffic eager;              // the members' traffic summed
+  Traffic fused;              // traffic of the group as one kernel
+};
+
+// A fusion plan: which group every op lands in (-1 for ops that launch nothing).
+struct FusionPlan {
+  std::string variant;        // "pointwise" or "pointwise+reduction"
+  std::vector<FusionGroup> groups;
+  std::vector<int> group_of;  // per op
+};
+
+// Lower bound on one op's time (short name: "time").
+struct TimeFloor {
+  double memory_s = 0;   // bytes / bandwidth
+  double compute_s = 0;  // flops / rate
+  double launch_s = 0;   // kernels * launch overhead
+  double floor_s() const;
+  bool memory_bound() const { return memory_s >= compute_s; }
+};
+
+struct Totals {
+  int ops = 0;
+  int eager_kernels = 0;
+  int fused_kernels = 0;          // pointwise fusion
+  int fused_kernels_reduction = 0;  // pointwise + reduction prologue/epilogue fusion
+  int memcpy = 0;
+  int memset = 0;
+  int host_syncs = 0;
+  int eager_hbm_transfers = 0;
+  int fused_hbm_transfers = 0;
+  int64_t eager_hbm_bytes = 0;
+  int64_t fused_hbm_bytes = 0;
+  int64_t fused_hbm_bytes_reduction = 0;
+  int64_t flops = 0;
+  int unknown_ops = 0;
+  double eager_time_floor_s = 0;
+  double fused_time_floor_s = 0;
+};
+
+// Everything the pipeline computed for one graph.
+struct Report {
+  Target target;
+  std::vector<Launch> launches;  // per op
+  std::vector<Traffic> traffic;  // per op
+  std::vector<TimeFloor> time;   // per op
+  FusionPlan fusion;             // pointwise chains only
+  FusionPlan fusion_reduction;   // pointwise chains fused into reductions too
+  Totals totals;
+};
+
+}  // namespace kc

@@ -1,0 +1,64 @@
+#include "passes/time_floor.h"
+
+#include <algorithm>
+
+namespace kc {
+namespace {
+
+bool matrix_op(const std::string& n) {
+  static const char* const kMatrix[] = {"aten::linear", "aten::matmul", "aten::mm", "aten::bmm",
+                                        "aten::addmm", "aten::baddbmm", "aten::conv1d", "aten::conv2d",
+                                        "aten::conv3d", "aten::convolution", "aten::scaled_dot_product_attention"};
+  for (const char* m : kMatrix)
+    if (n == m) return true;
+  return false;
+}
+
+double rate(const Op& op, DType dtype, const Target& t) {
+  if (!matrix_op(op.name)) return t.vector_flops_per_s;
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 ? t.matmul_fp32_flops_per_s : t.matmul_bf16_flops_per_s;
+}
+
+DType first_dtype(const Graph& g, const Op& op) {
+  auto ins = op.tensor_inputs();
+  return ins.empty() ? DType::kUnknown : g.values[ins[0]].dtype;
+}
+
+TimeFloor floor_of(int64_t bytes, int64_t flops, int kernels, double flop_rate, const Target& t) {
+  TimeFloor f;
+  f.memory_s = t.hbm_bytes_per_s > 0 ? bytes / t.hbm_bytes_per_s : 0;
+  f.compute_s = flop_rate > 0 ? flops / flop_rate : 0;
+  f.launch_s = kernels * t.launch_s;
+  return f;
+}
+
+}  // namespace
+
+double TimeFloor::floor_s() const { return std::max({memory_s, compute_s, launch_s}); }
+
+std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>& launches,
+                                      const std::vector<Traffic>& traffic, const Target& target) {
+  std::vector<TimeFloor> out(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    out[i] = floor_of(traffic[i].bytes(), traffic[i].flops, launches[i].kernels, rate(op, first_dtype(g, op), target),
+                      target);
+  }
+  return out;
+}
+
+double plan_time_floor(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches,
+                       const Target& target) {
+  double total = 0;
+  for (const FusionGroup& grp : plan.groups) {
+    if (grp.ops.empty()) continue;
+    // A fused group computes at the rate of its heaviest member's unit.
+    const Op& lead = g.ops[grp.ops.front()];
+    double r = rate(lead, first_dtype(g, lead), target);
+    for (int i : grp.ops) r = std::min(r, rate(g.ops[i], first_dtype(g, g.ops[i]), target));
+    total += floor_of(grp.fused.bytes(), grp.fused.flops, grp.fused_kernels, r, target).floor_s();
+  }
+  return total;
+}
+
+}  // namespace kc

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Idempotent set-up shared by the README's two commands: Debian packages, LibTorch 2.11.0
+# unpacked from the PyPI wheel into a cache outside the clone, then a CMake build in ./build.
+# A second run only rebuilds what changed.
+set -euo pipefail
+
+TORCH_VERSION=2.11.0
+CACHE="${KERNELCOUNT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kernelcount}"
+LIBTORCH="$CACHE/libtorch-$TORCH_VERSION"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+need_pkgs=()
+for p in cmake g++ make unzip python3-pip libcli11-dev nlohmann-json3-dev catch2; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
+done
+if ((${#need_pkgs[@]})); then
+  echo "setup: installing Debian packages: ${need_pkgs[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}" >/dev/null
+fi
+
+# Only the headers, CMake files and the CPU libraries are kept (about 0.5 GB of the 0.95 GB
+# of libraries in the wheel): the analyzer never runs CUDA code.
+if [ ! -f "$LIBTORCH/.complete" ]; then
+  echo "setup: fetching LibTorch $TORCH_VERSION from the PyPI torch wheel into $LIBTORCH"
+  tmp="$(mktemp -d "$CACHE.XXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/tmp.XXXX"; })"
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+    --platform manylinux_2_28_x86_64 -d "$tmp" "torch==$TORCH_VERSION"
+  rm -rf "$LIBTORCH" && mkdir -p "$LIBTORCH"
+  unzip -q "$tmp"/torch-*.whl 'torch/include/*' 'torch/share/cmake/*' \
+    'torch/lib/libc10.so' 'torch/lib/libtorch.so' 'torch/lib/libtorch_cpu.so' \
+    'torch/lib/libgomp.so.1' 'torch/lib/libtorch_global_deps.so' -d "$LIBTORCH"
+  rm -rf "$tmp"
+  touch "$LIBTORCH/.complete"
+fi
+
+# The cu130 wheel's libtorch_cpu.so links libcudart and libcupti (for its profiler) even
+# though nothing here calls them. Where no CUDA 13 toolkit provides them, take the two
+# runtime wheels from PyPI.
+RUNTIME_LIBS=""
+if ! ldconfig -p | grep -q 'libcupti.so.13' && [ ! -e /usr/local/cuda-13.0/lib64/libcupti.so.13 ] \
+   && [ ! -e /usr/local/cuda/lib64/libcupti.so.13 ]; then
+  if [ ! -f "$CACHE/cuda13-runtime/.complete" ]; then
+    echo "setup: fetching libcudart and libcupti 13 (needed to load libtorch_cpu.so)"
+    python3 -m pip install -q --no-deps --target "$CACHE/cuda13-runtime" \
+      "nvidia-cuda-runtime==13.0.96" "nvidia-cuda-cupti==13.0.85"
+    touch "$CACHE/cuda13-runtime/.complete"
+  fi
+  RUNTIME_LIBS="$(find "$CACHE/cuda13-runtime" -name 'libcu*.so.13' -printf '%h\n' | sort -u | paste -sd';')"
+fi
+
+cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$LIBTORCH/torch/share/cmake" \
+  -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" >/dev/null
+cmake --build "$ROOT/build" -j"$(nproc)" "$@"

@@ -1,0 +1,115 @@
+"""Small nn.Module definitions used to build the test model files in this folder."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Add(nn.Module):
+    """Elementwise a + b."""
+
+    def forward(self, a, b):
+        return a + b
+
+
+class AddRelu(nn.Module):
+    """(a + b).relu()."""
+
+    def forward(self, a, b):
+        return (a + b).relu()
+
+
+class MulAddGelu(nn.Module):
+    """gelu(a * b + 1.0)."""
+
+    def forward(self, a, b):
+        return F.gelu(a * b + 1.0)
+
+
+class MLP(nn.Module):
+    """Linear -> GELU -> Linear with a residual add."""
+
+    def __init__(self, d: int = 64, hidden: int = 128):
+        super().__init__()
+        self.fc1 = nn.Linear(d, hidden)
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return x + self.fc2(self.act(self.fc1(x)))
+
+
+class ConvBnRelu(nn.Module):
+    """Conv2d 3x3 -> BatchNorm2d -> ReLU."""
+
+    def __init__(self, c: int = 16):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+        self.bn = nn.BatchNorm2d(c)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.bn(self.conv(x)))
+
+
+class TransformerBlock(nn.Module):
+    """Pre-norm transformer block: causal SDPA attention and a GELU MLP, each with a residual."""
+
+    def __init__(self, d: int = 64, heads: int = 4, mlp_ratio: int = 4):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, mlp_ratio * d)
+        self.fc2 = nn.Linear(mlp_ratio * d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = self.heads
+        qkv = self.qkv(self.ln1(x)).reshape(b, s, 3, h, d // h).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        a = a.transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(a)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class BF16Linear(nn.Module):
+    """A single Linear layer (converted to bfloat16 by the generator)."""
+
+    def __init__(self, d: int = 64):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class ScriptedControlFlow(nn.Module):
+    """TorchScript control flow: a shape-derived loop, a fixed loop and an if on a shape."""
+
+    def __init__(self, d: int = 64):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        y = x
+        for _ in range(x.size(0) // 4):
+            y = y * 2.0
+        for _ in range(3):
+            y = self.fc(y)
+        if x.size(-1) > 32:
+            y = y.relu()
+        else:
+            y = y.sigmoid()
+        return y
+
+
+class ShapeArith(nn.Module):
+    """Shape arithmetic from tensor sizes (as in attention code) followed by pointwise ops."""
+
+    def forward(self, x):
+        h = x.size(1) // 4
+        y = x.view(x.size(0), h, 4)
+        return (y * 2.0).relu().reshape(x.size(0), -1) + x
