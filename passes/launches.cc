@@ -22,7 +22,8 @@ std::string model_device(const Graph& g) {
     if (v >= 0) return g.values[v].device;
   for (const Value& v : g.values)
     if (v.role == ValueRole::kParameter || v.role == ValueRole::kBuffer) return v.device;
-  return "cuda";
+  // A model with neither (factories only) runs where its first tensor is made.
+  return g.values.empty() ? "cuda" : g.values.front().device;
 }
 
 std::vector<Launch> run_launches(const Graph& g, const Target& target) {

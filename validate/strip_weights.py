@@ -1,0 +1,22 @@
+"""Copies a .pt2 archive without its weights, constants and sample inputs.
+
+kernelcount reads only models/model.json, so the stripped archive analyzes the same while
+weighing kilobytes; it is how the repository keeps real models small.
+Usage: python validate/strip_weights.py IN.pt2 OUT.pt2
+"""
+import sys
+import zipfile
+
+DROP = ("/data/weights/", "/data/constants/", "/data/sample_inputs/")
+
+
+def strip_weights(src, dst):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if any(d in info.filename for d in DROP):
+                continue
+            zout.writestr(info, zin.read(info.filename))
+
+
+if __name__ == "__main__":
+    strip_weights(sys.argv[1], sys.argv[2])
