@@ -64,8 +64,8 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive) {
   return flat.as_strided(v.sizes, v.strides, 0);
 }
 
-GraphRunner::GraphRunner(const Graph& g, bool real_weights)
-    : g_(g), device_(c10::kCUDA, 0), initial_(g.values.size()), last_use_(g.values.size(), -1) {
+GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
+    : g_(g), device_(device), initial_(g.values.size()), last_use_(g.values.size(), -1) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     try {

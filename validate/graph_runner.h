@@ -18,10 +18,10 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive = fal
 
 class GraphRunner {
  public:
-  // Creates every graph input, parameter, buffer and constant on the first CUDA device:
-  // random, or from the archive's stored weights when `real_weights` (inputs stay random).
-  // Throws Error when an op is unknown to this libtorch.
-  GraphRunner(const Graph& g, bool real_weights);
+  // Creates every graph input, parameter, buffer and constant on `device`: random, or from
+  // the archive's stored weights when `real_weights` (inputs stay random). Device arguments
+  // of ops are replaced by `device` too. Throws Error when an op is unknown to this libtorch.
+  GraphRunner(const Graph& g, bool real_weights, c10::Device device = c10::Device(c10::kCUDA, 0));
 
   // Runs every op once. When `tag` is set, the GPU work of op i carries CUPTI external
   // correlation id i + 1. Throws Error naming the op when one fails.

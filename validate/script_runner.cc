@@ -58,13 +58,12 @@ void on_exit(const at::RecordFunction&, at::ObserverContext*) {
 
 }  // namespace
 
-ScriptRunner::ScriptRunner(const Graph& g) : g_(g) {
+ScriptRunner::ScriptRunner(const Graph& g, c10::Device device) : g_(g) {
   // Eager behaviour: no graph optimizations, no fusion groups.
   torch::jit::setGraphExecutorOptimize(false);
   torch::jit::overrideCanFuseOnCPU(false);
   torch::jit::overrideCanFuseOnGPU(false);
   torch::jit::setTensorExprFuserEnabled(false);
-  const c10::Device device(c10::kCUDA, 0);
   try {
     module_ = torch::jit::load(g.info.path, device);
   } catch (const c10::Error& e) {

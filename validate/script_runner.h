@@ -14,9 +14,9 @@ namespace kc::validate {
 
 class ScriptRunner {
  public:
-  // Loads the module onto the first CUDA device (with its own weights) and creates random
-  // inputs of the shapes the graph was built for.
-  explicit ScriptRunner(const Graph& g);
+  // Loads the module onto `device` (with its own weights) and creates random inputs of the
+  // shapes the graph was built for.
+  explicit ScriptRunner(const Graph& g, c10::Device device = c10::Device(c10::kCUDA, 0));
   ~ScriptRunner();
   ScriptRunner(const ScriptRunner&) = delete;
   ScriptRunner& operator=(const ScriptRunner&) = delete;

@@ -5,9 +5,21 @@ weighing kilobytes; it is how the repository keeps real models small.
 Usage: python validate/strip_weights.py IN.pt2 OUT.pt2
 """
 import sys
+import types
 import zipfile
 
 DROP = ("/data/weights/", "/data/constants/", "/data/sample_inputs/")
+
+
+def load_relative(relpath, name):
+    """Imports a source file under the relative path given (run from the repository root), so
+    that stack traces and TorchScript source ranges recorded from it name that path."""
+    mod = types.ModuleType(name)
+    mod.__file__ = relpath
+    sys.modules[name] = mod
+    with open(relpath) as f:
+        exec(compile(f.read(), relpath, "exec"), mod.__dict__)
+    return mod
 
 
 def strip_weights(src, dst):

@@ -10,11 +10,11 @@ import sys
 
 import torch
 
-# Relative entries, so that the source paths recorded in the archives are repository paths.
-sys.path.insert(0, "validate")
-sys.path.insert(0, "validate/truth")
-from strip_weights import strip_weights  # noqa: E402
-from truth_cases import cases  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from strip_weights import load_relative, strip_weights  # noqa: E402
+
+# Compiled under its repository path, so that the archives record no machine paths.
+cases = load_relative("validate/truth/truth_cases.py", "truth_cases").cases
 
 
 def main():
