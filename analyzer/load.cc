@@ -56,7 +56,11 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     archive = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
   } catch (const c10::Error& e) {
     std::string msg = e.what_without_backtrace();
-    throw Error(path + ": not a readable PyTorch archive (" + msg.substr(0, msg.find('\n')) + ")");
+    if (msg.find("hasRecord(\"version\")") != std::string::npos)
+      throw Error(path + ": a zip archive, but not a PyTorch model (it has no version record)");
+    msg = msg.substr(0, msg.find('\n'));
+    msg = msg.substr(0, msg.find(". "));
+    throw Error(path + ": not a readable zip archive (truncated or damaged: " + msg + ")");
   }
   try {
     if (archive->hasRecord("models/model.json")) return load_pt2(*archive, path, options);
@@ -67,7 +71,7 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
-  throw Error(path + ": a PyTorch archive but neither a torch.export .pt2 nor a TorchScript model");
+  throw Error(path + ": a PyTorch archive, but neither a torch.export .pt2 nor a TorchScript model");
 }
 
 }  // namespace kc

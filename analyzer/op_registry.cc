@@ -13,7 +13,18 @@ namespace kc {
 namespace {
 
 OpSchema describe(const c10::OperatorHandle& h) {
-  const c10::FunctionSchema& s = h.schema();
+  OpSchema out = describe_schema(h.schema());
+  out.traits.pointwise = h.hasTag(at::Tag::pointwise);
+  out.traits.reduction = h.hasTag(at::Tag::reduction);
+  out.traits.nondeterministic_seeded = h.hasTag(at::Tag::nondeterministic_seeded);
+  out.traits.data_dependent_output = h.hasTag(at::Tag::data_dependent_output);
+  out.traits.dynamic_output_shape = h.hasTag(at::Tag::dynamic_output_shape);
+  return out;
+}
+
+}  // namespace
+
+OpSchema describe_schema(const c10::FunctionSchema& s) {
   OpSchema out;
   out.name = s.name();
   out.overload = s.overload_name();
@@ -35,15 +46,8 @@ OpSchema describe(const c10::OperatorHandle& h) {
     // A return aliasing an input that the op does not write is a view of that input.
     if (alias && !alias->isWrite()) out.traits.view = true;
   }
-  out.traits.pointwise = h.hasTag(at::Tag::pointwise);
-  out.traits.reduction = h.hasTag(at::Tag::reduction);
-  out.traits.nondeterministic_seeded = h.hasTag(at::Tag::nondeterministic_seeded);
-  out.traits.data_dependent_output = h.hasTag(at::Tag::data_dependent_output);
-  out.traits.dynamic_output_shape = h.hasTag(at::Tag::dynamic_output_shape);
   return out;
 }
-
-}  // namespace
 
 std::string libtorch_version() {
   return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +

@@ -6,6 +6,10 @@
 
 #include "analyzer/graph.h"
 
+namespace c10 {
+struct FunctionSchema;
+}
+
 namespace kc {
 
 struct SchemaArg {
@@ -30,5 +34,9 @@ struct OpSchema {
 std::string libtorch_version();
 
 const OpSchema& lookup_op(const std::string& name, const std::string& overload);
+
+// Describes an op from its schema alone, for TorchScript-only operators (aten::Int.Tensor)
+// that the dispatcher does not hold: aliasing from the schema, no tags.
+OpSchema describe_schema(const c10::FunctionSchema& schema);
 
 }  // namespace kc

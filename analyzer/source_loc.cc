@@ -5,11 +5,6 @@
 namespace kc {
 namespace {
 
-bool inside_torch(const std::string& file) {
-  return file.find("/torch/") != std::string::npos || file.rfind("torch/", 0) == 0 ||
-         file.find("<eval_with_key>") != std::string::npos;
-}
-
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";
@@ -53,6 +48,11 @@ std::string clean_module_path(std::string p) {
 
 }  // namespace
 
+bool is_torch_file(const std::string& file) {
+  return file.find("/torch/") != std::string::npos || file.rfind("torch/", 0) == 0 ||
+         file.find("<eval_with_key>") != std::string::npos;
+}
+
 SourceLoc user_frame(const std::string& trace) {
   std::vector<SourceLoc> frames;
   size_t pos = 0;
@@ -74,7 +74,7 @@ SourceLoc user_frame(const std::string& trace) {
     pos = fend;
   }
   for (size_t i = frames.size(); i-- > 0;)
-    if (!inside_torch(frames[i].file)) return frames[i];
+    if (!is_torch_file(frames[i].file)) return frames[i];
   return frames.empty() ? SourceLoc{} : frames.front();
 }
 

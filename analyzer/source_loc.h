@@ -8,6 +8,9 @@
 
 namespace kc {
 
+// True for files inside PyTorch itself ("/site-packages/torch/...", "torch/nn/...").
+bool is_torch_file(const std::string& file);
+
 // The innermost frame of a Python stack trace ("File "x.py", line 6, in forward\n    code")
 // that is not inside torch itself; the outermost frame when every frame is torch's.
 SourceLoc user_frame(const std::string& stack_trace);

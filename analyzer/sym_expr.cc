@@ -44,12 +44,14 @@ class Parser {
         auto r = product();
         if (!r) return std::nullopt;
         int64_t out;
-        l = checked(__builtin_add_overflow(*l, *r, &out), out);
+        bool overflow = __builtin_add_overflow(*l, *r, &out);
+        l = checked(overflow, out);
       } else if (eat("-")) {
         auto r = product();
         if (!r) return std::nullopt;
         int64_t out;
-        l = checked(__builtin_sub_overflow(*l, *r, &out), out);
+        bool overflow = __builtin_sub_overflow(*l, *r, &out);
+        l = checked(overflow, out);
       } else {
         break;
       }
@@ -69,7 +71,8 @@ class Parser {
         auto r = power();
         if (!r) return std::nullopt;
         int64_t out;
-        l = checked(__builtin_mul_overflow(*l, *r, &out), out);
+        bool overflow = __builtin_mul_overflow(*l, *r, &out);
+        l = checked(overflow, out);
       } else if (eat("/")) {
         // sympy writes exact integer division as '/', e.g. "s0/2" when s0 is known even.
         auto r = power();

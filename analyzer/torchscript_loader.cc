@@ -7,6 +7,7 @@
 
 #include "analyzer/error.h"
 #include "analyzer/op_registry.h"
+#include "analyzer/source_loc.h"
 
 namespace kc {
 namespace {
@@ -60,7 +61,7 @@ SourceLoc loc_of(const jit::Node* node) {
     std::string text = orig.text().str();
     loc.code = text.substr(0, text.find('\n'));
     if (first.file.empty()) first = loc;
-    if (loc.file.find("/torch/") == std::string::npos) return loc;
+    if (!is_torch_file(loc.file)) return loc;
   }
   return first;
 }
@@ -218,6 +219,50 @@ class MetaRunner {
         for (size_t i = 0; i < carried.size(); ++i) env_[node->outputs()[i]] = carried[i];
         return;
       }
+      // Containers are interpreter instructions, not operators.
+      case c10::prim::ListConstruct:
+      case c10::prim::ListUnpack:
+      case c10::prim::TupleConstruct:
+      case c10::prim::TupleUnpack:
+      case c10::prim::DictConstruct: {
+        std::vector<c10::IValue> in;
+        for (jit::Value* v : node->inputs()) in.push_back(env_.at(v));
+        std::vector<c10::IValue> stack;
+        switch (node->kind()) {
+          case c10::prim::ListConstruct: {
+            c10::impl::GenericList list(node->output()->type()->expectRef<c10::ListType>().getElementType());
+            for (auto& v : in) list.push_back(std::move(v));
+            stack.emplace_back(std::move(list));
+            break;
+          }
+          case c10::prim::ListUnpack:
+            for (const auto& v : in.at(0).toListRef()) stack.push_back(v);
+            break;
+          case c10::prim::TupleConstruct:
+            stack.emplace_back(c10::ivalue::Tuple::create(std::move(in)));
+            break;
+          case c10::prim::TupleUnpack:
+            for (const auto& v : in.at(0).toTupleRef().elements()) stack.push_back(v);
+            break;
+          default: {
+            const auto& type = node->output()->type()->expectRef<c10::DictType>();
+            c10::impl::GenericDict dict(type.getKeyType(), type.getValueType());
+            for (size_t i = 0; i + 1 < in.size(); i += 2) dict.insert(in[i], in[i + 1]);
+            stack.emplace_back(std::move(dict));
+          }
+        }
+        check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
+        for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+        return;
+      }
+      case c10::prim::Uninitialized:
+        env_[node->output()] = c10::IValue();
+        return;
+      case c10::prim::unchecked_cast:
+        env_[node->output()] = env_.at(node->input());
+        return;
+      case c10::prim::RaiseException:
+        throw Error(where(node) + ": the model raises an exception for these inputs");
       case c10::prim::CallMethod:
       case c10::prim::CallFunction:
         throw Error(where(node) + ": call left after inlining");
@@ -257,11 +302,14 @@ class MetaRunner {
     try {
       jit::Operation op = node->getOperation();
       op(stack);
-    } catch (const c10::Error& e) {
-      throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " +
-                  first_line(e.what_without_backtrace()));
     } catch (const std::exception& e) {
-      throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " + first_line(e.what()));
+      // Some ops have their meta function only in Python (aten::relu); a pointwise op's result
+      // is the broadcast of its inputs either way.
+      std::string why = first_line(e.what());
+      if (auto* ce = dynamic_cast<const c10::Error*>(&e)) why = first_line(ce->what_without_backtrace());
+      auto fallback = pointwise_result(node, inputs);
+      if (!fallback) throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " + why);
+      stack = *fallback;
     }
     check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
@@ -273,7 +321,34 @@ class MetaRunner {
     record(node, *schema, inputs, stack);
   }
 
-  static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+  // The result of a pointwise op from its inputs alone: the input itself for an in-place op,
+  // else a tensor of the broadcast shape and promoted dtype. nullopt for other ops.
+  std::optional<jit::Stack> pointwise_result(jit::Node* node, const std::vector<c10::IValue>& inputs) {
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema || schema->returns().size() != 1) return std::nullopt;
+    if (!c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema->name(), schema->overload_name())))
+      return std::nullopt;
+    const OpSchema& info = lookup_op(schema->name(), schema->overload_name());
+    if (!info.traits.pointwise) return std::nullopt;
+    if (info.traits.inplace && !inputs.empty() && inputs[0].isTensor()) return jit::Stack{inputs[0]};
+    std::vector<int64_t> shape;
+    std::optional<c10::ScalarType> dtype;
+    for (const auto& v : inputs) {
+      if (!v.isTensor()) continue;
+      const at::Tensor& t = v.toTensor();
+      shape = shape.empty() && !dtype ? t.sizes().vec() : at::infer_size(shape, t.sizes());
+      dtype = dtype ? c10::promoteTypes(*dtype, t.scalar_type()) : t.scalar_type();
+    }
+    if (!dtype) return std::nullopt;
+    return jit::Stack{at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta))};
+  }
+
+  // The first non-empty line of a libtorch message (TorchScript's start with a newline).
+  static std::string first_line(const std::string& s) {
+    size_t b = s.find_first_not_of("\n ");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find('\n', b) - b);
+  }
 
   Arg to_arg(const std::string& name, const std::string& type, const c10::IValue& v) {
     Arg a;
@@ -335,7 +410,10 @@ class MetaRunner {
 
   void record(jit::Node* node, const c10::FunctionSchema& schema, const std::vector<c10::IValue>& inputs,
               const jit::Stack& outputs) {
-    const OpSchema& info = lookup_op(schema.name(), schema.overload_name());
+    // TorchScript's own operators (aten::Int.Tensor) are not in the dispatcher.
+    const bool dispatched =
+        c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema.name(), schema.overload_name())).has_value();
+    const OpSchema info = dispatched ? lookup_op(schema.name(), schema.overload_name()) : describe_schema(schema);
     Op op;
     op.name = info.name;
     op.overload = info.overload;
@@ -388,7 +466,7 @@ Graph load_torchscript(const std::string& path, const LoadOptions& options) {
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
   Graph g = MetaRunner(std::move(module), path, options).run();
-  g.info.producer_version = "TorchScript";
+  g.info.producer_version = "";
   return g;
 }
 

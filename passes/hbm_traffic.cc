@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "passes/launches.h"
+
 namespace kc {
 namespace {
 
@@ -46,6 +48,9 @@ int64_t op_flops(const Graph& g, const Op& op) {
 
 std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& launches) {
   std::vector<Traffic> out(g.ops.size());
+  // Host tensors (a CPU scalar multiplying a GPU tensor) never touch HBM.
+  const std::string device = model_device(g);
+  auto in_hbm = [&](int v) { return g.values[v].device == device || g.values[v].device.rfind("cpu", 0) != 0; };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     const Launch& l = launches[i];
@@ -58,6 +63,7 @@ std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& 
     std::sort(reads.begin(), reads.end());
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
     for (int v : reads) {
+      if (!in_hbm(v)) continue;
       ++t.reads;
       t.read_bytes += g.values[v].bytes();
     }
@@ -67,6 +73,7 @@ std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& 
     std::sort(writes.begin(), writes.end());
     writes.erase(std::unique(writes.begin(), writes.end()), writes.end());
     for (int v : writes) {
+      if (!in_hbm(v)) continue;
       ++t.writes;
       t.write_bytes += g.values[v].bytes();
     }

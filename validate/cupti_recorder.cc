@@ -1,6 +1,7 @@
 #include "validate/cupti_recorder.h"
 
 #include <cuda_runtime_api.h>
+#include <c10/util/Type.h>
 #include <cupti.h>
 
 #include <algorithm>
@@ -170,9 +171,16 @@ std::vector<GpuActivity> CuptiRecorder::stop() {
   {
     std::lock_guard<std::mutex> lock(g_collected->mu);
     work.swap(g_collected->work);
+    std::unordered_map<std::string, std::string> demangled;
     for (GpuActivity& a : work) {
       auto it = g_collected->external.find(static_cast<uint32_t>(a.external_id));
       a.external_id = it == g_collected->external.end() ? 0 : it->second;
+      // CUPTI reports mangled kernel names; torch.profiler and people read demangled ones.
+      if (a.kind == GpuActivity::Kind::kKernel) {
+        auto [d, fresh] = demangled.try_emplace(a.name);
+        if (fresh) d->second = c10::demangle(a.name.c_str());
+        a.name = d->second;
+      }
     }
     g_collected->external.clear();
   }

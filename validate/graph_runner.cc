@@ -1,6 +1,7 @@
 #include "validate/graph_runner.h"
 
 #include <ATen/ATen.h>
+#include <ATen/ScalarOps.h>
 #include <ATen/core/stack.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
@@ -119,6 +120,13 @@ c10::IValue GraphRunner::argument(const Op& op, const Arg& a, const c10::Argumen
     return env[v];
   };
   using K = Arg::Kind;
+  // A number where the schema wants a tensor (aten::add.Tensor(x, 1.0)): eager PyTorch passes
+  // a wrapped-number CPU tensor, which CUDA kernels read as a scalar argument.
+  if (type->kind() == c10::TypeKind::TensorType) {
+    if (a.kind == K::kFloat) return at::native::wrapped_scalar_tensor(c10::Scalar(a.floats.at(0)));
+    if (a.kind == K::kInt) return at::native::wrapped_scalar_tensor(c10::Scalar(a.ints.at(0)));
+    if (a.kind == K::kBool) return at::native::wrapped_scalar_tensor(c10::Scalar(a.ints.at(0) != 0));
+  }
   const bool to_float = type->kind() == c10::TypeKind::FloatType;
   const bool to_int = type->kind() == c10::TypeKind::IntType || type->kind() == c10::TypeKind::SymIntType;
   switch (a.kind) {

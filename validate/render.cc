@@ -8,7 +8,7 @@
 namespace kc::validate {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr size_t kJsonNameLen = 200;
 constexpr size_t kTextNameLen = 60;

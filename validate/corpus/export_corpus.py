@@ -12,11 +12,14 @@ The model builders here are shared with profile_counts.py.
 """
 import argparse
 import gc
+import io
 import json
 import os
 import sys
+import tarfile
 import time
 import traceback
+import zipfile
 from dataclasses import dataclass
 from typing import Callable
 
@@ -196,6 +199,40 @@ def load_manifest(path):
         return {}
 
 
+_BLOB_DIRS = ("data/weights/", "data/constants/", "data/sample_inputs/")
+
+
+def slim_copy(src):
+    """src's archive with every weight, constant and sample-input blob emptied (all record
+    names, their order and the JSON configs kept). Small enough to carry around for static
+    analysis; torch.export.load cannot load it."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            rel = info.filename.split("/", 1)[-1]
+            blob = rel.startswith(_BLOB_DIRS) and not rel.endswith(".json")
+            zi = zipfile.ZipInfo(info.filename, date_time=(1980, 0, 0, 0, 0, 0))
+            zout.writestr(zi, b"" if blob else zin.read(info))
+    return out.getvalue()
+
+
+def write_bundle(path, out_dir, manifest_path):
+    """A .tar.gz with manifest.json and a slim copy of every exported file."""
+    def add(tar, name, data):
+        ti = tarfile.TarInfo(name)
+        ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
+        tar.addfile(ti, io.BytesIO(data))
+
+    with open(manifest_path, "rb") as f:
+        manifest = f.read()
+    with tarfile.open(path, "w:gz") as tar:
+        add(tar, "corpus/manifest.json", manifest)
+        for rec in json.loads(manifest)["files"]:
+            src = os.path.join(out_dir, rec["file"])
+            if "error" not in rec and os.path.exists(src):
+                add(tar, f"corpus/{rec['file']}", slim_copy(src))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="corpus", help="output folder (default: ./corpus)")
@@ -204,6 +241,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="tiny batch/sequence for CPU testing")
     ap.add_argument("--only", help="comma-separated model or entry names, e.g. resnet50,gpt2_bf16")
     ap.add_argument("--list", action="store_true", help="list the corpus entries and exit")
+    ap.add_argument("--slim-bundle", metavar="TAR_GZ",
+                    help="also write a .tar.gz of manifest.json and slim copies of the files "
+                         "(weights and sample inputs emptied; for static analysis only)")
     a = ap.parse_args(argv)
 
     dtypes = [d.strip() for d in a.dtypes.split(",") if d.strip()]
@@ -235,6 +275,9 @@ def main(argv=None):
         with open(manifest_path, "w") as f:
             json.dump(manifest, f, indent=1)
     print(f"{len(todo) - failed} exported, {failed} failed; manifest: {manifest_path}")
+    if a.slim_bundle:
+        write_bundle(a.slim_bundle, a.out, manifest_path)
+        print(f"slim bundle: {a.slim_bundle} ({os.path.getsize(a.slim_bundle) / 1e6:.1f} MB)")
     return 0
 
 

@@ -1,0 +1,91 @@
+#include "analyzer/pt2_loader.h"
+
+#include <caffe2/serialize/inline_container.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "analyzer/error.h"
+#include "analyzer/load.h"
+
+using Catch::Matchers::Contains;
+
+namespace {
+const std::string kModels = KC_TEST_MODELS;
+
+nlohmann::json model_json(const std::string& file) {
+  caffe2::serialize::PyTorchStreamReader r(kModels + "/" + file);
+  auto [data, size] = r.getRecord("models/model.json");
+  return nlohmann::json::parse(std::string(static_cast<const char*>(data.get()), size));
+}
+}  // namespace
+
+TEST_CASE("pt2: add.pt2 is one aten::add over two inputs") {
+  kc::Graph g = kc::load_model(kModels + "/add.pt2", {});
+  REQUIRE(g.ops.size() == 1);
+  CHECK(g.ops[0].full_name() == "aten::add.Tensor");
+  CHECK(g.ops[0].traits.pointwise);
+  CHECK(g.inputs.size() == 2);
+  const kc::Value& out = g.values[g.ops[0].outputs[0]];
+  CHECK(out.sizes == std::vector<int64_t>{256, 1024});
+  CHECK(out.strides == std::vector<int64_t>{1024, 1});
+  CHECK(out.dtype == kc::DType::kFloat32);
+  CHECK(g.ops[0].loc.file == "tests/models/models.py");
+  CHECK(g.ops[0].loc.line > 0);
+}
+
+TEST_CASE("pt2: weights, modules and views of the transformer block") {
+  kc::Graph g = kc::load_model(kModels + "/transformer_block.pt2", {});
+  CHECK_FALSE(g.check());
+  int params = 0, views = 0;
+  for (const auto& v : g.values) params += v.role == kc::ValueRole::kParameter;
+  for (const auto& op : g.ops) views += op.traits.view;
+  CHECK(params > 4);
+  CHECK(views > 0);
+  bool attention = false;
+  for (const auto& op : g.ops) attention |= op.name == "aten::scaled_dot_product_attention";
+  CHECK(attention);
+  bool qkv = false;
+  for (const auto& op : g.ops) qkv |= op.module == "qkv" && op.name == "aten::linear";
+  CHECK(qkv);
+}
+
+TEST_CASE("pt2: symbolic sizes take their hint, or --dim") {
+  kc::Graph hinted = kc::load_model(kModels + "/dynamic_batch.pt2", {});
+  REQUIRE_FALSE(hinted.info.notes.empty());
+  std::string sym = hinted.info.notes[0].substr(7, hinted.info.notes[0].find(' ', 7) - 7);
+  kc::LoadOptions opt;
+  opt.dims[sym] = 64;
+  kc::Graph set = kc::load_model(kModels + "/dynamic_batch.pt2", opt);
+  CHECK(set.values[set.inputs[0]].sizes[0] == 64);
+  CHECK(hinted.values[hinted.inputs[0]].sizes[0] != 64);
+  opt.dims = {{"no_such_symbol", 3}};
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/dynamic_batch.pt2", opt), Contains("no symbol of that name"));
+}
+
+TEST_CASE("pt2: a wrong-typed field names the node") {
+  auto j = model_json("add.pt2");
+  j["graph_module"]["graph"]["nodes"][0]["target"] = 7;
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("target") && Contains("expected a string"));
+}
+
+TEST_CASE("pt2: an op libtorch does not know is an error") {
+  auto j = model_json("add.pt2");
+  j["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default";
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("unknown op aten::no_such_op"));
+}
+
+TEST_CASE("pt2: a shape past 64 bits is an error, not a wrap-around") {
+  auto j = model_json("add.pt2");
+  auto& tv = j["graph_module"]["graph"]["tensor_values"];
+  tv.begin().value()["sizes"] = {{{"as_int", 4294967296}}, {{"as_int", 4294967296}}, {{"as_int", 4}}};
+  tv.begin().value()["strides"] = {{{"as_int", 1}}, {{"as_int", 1}}, {{"as_int", 1}}};
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("64 bits"));
+}
+
+TEST_CASE("pt2: a missing field is named") {
+  auto j = model_json("add.pt2");
+  j["graph_module"]["graph"]["tensor_values"].begin().value().erase("dtype");
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("missing field 'dtype'"));
+  CHECK_THROWS_WITH(kc::load_pt2_json("{", "x", {}), Contains("not valid JSON"));
+}

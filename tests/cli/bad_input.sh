@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every kind of bad input gets one line "kernelcount: error: ..." naming the problem, and
+# exit status 2: never a crash, an abort or a stack trace.
+# Usage: tests/cli/bad_input.sh KERNELCOUNT   (from the repository root)
+set -u
+kc="$1"
+bad=tests/models/bad
+failed=0
+expect() {  # expect "what it must say" args...
+  local want="$1"; shift
+  local err status
+  err="$("$kc" "$@" 2>&1 >/dev/null)"
+  status=$?
+  local lines
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [ $status -ne 2 ] || [ "$lines" -ne 1 ] || [[ "$err" != "kernelcount: error: "* ]] || [[ "$err" != *"$want"* ]]; then
+    echo "FAIL kernelcount $*: status $status, expected 2 and one line containing '$want'; got:"
+    printf '%s\n' "$err" | head -5
+    failed=1
+  fi
+}
+expect "cannot open file" "$bad/does_not_exist.pt2"
+expect "file is empty" "$bad/empty.pt2"
+expect "not a model archive" "$bad/not_a_zip.pt2"
+expect "truncated or damaged" "$bad/truncated.pt2"
+expect "not a PyTorch model" "$bad/foreign.zip"
+expect "expected a string" "$bad/wrong_type.pt2"
+expect "unknown op aten::no_such_op" "$bad/unknown_op.pt2"
+expect "64 bits" "$bad/huge_shape.pt2"
+expect "missing field 'dtype'" "$bad/missing_field.pt2"
+expect "TorchScript models carry no input shapes" tests/models/traced_mlp.pt
+expect "overflows 64 bits" tests/models/traced_mlp.pt --input 4294967296x4294967296x4:float32
+expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
+expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4
+expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
+expect "unknown target" tests/models/add.pt2 --target tpu
+expect "format" tests/models/add.pt2 --format yaml
+expect "no model given" --format json
+[ $failed -eq 0 ] && echo "bad_input: every case gives one clear line and status 2"
+exit $failed

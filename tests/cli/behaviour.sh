@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The CLI's contract beyond the golden reports: help, version, budgets and the JSON keys
+# CI users rely on. Usage: tests/cli/behaviour.sh KERNELCOUNT   (from the repository root)
+set -u
+kc="$1"
+failed=0
+fail() { echo "FAIL $*"; failed=1; }
+
+"$kc" --help | grep -q "Examples:" || fail "--help has no examples"
+"$kc" --version | grep -Eq '^kernelcount [0-9.]+ \(LibTorch 2\.11\.[0-9]+\)$' || fail "--version: $("$kc" --version)"
+
+# Budgets: within budget exits 0, over budget exits 1 with a line per broken budget.
+"$kc" tests/models/add_relu.pt2 --max-kernels 2 --max-bytes 6MB >/dev/null || fail "within budget did not exit 0"
+err="$("$kc" tests/models/add_relu.pt2 --max-kernels 1 --max-fused-kernels 0 2>&1 >/dev/null)"
+status=$?
+[ $status -eq 1 ] || fail "over budget exited $status, expected 1"
+[ "$(printf '%s\n' "$err" | grep -c 'over budget')" -eq 2 ] || fail "expected two over-budget lines, got: $err"
+
+# JSON: the documented totals keys, and the acceptance examples of the product.
+json="$("$kc" tests/models/add_relu.pt2 --format json)"
+for key in eager_kernels fused_kernels memcpy memset host_syncs eager_hbm_transfers fused_hbm_transfers \
+           eager_hbm_bytes fused_hbm_bytes unknown_ops; do
+  printf '%s' "$json" | grep -q "\"$key\"" || fail "totals lack $key"
+done
+totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]; print(t["eager_kernels"], t["eager_hbm_transfers"], t["fused_kernels"], t["fused_hbm_transfers"])'; }
+[ "$(totals tests/models/add.pt2)" = "1 3 1 3" ] || fail "a + b: $(totals tests/models/add.pt2)"
+[ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
+[ "$(totals tests/models/mul_add_gelu.pt2 | cut -d' ' -f1,3)" = "3 1" ] || fail "gelu(a * b + 1)"
+
+# -o writes the same report to a file.
+out="$(mktemp)"
+"$kc" tests/models/add.pt2 -o "$out" && cmp -s "$out" <("$kc" tests/models/add.pt2) || fail "-o differs from stdout"
+rm -f "$out"
+
+# A model exported with weights analyzes the same once they are stripped: they are never read.
+stripped="$(mktemp --suffix=.pt2)"
+python3 validate/strip_weights.py tests/models/mlp.pt2 "$stripped"
+cmp -s <("$kc" tests/models/mlp.pt2 --format json | grep -v '"path"') \
+       <("$kc" "$stripped" --format json | grep -v '"path"') || fail "stripping weights changed the report"
+rm -f "$stripped"
+[ $failed -eq 0 ] && echo "behaviour: all checks pass"
+exit $failed

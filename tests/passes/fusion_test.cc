@@ -1,0 +1,116 @@
+#include "passes/fusion.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/hbm_traffic.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::FusionVariant;
+using kc::test::GraphBuilder;
+
+namespace {
+kc::FusionPlan plan(const kc::Graph& g, FusionVariant v = FusionVariant::kPointwise) {
+  auto l = kc::run_launches(g, kc::find_target("torch2.11-h200"));
+  return kc::run_fusion(g, l, kc::run_hbm_traffic(g, l), v);
+}
+int fused_kernels(const kc::FusionPlan& p) {
+  int n = 0;
+  for (const auto& grp : p.groups) n += grp.fused_kernels;
+  return n;
+}
+int fused_transfers(const kc::FusionPlan& p) {
+  int n = 0;
+  for (const auto& grp : p.groups) n += grp.fused.transfers();
+  return n;
+}
+}  // namespace
+
+TEST_CASE("fusion: (a + b).relu() fuses to 1 kernel and 3 transfers") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  b.output(b.pointwise("aten::relu", {b.pointwise("aten::add", {x, y})}));
+  auto p = plan(b.g);
+  CHECK(fused_kernels(p) == 1);
+  CHECK(fused_transfers(p) == 3);
+  REQUIRE(p.groups.size() == 1);
+  CHECK(p.groups[0].eager_kernels == 2);
+}
+
+TEST_CASE("fusion: gelu(a * b + 1) is 3 kernels eager, 1 fused") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  b.output(b.pointwise("aten::gelu", {b.pointwise("aten::add", {b.pointwise("aten::mul", {x, y})})}));
+  auto p = plan(b.g);
+  CHECK(p.groups[0].eager_kernels == 3);
+  CHECK(fused_kernels(p) == 1);
+}
+
+TEST_CASE("fusion: a lone op changes nothing") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  b.output(b.pointwise("aten::add", {x, y}));
+  auto p = plan(b.g);
+  CHECK(fused_kernels(p) == 1);
+  CHECK(fused_transfers(p) == 3);
+}
+
+TEST_CASE("fusion: a GEMM stays its own kernel between pointwise ops") {
+  GraphBuilder b;
+  int x = b.input({32, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int h = b.pointwise("aten::relu", {x});
+  int m = b.op("aten::linear", {h, w}, {}, {32, 64});
+  b.output(b.pointwise("aten::gelu", {m}));
+  auto p = plan(b.g);
+  CHECK(p.groups.size() == 3);
+  CHECK(fused_kernels(p) == 3);
+}
+
+TEST_CASE("fusion: an intermediate used outside the group is still written") {
+  GraphBuilder b;
+  int x = b.input({1000});
+  int h = b.pointwise("aten::relu", {x});
+  int g2 = b.pointwise("aten::gelu", {h});
+  int s = b.reduction("aten::sum", h, {});
+  b.output(g2);
+  b.output(s);
+  auto p = plan(b.g);
+  const auto& grp = p.groups[p.group_of[0]];
+  CHECK(grp.ops.size() == 2);
+  CHECK(grp.fused.writes == 2);  // h for the sum, gelu's result for the caller
+}
+
+TEST_CASE("fusion: pointwise ops over different sizes stay apart") {
+  GraphBuilder b;
+  int x = b.input({64, 1000});
+  int s = b.reduction("aten::sum", x, {64});
+  b.output(b.pointwise("aten::relu", {b.pointwise("aten::exp", {x})}));
+  b.output(b.pointwise("aten::neg", {s}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[0] != p.group_of[3]);
+  CHECK(p.group_of[1] == p.group_of[2]);
+}
+
+TEST_CASE("fusion: the reduction variant takes a pointwise prologue and epilogue") {
+  GraphBuilder b;
+  int x = b.input({64, 1000});
+  int e = b.pointwise("aten::exp", {x});
+  int s = b.reduction("aten::sum", e, {64});
+  b.output(b.pointwise("aten::log", {s}));
+  CHECK(fused_kernels(plan(b.g, FusionVariant::kPointwise)) == 3);
+  auto p = plan(b.g, FusionVariant::kPointwiseReduction);
+  CHECK(fused_kernels(p) == 1);
+  CHECK(p.groups[0].kind == "reduction");
+}
+
+TEST_CASE("fusion: joining cannot route a group through an outside op") {
+  // a = relu(x); m = linear(a); c = add(a, m): c may not join a's group, which m depends on.
+  GraphBuilder b;
+  int x = b.input({32, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int a = b.pointwise("aten::relu", {x});
+  int m = b.op("aten::linear", {a, w}, {}, {32, 64});
+  b.output(b.pointwise("aten::add", {a, m}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[0] != p.group_of[2]);
+}

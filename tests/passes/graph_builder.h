@@ -1,0 +1,80 @@
+// Builds small IR graphs by hand for pass tests, without libtorch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+
+namespace kc::test {
+
+class GraphBuilder {
+ public:
+  // A user input (or a weight, with role) of the given sizes, contiguous.
+  int input(std::vector<int64_t> sizes, DType dt = DType::kFloat32, ValueRole role = ValueRole::kInput) {
+    int v = value(std::move(sizes), dt);
+    g.values[v].role = role;
+    if (role == ValueRole::kInput) g.inputs.push_back(v);
+    return v;
+  }
+  // An op reading `ins`, writing one new tensor of `out_sizes` (or the first input's sizes).
+  int op(const std::string& name, std::vector<int> ins, OpTraits traits = {}, std::vector<int64_t> out_sizes = {},
+         DType out_dtype = DType::kUnknown) {
+    Op o;
+    o.name = name;
+    o.traits = traits;
+    const char* names[] = {"self", "other", "third", "fourth"};
+    for (size_t i = 0; i < ins.size(); ++i) o.args.push_back(Arg::tensor(i < 4 ? names[i] : "arg", ins[i]));
+    const Value& first = g.values[ins.empty() ? 0 : ins[0]];
+    int out = value(out_sizes.empty() ? first.sizes : out_sizes, out_dtype == DType::kUnknown ? first.dtype : out_dtype);
+    g.values[out].producer = static_cast<int>(g.ops.size());
+    o.outputs = {out};
+    o.loc = {"model.py", static_cast<int>(g.ops.size()) + 10, ""};
+    g.ops.push_back(o);
+    return out;
+  }
+  int pointwise(const std::string& name, std::vector<int> ins) {
+    OpTraits t;
+    t.pointwise = true;
+    return op(name, std::move(ins), t);
+  }
+  int view(const std::string& name, int in, std::vector<int64_t> sizes) {
+    OpTraits t;
+    t.view = true;
+    return op(name, {in}, t, std::move(sizes));
+  }
+  int reduction(const std::string& name, int in, std::vector<int64_t> sizes) {
+    OpTraits t;
+    t.reduction = true;
+    return op(name, {in}, t, std::move(sizes));
+  }
+  void output(int v) { g.outputs.push_back(v); }
+  // Adds a non-tensor argument to the last op.
+  void arg_bool(const std::string& name, bool v) {
+    Arg a;
+    a.name = name;
+    a.kind = Arg::Kind::kBool;
+    a.ints = {v};
+    g.ops.back().args.push_back(a);
+  }
+
+  Graph g;
+
+ private:
+  int value(std::vector<int64_t> sizes, DType dt) {
+    Value v;
+    v.name = "v" + std::to_string(g.values.size());
+    v.sizes = std::move(sizes);
+    v.strides.resize(v.sizes.size());
+    int64_t s = 1;
+    for (size_t i = v.sizes.size(); i-- > 0;) {
+      v.strides[i] = s;
+      s *= v.sizes[i];
+    }
+    v.dtype = dt;
+    v.device = "cuda:0";
+    return g.add_value(std::move(v));
+  }
+};
+
+}  // namespace kc::test

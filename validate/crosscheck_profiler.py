@@ -1,0 +1,139 @@
+"""Counts what eager PyTorch launches for a model with torch.profiler, as a check on
+kernelcount-validate's own CUPTI counts, which it must match for the whole model.
+
+    python3 validate/crosscheck_profiler.py MODEL.pt2 [--validate-json V.json] [--out FILE]
+    python3 validate/crosscheck_profiler.py MODEL.pt --input 32x64:float32 [...]
+
+A .pt2 runs as `torch.export.load(...).module()` moved to the GPU, a TorchScript model through
+torch.jit with graph optimizations off; inputs are random with the recorded shapes, after two
+warm-up calls, as kernelcount-validate does. It runs in its own process: CUPTI takes one
+profiler per process. With --validate-json it compares its totals (and its per-op kernel
+counts, in order) with that kernelcount-validate JSON and exits 1 when the totals differ.
+"""
+import argparse
+import json
+import sys
+import zipfile
+
+import torch
+import torch.export.passes
+from torch.profiler import ProfilerActivity, profile
+
+
+def random_tensor(shape, dtype, device="cuda"):
+    if dtype.is_floating_point or dtype.is_complex:
+        return torch.randn(shape, dtype=dtype, device=device)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, device=device).bool()
+    return torch.randint(0, 2, shape, device=device).to(dtype)
+
+
+def parse_input(spec):
+    shape, _, dtype = spec.partition(":")
+    shape = shape.split("=")[-1]
+    sizes = [int(s) for s in shape.split("x")] if shape else []
+    return random_tensor(sizes, getattr(torch, dtype or "float32"))
+
+
+def load(path, input_specs):
+    """Returns (callable, args) on the GPU."""
+    with zipfile.ZipFile(path) as z:
+        is_torchscript = not any(n.endswith("models/model.json") for n in z.namelist())
+    if is_torchscript:
+        module = torch.jit.load(path, map_location="cuda").eval()
+        return module, [parse_input(s) for s in input_specs]
+    ep = torch.export.load(path)
+    ep = torch.export.passes.move_to_device_pass(ep, "cuda")
+    if ep.example_inputs is not None:
+        args, _ = ep.example_inputs
+        args = [random_tensor(a.shape, a.dtype) if isinstance(a, torch.Tensor) else a for a in args]
+    else:
+        user = set(ep.graph_signature.user_inputs)
+        vals = [n.meta["val"] for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
+        args = [random_tensor([int(s) for s in v.shape], v.dtype) for v in vals]
+    return ep.module(), args
+
+
+def subtree_work(event):
+    """Kernels, memcpys and memsets launched by a CPU op and everything it called."""
+    names, memcpy, memset = [], 0, 0
+    stack = [event]
+    while stack:
+        e = stack.pop()
+        for k in e.kernels:
+            if k.name.startswith("Memcpy"):
+                memcpy += 1
+            elif k.name.startswith("Memset"):
+                memset += 1
+            else:
+                names.append(k.name)
+        stack.extend(e.cpu_children)
+    return names, memcpy, memset
+
+
+def measure(fn, args, warmup=2):
+    with torch.no_grad(), torch.jit.optimized_execution(False):
+        for _ in range(warmup):
+            fn(*args)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            fn(*args)
+            torch.cuda.synchronize()
+    events = prof.events()
+    total = {"kernels": 0, "memcpy": 0, "memset": 0}
+    for e in events:
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            key = "memcpy" if e.name.startswith("Memcpy") else "memset" if e.name.startswith("Memset") else "kernels"
+            total[key] += 1
+    ops = []
+    for e in sorted((e for e in events if e.device_type == torch.autograd.DeviceType.CPU and e.cpu_parent is None
+                     and e.name.startswith("aten::")), key=lambda e: e.time_range.start):
+        names, memcpy, memset = subtree_work(e)
+        ops.append({"op": e.name, "kernels": len(names), "memcpy": memcpy, "memset": memset,
+                    "kernel_names": [n[:120] for n in names]})
+    return total, ops
+
+
+def compare(total, ops, validate_json):
+    with open(validate_json) as f:
+        v = json.load(f)
+    measured = v["summary"]["measured"]
+    agree = all(total[k] == measured[k] for k in ("kernels", "memcpy", "memset"))
+    print(f"whole model: profiler {total}, kernelcount-validate {measured}: {'AGREE' if agree else 'DISAGREE'}")
+    # Per op, in order, among ops that launched anything (views launch nothing in both).
+    ours = [(o["op"], o["measured"]["kernels"], o["measured"]["memcpy"], o["measured"]["memset"])
+            for o in v["ops"] if o["measured"]["kernels"] or o["measured"]["memcpy"] or o["measured"]["memset"]]
+    theirs = [(o["op"], o["kernels"], o["memcpy"], o["memset"]) for o in ops
+              if o["kernels"] or o["memcpy"] or o["memset"]]
+    same = [a[1:] for a in ours] == [b[1:] for b in theirs]
+    print(f"per op (ops that launched work, in order): {'AGREE' if same else 'DIFFER'}")
+    if not same:
+        for i in range(max(len(ours), len(theirs))):
+            a = ours[i] if i < len(ours) else None
+            b = theirs[i] if i < len(theirs) else None
+            print(f"  {i}: validate {a}  profiler {b}")
+    return agree
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model")
+    p.add_argument("--input", action="append", default=[], help="TorchScript input, 32x64:float32")
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--validate-json", help="kernelcount-validate --format json output to compare with")
+    p.add_argument("--out", help="write the counts as JSON here")
+    a = p.parse_args()
+    fn, args = load(a.model, a.input)
+    total, ops = measure(fn, args, a.warmup)
+    result = {"model": a.model, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
+              "warmup": a.warmup, "totals": total, "ops": ops}
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(result, f, indent=1)
+    print(f"{a.model}: {total['kernels']} kernels, {total['memcpy']} memcpy, {total['memset']} memset")
+    if a.validate_json and not compare(total, ops, a.validate_json):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
