@@ -10,9 +10,13 @@ LIBTORCH="$CACHE/libtorch-$TORCH_VERSION"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need_pkgs=()
-for p in cmake g++ make unzip python3-pip libcli11-dev nlohmann-json3-dev catch2; do
+for tool in cmake g++ make unzip python3; do
+  command -v "$tool" >/dev/null || need_pkgs+=("$tool")
+done
+for p in libcli11-dev nlohmann-json3-dev catch2; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
+python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)
 if ((${#need_pkgs[@]})); then
   echo "setup: installing Debian packages: ${need_pkgs[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

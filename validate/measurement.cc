@@ -31,7 +31,8 @@ void attribute(const std::vector<GpuActivity>& activities, const std::vector<int
 }
 
 std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops,
-                               const std::vector<std::string>& graph_ops, int window) {
+                               const std::vector<std::string>& graph_ops,
+                               const std::vector<bool>& dispatched, int window) {
   std::vector<int> out(runtime_ops.size(), -1);
   size_t next = 0;  // first graph op not yet matched or skipped
   for (size_t r = 0; r < runtime_ops.size(); ++r) {
@@ -41,6 +42,24 @@ std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops,
         next = g + 1;
         break;
       }
+    }
+  }
+  // Runtime ops left unmatched between two matches go to the undispatched graph ops there.
+  const int n_graph = static_cast<int>(graph_ops.size());
+  int prev = -1;  // graph op of the last runtime op matched by name
+  for (size_t r = 0; r < runtime_ops.size();) {
+    if (out[r] >= 0) {
+      prev = out[r++];
+      continue;
+    }
+    size_t end = r;
+    while (end < runtime_ops.size() && out[end] < 0) ++end;
+    const int limit = end < runtime_ops.size() ? out[end] : n_graph;
+    int g = prev + 1, last = -1;
+    for (; r < end; ++r) {
+      while (g < limit && (g >= static_cast<int>(dispatched.size()) || dispatched[g])) ++g;
+      if (g < limit) last = g++;
+      out[r] = last;
     }
   }
   return out;

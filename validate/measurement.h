@@ -50,11 +50,15 @@ struct Measurement {
 void attribute(const std::vector<GpuActivity>& activities, const std::vector<int>& op_of,
                Measurement& m);
 
-// Matches ops seen at run time to graph ops by full name, in order: each runtime op takes the
-// next graph op of the same name within `window` ops, skipping graph ops that never showed up
-// at run time. Returns, per runtime op, the graph op index or -1.
+// Matches ops seen at run time to graph ops, in order. First by full name: each runtime op
+// takes the next graph op of the same name within `window` ops, skipping graph ops that never
+// showed up. Then TorchScript's own operators, which bypass the dispatcher and so never show
+// up by name (aten::Int.Tensor runs aten::item): the runtime ops left between two matches go,
+// in order, to the graph ops in that gap that are not `dispatched`, the last such op taking
+// any surplus. Returns, per runtime op, the graph op index or -1.
 std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops,
-                               const std::vector<std::string>& graph_ops, int window = 64);
+                               const std::vector<std::string>& graph_ops,
+                               const std::vector<bool>& dispatched, int window = 64);
 
 // "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, ...>(int, ...)"
 // -> "vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, ...>", cut to at most max_len characters.

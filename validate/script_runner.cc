@@ -1,5 +1,6 @@
 #include "validate/script_runner.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
 #include <torch/csrc/autograd/grad_mode.h>
 #include <torch/csrc/jit/codegen/fuser/interface.h>
@@ -97,8 +98,12 @@ void ScriptRunner::run(bool tag) {
   g_trace.active = false;
   check(!g_trace.failed, "CUPTI refused an external correlation id: the attribution would be wrong");
   std::vector<std::string> graph_ops;
-  for (const Op& op : g_.ops) graph_ops.push_back(op.full_name());
-  op_of_id_ = align_by_name(runtime_ops_, graph_ops);
+  std::vector<bool> dispatched;
+  for (const Op& op : g_.ops) {
+    graph_ops.push_back(op.full_name());
+    dispatched.push_back(c10::Dispatcher::singleton().findSchema({op.name, op.overload}).has_value());
+  }
+  op_of_id_ = align_by_name(runtime_ops_, graph_ops, dispatched);
 }
 
 std::vector<std::string> ScriptRunner::unmatched() const {

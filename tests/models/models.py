@@ -1,5 +1,4 @@
 """Small nn.Module definitions used to build the test model files in this folder."""
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 

@@ -41,18 +41,16 @@ def count_cuda(fn, warm, names=True):
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
-    kernels, memcpy, memset = [], 0, 0
+    kernels, copies = [], []
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
-            if e.name.startswith("Memcpy"):
-                memcpy += 1
-            elif e.name.startswith("Memset"):
-                memset += 1
-            else:
-                kernels.append(e.name[:120])
-    out = {"kernels": len(kernels), "memcpy": memcpy, "memset": memset}
+            (copies if e.name.startswith(("Memcpy", "Memset")) else kernels).append(e.name[:120])
+    out = {"kernels": len(kernels),
+           "memcpy": sum(n.startswith("Memcpy") for n in copies),
+           "memset": sum(n.startswith("Memset") for n in copies)}
     if names:
         out["names"] = kernels
+        out["copy_names"] = copies
     return out
 
 

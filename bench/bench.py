@@ -1,0 +1,141 @@
+"""Speed and memory of kernelcount, measured as whole processes.
+
+1. ResNet-50 .pt2: wall time of `kernelcount resnet50.pt2 --format json`, median of --runs runs.
+2. Scaling: synthetic .pt2 graphs of 1,248 to 10,000 ops (a chain of Linear/GELU/add/LayerNorm
+   blocks); median time per size and time per op, to show growth is linear.
+3. Memory: peak RSS analyzing the same graphs with and without weights stored in the archive
+   (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
+Needs Python with torch (and torchvision for ResNet-50) to export the models; they are cached in
+--work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validate"))
+from strip_weights import strip_weights  # noqa: E402
+
+
+def run(cmd):
+    """Wall seconds and peak RSS (MiB) of one process."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure(kc, model, runs):
+    results = [run([kc, model, "--format", "json"]) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def export_chain(path, blocks, width=256):
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(width, width)
+            self.ln = nn.LayerNorm(width)
+
+        def forward(self, x):
+            return self.ln(torch.nn.functional.gelu(self.fc(x)) + x)
+
+    model = nn.Sequential(*[Block() for _ in range(blocks)]).eval()
+    ep = torch.export.export(model, (torch.randn(8, width),), strict=False)
+    torch.export.save(ep, path)
+
+
+def export_big_mlp(path, width=8192, layers=4):
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(*[nn.Linear(width, width, bias=False) for _ in range(layers)]).eval()
+    ep = torch.export.export(model, (torch.randn(4, width),), strict=False)
+    torch.export.save(ep, path)
+
+
+def export_resnet50(path):
+    import torch
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).eval()
+    ep = torch.export.export(model, (torch.randn(32, 3, 224, 224),), strict=False)
+    torch.export.save(ep, path)
+
+
+EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50}
+
+
+def cached(path, kind, *extra):
+    """Exports in a child process: a parent that imported torch would pass its own peak RSS on
+    to every later child through fork, and the memory figures would be the parent's."""
+    if not os.path.exists(path):
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--export", kind, path, *map(str, extra)], check=True)
+    return path
+
+
+def stripped(path):
+    out = path.replace(".pt2", ".stripped.pt2")
+    if not os.path.exists(out):
+        strip_weights(path, out)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernelcount", default="build/kernelcount")
+    ap.add_argument("--work", default=os.path.expanduser("~/.cache/kernelcount/bench"))
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--json", help="also write the numbers here")
+    ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.export:
+        kind, path, *extra = args.export
+        return EXPORTS[kind](path, *map(int, extra))
+    os.makedirs(args.work, exist_ok=True)
+    kc = args.kernelcount
+    out = {"machine": f"{os.cpu_count()} cores", "runs": args.runs}
+
+    resnet = cached(os.path.join(args.work, "resnet50.pt2"), "resnet50")
+    resnet_stripped = stripped(resnet)
+    t, rss = measure(kc, resnet, args.runs)
+    t_s, rss_s = measure(kc, resnet_stripped, args.runs)
+    ops = json.loads(subprocess.run([kc, resnet, "--format", "json"], capture_output=True, text=True).stdout)["totals"]["ops"]
+    out["resnet50"] = {"ops": ops, "file_mb": os.path.getsize(resnet) / 1e6, "median_s": t, "peak_rss_mib": rss,
+                       "stripped_median_s": t_s, "stripped_peak_rss_mib": rss_s}
+    print(f"ResNet-50 ({ops} ops, {os.path.getsize(resnet) / 1e6:.0f} MB with weights): median {t:.3f} s, "
+          f"peak RSS {rss:.0f} MiB; weights stripped: {t_s:.3f} s, {rss_s:.0f} MiB")
+
+    out["scaling"] = []
+    print("\nops      median s   us/op   peak RSS MiB")
+    for blocks in (312, 625, 1250, 2500):
+        path = cached(os.path.join(args.work, f"chain{blocks}.pt2"), "chain", blocks)
+        n = json.loads(subprocess.run([kc, path, "--format", "json"], capture_output=True, text=True).stdout)["totals"]["ops"]
+        t, rss = measure(kc, path, args.runs)
+        out["scaling"].append({"ops": n, "median_s": t, "us_per_op": t / n * 1e6, "peak_rss_mib": rss})
+        print(f"{n:6d}   {t:8.3f}   {t / n * 1e6:5.0f}   {rss:8.0f}")
+
+    big = cached(os.path.join(args.work, "mlp_1gb.pt2"), "big_mlp")
+    big_stripped = stripped(big)
+    t, rss = measure(kc, big, args.runs)
+    t_s, rss_s = measure(kc, big_stripped, args.runs)
+    out["weights"] = {"file_mb": os.path.getsize(big) / 1e6, "peak_rss_mib": rss, "stripped_peak_rss_mib": rss_s,
+                      "median_s": t, "stripped_median_s": t_s}
+    print(f"\nMLP with {os.path.getsize(big) / 1e9:.2f} GB of weights: peak RSS {rss:.0f} MiB, {t:.3f} s; "
+          f"weights stripped: {rss_s:.0f} MiB, {t_s:.3f} s")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
