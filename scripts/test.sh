@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test suite: set up (idempotently), build everything, run every test.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/setup.sh"
+cd "$ROOT/build"
+ctest --output-on-failure

@@ -1,0 +1,66 @@
+"""Regenerates every generated part of README.md and docs/ from real runs, so they never go stale.
+
+Each README section between <!-- NAME:begin --> and <!-- NAME:end --> is the output of the
+command written in the section's first line. Run from the repository root after building:
+  python3 scripts/update_docs.py
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+KC = "build/kernelcount"
+
+
+def sh(cmd):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True, check=True).stdout.rstrip()
+
+
+def block(cmd, lang=""):
+    return f"```{lang}\n$ {cmd}\n{sh(cmd)}\n```"
+
+
+def bench_table():
+    path = "bench/results.json"
+    if not os.path.exists(path):
+        return "(no bench/results.json yet: run `python bench/bench.py --json bench/results.json`)"
+    b = json.load(open(path))
+    r = b["resnet50"]
+    lines = [f"Measured by `python bench/bench.py --json bench/results.json` on a {b['machine']} machine, "
+             f"median of {b['runs']} whole-process runs:", "",
+             "| model | ops | median time | peak RSS |", "| --- | ---: | ---: | ---: |",
+             f"| ResNet-50, batch 32, with its {r['file_mb']:.0f} MB of weights | {r['ops']} | {r['median_s']:.3f} s | {r['peak_rss_mib']:.0f} MiB |",
+             f"| same archive, weights stripped | {r['ops']} | {r['stripped_median_s']:.3f} s | {r['stripped_peak_rss_mib']:.0f} MiB |"]
+    for s in b["scaling"]:
+        lines.append(f"| chain of Linear/GELU/add/LayerNorm blocks | {s['ops']} | {s['median_s']:.3f} s | {s['peak_rss_mib']:.0f} MiB |")
+    w = b["weights"]
+    lines.append(f"| MLP with {w['file_mb'] / 1000:.2f} GB of weights | 4 | {w['median_s']:.3f} s | {w['peak_rss_mib']:.0f} MiB |")
+    lines.append(f"| same archive, weights stripped | 4 | {w['stripped_median_s']:.3f} s | {w['stripped_peak_rss_mib']:.0f} MiB |")
+    return "\n".join(lines)
+
+
+SECTIONS = {
+    "example": lambda: block(f"{KC} tests/models/add_relu.pt2"),
+    "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
+    "truth": lambda: "```\n$ python3 validate/truth/truth_accuracy.py | tail -2\n"
+                     + sh("python3 validate/truth/truth_accuracy.py | tail -2") + "\n```",
+    "bench": bench_table,
+}
+
+
+def main():
+    text = open("README.md").read()
+    for name, make in SECTIONS.items():
+        pat = re.compile(rf"(<!-- {name}:begin -->\n)(?:.*?\n)?(<!-- {name}:end -->)", re.S)
+        if not pat.search(text):
+            sys.exit(f"README.md has no {name} section")
+        text = pat.sub(lambda m: m.group(1) + make() + "\n" + m.group(2), text)
+    open("README.md", "w").write(text)
+    with open("docs/rules.md", "w") as f:
+        f.write(sh(f"{KC} --list-rules --format markdown") + "\n")
+    print("README.md and docs/rules.md regenerated")
+
+
+if __name__ == "__main__":
+    main()
