@@ -1,4 +1,5 @@
 """Small nn.Module definitions used to build the test model files in this folder."""
+import torch  # noqa: F401
 import torch.nn as nn
 import torch.nn.functional as F
 
