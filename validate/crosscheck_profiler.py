@@ -17,6 +17,7 @@ import zipfile
 
 import torch
 import torch.export.passes
+from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 
@@ -54,23 +55,6 @@ def load(path, input_specs):
     return ep.module(), args
 
 
-def subtree_work(event):
-    """Kernels, memcpys and memsets launched by a CPU op and everything it called."""
-    names, memcpy, memset = [], 0, 0
-    stack = [event]
-    while stack:
-        e = stack.pop()
-        for k in e.kernels:
-            if k.name.startswith("Memcpy"):
-                memcpy += 1
-            elif k.name.startswith("Memset"):
-                memset += 1
-            else:
-                names.append(k.name)
-        stack.extend(e.cpu_children)
-    return names, memcpy, memset
-
-
 def measure(fn, args, warmup=2):
     with torch.no_grad(), torch.jit.optimized_execution(False):
         for _ in range(warmup):
@@ -79,19 +63,31 @@ def measure(fn, args, warmup=2):
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             fn(*args)
             torch.cuda.synchronize()
-    events = prof.events()
+    # Raw Kineto events: GPU work links (linked_correlation_id) to the innermost CPU op that
+    # launched it; each such op belongs to the outermost aten op around it on its thread.
+    raw = list(prof.profiler.kineto_results.events())
+    cpu_ops = sorted((e for e in raw if e.device_type() == DeviceType.CPU and e.linked_correlation_id() == 0
+                      and e.name().startswith("aten::")), key=lambda e: (e.start_ns(), -e.end_ns()))
+    outermost, top_of, current = [], {}, {}
+    for e in cpu_ops:
+        top = current.get(e.start_thread_id())
+        if top is None or e.start_ns() >= top["end"]:
+            top = {"op": e.name(), "end": e.end_ns(), "kernels": 0, "memcpy": 0, "memset": 0, "kernel_names": []}
+            outermost.append(top)
+            current[e.start_thread_id()] = top
+        top_of[e.correlation_id()] = top
     total = {"kernels": 0, "memcpy": 0, "memset": 0}
-    for e in events:
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            key = "memcpy" if e.name.startswith("Memcpy") else "memset" if e.name.startswith("Memset") else "kernels"
-            total[key] += 1
-    ops = []
-    for e in sorted((e for e in events if e.device_type == torch.autograd.DeviceType.CPU and e.cpu_parent is None
-                     and e.name.startswith("aten::")), key=lambda e: e.time_range.start):
-        names, memcpy, memset = subtree_work(e)
-        ops.append({"op": e.name, "kernels": len(names), "memcpy": memcpy, "memset": memset,
-                    "kernel_names": [n[:120] for n in names]})
-    return total, ops
+    unattributed = {"kernels": 0, "memcpy": 0, "memset": 0}
+    for e in sorted((e for e in raw if e.device_type() == DeviceType.CUDA), key=lambda e: e.start_ns()):
+        name = e.name()
+        key = "memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset") else "kernels"
+        total[key] += 1
+        top = top_of.get(e.linked_correlation_id())
+        (top if top is not None else unattributed)[key] += 1
+        if top is not None and key == "kernels":
+            top["kernel_names"].append(name[:120])
+    ops = [{k: v for k, v in o.items() if k != "end"} for o in outermost]
+    return total, ops, unattributed
 
 
 def compare(total, ops, validate_json):
@@ -124,9 +120,9 @@ def main():
     p.add_argument("--out", help="write the counts as JSON here")
     a = p.parse_args()
     fn, args = load(a.model, a.input)
-    total, ops = measure(fn, args, a.warmup)
+    total, ops, unattributed = measure(fn, args, a.warmup)
     result = {"model": a.model, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
-              "warmup": a.warmup, "totals": total, "ops": ops}
+              "warmup": a.warmup, "totals": total, "ops": ops, "unattributed": unattributed}
     if a.out:
         with open(a.out, "w") as f:
             json.dump(result, f, indent=1)

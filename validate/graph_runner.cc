@@ -5,10 +5,12 @@
 #include <ATen/core/stack.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "analyzer/error.h"
+#include "passes/launches.h"
 #include "validate/cupti_recorder.h"
 #include "validate/pt2_weights.h"
 #include "validate/torch_types.h"
@@ -66,7 +68,7 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive) {
 }
 
 GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
-    : g_(g), device_(device), initial_(g.values.size()), last_use_(g.values.size(), -1) {
+    : g_(g), device_(device), model_device_(model_device(g)), initial_(g.values.size()), last_use_(g.values.size(), -1) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     try {
@@ -88,6 +90,19 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
 
   std::map<std::string, at::Tensor> stored;
   if (real_weights) stored = load_pt2_weights(g.info.path);
+  // Stored tensors that share a storage (an LSTM's flattened weights) keep sharing it on the
+  // device: cuDNN copies weights that are not one contiguous chunk.
+  std::map<const void*, at::Tensor> moved;
+  auto move = [&](const at::Tensor& t, c10::Device to) {
+    const c10::Storage& st = t.storage();
+    auto it = moved.find(st.data());
+    if (it == moved.end()) {
+      const int64_t n = static_cast<int64_t>(st.nbytes()) / static_cast<int64_t>(t.element_size());
+      at::Tensor whole = at::empty({0}, t.options()).set_(st, 0, {n}, {1});
+      it = moved.emplace(st.data(), whole.to(to)).first;
+    }
+    return it->second.as_strided(t.sizes(), t.strides(), t.storage_offset());
+  };
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
     if (val.producer >= 0) continue;
@@ -95,11 +110,17 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     if (val.role != ValueRole::kInput && it != stored.end()) {
       check(it->second.sizes().vec() == val.sizes,
             "stored weight '" + val.name + "' does not have the graph's shape");
-      initial_[v] = it->second.to(device_);
+      initial_[v] = move(it->second, place(val.device));
     } else {
-      initial_[v] = random_tensor(val, device_, positive.count(static_cast<int>(v)) > 0);
+      initial_[v] = random_tensor(val, place(val.device), positive.count(static_cast<int>(v)) > 0);
     }
   }
+}
+
+c10::Device GraphRunner::place(const std::string& recorded) const {
+  if (recorded.empty() || recorded == model_device_ || recorded.rfind("cuda", 0) == 0 || recorded == "meta")
+    return device_;
+  return c10::Device(c10::kCPU);
 }
 
 std::string GraphRunner::where(int i) const {
@@ -176,8 +197,7 @@ c10::IValue GraphRunner::argument(const Op& op, const Arg& a, const c10::Argumen
     case K::kMemoryFormat:
       return c10::IValue(memory_format_from_export_enum(a.text));
     case K::kDevice:
-      // The prediction is for the GPU, whatever device the model was exported on.
-      return c10::IValue(device_);
+      return c10::IValue(place(a.text));
   }
   throw Error("argument '" + a.name + "' of " + op.full_name() + " has an unsupported kind");
 }

@@ -45,7 +45,7 @@ std::map<std::string, at::Tensor> read_payloads(caffe2::serialize::PyTorchStream
   json config = json::parse(read_record(archive, config_path), nullptr, false);
   check(config.is_object() && config.contains("config") && config["config"].is_object(),
         config_path + ": expected {\"config\": {...}}");
-  std::map<std::string, std::string> files;  // path_name -> bytes, shared by aliasing weights
+  std::map<std::string, at::Tensor> files;  // path_name -> its bytes, shared by aliasing weights
   for (auto& [fqn, meta] : config["config"].items()) {
     const std::string where = config_path + " '" + fqn + "'";
     check(meta.is_object() && meta.contains("path_name") && meta.contains("tensor_meta"),
@@ -53,7 +53,6 @@ std::map<std::string, at::Tensor> read_payloads(caffe2::serialize::PyTorchStream
     check(!meta.value("use_pickle", false),
           where + ": pickled weights are not supported; run without --weights");
     const std::string file = meta["path_name"].get<std::string>();
-    if (!files.count(file)) files[file] = read_record(archive, folder + file);
     const json& tm = meta["tensor_meta"];
     auto dtype = dtype_from_export_enum(tm.value("dtype", 0));
     check(dtype.has_value(), where + ": unknown dtype");
@@ -62,12 +61,17 @@ std::map<std::string, at::Tensor> read_payloads(caffe2::serialize::PyTorchStream
     int64_t offset = 0;
     if (tm.contains("storage_offset") && tm["storage_offset"].is_object())
       offset = tm["storage_offset"].value("as_int", int64_t{0});
-    const std::string& bytes = files[file];
     const int64_t item = dtype_size(*dtype);
-    check(item > 0 && bytes.size() % item == 0, where + ": record size is not a multiple of the element size");
-    at::Tensor flat = at::empty({static_cast<int64_t>(bytes.size()) / item},
-                                at::TensorOptions().dtype(to_scalar_type(*dtype)));
-    std::memcpy(flat.data_ptr(), bytes.data(), bytes.size());
+    if (!files.count(file)) {
+      const std::string bytes = read_record(archive, folder + file);
+      check(item > 0 && bytes.size() % item == 0, where + ": record size is not a multiple of the element size");
+      at::Tensor flat = at::empty({static_cast<int64_t>(bytes.size()) / item},
+                                  at::TensorOptions().dtype(to_scalar_type(*dtype)));
+      std::memcpy(flat.data_ptr(), bytes.data(), bytes.size());
+      files[file] = flat;
+    }
+    at::Tensor flat = files[file];
+    check(flat.scalar_type() == to_scalar_type(*dtype), where + ": shares a record with a tensor of another dtype");
     int64_t needed = offset + 1;
     for (size_t d = 0; d < sizes.size(); ++d) {
       if (sizes[d] == 0) needed = 0;
@@ -101,8 +105,9 @@ std::map<std::string, at::Tensor> load_pt2_weights(const std::string& path) {
   check(specs && specs->is_array(), path + ": model.json has no signature.input_specs");
   for (const json& spec : *specs) {
     if (!spec.is_object() || spec.empty()) continue;
-    const std::string kind = spec.begin().key();
-    const json& body = spec.begin().value();
+    const auto first = spec.begin();
+    const std::string kind = first.key();
+    const json& body = first.value();
     const char* key = kind == "parameter" ? "parameter_name"
                       : kind == "buffer" ? "buffer_name"
                       : kind == "tensor_constant" ? "tensor_constant_name"

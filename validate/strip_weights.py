@@ -1,7 +1,8 @@
 """Copies a .pt2 archive without its weights, constants and sample inputs.
 
 kernelcount reads only models/model.json, so the stripped archive analyzes the same while
-weighing kilobytes; it is how the repository keeps real models small.
+weighing kilobytes; it is how the repository keeps real models small. Records are deflated
+(libtorch's reader inflates them; torch.export.load expects the weights and cannot load it).
 Usage: python validate/strip_weights.py IN.pt2 OUT.pt2
 """
 import sys
@@ -23,11 +24,11 @@ def load_relative(relpath, name):
 
 
 def strip_weights(src, dst):
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             if any(d in info.filename for d in DROP):
                 continue
-            zout.writestr(info, zin.read(info.filename))
+            zout.writestr(info.filename, zin.read(info.filename), compress_type=zipfile.ZIP_DEFLATED)
 
 
 if __name__ == "__main__":
