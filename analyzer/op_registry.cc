@@ -63,6 +63,15 @@ const OpSchema& lookup_op(const std::string& name, const std::string& overload) 
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   auto handle = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name, ov));
+  if (handle && !handle->hasTag(at::Tag::pointwise) && name.size() > 1 && name.back() == '_') {
+    // In-place variants (hardtanh_, hardswish_) often lack the tag their functional form has.
+    auto functional = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name.substr(0, name.size() - 1), ov));
+    if (functional && functional->hasTag(at::Tag::pointwise)) {
+      OpSchema described = describe(*handle);
+      described.traits.pointwise = true;
+      return cache.emplace(key, std::move(described)).first->second;
+    }
+  }
   if (!handle) throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + libtorch_version() + " has no such operator");
   return cache.emplace(key, describe(*handle)).first->second;
 }

@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "cli/render.h"
 #include "cli/render_rules.h"
+#include "passes/measured.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -38,10 +39,11 @@ int run(int argc, char** argv) {
   std::ostringstream out;
   std::vector<std::string> broken;
   if (o.list_rules) {
-    kc::render_rules(out, kc::launch_rules(target.name), target.name, o.format == "markdown");
+    kc::render_rules(out, kc::launch_rules(target.name), kc::measured_count(target.name), target.name,
+                     o.format == "markdown");
   } else {
     kc::Graph g = kc::load_model(o.model, o.load);
-    kc::Report r = kc::analyze(g, target);
+    kc::Report r = kc::analyze(g, target, {o.use_measured, o.exclude_measured});
     kc::RenderOptions ro{o.by, version};
     if (o.format == "json")
       kc::render_json(out, g, r, ro);

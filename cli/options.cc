@@ -58,6 +58,11 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("--target", o.target, "what the prediction is for");
   app.add_option("-o,--output", o.output, "write the report to FILE instead of stdout")->type_name("FILE");
   app.add_flag("--list-rules", o.list_rules, "print the launch rules and the measurement behind each, then exit");
+  bool no_measured = false;
+  app.add_flag("--no-measured", no_measured, "predict from the launch rules alone, without the measured table");
+  app.add_option("--exclude-measured", o.exclude_measured,
+                 "ignore measured entries taken only from models named NAME* (to test the rules on held-out models)")
+      ->type_name("NAME");
   std::string max_bytes;
   app.add_option("--max-kernels", o.max_kernels, "budget: eager kernels")->type_name("N");
   app.add_option("--max-fused-kernels", o.max_fused_kernels, "budget: kernels after fusion")->type_name("N");
@@ -86,6 +91,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     o.load.dims[d.substr(0, eq)] = std::stoll(v);
   }
   if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
+  o.use_measured = !no_measured;
   return o;
 }
 

@@ -17,6 +17,8 @@ struct Options {
   std::string by = "op";        // op | line | module
   std::string target = "torch2.11-h200";
   bool list_rules = false;
+  bool use_measured = true;                   // --no-measured turns the measured table off
+  std::vector<std::string> exclude_measured;  // --exclude-measured NAME
   std::string output;  // --output FILE; stdout when empty
   // Budgets: exceeding one exits with status 1 after the report.
   std::optional<int64_t> max_kernels, max_fused_kernels, max_bytes, max_unknown, max_host_syncs;

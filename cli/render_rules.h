@@ -9,6 +9,8 @@
 
 namespace kc {
 
-void render_rules(std::ostream& os, const std::vector<LaunchRule>& rules, const std::string& target, bool markdown);
+// `measured` is the size of the measured table that precedes the rules.
+void render_rules(std::ostream& os, const std::vector<LaunchRule>& rules, size_t measured, const std::string& target,
+                  bool markdown);
 
 }  // namespace kc

@@ -70,8 +70,50 @@ bool is_half(DType t) { return t == DType::kBFloat16 || t == DType::kFloat16; }
 
 // --- conditions -----------------------------------------------------------------------------
 
+bool all_equal(const Arg* a, int64_t v) {
+  if (!a) return true;
+  for (int64_t x : a->ints)
+    if (x != v) return false;
+  return true;
+}
+
+// clone: a dense tensor keeping its layout is one cudaMemcpyAsync; anything else a kernel.
+LaunchCounts clone_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  if (in && in->contiguous()) return {0, 1, 0, 0};
+  return {1, 0, 0, 0};
+}
+
 bool on_host(const OpFacts& f) { return f.on_host; }
 bool fp32(const OpFacts& f) { return f.dtype == DType::kFloat32; }
+
+// Copy kernels a GEMM launches first: an operand whose batch dims cannot be folded into a
+// view of [batch, rows, cols] with one unit stride is made contiguous (matmul's reshape).
+int gemm_copies(const OpFacts& f) {
+  int copies = 0;
+  const bool linear = f.op->name == "aten::linear";
+  for (int i = 0; i < 2; ++i) {
+    const Value* v = f.input(i);
+    if (!v || v->sizes.size() < 2 || (linear && i == 1)) continue;
+    const auto& sz = v->sizes;
+    const size_t n = sz.size();
+    int64_t batch = 1;
+    for (size_t d = 0; d + 2 < n; ++d) batch *= sz[d];
+    std::vector<int64_t> folded = linear ? std::vector<int64_t>{batch * sz[n - 2], sz[n - 1]}
+                                         : std::vector<int64_t>{batch, sz[n - 2], sz[n - 1]};
+    if (n == folded.size()) {
+      // Already in shape: the GEMM reads it directly if one of the last two strides is 1.
+      copies += (v->strides[n - 1] != 1 && v->strides[n - 2] != 1) ? 1 : 0;
+      continue;
+    }
+    if (!view_is_possible(sz, v->strides, folded)) {
+      ++copies;
+    } else if (v->strides[n - 1] != 1 && v->strides[n - 2] != 1) {
+      ++copies;
+    }
+  }
+  return copies;
+}
 
 // Rows of the GEMM's left operand: everything but the last dim of the input.
 int64_t gemm_rows(const OpFacts& f) {
@@ -79,38 +121,59 @@ int64_t gemm_rows(const OpFacts& f) {
   if (!a || a->sizes.empty()) return 0;
   return a->numel() / std::max<int64_t>(1, a->sizes.back());
 }
-bool linear_half_multirow(const OpFacts& f) { return is_half(f.dtype) && gemm_rows(f) > 1; }
+// bf16 nvjet GEMMs that widen (more output features than input ones) zero a workspace first.
+bool linear_half_widening(const OpFacts& f) {
+  const Value* w = f.input(1);
+  if (!is_half(f.dtype) || gemm_rows(f) <= 1 || !w || w->sizes.size() != 2) return false;
+  return f.op->name == "aten::linear" ? w->sizes[0] > w->sizes[1] : w->sizes[1] > w->sizes[0];
+}
+LaunchCounts gemm_counts(const OpFacts& f) { return {1 + gemm_copies(f), 0, 0, 0}; }
+LaunchCounts gemm_half_counts(const OpFacts& f) { return {1 + gemm_copies(f), 0, 1, 0}; }
+// Norms read a contiguous input; anything else is copied first.
+LaunchCounts norm_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  return {in && !in->contiguous() ? 2 : 1, 0, 0, 0};
+}
+// pad with all-zero amounts is a copy of its input; any padding fills then copies.
+LaunchCounts pad_counts(const OpFacts& f) {
+  if (all_equal(f.arg("pad"), 0)) return clone_counts(f);
+  return {2, 0, 0, 0};
+}
+// cat of one tensor is a copy of it.
+LaunchCounts cat_counts(const OpFacts& f) {
+  const Arg* ts = f.arg("tensors");
+  if (ts && ts->tensors.size() == 1) return clone_counts(f);
+  return {1, 0, 0, 0};
+}
 
 bool training(const OpFacts& f) { return f.bool_arg("training", false) || f.bool_arg("train", false); }
 bool eval_mode(const OpFacts& f) { return !training(f); }
 bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32; }
 bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
 
-// A 2-d convolution whose weight is 1x1 with stride 1, no padding and one group: cuDNN
-// runs it as a plain GEMM on the NCHW tensor, with no layout transforms.
-bool conv_pointwise(const OpFacts& f) {
-  const Value* w = f.input(1);
-  if (!w || w->sizes.size() != 4 || w->sizes[2] != 1 || w->sizes[3] != 1) return false;
-  const Arg* stride = f.arg("stride");
-  const Arg* padding = f.arg("padding");
-  auto all_eq = [](const Arg* a, int64_t v) {
-    if (!a) return true;
-    for (int64_t x : a->ints)
-      if (x != v) return false;
-    return true;
-  };
-  return all_eq(stride, 1) && all_eq(padding, 0) && f.int_arg("groups", 1) == 1 && !f.has_tensor_arg("bias");
-}
-bool conv_generic_fp32_bias(const OpFacts& f) { return fp32(f) && f.has_tensor_arg("bias"); }
-bool conv_generic_fp32(const OpFacts& f) { return fp32(f); }
-bool conv_generic_half_bias(const OpFacts& f) { return is_half(f.dtype) && f.has_tensor_arg("bias"); }
-bool conv_generic_half(const OpFacts& f) { return is_half(f.dtype); }
 
-bool dtype_changes(const OpFacts& f) {
-  const Value* in = f.input(0);
-  const Value* out = f.output(0);
-  return in && out && in->dtype != out->dtype;
+// A 2-d convolution as cuDNN and ATen run it: depthwise ones in ATen's own kernel, 1x1 ones
+// with stride 1 as a GEMM on the NCHW tensor, the rest as cuDNN's implicit GEMM between
+// NCHW->NHWC transforms of input and weight and an NHWC->NCHW transform of the output. A
+// bias is a separate add; a non-contiguous input is copied first.
+LaunchCounts conv_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* w = f.input(1);
+  if (!x || !w || x->sizes.size() != 4 || w->sizes.size() != 4) return {4, 0, 0, 0};
+  const int bias = f.has_tensor_arg("bias") ? 1 : 0;
+  const int copy = x->contiguous() ? 0 : 1;
+  const int64_t groups = f.int_arg("groups", 1);
+  const bool depthwise = groups > 1 && groups == x->sizes[1] && w->sizes[1] == 1;
+  const bool k1 = w->sizes[2] == 1 && w->sizes[3] == 1;
+  const bool s1 = all_equal(f.arg("stride"), 1);
+  if (depthwise) return {1 + bias + copy, 0, 0, 0};
+  if (k1 && s1 && groups == 1) return {1 + bias + copy, 0, 0, 0};
+  if (k1) return {3 + bias + copy, 0, 0, 0};
+  // Stems on 3-channel images run cuDNN's direct implicit GEMM, without transforms.
+  if (x->sizes[1] <= 4 && w->sizes[2] <= 3) return {1 + bias + copy, 0, 0, 0};
+  return {4 + bias + copy, 0, 0, 0};
 }
+
 
 bool sdpa_plain(const OpFacts& f) { return !f.has_tensor_arg("attn_mask"); }
 bool sdpa_plain_half(const OpFacts& f) { return sdpa_plain(f) && is_half(f.dtype); }
@@ -133,12 +196,6 @@ LaunchCounts reshape_counts(const OpFacts& f) {
 LaunchCounts contiguous_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   return {in && !in->contiguous() ? 1 : 0, 0, 0, 0};
-}
-// clone: a dense tensor keeping its layout is one cudaMemcpyAsync; anything else a kernel.
-LaunchCounts clone_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  if (in && in->contiguous()) return {0, 1, 0, 0};
-  return {1, 0, 0, 0};
 }
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
 // aten::to, which returns its input unchanged.
@@ -171,8 +228,8 @@ std::vector<LaunchRule> h200_rules() {
                "truth:view_reshape_float32, truth:contiguous_T_float32"});
   r.push_back({"contiguous", ops({"aten::contiguous"}), "", "copies only a non-contiguous input", nullptr, {},
                contiguous_counts, "truth:contiguous_T_float32"});
-  r.push_back({"clone", ops({"aten::clone"}), "", "memcpy for a contiguous input, else a copy kernel", nullptr, {},
-               clone_counts, "truth:relu_inplace (clone half), truth:contiguous_T_float32"});
+  r.push_back({"clone", ops({"aten::clone", "aten::lift_fresh_copy"}), "", "memcpy for a contiguous input, else a copy kernel", nullptr, {},
+               clone_counts, "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)"});
   r.push_back({"to.host", ops({"aten::to", "aten::_to_copy", "aten::cpu"}), "",
                "the result is on the CPU: device-to-host copy and a wait",
                [](const OpFacts& f) {
@@ -186,34 +243,33 @@ std::vector<LaunchRule> h200_rules() {
   r.push_back({"item", ops({"aten::item", "aten::_local_scalar_dense"}), "", "always", nullptr, {0, 1, 0, 1}, nullptr,
                "truth:item"});
   // GEMMs (cuBLAS / cuBLASLt). bf16 linear runs nvjet kernels that zero a workspace first.
-  r.push_back({"gemm.linear.half", ops({"aten::linear", "aten::addmm"}), "", "bf16/fp16, more than one row",
-               linear_half_multirow, {1, 0, 1, 0}, nullptr,
-               "truth:linear_bias_3d_bfloat16, truth:linear_bias_2d_bfloat16, truth:linear_nobias_bfloat16"});
+  r.push_back({"gemm.linear.half", ops({"aten::linear", "aten::addmm"}), "",
+               "bf16/fp16, more than one row, more output than input features: nvjet with a zeroed "
+               "workspace; + a copy per operand matmul cannot fold into a view",
+               linear_half_widening, {}, gemm_half_counts,
+               "truth:linear_bias_3d_bfloat16, truth:linear_bias_2d_bfloat16, truth:linear_nobias_bfloat16, "
+               "corpus:vit_b_16, corpus:swin_t, corpus:gpt2, corpus:llama"});
   r.push_back({"gemm", ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul", "aten::bmm", "aten::baddbmm"}),
-               "", "otherwise", nullptr, {1, 0, 0, 0}, nullptr,
-               "truth:linear_bias_3d_float32, truth:linear_bias_small_float32, truth:linear_bias_small_bfloat16, "
-               "truth:matmul_2d_*, truth:bmm_*, truth:matmul_transposed_k_*"});
-  // Convolutions (cuDNN): NCHW inputs are transposed to NHWC and back around the implicit
-  // GEMM, and the bias is a separate add.
+               "", "one GEMM, + a copy per operand matmul cannot fold into a view", nullptr, {}, gemm_counts,
+               "truth:linear_bias_3d_float32, truth:linear_bias_small_*, truth:matmul_2d_*, truth:bmm_*, "
+               "truth:matmul_transposed_k_*, corpus:swin_t (attention matmuls on permuted operands)"});
+  // Convolutions (cuDNN, and ATen's own depthwise kernel).
   const auto conv = ops({"aten::conv2d", "aten::convolution", "aten::_convolution", "aten::cudnn_convolution"});
-  r.push_back({"conv.1x1", conv, "", "1x1 kernel, stride 1, no padding, one group, no bias", conv_pointwise,
-               {1, 0, 0, 0}, nullptr, "truth:conv1x1_float32, truth:conv1x1_bfloat16"});
-  r.push_back({"conv.fp32.bias", conv, "", "float32 with bias", conv_generic_fp32_bias, {4, 0, 0, 0}, nullptr,
-               "truth:conv3x3_bias_float32"});
-  r.push_back({"conv.fp32", conv, "", "float32", conv_generic_fp32, {3, 0, 0, 0}, nullptr,
-               "truth:conv3x3_nobias_float32"});
-  r.push_back({"conv.half.bias", conv, "", "bf16/fp16 with bias", conv_generic_half_bias, {5, 0, 1, 0}, nullptr,
-               "truth:conv3x3_bias_bfloat16"});
-  r.push_back({"conv.half", conv, "", "bf16/fp16", conv_generic_half, {4, 0, 1, 0}, nullptr,
-               "truth:conv3x3_nobias_bfloat16"});
+  r.push_back({"conv", conv, "",
+               "depthwise or 1x1 stride 1: 1; other 1x1: 3; 3-channel stem: 1; else 4 (transforms + implicit "
+               "GEMM); + bias add, + input copy when not contiguous",
+               nullptr, {}, conv_counts,
+               "truth:conv3x3_*, truth:conv1x1_*, corpus:mobilenet_v2, corpus:efficientnet_b0, "
+               "corpus:convnext_tiny, corpus:resnet50, corpus:shufflenet_v2_x1_0"});
   // Norms.
   const auto bn = ops({"aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm"});
   r.push_back({"batch_norm.eval.fp32", bn, "", "inference, float32 (one cuDNN kernel)", bn_eval_fp32, {1, 0, 0, 0},
                nullptr, "truth:batchnorm_eval_float32"});
   r.push_back({"batch_norm.eval.half", bn, "", "inference, bf16/fp16 (native kernels)", bn_eval_half, {3, 0, 0, 0},
                nullptr, "truth:batchnorm_eval_bfloat16"});
-  r.push_back({"layer_norm", ops({"aten::layer_norm", "aten::native_layer_norm"}), "", "always", nullptr, {1, 0, 0, 0},
-               nullptr, "truth:layer_norm_float32, truth:layer_norm_bfloat16"});
+  r.push_back({"layer_norm", ops({"aten::layer_norm", "aten::native_layer_norm"}), "",
+               "one kernel, + a copy of a non-contiguous input", nullptr, {}, norm_counts,
+               "truth:layer_norm_float32, truth:layer_norm_bfloat16, corpus:vit_b_16, corpus:swin_t"});
   r.push_back({"group_norm", ops({"aten::group_norm", "aten::native_group_norm"}), "", "always", nullptr, {3, 0, 0, 0},
                nullptr, "truth:group_norm"});
   r.push_back({"softmax", ops({"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"}), "",
@@ -226,17 +282,20 @@ std::vector<LaunchRule> h200_rules() {
   // Gathers, copies and shape ops.
   r.push_back({"gather", ops({"aten::embedding", "aten::index_select", "aten::index", "aten::gather"}), "", "always",
                nullptr, {1, 0, 0, 0}, nullptr, "truth:embedding_*, truth:index_select"});
-  r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), "", "always", nullptr,
-               {1, 0, 0, 0}, nullptr, "truth:cat_float32, truth:cat_bfloat16"});
-  r.push_back({"dropout.eval", ops({"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout"}), "",
-               "train=False", eval_mode, {0, 0, 0, 0}, nullptr, "truth:dropout_eval_float32, truth:dropout_eval_bfloat16"});
+  r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), "",
+               "one kernel; one tensor alone is a copy", nullptr, {}, cat_counts,
+               "truth:cat_float32, truth:cat_bfloat16, corpus:densenet121"});
+  r.push_back({"dropout.eval", ops({"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout"}), "",
+               "train=False", eval_mode, {0, 0, 0, 0}, nullptr, "truth:dropout_eval_float32, truth:dropout_eval_bfloat16, corpus:efficientnet_b0 (dropout_)"});
   r.push_back({"dropout.train", ops({"aten::dropout", "aten::native_dropout"}), "", "train=True", nullptr, {1, 0, 0, 0},
                nullptr, "truth:dropout_train_float32, truth:dropout_train_bfloat16"});
-  r.push_back({"pad", ops({"aten::pad", "aten::constant_pad_nd"}), "", "fill then copy", nullptr, {2, 0, 0, 0}, nullptr,
-               "truth:pad"});
-  r.push_back({"pool", ops({"aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::upsample_nearest2d"}), "",
-               "always", nullptr, {1, 0, 0, 0}, nullptr,
-               "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest"});
+  r.push_back({"pad", ops({"aten::pad", "aten::constant_pad_nd"}), "", "fill then copy; zero padding is a copy",
+               nullptr, {}, pad_counts, "truth:pad, corpus:swin_t"});
+  r.push_back({"pool", ops({"aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::avg_pool2d",
+                            "aten::upsample_nearest2d"}),
+               "", "always", nullptr, {1, 0, 0, 0}, nullptr,
+               "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest, corpus:densenet121 (avg_pool2d)"});
+  r.push_back({"roll", ops({"aten::roll"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "corpus:swin_t"});
   r.push_back({"masked_fill", ops({"aten::masked_fill"}), "", "always", nullptr, {1, 1, 0, 0}, nullptr,
                "truth:masked_fill"});
   r.push_back({"topk", ops({"aten::topk"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "truth:topk"});

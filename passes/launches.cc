@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "passes/launch_rules.h"
+#include "passes/measured.h"
 
 namespace kc {
 namespace {
@@ -26,7 +27,7 @@ std::string model_device(const Graph& g) {
   return g.values.empty() ? "cuda" : g.values.front().device;
 }
 
-std::vector<Launch> run_launches(const Graph& g, const Target& target) {
+std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options) {
   const auto& rules = launch_rules(target.name);
   const std::string device = model_device(g);
   std::vector<Launch> out(g.ops.size());
@@ -35,6 +36,13 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target) {
     OpFacts facts = op_facts(g, static_cast<int>(i), device);
     Launch& l = out[i];
     l.rule = "no rule for " + op.full_name();
+    if (options.use_measured && !facts.on_host) {
+      if (const MeasuredLaunch* m = find_measured(target.name, launch_key(g, op), options.exclude_measured)) {
+        const LaunchCounts& c = m->counts;
+        l = {true, c.kernels, c.memcpy, c.memset, c.host_syncs, "measured"};
+        continue;
+      }
+    }
     for (const LaunchRule& rule : rules) {
       bool listed = rule.ops.empty() ? generic_fits(rule.generic, op)
                                      : std::find(rule.ops.begin(), rule.ops.end(), op.name) != rule.ops.end();

@@ -14,6 +14,12 @@ namespace kc {
 // the target GPU.
 std::string model_device(const Graph& g);
 
-std::vector<Launch> run_launches(const Graph& g, const Target& target);
+// How the launches pass uses the measured table (passes/measured.h).
+struct LaunchOptions {
+  bool use_measured = true;
+  std::vector<std::string> exclude_measured;  // model-name prefixes whose measurements to ignore
+};
+
+std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options = {});
 
 }  // namespace kc

@@ -33,10 +33,10 @@ void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch
 
 }  // namespace
 
-Report analyze(const Graph& g, const Target& target) {
+Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options) {
   Report r;
   r.target = target;
-  r.launches = run_launches(g, target);
+  r.launches = run_launches(g, target, launch_options);
   r.traffic = run_hbm_traffic(g, r.launches);
   r.fusion = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwise);
   check_plan(r.fusion, g, r.launches);

@@ -13,9 +13,8 @@ std::optional<double> relative_error(int predicted, int measured) {
 }  // namespace
 
 Comparison compare(const std::vector<Launch>& predicted, const Measurement& measured) {
-  check(predicted.size() == measured.ops.size(),
-        "internal: " + std::to_string(predicted.size()) + " predictions for " +
-            std::to_string(measured.ops.size()) + " measured ops");
+  check(predicted.size() == measured.ops.size(), "internal: " + std::to_string(predicted.size()) + " predictions for " +
+                                                     std::to_string(measured.ops.size()) + " measured ops");
   Comparison c;
   Summary& s = c.summary;
   s.ops = static_cast<int>(predicted.size());

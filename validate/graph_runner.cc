@@ -18,7 +18,9 @@
 namespace kc::validate {
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 // Elements of storage that sizes and strides address (0 for an empty tensor).
 int64_t storage_elements(const Value& v) {
@@ -68,7 +70,11 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive) {
 }
 
 GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
-    : g_(g), device_(device), model_device_(model_device(g)), initial_(g.values.size()), last_use_(g.values.size(), -1) {
+    : g_(g),
+      device_(device),
+      model_device_(model_device(g)),
+      initial_(g.values.size()),
+      last_use_(g.values.size(), -1) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     try {
@@ -108,8 +114,7 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     if (val.producer >= 0) continue;
     auto it = stored.find(val.name);
     if (val.role != ValueRole::kInput && it != stored.end()) {
-      check(it->second.sizes().vec() == val.sizes,
-            "stored weight '" + val.name + "' does not have the graph's shape");
+      check(it->second.sizes().vec() == val.sizes, "stored weight '" + val.name + "' does not have the graph's shape");
       initial_[v] = move(it->second, place(val.device));
     } else {
       initial_[v] = random_tensor(val, place(val.device), positive.count(static_cast<int>(v)) > 0);

@@ -47,8 +47,7 @@ int run(const Options& opt) {
   const kc::Target& target = opt.target.empty() ? kc::known_targets().at(0) : kc::find_target(opt.target);
   kc::Graph graph = kc::load_model(opt.model, load_options(opt));
   kc::Report report = kc::analyze(graph, target);
-  kc::validate::Measurement measured =
-      kc::validate::measure(graph, {opt.warmup, opt.weights});
+  kc::validate::Measurement measured = kc::validate::measure(graph, {opt.warmup, opt.weights});
   kc::validate::Comparison comparison = kc::validate::compare(report.launches, measured);
   kc::validate::Validation v{graph, report, measured, comparison};
   const std::string text = opt.format == "json" ? kc::validate::render_json(v) : kc::validate::render_text(v);
@@ -69,9 +68,10 @@ int run(const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Runs a model on the GPU under CUPTI and compares kernelcount's per-op launch predictions "
-               "(kernels, memcpy, memset) with what eager PyTorch launched.",
-               "kernelcount-validate"};
+  CLI::App app{
+      "Runs a model on the GPU under CUPTI and compares kernelcount's per-op launch predictions "
+      "(kernels, memcpy, memset) with what eager PyTorch launched.",
+      "kernelcount-validate"};
   Options opt;
   app.add_option("MODEL", opt.model, "Model file: .pt2 (torch.export) or TorchScript .pt")->required();
   app.add_option("--input", opt.inputs, "TorchScript input: [NAME=]8x3x224x224[:float32], one per forward() argument");

@@ -18,8 +18,7 @@ void MeasuredWork::add(const GpuActivity& a) {
   }
 }
 
-void attribute(const std::vector<GpuActivity>& activities, const std::vector<int>& op_of,
-               Measurement& m) {
+void attribute(const std::vector<GpuActivity>& activities, const std::vector<int>& op_of, Measurement& m) {
   for (const GpuActivity& a : activities) {
     int op = -1;
     if (a.external_id >= 1 && a.external_id <= op_of.size()) op = op_of[a.external_id - 1];
@@ -30,8 +29,7 @@ void attribute(const std::vector<GpuActivity>& activities, const std::vector<int
   }
 }
 
-std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops,
-                               const std::vector<std::string>& graph_ops,
+std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops, const std::vector<std::string>& graph_ops,
                                const std::vector<bool>& dispatched, int window) {
   std::vector<int> out(runtime_ops.size(), -1);
   size_t next = 0;  // first graph op not yet matched or skipped

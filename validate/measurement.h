@@ -31,11 +31,11 @@ struct MeasuredWork {
 
 // A whole recorded run.
 struct Measurement {
-  std::string device;         // "NVIDIA H200"
-  std::string libtorch;       // "2.11.0"
-  std::string method;         // how the model ran: "dispatcher" (.pt2) or "torchscript"
-  int warmup = 0;             // un-recorded runs before the recorded one
-  bool real_weights = false;  // false: parameters and buffers were random
+  std::string device;             // "NVIDIA H200"
+  std::string libtorch;           // "2.11.0"
+  std::string method;             // how the model ran: "dispatcher" (.pt2) or "torchscript"
+  int warmup = 0;                 // un-recorded runs before the recorded one
+  bool real_weights = false;      // false: parameters and buffers were random
   std::vector<MeasuredWork> ops;  // per graph op
   MeasuredWork unattributed;      // work launched while no graph op was running
   // TorchScript: ops that ran but have no counterpart in the graph, with their work counted
@@ -47,8 +47,7 @@ struct Measurement {
 
 // Adds each activity to ops[op_of(external_id)], or to `unattributed` when the id is 0 or maps
 // to no op. `op_of` holds, for id k >= 1, the op index at k - 1 (-1 for none).
-void attribute(const std::vector<GpuActivity>& activities, const std::vector<int>& op_of,
-               Measurement& m);
+void attribute(const std::vector<GpuActivity>& activities, const std::vector<int>& op_of, Measurement& m);
 
 // Matches ops seen at run time to graph ops, in order. First by full name: each runtime op
 // takes the next graph op of the same name within `window` ops, skipping graph ops that never
@@ -56,8 +55,7 @@ void attribute(const std::vector<GpuActivity>& activities, const std::vector<int
 // up by name (aten::Int.Tensor runs aten::item): the runtime ops left between two matches go,
 // in order, to the graph ops in that gap that are not `dispatched`, the last such op taking
 // any surplus. Returns, per runtime op, the graph op index or -1.
-std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops,
-                               const std::vector<std::string>& graph_ops,
+std::vector<int> align_by_name(const std::vector<std::string>& runtime_ops, const std::vector<std::string>& graph_ops,
                                const std::vector<bool>& dispatched, int window = 64);
 
 // "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, ...>(int, ...)"

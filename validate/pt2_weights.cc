@@ -50,8 +50,7 @@ std::map<std::string, at::Tensor> read_payloads(caffe2::serialize::PyTorchStream
     const std::string where = config_path + " '" + fqn + "'";
     check(meta.is_object() && meta.contains("path_name") && meta.contains("tensor_meta"),
           where + ": expected path_name and tensor_meta");
-    check(!meta.value("use_pickle", false),
-          where + ": pickled weights are not supported; run without --weights");
+    check(!meta.value("use_pickle", false), where + ": pickled weights are not supported; run without --weights");
     const std::string file = meta["path_name"].get<std::string>();
     const json& tm = meta["tensor_meta"];
     auto dtype = dtype_from_export_enum(tm.value("dtype", 0));
@@ -65,8 +64,8 @@ std::map<std::string, at::Tensor> read_payloads(caffe2::serialize::PyTorchStream
     if (!files.count(file)) {
       const std::string bytes = read_record(archive, folder + file);
       check(item > 0 && bytes.size() % item == 0, where + ": record size is not a multiple of the element size");
-      at::Tensor flat = at::empty({static_cast<int64_t>(bytes.size()) / item},
-                                  at::TensorOptions().dtype(to_scalar_type(*dtype)));
+      at::Tensor flat =
+          at::empty({static_cast<int64_t>(bytes.size()) / item}, at::TensorOptions().dtype(to_scalar_type(*dtype)));
       std::memcpy(flat.data_ptr(), bytes.data(), bytes.size());
       files[file] = flat;
     }
@@ -108,20 +107,21 @@ std::map<std::string, at::Tensor> load_pt2_weights(const std::string& path) {
     const auto first = spec.begin();
     const std::string kind = first.key();
     const json& body = first.value();
-    const char* key = kind == "parameter" ? "parameter_name"
-                      : kind == "buffer" ? "buffer_name"
+    const char* key = kind == "parameter"         ? "parameter_name"
+                      : kind == "buffer"          ? "buffer_name"
                       : kind == "tensor_constant" ? "tensor_constant_name"
                                                   : nullptr;
     if (!key || !body.contains(key) || !body.contains("arg")) continue;
     const std::string fqn = body[key].get<std::string>();
     const json& arg = body["arg"];
-    std::string name = arg.contains("name") ? arg["name"].get<std::string>()
+    std::string name = arg.contains("name")        ? arg["name"].get<std::string>()
                        : arg.contains("as_tensor") ? arg["as_tensor"]["name"].get<std::string>()
                                                    : "";
     // Non-persistent buffers are stored with the constants.
-    auto it = weights.find(fqn);
-    if (it == weights.end()) it = constants.find(fqn);
-    check(it != constants.end(), path + ": no stored tensor for " + kind + " '" + fqn + "'");
+    const auto& source = weights.count(fqn) ? weights : constants;
+    auto it = source.find(fqn);
+    check(it != source.end(), path + ": no stored tensor for " + kind + " '" + fqn +
+                                  "' (an archive without weights? run without --weights)");
     out[name] = it->second;
   }
   return out;

@@ -41,21 +41,31 @@ std::string describe_arg(const Graph& g, const Arg& a) {
     return out + "]";
   };
   switch (a.kind) {
-    case K::kTensor: return s + describe_value(g.values[a.tensors[0]]);
+    case K::kTensor:
+      return s + describe_value(g.values[a.tensors[0]]);
     case K::kTensorList:
       return s + list(a.tensors, [&](int v) { return v < 0 ? std::string("None") : describe_value(g.values[v]); });
-    case K::kNone: return s + "None";
-    case K::kBool: return s + (a.ints[0] ? "True" : "False");
-    case K::kInt: return s + std::to_string(a.ints[0]);
-    case K::kIntList: return s + "[" + join_ints(a.ints) + "]";
-    case K::kFloat: return s + number(a.floats[0]);
-    case K::kFloatList: return s + list(a.floats, number);
-    case K::kBoolList: return s + list(a.ints, [](int64_t b) { return std::string(b ? "True" : "False"); });
-    case K::kScalarType: return s + dtype_name(static_cast<DType>(a.ints[0]));
+    case K::kNone:
+      return s + "None";
+    case K::kBool:
+      return s + (a.ints[0] ? "True" : "False");
+    case K::kInt:
+      return s + std::to_string(a.ints[0]);
+    case K::kIntList:
+      return s + "[" + join_ints(a.ints) + "]";
+    case K::kFloat:
+      return s + number(a.floats[0]);
+    case K::kFloatList:
+      return s + list(a.floats, number);
+    case K::kBoolList:
+      return s + list(a.ints, [](int64_t b) { return std::string(b ? "True" : "False"); });
+    case K::kScalarType:
+      return s + dtype_name(static_cast<DType>(a.ints[0]));
     case K::kString:
     case K::kLayout:
     case K::kDevice:
-    case K::kMemoryFormat: return s + a.text;
+    case K::kMemoryFormat:
+      return s + a.text;
   }
   return s + "?";
 }
@@ -69,13 +79,20 @@ std::string source(const Op& op) {
 json work_json(const MeasuredWork& w) {
   json names = json::array();
   for (const auto& n : w.kernel_names) names.push_back(short_kernel_name(n, kJsonNameLen));
-  return {{"kernels", w.kernels}, {"memcpy", w.memcpy}, {"memset", w.memset},
-          {"kernel_names", names}, {"memcpy_kinds", w.memcpy_kinds}};
+  return {{"kernels", w.kernels},
+          {"memcpy", w.memcpy},
+          {"memset", w.memset},
+          {"kernel_names", names},
+          {"memcpy_kinds", w.memcpy_kinds}};
 }
 
-json counts_json(const Counts& c) { return {{"kernels", c.kernels}, {"memcpy", c.memcpy}, {"memset", c.memset}}; }
+json counts_json(const Counts& c) {
+  return {{"kernels", c.kernels}, {"memcpy", c.memcpy}, {"memset", c.memset}};
+}
 
-json error_json(const std::optional<double>& e) { return e ? json(*e) : json(nullptr); }
+json error_json(const std::optional<double>& e) {
+  return e ? json(*e) : json(nullptr);
+}
 
 std::string counts_text(int k, int cp, int ms) {
   return std::to_string(k) + "/" + std::to_string(cp) + "/" + std::to_string(ms);
@@ -143,20 +160,36 @@ std::string render_json(const Validation& v) {
   json unattributed = work_json(m.unattributed);
   unattributed["runtime_ops"] = m.unmatched_runtime_ops;
   json out = {
-      {"model", {{"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version},
-                 {"notes", g.info.notes}}},
-      {"target", {{"name", v.report.target.name}, {"torch_version", v.report.target.torch_version},
-                  {"gpu", v.report.target.gpu}, {"arch", v.report.target.arch}}},
-      {"run", {{"device", m.device}, {"libtorch", m.libtorch}, {"method", m.method}, {"warmup", m.warmup},
-               {"real_weights", m.real_weights}, {"notes", m.notes}}},
+      {"model",
+       {{"path", g.info.path},
+        {"format", g.info.format},
+        {"producer", g.info.producer_version},
+        {"notes", g.info.notes}}},
+      {"target",
+       {{"name", v.report.target.name},
+        {"torch_version", v.report.target.torch_version},
+        {"gpu", v.report.target.gpu},
+        {"arch", v.report.target.arch}}},
+      {"run",
+       {{"device", m.device},
+        {"libtorch", m.libtorch},
+        {"method", m.method},
+        {"warmup", m.warmup},
+        {"real_weights", m.real_weights},
+        {"notes", m.notes}}},
       {"ops", ops},
       {"unattributed", unattributed},
-      {"summary", {{"ops", s.ops}, {"matched", s.matched}, {"match_rate", s.match_rate},
-                   {"unknown_predictions", s.unknown_predictions},
-                   {"predicted", counts_json(s.predicted)}, {"measured", counts_json(s.measured)},
-                   {"relative_error", {{"kernels", error_json(s.kernels_error)},
-                                       {"memcpy", error_json(s.memcpy_error)},
-                                       {"memset", error_json(s.memset_error)}}}}},
+      {"summary",
+       {{"ops", s.ops},
+        {"matched", s.matched},
+        {"match_rate", s.match_rate},
+        {"unknown_predictions", s.unknown_predictions},
+        {"predicted", counts_json(s.predicted)},
+        {"measured", counts_json(s.measured)},
+        {"relative_error",
+         {{"kernels", error_json(s.kernels_error)},
+          {"memcpy", error_json(s.memcpy_error)},
+          {"memset", error_json(s.memset_error)}}}}},
       {"dropped_records", m.dropped_records},
   };
   return out.dump(1) + "\n";

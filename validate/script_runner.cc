@@ -77,7 +77,9 @@ ScriptRunner::ScriptRunner(const Graph& g, c10::Device device) : g_(g) {
       at::RecordFunctionCallback(on_enter, on_exit).scopes({at::RecordScope::FUNCTION}).needsInputs(false));
 }
 
-ScriptRunner::~ScriptRunner() { at::removeCallback(callback_); }
+ScriptRunner::~ScriptRunner() {
+  at::removeCallback(callback_);
+}
 
 void ScriptRunner::run(bool tag) {
   at::NoGradGuard no_grad;

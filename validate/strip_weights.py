@@ -5,11 +5,15 @@ weighing kilobytes; it is how the repository keeps real models small. Records ar
 (libtorch's reader inflates them; torch.export.load expects the weights and cannot load it).
 Usage: python validate/strip_weights.py IN.pt2 OUT.pt2
 """
+import re
 import sys
 import types
 import zipfile
 
 DROP = ("/data/weights/", "/data/constants/", "/data/sample_inputs/")
+# Stack traces name installed packages by the exporting machine's paths; keep them from
+# site-packages on ("site-packages/torchvision/models/resnet.py").
+SITE = re.compile(rb'(File \\")[^"\\]*?/(site-packages|dist-packages)/')
 
 
 def load_relative(relpath, name):
@@ -28,7 +32,10 @@ def strip_weights(src, dst):
         for info in zin.infolist():
             if any(d in info.filename for d in DROP):
                 continue
-            zout.writestr(info.filename, zin.read(info.filename), compress_type=zipfile.ZIP_DEFLATED)
+            data = zin.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                data = SITE.sub(rb"\1\2/", data)
+            zout.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
 
 
 if __name__ == "__main__":
