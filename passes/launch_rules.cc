@@ -161,12 +161,18 @@ LaunchCounts conv_counts(const OpFacts& f) {
   const Value* w = f.input(1);
   if (!x || !w || x->sizes.size() != 4 || w->sizes.size() != 4) return {4, 0, 0, 0};
   const int bias = f.has_tensor_arg("bias") ? 1 : 0;
-  const int copy = x->contiguous() ? 0 : 1;
+  // cuDNN reads NCHW and NHWC (channels-last) inputs as they are; other layouts are copied.
+  const bool nhwc = x->strides.size() == 4 && x->strides[1] == 1 && x->strides[3] == x->sizes[1] &&
+                    x->strides[2] == x->sizes[1] * x->sizes[3];
+  const int copy = x->contiguous() || nhwc ? 0 : 1;
   const int64_t groups = f.int_arg("groups", 1);
   const bool depthwise = groups > 1 && groups == x->sizes[1] && w->sizes[1] == 1;
   const bool k1 = w->sizes[2] == 1 && w->sizes[3] == 1;
   const bool s1 = all_equal(f.arg("stride"), 1);
   if (depthwise) return {1 + bias + copy, 0, 0, 0};
+  // bf16 1x1 convolutions over 7x7 maps or smaller go through cuDNN's transforms too.
+  if (k1 && s1 && groups == 1 && is_half(f.dtype) && x->sizes[2] * x->sizes[3] > 1 && x->sizes[2] * x->sizes[3] <= 49)
+    return {3 + bias + copy, 0, 0, 0};
   if (k1 && s1 && groups == 1) return {1 + bias + copy, 0, 0, 0};
   if (k1) return {3 + bias + copy, 0, 0, 0};
   // Stems on 3-channel images run cuDNN's direct implicit GEMM, without transforms.
@@ -176,6 +182,16 @@ LaunchCounts conv_counts(const OpFacts& f) {
 
 
 bool sdpa_plain(const OpFacts& f) { return !f.has_tensor_arg("attn_mask"); }
+bool sdpa_masked_half(const OpFacts& f) { return !sdpa_plain(f) && is_half(f.dtype); }
+bool sdpa_masked_fp32(const OpFacts& f) { return !sdpa_plain(f) && fp32(f); }
+// index with several index tensors broadcasts and copies each before the gather.
+LaunchCounts index_counts(const OpFacts& f) {
+  const Arg* idx = f.arg("indices");
+  int n = 0;
+  if (idx)
+    for (int v : idx->tensors) n += v >= 0;
+  return {n > 1 ? 1 + n : 1, 0, 0, 0};
+}
 bool sdpa_plain_half(const OpFacts& f) { return sdpa_plain(f) && is_half(f.dtype); }
 bool sdpa_plain_fp32(const OpFacts& f) { return sdpa_plain(f) && fp32(f); }
 
@@ -279,8 +295,14 @@ std::vector<LaunchRule> h200_rules() {
                sdpa_plain_half, {1, 0, 1, 0}, nullptr, "truth:sdpa_bfloat16, truth:sdpa_causal_bfloat16"});
   r.push_back({"sdpa.fp32", ops({"aten::scaled_dot_product_attention"}), "", "float32, no explicit mask",
                sdpa_plain_fp32, {1, 0, 0, 0}, nullptr, "truth:sdpa_float32, truth:sdpa_causal_float32"});
+  r.push_back({"sdpa.mask.half", ops({"aten::scaled_dot_product_attention"}), "", "bf16/fp16 with an explicit mask",
+               sdpa_masked_half, {4, 0, 1, 0}, nullptr, "corpus:bert, corpus:gpt2, corpus:llama"});
+  r.push_back({"sdpa.mask.fp32", ops({"aten::scaled_dot_product_attention"}), "", "float32 with an explicit mask",
+               sdpa_masked_fp32, {4, 0, 0, 0}, nullptr, "corpus:bert, corpus:gpt2, corpus:llama"});
   // Gathers, copies and shape ops.
-  r.push_back({"gather", ops({"aten::embedding", "aten::index_select", "aten::index", "aten::gather"}), "", "always",
+  r.push_back({"index", ops({"aten::index"}), "", "one gather; with several index tensors, a copy of each first",
+               nullptr, {}, index_counts, "truth:index_select, corpus:swin_t, corpus:gpt2, corpus:llama"});
+  r.push_back({"gather", ops({"aten::embedding", "aten::index_select", "aten::gather"}), "", "always",
                nullptr, {1, 0, 0, 0}, nullptr, "truth:embedding_*, truth:index_select"});
   r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), "",
                "one kernel; one tensor alone is a copy", nullptr, {}, cat_counts,
@@ -296,6 +318,12 @@ std::vector<LaunchRule> h200_rules() {
                "", "always", nullptr, {1, 0, 0, 0}, nullptr,
                "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest, corpus:densenet121 (avg_pool2d)"});
   r.push_back({"roll", ops({"aten::roll"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "corpus:swin_t"});
+  r.push_back({"scan", ops({"aten::cumsum", "aten::diff"}), "", "a conversion or slice, then the kernel", nullptr,
+               {2, 0, 0, 0}, nullptr, "corpus:gpt2, corpus:llama"});
+  r.push_back({"activation", ops({"aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_",
+                                  "aten::__and__", "aten::__or__", "aten::__xor__"}),
+               "", "elementwise ops libtorch does not tag pointwise", nullptr, {1, 0, 0, 0}, nullptr,
+               "corpus:mobilenet_v3_large, corpus:gpt2 (__and__)"});
   r.push_back({"masked_fill", ops({"aten::masked_fill"}), "", "always", nullptr, {1, 1, 0, 0}, nullptr,
                "truth:masked_fill"});
   r.push_back({"topk", ops({"aten::topk"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "truth:topk"});

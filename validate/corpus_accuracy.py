@@ -99,7 +99,9 @@ def main():
         for r in rows:
             print(f"{r[0]:26s} {r[1]:5d} {100 * r[2] / r[1]:6.1f}% {r[3]:7d} {r[4]:7d} {err(r):+6.1f}% {r[5]:6d} {str(r[6]):>8s} {r[7]:>6s}")
     worst = max((abs(err(r)) for r in rows), default=0)
-    how = "held out per architecture" if args.holdout else "launch rules only" if args.rules_only else "in-sample"
+    table_source = os.path.normpath(args.measured) == os.path.normpath("validate/results/corpus")
+    how = ("held out per architecture" if args.holdout else "launch rules only" if args.rules_only
+           else "in-sample" if table_source else "architectures never measured for the table")
     print(f"\n[{how}] {all_match}/{all_ops} op instances exact ({100 * all_match / max(all_ops, 1):.1f}%) over {len(rows)} models; "
           f"largest whole-model kernel error {worst:.1f}%")
     hard = [(k, v) for k, v in by_rule.items() if v[0] < v[1]]
