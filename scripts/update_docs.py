@@ -40,12 +40,25 @@ def bench_table():
     return "\n".join(lines)
 
 
+def corpus():
+    table = sh("python3 validate/corpus_accuracy.py --markdown")
+    lines = [l for l in table.splitlines() if l.startswith("|")]
+    out = ["```", "$ python3 validate/corpus_accuracy.py --markdown   # the table below, in-sample"]
+    for args in ("", "--holdout", "--rules-only", "--measured validate/results/heldout"):
+        res = sh(f"python3 validate/corpus_accuracy.py {args}").splitlines()
+        out.append(f"$ python3 validate/corpus_accuracy.py {args}".rstrip() + "   # summary")
+        out += [l for l in res if l.startswith("[") or l.startswith("rules below") or l.startswith("not measured")]
+    out.append("```")
+    return "\n".join(out) + "\n\n" + "\n".join(lines)
+
+
 SECTIONS = {
     "example": lambda: block(f"{KC} tests/models/add_relu.pt2"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
     "truth": lambda: "```\n$ python3 validate/truth/truth_accuracy.py | tail -2\n"
                      + sh("python3 validate/truth/truth_accuracy.py | tail -2") + "\n```",
     "bench": bench_table,
+    "corpus": corpus,
 }
 
 

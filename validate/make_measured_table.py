@@ -1,8 +1,9 @@
 """Regenerates passes/measured_h200.inc: measured launch counts for the op signatures where the
 launch rules miss.
 
-Reads every kernelcount-validate output in validate/results/corpus/ and the per-op measurements
-of the reference cases (validate/results/truth_cases.json), predicts the same archives with
+Reads every kernelcount-validate output in validate/results/corpus/ and validate/results/models/
+(the test models) and the per-op measurements of the reference cases
+(validate/results/truth_cases.json), predicts the same archives with
 `kernelcount --no-measured`, and keeps each signature (launch key) whose measurement differs from
 the rules' prediction. A signature measured differently in different places keeps its most
 frequent measurement (ties: the first seen), and the script reports how many disagreed.
@@ -25,6 +26,15 @@ SKIP_MODELS = {"lstm"}
 def measurements():
     for path in sorted(glob.glob("validate/results/corpus/*.json")):
         yield path.split("/")[-1][:-5], json.load(open(path))
+    # The repository's own test models (random weights, as validate runs them by default).
+    for path in sorted(glob.glob("validate/results/models/*.json")):
+        name = path.split("/")[-1][:-5]
+        meas = json.load(open(path))
+        # TorchScript runs record no --input shapes to predict them again with; .pt2 only.
+        if name.endswith((".profiler", "_weights")) or name.split("_")[0] in SKIP_MODELS or \
+                meas["model"]["format"] != "pt2":
+            continue
+        yield "test:" + name, meas
     for name, meas in json.load(open("validate/results/truth_cases.json")).items():
         if name not in SKIP_MODELS:
             yield "truth:" + name, meas

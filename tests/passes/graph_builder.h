@@ -49,6 +49,22 @@ class GraphBuilder {
     return op(name, {in}, t, std::move(sizes));
   }
   void output(int v) { g.outputs.push_back(v); }
+  // Adds an int-list argument to the last op.
+  void arg_ints(const std::string& name, std::vector<int64_t> v) {
+    Arg a;
+    a.name = name;
+    a.kind = Arg::Kind::kIntList;
+    a.ints = std::move(v);
+    g.ops.back().args.push_back(a);
+  }
+  // Renames the last op's i-th tensor argument (schemas name them: "input", "weight", "bias").
+  void name_arg(size_t i, const std::string& name) { g.ops.back().args[i].name = name; }
+  // A value with the given sizes and strides (a view's layout).
+  int strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, DType dt = DType::kFloat32) {
+    int v = input(std::move(sizes), dt);
+    g.values[v].strides = std::move(strides);
+    return v;
+  }
   // Adds a non-tensor argument to the last op.
   void arg_bool(const std::string& name, bool v) {
     Arg a;

@@ -82,3 +82,77 @@ TEST_CASE("launches: every rule names its evidence") {
     CHECK((r.ops.empty() != r.generic.empty()));
   }
 }
+
+namespace {
+// conv2d(x, w[, bias]) with stride and groups, as the export writes it.
+kc::Launch conv(GraphBuilder& b, int x, std::vector<int64_t> w_sizes, bool bias, int64_t stride = 1,
+                int64_t groups = 1) {
+  int w = b.input(std::move(w_sizes), b.g.values[x].dtype, kc::ValueRole::kParameter);
+  std::vector<int> ins{x, w};
+  if (bias) ins.push_back(b.input({b.g.values[w].sizes[0]}, b.g.values[x].dtype, kc::ValueRole::kParameter));
+  b.op("aten::conv2d", ins, {}, {32, 64, 28, 28});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  if (bias) b.name_arg(2, "bias");
+  b.arg_ints("stride", {stride, stride});
+  if (groups > 1) {
+    kc::Arg g;
+    g.name = "groups";
+    g.kind = kc::Arg::Kind::kInt;
+    g.ints = {groups};
+    b.g.ops.back().args.push_back(g);
+  }
+  kc::LaunchOptions rules_only{false, {}};
+  return kc::run_launches(b.g, h200(), rules_only).back();
+}
+}  // namespace
+
+TEST_CASE("launches: convolutions by kind") {
+  GraphBuilder b;
+  int x = b.input({32, 64, 28, 28});
+  CHECK(conv(b, x, {64, 64, 3, 3}, false).kernels == 4);         // transforms + implicit GEMM
+  CHECK(conv(b, x, {64, 64, 3, 3}, true).kernels == 5);          // + bias add
+  CHECK(conv(b, x, {128, 64, 1, 1}, false).kernels == 1);        // 1x1: a plain GEMM
+  CHECK(conv(b, x, {128, 64, 1, 1}, false, 2).kernels == 3);     // strided 1x1: transforms again
+  CHECK(conv(b, x, {64, 1, 3, 3}, false, 1, 64).kernels == 1);   // depthwise: ATen's kernel
+  int permuted = b.strided({32, 64, 28, 28}, {50176, 1, 64 * 28 * 32, 28});  // neither NCHW nor NHWC
+  CHECK(conv(b, permuted, {128, 64, 1, 1}, false).kernels == 2);  // + a copy to contiguous
+  int nhwc = b.strided({32, 64, 28, 28}, {50176, 1, 28 * 64, 64});
+  CHECK(conv(b, nhwc, {64, 1, 7, 7}, true, 1, 64).kernels == 2);  // channels-last read as is
+}
+
+TEST_CASE("launches: matmul copies operands it cannot fold into a view") {
+  GraphBuilder b;
+  // q from a permute (B, L, H, D) -> (B, H, L, D) is not foldable into (B*H, L, D).
+  int q = b.strided({8, 12, 49, 32}, {49 * 384, 32, 384, 1});
+  int k = b.input({8, 12, 32, 49});
+  b.output(b.op("aten::matmul", {q, k}, {}, {8, 12, 49, 49}));
+  auto l = kc::run_launches(b.g, h200(), {false, {}});
+  CHECK(l[0].kernels == 2);
+}
+
+TEST_CASE("launches: a norm copies a non-contiguous input first") {
+  GraphBuilder b;
+  int x = b.strided({197, 32, 768}, {768, 197 * 768, 1});
+  b.output(b.op("aten::layer_norm", {x}));
+  CHECK(kc::run_launches(b.g, h200(), {false, {}})[0].kernels == 2);
+}
+
+TEST_CASE("launches: the measured table overrides the rules, and can be held out") {
+  GraphBuilder b;
+  int x = b.input({32, 64});
+  int w = b.input({128, 64}, DType::kFloat32, kc::ValueRole::kParameter);
+  int bias = b.input({128}, DType::kFloat32, kc::ValueRole::kParameter);
+  b.output(b.op("aten::linear", {x, w, bias}, {}, {32, 128}));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.name_arg(2, "bias");
+  // Measured on the H200 (tests/models/mlp.pt2): split-K GEMM, its reduction and epilogue.
+  auto measured = kc::run_launches(b.g, h200())[0];
+  CHECK(measured.rule == "measured");
+  CHECK(measured.kernels == 3);
+  CHECK(measured.memset == 1);
+  auto held_out = kc::run_launches(b.g, h200(), {true, {"test:"}})[0];
+  CHECK(held_out.rule == "gemm");
+  CHECK(held_out.kernels == 1);
+}
