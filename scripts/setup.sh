@@ -24,9 +24,10 @@ if ((${#need_pkgs[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}" >/dev/null
 fi
 
-# Only the headers, CMake files and the CPU libraries are kept (about 0.5 GB of the 0.95 GB
-# of libraries in the wheel): the analyzer never runs CUDA code.
-if [ ! -f "$LIBTORCH/.complete" ]; then
+# Kept: headers, CMake files, the CPU libraries the analyzer links, and libtorch_cuda/libc10_cuda
+# so that kernelcount-validate compiles and links wherever a CUDA toolkit is installed (it runs
+# only on a GPU machine). The rest of the wheel (Python bindings, other CUDA libraries) is not.
+if [ ! -f "$LIBTORCH/.complete-v2" ]; then
   echo "setup: fetching LibTorch $TORCH_VERSION from the PyPI torch wheel into $LIBTORCH"
   tmp="$(mktemp -d "$CACHE.XXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/tmp.XXXX"; })"
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
@@ -34,9 +35,10 @@ if [ ! -f "$LIBTORCH/.complete" ]; then
   rm -rf "$LIBTORCH" && mkdir -p "$LIBTORCH"
   unzip -q "$tmp"/torch-*.whl 'torch/include/*' 'torch/share/cmake/*' \
     'torch/lib/libc10.so' 'torch/lib/libtorch.so' 'torch/lib/libtorch_cpu.so' \
-    'torch/lib/libgomp.so.1' 'torch/lib/libtorch_global_deps.so' -d "$LIBTORCH"
+    'torch/lib/libgomp.so.1' 'torch/lib/libtorch_global_deps.so' \
+    'torch/lib/libtorch_cuda.so' 'torch/lib/libc10_cuda.so' -d "$LIBTORCH"
   rm -rf "$tmp"
-  touch "$LIBTORCH/.complete"
+  touch "$LIBTORCH/.complete-v2"
 fi
 
 # The cu130 wheel's libtorch_cpu.so links libcudart and libcupti (for its profiler) even
