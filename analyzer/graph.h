@@ -47,9 +47,9 @@ struct Arg {
     kBoolList,     // ints
     kString,       // text
     kScalarType,   // ints[0], a DType
-    kLayout,       // text
-    kDevice,       // text
-    kMemoryFormat  // text
+    kLayout,       // text: the torch.export schema's Layout number ("7" is strided)
+    kDevice,       // text: "cpu", "cuda:0"
+    kMemoryFormat  // text: the torch.export schema's MemoryFormat number ("1" is contiguous)
   };
   std::string name;
   Kind kind = Kind::kNone;

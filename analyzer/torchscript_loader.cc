@@ -38,6 +38,30 @@ DType dtype_of(c10::ScalarType t) {
   }
 }
 
+// The IR holds layouts and memory formats as the torch.export schema numbers them, whichever
+// loader made it (torch/csrc/utils/generated_serialization_types.h).
+int export_memory_format(c10::MemoryFormat m) {
+  switch (m) {
+    case c10::MemoryFormat::Contiguous: return 1;
+    case c10::MemoryFormat::ChannelsLast: return 2;
+    case c10::MemoryFormat::ChannelsLast3d: return 3;
+    case c10::MemoryFormat::Preserve: return 4;
+    default: return 0;
+  }
+}
+int export_layout(c10::Layout l) {
+  switch (l) {
+    case c10::Layout::Sparse: return 1;
+    case c10::Layout::SparseCsr: return 2;
+    case c10::Layout::SparseCsc: return 3;
+    case c10::Layout::SparseBsr: return 4;
+    case c10::Layout::SparseBsc: return 5;
+    case c10::Layout::Mkldnn: return 6;
+    case c10::Layout::Strided: return 7;
+    default: return 0;
+  }
+}
+
 c10::ScalarType scalar_type_of(DType t) {
   for (int s = 0; s < static_cast<int>(c10::ScalarType::NumOptions); ++s)
     if (dtype_of(static_cast<c10::ScalarType>(s)) == t) return static_cast<c10::ScalarType>(s);
@@ -366,9 +390,12 @@ class MetaRunner {
       if (type.rfind("ScalarType", 0) == 0) {
         a.kind = K::kScalarType;
         a.ints = {static_cast<int64_t>(dtype_of(static_cast<c10::ScalarType>(v.toInt())))};
-      } else if (type.rfind("MemoryFormat", 0) == 0 || type.rfind("Layout", 0) == 0) {
-        a.kind = type[0] == 'L' ? K::kLayout : K::kMemoryFormat;
-        a.text = std::to_string(v.toInt());
+      } else if (type.rfind("MemoryFormat", 0) == 0) {
+        a.kind = K::kMemoryFormat;
+        a.text = std::to_string(export_memory_format(static_cast<c10::MemoryFormat>(v.toInt())));
+      } else if (type.rfind("Layout", 0) == 0) {
+        a.kind = K::kLayout;
+        a.text = std::to_string(export_layout(static_cast<c10::Layout>(v.toInt())));
       } else {
         a.kind = K::kInt;
         a.ints = {v.toInt()};

@@ -101,16 +101,9 @@ int gemm_copies(const OpFacts& f) {
     for (size_t d = 0; d + 2 < n; ++d) batch *= sz[d];
     std::vector<int64_t> folded = linear ? std::vector<int64_t>{batch * sz[n - 2], sz[n - 1]}
                                          : std::vector<int64_t>{batch, sz[n - 2], sz[n - 1]};
-    if (n == folded.size()) {
-      // Already in shape: the GEMM reads it directly if one of the last two strides is 1.
-      copies += (v->strides[n - 1] != 1 && v->strides[n - 2] != 1) ? 1 : 0;
-      continue;
-    }
-    if (!view_is_possible(sz, v->strides, folded)) {
-      ++copies;
-    } else if (v->strides[n - 1] != 1 && v->strides[n - 2] != 1) {
-      ++copies;
-    }
+    // cuBLAS reads a matrix with either of its last two strides 1 (row- or column-major).
+    const bool foldable = n == folded.size() || view_is_possible(sz, v->strides, folded);
+    if (!foldable || (v->strides[n - 1] != 1 && v->strides[n - 2] != 1)) ++copies;
   }
   return copies;
 }
@@ -151,7 +144,6 @@ bool eval_mode(const OpFacts& f) { return !training(f); }
 bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32; }
 bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
 
-
 // A 2-d convolution as cuDNN and ATen run it: depthwise ones in ATen's own kernel, 1x1 ones
 // with stride 1 as a GEMM on the NCHW tensor, the rest as cuDNN's implicit GEMM between
 // NCHW->NHWC transforms of input and weight and an NHWC->NCHW transform of the output. A
@@ -179,7 +171,6 @@ LaunchCounts conv_counts(const OpFacts& f) {
   if (x->sizes[1] <= 4 && w->sizes[2] <= 3) return {1 + bias + copy, 0, 0, 0};
   return {4 + bias + copy, 0, 0, 0};
 }
-
 
 bool sdpa_plain(const OpFacts& f) { return !f.has_tensor_arg("attn_mask"); }
 bool sdpa_masked_half(const OpFacts& f) { return !sdpa_plain(f) && is_half(f.dtype); }

@@ -1,9 +1,10 @@
 """Measures the rates the time floor uses on the GPU it runs on; prints them as JSON.
 
 hbm_bytes_per_s: a large device-to-device copy, bytes read plus written. matmul_*: an
-8192^3 GEMM through torch (default precision settings). vector_flops_per_s: a long chain of
-fp32 multiply-adds on a cache-resident tensor. launch_s: the time per kernel in a stream of
-tiny back-to-back kernels. Each is the median of 10 timed repetitions after warm-up.
+8192^3 GEMM through torch (default precision settings: fp32 runs on the CUDA cores, so its
+rate is also the vector rate kernelcount uses). vector_flops_per_s_addcmul: an addcmul, for
+reference only (memory-bound, so a lower bound). launch_s: the time per kernel in a stream of
+tiny back-to-back eager launches. Each is the median of 10 timed repetitions after warm-up.
 Run on the target GPU: python3 validate/measure_target.py > validate/results/target_h200.json
 """
 import json

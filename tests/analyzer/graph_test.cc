@@ -1,0 +1,44 @@
+#include "analyzer/graph.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+
+using kc::test::GraphBuilder;
+
+TEST_CASE("graph: sizes, bytes and contiguity of a value") {
+  kc::Value v;
+  v.sizes = {2, 3, 4};
+  v.strides = {12, 4, 1};
+  v.dtype = kc::DType::kBFloat16;
+  CHECK(v.numel() == 24);
+  CHECK(v.bytes() == 48);
+  CHECK(v.contiguous());
+  v.strides = {12, 1, 3};  // a transpose of the last two dims
+  CHECK_FALSE(v.contiguous());
+  v.sizes = {2, 1, 4};
+  v.strides = {4, 99, 1};  // size-1 dims may carry any stride
+  CHECK(v.contiguous());
+}
+
+TEST_CASE("graph: check accepts a well-formed graph") {
+  GraphBuilder b;
+  b.output(b.pointwise("aten::relu", {b.input({8})}));
+  CHECK_FALSE(b.g.check());
+}
+
+TEST_CASE("graph: check names the first broken invariant") {
+  GraphBuilder b;
+  int x = b.input({8});
+  b.output(b.pointwise("aten::relu", {x}));
+  kc::Graph no_dtype = b.g;
+  no_dtype.values[x].dtype = kc::DType::kUnknown;
+  CHECK(no_dtype.check()->find("no dtype") != std::string::npos);
+  kc::Graph overflow = b.g;
+  overflow.values[x].sizes = {1LL << 40, 1LL << 40};
+  overflow.values[x].strides = {1, 1};
+  CHECK(overflow.check()->find("64 bits") != std::string::npos);
+  kc::Graph producer = b.g;
+  producer.values[producer.ops[0].outputs[0]].producer = -1;
+  CHECK(producer.check()->find("producer") != std::string::npos);
+}
