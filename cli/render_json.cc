@@ -1,7 +1,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/render.h"
-#include "passes/measured.h"
 #include "passes/rollup.h"
 
 namespace kc {
@@ -106,7 +105,7 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     for (int v : op.outputs)
       if (v >= 0) outs.push_back(value_json(g.values[v]));
     for (const Arg& a : op.args) args.push_back(arg_json(g, a));
-    json launches = {{"known", l.known}, {"rule", l.rule}, {"key", launch_key(g, op)}};
+    json launches = {{"known", l.known}, {"rule", l.rule}, {"key", l.key}};
     if (l.known) {
       launches["kernels"] = l.kernels;
       launches["memcpy"] = l.memcpy;

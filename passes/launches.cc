@@ -36,10 +36,11 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
     OpFacts facts = op_facts(g, static_cast<int>(i), device);
     Launch& l = out[i];
     l.rule = "no rule for " + op.full_name();
+    l.key = launch_key(g, op);
     if (options.use_measured && !facts.on_host) {
-      if (const MeasuredLaunch* m = find_measured(target.name, launch_key(g, op), options.exclude_measured)) {
+      if (const MeasuredLaunch* m = find_measured(target.name, l.key, options.exclude_measured)) {
         const LaunchCounts& c = m->counts;
-        l = {true, c.kernels, c.memcpy, c.memset, c.host_syncs, "measured"};
+        l = {true, c.kernels, c.memcpy, c.memset, c.host_syncs, "measured", l.key};
         continue;
       }
     }
@@ -48,7 +49,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
                                      : std::find(rule.ops.begin(), rule.ops.end(), op.name) != rule.ops.end();
       if (!listed || (rule.matches && !rule.matches(facts))) continue;
       LaunchCounts c = rule.compute ? rule.compute(facts) : rule.counts;
-      l = {true, c.kernels, c.memcpy, c.memset, c.host_syncs, rule.id};
+      l = {true, c.kernels, c.memcpy, c.memset, c.host_syncs, rule.id, l.key};
       break;
     }
   }

@@ -17,6 +17,7 @@ struct Launch {
   int memset = 0;
   int host_syncs = 0;    // points where the host waits for the GPU
   std::string rule;      // id of the rule that decided, or why none did
+  std::string key;       // the op's signature (launch_key), as the measured table is keyed
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
