@@ -41,6 +41,15 @@ InputSpec parse_input_spec(const std::string& text) {
   return spec;
 }
 
+std::pair<std::string, int64_t> parse_dim_spec(const std::string& text) {
+  auto eq = text.find('=');
+  check(eq != std::string::npos && eq > 0, "--dim " + text + ": expected NAME=VALUE");
+  std::string v = text.substr(eq + 1);
+  check(!v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos,
+        "--dim " + text + ": the value must be a non-negative integer");
+  return {text.substr(0, eq), std::stoll(v)};
+}
+
 Graph load_model(const std::string& path, const LoadOptions& options) {
   {
     std::ifstream f(path, std::ios::binary);

@@ -19,6 +19,8 @@ struct InputSpec {
 
 // Parses the --input syntax; throws Error naming what is wrong.
 InputSpec parse_input_spec(const std::string& text);
+// Parses --dim NAME=VALUE (VALUE a non-negative integer); throws Error naming what is wrong.
+std::pair<std::string, int64_t> parse_dim_spec(const std::string& text);
 
 struct LoadOptions {
   std::map<std::string, int64_t> dims;  // --dim NAME=VALUE for symbolic sizes of a .pt2

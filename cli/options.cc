@@ -82,14 +82,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   }
   if (!o.list_rules) check(!o.model.empty(), "no model given (see --help)");
   for (const auto& s : inputs) o.load.inputs.push_back(parse_input_spec(s));
-  for (const auto& d : dims) {
-    auto eq = d.find('=');
-    check(eq != std::string::npos && eq > 0, "--dim " + d + ": expected NAME=VALUE");
-    std::string v = d.substr(eq + 1);
-    check(!v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos,
-          "--dim " + d + ": the value must be a non-negative integer");
-    o.load.dims[d.substr(0, eq)] = std::stoll(v);
-  }
+  for (const auto& d : dims) o.load.dims.insert(parse_dim_spec(d));
   if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
   o.use_measured = !no_measured;
   return o;

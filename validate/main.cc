@@ -32,14 +32,7 @@ struct Options {
 kc::LoadOptions load_options(const Options& opt) {
   kc::LoadOptions lo;
   for (const auto& s : opt.inputs) lo.inputs.push_back(kc::parse_input_spec(s));
-  for (const auto& d : opt.dims) {
-    auto eq = d.find('=');
-    kc::check(eq != std::string::npos && eq > 0, "--dim " + d + ": expected NAME=VALUE");
-    const std::string value = d.substr(eq + 1);
-    kc::check(!value.empty() && value.size() <= 18 && value.find_first_not_of("0123456789") == std::string::npos,
-              "--dim " + d + ": VALUE must be a non-negative integer");
-    lo.dims[d.substr(0, eq)] = std::stoll(value);
-  }
+  for (const auto& d : opt.dims) lo.dims.insert(kc::parse_dim_spec(d));
   return lo;
 }
 
