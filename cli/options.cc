@@ -82,7 +82,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   }
   if (!o.list_rules) check(!o.model.empty(), "no model given (see --help)");
   for (const auto& s : inputs) o.load.inputs.push_back(parse_input_spec(s));
-  for (const auto& d : dims) o.load.dims.insert(parse_dim_spec(d));
+  for (const auto& d : dims) {
+    auto [name, value] = parse_dim_spec(d);
+    o.load.dims[name] = value;  // the last --dim for a name wins
+  }
   if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
   o.use_measured = !no_measured;
   return o;

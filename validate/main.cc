@@ -32,7 +32,10 @@ struct Options {
 kc::LoadOptions load_options(const Options& opt) {
   kc::LoadOptions lo;
   for (const auto& s : opt.inputs) lo.inputs.push_back(kc::parse_input_spec(s));
-  for (const auto& d : opt.dims) lo.dims.insert(kc::parse_dim_spec(d));
+  for (const auto& d : opt.dims) {
+    auto [name, value] = kc::parse_dim_spec(d);
+    lo.dims[name] = value;
+  }
   return lo;
 }
 
