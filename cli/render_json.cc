@@ -127,6 +127,7 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
                    {"flops", r.traffic[i].flops},
                    {"time_floor_s", r.time[i].floor_s()},
                    {"memory_bound", r.time[i].memory_bound()},
+                   {"bound", r.time[i].bound()},
                    {"fusion_group", r.fusion.group_of[i]},
                    {"fusion_group_reduction", r.fusion_reduction.group_of[i]}});
   }

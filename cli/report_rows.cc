@@ -1,5 +1,7 @@
 #include "cli/report_rows.h"
 
+#include <cctype>
+
 #include "cli/table.h"
 
 namespace kc {
@@ -47,7 +49,7 @@ std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r,
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.kernels),
                       count(l, l.memcpy), count(l, l.memset), count(l, l.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
-                      format_seconds(r.time[i].floor_s()) + (r.time[i].memory_bound() ? " M" : " C"),
+                      format_seconds(r.time[i].floor_s()) + " " + static_cast<char>(std::toupper(r.time[i].bound()[0])),
                       merged ? "F" + std::to_string(grp) : ""});
     }
     return rows;

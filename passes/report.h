@@ -55,7 +55,9 @@ struct TimeFloor {
   double compute_s = 0;  // flops / rate
   double launch_s = 0;   // kernels * launch overhead
   double floor_s() const;
-  bool memory_bound() const { return memory_s >= compute_s; }
+  bool memory_bound() const { return memory_s >= compute_s; }  // bytes outweigh FLOPs
+  // Which term sets the floor: "memory", "compute" or "launch" (tiny ops: launch overhead).
+  const char* bound() const;
 };
 
 struct Totals {

@@ -36,6 +36,11 @@ TimeFloor floor_of(int64_t bytes, int64_t flops, int kernels, double flop_rate, 
 
 double TimeFloor::floor_s() const { return std::max({memory_s, compute_s, launch_s}); }
 
+const char* TimeFloor::bound() const {
+  if (launch_s > memory_s && launch_s > compute_s) return "launch";
+  return memory_bound() ? "memory" : "compute";
+}
+
 std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>& launches,
                                       const std::vector<Traffic>& traffic, const Target& target) {
   std::vector<TimeFloor> out(g.ops.size());

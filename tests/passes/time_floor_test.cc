@@ -18,6 +18,7 @@ TEST_CASE("time: a large add is memory-bound at bytes / bandwidth") {
   auto tr = kc::run_hbm_traffic(b.g, l);
   auto f = kc::run_time_floor(b.g, l, tr, t);
   CHECK(f[0].memory_bound());
+  CHECK(std::string(f[0].bound()) == "memory");
   CHECK(f[0].floor_s() == Approx(3.0 * 4 * (1 << 24) / t.hbm_bytes_per_s));
 }
 
@@ -30,6 +31,7 @@ TEST_CASE("time: a large bf16 GEMM is compute-bound") {
   auto l = kc::run_launches(b.g, t);
   auto f = kc::run_time_floor(b.g, l, kc::run_hbm_traffic(b.g, l), t);
   CHECK_FALSE(f[0].memory_bound());
+  CHECK(std::string(f[0].bound()) == "compute");
   CHECK(f[0].compute_s == Approx(2.0 * 8192 * 8192 * 8192 / t.matmul_bf16_flops_per_s));
 }
 
@@ -39,4 +41,14 @@ TEST_CASE("time: a view costs nothing") {
   const auto& t = kc::find_target("torch2.11-h200");
   auto l = kc::run_launches(b.g, t);
   CHECK(kc::run_time_floor(b.g, l, kc::run_hbm_traffic(b.g, l), t)[0].floor_s() == 0);
+}
+
+TEST_CASE("time: a tiny op is bound by its launch") {
+  GraphBuilder b;
+  b.output(b.pointwise("aten::relu", {b.input({16})}));
+  const auto& t = kc::find_target("torch2.11-h200");
+  auto l = kc::run_launches(b.g, t);
+  auto f = kc::run_time_floor(b.g, l, kc::run_hbm_traffic(b.g, l), t);
+  CHECK(std::string(f[0].bound()) == "launch");
+  CHECK(f[0].floor_s() == Approx(t.launch_s));
 }
