@@ -11,7 +11,8 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
     const Op& op = g.ops[i];
     std::string k = key == RollupKey::kLine ? (op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line))
                                             : op.module;
-    if (k.empty()) k = "(none)";
+    // The model's own forward() has an empty module path but a class.
+    if (k.empty()) k = key == RollupKey::kModule && !op.module_type.empty() ? "(top level)" : "(none)";
     auto [it, fresh] = rows.try_emplace(k);
     RollupRow& row = it->second;
     if (fresh) {

@@ -10,7 +10,8 @@
 namespace kc {
 
 struct RollupRow {
-  std::string key;    // "model.py:42" or "layer1.0.conv1"; "(none)" when the op has none
+  std::string key;    // "model.py:42" or "layer1.0.conv1"; "(top level)" for the model's own
+                      // forward(), "(none)" when the file records nothing
   std::string code;   // the source line's text, for --by line
   int ops = 0;
   int eager_kernels = 0;
