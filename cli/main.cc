@@ -16,7 +16,7 @@
 namespace {
 
 // Budgets broken by the report, one line each.
-std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t) {
+std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t, const kc::BaselineDiff* base) {
   std::vector<std::string> out;
   auto test = [&](const std::optional<int64_t>& limit, int64_t value, const char* what) {
     if (limit && value > *limit)
@@ -27,6 +27,12 @@ std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t) 
   test(o.max_bytes, t.eager_hbm_bytes, "eager HBM bytes");
   test(o.max_unknown, t.unknown_ops, "unknown ops");
   test(o.max_host_syncs, t.host_syncs, "host syncs");
+  if (base) {
+    test(o.max_kernel_increase, base->total("eager_kernels", true) - base->total("eager_kernels", false),
+         "eager kernels added");
+    test(o.max_bytes_increase, base->total("eager_hbm_bytes", true) - base->total("eager_hbm_bytes", false),
+         "eager HBM bytes added");
+  }
   return out;
 }
 
@@ -43,15 +49,19 @@ int run(int argc, char** argv) {
                      o.format == "markdown");
   } else {
     kc::Graph g = kc::load_model(o.model, o.load);
-    kc::Report r = kc::analyze(g, target, {o.use_measured, o.exclude_measured});
-    kc::RenderOptions ro{o.by, version};
+    const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
+    kc::Report r = kc::analyze(g, target, launch_options);
+    std::optional<kc::BaselineDiff> base;
+    if (!o.baseline.empty())
+      base = kc::diff(kc::read_baseline(o.baseline, o.load, target, launch_options), kc::summarize(g, r));
+    kc::RenderOptions ro{o.by, version, base ? &*base : nullptr};
     if (o.format == "json")
       kc::render_json(out, g, r, ro);
     else if (o.format == "markdown")
       kc::render_markdown(out, g, r, ro);
     else
       kc::render_text(out, g, r, ro);
-    broken = over_budget(o, r.totals);
+    broken = over_budget(o, r.totals, base ? &*base : nullptr);
   }
   if (o.output.empty()) {
     std::cout << out.str();

@@ -43,6 +43,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       "  kernelcount model.pt --input 8x3x224x224:float32   TorchScript needs input shapes\n"
       "  kernelcount model.pt2 --format json -o out.json\n"
       "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
+      "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0   review a change\n"
       "  kernelcount --list-rules                       the launch rules and their evidence\n"
       "\nExit status: 0 ok, 1 a budget is exceeded, 2 bad input or usage.");
   app.set_version_flag("--version", version_line);
@@ -69,6 +70,14 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("--max-bytes", max_bytes, "budget: eager HBM bytes (300MB, 1.5G)")->type_name("BYTES");
   app.add_option("--max-unknown", o.max_unknown, "budget: ops without a launch rule")->type_name("N");
   app.add_option("--max-syncs", o.max_host_syncs, "budget: host synchronisations")->type_name("N");
+  app.add_option("--baseline", o.baseline,
+                 "compare with the model before a change: a model file or a --format json report")
+      ->type_name("FILE");
+  std::string max_bytes_increase;
+  app.add_option("--max-kernel-increase", o.max_kernel_increase, "budget: eager kernels added since --baseline")
+      ->type_name("N");
+  app.add_option("--max-bytes-increase", max_bytes_increase, "budget: eager HBM bytes added since --baseline")
+      ->type_name("BYTES");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -87,6 +96,9 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     o.load.dims[name] = value;  // the last --dim for a name wins
   }
   if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
+  if (!max_bytes_increase.empty()) o.max_bytes_increase = parse_byte_count(max_bytes_increase);
+  check(!(o.max_kernel_increase || o.max_bytes_increase) || !o.baseline.empty(),
+        "--max-kernel-increase and --max-bytes-increase need --baseline");
   o.use_measured = !no_measured;
   return o;
 }

@@ -22,6 +22,8 @@ struct Options {
   std::string output;  // --output FILE; stdout when empty
   // Budgets: exceeding one exits with status 1 after the report.
   std::optional<int64_t> max_kernels, max_fused_kernels, max_bytes, max_unknown, max_host_syncs;
+  std::string baseline;  // --baseline FILE: a model or a JSON report to compare with
+  std::optional<int64_t> max_kernel_increase, max_bytes_increase;  // budgets against the baseline
 };
 
 // Parses argv. Returns nullopt after printing --help or --version (exit 0); throws

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/graph.h"
+#include "cli/baseline.h"
 #include "passes/report.h"
 
 namespace kc {
@@ -12,6 +13,7 @@ namespace kc {
 struct RenderOptions {
   std::string by = "op";  // "op", "line" or "module": the rows of the main table
   std::string version;    // kernelcount's version, recorded in JSON
+  const BaselineDiff* baseline = nullptr;  // --baseline: the change against it
 };
 
 // Per-op (or per-line/module) table, fusion groups that save work, totals.

@@ -152,6 +152,19 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
                    {"eager_time_floor_s", s.eager_time_floor_s},
                    {"fused_time_floor_s", s.fused_time_floor_s},
                    {"unknown_ops", s.unknown_ops}};
+  if (o.baseline) {
+    json totals = json::object();
+    for (const Delta& d : o.baseline->totals) totals[d.name] = {{"before", d.before}, {"after", d.after}};
+    auto deltas = [](const std::vector<Delta>& v) {
+      json a = json::array();
+      for (const Delta& d : v) a.push_back({{"module", d.name}, {"before", d.before}, {"after", d.after}});
+      return a;
+    };
+    out["baseline"] = {{"path", o.baseline->baseline_path},
+                       {"totals", totals},
+                       {"module_kernels", deltas(o.baseline->module_kernels)},
+                       {"module_bytes", deltas(o.baseline->module_bytes)}};
+  }
   os << out.dump(1) << '\n';
 }
 

@@ -39,6 +39,16 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   table(os, {"", ">eager", ">fused", ">fused+reductions"}, totals_rows(r));
   os << '\n';
   table(os, main_header(o.by), main_rows(g, r, o.by));
+  if (o.baseline) {
+    os << "**Against baseline** `" << o.baseline->baseline_path << "`\n\n";
+    table(os, {"", ">before", ">after", ">change"}, baseline_rows(*o.baseline));
+    auto modules = baseline_module_rows(*o.baseline, 20);
+    if (!modules.empty()) {
+      os << "\nModules whose eager kernels changed\n\n";
+      table(os, {"module", ">before", ">after", ">change"}, modules);
+    }
+    os << '\n';
+  }
   auto groups = fusion_rows(g, r.fusion);
   if (!groups.empty()) {
     os << "\n**Fusion groups** (pointwise chains, one kernel each)\n\n";

@@ -26,6 +26,19 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   Table t({"", ">eager", ">fused", ">fused+reductions"});
   for (auto& row : totals_rows(r)) t.add(std::move(row));
   t.print(os);
+  if (o.baseline) {
+    os << "\nagainst baseline " << o.baseline->baseline_path << '\n';
+    Table b({"", ">before", ">after", ">change"});
+    for (auto& row : baseline_rows(*o.baseline)) b.add(std::move(row));
+    b.print(os);
+    auto modules = baseline_module_rows(*o.baseline, 20);
+    if (!modules.empty()) {
+      os << "\nmodules whose eager kernels changed\n";
+      Table m({"module", ">before", ">after", ">change"});
+      for (auto& row : modules) m.add(std::move(row));
+      m.print(os);
+    }
+  }
   if (r.totals.unknown_ops > 0)
     os << "\n" << r.totals.unknown_ops
        << " op(s) have no launch rule: their kernels are not in the totals (see --list-rules)\n";

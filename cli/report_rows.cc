@@ -1,6 +1,7 @@
 #include "cli/report_rows.h"
 
 #include <cctype>
+#include <cstdio>
 
 #include "cli/table.h"
 
@@ -75,6 +76,39 @@ std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPl
     rows.push_back({"F" + std::to_string(k), members, std::to_string(grp.eager_kernels),
                     std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
                     std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
+  }
+  return rows;
+}
+
+namespace {
+std::string signed_change(int64_t before, int64_t after, bool bytes) {
+  int64_t d = after - before;
+  std::string s = d > 0 ? "+" : d < 0 ? "-" : "";
+  s += bytes ? format_bytes(d < 0 ? -d : d) : std::to_string(d < 0 ? -d : d);
+  if (before != 0 && d != 0) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " (%+.1f%%)", 100.0 * static_cast<double>(d) / static_cast<double>(before));
+    s += pct;
+  }
+  return d == 0 ? "=" : s;
+}
+}  // namespace
+
+std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d) {
+  std::vector<std::vector<std::string>> rows;
+  for (const Delta& t : d.totals) {
+    bool bytes = t.name.find("bytes") != std::string::npos;
+    auto show = [&](int64_t v) { return bytes ? format_bytes(v) : std::to_string(v); };
+    rows.push_back({t.name, show(t.before), show(t.after), signed_change(t.before, t.after, bytes)});
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> baseline_module_rows(const BaselineDiff& d, size_t limit) {
+  std::vector<std::vector<std::string>> rows;
+  for (const Delta& m : d.module_kernels) {
+    if (rows.size() == limit) break;
+    rows.push_back({m.name, std::to_string(m.before), std::to_string(m.after), signed_change(m.before, m.after, false)});
   }
   return rows;
 }

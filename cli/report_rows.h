@@ -6,6 +6,7 @@
 
 #include "analyzer/graph.h"
 #include "passes/report.h"
+#include "cli/baseline.h"
 #include "passes/rollup.h"
 
 namespace kc {
@@ -16,6 +17,10 @@ std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r,
 // Fusion groups that merge two or more ops.
 std::vector<std::string> fusion_header();
 std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPlan& plan);
+// Totals against a baseline: (quantity, before, after, change).
+std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d);
+// Modules whose eager kernels changed: (module, before, after, change), at most `limit`.
+std::vector<std::vector<std::string>> baseline_module_rows(const BaselineDiff& d, size_t limit);
 // Totals as (label, eager, fused) lines.
 std::vector<std::vector<std::string>> totals_rows(const Report& r);
 

@@ -36,5 +36,8 @@ expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
 expect "unknown target" tests/models/add.pt2 --target tpu
 expect "format" tests/models/add.pt2 --format yaml
 expect "no model given" --format json
+expect "need --baseline" tests/models/add.pt2 --max-kernel-increase 0
+expect "not a kernelcount JSON report" tests/models/add.pt2 --baseline tests/models/bad/not_a_report.json
+expect "not a model archive" tests/models/add.pt2 --baseline tests/golden/cases.txt
 [ $failed -eq 0 ] && echo "bad_input: every case gives one clear line and status 2"
 exit $failed

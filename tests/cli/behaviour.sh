@@ -38,5 +38,16 @@ python3 validate/strip_weights.py tests/models/mlp.pt2 "$stripped"
 cmp -s <("$kc" tests/models/mlp.pt2 --format json | grep -v '"path"') \
        <("$kc" "$stripped" --format json | grep -v '"path"') || fail "stripping weights changed the report"
 rm -f "$stripped"
+# Review against a baseline: a model or a JSON report; the increase budgets fail a growing model.
+report="$(mktemp --suffix=.json)"
+"$kc" tests/models/mlp.pt2 --format json -o "$report"
+"$kc" tests/models/mlp.pt2 --baseline "$report" --max-kernel-increase 0 --max-bytes-increase 0 >/dev/null ||
+  fail "an unchanged model went over its increase budget"
+err="$("$kc" tests/models/transformer_block.pt2 --baseline "$report" --max-kernel-increase 5 2>&1 >/dev/null)"
+[ $? -eq 1 ] && [[ "$err" == *"eager kernels added 10 > budget 5"* ]] || fail "kernel increase budget: $err"
+"$kc" tests/models/transformer_block.pt2 --baseline tests/models/mlp.pt2 --format json |
+  python3 -c 'import json,sys; b=json.load(sys.stdin)["baseline"]["totals"]["eager_kernels"]; assert (b["before"], b["after"]) == (8, 18), b' ||
+  fail "JSON baseline totals"
+rm -f "$report"
 [ $failed -eq 0 ] && echo "behaviour: all checks pass"
 exit $failed
