@@ -42,8 +42,8 @@ Summary from_json(const std::string& path) {
   Summary s;
   s.path = path;
   const auto& totals = j.at("totals");
-  for (const auto& [name, value] : totals_of(Totals{})) {
-    (void)value;
+  for (const auto& entry : totals_of(Totals{})) {
+    const std::string& name = entry.first;
     check(totals.contains(name) && totals[name].is_number_integer(), path + ": totals." + name + " is missing");
     s.totals.emplace_back(name, totals[name].get<int64_t>());
   }
