@@ -4,6 +4,7 @@
 #include <torch/script.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analyzer/error.h"
 #include "analyzer/op_registry.h"
@@ -161,7 +162,7 @@ class MetaRunner {
     check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
                                           std::string(c10::toString(t.scalar_type())));
     // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
-    v.device = t.is_meta() ? "cuda" : t.device().str();
+    v.device = t.is_meta() || on_gpu_.count(t.unsafeGetTensorImpl()) ? "cuda" : t.device().str();
     v.role = role;
     int id = g_.add_value(std::move(v));
     ids_[t.unsafeGetTensorImpl()] = id;
@@ -206,6 +207,9 @@ class MetaRunner {
       case c10::prim::Constant: {
         auto v = jit::toIValue(node->output());
         env_[node->output()] = v ? *v : c10::IValue();
+        // A tensor constant moves to the GPU with the model (torch.jit.load's map_location); it
+        // keeps its CPU value here because shape arithmetic (x.size(1) // 4 in a trace) needs it.
+        if (v && v->isTensor()) on_gpu_.insert(v->toTensor().unsafeGetTensorImpl());
         return;
       }
       case c10::prim::GetAttr: {
@@ -337,12 +341,28 @@ class MetaRunner {
     }
     check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+    // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
+    if (reads_gpu_constant(inputs)) mark_on_gpu(stack);
 
     const std::string ns = node->kind().ns().toUnqualString();
     if (ns != "aten" || !(touches_tensors(inputs) || touches_tensors(stack))) return;
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return;
     record(node, *schema, inputs, stack);
+  }
+
+  bool reads_gpu_constant(const std::vector<c10::IValue>& vals) const {
+    for (const auto& v : vals) {
+      if (v.isTensor() && on_gpu_.count(v.toTensor().unsafeGetTensorImpl())) return true;
+      if (v.isList())
+        for (const auto& e : v.toListRef())
+          if (e.isTensor() && on_gpu_.count(e.toTensor().unsafeGetTensorImpl())) return true;
+    }
+    return false;
+  }
+  void mark_on_gpu(const jit::Stack& outs) {
+    for (const auto& v : outs)
+      if (v.isTensor() && !v.toTensor().is_meta()) on_gpu_.insert(v.toTensor().unsafeGetTensorImpl());
   }
 
   // The result of a pointwise op from its inputs alone: the input itself for an in-place op,
@@ -478,6 +498,9 @@ class MetaRunner {
   std::unordered_map<const c10::TensorImpl*, int> ids_;
   std::unordered_map<const c10::TensorImpl*, at::Tensor> weights_;
   std::vector<at::Tensor> keep_;  // keeps TensorImpls alive so their addresses stay unique
+  // CPU-valued tensors that live on the GPU when the model runs there (constants and what is
+  // computed from them).
+  std::unordered_set<const c10::TensorImpl*> on_gpu_;
 };
 
 }  // namespace

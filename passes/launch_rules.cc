@@ -229,7 +229,8 @@ std::vector<LaunchRule> h200_rules() {
                                 "aten::sym_numel", "aten::sym_stride", "aten::is_contiguous",
                                 "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
                                 "aten::lift_fresh"}),
-               "", "always", nullptr, {}, nullptr, "truth:view_reshape_float32"});
+               "", "always", nullptr, {}, nullptr,
+               "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)"});
   r.push_back({"reshape", ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}),
                "", "copies only when no view fits the strides", nullptr, {}, reshape_counts,
                "truth:view_reshape_float32, truth:contiguous_T_float32"});
@@ -247,8 +248,10 @@ std::vector<LaunchRule> h200_rules() {
   r.push_back({"to", ops({"aten::to", "aten::_to_copy", "aten::type_as"}), "",
                "dtype change: one conversion kernel; same dtype: copy or nothing", nullptr, {}, to_counts,
                "truth:to_half_float32, truth:to_half_bfloat16"});
-  r.push_back({"item", ops({"aten::item", "aten::_local_scalar_dense"}), "", "always", nullptr, {0, 1, 0, 1}, nullptr,
-               "truth:item"});
+  r.push_back({"item", ops({"aten::item", "aten::_local_scalar_dense", "aten::Int", "aten::Float", "aten::Bool",
+                            "aten::ScalarImplicit"}),
+               "", "a GPU value read by the host: device-to-host copy and a wait", nullptr, {0, 1, 0, 1}, nullptr,
+               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)"});
   // GEMMs (cuBLAS / cuBLASLt). bf16 linear runs nvjet kernels that zero a workspace first.
   r.push_back({"gemm.linear.half", ops({"aten::linear", "aten::addmm"}), "",
                "bf16/fp16, more than one row, more output than input features: nvjet with a zeroed "
@@ -311,10 +314,10 @@ std::vector<LaunchRule> h200_rules() {
   r.push_back({"roll", ops({"aten::roll"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "corpus:swin_t"});
   r.push_back({"scan", ops({"aten::cumsum", "aten::diff"}), "", "a conversion or slice, then the kernel", nullptr,
                {2, 0, 0, 0}, nullptr, "corpus:gpt2, corpus:llama"});
-  r.push_back({"activation", ops({"aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_",
-                                  "aten::__and__", "aten::__or__", "aten::__xor__"}),
+  r.push_back({"elementwise", ops({"aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_",
+                                   "aten::__and__", "aten::__or__", "aten::__xor__", "aten::floor_divide"}),
                "", "elementwise ops libtorch does not tag pointwise", nullptr, {1, 0, 0, 0}, nullptr,
-               "corpus:mobilenet_v3_large, corpus:gpt2 (__and__)"});
+               "corpus:mobilenet_v3_large, corpus:gpt2 (__and__), test:traced_shape_arith (floor_divide)"});
   r.push_back({"masked_fill", ops({"aten::masked_fill"}), "", "always", nullptr, {1, 1, 0, 0}, nullptr,
                "truth:masked_fill"});
   r.push_back({"topk", ops({"aten::topk"}), "", "always", nullptr, {2, 0, 0, 0}, nullptr, "truth:topk"});

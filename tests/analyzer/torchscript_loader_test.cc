@@ -64,3 +64,15 @@ TEST_CASE("input specs parse and reject nonsense") {
   CHECK_THROWS_AS(kc::parse_input_spec("8x3:float33"), kc::Error);
   CHECK_THROWS_WITH(kc::parse_input_spec("4294967296x4294967296x4"), Contains("overflows"));
 }
+
+TEST_CASE("torchscript: traced shape arithmetic on a tensor constant runs on the GPU") {
+  // x.size(1) // 4 in a trace: NumToTensor (a CPU scalar) floor-divided by a tensor constant,
+  // which moves to the GPU with the model; the second size stays on the host.
+  kc::Graph g = kc::load_model(kModels + "/traced_shape_arith.pt", with_input("8x32:float32"));
+  std::vector<std::string> int_inputs;
+  for (const auto& op : g.ops) {
+    if (op.name == "aten::floor_divide") CHECK(g.values[op.outputs[0]].device == "cuda");
+    if (op.name == "aten::Int") int_inputs.push_back(g.values[op.tensor_inputs()[0]].device);
+  }
+  CHECK(int_inputs == std::vector<std::string>{"cuda", "cpu", "cpu"});
+}
