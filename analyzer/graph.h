@@ -68,9 +68,6 @@ struct OpTraits {
   bool view = false;                 // output aliases an input without writing it
   bool inplace = false;              // writes one of its inputs (Tensor(a!) without out=)
   bool out_variant = false;          // writes into out= arguments
-  bool nondeterministic_seeded = false;
-  bool data_dependent_output = false;  // result values depend on data (e.g. .item())
-  bool dynamic_output_shape = false;   // result shape depends on data (e.g. nonzero)
   std::vector<int> mutated_args;     // indices into Op::args written by the op
 };
 

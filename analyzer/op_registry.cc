@@ -16,9 +16,6 @@ OpSchema describe(const c10::OperatorHandle& h) {
   OpSchema out = describe_schema(h.schema());
   out.traits.pointwise = h.hasTag(at::Tag::pointwise);
   out.traits.reduction = h.hasTag(at::Tag::reduction);
-  out.traits.nondeterministic_seeded = h.hasTag(at::Tag::nondeterministic_seeded);
-  out.traits.data_dependent_output = h.hasTag(at::Tag::data_dependent_output);
-  out.traits.dynamic_output_shape = h.hasTag(at::Tag::dynamic_output_shape);
   return out;
 }
 

@@ -14,16 +14,9 @@ namespace kc {
 namespace {
 
 std::vector<std::pair<std::string, int64_t>> totals_of(const Totals& t) {
-  return {{"eager_kernels", t.eager_kernels},
-          {"fused_kernels", t.fused_kernels},
-          {"memcpy", t.memcpy},
-          {"memset", t.memset},
-          {"host_syncs", t.host_syncs},
-          {"eager_hbm_transfers", t.eager_hbm_transfers},
-          {"fused_hbm_transfers", t.fused_hbm_transfers},
-          {"eager_hbm_bytes", t.eager_hbm_bytes},
-          {"fused_hbm_bytes", t.fused_hbm_bytes},
-          {"unknown_ops", t.unknown_ops}};
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [key, value] : t.counts()) out.emplace_back(key, value);
+  return out;
 }
 
 Summary from_json(const std::string& path) {

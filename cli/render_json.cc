@@ -136,22 +136,11 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   out["by_line"] = rollup_json(g, r, RollupKey::kLine);
   out["by_module"] = rollup_json(g, r, RollupKey::kModule);
   const Totals& s = r.totals;
-  out["totals"] = {{"ops", s.ops},
-                   {"eager_kernels", s.eager_kernels},
-                   {"fused_kernels", s.fused_kernels},
-                   {"fused_kernels_reduction", s.fused_kernels_reduction},
-                   {"memcpy", s.memcpy},
-                   {"memset", s.memset},
-                   {"host_syncs", s.host_syncs},
-                   {"eager_hbm_transfers", s.eager_hbm_transfers},
-                   {"fused_hbm_transfers", s.fused_hbm_transfers},
-                   {"eager_hbm_bytes", s.eager_hbm_bytes},
-                   {"fused_hbm_bytes", s.fused_hbm_bytes},
-                   {"fused_hbm_bytes_reduction", s.fused_hbm_bytes_reduction},
-                   {"flops", s.flops},
-                   {"eager_time_floor_s", s.eager_time_floor_s},
-                   {"fused_time_floor_s", s.fused_time_floor_s},
-                   {"unknown_ops", s.unknown_ops}};
+  json totals = json::object();
+  for (const auto& [key, value] : s.counts()) totals[key] = value;
+  totals["eager_time_floor_s"] = s.eager_time_floor_s;
+  totals["fused_time_floor_s"] = s.fused_time_floor_s;
+  out["totals"] = totals;
   if (o.baseline) {
     json totals = json::object();
     for (const Delta& d : o.baseline->totals) totals[d.name] = {{"before", d.before}, {"after", d.after}};

@@ -15,9 +15,9 @@ struct OpFacts {
   const Graph* graph = nullptr;
   const Op* op = nullptr;
   std::string model_device;       // device of the user inputs: stands for the target GPU
+  std::vector<int> inputs;        // the op's tensor inputs, in argument order
   DType dtype = DType::kUnknown;  // dtype of the first tensor input (or output for factories)
   bool on_host = false;           // every tensor involved lives on the CPU: nothing reaches the GPU
-  bool empty_output = false;      // the op produces only zero-element tensors
   int64_t out_numel = 0;          // elements of the first output
   int64_t in_numel = 0;           // elements of the first tensor input
 

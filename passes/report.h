@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "passes/target.h"
@@ -77,6 +78,25 @@ struct Totals {
   int unknown_ops = 0;
   double eager_time_floor_s = 0;
   double fused_time_floor_s = 0;
+
+  // Every integer total with its JSON key, in schema order: the one list renderers and the
+  // baseline comparison read.
+  std::vector<std::pair<const char*, int64_t>> counts() const {
+    return {{"ops", ops},
+            {"eager_kernels", eager_kernels},
+            {"fused_kernels", fused_kernels},
+            {"fused_kernels_reduction", fused_kernels_reduction},
+            {"memcpy", memcpy},
+            {"memset", memset},
+            {"host_syncs", host_syncs},
+            {"eager_hbm_transfers", eager_hbm_transfers},
+            {"fused_hbm_transfers", fused_hbm_transfers},
+            {"eager_hbm_bytes", eager_hbm_bytes},
+            {"fused_hbm_bytes", fused_hbm_bytes},
+            {"fused_hbm_bytes_reduction", fused_hbm_bytes_reduction},
+            {"flops", flops},
+            {"unknown_ops", unknown_ops}};
+  }
 };
 
 // Everything the pipeline computed for one graph.
