@@ -6,7 +6,7 @@
 # (random weights; their counts must equal the full archive's). Exits 0 when all ran.
 #   validate/device_all.sh OUT_DIR [BUILD_DIR]
 # Writes OUT_DIR/build.log, OUT_DIR/check/ (device_check.sh's files), OUT_DIR/noweights/.
-# KC_REPRO=1 also configures the build as the old device_build.sh did (system header packages
+# KC_PREBUILT=BIN skips the build and uses BIN. KC_REPRO=1 also configures the build as the old device_build.sh did (system header packages
 # first, CMake's default include order and C++ ABI) and records which header copies and flags
 # that picks, in OUT_DIR/repro.log.
 set -uo pipefail
@@ -25,6 +25,11 @@ if [ "${KC_REPRO:-0}" = 1 ]; then
     echo "== environment flags"; env | grep -E 'FLAGS|CPATH|INCLUDE|LD_LIBRARY|LD_PRELOAD|CC=|CXX=' || true
     echo "== compiler default C++11 ABI: $(echo '#include <string>
 _GLIBCXX_USE_CXX11_ABI' | ${CXX:-c++} -x c++ -E - 2>/dev/null | tail -1)"
+    echo "== libcupti / libcudart copies and their SONAMEs"
+    site="$(python3 -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')"
+    for l in $(find /usr/local/cuda* "$site/nvidia" -name 'libcupti.so*' -o -name 'libcudart.so*' 2>/dev/null); do
+      echo "  $l -> $(readelf -d "$l" 2>/dev/null | grep SONAME | sed 's/.*\[//;s/\]//')"
+    done
     echo "== torch ABI: $(python3 -c 'import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)')"
     tp="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
     cmake -S . -B $R -DCMAKE_PREFIX_PATH="$tp" -DKERNELCOUNT_HEADERS="$ROOT/.carry/include" -DKERNELCOUNT_TESTS=OFF >$R.log 2>&1
@@ -46,8 +51,12 @@ PY
   repro_pid=$!
 fi
 
-KC_BUILD_DIAG=1 validate/device_build.sh "$BUILD" >"$OUT/build.log" 2>&1
-BIN="$(tail -n1 "$OUT/build.log")"
+if [ -n "${KC_PREBUILT:-}" ]; then  # a binary device_build.sh made earlier in this session
+  BIN="$KC_PREBUILT"; echo "$BIN" >"$OUT/build.log"
+else
+  KC_BUILD_DIAG=1 validate/device_build.sh "$BUILD" >"$OUT/build.log" 2>&1
+  BIN="$(tail -n1 "$OUT/build.log")"
+fi
 if [ ! -x "$BIN" ]; then tail -40 "$OUT/build.log"; exit 1; fi
 grep '^device_build:' "$OUT/build.log"
 

@@ -5,7 +5,7 @@ starting new runs at --deadline-s. Writes OUT/<name>.json (validate's --format j
 OUT/<name>.err, and OUT/status.jsonl (name, exit code, seconds).
 
     python3 validate/corpus/measure_broad.py BIN MODELS_DIR OUT_DIR [--jobs 6] [--timeout 150]
-        [--follow DONE_MARKER] [--deadline-s 500]
+        [--follow DONE_MARKER] [--deadline-s 500] [--grace-s 20]
 """
 import argparse
 import json
@@ -16,9 +16,10 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 
-def run_one(binary, model, out_dir, timeout):
+def run_one(binary, model, out_dir, timeout, hard_end):
     name = os.path.basename(model)[:-4]
     t0 = time.time()
+    timeout = max(5, min(timeout, hard_end - t0))
     try:
         with open(os.path.join(out_dir, name + ".err"), "w") as err:
             rc = subprocess.run([binary, model, "--format", "json", "--out", os.path.join(out_dir, name + ".json")],
@@ -37,9 +38,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--follow", help="keep polling MODELS until this file exists")
     ap.add_argument("--deadline-s", type=float, default=1e9)
+    ap.add_argument("--grace-s", type=float, default=20, help="in-flight runs are killed this long after the deadline")
     ap.add_argument("--skip-done", action="store_true", help="skip models with a JSON in OUT already")
     a = ap.parse_args()
     t0 = time.time()
+    # runs still going this long after the deadline are killed
+    hard_end = t0 + a.deadline_s + a.grace_s
     os.makedirs(a.out, exist_ok=True)
     started = set()
     if a.skip_done:
@@ -51,13 +55,13 @@ def main():
         while True:
             finished = a.follow is None or os.path.exists(a.follow)
             fresh = sorted(f for f in os.listdir(a.models) if f.endswith(".pt2") and f not in started)
-            # smallest archives first: more models measured before a deadline
-            fresh.sort(key=lambda f: os.path.getsize(os.path.join(a.models, f)))
+            # in the order they were written (the exporter writes every family before variants)
+            fresh.sort(key=lambda f: os.path.getmtime(os.path.join(a.models, f)))
             for f in fresh:
                 if time.time() - t0 > a.deadline_s or len(futs) >= a.jobs * 2:
                     break
                 started.add(f)
-                futs.add(pool.submit(run_one, a.binary, os.path.join(a.models, f), a.out, a.timeout))
+                futs.add(pool.submit(run_one, a.binary, os.path.join(a.models, f), a.out, a.timeout, hard_end))
             if futs:
                 done, futs = wait(futs, timeout=2, return_when=FIRST_COMPLETED)
                 for d in done:

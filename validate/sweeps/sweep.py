@@ -8,7 +8,8 @@ op that launched it, and that op lies inside exactly one range. One JSON line pe
 configuration:
 
   {"family", "op", "params", "inputs": [[shape, stride, dtype], ...], "kernels", "memcpy",
-   "memset", "kernel_names": [...], "aten": [outermost aten ops], "error"?}
+   "memset", "kernel_names": [[name, consecutive repeats], ...] (memcpy/memset too, in launch
+   order), "aten": [outermost aten ops], "error"?}
 
     python3 validate/sweeps/sweep.py --out validate/sweeps/results/sweep.jsonl [--families conv,gemm]
         [--deadline-s 400] [--quick] [--device cpu --no-profile]   (CPU dry run: builds and calls)
@@ -674,9 +675,17 @@ def profile_chunk(items, do_profile):
         else:
             rec["kernels"] += 1
             rec["kernel_names"].append(n[:160])
-    if unattributed:
-        for rec in by_idx.values():
+    for rec in by_idx.values():
+        if unattributed:
             rec["chunk_unattributed"] = unattributed
+        # consecutive repeats folded: [name, times]
+        folded = []
+        for n in rec["kernel_names"]:
+            if folded and folded[-1][0] == n:
+                folded[-1][1] += 1
+            else:
+                folded.append([n, 1])
+        rec["kernel_names"] = folded
 
 
 def main():
@@ -728,7 +737,11 @@ def main():
                 except Exception as e:  # noqa: BLE001
                     rec["error"] = f"build {type(e).__name__}: {str(e)[:200]}"
                     out.write(json.dumps(rec, default=str) + "\n")
-            profile_chunk(items, not a.no_profile and DEV == "cuda")
+            try:
+                profile_chunk(items, not a.no_profile and DEV == "cuda")
+            except Exception as e:  # noqa: BLE001  a chunk failing must not stop the sweep
+                for _, rec, _, _ in items:
+                    rec.setdefault("error", f"chunk {type(e).__name__}: {str(e)[:200]}")
             for _, rec, _, _ in items:
                 out.write(json.dumps(rec, default=str) + "\n")
             out.flush()
