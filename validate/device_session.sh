@@ -34,15 +34,14 @@ if [ -z "${KC_MODELS:-}" ]; then
 fi
 ( for p in "${export_pids[@]}"; do while kill -0 $p 2>/dev/null; do sleep 2; done; done; touch $MODELS/DONE ) &
 
-# 2. sweeps (two processes, families split)
+# 2. sweeps (three processes, families split)
 sweep_pids=()
 if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
-  timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_a.jsonl \
-    --device "${KC_DEVICE:-cuda}" --families conv,sdpa,norm,where,rnn --deadline-s $((BUDGET - 90)) >$W/logs/sweep_a.log 2>&1 &
-  sweep_pids+=($!)
-  timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_b.jsonl \
-    --device "${KC_DEVICE:-cuda}" --families gemm,reduction,index,resample,copy --deadline-s $((BUDGET - 90)) >$W/logs/sweep_b.log 2>&1 &
-  sweep_pids+=($!)
+  for part in a:conv b:gemm,sdpa,rnn,where c:reduction,index,resample,copy,norm; do
+    timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_${part%%:*}.jsonl \
+      --device "${KC_DEVICE:-cuda}" --families ${part#*:} --deadline-s $((BUDGET - 90)) >$W/logs/sweep_${part%%:*}.log 2>&1 &
+    sweep_pids+=($!)
+  done
 fi
 
 # 3. build, then the test models in the background
