@@ -10,6 +10,14 @@
 # CPATH, a toolkit's include folder) is kept out: find_package is disabled for both, the
 # folder is searched first (-I, ahead of every -isystem), and after the build every object's
 # dependency list is checked to name only these copies.
+# The C++ runtime: the GPU machine's default compiler (CXX=/opt/gcc/bin/g++) links libstdc++
+# STATICALLY into executables (no NEEDED libstdc++.so.6), while libtorch and libc10 use the
+# shared libstdc++.so.6. Two C++ runtimes in one process, with the executable's copies of
+# operator new/delete, std::string and std::locale members exported to and interposing on the
+# shared one's, end in "free(): invalid pointer" (exit 134): at exit for tiny models, while
+# loading for larger ones. So the link puts the shared libstdc++ first (-Wl,-Bdynamic
+# -lstdc++, ahead of whatever the driver adds), and the build fails unless the binary needs
+# libstdc++.so.6 and defines no libstdc++ internals of its own.
 # Every translation unit is compiled with the C++ ABI torch was built with
 # (_GLIBCXX_USE_CXX11_ABI), also the GPU-free libraries (kc_core) that the top-level CMake
 # leaves at the compiler's default; CUPTI and cudart are linked from the nvidia wheels that
@@ -26,7 +34,11 @@ HEADERS="$(cd "${KERNELCOUNT_HEADERS:-$ROOT/.carry/include}" 2>/dev/null && pwd 
 # Nothing from the environment may add include folders or flags of its own.
 unset CPATH CPLUS_INCLUDE_PATH C_INCLUDE_PATH CXXFLAGS CPPFLAGS LDFLAGS
 
+CXX_BIN="${CXX:-c++}"
 if [ "${KC_BUILD_DIAG:-0}" = 1 ]; then
+  echo "device_build: compiler $CXX_BIN -> $(readlink -f "$(command -v "$CXX_BIN")") ($("$CXX_BIN" -dumpfullversion 2>&1)); $(file -L "$(command -v "$CXX_BIN")" 2>/dev/null | cut -c1-120)" >&2
+  "$CXX_BIN" -dumpspecs 2>/dev/null | grep -n 'static-libstdc\|lstdc' | head -5 | sed 's/^/  specs: /' >&2 || true
+  head -c 400 "$(command -v "$CXX_BIN")" 2>/dev/null | grep -a -v $'\x7fELF' | sed 's/^/  wrapper: /' >&2 || true
   echo "device_build: header copies on this machine:" >&2
   find / -xdev \( -path /proc -o -path /sys \) -prune -o \( -name json.hpp -o -name CLI.hpp -o -name json_fwd.hpp \) -print 2>/dev/null | sed 's/^/  /' >&2 || true
 fi
@@ -69,6 +81,7 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
   -DKC_JSON_INCLUDE="$HEADERS" -DKC_CLI11_INCLUDE="$HEADERS" -DKERNELCOUNT_HEADERS="$HEADERS" \
   -DCMAKE_CXX_FLAGS="-I$HEADERS -D_GLIBCXX_USE_CXX11_ABI=$TORCH_ABI" \
+  -DCMAKE_CXX_STANDARD_LIBRARIES="-Wl,-Bdynamic -lstdc++" \
   -DKERNELCOUNT_TESTS=OFF \
   -DCUDAToolkit_ROOT="$CUDA_ROOT" "${cudart_arg[@]}" \
   -DCUDAToolkit_CUPTI_INCLUDE_DIR="$cupti_inc" -DCUDA_cupti_LIBRARY="$cupti_lib" >"$BUILD.configure.log" 2>&1 ||
@@ -81,11 +94,25 @@ cmake --build "$BUILD" --target kernelcount-validate -j"$(nproc)" -- VERBOSE=0 >
 bad="$(find "$BUILD" -name '*.o.d' -print0 | xargs -0 grep -hoE '[^ ]*(nlohmann/json\.hpp|CLI/CLI\.hpp)' | sort -u | grep -v "^$HEADERS/" || true)"
 [ -z "$bad" ] || { echo "device_build: objects compiled against other header copies:" >&2; echo "$bad" >&2; exit 1; }
 BIN="$BUILD/validate/kernelcount-validate"
+# One C++ runtime: the shared libstdc++ that libtorch uses, none linked into the binary.
+retry() {  # once, with the system compiler, when the one given made a bad binary
+  echo "device_build: $1" >&2
+  if [ -z "${KC_BUILD_RETRY:-}" ] && [ -x /usr/bin/g++ ] && [ "$(readlink -f "$(command -v "$CXX_BIN")")" != "$(readlink -f /usr/bin/g++)" ]; then
+    echo "device_build: retrying with CXX=/usr/bin/g++" >&2
+    KC_BUILD_RETRY=1 CXX=/usr/bin/g++ exec "$0" "$BUILD-sysgcc"
+  fi
+  exit 1
+}
+readelf -d "$BIN" | grep -q 'NEEDED.*libstdc++\.so\.6' || retry "$BIN does not load libstdc++.so.6 (libstdc++ linked statically?)"
+if nm "$BIN" 2>/dev/null | grep -qE ' T (_ZNSt6localeC1Ev|_Znwm)$'; then
+  retry "$BIN defines libstdc++'s own symbols (std::locale, operator new): a second C++ runtime"
+fi
+"$BIN" --help >/dev/null 2>&1 || retry "$BIN --help exits $? (a crash at exit?)"
 # One libcupti and one libcudart in the process.
 libs="$(ldd "$BIN" | grep -E 'libcupti|libcudart' | awk '{print $3}' | sort -u)"
 for l in cupti cudart; do
   n="$(echo "$libs" | grep -c "lib$l" || true)"
   [ "$n" -le 1 ] || { echo "device_build: $n copies of lib$l: $libs" >&2; exit 1; }
 done
-echo "device_build: built with one header copy each; $(echo $libs)"
+echo "device_build: built with one header copy each, shared $(ldd "$BIN" | awk '/libstdc\+\+/{print $3}'); $(echo $libs)"
 echo "$BIN"

@@ -7,7 +7,8 @@
 #   validate/device_session.sh OUT_DIR [BUDGET_S]        (default 560)
 # Environment: KC_PREBUILT=BIN (skip the build), KC_MODELS=DIR (measure these stripped .pt2
 # instead of exporting; with KC_SKIP_DONE=DIR of earlier results to skip), KC_NO_SWEEP=1,
-# KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
+# KC_SEED_MODELS=DIR (stripped .pt2 exported earlier, measured too), KC_SWEEP_PARTS="a:conv b:gemm,..."
+# (sweep processes: name:families), KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
 # KC_EXPORT_ONLY=model,model.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +21,8 @@ left() { echo $((BUDGET - ($(date +%s) - T0))); }
 W=/tmp/kcs; mkdir -p $W/logs $W/broad $W/results $W/sweeps
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
+# 0. models exported earlier (stripped .pt2) join the ones exported now
+[ -n "${KC_SEED_MODELS:-}" ] && cp "$KC_SEED_MODELS"/*.pt2 $W/broad/
 # 1. exports (CPU-bound tracing; 8 processes), unless models were given
 SHARDS="${KC_EXPORT_SHARDS:-8}"
 MODELS="${KC_MODELS:-$W/broad}"
@@ -37,7 +40,7 @@ fi
 # 2. sweeps (three processes, families split)
 sweep_pids=()
 if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
-  for part in a:conv b:gemm,sdpa,rnn,where c:reduction,index,resample,copy,norm; do
+  for part in ${KC_SWEEP_PARTS:-a:conv b:gemm,sdpa,rnn,where c:reduction,index,resample,copy,norm}; do
     timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_${part%%:*}.jsonl \
       --device "${KC_DEVICE:-cuda}" --families ${part#*:} --deadline-s $((BUDGET - 90)) >$W/logs/sweep_${part%%:*}.log 2>&1 &
     sweep_pids+=($!)

@@ -82,7 +82,7 @@ def tv_entries():
         if name in ("swin3d_b", "swin3d_s"):
             continue
         shape = {"mvit_v1_b": (1, 16, 224), "mvit_v2_s": (1, 16, 224), "swin3d_t": (1, 16, 224),
-                 "s3d": (2, 16, 160)}.get(name, (2, 16, 112))
+                 "s3d": (1, 16, 224)}.get(name, (2, 16, 112))
 
         def build(name=name):
             return torchvision.models.get_model(name, weights=None)
@@ -171,8 +171,14 @@ def hf(cfg_name, model_cls="AutoModel", mask=True, extra=None, inputs="text", sm
         kw.update(extra or {})
         cfg = cfg_cls(**kw)
         cls = getattr(transformers, model_cls)
-        m = cls.from_config(cfg, attn_implementation="sdpa") if model_cls.startswith("Auto") else cls(cfg)
-        return m
+        if not model_cls.startswith("Auto"):
+            return cls(cfg)
+        try:
+            return cls.from_config(cfg, attn_implementation="sdpa")
+        except ValueError as e:  # no SDPA path in this architecture: its own (eager) attention
+            if "scaled_dot_product_attention" not in str(e):
+                raise
+            return cls.from_config(cfg, attn_implementation="eager")
 
     def text(device, dtype):
         g = torch.Generator().manual_seed(0)
@@ -218,7 +224,8 @@ def hf_entries():
                "FunnelConfig": dict(d_model=256, n_head=4, d_head=64, d_inner=1024, vocab_size=1000, block_sizes=[1, 1]),
                "MobileBertConfig": dict(SMALL, embedding_size=128, intra_bottleneck_size=64, true_hidden_size=64),
                "AlbertConfig": dict(SMALL, embedding_size=128),
-               "ModernBertConfig": dict(SMALL, global_attn_every_n_layers=2, local_attention=64)}
+               "ModernBertConfig": dict(SMALL, global_attn_every_n_layers=2, local_attention=64, pad_token_id=0,
+                                            bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2)}
     for fam, cfg in enc:
         small = special.get(cfg, SMALL)
         add(fam, fam.replace("-", "_") + "_mask", hf(cfg, mask=True, small=small))

@@ -55,8 +55,13 @@ def main():
         while True:
             finished = a.follow is None or os.path.exists(a.follow)
             fresh = sorted(f for f in os.listdir(a.models) if f.endswith(".pt2") and f not in started)
-            # in the order they were written (the exporter writes every family before variants)
-            fresh.sort(key=lambda f: os.path.getmtime(os.path.join(a.models, f)))
+            # every family before the variants of any: round-robin over <family>__ prefixes
+            rank, seen = {}, {}
+            for f in sorted(fresh):
+                fam = f.split("__")[0]
+                rank[f] = seen.get(fam, 0)
+                seen[fam] = rank[f] + 1
+            fresh.sort(key=lambda f: (rank[f], f))
             for f in fresh:
                 if time.time() - t0 > a.deadline_s or len(futs) >= a.jobs * 2:
                     break

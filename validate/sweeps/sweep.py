@@ -400,7 +400,7 @@ def index_family(S, scale):
            "x[idx]=t": lambda x, i, m: x.index_put((i,), x[i] * 2),
            "x[idx]+=t": lambda x, i, m: x.index_put((i,), x[i], accumulate=True),
            "x[mask]=0": lambda x, i, m: x.masked_fill(m.view(-1, *([1] * (x.dim() - 1))) if m.dim() == 1 else m, 0.0),
-           "x[idx,idx]": lambda x, i, m: x[i, i], "x[arange,idx]": lambda x, i, m: x[torch.arange(i.numel(), device=x.device), i],
+           "x[idx,idx]": lambda x, i, m: x[i, i], "x[arange,idx]": lambda x, i, m: x[torch.arange(i.numel(), device=x.device) % x.shape[0], i],
            "x[..., idx]": lambda x, i, m: x[..., i], "masked_select": lambda x, i, m: torch.masked_select(x, m.view(-1, *([1] * (x.dim() - 1)))),
            "nonzero": lambda x, i, m: torch.nonzero(m)}
     for op, dtype, shp, nidx in itertools.product(adv, ["f32", "bf16"], [(64, 1000), (8, 197, 768), (4096,)], [4, 64]):
