@@ -10,14 +10,17 @@
 # CPATH, a toolkit's include folder) is kept out: find_package is disabled for both, the
 # folder is searched first (-I, ahead of every -isystem), and after the build every object's
 # dependency list is checked to name only these copies.
-# The C++ runtime: the GPU machine's default compiler (CXX=/opt/gcc/bin/g++) links libstdc++
-# STATICALLY into executables (no NEEDED libstdc++.so.6), while libtorch and libc10 use the
-# shared libstdc++.so.6. Two C++ runtimes in one process, with the executable's copies of
-# operator new/delete, std::string and std::locale members exported to and interposing on the
-# shared one's, end in "free(): invalid pointer" (exit 134): at exit for tiny models, while
-# loading for larger ones. So the link puts the shared libstdc++ first (-Wl,-Bdynamic
-# -lstdc++, ahead of whatever the driver adds), and the build fails unless the binary needs
-# libstdc++.so.6 and defines no libstdc++ internals of its own.
+# The C++ runtime (the cause of "free(): invalid pointer", exit 134, on the GPU machine): its
+# default compiler, CXX=/opt/gcc/bin/g++, is a shell wrapper around g++-real with
+# -B/opt/gcc/lib/gcc/x86_64-linux-gnu/13/, where the link finds libstdc++ as a static archive
+# (even with -Wl,-Bdynamic -lstdc++ in front): kernelcount-validate came out with its own copy
+# of libstdc++ (no NEEDED libstdc++.so.6; std::locale, operator new, std::string members
+# defined and exported), while libtorch and libc10 use the system's libstdc++.so.6. Two C++
+# runtimes in one process, interposing on each other, abort in free(): at exit for the tiny
+# test models, while loading for larger ones. So the build uses the system compiler
+# (/usr/bin/g++, the same GCC 13.3 without the wrapper; KC_CXX overrides), still asks for the
+# shared libstdc++ first, and fails (after one retry with /usr/bin/g++) unless the binary needs
+# libstdc++.so.6, defines no libstdc++ internals of its own, and `--help` exits 0.
 # Every translation unit is compiled with the C++ ABI torch was built with
 # (_GLIBCXX_USE_CXX11_ABI), also the GPU-free libraries (kc_core) that the top-level CMake
 # leaves at the compiler's default; CUPTI and cudart are linked from the nvidia wheels that
@@ -34,7 +37,10 @@ HEADERS="$(cd "${KERNELCOUNT_HEADERS:-$ROOT/.carry/include}" 2>/dev/null && pwd 
 # Nothing from the environment may add include folders or flags of its own.
 unset CPATH CPLUS_INCLUDE_PATH C_INCLUDE_PATH CXXFLAGS CPPFLAGS LDFLAGS
 
-CXX_BIN="${CXX:-c++}"
+if [ -n "${KC_CXX:-}" ]; then CXX_BIN="$KC_CXX"
+elif [ -z "${KC_BUILD_RETRY:-}" ] && [ -x /usr/bin/g++ ]; then CXX_BIN=/usr/bin/g++
+else CXX_BIN="${CXX:-c++}"; fi
+export CXX="$CXX_BIN"
 if [ "${KC_BUILD_DIAG:-0}" = 1 ]; then
   echo "device_build: compiler $CXX_BIN -> $(readlink -f "$(command -v "$CXX_BIN")") ($("$CXX_BIN" -dumpfullversion 2>&1)); $(file -L "$(command -v "$CXX_BIN")" 2>/dev/null | cut -c1-120)" >&2
   "$CXX_BIN" -dumpspecs 2>/dev/null | grep -n 'static-libstdc\|lstdc' | head -5 | sed 's/^/  specs: /' >&2 || true
