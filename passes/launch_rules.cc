@@ -151,6 +151,13 @@ bool eval_mode(const OpFacts& f) { return !training(f); }
 bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32; }
 bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
 
+bool conv2d_forward(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* w = f.input(1);
+  const bool transposed = f.op->name.find("transpose") != std::string::npos || f.bool_arg("transposed", false);
+  return x && w && x->sizes.size() == 4 && w->sizes.size() == 4 && !transposed;
+}
+
 // A 2-d convolution as cuDNN and ATen run it: depthwise ones in ATen's own kernel, 1x1 ones
 // with stride 1 as a GEMM on the NCHW tensor, the rest as cuDNN's implicit GEMM between
 // NCHW->NHWC transforms of input and weight and an NHWC->NCHW transform of the output. A
@@ -158,7 +165,6 @@ bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
 Counts conv_counts(const OpFacts& f) {
   const Value* x = f.input(0);
   const Value* w = f.input(1);
-  if (!x || !w || x->sizes.size() != 4 || w->sizes.size() != 4) return {4, 0, 0, 0};
   const int bias = f.has_tensor_arg("bias") ? 1 : 0;
   // cuDNN reads NCHW and NHWC (channels-last) inputs as they are; other layouts are copied.
   const bool nhwc = x->strides.size() == 4 && x->strides[1] == 1 && x->strides[3] == x->sizes[1] &&

@@ -72,6 +72,7 @@ bool sdpa_plain_fp32(const OpFacts& f);
 bool sdpa_masked_half(const OpFacts& f);
 bool sdpa_masked_fp32(const OpFacts& f);
 bool global_reduction(const OpFacts& f);
+bool conv2d_forward(const OpFacts& f);  // 4-d input and weight, not transposed
 Counts clone_counts(const OpFacts& f);
 Counts gemm_counts(const OpFacts& f);
 Counts gemm_half_counts(const OpFacts& f);

@@ -48,11 +48,10 @@ std::vector<LaunchRule> rules() {
                "truth:linear_bias_3d_float32, truth:linear_bias_small_*, truth:matmul_2d_*, truth:bmm_*, "
                "truth:matmul_transposed_k_*, corpus:swin_t (attention matmuls on permuted operands)"});
   // Convolutions (cuDNN, and ATen's own depthwise kernel).
-  const auto conv = ops({"aten::conv2d", "aten::convolution", "aten::_convolution", "aten::cudnn_convolution"});
-  r.push_back({"conv", conv, {},
-               "depthwise or 1x1 stride 1: 1; other 1x1: 3; 3-channel stem: 1; else 4 (transforms + implicit "
-               "GEMM); + bias add, + input copy when not contiguous",
-               nullptr, {}, conv_counts,
+  r.push_back({"conv", {}, OpClass::kConv,
+               "2-d, not transposed: depthwise or 1x1 stride 1: 1; other 1x1: 3; 3-channel stem: 1; else 4 "
+               "(transforms + implicit GEMM); + bias add, + input copy when not contiguous",
+               conv2d_forward, {}, conv_counts,
                "truth:conv3x3_*, truth:conv1x1_*, corpus:mobilenet_v2, corpus:efficientnet_b0, "
                "corpus:convnext_tiny, corpus:resnet50, corpus:shufflenet_v2_x1_0"});
   // Norms.
