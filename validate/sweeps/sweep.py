@@ -1,0 +1,758 @@
+"""Op shape sweeps: what eager PyTorch launches per single aten op, over thousands of shapes.
+
+Each configuration (one op call: shapes, strides/layout, dtype, parameters) runs eagerly on
+CUDA; per chunk of configurations, every one is warmed up (2 calls), then all of them run once
+more inside ONE torch.profiler session, each inside its own record_function range. GPU work is
+attributed to a configuration by Kineto's correlation: a kernel/memcpy/memset links to the CPU
+op that launched it, and that op lies inside exactly one range. One JSON line per
+configuration:
+
+  {"family", "op", "params", "inputs": [[shape, stride, dtype], ...], "kernels", "memcpy",
+   "memset", "kernel_names": [[name, consecutive repeats], ...] (memcpy/memset too, in launch
+   order), "aten": [outermost aten ops], "error"?}
+
+    python3 validate/sweeps/sweep.py --out validate/sweeps/results/sweep.jsonl [--families conv,gemm]
+        [--deadline-s 400] [--quick] [--device cpu --no-profile]   (CPU dry run: builds and calls)
+"""
+import argparse
+import bisect
+import itertools
+import json
+import math
+import random
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+DEV = "cuda"
+DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def rnd(shape, dtype="f32", layout="contig"):
+    """A random tensor; layout: contig | cl (channels_last / _3d) | t (last two dims swapped,
+    a transposed view) | perm (NHWC storage viewed as NCHW; same as cl for 4-D)."""
+    shape = list(shape)
+    dt = DT.get(dtype, dtype)
+    if layout == "t":
+        return torch.randn(*shape[:-2], shape[-1], shape[-2], device=DEV, dtype=dt).transpose(-1, -2)
+    x = torch.randn(*shape, device=DEV, dtype=dt)
+    if layout == "cl":
+        x = x.to(memory_format=torch.channels_last if x.dim() == 4 else torch.channels_last_3d)
+    return x
+
+
+def desc(t):
+    if isinstance(t, torch.Tensor):
+        return [list(t.shape), list(t.stride()), str(t.dtype).replace("torch.", "")]
+    return repr(t)[:40]
+
+
+class Sweep:
+    def __init__(self):
+        self.cfgs = []  # (family, op, params, build) ; build() -> (fn, args)
+
+    def add(self, family, op, params, build):
+        self.cfgs.append((family, op, params, build))
+
+
+def sample(grid, n, seed):
+    """n distinct points of a dict-of-lists grid, drawn with a fixed seed (all when fewer)."""
+    keys = list(grid)
+    total = math.prod(len(grid[k]) for k in keys)
+    r = random.Random(seed)
+    if total <= n:
+        return [dict(zip(keys, v)) for v in itertools.product(*(grid[k] for k in keys))]
+    picks = set()
+    while len(picks) < n:
+        picks.add(tuple(r.randrange(len(grid[k])) for k in keys))
+    return [{k: grid[k][i] for k, i in zip(keys, p)} for p in sorted(picks)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------------------------
+
+def conv_family(S, scale):
+    # conv2d
+    grid2 = dict(dtype=["f32", "bf16"], k=[1, 3, 5, 7], stride=[1, 2], dil=[1, 2], groups=["1", "dw", "g4"],
+                 cin_cout=[(3, 32), (16, 16), (32, 64), (64, 64), (128, 128), (96, 384), (256, 256), (512, 512)],
+                 hw=[7, 14, 28, 56, 112], batch=[1, 2, 8, 32], layout=["contig", "cl_in", "cl_both"], bias=[True, False])
+    for p in sample(grid2, int(1400 * scale), 1):
+        cin, cout = p["cin_cout"]
+        if p["groups"] == "dw":
+            g, cout = cin, cin
+        elif p["groups"] == "g4":
+            g = 4 if cin % 4 == 0 and cout % 4 == 0 else 1
+        else:
+            g = 1
+        if cin * cout * p["hw"] ** 2 * p["batch"] > 256 * 256 * 56 * 56 * 8:
+            p["batch"] = 1
+        pad = p["dil"] * (p["k"] - 1) // 2
+        S.add("conv", "conv2d", dict(p, cin=cin, cout=cout, g=g, pad=pad, cin_cout=None),
+              lambda p=p, cin=cin, cout=cout, g=g, pad=pad: (
+                  lambda x, w, b: F.conv2d(x, w, b, p["stride"], pad, p["dil"], g),
+                  [rnd([p["batch"], cin, p["hw"], p["hw"]], p["dtype"], "cl" if p["layout"] != "contig" else "contig"),
+                   rnd([cout, cin // g, p["k"], p["k"]], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+    # conv1d
+    grid1 = dict(dtype=["f32", "bf16"], k=[1, 3, 5, 7, 31], stride=[1, 2], dil=[1, 2], groups=["1", "dw"],
+                 cin_cout=[(1, 64), (64, 64), (80, 256), (256, 256), (512, 512)], L=[16, 128, 1000, 4000],
+                 batch=[1, 4, 16], bias=[True, False])
+    for p in sample(grid1, int(300 * scale), 2):
+        cin, cout = p["cin_cout"]
+        g = cin if p["groups"] == "dw" else 1
+        cout = cin if g > 1 else cout
+        pad = p["dil"] * (p["k"] - 1) // 2
+        S.add("conv", "conv1d", dict(p, cin=cin, cout=cout, g=g, pad=pad, cin_cout=None),
+              lambda p=p, cin=cin, cout=cout, g=g, pad=pad: (
+                  lambda x, w, b: F.conv1d(x, w, b, p["stride"], pad, p["dil"], g),
+                  [rnd([p["batch"], cin, p["L"]], p["dtype"]), rnd([cout, cin // g, p["k"]], p["dtype"]),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+    # conv3d
+    grid3 = dict(dtype=["f32", "bf16"], k=[(1, 1, 1), (3, 3, 3), (1, 3, 3), (3, 1, 1), (3, 7, 7), (2, 4, 4)],
+                 stride=[(1, 1, 1), (1, 2, 2), (2, 2, 2)], groups=["1", "dw"],
+                 cin_cout=[(3, 64), (64, 64), (64, 128), (128, 128), (256, 256), (96, 192)],
+                 thw=[(4, 14, 14), (8, 28, 28), (16, 56, 56), (16, 112, 112)], batch=[1, 2],
+                 layout=["contig", "cl_in", "cl_both"], bias=[True, False])
+    for p in sample(grid3, int(350 * scale), 3):
+        cin, cout = p["cin_cout"]
+        g = cin if p["groups"] == "dw" else 1
+        cout = cin if g > 1 else cout
+        t, h, w_ = p["thw"]
+        if cin * t * h * w_ * p["batch"] > 64 * 16 * 56 * 56 * 2:
+            t, h, w_ = 8, 28, 28
+        pad = tuple((k - 1) // 2 for k in p["k"])
+        S.add("conv", "conv3d", dict(p, cin=cin, cout=cout, g=g, pad=pad, thw=(t, h, w_), cin_cout=None),
+              lambda p=p, cin=cin, cout=cout, g=g, pad=pad, t=t, h=h, w_=w_: (
+                  lambda x, w, b: F.conv3d(x, w, b, p["stride"], pad, 1, g),
+                  [rnd([p["batch"], cin, t, h, w_], p["dtype"], "cl" if p["layout"] != "contig" else "contig"),
+                   rnd([cout, cin // g, *p["k"]], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+    # transposed
+    gridt = dict(dtype=["f32", "bf16"], dims=[1, 2, 3], k=[2, 3, 4], stride=[1, 2], groups=[1, 4],
+                 cin_cout=[(64, 32), (128, 64), (256, 256), (16, 3)], hw=[8, 16, 32], batch=[1, 4],
+                 layout=["contig", "cl_in"], bias=[True, False])
+    for p in sample(gridt, int(300 * scale), 4):
+        cin, cout = p["cin_cout"]
+        g = p["groups"] if cin % p["groups"] == 0 and cout % p["groups"] == 0 else 1
+        d = p["dims"]
+        hw = p["hw"] if d < 3 else min(p["hw"], 16)
+        sp = [hw] * d
+        fn = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[d]
+        pad = (p["k"] - 1) // 2 if p["stride"] == 1 else max(0, (p["k"] - 2) // 2)
+        lay = p["layout"] if d > 1 else "contig"
+        S.add("conv", f"conv_transpose{d}d", dict(p, cin=cin, cout=cout, g=g, pad=pad, cin_cout=None, layout=lay),
+              lambda p=p, cin=cin, cout=cout, g=g, sp=sp, fn=fn, d=d, pad=pad, lay=lay: (
+                  lambda x, w, b: fn(x, w, b, p["stride"], pad, 0, g),
+                  [rnd([p["batch"], cin, *sp], p["dtype"], "cl" if lay == "cl_in" else "contig"),
+                   rnd([cin, cout // g, *([p["k"]] * d)], p["dtype"]),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+
+
+def gemm_family(S, scale):
+    gl = dict(dtype=["f32", "bf16"], lead=[(1,), (7,), (64,), (512,), (4096,), (2, 128), (8, 512), (32, 197),
+                                           (4, 8, 64), (2, 4, 16, 16)],
+              kn=[(64, 64), (768, 768), (768, 3072), (3072, 768), (1024, 4096), (128, 32000), (4096, 11008),
+                  (384, 1000), (96, 288), (2048, 1)],
+              bias=[True, False], layout=["contig", "noncontig_in"])
+    for p in sample(gl, int(700 * scale), 10):
+        k, n = p["kn"]
+        if math.prod(p["lead"]) * max(k, n) > 64 * 1024 * 1024:
+            continue
+        S.add("gemm", "linear", dict(p), lambda p=p, k=k, n=n: (
+            lambda x, w, b: F.linear(x, w, b),
+            [rnd([*p["lead"], k], p["dtype"]) if p["layout"] == "contig" else
+             rnd([*p["lead"], 2 * k], p["dtype"])[..., ::2],
+             rnd([n, k], p["dtype"]), rnd([n], p["dtype"]) if p["bias"] else None]))
+    gm = dict(dtype=["f32", "bf16"], mkn=[(1, 768, 768), (64, 64, 64), (128, 512, 256), (512, 768, 3072),
+                                          (4096, 1024, 1024), (7, 13, 17), (1024, 64, 1024), (8192, 8192, 64)],
+              op=["mm", "addmm", "addmm_b1", "matmul", "addmm_beta0", "mm_out_dtype"],
+              ta=[False, True], tb=[False, True])
+    for p in sample(gm, int(500 * scale), 11):
+        m, k, n = p["mkn"]
+        op = p["op"]
+
+        def build(p=p, m=m, k=k, n=n, op=op):
+            a = rnd([m, k], p["dtype"], "t" if p["ta"] else "contig")
+            b = rnd([k, n], p["dtype"], "t" if p["tb"] else "contig")
+            if op == "mm":
+                return (lambda a, b: torch.mm(a, b)), [a, b]
+            if op == "matmul":
+                return (lambda a, b: torch.matmul(a, b)), [a, b]
+            if op == "addmm":
+                return (lambda c, a, b: torch.addmm(c, a, b)), [rnd([n], p["dtype"]), a, b]
+            if op == "addmm_b1":
+                return (lambda c, a, b: torch.addmm(c, a, b)), [rnd([m, n], p["dtype"]), a, b]
+            if op == "addmm_beta0":
+                return (lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0)), [rnd([m, n], p["dtype"]), a, b]
+            return (lambda a, b: torch.mm(a, b, out_dtype=torch.float32) if a.dtype == torch.bfloat16
+                    else torch.mm(a, b)), [a, b]
+        S.add("gemm", op, dict(p), build)
+    gb = dict(dtype=["f32", "bf16"], shapes=[((32, 128, 64), (32, 64, 128)), ((96, 197, 64), (96, 64, 197)),
+                                            ((8, 12, 512, 64), (8, 12, 64, 512)), ((2, 1, 64), (2, 64, 1)),
+                                            ((16, 49, 32), (16, 32, 49)), ((4, 8, 128, 128), (128, 64)),
+                                            ((4, 1, 64, 32), (1, 8, 32, 64)), ((8, 512, 768), (768, 768)),
+                                            ((8, 512, 768), (8, 768, 768)), ((1, 4096, 4096), (4096, 4096))],
+              op=["bmm_or_matmul", "baddbmm", "matmul_t"], tr=[False, True])
+    for p in sample(gb, int(250 * scale), 12):
+        sa, sb = p["shapes"]
+        if p["op"] == "baddbmm" and not (len(sa) == 3 and len(sb) == 3):
+            continue
+
+        def build(p=p, sa=sa, sb=sb):
+            a = rnd(sa, p["dtype"], "t" if p["tr"] else "contig")
+            b = rnd(sb, p["dtype"])
+            if p["op"] == "baddbmm":
+                return (lambda c, a, b: torch.baddbmm(c, a, b, alpha=0.125)), [
+                    rnd([sa[0], sa[1], sb[2]], p["dtype"]), a, b]
+            if p["op"] == "matmul_t":  # q @ k^T style: second operand a transposed view
+                bt = rnd([*sb[:-2], sb[-1], sb[-2]], p["dtype"]).transpose(-1, -2)
+                return (lambda a, b: a @ b), [a, bt]
+            if len(sa) == 3 and len(sb) == 3 and sa[0] == sb[0]:
+                return (lambda a, b: torch.bmm(a, b)), [a, b]
+            return (lambda a, b: torch.matmul(a, b)), [a, b]
+        S.add("gemm", p["op"], dict(p), build)
+    # einsum: windowed / axial / relative-position attention patterns
+    eqs = [("bhqd,bhkd->bhqk", [(2, 8, 64, 32), (2, 8, 64, 32)]),
+           ("bhqk,bhkd->bhqd", [(2, 8, 64, 64), (2, 8, 64, 32)]),
+           ("bnwd,bnvd->bnwv", [(64, 4, 49, 32), (64, 4, 49, 32)]),
+           ("bhxyd,bhxzd->bhxyz", [(2, 4, 16, 16, 32), (2, 4, 16, 16, 32)]),
+           ("bhqd,qkd->bhqk", [(2, 8, 64, 32), (64, 64, 32)]),
+           ("bqhd,bkhd->bhqk", [(2, 128, 8, 64), (2, 128, 8, 64)]),
+           ("bhqk,bkhd->bqhd", [(2, 8, 128, 128), (2, 128, 8, 64)]),
+           ("bij,bjk->bik", [(8, 64, 32), (8, 32, 16)]),
+           ("ij,jk->ik", [(256, 128), (128, 64)]),
+           ("bi,bi->b", [(64, 128), (64, 128)]),
+           ("bi,bj->bij", [(64, 32), (64, 16)]),
+           ("bchw,cd->bdhw", [(2, 64, 14, 14), (64, 32)]),
+           ("b h i d, b h j d -> b h i j", [(4, 12, 197, 64), (4, 12, 197, 64)]),
+           ("bhwc,hkc->bhwk", [(2, 14, 14, 64), (14, 14, 64)]),
+           ("bhwc,wkc->bhwk", [(2, 14, 14, 64), (14, 14, 64)]),
+           ("ii->i", [(64, 64)]), ("bii->bi", [(8, 64, 64)]), ("ij->ji", [(64, 32)]), ("bij->b", [(8, 64, 64)])]
+    for (eq, shapes), dtype in itertools.product(eqs, ["f32", "bf16"]):
+        S.add("gemm", "einsum", dict(eq=eq, shapes=shapes, dtype=dtype),
+              lambda eq=eq, shapes=shapes, dtype=dtype: (
+                  lambda *t: torch.einsum(eq, *t), [rnd(s, dtype) for s in shapes]))
+
+
+def sdpa_family(S, scale):
+    g = dict(dtype=["f32", "bf16", "f16"], d=[32, 64, 80, 128, 256], lq_lk=[(1, 128), (64, 64), (128, 128),
+                                                                          (197, 197), (512, 512), (77, 77), (128, 1024)],
+             heads=[(2, 8), (8, 12), (1, 4)],
+             mask=["none", "causal", "bool_LS", "bool_B11S", "bool_B1LS", "bool_BHLS", "float_LS", "float_B11S",
+                   "float_B1LS", "float_BHLS", "float_11LS", "bool_11LS"],
+             layout=["contig", "bshd"])
+    for p in sample(g, int(700 * scale), 20):
+        lq, lk = p["lq_lk"]
+        b, h = p["heads"]
+        if p["mask"] == "causal" and lq != lk:
+            continue
+
+        def build(p=p, lq=lq, lk=lk, b=b, h=h):
+            def qkv(l):
+                if p["layout"] == "bshd":
+                    return rnd([b, l, h, p["d"]], p["dtype"]).transpose(1, 2)
+                return rnd([b, h, l, p["d"]], p["dtype"])
+            q, k, v = qkv(lq), qkv(lk), qkv(lk)
+            m = p["mask"]
+            mask = None
+            if m not in ("none", "causal"):
+                kind, shp = m.split("_")
+                dims = {"LS": [lq, lk], "B11S": [b, 1, 1, lk], "B1LS": [b, 1, lq, lk], "BHLS": [b, h, lq, lk],
+                        "11LS": [1, 1, lq, lk]}[shp]
+                mask = (torch.rand(dims, device=DEV) > 0.2) if kind == "bool" else rnd(dims, p["dtype"])
+            causal = m == "causal"
+            return (lambda q, k, v, mask: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)), [
+                q, k, v, mask]
+        S.add("sdpa", "scaled_dot_product_attention", dict(p, b=b, h=h, lq=lq, lk=lk), build)
+
+
+def norm_family(S, scale):
+    g = dict(dtype=["f32", "bf16"], shape=[(8, 512, 768), (2, 197, 384), (4096, 1024), (2, 56, 56, 96), (8, 128, 4096),
+                                           (2, 7, 7, 768), (32, 64)],
+             layout=["contig", "permuted"], affine=[True, False])
+    for p in sample(g, 200, 30):
+        shp = p["shape"]
+
+        def build(p=p, shp=shp):
+            if p["layout"] == "permuted":  # channels-last LayerNorm: NCHW storage permuted to N..C
+                x = rnd([shp[0], shp[-1], *shp[1:-1]], p["dtype"]).movedim(1, -1)
+            else:
+                x = rnd(shp, p["dtype"])
+            n = shp[-1]
+            w = rnd([n], p["dtype"]) if p["affine"] else None
+            b = rnd([n], p["dtype"]) if p["affine"] else None
+            return (lambda x, w, b: F.layer_norm(x, (n,), w, b)), [x, w, b]
+        S.add("norm", "layer_norm", dict(p), build)
+        S.add("norm", "rms_norm", dict(p), lambda p=p, shp=shp: (
+            lambda x, w: F.rms_norm(x, (shp[-1],), w),
+            [rnd(shp, p["dtype"]) if p["layout"] == "contig" else rnd([shp[0], shp[-1], *shp[1:-1]], p["dtype"]).movedim(1, -1),
+             rnd([shp[-1]], p["dtype"]) if p["affine"] else None]))
+    gb = dict(dtype=["f32", "bf16"], shape=[(32, 64, 56, 56), (2, 256, 14, 14), (8, 128), (4, 64, 8, 28, 28),
+                                            (16, 80, 100), (1, 3, 224, 224)], layout=["contig", "cl"],
+              wdtype=["same", "f32"])
+    for p in sample(gb, 120, 31):
+        shp = p["shape"]
+        lay = p["layout"] if len(shp) >= 4 else "contig"
+        S.add("norm", "batch_norm_eval", dict(p, layout=lay), lambda p=p, shp=shp, lay=lay: (
+            lambda x, rm, rv, w, b: F.batch_norm(x, rm, rv, w, b, False),
+            [rnd(shp, p["dtype"], lay)] + [rnd([shp[1]], p["dtype"] if p["wdtype"] == "same" else "f32").abs() + 0.5
+                                           for _ in range(4)]))
+    gg = dict(dtype=["f32", "bf16"], shape=[(8, 64, 56, 56), (2, 320, 32, 32), (4, 32, 16), (2, 512, 8, 8)],
+              groups=[1, 8, 32], layout=["contig", "cl"])
+    for p in sample(gg, 60, 32):
+        shp = p["shape"]
+        lay = p["layout"] if len(shp) == 4 else "contig"
+        S.add("norm", "group_norm", dict(p, layout=lay), lambda p=p, shp=shp, lay=lay: (
+            lambda x, w, b: F.group_norm(x, p["groups"], w, b),
+            [rnd(shp, p["dtype"], lay), rnd([shp[1]], p["dtype"]), rnd([shp[1]], p["dtype"])]))
+    for dtype, shp in itertools.product(["f32", "bf16"], [(8, 64, 56, 56), (2, 256, 16, 16)]):
+        S.add("norm", "instance_norm", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: F.instance_norm(x), [rnd(shp, dtype)]))
+    # softmax / log_softmax ride along (attention paths)
+    for dtype, shp, dim in itertools.product(["f32", "bf16"], [(8, 12, 128, 128), (2, 1000), (4096, 32000), (64, 49, 49)],
+                                             [-1, 1]):
+        S.add("norm", "softmax", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x: torch.softmax(x, dim), [rnd(shp, dtype)]))
+        S.add("norm", "log_softmax", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x: torch.log_softmax(x, dim), [rnd(shp, dtype)]))
+
+
+def reduction_family(S, scale):
+    ops = {"sum": lambda x, d, k: x.sum(d, keepdim=k) if d is not None else x.sum(),
+           "mean": lambda x, d, k: x.mean(d, keepdim=k) if d is not None else x.mean(),
+           "amax": lambda x, d, k: x.amax(d, keepdim=k) if d is not None else x.amax(),
+           "amin": lambda x, d, k: x.amin(d, keepdim=k) if d is not None else x.amin(),
+           "max_dim": lambda x, d, k: x.max(d if isinstance(d, int) else -1, keepdim=k),
+           "argmax": lambda x, d, k: x.argmax(d if isinstance(d, int) else None, keepdim=k if isinstance(d, int) else False),
+           "std": lambda x, d, k: x.std(d, keepdim=k) if d is not None else x.std(),
+           "var": lambda x, d, k: x.var(d, keepdim=k) if d is not None else x.var(),
+           "var_mean": lambda x, d, k: torch.var_mean(x, d, keepdim=k) if d is not None else torch.var_mean(x),
+           "std_mean": lambda x, d, k: torch.std_mean(x, d, keepdim=k) if d is not None else torch.std_mean(x),
+           "prod": lambda x, d, k: x.prod(d if isinstance(d, int) else -1, keepdim=k),
+           "norm2": lambda x, d, k: torch.linalg.vector_norm(x, 2, d, keepdim=k),
+           "logsumexp": lambda x, d, k: torch.logsumexp(x, d if d is not None else -1, keepdim=k),
+           "any": lambda x, d, k: (x > 0).any(d if isinstance(d, int) else -1, keepdim=k),
+           "count_nonzero": lambda x, d, k: torch.count_nonzero(x, d)}
+    g = dict(op=list(ops), dtype=["f32", "bf16"], shape=[(8, 512, 768), (2, 64, 56, 56), (4096, 1000), (1000000,),
+                                                       (16, 3, 7, 7), (2, 197, 768)],
+             dim=["last", "first", "mid", "last2", "all"], keepdim=[False, True], layout=["contig", "t"])
+    for p in sample(g, int(650 * scale), 40):
+        shp = p["shape"]
+        nd = len(shp)
+        d = {"last": -1, "first": 0, "mid": 1 if nd > 2 else 0, "last2": (-2, -1) if nd > 1 else -1, "all": None}[p["dim"]]
+        lay = p["layout"] if nd > 1 else "contig"
+        S.add("reduction", p["op"], dict(p, dim_value=d, layout=lay), lambda p=p, shp=shp, d=d, lay=lay: (
+            lambda x: ops[p["op"]](x, d, p["keepdim"]), [rnd(shp, p["dtype"], lay)]))
+    # scans
+    scans = {"cumsum": torch.cumsum, "cumprod": torch.cumprod, "logcumsumexp": torch.logcumsumexp,
+             "cummax": lambda x, d: torch.cummax(x, d)}
+    for op, dtype, shp, dim in itertools.product(scans, ["f32", "bf16"], [(8, 512), (2, 128, 768), (1000000,), (64, 4096)],
+                                                 [-1, 0]):
+        S.add("scan", op, dict(dtype=dtype, shape=shp, dim=dim), lambda op=op, dtype=dtype, shp=shp, dim=dim: (
+            lambda x: scans[op](x, dim), [rnd(shp, dtype)]))
+    for dtype, shp in itertools.product(["int64", "int32", "bool"], [(8, 512), (2, 4096)]):
+        S.add("scan", "cumsum_int", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: torch.cumsum(x, -1),
+            [(torch.randn(shp, device=DEV) > 0).to(getattr(torch, dtype))]))
+
+
+def index_family(S, scale):
+    i64 = lambda hi, shape: torch.randint(0, hi, shape, device=DEV)
+    for dtype, (n, d), idx in itertools.product(["f32", "bf16"], [(50000, 768), (1000, 64), (32128, 512), (100, 4096)],
+                                                [(8, 512), (1,), (4096,), (2, 77)]):
+        S.add("index", "embedding", dict(dtype=dtype, vocab=n, dim=d, idx=idx), lambda dtype=dtype, n=n, d=d, idx=idx: (
+            lambda w, i: F.embedding(i, w), [rnd([n, d], dtype), i64(n, idx)]))
+        S.add("index", "index_select", dict(dtype=dtype, src=(n, d), idx=idx[-1]), lambda dtype=dtype, n=n, d=d, idx=idx: (
+            lambda w, i: torch.index_select(w, 0, i), [rnd([n, d], dtype), i64(n, (idx[-1],))]))
+    for dtype, shp, dim in itertools.product(["f32", "bf16"], [(64, 1000), (8, 12, 128, 128), (4096, 256)], [-1, 0]):
+        S.add("index", "gather", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i: torch.gather(x, dim, i), [rnd(shp, dtype), i64(shp[dim], shp)]))
+        S.add("index", "scatter", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i, s: x.scatter(dim, i, s), [rnd(shp, dtype), i64(shp[dim], shp), rnd(shp, dtype)]))
+        S.add("index", "scatter_add", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i, s: x.scatter_add(dim, i, s), [rnd(shp, dtype), i64(shp[dim], shp), rnd(shp, dtype)]))
+        S.add("index", "scatter_reduce_amax", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i, s: x.scatter_reduce(dim, i, s, "amax"), [rnd(shp, dtype), i64(shp[dim], shp), rnd(shp, dtype)]))
+        S.add("index", "scatter_value", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i: x.scatter(dim, i, 1.0), [rnd(shp, dtype), i64(shp[dim], shp)]))
+        S.add("index", "take_along_dim", dict(dtype=dtype, shape=shp, dim=dim), lambda dtype=dtype, shp=shp, dim=dim: (
+            lambda x, i: torch.take_along_dim(x, i, dim), [rnd(shp, dtype), i64(shp[dim], shp)]))
+    for dtype, (n, d), m, inplace in itertools.product(["f32", "bf16"], [(1000, 64), (50000, 768), (16, 16)],
+                                                       [8, 512, 4096], [False, True]):
+        S.add("index", "index_add", dict(dtype=dtype, shape=(n, d), nidx=m, inplace=inplace),
+              lambda dtype=dtype, n=n, d=d, m=m, inplace=inplace: (
+                  (lambda x, i, s: x.index_add_(0, i, s)) if inplace else (lambda x, i, s: x.index_add(0, i, s)),
+                  [rnd([n, d], dtype), i64(n, (m,)), rnd([m, d], dtype)]))
+        S.add("index", "index_copy", dict(dtype=dtype, shape=(n, d), nidx=m),
+              lambda dtype=dtype, n=n, d=d, m=m: (lambda x, i, s: x.index_copy(0, i, s),
+                                                   [rnd([n, d], dtype), torch.randperm(n, device=DEV)[:min(m, n)],
+                                                    rnd([min(m, n), d], dtype)]))
+    for shp, ncls in itertools.product([(8,), (8, 512), (4096,), (2, 7, 7)], [2, 10, 1000, -1]):
+        nc = ncls if ncls > 0 else 10
+        S.add("index", "one_hot", dict(shape=shp, num_classes=ncls), lambda shp=shp, ncls=ncls, nc=nc: (
+            lambda i: F.one_hot(i, ncls), [i64(nc, shp)]))
+    # advanced indexing
+    adv = {"x[idx]": lambda x, i, m: x[i], "x[:, idx]": lambda x, i, m: x[:, i], "x[mask]": lambda x, i, m: x[m],
+           "x[idx]=v": lambda x, i, m: x.index_put((i,), torch.ones((), device=x.device, dtype=x.dtype)),
+           "x[idx]=t": lambda x, i, m: x.index_put((i,), x[i] * 2),
+           "x[idx]+=t": lambda x, i, m: x.index_put((i,), x[i], accumulate=True),
+           "x[mask]=0": lambda x, i, m: x.masked_fill(m.view(-1, *([1] * (x.dim() - 1))) if m.dim() == 1 else m, 0.0),
+           "x[idx,idx]": lambda x, i, m: x[i, i], "x[arange,idx]": lambda x, i, m: x[torch.arange(i.numel(), device=x.device), i],
+           "x[..., idx]": lambda x, i, m: x[..., i], "masked_select": lambda x, i, m: torch.masked_select(x, m.view(-1, *([1] * (x.dim() - 1)))),
+           "nonzero": lambda x, i, m: torch.nonzero(m)}
+    for op, dtype, shp, nidx in itertools.product(adv, ["f32", "bf16"], [(64, 1000), (8, 197, 768), (4096,)], [4, 64]):
+        S.add("index", "index:" + op, dict(dtype=dtype, shape=shp, nidx=nidx), lambda op=op, dtype=dtype, shp=shp, nidx=nidx: (
+            lambda x, i, m: adv[op](x, i, m), [rnd(shp, dtype), i64(min(shp[0], shp[-1] if len(shp) > 1 else shp[0]), (nidx,)),
+                                               torch.rand(shp[0], device=DEV) > 0.5]))
+
+
+def where_family(S, scale):
+    shapes = [((8, 512, 768), (8, 512, 768)), ((8, 12, 128, 128), (8, 1, 1, 128)), ((8, 12, 128, 128), (128, 128)),
+              ((4096,), (4096,)), ((2, 64, 56, 56), (2, 1, 56, 56)), ((8, 1, 1, 128), (8, 1, 1, 128))]
+    forms = {"where_t_t": lambda c, x: torch.where(c, x, x * 0),
+             "where_t_scalar": lambda c, x: torch.where(c, x, -1e4),
+             "where_scalar_t": lambda c, x: torch.where(c, 0.0, x),
+             "where_scalar_scalar": lambda c, x: torch.where(c, 1.0, 0.0),
+             "where_t_neg_inf": lambda c, x: torch.where(c, x, float("-inf")),
+             "where_t_finfo_min": lambda c, x: torch.where(c, x, torch.finfo(x.dtype).min),
+             "where_t_tensor0d": lambda c, x: torch.where(c, x, torch.tensor(-1e4, device=x.device, dtype=x.dtype)),
+             "where_t_tensor0d_f32": lambda c, x: torch.where(c, x, torch.tensor(-1e4, device=x.device)),
+             "where_t_cputensor0d": lambda c, x: torch.where(c, x, torch.tensor(-1e4, dtype=x.dtype)),
+             "masked_fill_scalar": lambda c, x: x.masked_fill(c, -1e4),
+             "masked_fill_neg_inf": lambda c, x: x.masked_fill(c, float("-inf")),
+             "masked_fill_tensor0d": lambda c, x: x.masked_fill(c, torch.tensor(-1e4, device=x.device, dtype=x.dtype)),
+             "masked_fill_": lambda c, x: x.clone().masked_fill_(c, 0.0),
+             "where_cond_only": lambda c, x: torch.where(c)}
+    for form, dtype, (xs, cs), cdt in itertools.product(forms, ["f32", "bf16"], shapes, ["bool", "uint8_ne"]):
+        if form in ("where_cond_only",) and (dtype != "f32" or cdt != "bool"):
+            continue
+        if cdt != "bool" and form not in ("where_t_scalar", "masked_fill_scalar"):
+            continue
+
+        def build(form=form, dtype=dtype, xs=xs, cs=cs, cdt=cdt):
+            c = torch.rand(cs, device=DEV) > 0.3
+            x = rnd(xs, dtype)
+            if cdt == "uint8_ne":
+                cu = c.to(torch.uint8)
+                return (lambda cu, x: forms[form](cu != 0, x)), [cu, x]
+            return forms[form], [c, x]
+        S.add("where", form, dict(dtype=dtype, x=xs, cond=cs, cond_dtype=cdt), build)
+    # attention-mask construction inside graphs (BERT / T5 style), piece by piece
+    for dtype, (b, s) in itertools.product(["f32", "bf16"], [(2, 128), (8, 512)]):
+        dt = DT[dtype]
+        S.add("where", "mask:bert_extended", dict(dtype=dtype, b=b, s=s), lambda dt=dt, b=b, s=s: (
+            lambda m: (1.0 - m[:, None, None, :].to(dt)) * torch.finfo(dt).min, [torch.ones(b, s, device=DEV, dtype=torch.long)]))
+        S.add("where", "mask:bool_expand_sdpa_style", dict(dtype=dtype, b=b, s=s), lambda dt=dt, b=b, s=s: (
+            lambda m: m[:, None, None, :].bool().expand(b, 1, s, s), [torch.ones(b, s, device=DEV, dtype=torch.long)]))
+        S.add("where", "mask:causal_triu", dict(dtype=dtype, b=b, s=s), lambda dt=dt, b=b, s=s: (
+            lambda x: torch.full((s, s), torch.finfo(dt).min, device=DEV, dtype=dt).triu(1), [rnd([1], dtype)]))
+        S.add("where", "mask:t5_relpos_bucket", dict(dtype=dtype, b=b, s=s), lambda dt=dt, b=b, s=s: (
+            lambda x: (torch.arange(s, device=DEV)[None, :] - torch.arange(s, device=DEV)[:, None]).abs().clamp(max=31),
+            [rnd([1], dtype)]))
+
+
+def resample_family(S, scale):
+    g = dict(mode=["nearest", "bilinear", "bicubic", "nearest-exact", "area"], dtype=["f32", "bf16"],
+             shape=[(2, 64, 14, 14), (1, 3, 224, 224), (8, 256, 32, 32), (2, 19, 64, 64)],
+             how=["scale2", "scale0.5", "size_odd", "size_same"], align=[False, True], layout=["contig", "cl"])
+    for p in sample(g, int(250 * scale), 50):
+        if p["align"] and p["mode"] not in ("bilinear", "bicubic"):
+            continue
+        shp = p["shape"]
+
+        def build(p=p, shp=shp):
+            kw = {}
+            if p["how"] == "scale2":
+                kw["scale_factor"] = 2.0
+            elif p["how"] == "scale0.5":
+                kw["scale_factor"] = 0.5
+            elif p["how"] == "size_odd":
+                kw["size"] = (shp[2] * 3 // 2 + 1, shp[3] * 3 // 2 + 1)
+            else:
+                kw["size"] = (shp[2], shp[3])
+            if p["mode"] in ("bilinear", "bicubic"):
+                kw["align_corners"] = p["align"]
+            return (lambda x: F.interpolate(x, mode=p["mode"], **kw)), [rnd(shp, p["dtype"], p["layout"])]
+        S.add("resample", "interpolate", dict(p), build)
+    for mode, dtype, dims in itertools.product(["nearest", "linear"], ["f32", "bf16"], [1, 3]):
+        m = mode if dims == 1 else ("trilinear" if mode == "linear" else "nearest")
+        shp = [2, 16, 64] if dims == 1 else [2, 16, 4, 14, 14]
+        S.add("resample", "interpolate", dict(mode=m, dtype=dtype, shape=shp, how="scale2"), lambda m=m, dtype=dtype, shp=shp: (
+            lambda x: F.interpolate(x, scale_factor=2, mode=m), [rnd(shp, dtype)]))
+    for op, r, dtype, shp, lay in itertools.product(["pixel_shuffle", "pixel_unshuffle"], [2, 4], ["f32", "bf16"],
+                                                    [(2, 64, 16, 16), (1, 48, 56, 56), (8, 256, 8, 8)], ["contig", "cl"]):
+        S.add("resample", op, dict(r=r, dtype=dtype, shape=shp, layout=lay), lambda op=op, r=r, dtype=dtype, shp=shp, lay=lay: (
+            lambda x: getattr(F, op)(x, r), [rnd(shp, dtype, lay)]))
+    pools = {"max_pool2d_3s2": lambda x: F.max_pool2d(x, 3, 2, 1), "avg_pool2d_2": lambda x: F.avg_pool2d(x, 2),
+             "adaptive_avg_1": lambda x: F.adaptive_avg_pool2d(x, 1), "adaptive_avg_7": lambda x: F.adaptive_avg_pool2d(x, 7),
+             "adaptive_max_1": lambda x: F.adaptive_max_pool2d(x, 1), "max_pool2d_idx": lambda x: F.max_pool2d(x, 2, return_indices=True),
+             "avg_pool2d_3s1p1_noinc": lambda x: F.avg_pool2d(x, 3, 1, 1, count_include_pad=False)}
+    for op, dtype, shp, lay in itertools.product(pools, ["f32", "bf16"], [(32, 64, 112, 112), (2, 512, 7, 7), (8, 96, 55, 55)],
+                                                 ["contig", "cl"]):
+        S.add("resample", "pool:" + op, dict(dtype=dtype, shape=shp, layout=lay), lambda op=op, dtype=dtype, shp=shp, lay=lay: (
+            pools[op], [rnd(shp, dtype, lay)]))
+    for dtype, shp in itertools.product(["f32", "bf16"], [(2, 64, 8, 56, 56), (2, 512, 2, 7, 7)]):
+        S.add("resample", "pool:max_pool3d", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: F.max_pool3d(x, (1, 3, 3), (1, 2, 2), (0, 1, 1)), [rnd(shp, dtype)]))
+        S.add("resample", "pool:adaptive_avg_pool3d", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: F.adaptive_avg_pool3d(x, 1), [rnd(shp, dtype)]))
+
+
+def rnn_family(S, scale):
+    g = dict(cell=["LSTM", "GRU", "RNN_TANH", "RNN_RELU"], layers=[1, 2, 3], bidir=[False, True], batch_first=[False, True],
+             seq=[1, 8, 32, 128], batch=[1, 8], hidden=[(64, 64), (256, 256), (80, 128)], dtype=["f32", "bf16"],
+             bias=[True, False])
+    for p in sample(g, int(320 * scale), 60):
+        inp, hid = p["hidden"]
+
+        def build(p=p, inp=inp, hid=hid):
+            cls = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU, "RNN_TANH": torch.nn.RNN, "RNN_RELU": torch.nn.RNN}[p["cell"]]
+            kw = dict(nonlinearity="relu") if p["cell"] == "RNN_RELU" else {}
+            m = cls(inp, hid, p["layers"], bias=p["bias"], batch_first=p["batch_first"], bidirectional=p["bidir"],
+                    device=DEV, dtype=DT[p["dtype"]], **kw).eval()
+            shp = [p["batch"], p["seq"], inp] if p["batch_first"] else [p["seq"], p["batch"], inp]
+            return (lambda x: m(x)), [rnd(shp, p["dtype"])]
+        S.add("rnn", p["cell"], dict(p, input_size=inp, hidden_size=hid, hidden=None), build)
+    # LSTM with initial state given, and LSTM with projections
+    for dtype, seq in itertools.product(["f32", "bf16"], [16, 64]):
+        S.add("rnn", "LSTM_h0c0", dict(dtype=dtype, seq=seq, layers=2, hidden_size=256), lambda dtype=dtype, seq=seq: (
+            (lambda m: (lambda x, h, c: m(x, (h, c))))(torch.nn.LSTM(256, 256, 2, batch_first=True, device=DEV, dtype=DT[dtype])),
+            [rnd([4, seq, 256], dtype), rnd([2, 4, 256], dtype), rnd([2, 4, 256], dtype)]))
+        S.add("rnn", "LSTM_proj", dict(dtype=dtype, seq=seq, layers=2, hidden_size=256, proj_size=64), lambda dtype=dtype, seq=seq: (
+            (lambda m: (lambda x: m(x)))(torch.nn.LSTM(256, 256, 2, batch_first=True, proj_size=64, device=DEV, dtype=DT[dtype])),
+            [rnd([4, seq, 256], dtype)]))
+        S.add("rnn", "LSTM_unflattened", dict(dtype=dtype, seq=seq, layers=2, hidden_size=256), lambda dtype=dtype, seq=seq: (
+            (lambda m: (lambda x, *w: torch._VF.lstm(x, (torch.zeros(2, 4, 256, device=DEV, dtype=DT[dtype]),) * 2, list(w),
+                                                      True, 2, 0.0, False, False, True)))(None),
+            [rnd([4, seq, 256], dtype)] + [rnd(s, dtype) for s in [[1024, 256], [1024, 256], [1024], [1024]] * 2]))
+
+
+def copy_family(S, scale):
+    dts = ["f32", "bf16"]
+    for dtype, shp in itertools.product(dts, [(8, 512, 768), (32, 64, 56, 56), (2, 197, 12, 64), (4096,)]):
+        nd = len(shp)
+        S.add("copy", "contiguous_T", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp, nd=nd: (
+            lambda x: x.transpose(0, -1).contiguous(), [rnd(shp, dtype)]))
+        S.add("copy", "clone", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (lambda x: x.clone(), [rnd(shp, dtype)]))
+        for to in ["f32", "bf16", "f16", "int64", "bool"]:
+            S.add("copy", "to_dtype", dict(dtype=dtype, to=to, shape=shp), lambda dtype=dtype, shp=shp, to=to: (
+                lambda x: x.to(DT.get(to) or getattr(torch, to)), [rnd(shp, dtype)]))
+        if nd == 4:
+            S.add("copy", "to_channels_last", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+                lambda x: x.contiguous(memory_format=torch.channels_last), [rnd(shp, dtype)]))
+            S.add("copy", "permute_0213_contiguous", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+                lambda x: x.permute(0, 2, 1, 3).contiguous(), [rnd(shp, dtype)]))
+        S.add("copy", "to_cpu", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (lambda x: x.cpu(), [rnd(shp, dtype)]))
+        S.add("copy", "flip", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (lambda x: x.flip(-1), [rnd(shp, dtype)]))
+        S.add("copy", "roll", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: x.roll(3, -1), [rnd(shp, dtype)]))
+        if nd >= 3:
+            S.add("copy", "roll2d", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+                lambda x: torch.roll(x, (3, 3), (1, 2)), [rnd(shp, dtype)]))
+        S.add("copy", "repeat", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp, nd=nd: (
+            lambda x: x.repeat(*([2] + [1] * (nd - 1))), [rnd(shp, dtype)]))
+        S.add("copy", "expand_contiguous", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp, nd=nd: (
+            lambda x: x[:1].expand(4, *shp[1:]).contiguous(), [rnd(shp, dtype)]))
+        S.add("copy", "tril", dict(dtype=dtype, shape=shp), lambda dtype=dtype, shp=shp: (
+            lambda x: x.tril() if x.dim() >= 2 else x, [rnd(shp, dtype)]))
+    # cat / stack
+    for dtype, n, shp, dim, mixed in itertools.product(dts, [2, 3, 8, 33], [(8, 128, 64), (2, 64, 28, 28), (1, 768)], [0, 1, -1],
+                                                       [False, True]):
+        def build(dtype=dtype, n=n, shp=shp, dim=dim, mixed=mixed):
+            ts = [rnd(shp, dtype) for _ in range(n)]
+            if mixed:
+                ts[0] = rnd([*shp[:-2], shp[-1], shp[-2]], dtype).transpose(-1, -2) if len(shp) > 2 else rnd([shp[1], shp[0]], dtype).t()
+            return (lambda *t: torch.cat(t, dim)), ts
+        S.add("copy", "cat", dict(dtype=dtype, n=n, shape=shp, dim=dim, mixed_layout=mixed), build)
+    for dtype, n, shp, dim in itertools.product(dts, [2, 4, 16], [(8, 128, 64), (2, 64, 28, 28)], [0, -1]):
+        S.add("copy", "stack", dict(dtype=dtype, n=n, shape=shp, dim=dim), lambda dtype=dtype, n=n, shp=shp, dim=dim: (
+            lambda *t: torch.stack(t, dim), [rnd(shp, dtype) for _ in range(n)]))
+    # pad
+    for mode, dtype, shp, padv in itertools.product(["constant", "reflect", "replicate", "circular"], dts,
+                                                    [(2, 64, 56, 56), (8, 128, 768), (2, 16, 8, 28, 28)],
+                                                    ["1111", "0101", "neg"]):
+        nd = len(shp)
+        pads = {"1111": (1, 1, 1, 1), "0101": (0, 1, 0, 1), "neg": (-1, -1, 0, 0) if mode == "constant" else (2, 2, 2, 2)}[padv]
+        if nd == 3:
+            pads = pads[:2]
+        if nd == 5:
+            pads = pads + (1, 1)
+        S.add("copy", "pad", dict(mode=mode, dtype=dtype, shape=shp, pad=pads), lambda mode=mode, dtype=dtype, shp=shp, pads=pads: (
+            lambda x: F.pad(x, pads, mode=mode), [rnd(shp, dtype)]))
+    # factories and small things models build in-graph
+    facs = {"zeros": lambda: torch.zeros(8, 512, 768, device=DEV), "ones": lambda: torch.ones(8, 512, device=DEV),
+            "full": lambda: torch.full((512, 512), -1e4, device=DEV), "arange": lambda: torch.arange(512, device=DEV),
+            "arange_f": lambda: torch.arange(0, 64, 2, device=DEV, dtype=torch.float32),
+            "empty": lambda: torch.empty(8, 512, 768, device=DEV), "zeros_bf16": lambda: torch.zeros(8, 512, 768, device=DEV, dtype=torch.bfloat16),
+            "zeros_like": lambda: torch.zeros_like(torch.empty(1024, device=DEV)), "linspace": lambda: torch.linspace(0, 1, 100, device=DEV),
+            "eye": lambda: torch.eye(64, device=DEV), "tensor_scalar": lambda: torch.tensor(3.0, device=DEV),
+            "scalar_tensor": lambda: torch.scalar_tensor(3.0, device=DEV), "randn": lambda: torch.randn(1000, 1000, device=DEV),
+            "rand_like": lambda: torch.rand(64, 64, device=DEV), "triu_ones": lambda: torch.ones(128, 128, device=DEV).triu(1),
+            "meshgrid": lambda: torch.stack(torch.meshgrid(torch.arange(7, device=DEV), torch.arange(7, device=DEV), indexing="ij"))}
+    for name, fn in facs.items():
+        S.add("copy", "factory:" + name, {}, lambda fn=fn: ((lambda: fn()), []))
+
+
+FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
+            "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
+            "rnn": rnn_family, "copy": copy_family}
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------------------------
+
+def profile_chunk(items, do_profile):
+    """items: list of (index, record, fn, args). Fills record counts in place."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile, record_function
+    live = []
+    for idx, rec, fn, args in items:
+        try:
+            with torch.no_grad():
+                fn(*args)
+                fn(*args)
+            live.append((idx, rec, fn, args))
+        except Exception as e:  # noqa: BLE001
+            rec["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    if DEV == "cuda":
+        torch.cuda.synchronize()
+    if not do_profile or not live:
+        return
+    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for idx, rec, fn, args in live:
+            with record_function(f"kcsweep#{idx}"):
+                fn(*args)
+        torch.cuda.synchronize()
+    raw = list(prof.profiler.kineto_results.events())
+    ranges = sorted((e.start_ns(), e.end_ns(), int(e.name().split("#")[1])) for e in raw
+                    if e.device_type() == DeviceType.CPU and e.name().startswith("kcsweep#"))
+    starts = [r[0] for r in ranges]
+    by_idx = {idx: rec for idx, rec, _, _ in live}
+    for rec in by_idx.values():
+        rec.update(kernels=0, memcpy=0, memset=0, kernel_names=[], aten=[])
+
+    def owner(t):
+        i = bisect.bisect_right(starts, t) - 1
+        if i >= 0 and ranges[i][0] <= t <= ranges[i][1]:
+            return by_idx.get(ranges[i][2])
+        return None
+    cpu = {}
+    aten_ops = []
+    for e in raw:
+        if e.device_type() == DeviceType.CPU and e.linked_correlation_id() == 0:
+            cpu[e.correlation_id()] = e.start_ns()
+            if e.name().startswith("aten::"):
+                aten_ops.append((e.start_ns(), -e.end_ns(), e.end_ns(), e.name(), e.start_thread_id()))
+    # outermost aten ops per configuration
+    aten_ops.sort()
+    cur_end = {}
+    for s, _, end, name, tid in aten_ops:
+        rec = owner(s)
+        if rec is None:
+            continue
+        key = (id(rec), tid)
+        if s >= cur_end.get(key, -1):
+            rec["aten"].append(name)
+            cur_end[key] = end
+    unattributed = 0
+    for e in sorted((e for e in raw if e.device_type() == DeviceType.CUDA), key=lambda e: e.start_ns()):
+        t = cpu.get(e.linked_correlation_id())
+        rec = owner(t) if t is not None else None
+        if rec is None:
+            unattributed += 1
+            continue
+        n = e.name()
+        if n.startswith("Memcpy"):
+            rec["memcpy"] += 1
+            rec["kernel_names"].append(n[:60])
+        elif n.startswith("Memset"):
+            rec["memset"] += 1
+            rec["kernel_names"].append(n[:60])
+        else:
+            rec["kernels"] += 1
+            rec["kernel_names"].append(n[:160])
+    for rec in by_idx.values():
+        if unattributed:
+            rec["chunk_unattributed"] = unattributed
+        # consecutive repeats folded: [name, times]
+        folded = []
+        for n in rec["kernel_names"]:
+            if folded and folded[-1][0] == n:
+                folded[-1][1] += 1
+            else:
+                folded.append([n, 1])
+        rec["kernel_names"] = folded
+
+
+def main():
+    global DEV
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--scale", type=float, default=1.0, help="multiplies the sampled grid sizes")
+    ap.add_argument("--chunk", type=int, default=40)
+    ap.add_argument("--deadline-s", type=float, default=1e9)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--limit", type=int, default=0, help="at most this many configurations per family")
+    a = ap.parse_args()
+    DEV = a.device
+    t0 = time.time()
+    torch.manual_seed(0)
+    if DEV == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False  # PyTorch's default
+    S = Sweep()
+    fams = a.families.split(",")
+    for f in fams:
+        n0 = len(S.cfgs)
+        FAMILIES[f](S, a.scale)
+        if a.limit and len(S.cfgs) - n0 > a.limit:  # evenly spread over the family
+            fam = S.cfgs[n0:]
+            S.cfgs[n0:] = fam[::len(fam) // a.limit + 1]
+    print(f"sweep: {len(S.cfgs)} configurations: " + ", ".join(
+        f"{f} {sum(1 for c in S.cfgs if c[0] == f)}" for f in fams), flush=True)
+    env = {"torch": torch.__version__, "cuda": torch.version.cuda,
+           "cudnn": torch.backends.cudnn.version() if DEV == "cuda" else None,
+           "device": torch.cuda.get_device_name() if DEV == "cuda" else DEV}
+    done = 0
+    with open(a.out, "w") as out:
+        out.write(json.dumps({"meta": env, "configs": len(S.cfgs)}) + "\n")
+        for c0 in range(0, len(S.cfgs), a.chunk):
+            if time.time() - t0 > a.deadline_s:
+                print(f"sweep: deadline after {done} configurations", flush=True)
+                break
+            items = []
+            for idx in range(c0, min(c0 + a.chunk, len(S.cfgs))):
+                fam, op, params, build = S.cfgs[idx]
+                rec = {"id": idx, "family": fam, "op": op,
+                       "params": {k: v for k, v in params.items() if v is not None}}
+                try:
+                    fn, args = build()
+                    rec["inputs"] = [desc(t) for t in args]
+                    items.append((idx, rec, fn, args))
+                except Exception as e:  # noqa: BLE001
+                    rec["error"] = f"build {type(e).__name__}: {str(e)[:200]}"
+                    out.write(json.dumps(rec, default=str) + "\n")
+            try:
+                profile_chunk(items, not a.no_profile and DEV == "cuda")
+            except Exception as e:  # noqa: BLE001  a chunk failing must not stop the sweep
+                for _, rec, _, _ in items:
+                    rec.setdefault("error", f"chunk {type(e).__name__}: {str(e)[:200]}")
+            for _, rec, _, _ in items:
+                out.write(json.dumps(rec, default=str) + "\n")
+            out.flush()
+            done += len(items)
+            del items
+            if DEV == "cuda":
+                torch.cuda.empty_cache()
+            if (c0 // a.chunk) % 10 == 0:
+                print(f"sweep: {done}/{len(S.cfgs)} after {time.time() - t0:.0f} s", flush=True)
+    print(f"sweep: wrote {done} configurations to {a.out} in {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
