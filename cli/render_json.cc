@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/render.h"
+#include "passes/op_classes.h"
 #include "passes/rollup.h"
 
 namespace kc {
@@ -116,6 +117,7 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     }
     ops.push_back({{"index", i},
                    {"op", op.full_name()},
+                   {"class", op_class_name(op_class(op))},
                    {"source", {{"file", op.loc.file}, {"line", op.loc.line}, {"code", op.loc.code}}},
                    {"module", op.module},
                    {"module_class", op.module_type},
