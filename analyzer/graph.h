@@ -15,13 +15,18 @@ namespace kc {
 // Where a value comes from before the first op runs.
 enum class ValueRole : uint8_t { kInput, kParameter, kBuffer, kConstant, kIntermediate };
 
+// Where a value lives when the model runs on the target: in the GPU's memory (HBM) or on the
+// host. Decided once per graph (analyzer/placement.h); every pass and validate read it.
+enum class Placement : uint8_t { kDevice, kHost };
+
 // A tensor value. Sizes are concrete: symbolic sizes are resolved by the loader.
 struct Value {
   std::string name;
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   DType dtype = DType::kUnknown;
-  std::string device;  // as recorded in the file ("cpu", "cuda:0", "meta"); analysis ignores it
+  std::string device;  // as recorded in the file ("cpu", "cuda:0", "meta"); see `placement`
+  Placement placement = Placement::kDevice;
   ValueRole role = ValueRole::kIntermediate;
   int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights
 
@@ -100,6 +105,7 @@ struct ModelInfo {
   std::string format;  // "pt2" or "torchscript"
   std::string producer_version;  // torch version or schema version recorded in the file
   std::vector<std::string> notes;  // e.g. symbolic sizes and the values they were given
+  std::string device;  // where the user's inputs live in the file; stands for the target GPU
 };
 
 // A whole model: values and ops in execution order.

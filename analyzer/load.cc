@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "analyzer/error.h"
+#include "analyzer/placement.h"
 #include "analyzer/pt2_loader.h"
 #include "analyzer/torchscript_loader.h"
 
@@ -50,6 +51,41 @@ std::pair<std::string, int64_t> parse_dim_spec(const std::string& text) {
   return {text.substr(0, eq), std::stoll(v)};
 }
 
+namespace {
+
+// One input format: how to recognise its archive, how to load it, which options it takes.
+struct Loader {
+  const char* name;  // "pt2", "torchscript": Graph::info.format
+  bool (*sniff)(caffe2::serialize::PyTorchStreamReader&);
+  Graph (*load)(caffe2::serialize::PyTorchStreamReader&, const std::string& path, const LoadOptions&);
+  bool takes_dims;    // --dim: symbolic sizes recorded in the file
+  bool takes_inputs;  // --input: shapes the file does not record
+};
+
+Graph load_torchscript_archive(caffe2::serialize::PyTorchStreamReader&, const std::string& path,
+                               const LoadOptions& options) {
+  return load_torchscript(path, options);
+}
+
+const Loader kLoaders[] = {
+    {"pt2", [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("models/model.json"); }, load_pt2,
+     true, false},
+    {"torchscript",
+     [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("data.pkl") && a.hasRecord("constants.pkl"); },
+     load_torchscript_archive, false, true},
+};
+
+// Options a format cannot use are an error, not silently ignored.
+void check_options(const Loader& l, const LoadOptions& options) {
+  check(l.takes_dims || options.dims.empty(),
+        std::string("--dim applies to .pt2 models; this is a ") + l.name + " model (give its shapes with --input)");
+  check(l.takes_inputs || options.inputs.empty(),
+        std::string("--input applies to TorchScript models; this ") + l.name +
+            " model records its input shapes (give symbolic sizes with --dim)");
+}
+
+}  // namespace
+
 Graph load_model(const std::string& path, const LoadOptions& options) {
   {
     std::ifstream f(path, std::ios::binary);
@@ -71,14 +107,16 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     msg = msg.substr(0, msg.find(". "));
     throw Error(path + ": not a readable zip archive (truncated or damaged: " + msg + ")");
   }
-  try {
-    if (archive->hasRecord("models/model.json")) return load_pt2(*archive, path, options);
-    if (archive->hasRecord("data.pkl") && archive->hasRecord("constants.pkl")) {
-      archive.reset();
-      return load_torchscript(path, options);
+  for (const Loader& l : kLoaders) {
+    if (!l.sniff(*archive)) continue;
+    try {
+      check_options(l, options);
+      Graph g = l.load(*archive, path, options);
+      assign_placement(g);
+      return g;
+    } catch (const Error& e) {
+      throw Error(path + ": " + e.what());
     }
-  } catch (const Error& e) {
-    throw Error(path + ": " + e.what());
   }
   throw Error(path + ": a PyTorch archive, but neither a torch.export .pt2 nor a TorchScript model");
 }

@@ -33,25 +33,20 @@ class Parser {
     }
     return false;
   }
-  static std::optional<int64_t> checked(bool overflow, int64_t v) {
-    if (overflow) return std::nullopt;
-    return v;
+  // l op r, or nothing when either side is missing or the result overflows int64.
+  template <typename Op>
+  static std::optional<int64_t> combine(std::optional<int64_t> l, std::optional<int64_t> r, Op overflowing) {
+    int64_t out;
+    if (!l || !r || overflowing(*l, *r, &out)) return std::nullopt;
+    return out;
   }
   std::optional<int64_t> sum() {
     auto l = product();
     while (l) {
       if (eat("+")) {
-        auto r = product();
-        if (!r) return std::nullopt;
-        int64_t out;
-        bool overflow = __builtin_add_overflow(*l, *r, &out);
-        l = checked(overflow, out);
+        l = combine(l, product(), [](int64_t a, int64_t b, int64_t* o) { return __builtin_add_overflow(a, b, o); });
       } else if (eat("-")) {
-        auto r = product();
-        if (!r) return std::nullopt;
-        int64_t out;
-        bool overflow = __builtin_sub_overflow(*l, *r, &out);
-        l = checked(overflow, out);
+        l = combine(l, product(), [](int64_t a, int64_t b, int64_t* o) { return __builtin_sub_overflow(a, b, o); });
       } else {
         break;
       }
@@ -68,11 +63,7 @@ class Parser {
         if (!r || *r == 0) return std::nullopt;
         l = floordiv(*l, *r);
       } else if (eat("*")) {
-        auto r = power();
-        if (!r) return std::nullopt;
-        int64_t out;
-        bool overflow = __builtin_mul_overflow(*l, *r, &out);
-        l = checked(overflow, out);
+        l = combine(l, power(), [](int64_t a, int64_t b, int64_t* o) { return __builtin_mul_overflow(a, b, o); });
       } else if (eat("/")) {
         // sympy writes exact integer division as '/', e.g. "s0/2" when s0 is known even.
         auto r = power();

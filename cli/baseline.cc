@@ -7,8 +7,6 @@
 #include <sstream>
 
 #include "analyzer/error.h"
-#include "passes/pipeline.h"
-#include "passes/rollup.h"
 
 namespace kc {
 namespace {
@@ -19,7 +17,9 @@ std::vector<std::pair<std::string, int64_t>> totals_of(const Totals& t) {
   return out;
 }
 
-Summary from_json(const std::string& path) {
+}  // namespace
+
+Summary read_report_summary(const std::string& path) {
   std::ifstream f(path);
   check(f.good(), path + ": cannot open file");
   std::stringstream text;
@@ -44,6 +44,8 @@ Summary from_json(const std::string& path) {
     s.modules.push_back({row.value("module", ""), row.value("eager_kernels", int64_t{0}), row.value("hbm_bytes", int64_t{0})});
   return s;
 }
+
+namespace {
 
 // Modules present on either side whose `field` changed, largest absolute change first.
 std::vector<Delta> module_deltas(const Summary& a, const Summary& b, int64_t Summary::Module::*field) {
@@ -75,15 +77,12 @@ Summary summarize(const Graph& g, const Report& r) {
   Summary s;
   s.path = g.info.path;
   s.totals = totals_of(r.totals);
-  for (const RollupRow& row : rollup(g, r, RollupKey::kModule)) s.modules.push_back({row.key, row.eager_kernels, row.bytes});
+  for (const RollupRow& row : r.by_module) s.modules.push_back({row.key, row.counts.kernels, row.bytes});
   return s;
 }
 
-Summary read_baseline(const std::string& path, const LoadOptions& load, const Target& target,
-                      const LaunchOptions& launches) {
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) return from_json(path);
-  Graph g = load_model(path, load);
-  return summarize(g, analyze(g, target, launches));
+bool is_report_path(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 
 BaselineDiff diff(const Summary& before, const Summary& after) {

@@ -1,5 +1,6 @@
-// Comparison with a baseline (--baseline): the same model before a change, as a model file or
-// as a JSON report kernelcount wrote. Computes the differences; renderers print them.
+// Comparison with a baseline (--baseline): the same model before a change, as a model file
+// (analyzed by main like the model itself) or as a JSON report kernelcount wrote. Computes
+// the differences; renderers print them.
 #pragma once
 
 #include <cstdint>
@@ -7,8 +8,6 @@
 #include <vector>
 
 #include "analyzer/graph.h"
-#include "analyzer/load.h"
-#include "passes/launches.h"
 #include "passes/report.h"
 
 namespace kc {
@@ -40,11 +39,12 @@ struct BaselineDiff {
   int64_t total(const std::string& name, bool after) const;
 };
 
+// The numbers of an analyzed model.
 Summary summarize(const Graph& g, const Report& r);
-// Reads a baseline: a JSON report (kernelcount --format json) or a model, analyzed with the
-// same load options and launch options. Throws Error.
-Summary read_baseline(const std::string& path, const LoadOptions& load, const Target& target,
-                      const LaunchOptions& launches);
+// A baseline given as a report: kernelcount --format json output. Throws Error.
+Summary read_report_summary(const std::string& path);
+// Whether a --baseline path names a JSON report (else a model to analyze).
+bool is_report_path(const std::string& path);
 BaselineDiff diff(const Summary& before, const Summary& after);
 
 }  // namespace kc

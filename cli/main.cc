@@ -6,10 +6,9 @@
 #include "analyzer/error.h"
 #include "analyzer/load.h"
 #include "analyzer/op_registry.h"
+#include "cli/formats.h"
 #include "cli/options.h"
-#include "cli/render.h"
 #include "cli/render_rules.h"
-#include "passes/measured.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -22,11 +21,11 @@ std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t, 
     if (limit && value > *limit)
       out.push_back(std::string(what) + " " + std::to_string(value) + " > budget " + std::to_string(*limit));
   };
-  test(o.max_kernels, t.eager_kernels, "eager kernels");
+  test(o.max_kernels, t.eager.kernels, "eager kernels");
   test(o.max_fused_kernels, t.fused_kernels, "fused kernels");
   test(o.max_bytes, t.eager_hbm_bytes, "eager HBM bytes");
   test(o.max_unknown, t.unknown_ops, "unknown ops");
-  test(o.max_host_syncs, t.host_syncs, "host syncs");
+  test(o.max_host_syncs, t.eager.host_syncs, "host syncs");
   if (base) {
     test(o.max_kernel_increase, base->total("eager_kernels", true) - base->total("eager_kernels", false),
          "eager kernels added");
@@ -36,31 +35,31 @@ std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t, 
   return out;
 }
 
+// The baseline's numbers: a JSON report as it is, a model analyzed like the model itself.
+kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, const kc::LaunchOptions& launches) {
+  if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
+  kc::Graph g = kc::load_model(o.baseline, o.load);
+  return kc::summarize(g, kc::analyze(g, target, launches));
+}
+
 int run(int argc, char** argv) {
   const std::string version = KC_VERSION;
   auto parsed = kc::parse_options(argc, argv, "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
   if (!parsed) return 0;
   const kc::Options& o = *parsed;
   const kc::Target& target = kc::find_target(o.target);
+  const kc::Format& format = kc::find_format(o.format);
   std::ostringstream out;
   std::vector<std::string> broken;
   if (o.list_rules) {
-    kc::render_rules(out, kc::launch_rules(target.name), kc::measured_count(target.name), target.name,
-                     o.format == "markdown");
+    kc::render_rules(out, target, format.rules_markdown);
   } else {
     kc::Graph g = kc::load_model(o.model, o.load);
     const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
     kc::Report r = kc::analyze(g, target, launch_options);
     std::optional<kc::BaselineDiff> base;
-    if (!o.baseline.empty())
-      base = kc::diff(kc::read_baseline(o.baseline, o.load, target, launch_options), kc::summarize(g, r));
-    kc::RenderOptions ro{o.by, version, base ? &*base : nullptr};
-    if (o.format == "json")
-      kc::render_json(out, g, r, ro);
-    else if (o.format == "markdown")
-      kc::render_markdown(out, g, r, ro);
-    else
-      kc::render_text(out, g, r, ro);
+    if (!o.baseline.empty()) base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r));
+    format.render(out, g, r, kc::RenderOptions{o.by, version, base ? &*base : nullptr});
     broken = over_budget(o, r.totals, base ? &*base : nullptr);
   }
   if (o.output.empty()) {

@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "analyzer/error.h"
+#include "cli/formats.h"
+#include "passes/target.h"
 
 namespace kc {
 
@@ -54,9 +56,19 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       ->type_name("SPEC");
   app.add_option("--dim", dims, "value of a symbolic size of a .pt2: s0=64 (default: the export hint)")
       ->type_name("NAME=VALUE");
-  app.add_option("--format", o.format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}));
+  std::vector<std::string> format_names;
+  std::string format_help;
+  for (const Format& f : formats()) {
+    format_names.push_back(f.name);
+    format_help += (format_help.empty() ? "" : "; ") + std::string(f.name) + ": " + f.help;
+  }
+  app.add_option("--format", o.format, format_help)->check(CLI::IsMember(format_names));
   app.add_option("--by", o.by, "rows of the table: op, line or module")->check(CLI::IsMember({"op", "line", "module"}));
-  app.add_option("--target", o.target, "what the prediction is for");
+  std::string target_names;
+  for (const Target& t : known_targets())
+    if (!t.test_only) target_names += (target_names.empty() ? "" : ", ") + t.name;
+  o.target = default_target().name;
+  app.add_option("--target", o.target, "what the prediction is for: " + target_names + " (default: first)");
   app.add_option("-o,--output", o.output, "write the report to FILE instead of stdout")->type_name("FILE");
   app.add_flag("--list-rules", o.list_rules, "print the launch rules and the measurement behind each, then exit");
   bool no_measured = false;

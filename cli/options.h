@@ -13,9 +13,9 @@ namespace kc {
 struct Options {
   std::string model;
   LoadOptions load;
-  std::string format = "text";  // text | json | markdown
+  std::string format = "text";  // a name from cli/formats.h
   std::string by = "op";        // op | line | module
-  std::string target = "torch2.11-h200";
+  std::string target;  // a name from passes/targets/registry.cc; empty: the default target
   bool list_rules = false;
   bool use_measured = true;                   // --no-measured turns the measured table off
   std::vector<std::string> exclude_measured;  // --exclude-measured NAME

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/render.h"
+#include "passes/op_classes.h"
 #include "passes/rollup.h"
 
 namespace kc {
@@ -62,20 +63,20 @@ json plan_json(const FusionPlan& plan) {
   return {{"variant", plan.variant}, {"groups", groups}};
 }
 
-json rollup_json(const Graph& g, const Report& r, RollupKey key) {
-  json rows = json::array();
-  for (const RollupRow& row : rollup(g, r, key))
-    rows.push_back({{key == RollupKey::kLine ? "line" : "module", row.key},
-                    {key == RollupKey::kLine ? "code" : "class", row.code},
-                    {"ops", row.ops},
-                    {"eager_kernels", row.eager_kernels},
-                    {"memcpy", row.memcpy},
-                    {"memset", row.memset},
-                    {"host_syncs", row.host_syncs},
-                    {"unknown_ops", row.unknown_ops},
-                    {"hbm_transfers", row.transfers},
-                    {"hbm_bytes", row.bytes}});
-  return rows;
+json rollup_json(const std::vector<RollupRow>& rows, RollupKey key) {
+  json out = json::array();
+  for (const RollupRow& row : rows)
+    out.push_back({{key == RollupKey::kLine ? "line" : "module", row.key},
+                   {key == RollupKey::kLine ? "code" : "class", row.code},
+                   {"ops", row.ops},
+                   {"eager_kernels", row.counts.kernels},
+                   {"memcpy", row.counts.memcpy},
+                   {"memset", row.counts.memset},
+                   {"host_syncs", row.counts.host_syncs},
+                   {"unknown_ops", row.unknown_ops},
+                   {"hbm_transfers", row.transfers},
+                   {"hbm_bytes", row.bytes}});
+  return out;
 }
 
 }  // namespace
@@ -86,7 +87,7 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   out["kernelcount_version"] = o.version;
   out["model"] = {{"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version},
                   {"notes", g.info.notes}};
-  const Target& t = r.target;
+  const Target& t = *r.target;
   out["target"] = {{"name", t.name},
                    {"torch_version", t.torch_version},
                    {"gpu", t.gpu},
@@ -107,15 +108,16 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     for (const Arg& a : op.args) args.push_back(arg_json(g, a));
     json launches = {{"known", l.known}, {"rule", l.rule}, {"key", l.key}};
     if (l.known) {
-      launches["kernels"] = l.kernels;
-      launches["memcpy"] = l.memcpy;
-      launches["memset"] = l.memset;
-      launches["host_syncs"] = l.host_syncs;
+      launches["kernels"] = l.counts.kernels;
+      launches["memcpy"] = l.counts.memcpy;
+      launches["memset"] = l.counts.memset;
+      launches["host_syncs"] = l.counts.host_syncs;
     } else {
       launches["kernels"] = launches["memcpy"] = launches["memset"] = launches["host_syncs"] = nullptr;
     }
     ops.push_back({{"index", i},
                    {"op", op.full_name()},
+                   {"class", op_class_name(op_class(op))},
                    {"source", {{"file", op.loc.file}, {"line", op.loc.line}, {"code", op.loc.code}}},
                    {"module", op.module},
                    {"module_class", op.module_type},
@@ -133,8 +135,8 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   }
   out["ops"] = ops;
   out["fusion"] = {plan_json(r.fusion), plan_json(r.fusion_reduction)};
-  out["by_line"] = rollup_json(g, r, RollupKey::kLine);
-  out["by_module"] = rollup_json(g, r, RollupKey::kModule);
+  out["by_line"] = rollup_json(r.by_line, RollupKey::kLine);
+  out["by_module"] = rollup_json(r.by_module, RollupKey::kModule);
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;

@@ -5,12 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "passes/launch_rules.h"
+#include "passes/target.h"
 
 namespace kc {
 
-// `measured` is the size of the measured table that precedes the rules.
-void render_rules(std::ostream& os, const std::vector<LaunchRule>& rules, size_t measured, const std::string& target,
-                  bool markdown);
+// The target's rules, with a note on the measured table that precedes them.
+void render_rules(std::ostream& os, const Target& target, bool markdown);
 
 }  // namespace kc

@@ -7,8 +7,7 @@ namespace kc {
 void render_text(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
   os << "model   " << g.info.path << " (" << g.info.format
      << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
-  os << "target  " << r.target.name << ": eager PyTorch " << r.target.torch_version << " on " << r.target.gpu << " ("
-     << r.target.arch << ")\n";
+  os << "target  " << r.target->name << ": " << r.target->description << '\n';
   for (const auto& note : g.info.notes) os << "note    " << note << '\n';
   os << '\n';
   Table main(main_header(o.by));

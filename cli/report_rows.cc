@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "analyzer/describe.h"
 #include "cli/table.h"
 
 namespace kc {
@@ -13,7 +14,7 @@ std::string values_short(const Graph& g, const std::vector<int>& ids) {
   for (int v : ids) {
     if (v < 0) continue;
     if (!s.empty()) s += ", ";
-    s += format_value_short(g.values[v]);
+    s += describe_value(g.values[v], Style::kShort);
   }
   return s;
 }
@@ -47,17 +48,18 @@ std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r,
       int grp = r.fusion.group_of[i];
       bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
       rows.push_back({std::to_string(i), format_loc(op.loc), op.module, short_op(op),
-                      values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.kernels),
-                      count(l, l.memcpy), count(l, l.memset), count(l, l.host_syncs),
+                      values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
+                      count(l, l.counts.memcpy), count(l, l.counts.memset), count(l, l.counts.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
                       format_seconds(r.time[i].floor_s()) + " " + static_cast<char>(std::toupper(r.time[i].bound()[0])),
                       merged ? "F" + std::to_string(grp) : ""});
     }
     return rows;
   }
-  for (const RollupRow& row : rollup(g, r, by == "line" ? RollupKey::kLine : RollupKey::kModule))
-    rows.push_back({row.key, std::to_string(row.ops), std::to_string(row.eager_kernels), std::to_string(row.memcpy),
-                    std::to_string(row.memset), std::to_string(row.host_syncs), std::to_string(row.unknown_ops),
+  for (const RollupRow& row : by == "line" ? r.by_line : r.by_module)
+    rows.push_back({row.key, std::to_string(row.ops), std::to_string(row.counts.kernels),
+                    std::to_string(row.counts.memcpy), std::to_string(row.counts.memset),
+                    std::to_string(row.counts.host_syncs), std::to_string(row.unknown_ops),
                     std::to_string(row.transfers), format_bytes(row.bytes), row.code});
   return rows;
 }
@@ -116,15 +118,15 @@ std::vector<std::vector<std::string>> baseline_module_rows(const BaselineDiff& d
 std::vector<std::vector<std::string>> totals_rows(const Report& r) {
   const Totals& t = r.totals;
   return {
-      {"kernels", std::to_string(t.eager_kernels), std::to_string(t.fused_kernels),
+      {"kernels", std::to_string(t.eager.kernels), std::to_string(t.fused_kernels),
        std::to_string(t.fused_kernels_reduction)},
       {"HBM transfers", std::to_string(t.eager_hbm_transfers), std::to_string(t.fused_hbm_transfers), ""},
       {"HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
        format_bytes(t.fused_hbm_bytes_reduction)},
       {"time floor", format_seconds(t.eager_time_floor_s), format_seconds(t.fused_time_floor_s), ""},
-      {"memcpy", std::to_string(t.memcpy), "", ""},
-      {"memset", std::to_string(t.memset), "", ""},
-      {"host syncs", std::to_string(t.host_syncs), "", ""},
+      {"memcpy", std::to_string(t.eager.memcpy), "", ""},
+      {"memset", std::to_string(t.eager.memset), "", ""},
+      {"host syncs", std::to_string(t.eager.host_syncs), "", ""},
       {"unknown ops", std::to_string(t.unknown_ops), "", ""},
   };
 }

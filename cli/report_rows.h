@@ -5,9 +5,8 @@
 #include <vector>
 
 #include "analyzer/graph.h"
-#include "passes/report.h"
 #include "cli/baseline.h"
-#include "passes/rollup.h"
+#include "passes/report.h"
 
 namespace kc {
 

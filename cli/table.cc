@@ -38,6 +38,24 @@ void Table::print(std::ostream& os) const {
   for (const auto& r : rows_) line(r);
 }
 
+void Table::print_markdown(std::ostream& os) const {
+  auto line = [&](const std::vector<std::string>& cells) {
+    os << '|';
+    for (const auto& c : cells) {
+      std::string cell;
+      for (char ch : c) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      os << ' ' << cell << " |";
+    }
+    os << '\n';
+  };
+  line(header_);
+  os << '|';
+  for (bool right : right_) os << (right ? " ---: |" : " --- |");
+  os << '\n';
+  for (const auto& r : rows_) line(r);
+  os << '\n';
+}
+
 std::string format_bytes(int64_t bytes) {
   const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
   double v = static_cast<double>(bytes);
@@ -65,27 +83,6 @@ std::string format_seconds(double s) {
   else
     std::snprintf(buf, sizeof buf, "%.2f s", s);
   return buf;
-}
-
-std::string format_value(const Value& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(v.sizes[i]);
-  return s + "] " + dtype_name(v.dtype);
-}
-
-std::string format_value_short(const Value& v) {
-  static const std::pair<DType, const char*> kShort[] = {
-      {DType::kFloat32, "f32"}, {DType::kBFloat16, "bf16"}, {DType::kFloat16, "f16"}, {DType::kFloat64, "f64"},
-      {DType::kInt64, "i64"},   {DType::kInt32, "i32"},     {DType::kBool, "bool"},   {DType::kUInt8, "u8"},
-      {DType::kInt8, "i8"},
-  };
-  std::string s;
-  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? "x" : "") + std::to_string(v.sizes[i]);
-  if (v.sizes.empty()) s = "scalar";
-  std::string dt = dtype_name(v.dtype);
-  for (const auto& [t, name] : kShort)
-    if (t == v.dtype) dt = name;
-  return s + ":" + dt;
 }
 
 std::string format_loc(const SourceLoc& loc) {

@@ -15,7 +15,11 @@ class Table {
   // Columns whose name starts with '>' are right-aligned (the '>' is not printed).
   explicit Table(std::vector<std::string> columns);
   void add(std::vector<std::string> row);
+  // Aligned plain text for a terminal.
   void print(std::ostream& os) const;
+  // A GitHub-flavoured markdown table ('|' in cells escaped), followed by a blank line so
+  // that what comes next is not read as a row.
+  void print_markdown(std::ostream& os) const;
 
  private:
   std::vector<std::string> header_;
@@ -27,10 +31,6 @@ class Table {
 std::string format_bytes(int64_t bytes);
 // "3.2 us", "1.41 ms".
 std::string format_seconds(double s);
-// "[8, 3, 224, 224] float32"; "[] float32" for scalars.
-std::string format_value(const Value& v);
-// "8x3x224x224:f32", the short form for tables.
-std::string format_value_short(const Value& v);
 // "model.py:42"; empty when the op has no location.
 std::string format_loc(const SourceLoc& loc);
 

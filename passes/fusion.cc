@@ -1,39 +1,27 @@
 #include "passes/fusion.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+
+#include "passes/op_classes.h"
 
 namespace kc {
 namespace {
 
-// Ops Inductor lowers to pointwise loops besides those tagged pointwise.
+// Ops Inductor lowers to pointwise loops: pointwise ops and elementwise copies, and
+// inference batch norm, a per-channel scale and shift.
 bool pointwise_like(const Op& op) {
-  if (op.traits.pointwise) return true;
-  static const char* const kCopies[] = {
-      "aten::_to_copy", "aten::to",         "aten::type_as",  "aten::clone",    "aten::contiguous",
-      "aten::reshape",  "aten::flatten",    "aten::masked_fill", "aten::dropout", "aten::native_dropout",
-      "aten::fill_",    "aten::zero_",      "aten::_native_batch_norm_legit_no_training",
-  };
-  for (const char* n : kCopies)
-    if (op.name == n) return true;
-  // Inference batch norm is a per-channel scale and shift.
-  if (op.name == "aten::batch_norm")
-    for (const Arg& a : op.args)
-      if (a.name == "training") return a.kind == Arg::Kind::kBool && a.ints[0] == 0;
-  return false;
+  const OpClass c = op_class(op);
+  if (c == OpClass::kPointwise || c == OpClass::kCopy) return true;
+  return c == OpClass::kNorm && batch_norm_inference(op);
 }
 
-// Ops Inductor lowers to a reduction loop (norms and softmax decompose into one).
+// Ops Inductor lowers to a reduction loop: reductions, softmax, and the norms that reduce
+// (layer, group, RMS); inference batch norm reduces nothing.
 bool reduction_like(const Op& op) {
-  if (op.traits.reduction) return true;
-  static const char* const kNorms[] = {
-      "aten::softmax",   "aten::_softmax",    "aten::log_softmax",       "aten::_log_softmax",
-      "aten::layer_norm", "aten::native_layer_norm", "aten::group_norm", "aten::native_group_norm",
-      "aten::rms_norm",  "aten::_fused_rms_norm",
-  };
-  for (const char* n : kNorms)
-    if (op.name == n) return true;
-  return false;
+  const OpClass c = op_class(op);
+  return c == OpClass::kReduction || (c == OpClass::kNorm && !batch_norm_inference(op));
 }
 
 struct Builder {
@@ -48,8 +36,7 @@ struct Builder {
   std::vector<bool> has_reduction;
 
   bool free_op(int i) const {
-    const Launch& l = launches[i];
-    return l.known && l.kernels == 0 && l.memcpy == 0 && l.memset == 0 && l.host_syncs == 0;
+    return launches[i].known && launches[i].counts.none();
   }
   int producer_group(int v) const {
     int p = g.values[base[v]].producer;
@@ -113,37 +100,37 @@ struct Builder {
   }
 
   void account(FusionGroup& grp, int id) {
-    std::set<int> members(grp.ops.begin(), grp.ops.end());
     for (int i : grp.ops) {
-      grp.eager_kernels += launches[i].kernels;
-      const Traffic& t = traffic[i];
-      grp.eager.reads += t.reads;
-      grp.eager.writes += t.writes;
-      grp.eager.read_bytes += t.read_bytes;
-      grp.eager.write_bytes += t.write_bytes;
-      grp.eager.flops += t.flops;
+      grp.eager_kernels += launches[i].counts.kernels;
+      grp.eager += traffic[i];
     }
-    grp.fused.flops = grp.eager.flops;
-    if (grp.kind == "single") {
+    // One op alone is no fusion: it costs what it costs eagerly.
+    if (grp.kind == "single" || grp.ops.size() == 1) {
       grp.fused_kernels = grp.eager_kernels;
       grp.fused = grp.eager;
       return;
     }
+    grp.fused.flops = grp.eager.flops;
     grp.fused_kernels = grp.eager_kernels > 0 ? 1 : 0;
-    // Reads: tensors from outside the group. Writes: results used outside it or returned.
-    std::set<int> reads, writes;
+    // Reads: each array from outside the group once, as much of it as the group's views of it
+    // cover (never more than the array). Writes: results used outside it or returned. Host
+    // values never cross HBM.
+    std::map<int, int64_t> reads;
+    std::set<int> writes;
     for (int i : grp.ops) {
       for (int v : g.ops[i].tensor_inputs()) {
-        int p = g.values[base[v]].producer;
-        if (p < 0 || plan.group_of[p] != id) reads.insert(base[v]);
+        const int b = base[v];
+        const int p = g.values[b].producer;
+        if (g.values[v].placement != Placement::kDevice || (p >= 0 && plan.group_of[p] == id)) continue;
+        int64_t& bytes = reads[b];
+        bytes = std::max(bytes, std::min(g.values[v].bytes(), g.values[b].bytes()));
       }
-    }
-    for (int i : grp.ops)
       for (int v : g.ops[i].outputs)
-        if (v >= 0 && escapes_[v]) writes.insert(v);
-    for (int v : reads) {
+        if (v >= 0 && escapes_[v] && g.values[v].placement == Placement::kDevice) writes.insert(v);
+    }
+    for (const auto& [v, bytes] : reads) {
       ++grp.fused.reads;
-      grp.fused.read_bytes += g.values[v].bytes();
+      grp.fused.read_bytes += bytes;
     }
     for (int v : writes) {
       ++grp.fused.writes;

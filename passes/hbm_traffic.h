@@ -15,8 +15,4 @@ namespace kc {
 // layout transforms) is not included: the figures are the op's unavoidable traffic.
 std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& launches);
 
-// Floating-point operations of one op: 2*M*N*K for GEMMs, the direct-convolution count for
-// convolutions, 4*B*H*L*S*D for attention, one per output element for everything else.
-int64_t op_flops(const Graph& g, const Op& op);
-
 }  // namespace kc

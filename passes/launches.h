@@ -1,5 +1,6 @@
-// Pass "launches": what eager PyTorch launches for each op on the target, by the first
-// launch rule that fits. Ops no rule fits are unknown, never counted as zero.
+// Pass "launches": what eager PyTorch launches for each op on the target: the target's
+// measured signature where there is one, else the first launch rule that fits. Ops no rule
+// fits are unknown, never counted as zero.
 #pragma once
 
 #include <string>
@@ -9,10 +10,6 @@
 #include "passes/report.h"
 
 namespace kc {
-
-// The device the graph's user inputs live on (else its weights'); tensors there stand for
-// the target GPU.
-std::string model_device(const Graph& g);
 
 // How the launches pass uses the measured table (passes/measured.h).
 struct LaunchOptions {

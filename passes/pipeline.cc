@@ -3,56 +3,70 @@
 #include "analyzer/error.h"
 #include "passes/fusion.h"
 #include "passes/hbm_traffic.h"
-#include "passes/launches.h"
+#include "passes/rollup.h"
 #include "passes/time_floor.h"
 
 namespace kc {
 namespace {
 
-// Invariants every report must hold; a broken one is a bug in a pass, reported as such.
-void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches) {
-  int eager = 0, fused = 0;
-  for (const FusionGroup& grp : plan.groups) {
-    check(grp.fused_kernels <= grp.eager_kernels,
-          "pass fusion failed: group at op " + std::to_string(grp.ops.front()) + " has more fused than eager kernels");
-    eager += grp.eager_kernels;
-    fused += grp.fused_kernels;
-  }
-  int counted = 0;
-  for (const Launch& l : launches) counted += l.kernels;
-  check(eager == counted, "pass fusion failed: its groups hold " + std::to_string(eager) + " eager kernels, the ops " +
-                              std::to_string(counted));
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    int grp = plan.group_of[i];
-    if (grp < 0) continue;
-    bool member = false;
-    for (int m : plan.groups[grp].ops) member |= m == static_cast<int>(i);
-    check(member, "pass fusion failed at op " + std::to_string(i) + ": not a member of its group");
+// Runs one pass, then the invariants that must hold after it; either failing names the pass.
+template <typename Pass, typename Check>
+void step(const char* name, const Graph& g, Pass&& pass, Check&& invariants) {
+  try {
+    pass();
+    invariants();
+  } catch (const OpError& e) {
+    const Op& op = g.ops.at(e.op());
+    std::string where = "op " + std::to_string(e.op()) + " " + op.full_name();
+    if (!op.loc.file.empty()) where += " (" + op.loc.file + ":" + std::to_string(op.loc.line) + ")";
+    throw Error(std::string("pass ") + name + " failed at " + where + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(std::string("pass ") + name + " failed: " + e.what());
   }
 }
 
-}  // namespace
+void per_op(const Graph& g, size_t n, const char* what) {
+  check(n == g.ops.size(), std::to_string(n) + " " + what + " for " + std::to_string(g.ops.size()) + " ops");
+}
 
-Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options) {
-  Report r;
-  r.target = target;
-  r.launches = run_launches(g, target, launch_options);
-  r.traffic = run_hbm_traffic(g, r.launches);
-  r.fusion = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwise);
-  check_plan(r.fusion, g, r.launches);
-  r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction);
-  check_plan(r.fusion_reduction, g, r.launches);
-  r.time = run_time_floor(g, r.launches, r.traffic, target);
+void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches) {
+  int eager = 0;
+  for (const FusionGroup& grp : plan.groups) {
+    if (grp.fused_kernels > grp.eager_kernels) throw OpError(grp.ops.front(), "its group has more fused than eager kernels");
+    eager += grp.eager_kernels;
+  }
+  int counted = 0;
+  for (const Launch& l : launches) counted += l.counts.kernels;
+  check(eager == counted, "its groups hold " + std::to_string(eager) + " eager kernels, the ops " + std::to_string(counted));
+  per_op(g, plan.group_of.size(), "group assignments");
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const int grp = plan.group_of[i];
+    if (grp < 0) continue;
+    bool member = false;
+    for (int m : plan.groups[grp].ops) member |= m == static_cast<int>(i);
+    if (!member) throw OpError(static_cast<int>(i), "not a member of its group");
+  }
+}
 
-  Totals& t = r.totals;
+// Children sum to their parent: every rollup holds every op, its kernels and its bytes once.
+void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
+  int ops = 0, kernels = 0;
+  int64_t bytes = 0;
+  for (const RollupRow& r : rows) {
+    ops += r.ops;
+    kernels += r.counts.kernels;
+    bytes += r.bytes;
+  }
+  check(ops == t.ops && kernels == t.eager.kernels && bytes == t.eager_hbm_bytes,
+        "a rollup does not sum to the totals");
+}
+
+Totals sum_totals(const Graph& g, const Report& r) {
+  Totals t;
   t.ops = static_cast<int>(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Launch& l = r.launches[i];
-    t.unknown_ops += !l.known;
-    t.eager_kernels += l.kernels;
-    t.memcpy += l.memcpy;
-    t.memset += l.memset;
-    t.host_syncs += l.host_syncs;
+    t.unknown_ops += !r.launches[i].known;
+    t.eager += r.launches[i].counts;
     t.eager_hbm_transfers += r.traffic[i].transfers();
     t.eager_hbm_bytes += r.traffic[i].bytes();
     t.flops += r.traffic[i].flops;
@@ -67,8 +81,54 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
     t.fused_kernels_reduction += grp.fused_kernels;
     t.fused_hbm_bytes_reduction += grp.fused.bytes();
   }
-  t.fused_time_floor_s = plan_time_floor(r.fusion, g, r.launches, target);
-  check(t.fused_kernels <= t.eager_kernels, "pass fusion failed: more fused kernels than eager ones");
+  t.fused_time_floor_s = plan_time_floor(r.fusion, g, r.launches, *r.target);
+  return t;
+}
+
+}  // namespace
+
+Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options) {
+  Report r;
+  r.target = &target;
+  auto none = [] {};
+  step(
+      "graph", g, none, [&] {
+        if (auto broken = g.check()) throw Error(*broken);
+      });
+  step(
+      "launches", g, [&] { r.launches = run_launches(g, target, launch_options); },
+      [&] { per_op(g, r.launches.size(), "launch predictions"); });
+  step(
+      "hbm", g, [&] { r.traffic = run_hbm_traffic(g, r.launches); },
+      [&] {
+        per_op(g, r.traffic.size(), "traffic entries");
+        for (size_t i = 0; i < r.traffic.size(); ++i)
+          if (r.traffic[i].read_bytes < 0 || r.traffic[i].write_bytes < 0)
+            throw OpError(static_cast<int>(i), "negative bytes");
+      });
+  step(
+      "fusion", g, [&] { r.fusion = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwise); },
+      [&] { check_plan(r.fusion, g, r.launches); });
+  step(
+      "fusion+reduction", g,
+      [&] { r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction); },
+      [&] { check_plan(r.fusion_reduction, g, r.launches); });
+  step(
+      "time", g, [&] { r.time = run_time_floor(g, r.launches, r.traffic, target); },
+      [&] { per_op(g, r.time.size(), "time floors"); });
+  step(
+      "totals", g, [&] { r.totals = sum_totals(g, r); },
+      [&] { check(r.totals.fused_kernels <= r.totals.eager.kernels, "more fused kernels than eager ones"); });
+  step(
+      "rollup", g,
+      [&] {
+        r.by_line = rollup(g, r, RollupKey::kLine);
+        r.by_module = rollup(g, r, RollupKey::kModule);
+      },
+      [&] {
+        check_rollup(r.by_line, r.totals);
+        check_rollup(r.by_module, r.totals);
+      });
   return r;
 }
 

@@ -1,4 +1,6 @@
-// The analysis pipeline, in one visible function: launches -> hbm -> fusion -> time -> totals.
+// The analysis pipeline, in one visible function: launches -> hbm -> fusion -> time ->
+// rollups -> totals. Every step runs through one wrapper that names the pass (and the op,
+// with its source line) in any error and checks the report's invariants after the step.
 #pragma once
 
 #include "analyzer/graph.h"
@@ -8,7 +10,7 @@
 namespace kc {
 
 // Runs every pass over the graph for the target. Throws Error("pass <name> failed at op <i>
-// (<file:line>): ...") when a pass or an invariant between passes fails.
+// <op> (<file:line>): ...") when a pass or an invariant after it fails.
 Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options = {});
 
 }  // namespace kc

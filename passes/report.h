@@ -6,19 +6,17 @@
 #include <utility>
 #include <vector>
 
+#include "passes/counts.h"
 #include "passes/target.h"
 
 namespace kc {
 
 // What eager PyTorch launches for one op on the target (short name: "launches").
 struct Launch {
-  bool known = false;    // false: no rule covers the op; counts below are meaningless
-  int kernels = 0;
-  int memcpy = 0;        // cudaMemcpy* operations (device-to-device, device-to-host)
-  int memset = 0;
-  int host_syncs = 0;    // points where the host waits for the GPU
-  std::string rule;      // id of the rule that decided, or why none did
-  std::string key;       // the op's signature (launch_key), as the measured table is keyed
+  bool known = false;  // false: no rule covers the op; `counts` is then meaningless
+  Counts counts;
+  std::string rule;    // id of the rule that decided, or why none did
+  std::string key;     // the op's signature (launch_key), as the measured table is keyed
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
@@ -29,6 +27,14 @@ struct Traffic {
   int64_t write_bytes = 0;
   int64_t flops = 0;      // floating-point operations, for the time floor
   int transfers() const { return reads + writes; }
+  Traffic& operator+=(const Traffic& o) {
+    reads += o.reads;
+    writes += o.writes;
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    flops += o.flops;
+    return *this;
+  }
   int64_t bytes() const { return read_bytes + write_bytes; }
 };
 
@@ -63,12 +69,9 @@ struct TimeFloor {
 
 struct Totals {
   int ops = 0;
-  int eager_kernels = 0;
-  int fused_kernels = 0;          // pointwise fusion
+  Counts eager;                     // what eager PyTorch launches, over ops with a known rule
+  int fused_kernels = 0;            // pointwise fusion
   int fused_kernels_reduction = 0;  // pointwise + reduction prologue/epilogue fusion
-  int memcpy = 0;
-  int memset = 0;
-  int host_syncs = 0;
   int eager_hbm_transfers = 0;
   int fused_hbm_transfers = 0;
   int64_t eager_hbm_bytes = 0;
@@ -83,12 +86,12 @@ struct Totals {
   // baseline comparison read.
   std::vector<std::pair<const char*, int64_t>> counts() const {
     return {{"ops", ops},
-            {"eager_kernels", eager_kernels},
+            {"eager_kernels", eager.kernels},
             {"fused_kernels", fused_kernels},
             {"fused_kernels_reduction", fused_kernels_reduction},
-            {"memcpy", memcpy},
-            {"memset", memset},
-            {"host_syncs", host_syncs},
+            {"memcpy", eager.memcpy},
+            {"memset", eager.memset},
+            {"host_syncs", eager.host_syncs},
             {"eager_hbm_transfers", eager_hbm_transfers},
             {"fused_hbm_transfers", fused_hbm_transfers},
             {"eager_hbm_bytes", eager_hbm_bytes},
@@ -99,14 +102,29 @@ struct Totals {
   }
 };
 
+// Per-op results summed by the user's source line or by module (short names "line", "module").
+struct RollupRow {
+  std::string key;   // "model.py:42" or "layer1.0.conv1"; "(top level)" for the model's own
+                     // forward(), "(none)" when the file records nothing
+  std::string code;  // the source line's text (by line) or the module's class (by module)
+  int ops = 0;
+  Counts counts;
+  int unknown_ops = 0;
+  int transfers = 0;
+  int64_t bytes = 0;
+  int first_op = 0;  // rows are ordered by their first op
+};
+
 // Everything the pipeline computed for one graph.
 struct Report {
-  Target target;
+  const Target* target = nullptr;
   std::vector<Launch> launches;  // per op
   std::vector<Traffic> traffic;  // per op
   std::vector<TimeFloor> time;   // per op
   FusionPlan fusion;             // pointwise chains only
   FusionPlan fusion_reduction;   // pointwise chains fused into reductions too
+  std::vector<RollupRow> by_line;    // rollups, in order of first op
+  std::vector<RollupRow> by_module;
   Totals totals;
 };
 

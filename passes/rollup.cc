@@ -23,10 +23,7 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
     const Launch& l = r.launches[i];
     ++row.ops;
     if (!l.known) ++row.unknown_ops;
-    row.eager_kernels += l.kernels;
-    row.memcpy += l.memcpy;
-    row.memset += l.memset;
-    row.host_syncs += l.host_syncs;
+    row.counts += l.counts;
     row.transfers += r.traffic[i].transfers();
     row.bytes += r.traffic[i].bytes();
   }

@@ -1,27 +1,48 @@
-// The hardware and software a prediction is for. Rules are written per target; rates come
-// from measurements on that hardware (validate/measure_target.py).
+// The hardware and software a prediction is for, and everything that depends on it: measured
+// rates, the launch rule table and the measured signature table, each with its evidence. One
+// file per target under passes/targets/, one row in the registry (passes/targets/registry.cc).
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "passes/launch_rules.h"
+#include "passes/measured.h"
 
 namespace kc {
 
 struct Target {
   std::string name;           // "torch2.11-h200": the id used in flags, rules and reports
+  std::string description;    // one line for reports: "eager PyTorch 2.11 on NVIDIA H200 (sm_90)"
   std::string torch_version;  // "2.11"
   std::string gpu;            // "NVIDIA H200"
   std::string arch;           // "sm_90"
-  double hbm_bytes_per_s = 0;         // device-to-device copy, bytes read plus written
-  double matmul_bf16_flops_per_s = 0; // large bf16 GEMM through torch
-  double matmul_fp32_flops_per_s = 0; // large fp32 GEMM through torch (default precision)
-  double vector_flops_per_s = 0;      // fp32 non-tensor-core rate, for pointwise math
-  double launch_s = 0;                // smallest time per kernel in a stream of tiny launches
-  std::string evidence;               // where the numbers were measured
+  double hbm_bytes_per_s = 0;          // device-to-device copy, bytes read plus written
+  double matmul_bf16_flops_per_s = 0;  // large bf16 GEMM through torch
+  double matmul_fp32_flops_per_s = 0;  // large fp32 GEMM through torch (default precision)
+  double vector_flops_per_s = 0;       // fp32 non-tensor-core rate, for pointwise math
+  double launch_s = 0;                 // smallest time per kernel in a stream of tiny launches
+  std::string evidence;                // where the rates were measured
+  bool test_only = false;              // exists for the test suite; not listed in --help
+
+  std::vector<LaunchRule> rules;         // in match order
+  std::vector<MeasuredLaunch> measured;  // exact signatures measured where the rules miss
+  std::string measured_source;           // where the measured table comes from
+
+  // The measured entry for `key`, or nullptr. Entries measured only in models whose names
+  // start with one of `exclude` are skipped (to test the rules on models held out).
+  const MeasuredLaunch* find_measured(const std::string& key, const std::vector<std::string>& exclude) const;
+  // Builds the lookup index; the registry calls it once per target.
+  void index_measured();
+
+ private:
+  std::unordered_map<std::string, size_t> measured_index_;
 };
 
-// All targets this build knows; the first is the default.
+// All targets this build knows, in registry order; the first is the default.
 const std::vector<Target>& known_targets();
+const Target& default_target();
 // The target of that name; throws Error listing the known names when there is none.
 const Target& find_target(const std::string& name);
 

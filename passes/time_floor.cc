@@ -2,20 +2,13 @@
 
 #include <algorithm>
 
+#include "passes/op_classes.h"
+
 namespace kc {
 namespace {
 
-bool matrix_op(const std::string& n) {
-  static const char* const kMatrix[] = {"aten::linear", "aten::matmul", "aten::mm", "aten::bmm",
-                                        "aten::addmm", "aten::baddbmm", "aten::conv1d", "aten::conv2d",
-                                        "aten::conv3d", "aten::convolution", "aten::scaled_dot_product_attention"};
-  for (const char* m : kMatrix)
-    if (n == m) return true;
-  return false;
-}
-
 double rate(const Op& op, DType dtype, const Target& t) {
-  if (!matrix_op(op.name)) return t.vector_flops_per_s;
+  if (!on_matrix_units(op_class(op))) return t.vector_flops_per_s;
   return dtype == DType::kFloat32 || dtype == DType::kFloat64 ? t.matmul_fp32_flops_per_s : t.matmul_bf16_flops_per_s;
 }
 
@@ -46,7 +39,7 @@ std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>&
   std::vector<TimeFloor> out(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    out[i] = floor_of(traffic[i].bytes(), traffic[i].flops, launches[i].kernels, rate(op, first_dtype(g, op), target),
+    out[i] = floor_of(traffic[i].bytes(), traffic[i].flops, launches[i].counts.kernels, rate(op, first_dtype(g, op), target),
                       target);
   }
   return out;

@@ -20,26 +20,19 @@ Comparison compare(const std::vector<Launch>& predicted, const Measurement& meas
   s.ops = static_cast<int>(predicted.size());
   for (size_t i = 0; i < predicted.size(); ++i) {
     const Launch& p = predicted[i];
-    const MeasuredWork& m = measured.ops[i];
-    const bool match = p.known && p.kernels == m.kernels && p.memcpy == m.memcpy && p.memset == m.memset;
+    const Counts& m = measured.ops[i].counts;
+    const bool match = p.known && p.counts.same_work(m);
     c.match.push_back(match);
     s.matched += match;
-    if (p.known) {
-      s.predicted.kernels += p.kernels;
-      s.predicted.memcpy += p.memcpy;
-      s.predicted.memset += p.memset;
-    } else {
+    if (p.known)
+      s.predicted += p.counts;
+    else
       ++s.unknown_predictions;
-    }
-    s.measured.kernels += m.kernels;
-    s.measured.memcpy += m.memcpy;
-    s.measured.memset += m.memset;
+    s.measured += m;
   }
-  s.unattributed = {measured.unattributed.kernels, measured.unattributed.memcpy, measured.unattributed.memset};
-  s.measured.kernels += s.unattributed.kernels;
-  s.measured.memcpy += s.unattributed.memcpy;
-  s.measured.memset += s.unattributed.memset;
-  s.match_rate = s.ops == 0 ? 1.0 : static_cast<double>(s.matched) / s.ops;
+  if (s.ops > 0) s.match_rate = static_cast<double>(s.matched) / s.ops;
+  s.unattributed = measured.unattributed.counts;
+  s.measured += s.unattributed;
   s.kernels_error = relative_error(s.predicted.kernels, s.measured.kernels);
   s.memcpy_error = relative_error(s.predicted.memcpy, s.measured.memcpy);
   s.memset_error = relative_error(s.predicted.memset, s.measured.memset);

@@ -9,18 +9,12 @@
 
 namespace kc::validate {
 
-struct Counts {
-  int kernels = 0;
-  int memcpy = 0;
-  int memset = 0;
-};
-
 struct Summary {
   int ops = 0;
   int matched = 0;              // ops whose kernels, memcpy and memset all equal the prediction
   int unknown_predictions = 0;  // ops no rule covers; they count as mismatches
   double match_rate = 1.0;      // matched / ops (1 for a graph without ops)
-  Counts predicted;             // over ops with a known prediction
+  Counts predicted;             // over ops with a known prediction (host syncs are not measured)
   Counts measured;              // over all ops plus work no op launched
   Counts unattributed;          // work no op launched
   // (predicted - measured) / measured per kind; empty where measured is 0 and predicted is not.

@@ -38,6 +38,16 @@ void cuda_check(cudaError_t r, const char* what) {
   throw Error(std::string("CUDA: ") + what + " failed: " + cudaGetErrorString(r));
 }
 
+// A memcpy or memset record as a GpuActivity; both record kinds carry these fields.
+template <typename Record>
+GpuActivity memory_op(GpuActivity a, GpuActivity::Kind kind, const Record& m) {
+  a.kind = kind;
+  a.bytes = m.bytes;
+  a.start_ns = m.start;
+  a.external_id = m.correlationId;
+  return a;
+}
+
 const char* memcpy_kind_name(uint8_t kind) {
   switch (kind) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
@@ -102,23 +112,14 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, 
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-          a.kind = GpuActivity::Kind::kMemcpy;
           a.name = memcpy_kind_name(m->copyKind);
-          a.bytes = m->bytes;
-          a.start_ns = m->start;
-          a.external_id = m->correlationId;
-          c->work.push_back(std::move(a));
+          c->work.push_back(memory_op(a, GpuActivity::Kind::kMemcpy, *m));
           break;
         }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-          auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-          a.kind = GpuActivity::Kind::kMemset;
-          a.bytes = m->bytes;
-          a.start_ns = m->start;
-          a.external_id = m->correlationId;
-          c->work.push_back(std::move(a));
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+          c->work.push_back(
+              memory_op(a, GpuActivity::Kind::kMemset, *reinterpret_cast<const CUpti_ActivityMemset4*>(record)));
           break;
-        }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
           auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
           if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) c->external[e->correlationId] = e->externalId;

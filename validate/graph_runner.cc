@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "analyzer/error.h"
+#include "analyzer/placement.h"
 #include "passes/launches.h"
 #include "validate/cupti_recorder.h"
 #include "validate/pt2_weights.h"
@@ -72,7 +73,6 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive) {
 GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     : g_(g),
       device_(device),
-      model_device_(model_device(g)),
       initial_(g.values.size()),
       last_use_(g.values.size(), -1) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -115,18 +115,14 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     auto it = stored.find(val.name);
     if (val.role != ValueRole::kInput && it != stored.end()) {
       check(it->second.sizes().vec() == val.sizes, "stored weight '" + val.name + "' does not have the graph's shape");
-      initial_[v] = move(it->second, place(val.device));
+      initial_[v] = move(it->second, place(val.placement));
     } else {
-      initial_[v] = random_tensor(val, place(val.device), positive.count(static_cast<int>(v)) > 0);
+      initial_[v] = random_tensor(val, place(val.placement), positive.count(static_cast<int>(v)) > 0);
     }
   }
 }
 
-c10::Device GraphRunner::place(const std::string& recorded) const {
-  if (recorded.empty() || recorded == model_device_ || recorded.rfind("cuda", 0) == 0 || recorded == "meta")
-    return device_;
-  return c10::Device(c10::kCPU);
-}
+c10::Device GraphRunner::place(Placement p) const { return p == Placement::kDevice ? device_ : c10::Device(c10::kCPU); }
 
 std::string GraphRunner::where(int i) const {
   const Op& op = g_.ops[i];
@@ -202,7 +198,7 @@ c10::IValue GraphRunner::argument(const Op& op, const Arg& a, const c10::Argumen
     case K::kMemoryFormat:
       return c10::IValue(memory_format_from_export_enum(a.text));
     case K::kDevice:
-      return c10::IValue(place(a.text));
+      return c10::IValue(place(placement_of(a.text, g_.info.device)));
   }
   throw Error("argument '" + a.name + "' of " + op.full_name() + " has an unsupported kind");
 }

@@ -20,7 +20,7 @@ class GraphRunner {
  public:
   // Creates every graph input, parameter, buffer and constant: random, or from the archive's
   // stored weights when `real_weights` (inputs stay random). What the model kept on its own
-  // device (where its inputs live, see kc::model_device) runs on `device`, whatever device it
+  // device (Value::placement, analyzer/placement.h) runs on `device`, whatever device it
   // was exported on; what it put elsewhere stays on the host, so a .cpu() in a model that runs
   // on the GPU still copies. Throws Error when an op is unknown to this libtorch.
   GraphRunner(const Graph& g, bool real_weights, c10::Device device = c10::Device(c10::kCUDA, 0));
@@ -33,11 +33,10 @@ class GraphRunner {
   c10::IValue argument(const Op& op, const Arg& arg, const c10::Argument& schema,
                        const std::vector<at::Tensor>& env) const;
   std::string where(int i) const;
-  c10::Device place(const std::string& recorded) const;
+  c10::Device place(Placement p) const;
 
   const Graph& g_;
   c10::Device device_;
-  std::string model_device_;
   std::vector<c10::OperatorHandle> handles_;  // per op
   std::vector<at::Tensor> initial_;           // per value: inputs and weights, else undefined
   std::vector<int> last_use_;                 // per value: the last op reading it, -1 for none

@@ -5,15 +5,15 @@ namespace kc::validate {
 void MeasuredWork::add(const GpuActivity& a) {
   switch (a.kind) {
     case GpuActivity::Kind::kKernel:
-      ++kernels;
+      ++counts.kernels;
       kernel_names.push_back(a.name);
       break;
     case GpuActivity::Kind::kMemcpy:
-      ++memcpy;
+      ++counts.memcpy;
       memcpy_kinds.push_back(a.name);
       break;
     case GpuActivity::Kind::kMemset:
-      ++memset;
+      ++counts.memset;
       break;
   }
 }

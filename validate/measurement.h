@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "passes/counts.h"
+
 namespace kc::validate {
 
 // One piece of GPU work as CUPTI reported it.
@@ -20,9 +22,7 @@ struct GpuActivity {
 
 // The GPU work of one op (or of no op).
 struct MeasuredWork {
-  int kernels = 0;
-  int memcpy = 0;
-  int memset = 0;
+  Counts counts;  // host syncs stay 0: CUPTI's activity records do not show them
   std::vector<std::string> kernel_names;  // full names, in launch order
   std::vector<std::string> memcpy_kinds;  // "HtoD", "DtoH", "DtoD", ... in launch order
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analyzer/describe.h"
+
 namespace kc::validate {
 namespace {
 
@@ -12,63 +14,6 @@ using json = nlohmann::ordered_json;
 
 constexpr size_t kJsonNameLen = 200;
 constexpr size_t kTextNameLen = 60;
-
-std::string join_ints(const std::vector<int64_t>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
-// "float32[32,64]", with the strides where they are not row-major: "float32[64,32]{1,64}".
-std::string describe_value(const Value& v) {
-  std::string s = std::string(dtype_name(v.dtype)) + "[" + join_ints(v.sizes) + "]";
-  if (!v.contiguous()) s += "{" + join_ints(v.strides) + "}";
-  return s;
-}
-
-std::string number(double d) {
-  std::ostringstream o;
-  o << d;
-  return o.str();
-}
-
-std::string describe_arg(const Graph& g, const Arg& a) {
-  using K = Arg::Kind;
-  std::string s = a.name + "=";
-  auto list = [](const auto& xs, auto fmt) {
-    std::string out = "[";
-    for (size_t i = 0; i < xs.size(); ++i) out += (i ? "," : "") + fmt(xs[i]);
-    return out + "]";
-  };
-  switch (a.kind) {
-    case K::kTensor:
-      return s + describe_value(g.values[a.tensors[0]]);
-    case K::kTensorList:
-      return s + list(a.tensors, [&](int v) { return v < 0 ? std::string("None") : describe_value(g.values[v]); });
-    case K::kNone:
-      return s + "None";
-    case K::kBool:
-      return s + (a.ints[0] ? "True" : "False");
-    case K::kInt:
-      return s + std::to_string(a.ints[0]);
-    case K::kIntList:
-      return s + "[" + join_ints(a.ints) + "]";
-    case K::kFloat:
-      return s + number(a.floats[0]);
-    case K::kFloatList:
-      return s + list(a.floats, number);
-    case K::kBoolList:
-      return s + list(a.ints, [](int64_t b) { return std::string(b ? "True" : "False"); });
-    case K::kScalarType:
-      return s + dtype_name(static_cast<DType>(a.ints[0]));
-    case K::kString:
-    case K::kLayout:
-    case K::kDevice:
-    case K::kMemoryFormat:
-      return s + a.text;
-  }
-  return s + "?";
-}
 
 std::string source(const Op& op) {
   if (op.loc.file.empty()) return "";
@@ -79,9 +24,9 @@ std::string source(const Op& op) {
 json work_json(const MeasuredWork& w) {
   json names = json::array();
   for (const auto& n : w.kernel_names) names.push_back(short_kernel_name(n, kJsonNameLen));
-  return {{"kernels", w.kernels},
-          {"memcpy", w.memcpy},
-          {"memset", w.memset},
+  return {{"kernels", w.counts.kernels},
+          {"memcpy", w.counts.memcpy},
+          {"memset", w.counts.memset},
           {"kernel_names", names},
           {"memcpy_kinds", w.memcpy_kinds}};
 }
@@ -94,8 +39,8 @@ json error_json(const std::optional<double>& e) {
   return e ? json(*e) : json(nullptr);
 }
 
-std::string counts_text(int k, int cp, int ms) {
-  return std::to_string(k) + "/" + std::to_string(cp) + "/" + std::to_string(ms);
+std::string counts_text(const Counts& c) {
+  return std::to_string(c.kernels) + "/" + std::to_string(c.memcpy) + "/" + std::to_string(c.memset);
 }
 
 // "vectorized_elementwise_kernel<...>; 2x gemv2T_kernel_val<...>": repeats folded, in order.
@@ -136,13 +81,13 @@ std::string render_json(const Validation& v) {
     const Op& op = g.ops[i];
     const Launch& p = v.report.launches[i];
     json inputs = json::array(), outputs = json::array();
-    for (const Arg& a : op.args) inputs.push_back(describe_arg(g, a));
-    for (int o : op.outputs) outputs.push_back(o < 0 ? std::string("-") : describe_value(g.values[o]));
+    for (const Arg& a : op.args) inputs.push_back(describe_arg(g, a, Style::kReadable));
+    for (int o : op.outputs) outputs.push_back(o < 0 ? std::string("-") : describe_value(g.values[o], Style::kReadable));
     json predicted = {{"known", p.known}, {"rule", p.rule}};
     if (p.known) {
-      predicted["kernels"] = p.kernels;
-      predicted["memcpy"] = p.memcpy;
-      predicted["memset"] = p.memset;
+      predicted["kernels"] = p.counts.kernels;
+      predicted["memcpy"] = p.counts.memcpy;
+      predicted["memset"] = p.counts.memset;
     }
     ops.push_back({{"index", i},
                    {"op", op.full_name()},
@@ -166,10 +111,10 @@ std::string render_json(const Validation& v) {
         {"producer", g.info.producer_version},
         {"notes", g.info.notes}}},
       {"target",
-       {{"name", v.report.target.name},
-        {"torch_version", v.report.target.torch_version},
-        {"gpu", v.report.target.gpu},
-        {"arch", v.report.target.arch}}},
+       {{"name", v.report.target->name},
+        {"torch_version", v.report.target->torch_version},
+        {"gpu", v.report.target->gpu},
+        {"arch", v.report.target->arch}}},
       {"run",
        {{"device", m.device},
         {"libtorch", m.libtorch},
@@ -201,7 +146,7 @@ std::string render_text(const Validation& v) {
   const Summary& s = v.comparison.summary;
   std::ostringstream o;
   o << "model: " << g.info.path << " (" << g.info.format << ", " << g.ops.size() << " ops)\n";
-  o << "target: " << v.report.target.name << "; measured on " << m.device << ", libtorch " << m.libtorch << ", "
+  o << "target: " << v.report.target->name << "; measured on " << m.device << ", libtorch " << m.libtorch << ", "
     << m.warmup << " warm-up run(s), " << (m.real_weights ? "stored" : "random") << " weights\n";
   for (const auto& n : m.notes) o << "note: " << n << "\n";
   o << "\n";
@@ -220,16 +165,16 @@ std::string render_text(const Validation& v) {
     const MeasuredWork& w = m.ops[i];
     std::string launched = kernels_text(w.kernel_names, 3);
     for (const auto& kind : w.memcpy_kinds) launched += (launched.empty() ? "" : "; ") + ("memcpy " + kind);
-    if (w.memset) launched += (launched.empty() ? "" : "; ") + std::to_string(w.memset) + "x memset";
+    if (w.counts.memset) launched += (launched.empty() ? "" : "; ") + std::to_string(w.counts.memset) + "x memset";
     o << pad(std::to_string(i), idx_w) << "  " << pad(op.full_name(), op_w) << "  " << pad(source(op), src_w) << "  "
-      << pad(p.known ? counts_text(p.kernels, p.memcpy, p.memset) : "unknown", 9) << "  "
-      << pad(counts_text(w.kernels, w.memcpy, w.memset), 8) << "  " << pad(v.comparison.match[i] ? "yes" : "NO", 5)
+      << pad(p.known ? counts_text(p.counts) : "unknown", 9) << "  "
+      << pad(counts_text(w.counts), 8) << "  " << pad(v.comparison.match[i] ? "yes" : "NO", 5)
       << "  " << launched << "\n";
   }
   o << "\n";
   const MeasuredWork& u = m.unattributed;
-  if (u.kernels || u.memcpy || u.memset)
-    o << "launched outside any graph op: " << counts_text(u.kernels, u.memcpy, u.memset) << "  "
+  if (!u.counts.none())
+    o << "launched outside any graph op: " << counts_text(u.counts) << "  "
       << kernels_text(u.kernel_names, 5) << "\n";
   if (!m.unmatched_runtime_ops.empty()) {
     o << "runtime ops with no graph op:";

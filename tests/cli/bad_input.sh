@@ -34,6 +34,8 @@ expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
 expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4
 expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
 expect "unknown target" tests/models/add.pt2 --target tpu
+expect "--dim applies to .pt2 models" tests/models/traced_mlp.pt --input 32x64:float32 --dim s0=4
+expect "--input applies to TorchScript models" tests/models/add.pt2 --input 4x4:float32
 expect "format" tests/models/add.pt2 --format yaml
 expect "no model given" --format json
 expect "need --baseline" tests/models/add.pt2 --max-kernel-increase 0

@@ -27,6 +27,12 @@ totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(s
 [ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
 [ "$(totals tests/models/mul_add_gelu.pt2 | cut -d' ' -f1,3)" = "3 1" ] || fail "gelu(a * b + 1)"
 
+# Targets own their rules: the test target differs from the default in fp32 inference batch
+# norm alone (and has no measured table, so compare the rules), and both come out of this binary.
+kernels() { "$kc" tests/models/conv_bn_relu.pt2 "$@" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["eager_kernels"])'; }
+[ "$(kernels --target torch2.11-test)" -eq "$(($(kernels --no-measured) + 1))" ] ||
+  fail "torch2.11-test: $(kernels --target torch2.11-test) vs $(kernels --no-measured)"
+
 # -o writes the same report to a file.
 out="$(mktemp)"
 "$kc" tests/models/add.pt2 -o "$out" && cmp -s "$out" <("$kc" tests/models/add.pt2) || fail "-o differs from stdout"

@@ -12,7 +12,7 @@ using kc::test::GraphBuilder;
 
 namespace {
 kc::FusionPlan plan(const kc::Graph& g, FusionVariant v = FusionVariant::kPointwise) {
-  auto l = kc::run_launches(g, kc::find_target("torch2.11-h200"));
+  auto l = kc::run_launches(g, kc::default_target());
   return kc::run_fusion(g, l, kc::run_hbm_traffic(g, l), v);
 }
 int fused_kernels(const kc::FusionPlan& p) {

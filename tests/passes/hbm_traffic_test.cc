@@ -4,13 +4,14 @@
 
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
+#include "passes/op_classes.h"
 #include "passes/target.h"
 
 using kc::test::GraphBuilder;
 
 namespace {
 std::vector<kc::Traffic> traffic(const kc::Graph& g) {
-  return kc::run_hbm_traffic(g, kc::run_launches(g, kc::find_target("torch2.11-h200")));
+  return kc::run_hbm_traffic(g, kc::run_launches(g, kc::default_target()));
 }
 }  // namespace
 

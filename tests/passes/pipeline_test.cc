@@ -22,36 +22,36 @@ kc::Graph mixed() {
 
 TEST_CASE("pipeline: per-op numbers sum to the totals") {
   kc::Graph g = mixed();
-  auto r = kc::analyze(g, kc::find_target("torch2.11-h200"));
+  auto r = kc::analyze(g, kc::default_target());
   int kernels = 0;
   int64_t bytes = 0;
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    kernels += r.launches[i].kernels;
+    kernels += r.launches[i].counts.kernels;
     bytes += r.traffic[i].bytes();
   }
-  CHECK(r.totals.eager_kernels == kernels);
+  CHECK(r.totals.eager.kernels == kernels);
   CHECK(r.totals.eager_hbm_bytes == bytes);
-  CHECK(r.totals.eager_kernels == 4);
+  CHECK(r.totals.eager.kernels == 4);
   CHECK(r.totals.fused_kernels == 3);
-  CHECK(r.totals.fused_kernels <= r.totals.eager_kernels);
+  CHECK(r.totals.fused_kernels <= r.totals.eager.kernels);
   CHECK(r.totals.fused_hbm_bytes < r.totals.eager_hbm_bytes);
 }
 
 TEST_CASE("rollup: rows by module and line sum to the totals") {
   kc::Graph g = mixed();
-  auto r = kc::analyze(g, kc::find_target("torch2.11-h200"));
+  auto r = kc::analyze(g, kc::default_target());
   for (auto key : {kc::RollupKey::kLine, kc::RollupKey::kModule}) {
     int kernels = 0, ops = 0;
-    for (const auto& row : kc::rollup(g, r, key)) {
-      kernels += row.eager_kernels;
+    for (const auto& row : key == kc::RollupKey::kLine ? r.by_line : r.by_module) {
+      kernels += row.counts.kernels;
       ops += row.ops;
     }
-    CHECK(kernels == r.totals.eager_kernels);
+    CHECK(kernels == r.totals.eager.kernels);
     CHECK(ops == r.totals.ops);
   }
-  auto by_module = kc::rollup(g, r, kc::RollupKey::kModule);
+  const auto& by_module = r.by_module;
   REQUIRE(by_module.size() == 2);
   CHECK(by_module[0].key == "block");
-  CHECK(by_module[0].eager_kernels == 2);
+  CHECK(by_module[0].counts.kernels == 2);
   CHECK(by_module[1].key == "(none)");
 }

@@ -18,11 +18,11 @@ TEST_CASE("validate: activities go to the op whose id was pushed, the rest to no
       {GpuActivity::Kind::kKernel, 9, "stray", 0, 4},  // an id that maps to no op
   };
   kc::validate::attribute(acts, {0, 1}, m);
-  CHECK(m.ops[0].kernels == 1);
-  CHECK(m.ops[1].kernels == 1);
-  CHECK(m.ops[1].memset == 1);
-  CHECK(m.unattributed.memcpy == 1);
-  CHECK(m.unattributed.kernels == 1);
+  CHECK(m.ops[0].counts.kernels == 1);
+  CHECK(m.ops[1].counts.kernels == 1);
+  CHECK(m.ops[1].counts.memset == 1);
+  CHECK(m.unattributed.counts.memcpy == 1);
+  CHECK(m.unattributed.counts.kernels == 1);
   CHECK(m.ops[1].kernel_names == std::vector<std::string>{"k1"});
 }
 
@@ -48,14 +48,14 @@ TEST_CASE("validate: kernel names lose namespaces and parameter lists") {
 
 TEST_CASE("validate: an op matches when kernels, memcpy and memset all equal; unknown never does") {
   std::vector<kc::Launch> predicted(3);
-  predicted[0] = {true, 1, 0, 0, 0, "pointwise", ""};
-  predicted[1] = {true, 1, 0, 1, 0, "gemm.linear.half", ""};
-  predicted[2] = {false, 0, 0, 0, 0, "no rule", ""};
+  predicted[0] = {true, {1, 0, 0, 0}, "pointwise", ""};
+  predicted[1] = {true, {1, 0, 1, 0}, "gemm.linear.half", ""};
+  predicted[2] = {false, {}, "no rule", ""};
   kc::validate::Measurement m;
   m.ops.resize(3);
-  m.ops[0].kernels = 1;
-  m.ops[1].kernels = 1;  // no memset measured
-  m.ops[2].kernels = 0;
+  m.ops[0].counts.kernels = 1;
+  m.ops[1].counts.kernels = 1;  // no memset measured
+  m.ops[2].counts.kernels = 0;
   auto c = kc::validate::compare(predicted, m);
   CHECK(c.match == std::vector<bool>{true, false, false});
   CHECK(c.summary.matched == 1);

@@ -1,0 +1,224 @@
+#include "passes/op_classes.h"
+
+#include <unordered_map>
+
+namespace kc {
+namespace {
+
+using C = OpClass;
+
+// Ops whose class libtorch's tags do not give, or give too coarsely.
+const std::vector<std::pair<std::string, OpClass>> kTable = {
+    {"aten::linear", C::kGemm},
+    {"aten::addmm", C::kGemm},
+    {"aten::mm", C::kGemm},
+    {"aten::matmul", C::kGemm},
+    {"aten::bmm", C::kGemm},
+    {"aten::baddbmm", C::kGemm},
+    {"aten::conv1d", C::kConv},
+    {"aten::conv2d", C::kConv},
+    {"aten::conv3d", C::kConv},
+    {"aten::conv_transpose1d", C::kConv},
+    {"aten::conv_transpose2d", C::kConv},
+    {"aten::conv_transpose3d", C::kConv},
+    {"aten::convolution", C::kConv},
+    {"aten::_convolution", C::kConv},
+    {"aten::cudnn_convolution", C::kConv},
+    {"aten::scaled_dot_product_attention", C::kAttention},
+    {"aten::batch_norm", C::kNorm},
+    {"aten::_native_batch_norm_legit_no_training", C::kNorm},
+    {"aten::cudnn_batch_norm", C::kNorm},
+    {"aten::layer_norm", C::kNorm},
+    {"aten::native_layer_norm", C::kNorm},
+    {"aten::group_norm", C::kNorm},
+    {"aten::native_group_norm", C::kNorm},
+    {"aten::clone", C::kCopy},
+    {"aten::lift_fresh_copy", C::kCopy},
+    {"aten::contiguous", C::kCopy},
+    {"aten::reshape", C::kCopy},
+    {"aten::flatten", C::kCopy},
+    {"aten::view_as", C::kCopy},
+    {"aten::reshape_as", C::kCopy},
+    {"aten::unflatten", C::kCopy},
+    {"aten::to", C::kCopy},
+    {"aten::_to_copy", C::kCopy},
+    {"aten::type_as", C::kCopy},
+    {"aten::cpu", C::kCopy},
+    {"aten::softmax", C::kReduction},
+    {"aten::_softmax", C::kReduction},
+    {"aten::log_softmax", C::kReduction},
+    {"aten::_log_softmax", C::kReduction},
+    {"aten::cross_entropy_loss", C::kReduction},
+    {"aten::cumsum", C::kScan},
+    {"aten::diff", C::kScan},
+    {"aten::index", C::kIndex},
+    {"aten::embedding", C::kIndex},
+    {"aten::index_select", C::kIndex},
+    {"aten::gather", C::kIndex},
+    {"aten::cat", C::kIndex},
+    {"aten::concat", C::kIndex},
+    {"aten::concatenate", C::kIndex},
+    {"aten::stack", C::kIndex},
+    {"aten::pad", C::kIndex},
+    {"aten::constant_pad_nd", C::kIndex},
+    {"aten::roll", C::kIndex},
+    {"aten::topk", C::kIndex},
+    {"aten::max_pool2d", C::kPool},
+    {"aten::avg_pool2d", C::kPool},
+    {"aten::adaptive_avg_pool2d", C::kPool},
+    {"aten::upsample_nearest2d", C::kPool},
+    // Elementwise ops libtorch does not tag pointwise.
+    {"aten::hardswish", C::kPointwise},
+    {"aten::hardswish_", C::kPointwise},
+    {"aten::hardsigmoid", C::kPointwise},
+    {"aten::hardsigmoid_", C::kPointwise},
+    {"aten::__and__", C::kPointwise},
+    {"aten::__or__", C::kPointwise},
+    {"aten::__xor__", C::kPointwise},
+    {"aten::floor_divide", C::kPointwise},
+    {"aten::masked_fill", C::kPointwise},
+    {"aten::dropout", C::kPointwise},
+    {"aten::dropout_", C::kPointwise},
+    {"aten::feature_dropout", C::kPointwise},
+    {"aten::alpha_dropout", C::kPointwise},
+    {"aten::native_dropout", C::kPointwise},
+    {"aten::fill_", C::kPointwise},
+    {"aten::zero_", C::kPointwise},
+    {"aten::empty", C::kFactory},
+    {"aten::empty_like", C::kFactory},
+    {"aten::empty_strided", C::kFactory},
+    {"aten::new_empty", C::kFactory},
+    {"aten::zeros", C::kFactory},
+    {"aten::ones", C::kFactory},
+    {"aten::full", C::kFactory},
+    {"aten::zeros_like", C::kFactory},
+    {"aten::ones_like", C::kFactory},
+    {"aten::full_like", C::kFactory},
+    {"aten::new_zeros", C::kFactory},
+    {"aten::new_ones", C::kFactory},
+    {"aten::new_full", C::kFactory},
+    {"aten::scalar_tensor", C::kFactory},
+    {"aten::arange", C::kFactory},
+    {"aten::randn", C::kFactory},
+    {"aten::item", C::kHostRead},
+    {"aten::_local_scalar_dense", C::kHostRead},
+    {"aten::Int", C::kHostRead},
+    {"aten::Float", C::kHostRead},
+    {"aten::Bool", C::kHostRead},
+    {"aten::ScalarImplicit", C::kHostRead},
+    {"aten::detach", C::kView},
+    {"aten::alias", C::kView},
+    {"aten::lift_fresh", C::kView},
+    {"aten::size", C::kMetadata},
+    {"aten::sym_size", C::kMetadata},
+    {"aten::dim", C::kMetadata},
+    {"aten::numel", C::kMetadata},
+    {"aten::stride", C::kMetadata},
+    {"aten::sym_numel", C::kMetadata},
+    {"aten::sym_stride", C::kMetadata},
+    {"aten::is_contiguous", C::kMetadata},
+    {"aten::_assert_tensor_metadata", C::kMetadata},
+};
+
+const std::unordered_map<std::string, OpClass>& index() {
+  static const auto* m = [] {
+    auto* out = new std::unordered_map<std::string, OpClass>();
+    for (const auto& [name, cls] : kTable) out->emplace(name, cls);
+    return out;
+  }();
+  return *m;
+}
+
+int64_t product(const std::vector<int64_t>& v, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < v.size() && i < to; ++i) n *= v[i];
+  return n;
+}
+
+}  // namespace
+
+const char* op_class_name(OpClass c) {
+  switch (c) {
+    case C::kGemm: return "gemm";
+    case C::kConv: return "conv";
+    case C::kAttention: return "attention";
+    case C::kNorm: return "norm";
+    case C::kCopy: return "copy";
+    case C::kPointwise: return "pointwise";
+    case C::kReduction: return "reduction";
+    case C::kScan: return "scan";
+    case C::kIndex: return "index";
+    case C::kPool: return "pool";
+    case C::kFactory: return "factory";
+    case C::kHostRead: return "host_read";
+    case C::kView: return "view";
+    case C::kMetadata: return "metadata";
+    case C::kOther: return "other";
+  }
+  return "other";
+}
+
+OpClass op_class(const Op& op) {
+  auto it = index().find(op.name);
+  if (it != index().end()) return it->second;
+  if (op.traits.view) return C::kView;
+  if (op.traits.pointwise) return C::kPointwise;
+  if (op.traits.reduction) return C::kReduction;
+  return C::kOther;
+}
+
+const std::vector<std::pair<std::string, OpClass>>& op_class_table() { return kTable; }
+
+bool batch_norm_inference(const Op& op) {
+  if (op.name == "aten::_native_batch_norm_legit_no_training") return true;
+  if (op.name != "aten::batch_norm" && op.name != "aten::cudnn_batch_norm") return false;
+  for (const Arg& a : op.args)
+    if (a.name == "training") return a.kind == Arg::Kind::kBool && a.ints[0] == 0;
+  return false;
+}
+
+bool on_matrix_units(OpClass c) { return c == C::kGemm || c == C::kConv || c == C::kAttention; }
+
+int64_t op_flops(const Graph& g, const Op& op) {
+  const std::vector<int> ins = op.tensor_inputs();
+  auto in = [&](size_t i) -> const Value* { return i < ins.size() ? &g.values[ins[i]] : nullptr; };
+  const Value* out = nullptr;
+  for (int v : op.outputs)
+    if (v >= 0) {
+      out = &g.values[v];
+      break;
+    }
+  if (!out) return 0;
+  switch (op_class(op)) {
+    case C::kGemm: {
+      // K is the contracted dim of the left operand (addmm/baddbmm: after the added tensor).
+      const bool added = op.name == "aten::addmm" || op.name == "aten::baddbmm";
+      const Value* left = in(added ? 1 : 0);
+      if (!left || left->sizes.empty()) break;
+      return 2 * out->numel() * left->sizes.back();
+    }
+    case C::kConv: {
+      // Each output element is a dot product over Cin/groups * kernel elements; a transposed
+      // convolution scatters each input element over Cout/groups * kernel outputs instead.
+      const Value* x = in(0);
+      const Value* w = in(1);
+      if (!x || !w || w->sizes.size() < 3) break;
+      bool transposed = op.name.find("conv_transpose") != std::string::npos;
+      for (const Arg& a : op.args)
+        if (a.name == "transposed" && a.kind == Arg::Kind::kBool) transposed = a.ints[0] != 0;
+      return 2 * (transposed ? x->numel() : out->numel()) * product(w->sizes, 1, SIZE_MAX);
+    }
+    case C::kAttention: {
+      const Value* q = in(0);
+      const Value* k = in(1);
+      if (!q || !k || q->sizes.size() < 2 || k->sizes.size() < 2) break;
+      const auto& qs = q->sizes;
+      const int64_t l = qs[qs.size() - 2], d = qs.back(), s = k->sizes[k->sizes.size() - 2];
+      return 4 * product(qs, 0, qs.size() - 2) * l * s * d;
+    }
+    default: break;
+  }
+  return out->numel();
+}
+
+}  // namespace kc

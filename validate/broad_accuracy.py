@@ -1,0 +1,152 @@
+"""Out-of-sample accuracy of kernelcount on the broad corpus, from measurements on the GPU.
+
+Each model of the broad corpus is `<family>__<model>_<dtype>.pt2` (validate/corpus/broad/) with
+the per-op counts kernelcount-validate measured on the H200 (validate/results/broad/). Two
+predictions are compared with them, op by op:
+
+  rules      the launch rules alone (`--no-measured`): the rules are written from single-op
+             sweeps and the ATen/cuDNN/cuBLAS code, never from these models;
+  lofo       leave one family out: the measured signature table is used, except entries
+             measured only in the model's own family (`--exclude-measured <family>__`).
+
+An op instance is exact for a count when prediction and measurement agree; an unknown
+prediction is never exact. A model's kernel error is (predicted - measured) / measured over the
+whole model, work launched outside any op included. Prints a summary per mode, per op class,
+per dtype and per family, and the ops no rule knows.
+Standard library only. Run from the repository root after building:
+  python3 validate/broad_accuracy.py [--mode rules|lofo] [--markdown] [--worst N]
+"""
+import argparse
+import collections
+import concurrent.futures
+import glob
+import json
+import os
+import subprocess
+
+KINDS = ("kernels", "memcpy", "memset")
+
+
+def family_of(name):
+    return name.split("__", 1)[0] if "__" in name else name.rsplit("_", 1)[0]
+
+
+def dtype_of(name):
+    return name.rsplit("_", 1)[-1]
+
+
+def predict(kc, model, mode):
+    name = os.path.basename(model)[:-4]
+    extra = ["--no-measured"] if mode == "rules" else ["--exclude-measured", family_of(name) + "__"]
+    out = subprocess.run([kc, model, "--format", "json", *extra], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        return name, None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
+    return name, json.loads(out.stdout), None
+
+
+def compare(name, pred, meas, acc):
+    fam, dt = family_of(name), dtype_of(name)
+    p_total = m_total = 0
+    for po, mo in zip(pred["ops"], meas["ops"]):
+        pl, ml = po["launches"], mo["measured"]
+        cls = po.get("class", "other")
+        known = pl["known"]
+        if not known:
+            acc["unknown"][po["op"]] += 1
+        exact_all = known
+        for k in KINDS:
+            ok = known and pl[k] == ml[k]
+            exact_all &= ok
+            acc["kind"][k][0] += ok
+            acc["kind"][k][1] += 1
+        for key, table in ((cls, acc["class"]), (dt, acc["dtype"]), (fam, acc["family"])):
+            table[key][0] += exact_all
+            table[key][1] += 1
+        acc["all"][0] += exact_all
+        acc["all"][1] += 1
+        if not exact_all:
+            acc["misses"][(po["op"], pl.get("rule", ""), tuple(pl[k] for k in KINDS) if known else None,
+                           tuple(ml[k] for k in KINDS))] += 1
+        p_total += pl["kernels"] or 0
+        m_total += ml["kernels"]
+    m_total += meas.get("unattributed", {}).get("kernels", 0)
+    err = (p_total - m_total) / m_total if m_total else 0.0
+    acc["models"].append((name, m_total, p_total, err))
+
+
+def pct(a, b):
+    return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernelcount", default="build/kernelcount")
+    ap.add_argument("--models", default="validate/corpus/broad")
+    ap.add_argument("--measured", default="validate/results/broad")
+    ap.add_argument("--mode", choices=("rules", "lofo"), default="rules")
+    ap.add_argument("--worst", type=int, default=0, help="list the N models with the largest kernel error")
+    ap.add_argument("--misses", type=int, default=0, help="list the N most frequent mismatching op signatures")
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args()
+
+    jobs = []
+    for m in sorted(glob.glob(os.path.join(args.measured, "*.json"))):
+        name = os.path.basename(m)[:-5]
+        model = os.path.join(args.models, name + ".pt2")
+        if os.path.exists(model):
+            jobs.append((name, model, m))
+    acc = {"kind": {k: [0, 0] for k in KINDS}, "class": collections.defaultdict(lambda: [0, 0]),
+           "dtype": collections.defaultdict(lambda: [0, 0]), "family": collections.defaultdict(lambda: [0, 0]),
+           "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": []}
+    failed = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {pool.submit(predict, args.kernelcount, model, args.mode): (name, m) for name, model, m in jobs}
+        for f in concurrent.futures.as_completed(futures):
+            name, meas_path = futures[f]
+            _, pred, err = f.result()
+            meas = json.load(open(meas_path))
+            if pred is None:
+                failed.append((name, err))
+                continue
+            if len(pred["ops"]) != len(meas["ops"]):
+                failed.append((name, f"{len(pred['ops'])} ops predicted, {len(meas['ops'])} measured"))
+                continue
+            compare(name, pred, meas, acc)
+
+    models = sorted(acc["models"])
+    n = len(models)
+    within1 = sum(abs(e) <= 0.01 for *_, e in models)
+    within2 = sum(abs(e) <= 0.02 for *_, e in models)
+    within5 = sum(abs(e) <= 0.05 for *_, e in models)
+    worst = max((abs(e) for *_, e in models), default=0.0)
+    label = {"rules": "launch rules only", "lofo": "leave one family out"}[args.mode]
+    print(f"[{label}] {acc['all'][0]}/{acc['all'][1]} op instances exact ({pct(*acc['all'])}) over {n} models, "
+          f"{len({family_of(m[0]) for m in models})} families")
+    print("exact per count: " + ", ".join(f"{k} {pct(*acc['kind'][k])}" for k in KINDS))
+    print(f"whole-model kernels: within 1% {within1}/{n}, within 2% {within2}/{n}, within 5% {within5}/{n}; "
+          f"largest error {100 * worst:.1f}%")
+    print("per dtype: " + ", ".join(f"{d} {pct(*v)}" for d, v in sorted(acc["dtype"].items())))
+    print("per op class: " + ", ".join(f"{c} {pct(*v)} of {v[1]}" for c, v in
+                                       sorted(acc["class"].items(), key=lambda kv: -kv[1][1])))
+    if acc["unknown"]:
+        print(f"ops no rule knows ({sum(acc['unknown'].values())} instances): " +
+              ", ".join(f"{op} x{c}" for op, c in acc["unknown"].most_common()))
+    else:
+        print("ops no rule knows: none")
+    if failed:
+        print(f"not compared ({len(failed)}): " + "; ".join(f"{n}: {e}" for n, e in failed[:10]))
+    if args.worst:
+        for name, m, p, e in sorted(models, key=lambda r: -abs(r[3]))[:args.worst]:
+            print(f"  {name}: measured {m}, predicted {p} ({100 * e:+.1f}%)")
+    if args.misses:
+        for (op, rule, p, m), c in acc["misses"].most_common(args.misses):
+            print(f"  x{c} {op} [{rule}] predicted {p} measured {m}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"mode": args.mode, "exact": acc["all"], "per_count": acc["kind"],
+                       "per_class": acc["class"], "per_dtype": acc["dtype"], "per_family": acc["family"],
+                       "models": models, "unknown": acc["unknown"], "failed": failed}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
