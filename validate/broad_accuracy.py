@@ -23,6 +23,7 @@ import glob
 import json
 import os
 import subprocess
+import tarfile
 
 KINDS = ("kernels", "memcpy", "memset")
 
@@ -74,6 +75,20 @@ def compare(name, pred, meas, acc):
     acc["models"].append((name, m_total, p_total, err))
 
 
+def load_measured(path):
+    """validate JSONs by model name, from a folder or a .tgz."""
+    out = {}
+    if path.endswith(".tgz"):
+        with tarfile.open(path) as tar:
+            for m in tar.getmembers():
+                if m.isfile() and m.name.endswith(".json"):
+                    out[os.path.basename(m.name)[:-5]] = json.load(tar.extractfile(m))
+    else:
+        for m in glob.glob(os.path.join(path, "*.json")):
+            out[os.path.basename(m)[:-5]] = json.load(open(m))
+    return out
+
+
 def pct(a, b):
     return f"{100.0 * a / b:.1f}%" if b else "n/a"
 
@@ -82,19 +97,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--models", default="validate/corpus/broad")
-    ap.add_argument("--measured", default="validate/results/broad")
+    ap.add_argument("--measured", default="validate/results/broad/measured.tgz",
+                    help="a folder of validate JSONs, or a .tgz of them")
     ap.add_argument("--mode", choices=("rules", "lofo"), default="rules")
     ap.add_argument("--worst", type=int, default=0, help="list the N models with the largest kernel error")
     ap.add_argument("--misses", type=int, default=0, help="list the N most frequent mismatching op signatures")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
 
+    measured = load_measured(args.measured)
     jobs = []
-    for m in sorted(glob.glob(os.path.join(args.measured, "*.json"))):
-        name = os.path.basename(m)[:-5]
+    for name in sorted(measured):
         model = os.path.join(args.models, name + ".pt2")
         if os.path.exists(model):
-            jobs.append((name, model, m))
+            jobs.append((name, model, name))
     acc = {"kind": {k: [0, 0] for k in KINDS}, "class": collections.defaultdict(lambda: [0, 0]),
            "dtype": collections.defaultdict(lambda: [0, 0]), "family": collections.defaultdict(lambda: [0, 0]),
            "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": []}
@@ -104,7 +120,7 @@ def main():
         for f in concurrent.futures.as_completed(futures):
             name, meas_path = futures[f]
             _, pred, err = f.result()
-            meas = json.load(open(meas_path))
+            meas = measured[meas_path]
             if pred is None:
                 failed.append((name, err))
                 continue
