@@ -64,11 +64,7 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
   return view_d == -1;
 }
 
-namespace {
-
 bool is_half(DType t) { return t == DType::kBFloat16 || t == DType::kFloat16; }
-
-// --- conditions -----------------------------------------------------------------------------
 
 bool all_equal(const Arg* a, int64_t v) {
   if (!a) return true;
@@ -76,8 +72,6 @@ bool all_equal(const Arg* a, int64_t v) {
     if (x != v) return false;
   return true;
 }
-
-}  // namespace
 
 // clone: a dense tensor keeping its layout is one cudaMemcpyAsync; anything else a kernel.
 Counts clone_counts(const OpFacts& f) {
@@ -87,154 +81,8 @@ Counts clone_counts(const OpFacts& f) {
 }
 
 bool on_host(const OpFacts& f) { return f.on_host; }
-bool tagged_pointwise(const OpFacts& f) { return f.op->traits.pointwise; }
 bool fp32(const OpFacts& f) { return f.dtype == DType::kFloat32; }
-
-namespace {
-// Copy kernels a GEMM launches first: an operand whose batch dims cannot be folded into a
-// view of [batch, rows, cols] with one unit stride is made contiguous (matmul's reshape).
-int gemm_copies(const OpFacts& f) {
-  int copies = 0;
-  const bool linear = f.op->name == "aten::linear";
-  for (int i = 0; i < 2; ++i) {
-    const Value* v = f.input(i);
-    if (!v || v->sizes.size() < 2 || (linear && i == 1)) continue;
-    const auto& sz = v->sizes;
-    const size_t n = sz.size();
-    int64_t batch = 1;
-    for (size_t d = 0; d + 2 < n; ++d) batch *= sz[d];
-    std::vector<int64_t> folded = linear ? std::vector<int64_t>{batch * sz[n - 2], sz[n - 1]}
-                                         : std::vector<int64_t>{batch, sz[n - 2], sz[n - 1]};
-    // cuBLAS reads a matrix with either of its last two strides 1 (row- or column-major).
-    const bool foldable = n == folded.size() || view_is_possible(sz, v->strides, folded);
-    if (!foldable || (v->strides[n - 1] != 1 && v->strides[n - 2] != 1)) ++copies;
-  }
-  return copies;
-}
-
-// Rows of the GEMM's left operand: everything but the last dim of the input.
-int64_t gemm_rows(const OpFacts& f) {
-  const Value* a = f.input(0);
-  if (!a || a->sizes.empty()) return 0;
-  return a->numel() / std::max<int64_t>(1, a->sizes.back());
-}
-}  // namespace
-// bf16 nvjet GEMMs that widen (more output features than input ones) zero a workspace first.
-bool linear_half_widening(const OpFacts& f) {
-  const Value* w = f.input(1);
-  if (!is_half(f.dtype) || gemm_rows(f) <= 1 || !w || w->sizes.size() != 2) return false;
-  return f.op->name == "aten::linear" ? w->sizes[0] > w->sizes[1] : w->sizes[1] > w->sizes[0];
-}
-Counts gemm_counts(const OpFacts& f) { return {1 + gemm_copies(f), 0, 0, 0}; }
-Counts gemm_half_counts(const OpFacts& f) { return {1 + gemm_copies(f), 0, 1, 0}; }
-// Norms read a contiguous input; anything else is copied first.
-Counts norm_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  return {in && !in->contiguous() ? 2 : 1, 0, 0, 0};
-}
-// pad with all-zero amounts is a copy of its input; any padding fills then copies.
-Counts pad_counts(const OpFacts& f) {
-  if (all_equal(f.arg("pad"), 0)) return clone_counts(f);
-  return {2, 0, 0, 0};
-}
-// cat of one tensor is a copy of it.
-Counts cat_counts(const OpFacts& f) {
-  const Arg* ts = f.arg("tensors");
-  if (ts && ts->tensors.size() == 1) return clone_counts(f);
-  return {1, 0, 0, 0};
-}
-
-namespace {
-bool training(const OpFacts& f) { return f.bool_arg("training", false) || f.bool_arg("train", false); }
-}  // namespace
-bool eval_mode(const OpFacts& f) { return !training(f); }
-bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32; }
-bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
-
-bool conv2d_forward(const OpFacts& f) {
-  const Value* x = f.input(0);
-  const Value* w = f.input(1);
-  const bool transposed = f.op->name.find("transpose") != std::string::npos || f.bool_arg("transposed", false);
-  return x && w && x->sizes.size() == 4 && w->sizes.size() == 4 && !transposed;
-}
-
-// A 2-d convolution as cuDNN and ATen run it: depthwise ones in ATen's own kernel, 1x1 ones
-// with stride 1 as a GEMM on the NCHW tensor, the rest as cuDNN's implicit GEMM between
-// NCHW->NHWC transforms of input and weight and an NHWC->NCHW transform of the output. A
-// bias is a separate add; a non-contiguous input is copied first.
-Counts conv_counts(const OpFacts& f) {
-  const Value* x = f.input(0);
-  const Value* w = f.input(1);
-  const int bias = f.has_tensor_arg("bias") ? 1 : 0;
-  // cuDNN reads NCHW and NHWC (channels-last) inputs as they are; other layouts are copied.
-  const bool nhwc = x->strides.size() == 4 && x->strides[1] == 1 && x->strides[3] == x->sizes[1] &&
-                    x->strides[2] == x->sizes[1] * x->sizes[3];
-  const int copy = x->contiguous() || nhwc ? 0 : 1;
-  const int64_t groups = f.int_arg("groups", 1);
-  const bool depthwise = groups > 1 && groups == x->sizes[1] && w->sizes[1] == 1;
-  const bool k1 = w->sizes[2] == 1 && w->sizes[3] == 1;
-  const bool s1 = all_equal(f.arg("stride"), 1);
-  if (depthwise) return {1 + bias + copy, 0, 0, 0};
-  // bf16 1x1 convolutions over 7x7 maps or smaller go through cuDNN's transforms too.
-  if (k1 && s1 && groups == 1 && is_half(f.dtype) && x->sizes[2] * x->sizes[3] > 1 && x->sizes[2] * x->sizes[3] <= 49)
-    return {3 + bias + copy, 0, 0, 0};
-  if (k1 && s1 && groups == 1) return {1 + bias + copy, 0, 0, 0};
-  if (k1) return {3 + bias + copy, 0, 0, 0};
-  // Stems on 3-channel images run cuDNN's direct implicit GEMM, without transforms.
-  if (x->sizes[1] <= 4 && w->sizes[2] <= 3) return {1 + bias + copy, 0, 0, 0};
-  return {4 + bias + copy, 0, 0, 0};
-}
-
-namespace {
-bool sdpa_plain(const OpFacts& f) { return !f.has_tensor_arg("attn_mask"); }
-}  // namespace
-bool sdpa_masked_half(const OpFacts& f) { return !sdpa_plain(f) && is_half(f.dtype); }
-bool sdpa_masked_fp32(const OpFacts& f) { return !sdpa_plain(f) && fp32(f); }
-// index with several index tensors broadcasts and copies each before the gather.
-Counts index_counts(const OpFacts& f) {
-  const Arg* idx = f.arg("indices");
-  int n = 0;
-  if (idx)
-    for (int v : idx->tensors) n += v >= 0;
-  return {n > 1 ? 1 + n : 1, 0, 0, 0};
-}
-bool sdpa_plain_half(const OpFacts& f) { return sdpa_plain(f) && is_half(f.dtype); }
-bool sdpa_plain_fp32(const OpFacts& f) { return sdpa_plain(f) && fp32(f); }
-
-// A reduction down to very few outputs from many inputs splits the work across blocks that
-// meet in global memory, whose semaphores are zeroed with a memset first.
-bool global_reduction(const OpFacts& f) { return f.out_numel == 1 && f.in_numel > 4096; }
-
-// --- shape-dependent counts -----------------------------------------------------------------
-
-// reshape/flatten/contiguous: free when the result can be a view, else one copy kernel.
-Counts reshape_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  const Value* out = f.output(0);
-  if (!in || !out) return {};
-  bool copies = !view_is_possible(in->sizes, in->strides, out->sizes);
-  return {copies ? 1 : 0, 0, 0, 0};
-}
-Counts contiguous_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  return {in && !in->contiguous() ? 1 : 0, 0, 0, 0};
-}
-// to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
-// aten::to, which returns its input unchanged.
-Counts to_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  const Value* out = f.output(0);
-  if (!in || !out) return {};
-  if (in->dtype != out->dtype) return {1, 0, 0, 0};
-  if (f.op->name == "aten::to") return {};
-  return clone_counts(f);
-}
-
-// A result on the host read from the device: cudaMemcpy device-to-host, and the host waits.
-bool to_host(const OpFacts& f) {
-  const Value* out = f.output(0);
-  return out && out->placement == Placement::kHost && !f.on_host;
-}
+bool eval_mode(const OpFacts& f) { return !f.bool_arg("training", false) && !f.bool_arg("train", false); }
 
 OpFacts op_facts(const Graph& g, int i) {
   OpFacts f;

@@ -57,32 +57,13 @@ OpFacts op_facts(const Graph& g, int i);
 bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                       const std::vector<int64_t>& new_sizes);
 
-// --- Mechanisms the rule tables are written with (conditions and shape-dependent counts) ---
+// --- Mechanisms shared by every target's rule families (passes/targets/<target>/) ---
 
-bool on_host(const OpFacts& f);
-bool tagged_pointwise(const OpFacts& f);
-bool to_host(const OpFacts& f);
+bool is_half(DType t);                       // bf16 or fp16
+bool all_equal(const Arg* a, int64_t v);     // every int of the argument (absent: true)
+bool on_host(const OpFacts& f);              // nothing involved lives on the device
 bool fp32(const OpFacts& f);
-bool eval_mode(const OpFacts& f);
-bool bn_eval_fp32(const OpFacts& f);
-bool bn_eval_half(const OpFacts& f);
-bool linear_half_widening(const OpFacts& f);
-bool sdpa_plain_half(const OpFacts& f);
-bool sdpa_plain_fp32(const OpFacts& f);
-bool sdpa_masked_half(const OpFacts& f);
-bool sdpa_masked_fp32(const OpFacts& f);
-bool global_reduction(const OpFacts& f);
-bool conv2d_forward(const OpFacts& f);  // 4-d input and weight, not transposed
-Counts clone_counts(const OpFacts& f);
-Counts gemm_counts(const OpFacts& f);
-Counts gemm_half_counts(const OpFacts& f);
-Counts norm_counts(const OpFacts& f);
-Counts pad_counts(const OpFacts& f);
-Counts cat_counts(const OpFacts& f);
-Counts conv_counts(const OpFacts& f);
-Counts index_counts(const OpFacts& f);
-Counts reshape_counts(const OpFacts& f);
-Counts contiguous_counts(const OpFacts& f);
-Counts to_counts(const OpFacts& f);
+bool eval_mode(const OpFacts& f);            // training=False (or no such argument)
+Counts clone_counts(const OpFacts& f);       // memcpy for a dense input, else a copy kernel
 
 }  // namespace kc

@@ -1,0 +1,26 @@
+// Rules by op class, after every explicit rule: views, reductions and tagged pointwise ops.
+#include "passes/targets/h200/rules.h"
+
+namespace kc::h200 {
+namespace {
+
+// A reduction down to very few outputs from many inputs splits the work across blocks that
+// meet in global memory, whose semaphores are zeroed with a memset first.
+bool global_reduction(const OpFacts& f) { return f.out_numel == 1 && f.in_numel > 4096; }
+bool tagged_pointwise(const OpFacts& f) { return f.op->traits.pointwise; }
+
+}  // namespace
+
+void add_generic_rules(std::vector<LaunchRule>& r) {
+  // Classes by libtorch's own tags, after every explicit rule.
+  r.push_back({"view", {}, OpClass::kView, "the schema returns an alias of an input", nullptr, {0, 0, 0, 0}, nullptr,
+               "truth:view_reshape_float32, truth:view_reshape_bfloat16"});
+  r.push_back({"reduction.global", {}, OpClass::kReduction, "one output from more than 4096 inputs", global_reduction,
+               {1, 0, 1, 0}, nullptr, "truth:mean_all_float32, truth:mean_all_bfloat16, truth:item"});
+  r.push_back({"reduction", {}, OpClass::kReduction, "otherwise", nullptr, {1, 0, 0, 0}, nullptr,
+               "truth:sum_last_float32, truth:sum_last_bfloat16, truth:argmax"});
+  r.push_back({"pointwise", {}, OpClass::kPointwise, "libtorch tags it pointwise", tagged_pointwise, {1, 0, 0, 0}, nullptr,
+               "truth:add, truth:add_scalar, truth:gelu_*, truth:silu_*, truth:where, truth:expand_add"});
+}
+
+}  // namespace kc::h200
