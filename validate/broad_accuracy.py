@@ -22,6 +22,7 @@ import concurrent.futures
 import glob
 import json
 import os
+import re
 import subprocess
 import tarfile
 
@@ -45,7 +46,7 @@ def predict(kc, model, mode):
     return name, json.loads(out.stdout), None
 
 
-def compare(name, pred, meas, acc):
+def compare(name, pred, meas, acc, op_filter=None):
     fam, dt = family_of(name), dtype_of(name)
     p_total = m_total = 0
     for po, mo in zip(pred["ops"], meas["ops"]):
@@ -65,7 +66,7 @@ def compare(name, pred, meas, acc):
             table[key][1] += 1
         acc["all"][0] += exact_all
         acc["all"][1] += 1
-        if not exact_all:
+        if not exact_all and (not op_filter or re.search(op_filter, po["op"])):
             acc["misses"][(po["op"], pl.get("rule", ""), tuple(pl[k] for k in KINDS) if known else None,
                            tuple(ml[k] for k in KINDS))] += 1
         p_total += pl["kernels"] or 0
@@ -103,11 +104,15 @@ def main():
     ap.add_argument("--worst", type=int, default=0, help="list the N models with the largest kernel error")
     ap.add_argument("--misses", type=int, default=0, help="list the N most frequent mismatching op signatures")
     ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--only", help="models whose name matches this regular expression (for quick checks)")
+    ap.add_argument("--op", help="count misses only for ops whose name matches this regular expression")
     args = ap.parse_args()
 
     measured = load_measured(args.measured)
     jobs = []
     for name in sorted(measured):
+        if args.only and not re.search(args.only, name):
+            continue
         model = os.path.join(args.models, name + ".pt2")
         if os.path.exists(model):
             jobs.append((name, model, name))
@@ -127,7 +132,7 @@ def main():
             if len(pred["ops"]) != len(meas["ops"]):
                 failed.append((name, f"{len(pred['ops'])} ops predicted, {len(meas['ops'])} measured"))
                 continue
-            compare(name, pred, meas, acc)
+            compare(name, pred, meas, acc, args.op)
 
     models = sorted(acc["models"])
     n = len(models)
