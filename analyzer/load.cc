@@ -73,10 +73,8 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
   }
   try {
     if (archive->hasRecord("models/model.json")) return load_pt2(*archive, path, options);
-    if (archive->hasRecord("data.pkl") && archive->hasRecord("constants.pkl")) {
-      archive.reset();
-      return load_torchscript(path, options);
-    }
+    if (archive->hasRecord("data.pkl") && archive->hasRecord("constants.pkl"))
+      return load_torchscript(*archive, path, options);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }

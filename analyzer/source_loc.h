@@ -8,7 +8,8 @@
 
 namespace kc {
 
-// True for files inside PyTorch itself ("/site-packages/torch/...", "torch/nn/...").
+// True for files inside PyTorch itself: under the torch package root ("/site-packages/torch/...",
+// "torch/nn/..."), never merely because "/torch/" occurs in the path ("/opt/torch/app.py").
 bool is_torch_file(const std::string& file);
 
 // The innermost frame of a Python stack trace ("File "x.py", line 6, in forward\n    code")

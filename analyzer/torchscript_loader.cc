@@ -1,5 +1,6 @@
 #include "analyzer/torchscript_loader.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
@@ -8,66 +9,15 @@
 
 #include "analyzer/error.h"
 #include "analyzer/op_registry.h"
+#include "analyzer/shape_functions.h"
 #include "analyzer/source_loc.h"
+#include "analyzer/torch_types.h"
+#include "analyzer/torchscript_archive.h"
 
 namespace kc {
 namespace {
 
 namespace jit = torch::jit;
-
-DType dtype_of(c10::ScalarType t) {
-  switch (t) {
-    case c10::kBool: return DType::kBool;
-    case c10::kByte: return DType::kUInt8;
-    case c10::kChar: return DType::kInt8;
-    case c10::kShort: return DType::kInt16;
-    case c10::kUInt16: return DType::kUInt16;
-    case c10::kInt: return DType::kInt32;
-    case c10::kLong: return DType::kInt64;
-    case c10::kHalf: return DType::kFloat16;
-    case c10::kBFloat16: return DType::kBFloat16;
-    case c10::kFloat: return DType::kFloat32;
-    case c10::kDouble: return DType::kFloat64;
-    case c10::kComplexHalf: return DType::kComplex32;
-    case c10::kComplexFloat: return DType::kComplex64;
-    case c10::kComplexDouble: return DType::kComplex128;
-    case c10::kFloat8_e4m3fn: return DType::kFloat8E4M3FN;
-    case c10::kFloat8_e5m2: return DType::kFloat8E5M2;
-    case c10::kFloat8_e4m3fnuz: return DType::kFloat8E4M3FNUZ;
-    case c10::kFloat8_e5m2fnuz: return DType::kFloat8E5M2FNUZ;
-    default: return DType::kUnknown;
-  }
-}
-
-// The IR holds layouts and memory formats as the torch.export schema numbers them, whichever
-// loader made it (torch/csrc/utils/generated_serialization_types.h).
-int export_memory_format(c10::MemoryFormat m) {
-  switch (m) {
-    case c10::MemoryFormat::Contiguous: return 1;
-    case c10::MemoryFormat::ChannelsLast: return 2;
-    case c10::MemoryFormat::ChannelsLast3d: return 3;
-    case c10::MemoryFormat::Preserve: return 4;
-    default: return 0;
-  }
-}
-int export_layout(c10::Layout l) {
-  switch (l) {
-    case c10::Layout::Sparse: return 1;
-    case c10::Layout::SparseCsr: return 2;
-    case c10::Layout::SparseCsc: return 3;
-    case c10::Layout::SparseBsr: return 4;
-    case c10::Layout::SparseBsc: return 5;
-    case c10::Layout::Mkldnn: return 6;
-    case c10::Layout::Strided: return 7;
-    default: return 0;
-  }
-}
-
-c10::ScalarType scalar_type_of(DType t) {
-  for (int s = 0; s < static_cast<int>(c10::ScalarType::NumOptions); ++s)
-    if (dtype_of(static_cast<c10::ScalarType>(s)) == t) return static_cast<c10::ScalarType>(s);
-  throw Error(std::string("dtype ") + dtype_name(t) + " has no torch equivalent");
-}
 
 // Source location of a node: the innermost frame (node's own range, then its inlined call
 // sites from inner to outer) whose file is not inside torch.
@@ -106,10 +56,18 @@ std::pair<std::string, std::string> module_of(const jit::Node* node) {
   return {path, type};
 }
 
+// The first non-empty line of a libtorch message (TorchScript's start with a newline).
+std::string first_line(const std::string& s) {
+  size_t b = s.find_first_not_of("\n ");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find('\n', b) - b);
+}
+
 class MetaRunner {
  public:
-  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt)
-      : module_(std::move(module)), opt_(opt) {
+  // device: where the model computes, as the IR names it ("cuda:0" for a model saved there).
+  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, std::string device)
+      : module_(std::move(module)), opt_(opt), device_(std::move(device)) {
     g_.info.path = path;
     g_.info.format = "torchscript";
   }
@@ -119,6 +77,7 @@ class MetaRunner {
     auto graph = module_.get_method("forward").graph()->copy();
     jit::Inline(*graph);
     bind_inputs(*graph);
+    ShapeFunctionKernels shape_functions;
     run_block(graph->block());
     for (jit::Value* out : graph->outputs()) collect_outputs(env_.at(out));
     if (auto bad = g_.check()) throw Error("graph: " + *bad);
@@ -135,14 +94,28 @@ class MetaRunner {
     check(!opt_.inputs.empty(), "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
     check(opt_.inputs.size() == n, "the model's forward() takes " + std::to_string(n) + " input(s) (" + names +
                                        ") but " + std::to_string(opt_.inputs.size()) + " --input given");
+    for (const auto& s : opt_.inputs) {
+      bool known = s.name.empty();
+      for (size_t i = 1; i < inputs.size(); ++i) known = known || s.name == inputs[i]->debugNameBase();
+      check(known, "--input " + s.name + "=...: forward() has no input of that name (" + names + ")");
+    }
     for (size_t i = 1; i < inputs.size(); ++i) {
       jit::Value* in = inputs[i];
-      const InputSpec* spec = &opt_.inputs[i - 1];
+      const InputSpec* spec = nullptr;
       for (const auto& s : opt_.inputs)
         if (!s.name.empty() && s.name == in->debugNameBase()) spec = &s;
+      // Unnamed specs fill the inputs that no name claimed, in order.
+      for (size_t k = 0, free = 0; !spec && k < opt_.inputs.size(); ++k) {
+        if (!opt_.inputs[k].name.empty()) continue;
+        if (free++ == unnamed_used_) {
+          spec = &opt_.inputs[k];
+          ++unnamed_used_;
+        }
+      }
+      check(spec != nullptr, "no --input for '" + in->debugNameBase() + "' (inputs: " + names + ")");
       check(in->type()->kind() == c10::TypeKind::TensorType,
             "input '" + in->debugNameBase() + "' is a " + in->type()->str() + ", only tensor inputs are supported");
-      at::Tensor t = at::empty(spec->sizes, at::TensorOptions().dtype(scalar_type_of(spec->dtype)).device(at::kMeta));
+      at::Tensor t = at::empty(spec->sizes, at::TensorOptions().dtype(to_scalar_type(spec->dtype)).device(at::kMeta));
       int id = value_for(t, in->debugNameBase(), ValueRole::kInput);
       g_.inputs.push_back(id);
       env_[in] = t;
@@ -162,7 +135,7 @@ class MetaRunner {
     check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
                                           std::string(c10::toString(t.scalar_type())));
     // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
-    v.device = t.is_meta() || on_gpu_.count(t.unsafeGetTensorImpl()) ? "cuda" : t.device().str();
+    v.device = t.is_meta() || on_gpu_.count(t.unsafeGetTensorImpl()) ? device_ : t.device().str();
     v.role = role;
     int id = g_.add_value(std::move(v));
     ids_[t.unsafeGetTensorImpl()] = id;
@@ -327,6 +300,10 @@ class MetaRunner {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
     jit::Stack stack = inputs;
+    // A device the model names (a trace on the GPU records device=cuda:0 in factories and
+    // to()) stands for the meta device here; the op keeps the recorded one in its arguments.
+    for (auto& v : stack)
+      if (v.isDevice() && !v.toDevice().is_cpu()) v = c10::IValue(c10::Device(c10::kMeta));
     try {
       jit::Operation op = node->getOperation();
       op(stack);
@@ -336,7 +313,7 @@ class MetaRunner {
       std::string why = first_line(e.what());
       if (auto* ce = dynamic_cast<const c10::Error*>(&e)) why = first_line(ce->what_without_backtrace());
       auto fallback = pointwise_result(node, inputs);
-      if (!fallback) throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " + why);
+      if (!fallback) throw Error(where(node) + ": " + shape_failure(why));
       stack = *fallback;
     }
     check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
@@ -387,12 +364,18 @@ class MetaRunner {
     return jit::Stack{at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta))};
   }
 
-  // The first non-empty line of a libtorch message (TorchScript's start with a newline).
-  static std::string first_line(const std::string& s) {
-    size_t b = s.find_first_not_of("\n ");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find('\n', b) - b);
+  // Says which op blocked shape inference when libtorch's message shows it (the op itself or
+  // one that a composite op calls), else passes the message on.
+  static std::string shape_failure(const std::string& why) {
+    std::string blocked;
+    if (auto at = why.find(": attempted to run this operator with Meta tensors"); at != std::string::npos)
+      blocked = why.substr(0, at);
+    else if (why.rfind("Could not run '", 0) == 0 && why.find("'Meta' backend") != std::string::npos)
+      blocked = why.substr(15, why.find('\'', 15) - 15);
+    if (!blocked.empty()) return "no meta kernel and no TorchScript shape function for " + blocked;
+    return "cannot compute shapes on shape-only (meta) tensors: " + why;
   }
+
 
   Arg to_arg(const std::string& name, const std::string& type, const c10::IValue& v) {
     Arg a;
@@ -493,6 +476,8 @@ class MetaRunner {
 
   jit::Module module_;
   const LoadOptions& opt_;
+  const std::string device_;
+  size_t unnamed_used_ = 0;  // positional --input specs bound so far
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
   std::unordered_map<const c10::TensorImpl*, int> ids_;
@@ -505,18 +490,24 @@ class MetaRunner {
 
 }  // namespace
 
-Graph load_torchscript(const std::string& path, const LoadOptions& options) {
+Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
+                       const LoadOptions& options) {
+  // Recorded before loading: mapping every storage to the host erases it.
+  const std::string saved_on = saved_device(archive);
   jit::Module module;
   try {
-    module = jit::load(path);
+    module = jit::load(weight_skipping_reader(path, archive), c10::Device(c10::kCPU));
   } catch (const c10::Error& e) {
-    throw Error("cannot load TorchScript model: " + std::string(e.what_without_backtrace()).substr(0, 300));
+    throw Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    throw Error("cannot load TorchScript model: " + std::string(e.what()).substr(0, 300));
+    throw Error("cannot load TorchScript model: " + first_line(e.what()));
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
-  Graph g = MetaRunner(std::move(module), path, options).run();
-  g.info.producer_version = "";
+  // A model saved on the GPU is predicted for that device; one saved on the CPU for the
+  // target's GPU, as a .pt2 exported on the CPU is.
+  const bool on_gpu = saved_on.rfind("cuda", 0) == 0;
+  Graph g = MetaRunner(std::move(module), path, options, on_gpu ? saved_on : "cuda").run();
+  if (on_gpu) g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
 }
 

@@ -10,10 +10,10 @@
 #include <unordered_set>
 
 #include "analyzer/error.h"
+#include "analyzer/torch_types.h"
 #include "passes/launches.h"
 #include "validate/cupti_recorder.h"
 #include "validate/pt2_weights.h"
-#include "validate/torch_types.h"
 
 namespace kc::validate {
 namespace {

@@ -24,3 +24,18 @@ TEST_CASE("source_loc: the innermost module of nn_module_stack") {
   CHECK(type == "torch.nn.modules.linear.Linear");
   CHECK(kc::innermost_module("L__self__,L['self'].layers[0],M").first == "layers.0");
 }
+
+TEST_CASE("source_loc: a file is torch's only under the torch package root") {
+  CHECK(kc::is_torch_file("/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/linear.py"));
+  CHECK(kc::is_torch_file("/usr/lib/python3/dist-packages/torch/nn/functional.py"));
+  CHECK(kc::is_torch_file("torch/nn/modules/linear.py"));
+  CHECK_FALSE(kc::is_torch_file("/opt/torch/app/model.py"));
+  CHECK_FALSE(kc::is_torch_file("/home/me/torch/models.py"));
+  CHECK_FALSE(kc::is_torch_file("tests/models/models.py"));
+  // The user's line wins over a frame in a folder that merely has "torch" in its path.
+  std::string trace =
+      "File \"/opt/torch/app/model.py\", line 9, in forward\n    return self.fc(x)\n"
+      "  File \"/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/linear.py\", line 134, in forward\n"
+      "    return F.linear(input, self.weight, self.bias)";
+  CHECK(kc::user_frame(trace).file == "/opt/torch/app/model.py");
+}
