@@ -3,7 +3,13 @@
 // analysis uses (torch/csrc/jit/runtime/symbolic_shape_registry.h), serve as their meta kernels.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+#include <ATen/core/function_schema.h>
+#include <ATen/core/ivalue.h>
+
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace torch {
 class Library;
@@ -11,11 +17,22 @@ class Library;
 
 namespace kc {
 
+// The output sizes of an op from its TorchScript shape function, given its arguments (tensors
+// stand for their sizes); nullopt when it has none, or it rejects these arguments, or a size
+// depends on data.
+std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(const c10::FunctionSchema& schema,
+                                                                          const std::vector<c10::IValue>& args);
+// Meta tensors for those outputs: contiguous, of the first tensor input's dtype (the promoted
+// dtype when pointwise, the `dtype` argument where one is given); an in-place op returns the
+// tensor it writes.
+std::optional<std::vector<at::Tensor>> outputs_from_shape_function(const c10::FunctionSchema& schema,
+                                                                   const std::vector<c10::IValue>& args,
+                                                                   bool pointwise);
+
 // While it lives, every aten op that has a TorchScript shape function but neither a Meta
 // kernel nor a composite kernel runs on meta tensors through that shape function, also when a
 // composite op (layer_norm -> native_layer_norm -> native_batch_norm) calls it from inside.
-// Ops with a real Meta kernel keep it. Outputs are contiguous, of the first tensor input's
-// dtype (the promoted dtype for pointwise ops, the `dtype` argument where one is given).
+// Out= variants of those ops resize their out tensors. Ops with a real Meta kernel keep it.
 // The registrations are undone when it is destroyed.
 class ShapeFunctionKernels {
  public:

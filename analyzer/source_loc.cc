@@ -82,6 +82,27 @@ SourceLoc user_frame(const std::string& trace) {
   return frames.empty() ? SourceLoc{} : frames.front();
 }
 
+SourceLoc traced_user_frame(const std::string& text) {
+  std::vector<SourceLoc> frames;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (line.empty()) continue;
+    // "path(line): function"; anything else means the text is source code, not a stack.
+    size_t close = line.rfind("): ");
+    size_t open = close == std::string::npos ? std::string::npos : line.rfind('(', close);
+    if (open == std::string::npos || open == 0 || close == open + 1) return {};
+    std::string number = line.substr(open + 1, close - open - 1);
+    if (number.find_first_not_of("0123456789") != std::string::npos || number.size() > 9) return {};
+    frames.push_back(SourceLoc{line.substr(0, open), std::stoi(number), ""});
+  }
+  for (const SourceLoc& f : frames)
+    if (!is_torch_file(f.file)) return f;
+  return frames.empty() ? SourceLoc{} : frames.back();
+}
+
 std::pair<std::string, std::string> innermost_module(const std::string& stack) {
   std::string last;
   size_t start = 0;

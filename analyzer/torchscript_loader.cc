@@ -4,6 +4,8 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
+#include <cctype>
+#include <fstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,9 +21,24 @@ namespace {
 
 namespace jit = torch::jit;
 
+// The whole source line a range starts on, trimmed, as a .pt2's stack trace shows it (the
+// range itself may cover only part of an expression).
+std::string whole_line(const jit::SourceRange& r) {
+  const auto& src = r.source();
+  if (!src || r.start() >= src->size()) return "";
+  size_t b = r.start(), e = r.start();
+  while (b > 0 && src->char_at(b - 1) != '\n') --b;
+  while (e < src->size() && src->char_at(e) != '\n') ++e;
+  while (b < e && (src->char_at(b) == ' ' || src->char_at(b) == '\t')) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(src->char_at(e - 1)))) --e;
+  std::string line;
+  for (size_t i = b; i < e; ++i) line += src->char_at(i);
+  return line;
+}
+
 // Source location of a node: the innermost frame (node's own range, then its inlined call
 // sites from inner to outer) whose file is not inside torch.
-SourceLoc loc_of(const jit::Node* node) {
+SourceLoc loc_of(const jit::Node* node, int depth = 0) {
   std::vector<jit::SourceRange> ranges{node->sourceRange()};
   if (auto cs = node->callstack()) {
     auto frames = (*cs)->vec();
@@ -30,27 +47,75 @@ SourceLoc loc_of(const jit::Node* node) {
   SourceLoc first;
   for (const auto& r : ranges) {
     jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
-    auto flc = orig.file_line_col();
-    if (!flc) continue;
-    SourceLoc loc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), ""};
     std::string text = orig.text().str();
-    loc.code = text.substr(0, text.find('\n'));
+    // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
+    SourceLoc loc = traced_user_frame(text);
+    if (loc.file.empty()) {
+      auto flc = orig.file_line_col();
+      if (!flc) continue;
+      loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
+    }
+    // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
+    if (loc.file.empty() || loc.file.rfind("code/__torch__/", 0) == 0) continue;
     if (first.file.empty()) first = loc;
     if (!is_torch_file(loc.file)) return loc;
   }
+  // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
+  // code as their range: they belong to the line that computed their input.
+  if (first.file.empty() && depth < 4 && !node->inputs().empty())
+    return loc_of(node->inputs()[0]->node(), depth + 1);
   return first;
 }
 
-// Module path from the inlined call stack: "layer1.0.conv1".
-std::pair<std::string, std::string> module_of(const jit::Node* node) {
-  std::string path, type;
+// A TorchScript class name as Python names it: "__torch__.torch.nn.modules.linear.
+// ___torch_mangle_0.Linear" is torch.nn.modules.linear.Linear, as a .pt2 reports it.
+std::string python_class_name(const c10::ClassTypePtr& type) {
+  if (!type || !type->name()) return "";
+  std::string out;
+  for (const std::string& atom : type->name()->atoms()) {
+    if (atom == "__torch__" || atom.rfind("___torch_mangle_", 0) == 0) continue;
+    out += (out.empty() ? "" : ".") + atom;
+  }
+  return out;
+}
+
+// The submodule `name` of `parent`, looked for inside uncalled containers too (ModuleList,
+// ModuleDict, Sequential indexing): their children's calls record only the child's own name
+// ("0"), not the container's ("layers"). Returns the path from parent, or "" if none.
+std::string child_path(const jit::Module& parent, const std::string& name, jit::Module* child) {
+  auto is_module = [](const c10::IValue& v) { return v.isObject() && v.toObjectRef().type()->is_module(); };
+  if (parent.hasattr(name) && is_module(parent.attr(name))) {
+    *child = jit::Module(parent.attr(name).toObject());
+    return name;
+  }
+  for (const auto& c : parent.named_children()) {
+    if (c.value.hasattr(name) && is_module(c.value.attr(name))) {
+      *child = jit::Module(c.value.attr(name).toObject());
+      return c.name + "." + name;
+    }
+  }
+  return "";
+}
+
+// Module path ("layers.0.fc") and class of the innermost module from the inlined call stack,
+// resolved against the module tree; the top level is the root module's class.
+std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::Module& root) {
+  std::string path, type = python_class_name(root.type());
+  jit::Module current = root;
+  bool resolved = true;
   if (auto cs = node->callstack()) {
     for (const auto& frame : (*cs)->vec()) {
       const auto& info = std::get<2>(frame);
       if (!info) continue;
-      std::string name = info->instance_name();
-      if (!name.empty()) path += (path.empty() ? "" : ".") + name;
-      if (info->class_type()) type = info->class_type()->name()->qualifiedName();
+      const std::string& name = info->instance_name();
+      // A module calling its own method, or a call on a module the inliner could not name.
+      if (name.empty() || name == "SELF" || name == "INSTANCE_NAME_UNKNOWN") continue;
+      jit::Module child;
+      std::string step = resolved ? child_path(current, name, &child) : "";
+      resolved = !step.empty();
+      if (resolved) current = child;
+      path += (path.empty() ? "" : ".") + (resolved ? step : name);
+      type = python_class_name(info->class_type());
     }
   }
   return {path, type};
@@ -187,7 +252,7 @@ class MetaRunner {
       }
       case c10::prim::GetAttr: {
         c10::IValue obj = env_.at(node->input());
-        check(obj.isObject(), where(node) + ": attribute of a non-object");
+        if (!(obj.isObject())) throw Error(where(node) + ": attribute of a non-object");
         const std::string name = node->s(c10::attr::name);
         c10::IValue attr = obj.toObject()->getAttr(name);
         if (attr.isTensor()) attr = weight(attr.toTensor(), node);
@@ -196,7 +261,7 @@ class MetaRunner {
       }
       case c10::prim::If: {
         c10::IValue cond = env_.at(node->input());
-        check(cond.isBool(), where(node) + ": branch condition is not known before the run");
+        if (!(cond.isBool())) throw Error(where(node) + ": branch condition is not known before the run");
         auto outs = run_sub(node->blocks()[cond.toBool() ? 0 : 1], {});
         for (size_t i = 0; i < outs.size(); ++i) env_[node->outputs()[i]] = outs[i];
         return;
@@ -205,7 +270,7 @@ class MetaRunner {
         // Unrolled: the count is every iteration that runs, as eager would run them.
         c10::IValue trip = env_.at(node->inputs()[0]);
         c10::IValue cond = env_.at(node->inputs()[1]);
-        check(trip.isInt() && cond.isBool(), where(node) + ": loop trip count is not known before the run");
+        if (!(trip.isInt() && cond.isBool())) throw Error(where(node) + ": loop trip count is not known before the run");
         std::vector<c10::IValue> carried;
         for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(env_.at(node->inputs()[i]));
         jit::Block* body = node->blocks()[0];
@@ -214,7 +279,7 @@ class MetaRunner {
           in.insert(in.end(), carried.begin(), carried.end());
           auto outs = run_sub(body, in);
           cond = outs[0];
-          check(cond.isBool(), where(node) + ": loop condition is not known before the run");
+          if (!(cond.isBool())) throw Error(where(node) + ": loop condition is not known before the run");
           carried.assign(outs.begin() + 1, outs.end());
         }
         for (size_t i = 0; i < carried.size(); ++i) env_[node->outputs()[i]] = carried[i];
@@ -252,7 +317,7 @@ class MetaRunner {
             stack.emplace_back(std::move(dict));
           }
         }
-        check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
+        if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
         for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
         return;
       }
@@ -308,15 +373,20 @@ class MetaRunner {
       jit::Operation op = node->getOperation();
       op(stack);
     } catch (const std::exception& e) {
-      // Some ops have their meta function only in Python (aten::relu); a pointwise op's result
-      // is the broadcast of its inputs either way.
+      // Some ops have their meta function only in Python (aten::relu), or a composite kernel
+      // that picks a backend meta tensors do not have (aten::_convolution): the op's own shape
+      // function, else for a pointwise op the broadcast of its inputs, gives the result.
+      // Any other error is the op rejecting its inputs, as it would on the GPU.
       std::string why = first_line(e.what());
       if (auto* ce = dynamic_cast<const c10::Error*>(&e)) why = first_line(ce->what_without_backtrace());
-      auto fallback = pointwise_result(node, inputs);
+      const bool no_kernel = dynamic_cast<const c10::NotImplementedError*>(&e) != nullptr;
+      std::optional<jit::Stack> fallback;
+      if (no_kernel) fallback = shape_function_result(node, inputs);
+      if (no_kernel && !fallback) fallback = pointwise_result(node, inputs);
       if (!fallback) throw Error(where(node) + ": " + shape_failure(why));
       stack = *fallback;
     }
-    check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
+    if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
     if (reads_gpu_constant(inputs)) mark_on_gpu(stack);
@@ -340,6 +410,15 @@ class MetaRunner {
   void mark_on_gpu(const jit::Stack& outs) {
     for (const auto& v : outs)
       if (v.isTensor() && !v.toTensor().is_meta()) on_gpu_.insert(v.toTensor().unsafeGetTensorImpl());
+  }
+
+  std::optional<jit::Stack> shape_function_result(jit::Node* node, const std::vector<c10::IValue>& inputs) {
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema) return std::nullopt;
+    auto op = c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema->name(), schema->overload_name()));
+    auto outs = outputs_from_shape_function(*schema, inputs, op && op->hasTag(at::Tag::pointwise));
+    if (!outs) return std::nullopt;
+    return jit::Stack(outs->begin(), outs->end());
   }
 
   // The result of a pointwise op from its inputs alone: the input itself for an in-place op,
@@ -470,12 +549,31 @@ class MetaRunner {
       }
     }
     op.loc = loc_of(node);
-    std::tie(op.module, op.module_type) = module_of(node);
+    if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_text(op.loc.file, op.loc.line);
+    std::tie(op.module, op.module_type) = module_of(node, module_);
     g_.ops.push_back(std::move(op));
+  }
+
+  // Traces carry no source text: the user's line is read from the file where it is readable
+  // (a relative path from the working directory, as the report prints it).
+  std::string source_text(const std::string& file, int line) {
+    auto it = source_files_.find(file);
+    if (it == source_files_.end()) {
+      std::vector<std::string> lines;
+      std::ifstream f(file);
+      for (std::string l; std::getline(f, l);) lines.push_back(l);
+      it = source_files_.emplace(file, std::move(lines)).first;
+    }
+    if (line < 1 || static_cast<size_t>(line) > it->second.size()) return "";
+    const std::string& l = it->second[line - 1];
+    size_t b = l.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    return l.substr(b, l.find_last_not_of(" \t\r") - b + 1);
   }
 
   jit::Module module_;
   const LoadOptions& opt_;
+  std::unordered_map<std::string, std::vector<std::string>> source_files_;
   const std::string device_;
   size_t unnamed_used_ = 0;  // positional --input specs bound so far
   Graph g_;

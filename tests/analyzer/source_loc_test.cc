@@ -39,3 +39,17 @@ TEST_CASE("source_loc: a file is torch's only under the torch package root") {
       "    return F.linear(input, self.weight, self.bias)";
   CHECK(kc::user_frame(trace).file == "/opt/torch/app/model.py");
 }
+
+TEST_CASE("source_loc: a traced op's stack gives the user's innermost frame") {
+  kc::SourceLoc loc = kc::traced_user_frame(
+      "torch/nn/modules/linear.py(134): forward\ntorch/nn/modules/module.py(1769): _slow_forward\n"
+      "/opt/torch/app/blocks.py(12): forward\ntests/models/models.py(70): forward\n"
+      "torch/jit/_trace.py(1216): trace_module\n");
+  CHECK(loc.file == "/opt/torch/app/blocks.py");
+  CHECK(loc.line == 12);
+  CHECK(loc.code.empty());
+  // Source code (a scripted model's range) is not a stack.
+  CHECK(kc::traced_user_frame("x = self.fc(x)\n").file.empty());
+  CHECK(kc::traced_user_frame("return f(a, b)").file.empty());
+  CHECK(kc::traced_user_frame("torch/nn/functional.py(2935): layer_norm\n").file == "torch/nn/functional.py");
+}
