@@ -22,14 +22,15 @@ namespace kc {
 // depends on data.
 std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(const c10::FunctionSchema& schema,
                                                                           const std::vector<c10::IValue>& args);
-// Meta tensors for those outputs: contiguous, of the first tensor input's dtype (the promoted
-// dtype when pointwise, the `dtype` argument where one is given); an in-place op returns the
-// tensor it writes.
-std::optional<std::vector<at::Tensor>> outputs_from_shape_function(const c10::FunctionSchema& schema,
-                                                                   const std::vector<c10::IValue>& args,
-                                                                   bool pointwise);
+// Meta tensors for an op's outputs from its TorchScript shape function, else from a rule for its
+// family (roll, var.correction, kthvalue, bucketize, ... which have neither a meta kernel nor a
+// shape function); nullopt when neither covers the op or these arguments. Outputs are
+// contiguous, of the first tensor input's dtype (the promoted dtype when pointwise, the `dtype`
+// argument where one is given, int64 for indices); an in-place op returns the tensor it writes.
+std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSchema& schema,
+                                                          const std::vector<c10::IValue>& args, bool pointwise);
 
-// While it lives, every aten op that has a TorchScript shape function but neither a Meta
+// While it lives, every aten op that shape_only_outputs covers but that has neither a Meta
 // kernel nor a composite kernel runs on meta tensors through that shape function, also when a
 // composite op (layer_norm -> native_layer_norm -> native_batch_norm) calls it from inside.
 // Out= variants of those ops resize their out tensors. Ops with a real Meta kernel keep it.

@@ -130,9 +130,14 @@ std::string first_line(const std::string& s) {
 
 class MetaRunner {
  public:
-  // device: where the model computes, as the IR names it ("cuda:0" for a model saved there).
-  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, std::string device)
-      : module_(std::move(module)), opt_(opt), device_(std::move(device)) {
+  // saved_on: the device recorded in the archive. A model saved on a GPU computes there; one
+  // saved on the host is predicted for the target's GPU ("cuda"), as a .pt2 exported on the
+  // host is.
+  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on)
+      : module_(std::move(module)),
+        opt_(opt),
+        saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
+        device_(saved_on_gpu_ ? saved_on : "cuda") {
     g_.info.path = path;
     g_.info.format = "torchscript";
   }
@@ -365,10 +370,11 @@ class MetaRunner {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
     jit::Stack stack = inputs;
-    // A device the model names (a trace on the GPU records device=cuda:0 in factories and
-    // to()) stands for the meta device here; the op keeps the recorded one in its arguments.
+    // The device the model computes on (cuda:0 in factories and to() of a trace on the GPU;
+    // cpu in one saved on the host, which is analyzed as if on the GPU) is the meta device
+    // here; the op keeps the recorded one in its arguments.
     for (auto& v : stack)
-      if (v.isDevice() && !v.toDevice().is_cpu()) v = c10::IValue(c10::Device(c10::kMeta));
+      if (v.isDevice() && (!v.toDevice().is_cpu() || !saved_on_gpu_)) v = c10::IValue(c10::Device(c10::kMeta));
     try {
       jit::Operation op = node->getOperation();
       op(stack);
@@ -416,7 +422,7 @@ class MetaRunner {
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return std::nullopt;
     auto op = c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema->name(), schema->overload_name()));
-    auto outs = outputs_from_shape_function(*schema, inputs, op && op->hasTag(at::Tag::pointwise));
+    auto outs = shape_only_outputs(*schema, inputs, op && op->hasTag(at::Tag::pointwise));
     if (!outs) return std::nullopt;
     return jit::Stack(outs->begin(), outs->end());
   }
@@ -451,10 +457,14 @@ class MetaRunner {
       blocked = why.substr(0, at);
     else if (why.rfind("Could not run '", 0) == 0 && why.find("'Meta' backend") != std::string::npos)
       blocked = why.substr(15, why.find('\'', 15) - 15);
-    if (!blocked.empty()) return "no meta kernel and no TorchScript shape function for " + blocked;
-    return "cannot compute shapes on shape-only (meta) tensors: " + why;
+    if (blocked.empty()) return "cannot compute shapes on shape-only (meta) tensors: " + why;
+    const size_t dot = blocked.find('.', blocked.find("::"));
+    auto op = c10::Dispatcher::singleton().findSchema(
+        {blocked.substr(0, dot), dot == std::string::npos ? "" : blocked.substr(dot + 1)});
+    if (op && op->hasTag(at::Tag::data_dependent_output))
+      return blocked + ": its output size depends on tensor values, which a shape-only run does not have";
+    return "no meta kernel and no TorchScript shape function for " + blocked;
   }
-
 
   Arg to_arg(const std::string& name, const std::string& type, const c10::IValue& v) {
     Arg a;
@@ -530,8 +540,21 @@ class MetaRunner {
     for (size_t i = 0; i < inputs.size() && i < schema.arguments().size(); ++i)
       op.args.push_back(to_arg(schema.arguments()[i].name(), schema.arguments()[i].type()->str(), inputs[i]));
     const int index = static_cast<int>(g_.ops.size());
+    const bool writes_input = op.traits.inplace || op.traits.out_variant;
     auto add_out = [&](const at::Tensor& t) {
-      const bool fresh = !ids_.count(t.unsafeGetTensorImpl());
+      auto known = ids_.find(t.unsafeGetTensorImpl());
+      if (known != ids_.end() && !writes_input) {
+        // An op that returns its input itself (dropout in eval, contiguous() of a contiguous
+        // tensor): its result is a new name for the same data, made by this op.
+        Value alias = g_.values[known->second];
+        alias.name = "t" + std::to_string(g_.values.size());
+        alias.role = ValueRole::kIntermediate;
+        alias.producer = index;
+        known->second = g_.add_value(std::move(alias));
+        op.outputs.push_back(known->second);
+        return;
+      }
+      const bool fresh = known == ids_.end();
       int id = value_for(t, "", ValueRole::kIntermediate);
       if (fresh) g_.values[id].producer = index;
       op.outputs.push_back(id);
@@ -574,7 +597,8 @@ class MetaRunner {
   jit::Module module_;
   const LoadOptions& opt_;
   std::unordered_map<std::string, std::vector<std::string>> source_files_;
-  const std::string device_;
+  const bool saved_on_gpu_;
+  const std::string device_;  // where values computed on the GPU live, as the IR names it
   size_t unnamed_used_ = 0;  // positional --input specs bound so far
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
@@ -601,11 +625,8 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
     throw Error("cannot load TorchScript model: " + first_line(e.what()));
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
-  // A model saved on the GPU is predicted for that device; one saved on the CPU for the
-  // target's GPU, as a .pt2 exported on the CPU is.
-  const bool on_gpu = saved_on.rfind("cuda", 0) == 0;
-  Graph g = MetaRunner(std::move(module), path, options, on_gpu ? saved_on : "cuda").run();
-  if (on_gpu) g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
+  Graph g = MetaRunner(std::move(module), path, options, saved_on).run();
+  if (saved_on.rfind("cuda", 0) == 0) g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
 }
 
