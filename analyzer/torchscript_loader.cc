@@ -393,6 +393,7 @@ class MetaRunner {
       stack = *fallback;
     }
     if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
+    if (node->kind() == c10::Symbol::fromQualString("aten::scaled_dot_product_attention")) gpu_attention_layout(stack);
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
     if (reads_gpu_constant(inputs)) mark_on_gpu(stack);
@@ -425,6 +426,21 @@ class MetaRunner {
     auto outs = shape_only_outputs(*schema, inputs, op && op->hasTag(at::Tag::pointwise));
     if (!outs) return std::nullopt;
     return jit::Stack(outs->begin(), outs->end());
+  }
+
+  // Attention on the GPU (flash and memory-efficient kernels, which take every f16/bf16/f32
+  // case with a head size they support) writes its output as (batch, seq, heads, dim) and
+  // returns it viewed as (batch, heads, seq, dim); the meta run gives the math kernel's
+  // contiguous layout. A .pt2 of the same model records the GPU's, and the usual
+  // transpose(1, 2).reshape(b, s, d) that follows is a view there, not a copy.
+  static void gpu_attention_layout(jit::Stack& outs) {
+    if (outs.empty() || !outs[0].isTensor()) return;
+    const at::Tensor& t = outs[0].toTensor();
+    const auto type = t.scalar_type();
+    if (!t.is_meta() || t.dim() != 4 || !(type == c10::kHalf || type == c10::kBFloat16 || type == c10::kFloat)) return;
+    const int64_t b = t.size(0), h = t.size(1), s = t.size(2), d = t.size(3);
+    if (d % 8 != 0 || d > 256) return;
+    outs[0] = at::empty_strided({b, h, s, d}, {s * h * d, d, h * d, 1}, t.options());
   }
 
   // The result of a pointwise op from its inputs alone: the input itself for an in-place op,
