@@ -593,14 +593,26 @@ class MetaRunner {
     g_.ops.push_back(std::move(op));
   }
 
-  // Traces carry no source text: the user's line is read from the file where it is readable
-  // (a relative path from the working directory, as the report prints it).
+  // Traces carry no source text: the user's line is read from the file where it is readable.
+  // A relative path is tried from the working directory, then from the model's folder and
+  // its parents (models saved beside the code they were traced from).
   std::string source_text(const std::string& file, int line) {
     auto it = source_files_.find(file);
     if (it == source_files_.end()) {
+      std::vector<std::string> candidates{file};
+      if (!file.empty() && file[0] != '/') {
+        std::string dir = g_.info.path;
+        for (size_t slash; (slash = dir.find_last_of('/')) != std::string::npos;) {
+          dir.resize(slash);
+          candidates.push_back((dir.empty() ? "" : dir + "/") + file);
+        }
+      }
       std::vector<std::string> lines;
-      std::ifstream f(file);
-      for (std::string l; std::getline(f, l);) lines.push_back(l);
+      for (const auto& c : candidates) {
+        std::ifstream f(c);
+        for (std::string l; std::getline(f, l);) lines.push_back(l);
+        if (!lines.empty()) break;
+      }
       it = source_files_.emplace(file, std::move(lines)).first;
     }
     if (line < 1 || static_cast<size_t>(line) > it->second.size()) return "";
