@@ -148,7 +148,8 @@ std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(
     const std::string& path, caffe2::serialize::PyTorchStreamReader& archive) {
   std::vector<std::pair<uint64_t, uint64_t>> skip;
   for (const std::string& name : archive.getAllRecords()) {
-    if (name.rfind("data/", 0) != 0) continue;
+    // Parameters and buffers, and the example inputs a trace keeps (activation-sized).
+    if (name.rfind("data/", 0) != 0 && name.rfind("traced_inputs/", 0) != 0) continue;
     const uint64_t offset = archive.getRecordOffset(name);
     skip.emplace_back(offset, offset + archive.getRecordSize(name));
   }

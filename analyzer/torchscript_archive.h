@@ -16,8 +16,9 @@ namespace kc {
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
 // A file reader for torch::jit::load that leaves the destination of every read inside a
-// parameter or buffer record (data/N) unwritten: the module gets tensors of the right sizes
-// whose bytes were never read nor touched. Constants (constants/N) and everything else are
+// parameter or buffer record (data/N), or a trace's example inputs (traced_inputs/N),
+// unwritten: the module gets tensors of the right sizes whose bytes were never read nor
+// touched (the allocator's untouched pages take no memory). Constants (constants/N) and everything else are
 // read for real, because traced shape arithmetic needs the constants' values.
 std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(
     const std::string& path, caffe2::serialize::PyTorchStreamReader& archive);

@@ -205,7 +205,8 @@ class MetaRunner {
     check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
                                           std::string(c10::toString(t.scalar_type())));
     // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
-    v.device = t.is_meta() || on_gpu_.count(t.unsafeGetTensorImpl()) ? device_ : t.device().str();
+    const bool on_gpu = (t.is_meta() && !on_host_.count(t.unsafeGetTensorImpl())) || on_gpu_.count(t.unsafeGetTensorImpl());
+    v.device = on_gpu ? device_ : "cpu";
     v.role = role;
     int id = g_.add_value(std::move(v));
     ids_[t.unsafeGetTensorImpl()] = id;
@@ -370,11 +371,20 @@ class MetaRunner {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
     jit::Stack stack = inputs;
-    // The device the model computes on (cuda:0 in factories and to() of a trace on the GPU;
-    // cpu in one saved on the host, which is analyzed as if on the GPU) is the meta device
-    // here; the op keeps the recorded one in its arguments.
-    for (auto& v : stack)
-      if (v.isDevice() && (!v.toDevice().is_cpu() || !saved_on_gpu_)) v = c10::IValue(c10::Device(c10::kMeta));
+    // Device arguments (factories, to()) run on the meta device; the op keeps the recorded one
+    // in its arguments. The model's device is cuda:0 in a trace on the GPU and cpu in one saved
+    // on the host, which is analyzed as if on the GPU. Two exceptions: a GPU model that names
+    // the host (x.cpu(), a factory on the CPU) makes a shape-only value that lives there, and
+    // shape arithmetic on host values moved to the GPU keeps its values (as constants do).
+    bool to_host = false, to_gpu = false;
+    const bool only_values = all_tensors_have_values(inputs);
+    for (auto& v : stack) {
+      if (!v.isDevice()) continue;
+      const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
+      to_host = to_host || host;
+      to_gpu = to_gpu || (!host && only_values);
+      v = c10::IValue(c10::Device(host || !only_values ? c10::kMeta : c10::kCPU));
+    }
     try {
       jit::Operation op = node->getOperation();
       op(stack);
@@ -394,15 +404,47 @@ class MetaRunner {
     }
     if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
     if (node->kind() == c10::Symbol::fromQualString("aten::scaled_dot_product_attention")) gpu_attention_layout(stack);
-    for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+    // A move to the host is a copy even where the meta run returned its input itself.
+    if (to_host)
+      for (auto& v : stack)
+        if (v.isTensor() && v.toTensor().is_meta())
+          v = at::empty_strided(v.toTensor().sizes(), v.toTensor().strides(), v.toTensor().options());
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
-    if (reads_gpu_constant(inputs)) mark_on_gpu(stack);
+    if (to_gpu || reads_gpu_constant(inputs)) mark_on_gpu(stack);
+    if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
+    for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
 
     const std::string ns = node->kind().ns().toUnqualString();
     if (ns != "aten" || !(touches_tensors(inputs) || touches_tensors(stack))) return;
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return;
     record(node, *schema, inputs, stack);
+  }
+
+  // True when the op has tensor inputs and each one is a real host tensor (shape arithmetic,
+  // constants), never a shape-only one.
+  static bool all_tensors_have_values(const std::vector<c10::IValue>& vals) {
+    bool any = false;
+    for (const auto& v : vals) {
+      if (!v.isTensor()) continue;
+      if (v.toTensor().is_meta()) return false;
+      any = true;
+    }
+    return any;
+  }
+  // True when the op has tensor inputs and each one is a shape-only value on the host.
+  bool reads_only_host(const std::vector<c10::IValue>& vals) const {
+    bool any = false;
+    for (const auto& v : vals) {
+      if (!v.isTensor()) continue;
+      if (!on_host_.count(v.toTensor().unsafeGetTensorImpl())) return false;
+      any = true;
+    }
+    return any;
+  }
+  void mark_on_host(const jit::Stack& outs) {
+    for (const auto& v : outs)
+      if (v.isTensor() && v.toTensor().is_meta()) on_host_.insert(v.toTensor().unsafeGetTensorImpl());
   }
 
   bool reads_gpu_constant(const std::vector<c10::IValue>& vals) const {
@@ -636,6 +678,8 @@ class MetaRunner {
   // CPU-valued tensors that live on the GPU when the model runs there (constants and what is
   // computed from them).
   std::unordered_set<const c10::TensorImpl*> on_gpu_;
+  // Shape-only tensors that a model saved on the GPU moves to the host (x.cpu()).
+  std::unordered_set<const c10::TensorImpl*> on_host_;
 };
 
 }  // namespace

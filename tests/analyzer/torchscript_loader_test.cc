@@ -206,3 +206,21 @@ TEST_CASE("torchscript: an op nothing can shape is named with the user's line") 
                     Contains("aten::histc at tests/models/models.py:170") &&
                         Contains("no meta kernel and no TorchScript shape function"));
 }
+
+TEST_CASE("torchscript: a GPU model that moves a result to the host makes shape-only host values") {
+  kc::Graph gpu = kc::load_model(kModels + "/scripted_to_host_cuda.pt", with_input("4x16"));
+  CHECK_FALSE(gpu.check());
+  const kc::Op* to = first(gpu, "aten::to");
+  REQUIRE(to);
+  CHECK(gpu.values[to->tensor_inputs()[0]].device == "cuda:0");
+  CHECK(gpu.values[to->outputs[0]].device == "cpu");  // a copy, not the input itself
+  CHECK(to->outputs[0] != to->tensor_inputs()[0]);
+  CHECK(gpu.values[first(gpu, "aten::zeros")->outputs[0]].device == "cpu");
+  CHECK(gpu.values[first(gpu, "aten::sum")->outputs[0]].device == "cpu");
+  CHECK(gpu.values[first(gpu, "aten::relu")->outputs[0]].device == "cuda:0");
+  // Saved on the host, the same code runs wholly on the target GPU, as a host-exported .pt2.
+  kc::Graph host = kc::load_model(kModels + "/scripted_to_host.pt", with_input("4x16"));
+  for (const auto& op : host.ops)
+    for (int v : op.outputs)
+      if (v >= 0) CHECK(host.values[v].device == "cuda");
+}

@@ -1,5 +1,5 @@
-"""Make tests/models/traced_transformer_block_cuda.pt: the traced transformer block as a GPU
-machine saves it, without a GPU.
+"""Make tests/models/*_cuda.pt: TorchScript archives as a GPU machine saves them, without a GPU
+(the traced transformer block, and a scripted model that moves a result to the host).
 
 A TorchScript archive records where each tensor lived when it was saved. Every storage in
 data.pkl (parameters, buffers) and constants.pkl (tensor constants) is pickled as the persistent
@@ -7,7 +7,8 @@ id ('storage', <torch.XStorage>, key, location, numel) with location 'cpu' or 'c
 torch.jit.load puts each tensor back there unless given map_location, so on a machine without a
 GPU such a file fails with "Could not run 'aten::empty_strided' with arguments from the 'CUDA'
 backend". The bytes of the storages and the code do not depend on the device (a trace on the
-GPU would also name cuda:0 in device arguments of factories; this block has none).
+GPU would also name cuda:0 in device arguments of factories; these models have none, and the
+scripted one names the host explicitly, as code written for a GPU does).
 
 This script copies the CPU-saved archive and rewrites the location string of every persistent id
 from 'cpu' to 'cuda:0' (pickletools finds them; later ids reuse the first string through the
@@ -23,14 +24,18 @@ import pickle
 import pickletools
 import struct
 import sys
+import zipfile
 
 sys.path.insert(0, "tests/models")
 
 import torch  # noqa: E402
 from make_models import rewrite_zip, rand  # noqa: E402
 
-SRC = "tests/models/traced_transformer_block.pt"
-DST = "tests/models/traced_transformer_block_cuda.pt"
+# (archive saved on the host, the GPU-saved copy, an example input)
+MODELS = [
+    ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_cuda.pt", (2, 16, 64)),
+    ("tests/models/scripted_to_host.pt", "tests/models/scripted_to_host_cuda.pt", (4, 16)),
+]
 DEVICE = "cuda:0"
 MEMO_OPS = {"BINPUT", "LONG_BINPUT", "MEMOIZE"}
 
@@ -88,17 +93,16 @@ def storage_locations(data):
     return u.locations
 
 
-def main():
-    if not os.path.isfile(SRC):
-        sys.exit(f"run from the repository root after make_models.py ({SRC} is missing)")
+def make(src, dst, shape):
+    if not os.path.isfile(src):
+        sys.exit(f"run from the repository root after make_models.py ({src} is missing)")
 
     def edit(name, data):
         return relocate(data) if name.endswith(("/data.pkl", "/constants.pkl")) else data
 
-    rewrite_zip(SRC, DST, edit)
+    rewrite_zip(src, dst, edit)
 
-    import zipfile
-    with zipfile.ZipFile(DST) as z:
+    with zipfile.ZipFile(dst) as z:
         for name in z.namelist():
             if name.endswith(("/data.pkl", "/constants.pkl")):
                 locs = storage_locations(z.read(name))
@@ -106,17 +110,23 @@ def main():
                     raise RuntimeError(f"{name}: storages still on {set(locs)}")
     if not torch.cuda.is_available():
         try:
-            torch.jit.load(DST)
+            torch.jit.load(dst)
             raise RuntimeError("loaded without a GPU: the archive does not say cuda")
         except RuntimeError as e:  # a CPU build: no 'CUDA' backend; a CUDA build: no driver
             if "CUDA" not in str(e) and "NVIDIA" not in str(e):
                 raise
-    x = rand(2, 16, 64)
-    want = torch.jit.load(SRC)(x)
-    got = torch.jit.load(DST, map_location="cpu")(x)
-    if not torch.equal(want, got):
+    x = rand(*shape)
+    want = torch.jit.load(src)(x)
+    got = torch.jit.load(dst, map_location="cpu")(x)
+    if not all(torch.equal(a, b) for a, b in zip(torch.utils._pytree.tree_leaves(want),
+                                                  torch.utils._pytree.tree_leaves(got))):
         raise RuntimeError("the relocated module computes something else")
-    print(f"{os.path.getsize(DST):>9}  {DST} (storages on {DEVICE})")
+    print(f"{os.path.getsize(dst):>9}  {dst} (storages on {DEVICE})")
+
+
+def main():
+    for src, dst, shape in MODELS:
+        make(src, dst, shape)
 
 
 if __name__ == "__main__":

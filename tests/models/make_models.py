@@ -218,6 +218,7 @@ def make_torchscript():
         cn.bn.running_mean.copy_(rand(16, seed=3) * 0.1)
         cn.bn.running_var.copy_(rand(16, seed=4).abs() + 0.5)
     save_script(torch.jit.trace(cn.eval(), (rand(2, 3, 16, 16),)), "traced_conv_norms.pt")
+    save_script(torch.jit.script(build(models.ToHost).eval()), "scripted_to_host.pt")
 
 
 # ---------------------------------------------------------------- bad inputs

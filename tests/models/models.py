@@ -168,3 +168,16 @@ class NoShapeFunction(nn.Module):
 
     def forward(self, x):
         return torch.histc(x, bins=8)
+
+
+class ToHost(nn.Module):
+    """A Linear on the model's device, its result moved to the host and summed there."""
+
+    def __init__(self, d: int = 16):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        y = self.fc(x)
+        z = y.to("cpu") + torch.zeros(y.size(-1), device="cpu")
+        return z.sum(), y.relu()
