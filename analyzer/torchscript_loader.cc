@@ -4,8 +4,6 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
-#include <cctype>
-#include <fstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,111 +13,12 @@
 #include "analyzer/source_loc.h"
 #include "analyzer/torch_types.h"
 #include "analyzer/torchscript_archive.h"
+#include "analyzer/torchscript_source.h"
 
 namespace kc {
 namespace {
 
 namespace jit = torch::jit;
-
-// The whole source line a range starts on, trimmed, as a .pt2's stack trace shows it (the
-// range itself may cover only part of an expression).
-std::string whole_line(const jit::SourceRange& r) {
-  const auto& src = r.source();
-  if (!src || r.start() >= src->size()) return "";
-  size_t b = r.start(), e = r.start();
-  while (b > 0 && src->char_at(b - 1) != '\n') --b;
-  while (e < src->size() && src->char_at(e) != '\n') ++e;
-  while (b < e && (src->char_at(b) == ' ' || src->char_at(b) == '\t')) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(src->char_at(e - 1)))) --e;
-  std::string line;
-  for (size_t i = b; i < e; ++i) line += src->char_at(i);
-  return line;
-}
-
-// Source location of a node: the innermost frame (node's own range, then its inlined call
-// sites from inner to outer) whose file is not inside torch.
-SourceLoc loc_of(const jit::Node* node, int depth = 0) {
-  std::vector<jit::SourceRange> ranges{node->sourceRange()};
-  if (auto cs = node->callstack()) {
-    auto frames = (*cs)->vec();
-    for (auto it = frames.rbegin(); it != frames.rend(); ++it) ranges.push_back(std::get<1>(*it));
-  }
-  SourceLoc first;
-  for (const auto& r : ranges) {
-    jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
-    std::string text = orig.text().str();
-    // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
-    SourceLoc loc = traced_user_frame(text);
-    if (loc.file.empty()) {
-      auto flc = orig.file_line_col();
-      if (!flc) continue;
-      loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
-    }
-    // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
-    if (loc.file.empty() || loc.file.rfind("code/__torch__/", 0) == 0) continue;
-    if (first.file.empty()) first = loc;
-    if (!is_torch_file(loc.file)) return loc;
-  }
-  // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
-  // code as their range: they belong to the line that computed their input.
-  if (first.file.empty() && depth < 4 && !node->inputs().empty())
-    return loc_of(node->inputs()[0]->node(), depth + 1);
-  return first;
-}
-
-// A TorchScript class name as Python names it: "__torch__.torch.nn.modules.linear.
-// ___torch_mangle_0.Linear" is torch.nn.modules.linear.Linear, as a .pt2 reports it.
-std::string python_class_name(const c10::ClassTypePtr& type) {
-  if (!type || !type->name()) return "";
-  std::string out;
-  for (const std::string& atom : type->name()->atoms()) {
-    if (atom == "__torch__" || atom.rfind("___torch_mangle_", 0) == 0) continue;
-    out += (out.empty() ? "" : ".") + atom;
-  }
-  return out;
-}
-
-// The submodule `name` of `parent`, looked for inside uncalled containers too (ModuleList,
-// ModuleDict, Sequential indexing): their children's calls record only the child's own name
-// ("0"), not the container's ("layers"). Returns the path from parent, or "" if none.
-std::string child_path(const jit::Module& parent, const std::string& name, jit::Module* child) {
-  auto is_module = [](const c10::IValue& v) { return v.isObject() && v.toObjectRef().type()->is_module(); };
-  if (parent.hasattr(name) && is_module(parent.attr(name))) {
-    *child = jit::Module(parent.attr(name).toObject());
-    return name;
-  }
-  for (const auto& c : parent.named_children()) {
-    if (c.value.hasattr(name) && is_module(c.value.attr(name))) {
-      *child = jit::Module(c.value.attr(name).toObject());
-      return c.name + "." + name;
-    }
-  }
-  return "";
-}
-
-// Module path ("layers.0.fc") and class of the innermost module from the inlined call stack,
-// resolved against the module tree; the top level is the root module's class.
-std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::Module& root) {
-  std::string path, type = python_class_name(root.type());
-  jit::Module current = root;
-  bool resolved = true;
-  if (auto cs = node->callstack()) {
-    for (const auto& frame : (*cs)->vec()) {
-      const auto& info = std::get<2>(frame);
-      if (!info) continue;
-      const std::string& name = info->instance_name();
-      // A module calling its own method, or a call on a module the inliner could not name.
-      if (name.empty() || name == "SELF" || name == "INSTANCE_NAME_UNKNOWN") continue;
-      jit::Module child;
-      std::string step = resolved ? child_path(current, name, &child) : "";
-      resolved = !step.empty();
-      if (resolved) current = child;
-      path += (path.empty() ? "" : ".") + (resolved ? step : name);
-      type = python_class_name(info->class_type());
-    }
-  }
-  return {path, type};
-}
 
 // The first non-empty line of a libtorch message (TorchScript's start with a newline).
 std::string first_line(const std::string& s) {
@@ -136,6 +35,7 @@ class MetaRunner {
   MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on)
       : module_(std::move(module)),
         opt_(opt),
+        source_lines_(path),
         saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
         device_(saved_on_gpu_ ? saved_on : "cuda") {
     g_.info.path = path;
@@ -227,7 +127,7 @@ class MetaRunner {
   }
 
   std::string where(const jit::Node* node) const {
-    SourceLoc loc = loc_of(node);
+    SourceLoc loc = source_of(node);
     std::string w = "node " + std::string(node->kind().toQualString());
     if (!loc.file.empty()) w += " at " + loc.file + ":" + std::to_string(loc.line);
     return w;
@@ -629,44 +529,15 @@ class MetaRunner {
         op.outputs.push_back(-1);
       }
     }
-    op.loc = loc_of(node);
-    if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_text(op.loc.file, op.loc.line);
+    op.loc = source_of(node);
+    if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_lines_.line(op.loc.file, op.loc.line);
     std::tie(op.module, op.module_type) = module_of(node, module_);
     g_.ops.push_back(std::move(op));
   }
 
-  // Traces carry no source text: the user's line is read from the file where it is readable.
-  // A relative path is tried from the working directory, then from the model's folder and
-  // its parents (models saved beside the code they were traced from).
-  std::string source_text(const std::string& file, int line) {
-    auto it = source_files_.find(file);
-    if (it == source_files_.end()) {
-      std::vector<std::string> candidates{file};
-      if (!file.empty() && file[0] != '/') {
-        std::string dir = g_.info.path;
-        for (size_t slash; (slash = dir.find_last_of('/')) != std::string::npos;) {
-          dir.resize(slash);
-          candidates.push_back((dir.empty() ? "" : dir + "/") + file);
-        }
-      }
-      std::vector<std::string> lines;
-      for (const auto& c : candidates) {
-        std::ifstream f(c);
-        for (std::string l; std::getline(f, l);) lines.push_back(l);
-        if (!lines.empty()) break;
-      }
-      it = source_files_.emplace(file, std::move(lines)).first;
-    }
-    if (line < 1 || static_cast<size_t>(line) > it->second.size()) return "";
-    const std::string& l = it->second[line - 1];
-    size_t b = l.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    return l.substr(b, l.find_last_not_of(" \t\r") - b + 1);
-  }
-
   jit::Module module_;
   const LoadOptions& opt_;
-  std::unordered_map<std::string, std::vector<std::string>> source_files_;
+  SourceLines source_lines_;  // the user's files, for traced ops
   const bool saved_on_gpu_;
   const std::string device_;  // where values computed on the GPU live, as the IR names it
   size_t unnamed_used_ = 0;  // positional --input specs bound so far
