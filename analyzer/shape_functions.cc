@@ -89,12 +89,14 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::_cdist_forward", "", Family::kPairwise},
 };
 
-const c10::IValue* arg_named(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args, const char* name) {
+const c10::IValue* arg_named(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
+                             const char* name) {
   auto idx = schema.argumentIndexWithName(name);
   return idx && static_cast<size_t>(*idx) < args.size() ? &args[*idx] : nullptr;
 }
 
-std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args) {
+std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& schema,
+                                                 const std::vector<c10::IValue>& args) {
   const FamilyRule* rule = nullptr;
   for (const FamilyRule& r : kFamilies)
     if (schema.name() == r.name && schema.overload_name() == r.overload) rule = &r;
@@ -110,8 +112,10 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
     for (int64_t d : dims) drop.at(static_cast<size_t>(rank == 0 ? 0 : (d % rank + rank) % rank)) = rank > 0;
     std::vector<int64_t> out;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (!drop[i]) out.push_back(sizes[i]);
-      else if (keepdim) out.push_back(1);
+      if (!drop[i])
+        out.push_back(sizes[i]);
+      else if (keepdim)
+        out.push_back(1);
     }
     return out;
   };
@@ -153,7 +157,8 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
 }
 
 // The outputs of an op from TorchScript's shape function, else from its family's rule.
-std::optional<std::vector<OutSpec>> output_specs(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args) {
+std::optional<std::vector<OutSpec>> output_specs(const c10::FunctionSchema& schema,
+                                                 const std::vector<c10::IValue>& args) {
   if (auto shapes = shapes_from_shape_function(schema, args)) {
     std::vector<OutSpec> specs;
     for (auto& s : *shapes) specs.push_back({std::move(s), std::nullopt});
@@ -208,7 +213,7 @@ std::string qualified(const c10::FunctionSchema& s) {
 }  // namespace
 
 std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(const c10::FunctionSchema& schema,
-                                                                          const std::vector<c10::IValue>& args) {
+                                                                            const std::vector<c10::IValue>& args) {
   if (!jit::shapeComputeGraphForSchema(schema)) return std::nullopt;
   std::vector<jit::SSAInput> inputs;
   for (const c10::IValue& v : args) {
@@ -257,8 +262,8 @@ std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSch
 }
 
 ShapeFunctionKernels::ShapeFunctionKernels()
-    : library_(std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::Meta,
-                                                __FILE__, __LINE__)) {
+    : library_(
+          std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::Meta, __FILE__, __LINE__)) {
   auto& dispatcher = c10::Dispatcher::singleton();
   std::vector<c10::OperatorName> functional;
   for (const c10::FunctionSchema* schema : jit::RegisteredShapeComputeSchemas())

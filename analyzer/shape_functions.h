@@ -21,7 +21,7 @@ namespace kc {
 // stand for their sizes); nullopt when it has none, or it rejects these arguments, or a size
 // depends on data.
 std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(const c10::FunctionSchema& schema,
-                                                                          const std::vector<c10::IValue>& args);
+                                                                            const std::vector<c10::IValue>& args);
 // Meta tensors for an op's outputs from its TorchScript shape function, else from a rule for its
 // family (roll, var.correction, kthvalue, bucketize, ... which have neither a meta kernel nor a
 // shape function); nullopt when neither covers the op or these arguments. Outputs are

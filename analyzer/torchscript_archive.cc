@@ -11,61 +11,116 @@
 namespace kc {
 namespace {
 
+// Pickle opcodes (Python's Lib/pickletools.py) that push one value after a fixed-size
+// argument, and that size: ints, floats, None, bools, empty containers.
+int fixed_push_argument(unsigned char op) {
+  switch (op) {
+    case 'K':
+      return 1;  // BININT1
+    case 'M':
+      return 2;  // BININT2
+    case 'J':
+      return 4;  // BININT
+    case 'G':
+      return 8;  // BINFLOAT
+    case 'N':
+    case 0x88:
+    case 0x89:
+    case ')':
+    case ']':
+    case '}':
+      return 0;  // NONE, bools, empties
+    default:
+      return -1;
+  }
+}
+
+// Opcodes that pop `pops` values and push `pushes` (REDUCE, BUILD, TUPLE1, ...).
+struct StackEffect {
+  unsigned char op;
+  int pops, pushes;
+};
+constexpr StackEffect kStackEffects[] = {
+    {0x85, 1, 1}, {0x86, 2, 1}, {0x87, 3, 1},  // TUPLE1..3
+    {'R', 2, 1},  {0x81, 2, 1},                // REDUCE, NEWOBJ
+    {'Q', 1, 1},                               // BINPERSID
+    {'a', 2, 1},  {'s', 3, 1},  {'b', 2, 1},   // APPEND, SETITEM, BUILD
+    {'0', 1, 0},                               // POP
+};
+
 // The storage locations named by persistent ids in a TorchScript pickle. TorchScript's
 // pickler writes each storage as the tuple ('storage', <global>, key, location, numel)
 // followed by BINPERSID; strings repeat through the memo. Only what is needed to see those
-// tuples is modelled: each stack item is a string or "something else". Stops (returning what
-// it found) at an opcode it does not know.
+// tuples is modelled: each stack value is a string or "something else". Stops (returning
+// what it found) at an opcode it does not know or at a truncated argument.
 std::vector<std::string> storage_locations(const char* data, size_t size) {
   using Item = std::optional<std::string>;
   std::vector<Item> stack;
   std::vector<size_t> marks;
-  std::unordered_map<uint32_t, Item> memo;
+  std::unordered_map<uint64_t, Item> memo;
   std::vector<std::string> found;
   size_t pos = 0;
-  auto need = [&](size_t n) { return pos + n <= size; };
-  auto u32 = [&](size_t at) {
-    uint32_t v;
-    std::memcpy(&v, data + at, 4);
-    return v;
+  // Reads an n-byte little-endian unsigned argument at pos and steps over it.
+  auto arg = [&](size_t n, uint64_t* v) {
+    if (pos + n > size) return false;
+    *v = 0;
+    std::memcpy(v, data + pos, n);
+    pos += n;
+    return true;
   };
-  auto pop_to_mark = [&]() -> std::vector<Item> {
-    if (marks.empty()) return {};
-    size_t m = std::min(marks.back(), stack.size());
-    marks.pop_back();
+  auto pop_to_mark = [&]() {
+    size_t m = marks.empty() ? 0 : std::min(marks.back(), stack.size());
+    if (!marks.empty()) marks.pop_back();
     std::vector<Item> items(stack.begin() + m, stack.end());
     stack.resize(m);
     return items;
   };
-  auto pop = [&](size_t n) { stack.resize(stack.size() > n ? stack.size() - n : 0); };
   while (pos < size) {
     const unsigned char op = data[pos++];
+    uint64_t n = 0;
+    if (int fixed = fixed_push_argument(op); fixed >= 0) {
+      if (!arg(fixed, &n)) return found;
+      stack.emplace_back();
+      continue;
+    }
+    bool known = false;
+    for (const StackEffect& e : kStackEffects) {
+      if (e.op != op) continue;
+      stack.resize(stack.size() > static_cast<size_t>(e.pops) ? stack.size() - e.pops : 0);
+      stack.resize(stack.size() + e.pushes);
+      known = true;
+    }
+    if (known) continue;
     switch (op) {
-      case 0x80: pos += 1; break;                                     // PROTO
-      case 0x95: pos += 8; break;                                     // FRAME
-      case '.': return found;                                         // STOP
-      case '(': marks.push_back(stack.size()); break;                 // MARK
-      case 'X': case 0x8c: case 0x8d: {                               // BINUNICODE(8), SHORT_
-        size_t len_size = op == 'X' ? 4 : op == 0x8c ? 1 : 8;
-        if (!need(len_size)) return found;
-        uint64_t len = 0;
-        std::memcpy(&len, data + pos, len_size);
-        pos += len_size;
-        if (!need(len)) return found;
-        stack.emplace_back(std::string(data + pos, len));
-        pos += len;
+      case 0x80:  // PROTO
+        if (!arg(1, &n)) return found;
+        break;
+      case 0x95:  // FRAME
+        if (!arg(8, &n)) return found;
+        break;
+      case '.':  // STOP
+        return found;
+      case '(':  // MARK
+        marks.push_back(stack.size());
+        break;
+      case 'X':     // BINUNICODE
+      case 0x8c:    // SHORT_BINUNICODE
+      case 0x8d: {  // BINUNICODE8
+        if (!arg(op == 'X' ? 4 : op == 0x8c ? 1 : 8, &n) || pos + n > size) return found;
+        stack.emplace_back(std::string(data + pos, n));
+        pos += n;
         break;
       }
-      case 'B': case 'C': case 0x8e: {                                // BINBYTES, SHORT_, 8
-        size_t len_size = op == 'B' ? 4 : op == 'C' ? 1 : 8;
-        if (!need(len_size)) return found;
-        uint64_t len = 0;
-        std::memcpy(&len, data + pos, len_size);
-        pos += len_size + len;
+      case 'B':     // BINBYTES
+      case 'C':     // SHORT_BINBYTES
+      case 0x8e:    // BINBYTES8
+      case 0x8a: {  // LONG1
+        if (!arg(op == 'B' ? 4 : op == 0x8e ? 8 : 1, &n) || pos + n > size) return found;
+        pos += n;
         stack.emplace_back();
         break;
       }
-      case 'c': {                                                     // GLOBAL module\nname\n
+      case 'c':  // GLOBAL "module\nname\n"
         for (int line = 0; line < 2; ++line) {
           const void* nl = std::memchr(data + pos, '\n', size - pos);
           if (!nl) return found;
@@ -73,37 +128,34 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
         }
         stack.emplace_back();
         break;
-      }
-      case 'q': if (!need(1)) return found; if (!stack.empty()) memo[static_cast<unsigned char>(data[pos])] = stack.back(); pos += 1; break;
-      case 'r': if (!need(4)) return found; if (!stack.empty()) memo[u32(pos)] = stack.back(); pos += 4; break;
-      case 0x94: if (!stack.empty()) memo[static_cast<uint32_t>(memo.size())] = stack.back(); break;  // MEMOIZE
-      case 'h': if (!need(1)) return found; stack.push_back(memo[static_cast<unsigned char>(data[pos])]); pos += 1; break;
-      case 'j': if (!need(4)) return found; stack.push_back(memo[u32(pos)]); pos += 4; break;
-      case 'K': pos += 1; stack.emplace_back(); break;                // BININT1
-      case 'M': pos += 2; stack.emplace_back(); break;                // BININT2
-      case 'J': pos += 4; stack.emplace_back(); break;                // BININT
-      case 'G': pos += 8; stack.emplace_back(); break;                // BINFLOAT
-      case 0x8a: if (!need(1)) return found; pos += 1 + static_cast<unsigned char>(data[pos]); stack.emplace_back(); break;  // LONG1
-      case 'N': case 0x88: case 0x89: case ')': case ']': case '}':   // NONE, bools, empties
-        stack.emplace_back();
+      case 'q':  // BINPUT
+      case 'r':  // LONG_BINPUT
+        if (!arg(op == 'q' ? 1 : 4, &n)) return found;
+        if (!stack.empty()) memo[n] = stack.back();
         break;
-      case 't': case 'l': case 'd': {                                 // TUPLE, LIST, DICT
+      case 0x94:  // MEMOIZE
+        if (!stack.empty()) memo[memo.size()] = stack.back();
+        break;
+      case 'h':  // BINGET
+      case 'j':  // LONG_BINGET
+        if (!arg(op == 'h' ? 1 : 4, &n)) return found;
+        stack.push_back(memo[n]);
+        break;
+      case 't':    // TUPLE: the one that names a storage is what this walk is for
+      case 'l':    // LIST
+      case 'd': {  // DICT
         auto items = pop_to_mark();
         if (op == 't' && items.size() >= 4 && items[0] == std::string("storage") && items[3])
           found.push_back(*items[3]);
         stack.emplace_back();
         break;
       }
-      case 'e': case 'u': pop_to_mark(); break;                       // APPENDS, SETITEMS
-      case 0x85: pop(1); stack.emplace_back(); break;                 // TUPLE1
-      case 0x86: pop(2); stack.emplace_back(); break;                 // TUPLE2
-      case 0x87: pop(3); stack.emplace_back(); break;                 // TUPLE3
-      case 'a': case 'b': pop(1); break;                              // APPEND, BUILD
-      case 's': pop(2); break;                                        // SETITEM
-      case 'R': case 0x81: pop(2); stack.emplace_back(); break;       // REDUCE, NEWOBJ
-      case 'Q': pop(1); stack.emplace_back(); break;                  // BINPERSID
-      case '0': pop(1); break;                                        // POP
-      default: return found;
+      case 'e':  // APPENDS
+      case 'u':  // SETITEMS
+        pop_to_mark();
+        break;
+      default:
+        return found;
     }
   }
   return found;

@@ -61,7 +61,8 @@ class MetaRunner {
     const size_t n = inputs.size() - 1;
     std::string names;
     for (size_t i = 1; i < inputs.size(); ++i) names += (i > 1 ? ", " : "") + inputs[i]->debugNameBase();
-    check(!opt_.inputs.empty(), "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
+    check(!opt_.inputs.empty(),
+          "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
     check(opt_.inputs.size() == n, "the model's forward() takes " + std::to_string(n) + " input(s) (" + names +
                                        ") but " + std::to_string(opt_.inputs.size()) + " --input given");
     for (const auto& s : opt_.inputs) {
@@ -102,10 +103,11 @@ class MetaRunner {
     v.sizes = t.sizes().vec();
     v.strides = t.strides().vec();
     v.dtype = dtype_of(t.scalar_type());
-    check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
-                                          std::string(c10::toString(t.scalar_type())));
+    check(v.dtype != DType::kUnknown,
+          "tensor " + v.name + " has an unsupported dtype " + std::string(c10::toString(t.scalar_type())));
     // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
-    const bool on_gpu = (t.is_meta() && !on_host_.count(t.unsafeGetTensorImpl())) || on_gpu_.count(t.unsafeGetTensorImpl());
+    const bool on_gpu =
+        (t.is_meta() && !on_host_.count(t.unsafeGetTensorImpl())) || on_gpu_.count(t.unsafeGetTensorImpl());
     v.device = on_gpu ? device_ : "cpu";
     v.role = role;
     int id = g_.add_value(std::move(v));
@@ -176,7 +178,8 @@ class MetaRunner {
         // Unrolled: the count is every iteration that runs, as eager would run them.
         c10::IValue trip = env_.at(node->inputs()[0]);
         c10::IValue cond = env_.at(node->inputs()[1]);
-        if (!(trip.isInt() && cond.isBool())) throw Error(where(node) + ": loop trip count is not known before the run");
+        if (!(trip.isInt() && cond.isBool()))
+          throw Error(where(node) + ": loop trip count is not known before the run");
         std::vector<c10::IValue> carried;
         for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(env_.at(node->inputs()[i]));
         jit::Block* body = node->blocks()[0];
@@ -540,7 +543,7 @@ class MetaRunner {
   SourceLines source_lines_;  // the user's files, for traced ops
   const bool saved_on_gpu_;
   const std::string device_;  // where values computed on the GPU live, as the IR names it
-  size_t unnamed_used_ = 0;  // positional --input specs bound so far
+  size_t unnamed_used_ = 0;   // positional --input specs bound so far
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
   std::unordered_map<const c10::TensorImpl*, int> ids_;
@@ -569,7 +572,8 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
   Graph g = MetaRunner(std::move(module), path, options, saved_on).run();
-  if (saved_on.rfind("cuda", 0) == 0) g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
+  if (saved_on.rfind("cuda", 0) == 0)
+    g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
 }
 

@@ -49,8 +49,7 @@ SourceLoc loc_of(const jit::Node* node, int depth) {
   }
   // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
   // code as their range: they belong to the line that computed their input.
-  if (first.file.empty() && depth < 4 && !node->inputs().empty())
-    return loc_of(node->inputs()[0]->node(), depth + 1);
+  if (first.file.empty() && depth < 4 && !node->inputs().empty()) return loc_of(node->inputs()[0]->node(), depth + 1);
   return first;
 }
 
@@ -108,7 +107,9 @@ std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::
   return {path, type};
 }
 
-SourceLoc source_of(const jit::Node* node) { return loc_of(node, 0); }
+SourceLoc source_of(const jit::Node* node) {
+  return loc_of(node, 0);
+}
 
 std::string SourceLines::line(const std::string& file, int line) {
   auto it = files_.find(file);

@@ -14,7 +14,9 @@ TEST_CASE("source_loc: the innermost frame outside torch is the user's line") {
   CHECK(loc.code == "return self.fc(x).relu()");
 }
 
-TEST_CASE("source_loc: an empty trace gives no location") { CHECK(kc::user_frame("").file.empty()); }
+TEST_CASE("source_loc: an empty trace gives no location") {
+  CHECK(kc::user_frame("").file.empty());
+}
 
 TEST_CASE("source_loc: the innermost module of nn_module_stack") {
   auto [path, type] = kc::innermost_module(

@@ -99,7 +99,8 @@ TEST_CASE("torchscript: a traced transformer block needs no Python meta function
   kc::Graph ts = kc::load_model(kModels + "/traced_transformer_block.pt", with_input("2x16x64:float32"));
   kc::Graph pt2 = kc::load_model(kModels + "/transformer_block.pt2", {});
   CHECK_FALSE(ts.check());
-  for (const std::string op : {"aten::layer_norm", "aten::linear", "aten::scaled_dot_product_attention", "aten::gelu"}) {
+  for (const std::string op :
+       {"aten::layer_norm", "aten::linear", "aten::scaled_dot_product_attention", "aten::gelu"}) {
     INFO(op);
     CHECK(count(ts, op) == count(pt2, op));
     // Same user lines, code, modules and classes, op by op.
@@ -170,8 +171,8 @@ TEST_CASE("torchscript: scripted control flow: if on the rank, a ModuleList loop
 }
 
 TEST_CASE("torchscript: int64 tokens and a mask given by name, a dict and a tuple out") {
-  kc::Graph g = kc::load_model(kModels + "/traced_tokens.pt",
-                               with_inputs({"attention_mask=2x8:int64", "input_ids=2x8:int64"}));
+  kc::Graph g =
+      kc::load_model(kModels + "/traced_tokens.pt", with_inputs({"attention_mask=2x8:int64", "input_ids=2x8:int64"}));
   CHECK_FALSE(g.check());
   REQUIRE(g.inputs.size() == 2);
   CHECK(g.values[g.inputs[0]].name == "input_ids");
