@@ -62,17 +62,12 @@ struct Loader {
   bool takes_inputs;  // --input: shapes the file does not record
 };
 
-Graph load_torchscript_archive(caffe2::serialize::PyTorchStreamReader&, const std::string& path,
-                               const LoadOptions& options) {
-  return load_torchscript(path, options);
-}
-
 const Loader kLoaders[] = {
     {"pt2", [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("models/model.json"); }, load_pt2,
      true, false},
     {"torchscript",
      [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("data.pkl") && a.hasRecord("constants.pkl"); },
-     load_torchscript_archive, false, true},
+     load_torchscript, false, true},
 };
 
 // Options a format cannot use are an error, not silently ignored.

@@ -49,8 +49,12 @@ std::string clean_module_path(std::string p) {
 }  // namespace
 
 bool is_torch_file(const std::string& file) {
-  return file.find("/torch/") != std::string::npos || file.rfind("torch/", 0) == 0 ||
-         file.find("<eval_with_key>") != std::string::npos;
+  // Inside the torch package root: an installed package (.../site-packages/torch/...), or a
+  // path already made relative to the folder holding it (torch/nn/...). A "/torch/" elsewhere
+  // in a path is just a folder name: environments live in places like /opt/torch/.venv.
+  for (const std::string root : {"/site-packages/torch/", "/dist-packages/torch/"})
+    if (file.find(root) != std::string::npos) return true;
+  return file.rfind("torch/", 0) == 0 || file.find("<eval_with_key>") != std::string::npos;
 }
 
 SourceLoc user_frame(const std::string& trace) {
@@ -76,6 +80,27 @@ SourceLoc user_frame(const std::string& trace) {
   for (size_t i = frames.size(); i-- > 0;)
     if (!is_torch_file(frames[i].file)) return frames[i];
   return frames.empty() ? SourceLoc{} : frames.front();
+}
+
+SourceLoc traced_user_frame(const std::string& text) {
+  std::vector<SourceLoc> frames;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (line.empty()) continue;
+    // "path(line): function"; anything else means the text is source code, not a stack.
+    size_t close = line.rfind("): ");
+    size_t open = close == std::string::npos ? std::string::npos : line.rfind('(', close);
+    if (open == std::string::npos || open == 0 || close == open + 1) return {};
+    std::string number = line.substr(open + 1, close - open - 1);
+    if (number.find_first_not_of("0123456789") != std::string::npos || number.size() > 9) return {};
+    frames.push_back(SourceLoc{line.substr(0, open), std::stoi(number), ""});
+  }
+  for (const SourceLoc& f : frames)
+    if (!is_torch_file(f.file)) return f;
+  return frames.empty() ? SourceLoc{} : frames.back();
 }
 
 std::pair<std::string, std::string> innermost_module(const std::string& stack) {

@@ -1,5 +1,6 @@
 #include "analyzer/torchscript_loader.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
@@ -8,108 +9,35 @@
 
 #include "analyzer/error.h"
 #include "analyzer/op_registry.h"
+#include "analyzer/shape_functions.h"
 #include "analyzer/source_loc.h"
+#include "analyzer/torch_types.h"
+#include "analyzer/torchscript_archive.h"
+#include "analyzer/torchscript_source.h"
 
 namespace kc {
 namespace {
 
 namespace jit = torch::jit;
 
-DType dtype_of(c10::ScalarType t) {
-  switch (t) {
-    case c10::kBool: return DType::kBool;
-    case c10::kByte: return DType::kUInt8;
-    case c10::kChar: return DType::kInt8;
-    case c10::kShort: return DType::kInt16;
-    case c10::kUInt16: return DType::kUInt16;
-    case c10::kInt: return DType::kInt32;
-    case c10::kLong: return DType::kInt64;
-    case c10::kHalf: return DType::kFloat16;
-    case c10::kBFloat16: return DType::kBFloat16;
-    case c10::kFloat: return DType::kFloat32;
-    case c10::kDouble: return DType::kFloat64;
-    case c10::kComplexHalf: return DType::kComplex32;
-    case c10::kComplexFloat: return DType::kComplex64;
-    case c10::kComplexDouble: return DType::kComplex128;
-    case c10::kFloat8_e4m3fn: return DType::kFloat8E4M3FN;
-    case c10::kFloat8_e5m2: return DType::kFloat8E5M2;
-    case c10::kFloat8_e4m3fnuz: return DType::kFloat8E4M3FNUZ;
-    case c10::kFloat8_e5m2fnuz: return DType::kFloat8E5M2FNUZ;
-    default: return DType::kUnknown;
-  }
-}
-
-// The IR holds layouts and memory formats as the torch.export schema numbers them, whichever
-// loader made it (torch/csrc/utils/generated_serialization_types.h).
-int export_memory_format(c10::MemoryFormat m) {
-  switch (m) {
-    case c10::MemoryFormat::Contiguous: return 1;
-    case c10::MemoryFormat::ChannelsLast: return 2;
-    case c10::MemoryFormat::ChannelsLast3d: return 3;
-    case c10::MemoryFormat::Preserve: return 4;
-    default: return 0;
-  }
-}
-int export_layout(c10::Layout l) {
-  switch (l) {
-    case c10::Layout::Sparse: return 1;
-    case c10::Layout::SparseCsr: return 2;
-    case c10::Layout::SparseCsc: return 3;
-    case c10::Layout::SparseBsr: return 4;
-    case c10::Layout::SparseBsc: return 5;
-    case c10::Layout::Mkldnn: return 6;
-    case c10::Layout::Strided: return 7;
-    default: return 0;
-  }
-}
-
-c10::ScalarType scalar_type_of(DType t) {
-  for (int s = 0; s < static_cast<int>(c10::ScalarType::NumOptions); ++s)
-    if (dtype_of(static_cast<c10::ScalarType>(s)) == t) return static_cast<c10::ScalarType>(s);
-  throw Error(std::string("dtype ") + dtype_name(t) + " has no torch equivalent");
-}
-
-// Source location of a node: the innermost frame (node's own range, then its inlined call
-// sites from inner to outer) whose file is not inside torch.
-SourceLoc loc_of(const jit::Node* node) {
-  std::vector<jit::SourceRange> ranges{node->sourceRange()};
-  if (auto cs = node->callstack()) {
-    auto frames = (*cs)->vec();
-    for (auto it = frames.rbegin(); it != frames.rend(); ++it) ranges.push_back(std::get<1>(*it));
-  }
-  SourceLoc first;
-  for (const auto& r : ranges) {
-    jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
-    auto flc = orig.file_line_col();
-    if (!flc) continue;
-    SourceLoc loc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), ""};
-    std::string text = orig.text().str();
-    loc.code = text.substr(0, text.find('\n'));
-    if (first.file.empty()) first = loc;
-    if (!is_torch_file(loc.file)) return loc;
-  }
-  return first;
-}
-
-// Module path from the inlined call stack: "layer1.0.conv1".
-std::pair<std::string, std::string> module_of(const jit::Node* node) {
-  std::string path, type;
-  if (auto cs = node->callstack()) {
-    for (const auto& frame : (*cs)->vec()) {
-      const auto& info = std::get<2>(frame);
-      if (!info) continue;
-      std::string name = info->instance_name();
-      if (!name.empty()) path += (path.empty() ? "" : ".") + name;
-      if (info->class_type()) type = info->class_type()->name()->qualifiedName();
-    }
-  }
-  return {path, type};
+// The first non-empty line of a libtorch message (TorchScript's start with a newline).
+std::string first_line(const std::string& s) {
+  size_t b = s.find_first_not_of("\n ");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find('\n', b) - b);
 }
 
 class MetaRunner {
  public:
-  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt)
-      : module_(std::move(module)), opt_(opt) {
+  // saved_on: the device recorded in the archive. A model saved on a GPU computes there; one
+  // saved on the host is predicted for the target's GPU ("cuda"), as a .pt2 exported on the
+  // host is.
+  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on)
+      : module_(std::move(module)),
+        opt_(opt),
+        source_lines_(path),
+        saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
+        device_(saved_on_gpu_ ? saved_on : "cuda") {
     g_.info.path = path;
     g_.info.format = "torchscript";
   }
@@ -119,6 +47,7 @@ class MetaRunner {
     auto graph = module_.get_method("forward").graph()->copy();
     jit::Inline(*graph);
     bind_inputs(*graph);
+    ShapeFunctionKernels shape_functions;
     run_block(graph->block());
     for (jit::Value* out : graph->outputs()) collect_outputs(env_.at(out));
     if (auto bad = g_.check()) throw Error("graph: " + *bad);
@@ -132,17 +61,32 @@ class MetaRunner {
     const size_t n = inputs.size() - 1;
     std::string names;
     for (size_t i = 1; i < inputs.size(); ++i) names += (i > 1 ? ", " : "") + inputs[i]->debugNameBase();
-    check(!opt_.inputs.empty(), "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
+    check(!opt_.inputs.empty(),
+          "TorchScript models carry no input shapes: give one --input per forward() argument (" + names + ")");
     check(opt_.inputs.size() == n, "the model's forward() takes " + std::to_string(n) + " input(s) (" + names +
                                        ") but " + std::to_string(opt_.inputs.size()) + " --input given");
+    for (const auto& s : opt_.inputs) {
+      bool known = s.name.empty();
+      for (size_t i = 1; i < inputs.size(); ++i) known = known || s.name == inputs[i]->debugNameBase();
+      check(known, "--input " + s.name + "=...: forward() has no input of that name (" + names + ")");
+    }
     for (size_t i = 1; i < inputs.size(); ++i) {
       jit::Value* in = inputs[i];
-      const InputSpec* spec = &opt_.inputs[i - 1];
+      const InputSpec* spec = nullptr;
       for (const auto& s : opt_.inputs)
         if (!s.name.empty() && s.name == in->debugNameBase()) spec = &s;
+      // Unnamed specs fill the inputs that no name claimed, in order.
+      for (size_t k = 0, free = 0; !spec && k < opt_.inputs.size(); ++k) {
+        if (!opt_.inputs[k].name.empty()) continue;
+        if (free++ == unnamed_used_) {
+          spec = &opt_.inputs[k];
+          ++unnamed_used_;
+        }
+      }
+      check(spec != nullptr, "no --input for '" + in->debugNameBase() + "' (inputs: " + names + ")");
       check(in->type()->kind() == c10::TypeKind::TensorType,
             "input '" + in->debugNameBase() + "' is a " + in->type()->str() + ", only tensor inputs are supported");
-      at::Tensor t = at::empty(spec->sizes, at::TensorOptions().dtype(scalar_type_of(spec->dtype)).device(at::kMeta));
+      at::Tensor t = at::empty(spec->sizes, at::TensorOptions().dtype(to_scalar_type(spec->dtype)).device(at::kMeta));
       int id = value_for(t, in->debugNameBase(), ValueRole::kInput);
       g_.inputs.push_back(id);
       env_[in] = t;
@@ -159,10 +103,12 @@ class MetaRunner {
     v.sizes = t.sizes().vec();
     v.strides = t.strides().vec();
     v.dtype = dtype_of(t.scalar_type());
-    check(v.dtype != DType::kUnknown, "tensor " + v.name + " has an unsupported dtype " +
-                                          std::string(c10::toString(t.scalar_type())));
+    check(v.dtype != DType::kUnknown,
+          "tensor " + v.name + " has an unsupported dtype " + std::string(c10::toString(t.scalar_type())));
     // Meta tensors stand for the target GPU; CPU tensors are host-side values of the model.
-    v.device = t.is_meta() || on_gpu_.count(t.unsafeGetTensorImpl()) ? "cuda" : t.device().str();
+    const bool on_gpu =
+        (t.is_meta() && !on_host_.count(t.unsafeGetTensorImpl())) || on_gpu_.count(t.unsafeGetTensorImpl());
+    v.device = on_gpu ? device_ : "cpu";
     v.role = role;
     int id = g_.add_value(std::move(v));
     ids_[t.unsafeGetTensorImpl()] = id;
@@ -183,7 +129,7 @@ class MetaRunner {
   }
 
   std::string where(const jit::Node* node) const {
-    SourceLoc loc = loc_of(node);
+    SourceLoc loc = source_of(node);
     std::string w = "node " + std::string(node->kind().toQualString());
     if (!loc.file.empty()) w += " at " + loc.file + ":" + std::to_string(loc.line);
     return w;
@@ -214,7 +160,7 @@ class MetaRunner {
       }
       case c10::prim::GetAttr: {
         c10::IValue obj = env_.at(node->input());
-        check(obj.isObject(), where(node) + ": attribute of a non-object");
+        if (!(obj.isObject())) throw Error(where(node) + ": attribute of a non-object");
         const std::string name = node->s(c10::attr::name);
         c10::IValue attr = obj.toObject()->getAttr(name);
         if (attr.isTensor()) attr = weight(attr.toTensor(), node);
@@ -223,7 +169,7 @@ class MetaRunner {
       }
       case c10::prim::If: {
         c10::IValue cond = env_.at(node->input());
-        check(cond.isBool(), where(node) + ": branch condition is not known before the run");
+        if (!(cond.isBool())) throw Error(where(node) + ": branch condition is not known before the run");
         auto outs = run_sub(node->blocks()[cond.toBool() ? 0 : 1], {});
         for (size_t i = 0; i < outs.size(); ++i) env_[node->outputs()[i]] = outs[i];
         return;
@@ -232,7 +178,8 @@ class MetaRunner {
         // Unrolled: the count is every iteration that runs, as eager would run them.
         c10::IValue trip = env_.at(node->inputs()[0]);
         c10::IValue cond = env_.at(node->inputs()[1]);
-        check(trip.isInt() && cond.isBool(), where(node) + ": loop trip count is not known before the run");
+        if (!(trip.isInt() && cond.isBool()))
+          throw Error(where(node) + ": loop trip count is not known before the run");
         std::vector<c10::IValue> carried;
         for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(env_.at(node->inputs()[i]));
         jit::Block* body = node->blocks()[0];
@@ -241,7 +188,7 @@ class MetaRunner {
           in.insert(in.end(), carried.begin(), carried.end());
           auto outs = run_sub(body, in);
           cond = outs[0];
-          check(cond.isBool(), where(node) + ": loop condition is not known before the run");
+          if (!(cond.isBool())) throw Error(where(node) + ": loop condition is not known before the run");
           carried.assign(outs.begin() + 1, outs.end());
         }
         for (size_t i = 0; i < carried.size(); ++i) env_[node->outputs()[i]] = carried[i];
@@ -279,7 +226,7 @@ class MetaRunner {
             stack.emplace_back(std::move(dict));
           }
         }
-        check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
+        if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
         for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
         return;
       }
@@ -327,28 +274,80 @@ class MetaRunner {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
     jit::Stack stack = inputs;
+    // Device arguments (factories, to()) run on the meta device; the op keeps the recorded one
+    // in its arguments. The model's device is cuda:0 in a trace on the GPU and cpu in one saved
+    // on the host, which is analyzed as if on the GPU. Two exceptions: a GPU model that names
+    // the host (x.cpu(), a factory on the CPU) makes a shape-only value that lives there, and
+    // shape arithmetic on host values moved to the GPU keeps its values (as constants do).
+    bool to_host = false, to_gpu = false;
+    const bool only_values = all_tensors_have_values(inputs);
+    for (auto& v : stack) {
+      if (!v.isDevice()) continue;
+      const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
+      to_host = to_host || host;
+      to_gpu = to_gpu || (!host && only_values);
+      v = c10::IValue(c10::Device(host || !only_values ? c10::kMeta : c10::kCPU));
+    }
     try {
       jit::Operation op = node->getOperation();
       op(stack);
     } catch (const std::exception& e) {
-      // Some ops have their meta function only in Python (aten::relu); a pointwise op's result
-      // is the broadcast of its inputs either way.
+      // Some ops have their meta function only in Python (aten::relu), or a composite kernel
+      // that picks a backend meta tensors do not have (aten::_convolution): the op's own shape
+      // function, else for a pointwise op the broadcast of its inputs, gives the result.
+      // Any other error is the op rejecting its inputs, as it would on the GPU.
       std::string why = first_line(e.what());
       if (auto* ce = dynamic_cast<const c10::Error*>(&e)) why = first_line(ce->what_without_backtrace());
-      auto fallback = pointwise_result(node, inputs);
-      if (!fallback) throw Error(where(node) + ": cannot run on shape-only (meta) tensors: " + why);
+      const bool no_kernel = dynamic_cast<const c10::NotImplementedError*>(&e) != nullptr;
+      std::optional<jit::Stack> fallback;
+      if (no_kernel) fallback = shape_function_result(node, inputs);
+      if (no_kernel && !fallback) fallback = pointwise_result(node, inputs);
+      if (!fallback) throw Error(where(node) + ": " + shape_failure(why));
       stack = *fallback;
     }
-    check(stack.size() == node->outputs().size(), where(node) + ": unexpected number of results");
-    for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+    if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
+    if (node->kind() == c10::Symbol::fromQualString("aten::scaled_dot_product_attention")) gpu_attention_layout(stack);
+    // A move to the host is a copy even where the meta run returned its input itself.
+    if (to_host)
+      for (auto& v : stack)
+        if (v.isTensor() && v.toTensor().is_meta())
+          v = at::empty_strided(v.toTensor().sizes(), v.toTensor().strides(), v.toTensor().options());
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
-    if (reads_gpu_constant(inputs)) mark_on_gpu(stack);
+    if (to_gpu || reads_gpu_constant(inputs)) mark_on_gpu(stack);
+    if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
+    for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
 
     const std::string ns = node->kind().ns().toUnqualString();
     if (ns != "aten" || !(touches_tensors(inputs) || touches_tensors(stack))) return;
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return;
     record(node, *schema, inputs, stack);
+  }
+
+  // True when the op has tensor inputs and each one is a real host tensor (shape arithmetic,
+  // constants), never a shape-only one.
+  static bool all_tensors_have_values(const std::vector<c10::IValue>& vals) {
+    bool any = false;
+    for (const auto& v : vals) {
+      if (!v.isTensor()) continue;
+      if (v.toTensor().is_meta()) return false;
+      any = true;
+    }
+    return any;
+  }
+  // True when the op has tensor inputs and each one is a shape-only value on the host.
+  bool reads_only_host(const std::vector<c10::IValue>& vals) const {
+    bool any = false;
+    for (const auto& v : vals) {
+      if (!v.isTensor()) continue;
+      if (!on_host_.count(v.toTensor().unsafeGetTensorImpl())) return false;
+      any = true;
+    }
+    return any;
+  }
+  void mark_on_host(const jit::Stack& outs) {
+    for (const auto& v : outs)
+      if (v.isTensor() && v.toTensor().is_meta()) on_host_.insert(v.toTensor().unsafeGetTensorImpl());
   }
 
   bool reads_gpu_constant(const std::vector<c10::IValue>& vals) const {
@@ -363,6 +362,30 @@ class MetaRunner {
   void mark_on_gpu(const jit::Stack& outs) {
     for (const auto& v : outs)
       if (v.isTensor() && !v.toTensor().is_meta()) on_gpu_.insert(v.toTensor().unsafeGetTensorImpl());
+  }
+
+  std::optional<jit::Stack> shape_function_result(jit::Node* node, const std::vector<c10::IValue>& inputs) {
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema) return std::nullopt;
+    auto op = c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema->name(), schema->overload_name()));
+    auto outs = shape_only_outputs(*schema, inputs, op && op->hasTag(at::Tag::pointwise));
+    if (!outs) return std::nullopt;
+    return jit::Stack(outs->begin(), outs->end());
+  }
+
+  // Attention on the GPU (flash and memory-efficient kernels, which take every f16/bf16/f32
+  // case with a head size they support) writes its output as (batch, seq, heads, dim) and
+  // returns it viewed as (batch, heads, seq, dim); the meta run gives the math kernel's
+  // contiguous layout. A .pt2 of the same model records the GPU's, and the usual
+  // transpose(1, 2).reshape(b, s, d) that follows is a view there, not a copy.
+  static void gpu_attention_layout(jit::Stack& outs) {
+    if (outs.empty() || !outs[0].isTensor()) return;
+    const at::Tensor& t = outs[0].toTensor();
+    const auto type = t.scalar_type();
+    if (!t.is_meta() || t.dim() != 4 || !(type == c10::kHalf || type == c10::kBFloat16 || type == c10::kFloat)) return;
+    const int64_t b = t.size(0), h = t.size(1), s = t.size(2), d = t.size(3);
+    if (d % 8 != 0 || d > 256) return;
+    outs[0] = at::empty_strided({b, h, s, d}, {s * h * d, d, h * d, 1}, t.options());
   }
 
   // The result of a pointwise op from its inputs alone: the input itself for an in-place op,
@@ -387,11 +410,21 @@ class MetaRunner {
     return jit::Stack{at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta))};
   }
 
-  // The first non-empty line of a libtorch message (TorchScript's start with a newline).
-  static std::string first_line(const std::string& s) {
-    size_t b = s.find_first_not_of("\n ");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find('\n', b) - b);
+  // Says which op blocked shape inference when libtorch's message shows it (the op itself or
+  // one that a composite op calls), else passes the message on.
+  static std::string shape_failure(const std::string& why) {
+    std::string blocked;
+    if (auto at = why.find(": attempted to run this operator with Meta tensors"); at != std::string::npos)
+      blocked = why.substr(0, at);
+    else if (why.rfind("Could not run '", 0) == 0 && why.find("'Meta' backend") != std::string::npos)
+      blocked = why.substr(15, why.find('\'', 15) - 15);
+    if (blocked.empty()) return "cannot compute shapes on shape-only (meta) tensors: " + why;
+    const size_t dot = blocked.find('.', blocked.find("::"));
+    auto op = c10::Dispatcher::singleton().findSchema(
+        {blocked.substr(0, dot), dot == std::string::npos ? "" : blocked.substr(dot + 1)});
+    if (op && op->hasTag(at::Tag::data_dependent_output))
+      return blocked + ": its output size depends on tensor values, which a shape-only run does not have";
+    return "no meta kernel and no TorchScript shape function for " + blocked;
   }
 
   Arg to_arg(const std::string& name, const std::string& type, const c10::IValue& v) {
@@ -468,8 +501,21 @@ class MetaRunner {
     for (size_t i = 0; i < inputs.size() && i < schema.arguments().size(); ++i)
       op.args.push_back(to_arg(schema.arguments()[i].name(), schema.arguments()[i].type()->str(), inputs[i]));
     const int index = static_cast<int>(g_.ops.size());
+    const bool writes_input = op.traits.inplace || op.traits.out_variant;
     auto add_out = [&](const at::Tensor& t) {
-      const bool fresh = !ids_.count(t.unsafeGetTensorImpl());
+      auto known = ids_.find(t.unsafeGetTensorImpl());
+      if (known != ids_.end() && !writes_input) {
+        // An op that returns its input itself (dropout in eval, contiguous() of a contiguous
+        // tensor): its result is a new name for the same data, made by this op.
+        Value alias = g_.values[known->second];
+        alias.name = "t" + std::to_string(g_.values.size());
+        alias.role = ValueRole::kIntermediate;
+        alias.producer = index;
+        known->second = g_.add_value(std::move(alias));
+        op.outputs.push_back(known->second);
+        return;
+      }
+      const bool fresh = known == ids_.end();
       int id = value_for(t, "", ValueRole::kIntermediate);
       if (fresh) g_.values[id].producer = index;
       op.outputs.push_back(id);
@@ -486,13 +532,18 @@ class MetaRunner {
         op.outputs.push_back(-1);
       }
     }
-    op.loc = loc_of(node);
-    std::tie(op.module, op.module_type) = module_of(node);
+    op.loc = source_of(node);
+    if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_lines_.line(op.loc.file, op.loc.line);
+    std::tie(op.module, op.module_type) = module_of(node, module_);
     g_.ops.push_back(std::move(op));
   }
 
   jit::Module module_;
   const LoadOptions& opt_;
+  SourceLines source_lines_;  // the user's files, for traced ops
+  const bool saved_on_gpu_;
+  const std::string device_;  // where values computed on the GPU live, as the IR names it
+  size_t unnamed_used_ = 0;   // positional --input specs bound so far
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
   std::unordered_map<const c10::TensorImpl*, int> ids_;
@@ -501,22 +552,28 @@ class MetaRunner {
   // CPU-valued tensors that live on the GPU when the model runs there (constants and what is
   // computed from them).
   std::unordered_set<const c10::TensorImpl*> on_gpu_;
+  // Shape-only tensors that a model saved on the GPU moves to the host (x.cpu()).
+  std::unordered_set<const c10::TensorImpl*> on_host_;
 };
 
 }  // namespace
 
-Graph load_torchscript(const std::string& path, const LoadOptions& options) {
+Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
+                       const LoadOptions& options) {
+  // Recorded before loading: mapping every storage to the host erases it.
+  const std::string saved_on = saved_device(archive);
   jit::Module module;
   try {
-    module = jit::load(path);
+    module = jit::load(weight_skipping_reader(path, archive), c10::Device(c10::kCPU));
   } catch (const c10::Error& e) {
-    throw Error("cannot load TorchScript model: " + std::string(e.what_without_backtrace()).substr(0, 300));
+    throw Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    throw Error("cannot load TorchScript model: " + std::string(e.what()).substr(0, 300));
+    throw Error("cannot load TorchScript model: " + first_line(e.what()));
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
-  Graph g = MetaRunner(std::move(module), path, options).run();
-  g.info.producer_version = "";
+  Graph g = MetaRunner(std::move(module), path, options, saved_on).run();
+  if (saved_on.rfind("cuda", 0) == 0)
+    g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
 }
 

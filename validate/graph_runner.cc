@@ -11,10 +11,10 @@
 
 #include "analyzer/error.h"
 #include "analyzer/placement.h"
+#include "analyzer/torch_types.h"
 #include "passes/launches.h"
 #include "validate/cupti_recorder.h"
 #include "validate/pt2_weights.h"
-#include "validate/torch_types.h"
 
 namespace kc::validate {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "analyzer/dtype.h"
 #include "analyzer/error.h"
-#include "validate/torch_types.h"
+#include "analyzer/torch_types.h"
 
 namespace kc::validate {
 namespace {

@@ -1,8 +1,13 @@
 #include "analyzer/torchscript_loader.h"
 
+#include <caffe2/serialize/inline_container.h>
+
 #include <catch2/catch.hpp>
+#include <tuple>
+#include <vector>
 
 #include "analyzer/error.h"
+#include "analyzer/torchscript_archive.h"
 
 using Catch::Matchers::Contains;
 
@@ -13,6 +18,18 @@ kc::LoadOptions with_input(const std::string& spec) {
   kc::LoadOptions o;
   o.inputs.push_back(kc::parse_input_spec(spec));
   return o;
+}
+
+kc::LoadOptions with_inputs(const std::vector<std::string>& specs) {
+  kc::LoadOptions o;
+  for (const auto& s : specs) o.inputs.push_back(kc::parse_input_spec(s));
+  return o;
+}
+
+const kc::Op* first(const kc::Graph& g, const std::string& op) {
+  for (const auto& o : g.ops)
+    if (o.name == op) return &o;
+  return nullptr;
 }
 
 int count(const kc::Graph& g, const std::string& op) {
@@ -52,7 +69,7 @@ TEST_CASE("torchscript: inputs are required and checked") {
   two.inputs.push_back(kc::parse_input_spec("32x64"));
   CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_mlp.pt", two), Contains("takes 1 input"));
   CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_mlp.pt", with_input("32x65:float32")),
-                    Contains("meta"));
+                    Contains("mat1 and mat2 shapes cannot be multiplied"));
 }
 
 TEST_CASE("input specs parse and reject nonsense") {
@@ -75,4 +92,136 @@ TEST_CASE("torchscript: traced shape arithmetic on a tensor constant runs on the
     if (op.name == "aten::Int") int_inputs.push_back(g.values[op.tensor_inputs()[0]].device);
   }
   CHECK(int_inputs == std::vector<std::string>{"cuda", "cpu", "cpu"});
+}
+
+TEST_CASE("torchscript: a traced transformer block needs no Python meta function, and reads like its .pt2") {
+  // LayerNorm (layer_norm -> native_layer_norm -> native_batch_norm on meta), Linear, SDPA, GELU.
+  kc::Graph ts = kc::load_model(kModels + "/traced_transformer_block.pt", with_input("2x16x64:float32"));
+  kc::Graph pt2 = kc::load_model(kModels + "/transformer_block.pt2", {});
+  CHECK_FALSE(ts.check());
+  for (const std::string op :
+       {"aten::layer_norm", "aten::linear", "aten::scaled_dot_product_attention", "aten::gelu"}) {
+    INFO(op);
+    CHECK(count(ts, op) == count(pt2, op));
+    // Same user lines, code, modules and classes, op by op.
+    auto rows = [&](const kc::Graph& g) {
+      std::vector<std::tuple<std::string, int, std::string, std::string, std::string>> r;
+      for (const auto& o : g.ops)
+        if (o.name == op) r.emplace_back(o.loc.file, o.loc.line, o.loc.code, o.module, o.module_type);
+      return r;
+    };
+    CHECK(rows(ts) == rows(pt2));
+  }
+  // The attention output has the GPU's layout: the transpose/reshape after it is a view.
+  const kc::Op* sdpa = first(ts, "aten::scaled_dot_product_attention");
+  REQUIRE(sdpa);
+  CHECK(ts.values[sdpa->outputs[0]].strides == std::vector<int64_t>{1024, 16, 64, 1});
+  CHECK(ts.values[ts.outputs[0]].sizes == std::vector<int64_t>{2, 16, 64});
+}
+
+TEST_CASE("torchscript: a model saved on a GPU loads without one and is predicted for that GPU") {
+  caffe2::serialize::PyTorchStreamReader cuda(kModels + "/traced_transformer_block_cuda.pt");
+  caffe2::serialize::PyTorchStreamReader cpu(kModels + "/traced_transformer_block.pt");
+  CHECK(kc::saved_device(cuda) == "cuda:0");
+  CHECK(kc::saved_device(cpu) == "cpu");
+  kc::Graph g = kc::load_model(kModels + "/traced_transformer_block_cuda.pt", with_input("2x16x64:float32"));
+  CHECK_FALSE(g.check());
+  REQUIRE(g.info.notes.size() == 1);
+  CHECK_THAT(g.info.notes[0], Contains("saved on cuda:0"));
+  CHECK(g.values[g.inputs[0]].device == "cuda:0");
+  for (const auto& v : g.values)
+    if (v.role == kc::ValueRole::kParameter || v.role == kc::ValueRole::kBuffer) CHECK(v.device == "cuda:0");
+  // Same ops as the host-saved file.
+  kc::Graph host = kc::load_model(kModels + "/traced_transformer_block.pt", with_input("2x16x64:float32"));
+  CHECK(g.ops.size() == host.ops.size());
+  CHECK(host.values[host.inputs[0]].device == "cuda");
+}
+
+TEST_CASE("torchscript: the weights' bytes are never read") {
+  caffe2::serialize::PyTorchStreamReader archive(kModels + "/traced_mlp.pt");
+  auto reader = kc::weight_skipping_reader(kModels + "/traced_mlp.pt", archive);
+  std::vector<unsigned char> buf(64, 0xab);
+  const size_t weight = archive.getRecordOffset("data/0");
+  CHECK(reader->read(weight, buf.data(), 64) == 64);
+  CHECK(buf == std::vector<unsigned char>(64, 0xab));  // left as it was
+  CHECK(reader->read(0, buf.data(), 2) == 2);
+  CHECK(buf[0] == 'P');  // everything else is the file
+  CHECK(buf[1] == 'K');
+}
+
+TEST_CASE("torchscript: scripted control flow: if on the rank, a ModuleList loop, an early return") {
+  kc::Graph b3 = kc::load_model(kModels + "/scripted_branches.pt", with_input("4x16x32"));
+  CHECK_FALSE(b3.check());
+  CHECK(count(b3, "aten::unsqueeze") == 0);
+  CHECK(count(b3, "aten::linear") == 3);
+  CHECK(count(b3, "aten::gelu") == 3);
+  CHECK(count(b3, "aten::layer_norm") == 1);  // size(1) > 8: returns early
+  CHECK(count(b3, "aten::mul") == 0);
+  std::vector<std::string> modules;
+  for (const auto& op : b3.ops)
+    if (op.name == "aten::linear") modules.push_back(op.module);
+  CHECK(modules == std::vector<std::string>{"layers.0", "layers.1", "layers.2"});
+  CHECK(first(b3, "aten::layer_norm")->loc.code == "return self.norm(x)");
+
+  kc::Graph b2 = kc::load_model(kModels + "/scripted_branches.pt", with_input("4x32"));
+  CHECK(count(b2, "aten::unsqueeze") == 1);
+  CHECK(count(b2, "aten::layer_norm") == 0);
+  CHECK(count(b2, "aten::mul") == 1);
+  CHECK(b2.values[b2.outputs[0]].sizes == std::vector<int64_t>{1, 4, 32});
+}
+
+TEST_CASE("torchscript: int64 tokens and a mask given by name, a dict and a tuple out") {
+  kc::Graph g =
+      kc::load_model(kModels + "/traced_tokens.pt", with_inputs({"attention_mask=2x8:int64", "input_ids=2x8:int64"}));
+  CHECK_FALSE(g.check());
+  REQUIRE(g.inputs.size() == 2);
+  CHECK(g.values[g.inputs[0]].name == "input_ids");
+  CHECK(g.values[g.inputs[0]].dtype == kc::DType::kInt64);
+  const kc::Op* emb = first(g, "aten::embedding");
+  REQUIRE(emb);
+  CHECK(emb->module == "embed");
+  CHECK(g.values[emb->outputs[0]].sizes == std::vector<int64_t>{2, 8, 32});
+  // ({"logits": 2x8x100, "pooled": 2x32}, 2x32)
+  REQUIRE(g.outputs.size() == 3);
+  CHECK(g.values[g.outputs[0]].sizes == std::vector<int64_t>{2, 8, 100});
+  CHECK(g.values[g.outputs[1]].sizes == std::vector<int64_t>{2, 32});
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_tokens.pt", with_inputs({"ids=2x8:int64", "2x8:int64"})),
+                    Contains("no input of that name"));
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_tokens.pt", with_inputs({"input_ids=2x8:int64"})),
+                    Contains("takes 2 input"));
+}
+
+TEST_CASE("torchscript: norms whose meta functions live in Python: batch_norm, group_norm, traced convolution") {
+  kc::Graph g = kc::load_model(kModels + "/traced_conv_norms.pt", with_input("2x3x16x16"));
+  CHECK_FALSE(g.check());
+  for (const std::string op : {"aten::_convolution", "aten::batch_norm", "aten::group_norm"}) {
+    const kc::Op* o = first(g, op);
+    REQUIRE(o);
+    CHECK(g.values[o->outputs[0]].sizes == std::vector<int64_t>{2, 16, 16, 16});
+  }
+  CHECK(g.values[g.outputs[0]].sizes == std::vector<int64_t>{2, 10});
+}
+
+TEST_CASE("torchscript: an op nothing can shape is named with the user's line") {
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/bad/no_shape_function.pt", with_input("100")),
+                    Contains("aten::histc at tests/models/models.py:170") &&
+                        Contains("no meta kernel and no TorchScript shape function"));
+}
+
+TEST_CASE("torchscript: a GPU model that moves a result to the host makes shape-only host values") {
+  kc::Graph gpu = kc::load_model(kModels + "/scripted_to_host_cuda.pt", with_input("4x16"));
+  CHECK_FALSE(gpu.check());
+  const kc::Op* to = first(gpu, "aten::to");
+  REQUIRE(to);
+  CHECK(gpu.values[to->tensor_inputs()[0]].device == "cuda:0");
+  CHECK(gpu.values[to->outputs[0]].device == "cpu");  // a copy, not the input itself
+  CHECK(to->outputs[0] != to->tensor_inputs()[0]);
+  CHECK(gpu.values[first(gpu, "aten::zeros")->outputs[0]].device == "cpu");
+  CHECK(gpu.values[first(gpu, "aten::sum")->outputs[0]].device == "cpu");
+  CHECK(gpu.values[first(gpu, "aten::relu")->outputs[0]].device == "cuda:0");
+  // Saved on the host, the same code runs wholly on the target GPU, as a host-exported .pt2.
+  kc::Graph host = kc::load_model(kModels + "/scripted_to_host.pt", with_input("4x16"));
+  for (const auto& op : host.ops)
+    for (int v : op.outputs)
+      if (v >= 0) CHECK(host.values[v].device == "cuda");
 }

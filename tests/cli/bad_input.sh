@@ -29,6 +29,11 @@ expect "unknown op aten::no_such_op" "$bad/unknown_op.pt2"
 expect "64 bits" "$bad/huge_shape.pt2"
 expect "missing field 'dtype'" "$bad/missing_field.pt2"
 expect "TorchScript models carry no input shapes" tests/models/traced_mlp.pt
+expect "aten::histc at tests/models/models.py:170: no meta kernel and no TorchScript shape function" \
+  "$bad/no_shape_function.pt" --input 100
+expect "mat1 and mat2 shapes cannot be multiplied" tests/models/traced_mlp.pt --input 32x65:float32
+expect "forward() has no input of that name (input_ids, attention_mask)" tests/models/traced_tokens.pt \
+  --input ids=2x8:int64 --input attention_mask=2x8:int64
 expect "overflows 64 bits" tests/models/traced_mlp.pt --input 4294967296x4294967296x4:float32
 expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
 expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4

@@ -206,6 +206,19 @@ def make_torchscript():
     save_script(torch.jit.trace(build(models.MLP).eval(), (rand(32, 64),)), "traced_mlp.pt")
     save_script(torch.jit.trace(models.ShapeArith().eval(), (rand(8, 32),)),
                 "traced_shape_arith.pt")
+    save_script(torch.jit.trace(build(models.TransformerBlock, d=64, heads=4, mlp_ratio=2).eval(),
+                                (rand(2, 16, 64),)), "traced_transformer_block.pt")
+    save_script(torch.jit.script(build(models.ScriptedBranches).eval()), "scripted_branches.pt")
+    ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(5))
+    mask = torch.ones(2, 8, dtype=torch.int64)
+    save_script(torch.jit.trace(build(models.TokenModel).eval(), (ids, mask), strict=False),
+                "traced_tokens.pt")
+    cn = build(models.ConvNorms)
+    with torch.no_grad():  # non-trivial running statistics
+        cn.bn.running_mean.copy_(rand(16, seed=3) * 0.1)
+        cn.bn.running_var.copy_(rand(16, seed=4).abs() + 0.5)
+    save_script(torch.jit.trace(cn.eval(), (rand(2, 3, 16, 16),)), "traced_conv_norms.pt")
+    save_script(torch.jit.script(build(models.ToHost).eval()), "scripted_to_host.pt")
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -238,6 +251,7 @@ def _missing_dtype(graph):
 
 def make_bad():
     os.makedirs(BAD, exist_ok=True)
+    save_script(torch.jit.script(models.NoShapeFunction()), "bad/no_shape_function.pt")
     add = os.path.join(OUT, "add.pt2")
     with open(add, "rb") as f:
         raw = f.read()

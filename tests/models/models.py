@@ -113,3 +113,71 @@ class ShapeArith(nn.Module):
         h = x.size(1) // 4
         y = x.view(x.size(0), h, 4)
         return (y * 2.0).relu().reshape(x.size(0), -1) + x
+
+
+class ScriptedBranches(nn.Module):
+    """torch.jit.script: an if on the rank, a ModuleList loop, an if on a size with an early return."""
+
+    def __init__(self, d: int = 32, n: int = 3):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(n)])
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, x):
+        if x.dim() == 2:
+            x = x.unsqueeze(0)
+        for layer in self.layers:
+            x = F.gelu(layer(x))
+        if x.size(1) > 8:
+            return self.norm(x)
+        return x * 2.0
+
+
+class TokenModel(nn.Module):
+    """Transformers-style: int64 tokens and a mask by name, embedding, a dict of outputs."""
+
+    def __init__(self, vocab: int = 100, d: int = 32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, input_ids, attention_mask):
+        h = self.embed(input_ids) * attention_mask.unsqueeze(-1).to(torch.float32)
+        h = self.ln(h)
+        return {"logits": self.head(h), "pooled": h.mean(1)}, h[:, 0]
+
+
+class ConvNorms(nn.Module):
+    """Conv2d, BatchNorm2d (eval), GroupNorm, ReLU, pooling and a Linear head."""
+
+    def __init__(self, c: int = 16, classes: int = 10):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3, padding=1)
+        self.bn = nn.BatchNorm2d(c)
+        self.gn = nn.GroupNorm(4, c)
+        self.fc = nn.Linear(c, classes)
+
+    def forward(self, x):
+        x = torch.relu(self.gn(self.bn(self.conv(x))))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class NoShapeFunction(nn.Module):
+    """An op with neither a C++ meta kernel nor a TorchScript shape function (histc)."""
+
+    def forward(self, x):
+        return torch.histc(x, bins=8)
+
+
+class ToHost(nn.Module):
+    """A Linear on the model's device, its result moved to the host and summed there."""
+
+    def __init__(self, d: int = 16):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        y = self.fc(x)
+        z = y.to("cpu") + torch.zeros(y.size(-1), device="cpu")
+        return z.sum(), y.relu()

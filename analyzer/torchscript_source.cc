@@ -1,0 +1,140 @@
+#include "analyzer/torchscript_source.h"
+
+#include <cctype>
+#include <fstream>
+
+#include "analyzer/source_loc.h"
+
+namespace kc {
+namespace {
+
+namespace jit = torch::jit;
+
+// The whole source line a range starts on, trimmed, as a .pt2's stack trace shows it (the
+// range itself may cover only part of an expression).
+std::string whole_line(const jit::SourceRange& r) {
+  const auto& src = r.source();
+  if (!src || r.start() >= src->size()) return "";
+  size_t b = r.start(), e = r.start();
+  while (b > 0 && src->char_at(b - 1) != '\n') --b;
+  while (e < src->size() && src->char_at(e) != '\n') ++e;
+  while (b < e && (src->char_at(b) == ' ' || src->char_at(b) == '\t')) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(src->char_at(e - 1)))) --e;
+  std::string line;
+  for (size_t i = b; i < e; ++i) line += src->char_at(i);
+  return line;
+}
+
+SourceLoc loc_of(const jit::Node* node, int depth) {
+  std::vector<jit::SourceRange> ranges{node->sourceRange()};
+  if (auto cs = node->callstack()) {
+    auto frames = (*cs)->vec();
+    for (auto it = frames.rbegin(); it != frames.rend(); ++it) ranges.push_back(std::get<1>(*it));
+  }
+  SourceLoc first;
+  for (const auto& r : ranges) {
+    jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
+    std::string text = orig.text().str();
+    // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
+    SourceLoc loc = traced_user_frame(text);
+    if (loc.file.empty()) {
+      auto flc = orig.file_line_col();
+      if (!flc) continue;
+      loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
+    }
+    // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
+    if (loc.file.empty() || loc.file.rfind("code/__torch__/", 0) == 0) continue;
+    if (first.file.empty()) first = loc;
+    if (!is_torch_file(loc.file)) return loc;
+  }
+  // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
+  // code as their range: they belong to the line that computed their input.
+  if (first.file.empty() && depth < 4 && !node->inputs().empty()) return loc_of(node->inputs()[0]->node(), depth + 1);
+  return first;
+}
+
+// A TorchScript class name as Python names it: "__torch__.torch.nn.modules.linear.
+// ___torch_mangle_0.Linear" is torch.nn.modules.linear.Linear, as a .pt2 reports it.
+std::string python_class_name(const c10::ClassTypePtr& type) {
+  if (!type || !type->name()) return "";
+  std::string out;
+  for (const std::string& atom : type->name()->atoms()) {
+    if (atom == "__torch__" || atom.rfind("___torch_mangle_", 0) == 0) continue;
+    out += (out.empty() ? "" : ".") + atom;
+  }
+  return out;
+}
+
+// The submodule `name` of `parent`, looked for inside uncalled containers too (ModuleList,
+// ModuleDict, Sequential indexing): their children's calls record only the child's own name
+// ("0"), not the container's ("layers"). Returns the path from parent, or "" if none.
+std::string child_path(const jit::Module& parent, const std::string& name, jit::Module* child) {
+  auto is_module = [](const c10::IValue& v) { return v.isObject() && v.toObjectRef().type()->is_module(); };
+  if (parent.hasattr(name) && is_module(parent.attr(name))) {
+    *child = jit::Module(parent.attr(name).toObject());
+    return name;
+  }
+  for (const auto& c : parent.named_children()) {
+    if (c.value.hasattr(name) && is_module(c.value.attr(name))) {
+      *child = jit::Module(c.value.attr(name).toObject());
+      return c.name + "." + name;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::Module& root) {
+  std::string path, type = python_class_name(root.type());
+  jit::Module current = root;
+  bool resolved = true;
+  if (auto cs = node->callstack()) {
+    for (const auto& frame : (*cs)->vec()) {
+      const auto& info = std::get<2>(frame);
+      if (!info) continue;
+      const std::string& name = info->instance_name();
+      // A module calling its own method, or a call on a module the inliner could not name.
+      if (name.empty() || name == "SELF" || name == "INSTANCE_NAME_UNKNOWN") continue;
+      jit::Module child;
+      std::string step = resolved ? child_path(current, name, &child) : "";
+      resolved = !step.empty();
+      if (resolved) current = child;
+      path += (path.empty() ? "" : ".") + (resolved ? step : name);
+      type = python_class_name(info->class_type());
+    }
+  }
+  return {path, type};
+}
+
+SourceLoc source_of(const jit::Node* node) {
+  return loc_of(node, 0);
+}
+
+std::string SourceLines::line(const std::string& file, int line) {
+  auto it = files_.find(file);
+  if (it == files_.end()) {
+    std::vector<std::string> candidates{file};
+    if (!file.empty() && file[0] != '/') {
+      std::string dir = model_path_;
+      for (size_t slash; (slash = dir.find_last_of('/')) != std::string::npos;) {
+        dir.resize(slash);
+        candidates.push_back((dir.empty() ? "" : dir + "/") + file);
+      }
+    }
+    std::vector<std::string> lines;
+    for (const auto& c : candidates) {
+      std::ifstream f(c);
+      for (std::string l; std::getline(f, l);) lines.push_back(l);
+      if (!lines.empty()) break;
+    }
+    it = files_.emplace(file, std::move(lines)).first;
+  }
+  if (line < 1 || static_cast<size_t>(line) > it->second.size()) return "";
+  const std::string& l = it->second[line - 1];
+  size_t b = l.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return l.substr(b, l.find_last_not_of(" \t\r") - b + 1);
+}
+
+}  // namespace kc
