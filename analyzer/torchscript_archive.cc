@@ -196,14 +196,38 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
   return "";
 }
 
+namespace {
+
+uint16_t le16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+
+// Whether the zip record whose data starts at `data_offset` is stored as it is (method 0).
+// Only such a record's bytes are the tensor's bytes and may go unread; a deflated record must
+// be read whole to be inflated. The local header sits just before the data: its signature, then
+// 26 bytes, then the name and an extra field (alignment padding) of lengths it gives.
+bool stored_as_is(caffe2::serialize::FileAdapter& file, uint64_t data_offset) {
+  constexpr uint64_t kLookBack = 4096;
+  const uint64_t begin = data_offset > kLookBack ? data_offset - kLookBack : 0;
+  std::vector<unsigned char> buf(data_offset - begin);
+  if (buf.size() < 30 || file.read(begin, buf.data(), buf.size(), "zip local header") != buf.size()) return false;
+  for (size_t p = buf.size() - 30 + 1; p-- > 0;) {
+    const unsigned char* h = buf.data() + p;
+    if (h[0] != 'P' || h[1] != 'K' || h[2] != 3 || h[3] != 4) continue;
+    if (p + 30 + le16(h + 26) + le16(h + 28) == buf.size()) return le16(h + 8) == 0;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(
     const std::string& path, caffe2::serialize::PyTorchStreamReader& archive) {
   std::vector<std::pair<uint64_t, uint64_t>> skip;
+  caffe2::serialize::FileAdapter file(path);
   for (const std::string& name : archive.getAllRecords()) {
     // Parameters and buffers, and the example inputs a trace keeps (activation-sized).
     if (name.rfind("data/", 0) != 0 && name.rfind("traced_inputs/", 0) != 0) continue;
     const uint64_t offset = archive.getRecordOffset(name);
-    skip.emplace_back(offset, offset + archive.getRecordSize(name));
+    if (stored_as_is(file, offset)) skip.emplace_back(offset, offset + archive.getRecordSize(name));
   }
   return std::make_shared<WeightSkippingReader>(path, std::move(skip));
 }
