@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import tarfile
+import tempfile
 
 KINDS = ("kernels", "memcpy", "memset")
 
@@ -37,9 +38,11 @@ def dtype_of(name):
     return name.rsplit("_", 1)[-1]
 
 
-def predict(kc, model, mode):
-    name = os.path.basename(model)[:-4]
+def predict(kc, model, mode, inputs=()):
+    name = os.path.splitext(os.path.basename(model))[0]
     extra = ["--no-measured"] if mode == "rules" else ["--exclude-measured", family_of(name) + "__"]
+    for spec in inputs:
+        extra += ["--input", spec]
     out = subprocess.run([kc, model, "--format", "json", *extra], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         return name, None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
@@ -90,6 +93,26 @@ def load_measured(path):
     return out
 
 
+def open_models(path):
+    """The folder holding the models (a .tgz is unpacked to a temporary one), and the --input
+    specs of TorchScript models by name, from the folder's manifest.jsonl."""
+    if path.endswith(".tgz"):
+        tmp = tempfile.mkdtemp(prefix="kc-models-")
+        with tarfile.open(path) as tar:
+            tar.extractall(tmp)
+        sub = [os.path.join(tmp, d) for d in os.listdir(tmp) if os.path.isdir(os.path.join(tmp, d))]
+        path = sub[0] if len(sub) == 1 else tmp
+    inputs = {}
+    for manifest in (os.path.join(path, "manifest.jsonl"), os.path.join(os.path.dirname(path), "manifest.jsonl")):
+        if os.path.exists(manifest):
+            for line in open(manifest):
+                if line.strip():
+                    r = json.loads(line)
+                    if "inputs" in r and isinstance(r["inputs"], list):
+                        inputs[r["name"]] = r["inputs"]
+    return path, inputs
+
+
 def pct(a, b):
     return f"{100.0 * a / b:.1f}%" if b else "n/a"
 
@@ -97,7 +120,8 @@ def pct(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--models", default="validate/corpus/broad")
+    ap.add_argument("--models", default="validate/corpus/broad",
+                    help="a folder of .pt2 (or TorchScript .pt with a manifest.jsonl of --input specs), or a .tgz of one")
     ap.add_argument("--measured", default="validate/results/broad/measured.tgz",
                     help="a folder of validate JSONs, or a .tgz of them")
     ap.add_argument("--mode", choices=("rules", "lofo"), default="rules")
@@ -109,19 +133,23 @@ def main():
     args = ap.parse_args()
 
     measured = load_measured(args.measured)
+    models_dir, inputs = open_models(args.models)
     jobs = []
     for name in sorted(measured):
         if args.only and not re.search(args.only, name):
             continue
-        model = os.path.join(args.models, name + ".pt2")
-        if os.path.exists(model):
-            jobs.append((name, model, name))
+        for ext in (".pt2", ".pt"):
+            model = os.path.join(models_dir, name + ext)
+            if os.path.exists(model):
+                jobs.append((name, model, name))
+                break
     acc = {"kind": {k: [0, 0] for k in KINDS}, "class": collections.defaultdict(lambda: [0, 0]),
            "dtype": collections.defaultdict(lambda: [0, 0]), "family": collections.defaultdict(lambda: [0, 0]),
            "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": []}
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {pool.submit(predict, args.kernelcount, model, args.mode): (name, m) for name, model, m in jobs}
+        futures = {pool.submit(predict, args.kernelcount, model, args.mode, inputs.get(name, ())): (name, m)
+                   for name, model, m in jobs}
         for f in concurrent.futures.as_completed(futures):
             name, meas_path = futures[f]
             _, pred, err = f.result()
