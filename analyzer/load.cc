@@ -1,5 +1,6 @@
 #include "analyzer/load.h"
 
+#include <c10/util/Logging.h>
 #include <caffe2/serialize/inline_container.h>
 
 #include <fstream>
@@ -82,6 +83,17 @@ void check_options(const Loader& l, const LoadOptions& options) {
 }  // namespace
 
 Graph load_model(const std::string& path, const LoadOptions& options) {
+  // libtorch captures a C++ backtrace for every c10::Error it constructs, and loading a
+  // TorchScript model raises and catches many (meta kernels that are missing, then the
+  // fallbacks): symbolizing them took a fifth of the load. Only an error's first line ever
+  // reaches the user, so none is captured.
+  static const bool no_backtraces = [] {
+    c10::SetStackTraceFetcher([]() -> c10::Backtrace {
+      return std::make_shared<c10::PrecomputedLazyValue<std::string>>(std::string());
+    });
+    return true;
+  }();
+  (void)no_backtraces;
   {
     std::ifstream f(path, std::ios::binary);
     check(f.good(), path + ": cannot open file");
