@@ -1,0 +1,58 @@
+// Graded "count the kernels" exercises: files under exercises/ (one JSON file each, made by
+// exercises/make_exercises.py), and the comparison of a student's answer with the measured one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kc {
+
+// One op of an exercise's model and what it costs: kernels, memcpy and memset as
+// kernelcount-validate measured them on the GPU; transfers as kernelcount predicts them.
+struct ExerciseOp {
+  int index = 0;
+  std::string op;      // "aten::add.Tensor"
+  std::string source;  // "models.py:18"
+  std::string rule;    // launch rule id, for its plain-language reason
+  int kernels = 0, memcpy = 0, memset = 0, transfers = 0;
+};
+
+struct Exercise {
+  int number = 0;
+  std::string slug, title, question, hint, python;
+  std::string model;        // relative to the repository root
+  std::vector<std::string> model_args;  // e.g. --input for TorchScript
+  std::string measurement;  // the validate result it was measured in: "validate/results/models/add.json"
+  int kernels = 0, memcpy = 0, memset = 0, host_syncs = 0, transfers = 0;
+  std::vector<ExerciseOp> ops;  // every op of the model, in order
+  std::string lesson;           // what the answer teaches, shown once answered
+};
+
+// The exercises folder: `option` when given, else $KERNELCOUNT_EXERCISES, else exercises/ beside
+// the binary's folder (build/../exercises), else ./exercises. Throws Error when none exists.
+std::string find_exercises_dir(const std::string& option, const std::string& argv0);
+// Every exercise in dir, by number. Throws Error naming the file that does not parse.
+std::vector<Exercise> load_exercises(const std::string& dir);
+// The exercise numbered n; throws Error listing the range.
+const Exercise& find_exercise(const std::vector<Exercise>& all, int n);
+
+// A student's answer: totals, or one count per op of the model.
+struct Answer {
+  std::vector<int> kernels, transfers;        // one value: the total
+  std::optional<int> memcpy, memset, host_syncs;
+};
+
+// One quantity checked: what was said, what is right, and the ops miscounted.
+struct Verdict {
+  std::string quantity;  // "kernels", "transfers", ...
+  int said = 0, right = 0;
+  bool correct = false;
+  std::vector<int> suspect_ops;  // ops miscounted (per-op answers) or easy to miscount (totals)
+};
+
+// Compares each given quantity. For a total, the suspects are the ops where one op is not one
+// kernel (or, for transfers, not inputs + outputs): where a count usually goes wrong.
+std::vector<Verdict> check_answer(const Exercise& e, const Answer& a);
+
+}  // namespace kc
