@@ -87,7 +87,7 @@ std::string plural(int n, const char* one, const char* many) { return std::to_st
 void show_exercise(std::ostream& out, const Exercise& e) {
   out << "Exercise " << e.number << ": " << e.title << "\n\n";
   std::istringstream code(e.python);
-  for (std::string l; std::getline(code, l);) out << "    " << l << '\n';
+  for (std::string l; std::getline(code, l);) out << (l.empty() ? "" : "    " + l) << '\n';
   out << '\n' << e.question << "\n\nHint: " << e.hint << "\n\n";
   out << "The model has " << plural(static_cast<int>(e.ops.size()), "op", "ops") << " (as torch.export records it):\n";
   for (const ExerciseOp& op : e.ops)
@@ -127,6 +127,8 @@ void report_verdicts(std::ostream& out, const Exercise& e, const std::vector<Ver
       if (op.memset) out << " + " << plural(op.memset, "memset", "memsets");
       out << ", " << plural(op.transfers, "transfer", "transfers") << '\n';
       if (const LaunchRule* r = rule_of(op.rule); r && !r->why.empty()) out << "      " << r->why << '\n';
+      for (const auto& name : op.kernel_names)  // templates cut: the family is what a profiler row shows first
+        out << "      the H200 ran " << name.substr(0, name.find('<')) << '\n';
     }
   if (shown.empty()) out << "  (recount every op: each one that launches work reads its inputs and writes its outputs)\n";
   out << "\nTry again, or see every op explained: kernelcount explain " << e.model;

@@ -69,6 +69,7 @@ std::vector<Exercise> load_exercises(const std::string& dir) {
         op.memcpy = o.at("memcpy");
         op.memset = o.at("memset");
         op.transfers = o.at("transfers");
+        op.kernel_names = o.value("kernel_names", std::vector<std::string>{});
         e.ops.push_back(op);
       }
       out.push_back(std::move(e));

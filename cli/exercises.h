@@ -16,6 +16,7 @@ struct ExerciseOp {
   std::string source;  // "models.py:18"
   std::string rule;    // launch rule id, for its plain-language reason
   int kernels = 0, memcpy = 0, memset = 0, transfers = 0;
+  std::vector<std::string> kernel_names;  // as the profiler named the measured kernels
 };
 
 struct Exercise {
