@@ -54,7 +54,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       "  kernelcount explain model.pt2 --op 3           why op 3 costs what it costs\n"
       "  kernelcount model.pt2 --format dot | dot -Tsvg > graph.svg   the op graph, fusion groups\n"
       "  kernelcount model.pt2 --format trace -o t.json predicted kernels for ui.perfetto.dev\n"
-      "\nExit status: 0 ok, 1 a budget is exceeded, 2 bad input or usage.");
+      "\nExit status: 0 ok, 1 a budget is exceeded (or a wrong exercise answer), 2 bad input or usage.");
   app.set_version_flag("--version", version_line);
   app.add_option("model", o.model, "a .pt2 (torch.export) or TorchScript .pt file");
   std::vector<std::string> inputs, dims;
