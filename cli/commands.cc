@@ -82,60 +82,6 @@ std::vector<int> parse_counts(const std::string& s, const char* what) {
   return out;
 }
 
-std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
-void show_exercise(std::ostream& out, const Exercise& e) {
-  out << "Exercise " << e.number << ": " << e.title << "\n\n";
-  std::istringstream code(e.python);
-  for (std::string l; std::getline(code, l);) out << (l.empty() ? "" : "    " + l) << '\n';
-  out << '\n' << e.question << "\n\nHint: " << e.hint << "\n\n";
-  out << "The model has " << plural(static_cast<int>(e.ops.size()), "op", "ops") << " (as torch.export records it):\n";
-  for (const ExerciseOp& op : e.ops)
-    out << "  " << op.index << "  " << op.op << (op.source.empty() ? "" : "  (" + op.source + ")") << '\n';
-  out << "\nAnswer with: kernelcount exercise check " << e.number
-      << " --kernels K --transfers T   (totals, or one count per op: --kernels 1,0,2)\n";
-}
-
-const LaunchRule* rule_of(const std::string& id) {
-  for (const LaunchRule& r : default_target().rules)
-    if (r.id == id) return &r;
-  return nullptr;
-}
-
-void report_verdicts(std::ostream& out, const Exercise& e, const std::vector<Verdict>& verdicts) {
-  bool all = true;
-  for (const Verdict& v : verdicts) {
-    all &= v.correct;
-    out << (v.correct ? "right " : "wrong ") << v.quantity << ": you said " << v.said;
-    if (v.correct) out << ", and that is what " << (v.quantity == "transfers" ? "kernelcount predicts" : "the H200 ran");
-    else out << "; the answer is " << v.right;
-    out << '\n';
-  }
-  if (all) {
-    out << "\nAll right. " << e.lesson << '\n';
-    return;
-  }
-  out << "\nOps to look at again:\n";
-  std::vector<int> shown;
-  for (const Verdict& v : verdicts)
-    for (int i : v.suspect_ops) {
-      if (std::find(shown.begin(), shown.end(), i) != shown.end()) continue;
-      shown.push_back(i);
-      const ExerciseOp& op = e.ops.at(i);
-      out << "  op " << op.index << " " << op.op << ": " << plural(op.kernels, "kernel", "kernels");
-      if (op.memcpy) out << " + " << plural(op.memcpy, "memcpy", "memcpys");
-      if (op.memset) out << " + " << plural(op.memset, "memset", "memsets");
-      out << ", " << plural(op.transfers, "transfer", "transfers") << '\n';
-      if (const LaunchRule* r = rule_of(op.rule); r && !r->why.empty()) out << "      " << r->why << '\n';
-      for (const auto& name : op.kernel_names)  // templates cut: the family is what a profiler row shows first
-        out << "      the H200 ran " << name.substr(0, name.find('<')) << '\n';
-    }
-  if (shown.empty()) out << "  (recount every op: each one that launches work reads its inputs and writes its outputs)\n";
-  out << "\nTry again, or see every op explained: kernelcount explain " << e.model;
-  for (const auto& a : e.model_args) out << ' ' << a;
-  out << '\n';
-}
-
 int run_exercise(int argc, char** argv, std::ostream& out) {
   CLI::App app{"Graded \"count the kernels\" exercises. Each answer was measured on an NVIDIA H200 by\n"
                "kernelcount-validate (kernels, memcpy, memset) and the transfers are kernelcount's\n"
@@ -163,20 +109,17 @@ int run_exercise(int argc, char** argv, std::ostream& out) {
   if (!parse(app, argc, argv, out)) return 0;
   const auto all = load_exercises(find_exercises_dir(dir, argc > 0 ? argv[0] : ""));
   if (list->parsed()) {
-    for (const Exercise& e : all) out << (e.number < 10 ? " " : "") << e.number << "  " << e.title << '\n';
-    out << "\nkernelcount exercise show N   prints one; the answers were measured on an NVIDIA H200.\n";
+    render_exercise_list(out, all);
     return 0;
   }
   const Exercise& e = find_exercise(all, n);
   if (show->parsed()) {
-    show_exercise(out, e);
+    render_exercise(out, e);
     return 0;
   }
   Answer a{parse_counts(kernels, "kernels"), parse_counts(transfers, "transfers"), memcpy, memset, syncs};
   const auto verdicts = check_answer(e, a);
-  report_verdicts(out, e, verdicts);
-  out << "(kernels, memcpy and memset measured on the H200 in " << e.measurement
-      << "; transfers as kernelcount predicts them)\n";
+  render_verdicts(out, e, verdicts, default_target());
   for (const Verdict& v : verdicts)
     if (!v.correct) return 1;
   return 0;

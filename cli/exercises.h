@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,15 @@ struct Verdict {
 // Compares each given quantity. For a total, the suspects are the ops where one op is not one
 // kernel (or, for transfers, not inputs + outputs): where a count usually goes wrong.
 std::vector<Verdict> check_answer(const Exercise& e, const Answer& a);
+
+struct Target;
+
+// Rendering (cli/render_exercise.cc). Numbers and titles, one a line.
+void render_exercise_list(std::ostream& out, const std::vector<Exercise>& all);
+// The exercise: its Python source, question, hint and the model's ops.
+void render_exercise(std::ostream& out, const Exercise& e);
+// Right or wrong per quantity; when wrong, the ops to look at again with their rule's reason
+// (from target) and the kernels the GPU ran; when right, the lesson.
+void render_verdicts(std::ostream& out, const Exercise& e, const std::vector<Verdict>& verdicts, const Target& target);
 
 }  // namespace kc

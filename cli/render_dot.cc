@@ -19,11 +19,6 @@ std::string esc(const std::string& s) {
   return out;
 }
 
-std::string short_op(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
-  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
-}
-
 std::string op_label(const Graph& g, const Report& r, int i) {
   const Op& op = g.ops[i];
   const Launch& l = r.launches[i];

@@ -20,11 +20,6 @@ std::string plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string short_op(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
-  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
-}
-
 // A labelled paragraph: "  label    text", wrapped at kWidth under the text's first column.
 void para(std::ostream& os, const std::string& label, const std::string& text) {
   std::string line = "  " + label + std::string(kIndent.size() - 2 - std::min(label.size(), kIndent.size() - 3), ' ');
@@ -61,6 +56,13 @@ std::string launches_in_words(const Counts& c) {
 
 std::string transfers_in_words(int transfers, int64_t bytes) {
   return plural(transfers, "array-sized HBM transfer", "array-sized HBM transfers") + " (" + format_bytes(bytes) + ")";
+}
+
+// "a,b,c" as "a, b, c", so that a long list wraps.
+std::string listed(const std::string& commas) {
+  std::string s;
+  for (char c : commas) s += c == ',' ? std::string(", ") : std::string(1, c);
+  return s;
 }
 
 std::string value_name(const Graph& g, int v) {
@@ -114,7 +116,7 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
   if (!e.why.empty()) para(os, e.measured ? "usually" : "why", e.why);
   if (e.measured)
     para(os, "measured", "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "
-                         "signature was measured on the " + r.target->gpu + " (in " + e.measured_in + "): " +
+                         "signature was measured on the " + r.target->gpu + " (in " + listed(e.measured_in) + "): " +
                          launches_in_words(l.counts) + ".");
   if (!e.reads.empty() || !e.writes.empty()) arrays(os, g, e);
   if (!e.kernel_names.empty()) {

@@ -14,11 +14,6 @@ constexpr int kPid = 1;
 constexpr int kEagerTid = 1;
 constexpr int kFusedTid = 2;
 
-std::string short_op(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
-  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
-}
-
 nlohmann::json meta(const char* what, int tid, const std::string& name) {
   return {{"name", what}, {"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
