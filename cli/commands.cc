@@ -27,10 +27,11 @@ bool parse(CLI::App& app, int argc, char** argv, std::ostream& out) {
 }
 
 int run_explain(int argc, char** argv, std::ostream& out) {
-  CLI::App app{"Explains, op by op in plain sentences, why each op costs what it costs: its kernels and\n"
-               "why, the arrays that cross HBM, the rule and measurement behind it, the kernel names the\n"
-               "GPU ran for such ops, and what fusion would save; then the whole model.",
-               "kernelcount explain"};
+  CLI::App app{
+      "Explains, op by op in plain sentences, why each op costs what it costs: its kernels and\n"
+      "why, the arrays that cross HBM, the rule and measurement behind it, the kernel names the\n"
+      "GPU ran for such ops, and what fusion would save; then the whole model.",
+      "kernelcount explain"};
   std::string model, line, target = default_target().name;
   std::optional<int> op;
   std::vector<std::string> inputs, dims;
@@ -83,14 +84,17 @@ std::vector<int> parse_counts(const std::string& s, const char* what) {
 }
 
 int run_exercise(int argc, char** argv, std::ostream& out) {
-  CLI::App app{"Graded \"count the kernels\" exercises. Each answer was measured on an NVIDIA H200 by\n"
-               "kernelcount-validate (kernels, memcpy, memset) and the transfers are kernelcount's\n"
-               "array-sized HBM reads plus writes.",
-               "kernelcount exercise"};
+  CLI::App app{
+      "Graded \"count the kernels\" exercises. Each answer was measured on an NVIDIA H200 by\n"
+      "kernelcount-validate (kernels, memcpy, memset) and the transfers are kernelcount's\n"
+      "array-sized HBM reads plus writes.",
+      "kernelcount exercise"};
   app.require_subcommand(1);
   std::string dir;
-  app.add_option("--exercises", dir, "the exercises folder (default: $KERNELCOUNT_EXERCISES, then exercises/ "
-                                     "beside the binary's folder, then ./exercises)")->type_name("DIR");
+  app.add_option("--exercises", dir,
+                 "the exercises folder (default: $KERNELCOUNT_EXERCISES, then exercises/ "
+                 "beside the binary's folder, then ./exercises)")
+      ->type_name("DIR");
   auto* list = app.add_subcommand("list", "list the exercises");
   auto* show = app.add_subcommand("show", "print exercise N: its Python source, the question and a hint");
   auto* chk = app.add_subcommand("check", "check your answer to exercise N");
@@ -101,7 +105,8 @@ int run_exercise(int argc, char** argv, std::ostream& out) {
   std::optional<int> memcpy, memset, syncs;
   chk->add_option("--kernels", kernels, "kernels: a total, or one count per op (1,0,2)")->required()->type_name("K");
   chk->add_option("--transfers", transfers, "array-sized HBM reads + writes: a total or one per op")
-      ->required()->type_name("T");
+      ->required()
+      ->type_name("T");
   chk->add_option("--memcpy", memcpy, "memcpy operations (total)")->type_name("N");
   chk->add_option("--memset", memset, "memset operations (total)")->type_name("N");
   chk->add_option("--syncs", syncs, "host synchronisations (total)")->type_name("N");

@@ -28,8 +28,9 @@ std::string find_exercises_dir(const std::string& option, const std::string& arg
   candidates.push_back(fs::current_path() / "exercises");
   for (const auto& c : candidates)
     if (fs::is_directory(c)) return c.string();
-  throw Error("no exercises folder found beside the binary or in the current folder (give --exercises DIR or set "
-              "KERNELCOUNT_EXERCISES)");
+  throw Error(
+      "no exercises folder found beside the binary or in the current folder (give --exercises DIR or set "
+      "KERNELCOUNT_EXERCISES)");
 }
 
 std::vector<Exercise> load_exercises(const std::string& dir) {

@@ -23,9 +23,9 @@ struct ExerciseOp {
 struct Exercise {
   int number = 0;
   std::string slug, title, question, hint, python;
-  std::string model;        // relative to the repository root
+  std::string model;                    // relative to the repository root
   std::vector<std::string> model_args;  // e.g. --input for TorchScript
-  std::string measurement;  // the validate result it was measured in: "validate/results/models/add.json"
+  std::string measurement;              // the validate result it was measured in: "validate/results/models/add.json"
   int kernels = 0, memcpy = 0, memset = 0, host_syncs = 0, transfers = 0;
   std::vector<ExerciseOp> ops;  // every op of the model, in order
   std::string lesson;           // what the answer teaches, shown once answered
@@ -41,7 +41,7 @@ const Exercise& find_exercise(const std::vector<Exercise>& all, int n);
 
 // A student's answer: totals, or one count per op of the model.
 struct Answer {
-  std::vector<int> kernels, transfers;        // one value: the total
+  std::vector<int> kernels, transfers;  // one value: the total
   std::optional<int> memcpy, memset, host_syncs;
 };
 

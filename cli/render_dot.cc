@@ -31,7 +31,8 @@ std::string op_label(const Graph& g, const Report& r, int i) {
     if (l.counts.memset) s += " + " + std::to_string(l.counts.memset) + " memset";
     if (l.counts.host_syncs) s += " + sync";
   }
-  if (r.traffic[i].transfers()) s += "\\n" + std::to_string(r.traffic[i].transfers()) + " R+W, " + format_bytes(r.traffic[i].bytes());
+  if (r.traffic[i].transfers())
+    s += "\\n" + std::to_string(r.traffic[i].transfers()) + " R+W, " + format_bytes(r.traffic[i].bytes());
   const std::string loc = format_loc(op.loc);
   if (!loc.empty()) s += "\\n" + esc(loc);
   return s;
@@ -55,8 +56,8 @@ void render_dot(std::ostream& os, const Graph& g, const Report& r, const RenderO
   auto node = [&](int i, const char* indent) {
     const bool free = r.launches[i].known && r.launches[i].counts.none();
     os << indent << "op" << i << " [label=\"" << op_label(g, r, i) << "\""
-       << (free ? ", style=\"rounded,dotted\", fontcolor=gray40" : "")
-       << (!r.launches[i].known ? ", color=red" : "") << "];\n";
+       << (free ? ", style=\"rounded,dotted\", fontcolor=gray40" : "") << (!r.launches[i].known ? ", color=red" : "")
+       << "];\n";
   };
   std::vector<bool> drawn(g.ops.size(), false);
   for (size_t k = 0; k < r.fusion.groups.size(); ++k) {

@@ -8,7 +8,9 @@
 namespace kc {
 namespace {
 
-std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+std::string plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 const LaunchRule* rule_of(const Target& target, const std::string& id) {
   for (const LaunchRule& r : target.rules)
@@ -40,8 +42,10 @@ void render_verdicts(std::ostream& out, const Exercise& e, const std::vector<Ver
   for (const Verdict& v : verdicts) {
     all &= v.correct;
     out << (v.correct ? "right " : "wrong ") << v.quantity << ": you said " << v.said;
-    if (v.correct) out << ", and that is what " << (v.quantity == "transfers" ? "kernelcount predicts" : "the H200 ran");
-    else out << "; the answer is " << v.right;
+    if (v.correct)
+      out << ", and that is what " << (v.quantity == "transfers" ? "kernelcount predicts" : "the H200 ran");
+    else
+      out << "; the answer is " << v.right;
     out << '\n';
   }
   const std::string source = "(kernels, memcpy and memset measured on the H200 in " + e.measurement +
@@ -65,7 +69,8 @@ void render_verdicts(std::ostream& out, const Exercise& e, const std::vector<Ver
       for (const auto& name : op.kernel_names)  // templates cut: the family is what a profiler row shows first
         out << "      the H200 ran " << name.substr(0, name.find('<')) << '\n';
     }
-  if (shown.empty()) out << "  (recount every op: each one that launches work reads its inputs and writes its outputs)\n";
+  if (shown.empty())
+    out << "  (recount every op: each one that launches work reads its inputs and writes its outputs)\n";
   out << "\nTry again, or see every op explained: kernelcount explain " << e.model;
   for (const auto& a : e.model_args) out << ' ' << a;
   out << '\n' << source;

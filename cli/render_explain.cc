@@ -71,7 +71,8 @@ std::string value_name(const Graph& g, int v) {
 
 void arrays(std::ostream& os, const Graph& g, const OpExplanation& e) {
   Table t({"", "", "", ">"});
-  for (int v : e.reads) t.add({"read", value_name(g, v), describe_value(g.values[v], Style::kShort), format_bytes(g.values[v].bytes())});
+  for (int v : e.reads)
+    t.add({"read", value_name(g, v), describe_value(g.values[v], Style::kShort), format_bytes(g.values[v].bytes())});
   for (int v : e.writes)
     t.add({"write", value_name(g, v), describe_value(g.values[v], Style::kShort), format_bytes(g.values[v].bytes())});
   std::ostringstream rows;
@@ -98,34 +99,40 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
      << (op.loc.code.empty() ? "" : ": " + op.loc.code) << '\n';
   if (!op.module.empty()) para(os, "module", op.module + " (" + op.module_type + ")");
   if (e.kind == OpExplanation::Kind::kUnknown) {
-    para(os, "costs", "unknown: no launch rule of " + r.target->name + " covers " + op.full_name() +
-                          ", so its kernels are left out of the totals (never counted as 0).");
-    if (t.transfers() > 0) para(os, "HBM", "still " + transfers_in_words(t.transfers(), t.bytes()) + ": the arrays it must touch.");
+    para(os, "costs",
+         "unknown: no launch rule of " + r.target->name + " covers " + op.full_name() +
+             ", so its kernels are left out of the totals (never counted as 0).");
+    if (t.transfers() > 0)
+      para(os, "HBM", "still " + transfers_in_words(t.transfers(), t.bytes()) + ": the arrays it must touch.");
     return;
   }
   if (e.kind == OpExplanation::Kind::kFree) {
     para(os, "costs", "nothing: no kernel, no HBM transfer.");
   } else {
-    para(os, "costs", launches_in_words(l.counts) + "; " + transfers_in_words(t.transfers(), t.bytes()) +
-                          "; time floor " + format_seconds(r.time[i].floor_s()) + ", set by " +
-                          (std::string(r.time[i].bound()) == "launch" ? "launch overhead"
-                           : std::string(r.time[i].bound()) == "memory" ? "HBM bandwidth"
-                                                                          : "compute"));
+    const std::string bound = r.time[i].bound();
+    const std::string set_by = bound == "launch" ? "launch overhead" : bound == "memory" ? "HBM bandwidth" : "compute";
+    // A copy of a few bytes has no kernel to bound it: its floor rounds to nothing worth saying.
+    const std::string floor =
+        r.time[i].floor_s() < 1e-9 ? "" : "; time floor " + format_seconds(r.time[i].floor_s()) + ", set by " + set_by;
+    para(os, "costs", launches_in_words(l.counts) + "; " + transfers_in_words(t.transfers(), t.bytes()) + floor);
   }
   // A measured op's count comes from its exact shape; the rule's reason is then the usual case.
   if (!e.why.empty()) para(os, e.measured ? "usually" : "why", e.why);
   if (e.measured)
-    para(os, "measured", "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "
-                         "signature was measured on the " + r.target->gpu + " (in " + listed(e.measured_in) + "): " +
-                         launches_in_words(l.counts) + ".");
+    para(os, "measured",
+         "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "
+         "signature was measured on the " +
+             r.target->gpu + " (in " + listed(e.measured_in) + "): " + launches_in_words(l.counts) + ".");
   if (!e.reads.empty() || !e.writes.empty()) arrays(os, g, e);
   if (!e.kernel_names.empty()) {
     std::string names;
     for (const auto& n : e.kernel_names) names += (names.empty() ? "" : ", then ") + n;
-    para(os, "GPU ran", names + " (what the " + r.target->gpu + " ran in " + std::to_string(e.names_seen) + " of " +
-                            std::to_string(e.names_of) + " measured " + e.rule + " ops of this dtype and launch count)");
+    para(os, "GPU ran",
+         names + " (what the " + r.target->gpu + " ran in " + std::to_string(e.names_seen) + " of " +
+             std::to_string(e.names_of) + " measured " + e.rule + " ops of this dtype and launch count)");
   }
-  if (!e.rule.empty()) para(os, "rule", e.rule + (e.when.empty() ? "" : " (" + e.when + ")") + "; measured in " + e.evidence);
+  if (!e.rule.empty())
+    para(os, "rule", e.rule + (e.when.empty() ? "" : " (" + e.when + ")") + "; measured in " + e.evidence);
   const int grp = r.fusion.group_of[i];
   if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) {
     std::string others;
@@ -140,17 +147,19 @@ void explain_group(std::ostream& os, const Graph& g, const Report& r, int k) {
   std::string members;
   for (int i : grp.ops) members += (members.empty() ? "" : " + ") + short_op(g.ops[i]);
   os << "fusion group F" << k << ": " << members << '\n';
-  para(os, "eager", plural(grp.eager_kernels, "kernel", "kernels") + " and " +
-                        transfers_in_words(grp.eager.transfers(), grp.eager.bytes()) +
-                        ": each op writes its result to HBM and the next op reads it back.");
-  para(os, "fused", plural(grp.fused_kernels, "kernel", "kernels") + " and " +
-                        transfers_in_words(grp.fused.transfers(), grp.fused.bytes()) +
-                        ": it reads each input once and writes only what is used outside the group; the "
-                        "intermediate results stay on the chip.");
-  para(os, "saves", plural(grp.eager_kernels - grp.fused_kernels, "kernel", "kernels") + ", " +
-                        plural(grp.eager.transfers() - grp.fused.transfers(), "transfer", "transfers") + ", " +
-                        format_bytes(grp.eager.bytes() - grp.fused.bytes()) +
-                        ". torch.compile does this fusion for you.");
+  para(os, "eager",
+       plural(grp.eager_kernels, "kernel", "kernels") + " and " +
+           transfers_in_words(grp.eager.transfers(), grp.eager.bytes()) +
+           ": each op writes its result to HBM and the next op reads it back.");
+  para(os, "fused",
+       plural(grp.fused_kernels, "kernel", "kernels") + " and " +
+           transfers_in_words(grp.fused.transfers(), grp.fused.bytes()) +
+           ": it reads each input once and writes only what is used outside the group; the "
+           "intermediate results stay on the chip.");
+  para(os, "saves",
+       plural(grp.eager_kernels - grp.fused_kernels, "kernel", "kernels") + ", " +
+           plural(grp.eager.transfers() - grp.fused.transfers(), "transfer", "transfers") + ", " +
+           format_bytes(grp.eager.bytes() - grp.fused.bytes()) + ". torch.compile does this fusion for you.");
 }
 
 bool selected(const Op& op, int i, const ExplainSelection& s) {
@@ -181,31 +190,35 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
     const int grp = r.fusion.group_of[i];
     if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) groups.insert(grp);
   }
-  check(shown > 0 || g.ops.empty(), s.op ? "no op " + std::to_string(*s.op) + " (the model has " +
-                                               std::to_string(g.ops.size()) + " ops)"
-                                         : "no op comes from " + s.line_file + ":" + std::to_string(s.line));
+  check(shown > 0 || g.ops.empty(),
+        s.op ? "no op " + std::to_string(*s.op) + " (the model has " + std::to_string(g.ops.size()) + " ops)"
+             : "no op comes from " + s.line_file + ":" + std::to_string(s.line));
   for (int k : groups) {
     os << '\n';
     explain_group(os, g, r, k);
   }
   const Totals& t = r.totals;
   os << "\nwhole model\n";
-  para(os, "eager", plural(t.eager.kernels, "kernel", "kernels") + " and " +
-                        transfers_in_words(t.eager_hbm_transfers, t.eager_hbm_bytes) + ", time floor " +
-                        format_seconds(t.eager_time_floor_s) + ".");
+  para(os, "eager",
+       plural(t.eager.kernels, "kernel", "kernels") + " and " +
+           transfers_in_words(t.eager_hbm_transfers, t.eager_hbm_bytes) + ", time floor " +
+           format_seconds(t.eager_time_floor_s) + ".");
   if (t.eager.memcpy || t.eager.memset || t.eager.host_syncs)
     para(os, "also", launches_in_words(Counts{0, t.eager.memcpy, t.eager.memset, t.eager.host_syncs}) + ".");
   if (t.fused_kernels < t.eager.kernels)
-    para(os, "fused", plural(t.fused_kernels, "kernel", "kernels") + " and " +
-                          transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) + ", time floor " +
-                          format_seconds(t.fused_time_floor_s) + ", once pointwise chains fuse.");
+    para(os, "fused",
+         plural(t.fused_kernels, "kernel", "kernels") + " and " +
+             transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) + ", time floor " +
+             format_seconds(t.fused_time_floor_s) + ", once pointwise chains fuse.");
   else
     para(os, "fused", "the same: no two neighbouring ops can fuse.");
   if (t.unknown_ops)
-    para(os, "unknown", plural(t.unknown_ops, "op has", "ops have") + " no launch rule and " +
-                            (t.unknown_ops == 1 ? "is" : "are") + " left out of these figures.");
-  para(os, "check", "torch.profiler lists each kernel, memcpy and memset by name (ProfilerActivity.CUDA); "
-                    "torch.compile does the fusing.");
+    para(os, "unknown",
+         plural(t.unknown_ops, "op has", "ops have") + " no launch rule and " + (t.unknown_ops == 1 ? "is" : "are") +
+             " left out of these figures.");
+  para(os, "check",
+       "torch.profiler lists each kernel, memcpy and memset by name (ProfilerActivity.CUDA); "
+       "torch.compile does the fusing.");
 }
 
 }  // namespace kc

@@ -24,16 +24,22 @@ struct Track {
   double now_us = 0;
   // One complete event ("ph": "X") starting where the last one ended.
   void add(const std::string& name, const char* cat, double dur_us, nlohmann::json args) {
-    events.push_back({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", kPid}, {"tid", tid}, {"ts", now_us},
-                      {"dur", dur_us}, {"args", std::move(args)}});
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "X"},
+                      {"pid", kPid},
+                      {"tid", tid},
+                      {"ts", now_us},
+                      {"dur", dur_us},
+                      {"args", std::move(args)}});
     now_us += dur_us;
   }
 };
 
 nlohmann::json op_args(const Graph& g, const Report& r, int i) {
   const Op& op = g.ops[i];
-  return {{"op", op.full_name()}, {"op_index", i}, {"source", format_loc(op.loc)}, {"code", op.loc.code},
-          {"module", op.module}, {"rule", r.launches[i].rule}};
+  return {{"op", op.full_name()}, {"op_index", i},       {"source", format_loc(op.loc)},
+          {"code", op.loc.code},  {"module", op.module}, {"rule", r.launches[i].rule}};
 }
 
 // The eager launches of op i: kernels, then memcpys, then memsets (the order of the kernel
@@ -81,24 +87,28 @@ void render_trace(std::ostream& os, const Graph& g, const Report& r, const Rende
     const Op& lead = g.ops[grp.ops.front()];
     for (int k2 = 0; k2 < grp.fused_kernels; ++k2)
       fused.add("fused F" + std::to_string(k) + ": " + members, "kernel", grp.floor_s * 1e6 / grp.fused_kernels,
-                {{"group", "F" + std::to_string(k)}, {"ops", ops}, {"op_index", grp.ops.front()},
-                 {"source", format_loc(lead.loc)}, {"code", lead.loc.code}, {"floor_us", grp.floor_s * 1e6},
-                 {"hbm_bytes", grp.fused.bytes()}, {"eager_kernels", grp.eager_kernels}});
+                {{"group", "F" + std::to_string(k)},
+                 {"ops", ops},
+                 {"op_index", grp.ops.front()},
+                 {"source", format_loc(lead.loc)},
+                 {"code", lead.loc.code},
+                 {"floor_us", grp.floor_s * 1e6},
+                 {"hbm_bytes", grp.fused.bytes()},
+                 {"eager_kernels", grp.eager_kernels}});
   }
   const Totals& t = r.totals;
-  nlohmann::json doc = {
-      {"traceEvents", events},
-      {"displayTimeUnit", "ns"},
-      {"otherData",
-       {{"model", g.info.path},
-        {"target", r.target->name},
-        {"note", "predicted, not measured: each launch lasts its share of its op's time floor"},
-        {"eager_kernels", t.eager.kernels},
-        {"fused_kernels", t.fused_kernels},
-        {"memcpy", t.eager.memcpy},
-        {"memset", t.eager.memset},
-        {"eager_time_floor_us", t.eager_time_floor_s * 1e6},
-        {"fused_time_floor_us", t.fused_time_floor_s * 1e6}}}};
+  nlohmann::json doc = {{"traceEvents", events},
+                        {"displayTimeUnit", "ns"},
+                        {"otherData",
+                         {{"model", g.info.path},
+                          {"target", r.target->name},
+                          {"note", "predicted, not measured: each launch lasts its share of its op's time floor"},
+                          {"eager_kernels", t.eager.kernels},
+                          {"fused_kernels", t.fused_kernels},
+                          {"memcpy", t.eager.memcpy},
+                          {"memset", t.eager.memset},
+                          {"eager_time_floor_us", t.eager_time_floor_s * 1e6},
+                          {"fused_time_floor_us", t.fused_time_floor_s * 1e6}}}};
   os << doc.dump(1) << '\n';
 }
 
