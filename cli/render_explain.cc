@@ -151,11 +151,23 @@ void explain_group(std::ostream& os, const Graph& g, const Report& r, int k) {
        plural(grp.eager_kernels, "kernel", "kernels") + " and " +
            transfers_in_words(grp.eager.transfers(), grp.eager.bytes()) +
            ": each op writes its result to HBM and the next op reads it back.");
+  auto names = [&](const std::vector<int>& values) {  // "a, b and c"
+    std::string s;
+    for (size_t k = 0; k < values.size(); ++k)
+      s += (k == 0 ? "" : k + 1 == values.size() ? " and " : ", ") + value_name(g, values[k]);
+    return s.empty() ? std::string("nothing") : s;
+  };
+  std::vector<int> kept;  // results used only inside the group
+  for (int i : grp.ops)
+    for (int v : g.ops[i].outputs)
+      if (v >= 0 && std::find(grp.fused_writes.begin(), grp.fused_writes.end(), v) == grp.fused_writes.end())
+        kept.push_back(v);
   para(os, "fused",
        plural(grp.fused_kernels, "kernel", "kernels") + " and " +
-           transfers_in_words(grp.fused.transfers(), grp.fused.bytes()) +
-           ": it reads each input once and writes only what is used outside the group; the "
-           "intermediate results stay on the chip.");
+           transfers_in_words(grp.fused.transfers(), grp.fused.bytes()) + ": it reads " + names(grp.fused_reads) +
+           " once and writes " + names(grp.fused_writes) +
+           (kept.empty() ? std::string(".")
+                         : "; " + names(kept) + " never leave" + (kept.size() == 1 ? "s" : "") + " the chip."));
   para(os, "saves",
        plural(grp.eager_kernels - grp.fused_kernels, "kernel", "kernels") + ", " +
            plural(grp.eager.transfers() - grp.fused.transfers(), "transfer", "transfers") + ", " +

@@ -48,6 +48,7 @@ struct FusionGroup {
   int fused_kernels = 0;      // kernels of the fused group
   Traffic eager;              // the members' traffic summed
   Traffic fused;              // traffic of the group as one kernel
+  std::vector<int> fused_reads, fused_writes;  // the arrays behind `fused` (groups of two or more ops)
   double floor_s = 0;         // time floor of the group as one op (filled by the time pass)
 };
 
