@@ -71,6 +71,7 @@ std::vector<Exercise> load_exercises(const std::string& dir) {
         op.memset = o.at("memset");
         op.transfers = o.at("transfers");
         op.kernel_names = o.value("kernel_names", std::vector<std::string>{});
+        op.measured_shape = o.value("measured_shape", false);
         e.ops.push_back(op);
       }
       out.push_back(std::move(e));
@@ -92,9 +93,11 @@ const Exercise& find_exercise(const std::vector<Exercise>& all, int n) {
 
 namespace {
 
-// Totals: suspects are the ops where the usual guess goes wrong. Per op: the ops that differ.
+// Totals: suspects are the ops where the usual guess goes wrong in the direction of the error
+// (too many: ops that launch or move less than one counts; too few: more). Per op: the ops
+// that differ.
 Verdict compare(const Exercise& e, const std::string& quantity, const std::vector<int>& said,
-                int (*of)(const ExerciseOp&), bool (*surprising)(const ExerciseOp&)) {
+                int (*of)(const ExerciseOp&), bool (*suspect)(const ExerciseOp&, bool too_many)) {
   Verdict v;
   v.quantity = quantity;
   for (const ExerciseOp& op : e.ops) v.right += of(op);
@@ -104,7 +107,7 @@ Verdict compare(const Exercise& e, const std::string& quantity, const std::vecto
     v.correct = v.said == v.right;
     if (!v.correct)
       for (const ExerciseOp& op : e.ops)
-        if (surprising(op)) v.suspect_ops.push_back(op.index);
+        if (suspect(op, v.said > v.right)) v.suspect_ops.push_back(op.index);
     return v;
   }
   check(said.size() == e.ops.size(), "--" + quantity + ": give a total or one count per op (" +
@@ -118,28 +121,36 @@ Verdict compare(const Exercise& e, const std::string& quantity, const std::vecto
   return v;
 }
 
-Verdict compare_total(const std::string& quantity, int said, int right) {
-  Verdict v;
-  v.quantity = quantity;
-  v.said = said;
-  v.right = right;
-  v.correct = said == right;
-  return v;
-}
-
 }  // namespace
 
 std::vector<Verdict> check_answer(const Exercise& e, const Answer& a) {
   std::vector<Verdict> out;
+  // Too many kernels: views and copies that launch none; too few: ops of several kernels.
   out.push_back(compare(
       e, "kernels", a.kernels, [](const ExerciseOp& o) { return o.kernels; },
-      [](const ExerciseOp& o) { return o.kernels != 1; }));
+      [](const ExerciseOp& o, bool too_many) { return too_many ? o.kernels == 0 : o.kernels > 1; }));
+  // Too many transfers: views, or a multi-kernel op's scratch arrays, which are not counted;
+  // too few: the weights, biases and statistics an op reads besides its input.
   out.push_back(compare(
       e, "transfers", a.transfers, [](const ExerciseOp& o) { return o.transfers; },
-      [](const ExerciseOp& o) { return o.transfers == 0 || o.kernels != 1; }));
-  if (a.memcpy) out.push_back(compare_total("memcpy", *a.memcpy, e.memcpy));
-  if (a.memset) out.push_back(compare_total("memset", *a.memset, e.memset));
-  if (a.host_syncs) out.push_back(compare_total("host syncs", *a.host_syncs, e.host_syncs));
+      [](const ExerciseOp& o, bool too_many) {
+        return too_many ? o.transfers == 0 || o.kernels > 1 : o.transfers > 2;
+      }));
+  // Memcpys and memsets are answered as totals; the suspects are the ops that issue them.
+  auto total = [&](const char* quantity, int said, int right, int (*of)(const ExerciseOp&)) {
+    Verdict v;
+    v.quantity = quantity;
+    v.said = said;
+    v.right = right;
+    v.correct = said == right;
+    if (!v.correct && of)
+      for (const ExerciseOp& op : e.ops)
+        if (of(op) > 0) v.suspect_ops.push_back(op.index);
+    out.push_back(v);
+  };
+  if (a.memcpy) total("memcpy", *a.memcpy, e.memcpy, [](const ExerciseOp& o) { return o.memcpy; });
+  if (a.memset) total("memset", *a.memset, e.memset, [](const ExerciseOp& o) { return o.memset; });
+  if (a.host_syncs) total("host syncs", *a.host_syncs, e.host_syncs, nullptr);
   return out;
 }
 

@@ -18,6 +18,7 @@ struct ExerciseOp {
   std::string rule;    // launch rule id, for its plain-language reason
   int kernels = 0, memcpy = 0, memset = 0, transfers = 0;
   std::vector<std::string> kernel_names;  // as the profiler named the measured kernels
+  bool measured_shape = false;            // counted from the measured table of exact shapes, not a rule
 };
 
 struct Exercise {
@@ -53,8 +54,9 @@ struct Verdict {
   std::vector<int> suspect_ops;  // ops miscounted (per-op answers) or easy to miscount (totals)
 };
 
-// Compares each given quantity. For a total, the suspects are the ops where one op is not one
-// kernel (or, for transfers, not inputs + outputs): where a count usually goes wrong.
+// Compares each given quantity. For a wrong total, the suspects are the ops where a count
+// usually goes wrong in that direction (too many kernels: ops that launch none; too few: ops of
+// several kernels; memcpy and memset: the ops that issue them); per op, the ops that differ.
 std::vector<Verdict> check_answer(const Exercise& e, const Answer& a);
 
 struct Target;

@@ -43,13 +43,14 @@ void render_verdicts(std::ostream& out, const Exercise& e, const std::vector<Ver
     all &= v.correct;
     out << (v.correct ? "right " : "wrong ") << v.quantity << ": you said " << v.said;
     if (v.correct)
-      out << ", and that is what " << (v.quantity == "transfers" ? "kernelcount predicts" : "the H200 ran");
+      out << ", and that is what "
+          << (v.quantity == "transfers" || v.quantity == "host syncs" ? "kernelcount predicts" : "the H200 ran");
     else
       out << "; the answer is " << v.right;
     out << '\n';
   }
   const std::string source = "(kernels, memcpy and memset measured on the H200 in " + e.measurement +
-                             "; transfers as kernelcount predicts them)\n";
+                             "; transfers and host syncs as kernelcount predicts them)\n";
   if (all) {
     out << "\nAll right. " << e.lesson << '\n' << source;
     return;
@@ -65,6 +66,7 @@ void render_verdicts(std::ostream& out, const Exercise& e, const std::vector<Ver
       if (op.memcpy) out << " + " << plural(op.memcpy, "memcpy", "memcpys");
       if (op.memset) out << " + " << plural(op.memset, "memset", "memsets");
       out << ", " << plural(op.transfers, "transfer", "transfers") << '\n';
+      if (op.measured_shape) out << "      cuDNN/cuBLAS chose this for this exact shape (measured); the usual case:\n";
       if (const LaunchRule* r = rule_of(target, op.rule); r && !r->why.empty()) out << "      " << r->why << '\n';
       for (const auto& name : op.kernel_names)  // templates cut: the family is what a profiler row shows first
         out << "      the H200 ran " << name.substr(0, name.find('<')) << '\n';

@@ -171,7 +171,7 @@ def main():
         for p, m in zip(pred["ops"], meas["ops"]):
             assert p["op"] == m["op"], (slug, p["op"], m["op"])
             ops.append({"index": m["index"], "op": m["op"], "source": m.get("source", ""),
-                        "rule": p["launches"]["fitting_rule"], "kernels": m["measured"]["kernels"],
+                        "rule": p["launches"]["fitting_rule"], "measured_shape": p["launches"]["rule"] == "measured", "kernels": m["measured"]["kernels"],
                         "memcpy": m["measured"]["memcpy"], "memset": m["measured"]["memset"],
                         "transfers": p["hbm"]["reads"] + p["hbm"]["writes"],
                         "kernel_names": m["measured"]["kernel_names"]})
