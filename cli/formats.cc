@@ -9,6 +9,8 @@ const std::vector<Format>& formats() {
       {"text", "aligned tables for a terminal", render_text, false},
       {"json", "everything, stable keys (docs/json.md)", render_json, false},
       {"markdown", "tables for a review comment", render_markdown, true},
+      {"dot", "the op graph for Graphviz, fusion groups as clusters (dot -Tsvg)", render_dot, false},
+      {"trace", "Chrome/Perfetto trace JSON of the predicted kernels, eager and fused", render_trace, false},
   };
   return all;
 }

@@ -6,6 +6,7 @@
 #include "analyzer/error.h"
 #include "analyzer/load.h"
 #include "analyzer/op_registry.h"
+#include "cli/commands.h"
 #include "cli/formats.h"
 #include "cli/options.h"
 #include "cli/render_rules.h"
@@ -43,6 +44,13 @@ kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, con
 }
 
 int run(int argc, char** argv) {
+  if (argc > 1)
+    if (const kc::Command* command = kc::find_command(argv[1])) {
+      std::ostringstream out;
+      const int status = command->run(argc - 1, argv + 1, out);
+      std::cout << out.str() << std::flush;
+      return status;
+    }
   const std::string version = KC_VERSION;
   auto parsed = kc::parse_options(argc, argv, "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
   if (!parsed) return 0;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "analyzer/error.h"
+#include "cli/commands.h"
 #include "cli/formats.h"
 #include "passes/target.h"
 
@@ -37,7 +38,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
                "Predicts, op by op, what eager PyTorch launches on the target GPU, and what\n"
                "pointwise fusion (as torch.compile does it) would save.",
                "kernelcount"};
+  std::string command_help = "Commands (kernelcount COMMAND --help for more):\n";
+  for (const Command& c : commands()) command_help += "  " + std::string(c.name) + std::string(10 - std::string(c.name).size(), ' ') + c.help + "\n";
   app.footer(
+      command_help + "\n"
       "Examples:\n"
       "  kernelcount model.pt2                          per-op table and totals\n"
       "  kernelcount model.pt2 --by line                rolled up to your source lines\n"
@@ -47,7 +51,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
       "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0   review a change\n"
       "  kernelcount --list-rules                       the launch rules and their evidence\n"
-      "\nExit status: 0 ok, 1 a budget is exceeded, 2 bad input or usage.");
+      "  kernelcount explain model.pt2 --op 3           why op 3 costs what it costs\n"
+      "  kernelcount model.pt2 --format dot | dot -Tsvg > graph.svg   the op graph, fusion groups\n"
+      "  kernelcount model.pt2 --format trace -o t.json predicted kernels for ui.perfetto.dev\n"
+      "\nExit status: 0 ok, 1 a budget is exceeded (or a wrong exercise answer), 2 bad input or usage.");
   app.set_version_flag("--version", version_line);
   app.add_option("model", o.model, "a .pt2 (torch.export) or TorchScript .pt file");
   std::vector<std::string> inputs, dims;

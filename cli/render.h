@@ -1,6 +1,7 @@
 // Renderers: the only code that turns a report into text. Each writes one format.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -22,5 +23,22 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
 void render_json(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
 // The text report's tables as GitHub markdown, for review comments.
 void render_markdown(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
+
+// Which ops `kernelcount explain` explains: one op, the ops of one source line, or all.
+struct ExplainSelection {
+  std::optional<int> op;  // --op N
+  std::string line_file;  // --line FILE:LINE (FILE may be a suffix of the recorded path)
+  int line = 0;
+};
+
+// Every selected op in sentences: its launches and why, the arrays crossing HBM, the rule and
+// its measurement, the kernel names measured for such ops, its fusion group; then the model.
+// Throws Error when the selection matches no op.
+void render_explain(std::ostream& os, const Graph& g, const Report& r, const ExplainSelection& s);
+// Graphviz DOT: the op graph, fusion groups as clusters, each node with its kernels and bytes.
+void render_dot(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
+// Chrome / Perfetto trace JSON (Trace Event Format): the predicted kernels at their time
+// floors, eager and fused on two tracks.
+void render_trace(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
 
 }  // namespace kc

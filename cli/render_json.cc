@@ -106,7 +106,8 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     for (int v : op.outputs)
       if (v >= 0) outs.push_back(value_json(g.values[v]));
     for (const Arg& a : op.args) args.push_back(arg_json(g, a));
-    json launches = {{"known", l.known}, {"rule", l.rule}, {"key", l.key}};
+    json launches = {{"known", l.known}, {"rule", l.rule}, {"key", l.key}, {"fitting_rule", l.fitting_rule},
+                     {"kernel_names", r.explain[i].kernel_names}};
     if (l.known) {
       launches["kernels"] = l.counts.kernels;
       launches["memcpy"] = l.counts.memcpy;

@@ -35,6 +35,25 @@ void render_rules(std::ostream& os, const Target& target, bool markdown) {
        << "and tests/models measured by kernelcount-validate (validate/results/).\n\n"
        << table_note << "\n\n";
     t.print_markdown(os);
+    // What `kernelcount explain` says for each rule, and the kernels the GPU ran under it.
+    os << "## Why, in plain words, and what the GPU ran\n\n"
+       << "`why` is what `kernelcount explain` says for an op the rule decides. `kernels measured` is the\n"
+       << "most frequent sequence of kernel name families measured for the rule (" << target.kernel_names_source
+       << ", made by validate/make_kernel_names.py from validate/results), with the dtype and how many measured\n"
+       << "op instances of that dtype and launch count ran it.\n\n";
+    Table w({"rule", "why", "kernels measured"});
+    for (const auto& r : target.rules) {
+      const KernelNames* best = nullptr;
+      for (const KernelNames& k : target.kernel_names)
+        if (r.id == k.rule && (!best || k.of > best->of)) best = &k;
+      std::string names;
+      if (best)
+        for (const auto& f : split_families(best->families)) names += (names.empty() ? "" : " -> ") + f;
+      if (best) names += " (" + std::string(best->dtype) + ", " + std::to_string(best->seen) +
+" of " + std::to_string(best->of) + ")";
+      w.add({r.id, r.why, names});
+    }
+    w.print_markdown(os);
     return;
   }
   os << "launch rules for " << target.name << " (first fit wins; counts are kernels/memcpy/memset/syncs)\n"

@@ -21,11 +21,6 @@ std::string values_short(const Graph& g, const std::vector<int>& ids) {
 
 std::string count(const Launch& l, int n) { return l.known ? std::to_string(n) : "?"; }
 
-std::string short_op(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
-  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
-}
-
 }  // namespace
 
 std::vector<std::string> main_header(const std::string& by) {

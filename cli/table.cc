@@ -90,4 +90,9 @@ std::string format_loc(const SourceLoc& loc) {
   return loc.file + ":" + std::to_string(loc.line);
 }
 
+std::string short_op(const Op& op) {
+  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
+  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
+}
+
 }  // namespace kc

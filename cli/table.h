@@ -33,5 +33,7 @@ std::string format_bytes(int64_t bytes);
 std::string format_seconds(double s);
 // "model.py:42"; empty when the op has no location.
 std::string format_loc(const SourceLoc& loc);
+// "add.Tensor", "relu": the op's name without "aten::" and without a default overload.
+std::string short_op(const Op& op);
 
 }  // namespace kc

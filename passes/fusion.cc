@@ -131,10 +131,12 @@ struct Builder {
     for (const auto& [v, bytes] : reads) {
       ++grp.fused.reads;
       grp.fused.read_bytes += bytes;
+      grp.fused_reads.push_back(v);
     }
     for (int v : writes) {
       ++grp.fused.writes;
       grp.fused.write_bytes += g.values[v].bytes();
+      grp.fused_writes.push_back(v);
     }
   }
 

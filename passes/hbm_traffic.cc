@@ -9,31 +9,43 @@ namespace {
 
 // Each distinct array once, at its own size; host tensors (a CPU scalar multiplying a GPU
 // tensor) never touch HBM.
-void count_arrays(const Graph& g, std::vector<int> values, int& arrays, int64_t& bytes) {
+std::vector<int> device_arrays(const Graph& g, std::vector<int> values) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  for (int v : values) {
-    if (v < 0 || g.values[v].placement != Placement::kDevice) continue;
-    ++arrays;
-    bytes += g.values[v].bytes();
-  }
+  std::vector<int> out;
+  for (int v : values)
+    if (v >= 0 && g.values[v].placement == Placement::kDevice) out.push_back(v);
+  return out;
+}
+
+int64_t bytes_of(const Graph& g, const std::vector<int>& values) {
+  int64_t bytes = 0;
+  for (int v : values) bytes += g.values[v].bytes();
+  return bytes;
 }
 
 }  // namespace
 
+HbmArrays hbm_arrays(const Graph& g, int i, const Launch& l) {
+  const Op& op = g.ops[i];
+  // An unknown op is assumed to do work unless its schema makes it a view: its traffic is
+  // still the arrays it must touch.
+  const bool moves = l.known ? (l.counts.kernels + l.counts.memcpy) > 0 : !op.traits.view;
+  if (!moves) return {};
+  return {true, device_arrays(g, op.tensor_inputs()), device_arrays(g, op.outputs)};
+}
+
 std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& launches) {
   std::vector<Traffic> out(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    const Launch& l = launches[i];
-    // An unknown op is assumed to do work unless its schema makes it a view: its traffic is
-    // still the arrays it must touch.
-    const bool moves = l.known ? (l.counts.kernels + l.counts.memcpy) > 0 : !op.traits.view;
-    if (!moves) continue;
+    const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
+    if (!arrays.moves) continue;
     Traffic& t = out[i];
-    count_arrays(g, op.tensor_inputs(), t.reads, t.read_bytes);
-    count_arrays(g, op.outputs, t.writes, t.write_bytes);
-    t.flops = op_flops(g, op);
+    t.reads = static_cast<int>(arrays.reads.size());
+    t.writes = static_cast<int>(arrays.writes.size());
+    t.read_bytes = bytes_of(g, arrays.reads);
+    t.write_bytes = bytes_of(g, arrays.writes);
+    t.flops = op_flops(g, g.ops[i]);
   }
   return out;
 }

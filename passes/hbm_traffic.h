@@ -15,4 +15,12 @@ namespace kc {
 // layout transforms) is not included: the figures are the op's unavoidable traffic.
 std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& launches);
 
+// The arrays that cross HBM when op i of g runs, as run_hbm_traffic counts them: each distinct
+// GPU tensor input (reads) and output (writes) once; none for an op that moves nothing.
+struct HbmArrays {
+  bool moves = false;              // the op launches work that touches its arrays
+  std::vector<int> reads, writes;  // value indices
+};
+HbmArrays hbm_arrays(const Graph& g, int i, const Launch& launch);
+
 }  // namespace kc

@@ -44,6 +44,7 @@ struct LaunchRule {
   // Counts that depend on the shapes (e.g. a reshape that copies); overrides `counts`.
   Counts (*compute)(const OpFacts&) = nullptr;
   std::string evidence;  // the measurement: "truth:linear_bias_3d_bfloat16", "corpus:resnet50"
+  std::string why;       // plain words for `kernelcount explain`: why the op costs what it costs
 
   bool fits(const OpFacts& f) const;
   Counts predict(const OpFacts& f) const;

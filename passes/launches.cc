@@ -13,20 +13,19 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
     Launch& l = out[i];
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);
+    for (const LaunchRule& rule : target.rules) {
+      if (!rule.fits(facts)) continue;
+      l.known = true;
+      l.counts = rule.predict(facts);
+      l.rule = l.fitting_rule = rule.id;
+      break;
+    }
     if (options.use_measured && !facts.on_host) {
       if (const MeasuredLaunch* m = target.find_measured(l.key, options.exclude_measured)) {
         l.known = true;
         l.counts = m->counts;
         l.rule = "measured";
-        continue;
       }
-    }
-    for (const LaunchRule& rule : target.rules) {
-      if (!rule.fits(facts)) continue;
-      l.known = true;
-      l.counts = rule.predict(facts);
-      l.rule = rule.id;
-      break;
     }
   }
   return out;

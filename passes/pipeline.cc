@@ -1,6 +1,7 @@
 #include "passes/pipeline.h"
 
 #include "analyzer/error.h"
+#include "passes/explain.h"
 #include "passes/fusion.h"
 #include "passes/hbm_traffic.h"
 #include "passes/rollup.h"
@@ -61,7 +62,7 @@ void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
         "a rollup does not sum to the totals");
 }
 
-Totals sum_totals(const Graph& g, const Report& r) {
+Totals sum_totals(const Graph& g, Report& r) {
   Totals t;
   t.ops = static_cast<int>(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -81,7 +82,7 @@ Totals sum_totals(const Graph& g, const Report& r) {
     t.fused_kernels_reduction += grp.fused_kernels;
     t.fused_hbm_bytes_reduction += grp.fused.bytes();
   }
-  t.fused_time_floor_s = plan_time_floor(r.fusion, g, r.launches, *r.target);
+  t.fused_time_floor_s = plan_time_floor(r.fusion, g, *r.target);
   return t;
 }
 
@@ -119,6 +120,9 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
   step(
       "totals", g, [&] { r.totals = sum_totals(g, r); },
       [&] { check(r.totals.fused_kernels <= r.totals.eager.kernels, "more fused kernels than eager ones"); });
+  step(
+      "explain", g, [&] { r.explain = run_explain(g, r.launches, target); },
+      [&] { per_op(g, r.explain.size(), "explanations"); });
   step(
       "rollup", g,
       [&] {

@@ -1,5 +1,5 @@
 // The analysis pipeline, in one visible function: launches -> hbm -> fusion -> time ->
-// rollups -> totals. Every step runs through one wrapper that names the pass (and the op,
+// totals -> explain -> rollups. Every step runs through one wrapper that names the pass (and the op,
 // with its source line) in any error and checks the report's invariants after the step.
 #pragma once
 

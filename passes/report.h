@@ -17,6 +17,7 @@ struct Launch {
   Counts counts;
   std::string rule;    // id of the rule that decided, or why none did
   std::string key;     // the op's signature (launch_key), as the measured table is keyed
+  std::string fitting_rule;  // the first rule that fits, also where the measured table decided
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
@@ -47,6 +48,8 @@ struct FusionGroup {
   int fused_kernels = 0;      // kernels of the fused group
   Traffic eager;              // the members' traffic summed
   Traffic fused;              // traffic of the group as one kernel
+  std::vector<int> fused_reads, fused_writes;  // the arrays behind `fused` (groups of two or more ops)
+  double floor_s = 0;         // time floor of the group as one op (filled by the time pass)
 };
 
 // A fusion plan: which group every op lands in (-1 for ops that launch nothing).
@@ -65,6 +68,24 @@ struct TimeFloor {
   bool memory_bound() const { return memory_s >= compute_s; }  // bytes outweigh FLOPs
   // Which term sets the floor: "memory", "compute" or "launch" (tiny ops: launch overhead).
   const char* bound() const;
+};
+
+// Why one op costs what it costs, for students (short name: "explain").
+struct OpExplanation {
+  enum class Kind { kFree, kLaunch, kUnknown };
+  Kind kind = Kind::kFree;  // kFree: known to launch nothing (view, metadata, host work)
+  std::string rule;         // the rule that fits (also where the measured table decided), or why none does
+  std::string when;         // the rule's condition in words
+  std::string why;          // the rule's plain-language reason
+  std::string evidence;     // the measurements behind the rule
+  bool measured = false;    // the count comes from the target's measured table of exact shapes
+  std::string measured_in;  // models the exact signature was measured in
+  // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and
+  // launch count), in launch order: kernels, memcpys, memsets; empty when none was measured.
+  std::vector<std::string> kernel_names;
+  int names_seen = 0;  // measured op instances that ran exactly these
+  int names_of = 0;    // measured op instances alike
+  std::vector<int> reads, writes;  // values crossing HBM, as the hbm pass counts them
 };
 
 struct Totals {
@@ -123,6 +144,7 @@ struct Report {
   std::vector<TimeFloor> time;   // per op
   FusionPlan fusion;             // pointwise chains only
   FusionPlan fusion_reduction;   // pointwise chains fused into reductions too
+  std::vector<OpExplanation> explain;  // per op
   std::vector<RollupRow> by_line;    // rollups, in order of first op
   std::vector<RollupRow> by_module;
   Totals totals;

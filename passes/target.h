@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "passes/kernel_names.h"
 #include "passes/launch_rules.h"
 #include "passes/measured.h"
 
@@ -29,6 +30,8 @@ struct Target {
   std::vector<LaunchRule> rules;         // in match order
   std::vector<MeasuredLaunch> measured;  // exact signatures measured where the rules miss
   std::string measured_source;           // where the measured table comes from
+  std::vector<KernelNames> kernel_names;  // kernel name families measured per rule
+  std::string kernel_names_source;        // where that table comes from
 
   // The measured entry for `key`, or nullptr. Entries measured only in models whose names
   // start with one of `exclude` are skipped (to test the rules on models held out).

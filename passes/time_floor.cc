@@ -45,16 +45,16 @@ std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>&
   return out;
 }
 
-double plan_time_floor(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches,
-                       const Target& target) {
+double plan_time_floor(FusionPlan& plan, const Graph& g, const Target& target) {
   double total = 0;
-  for (const FusionGroup& grp : plan.groups) {
+  for (FusionGroup& grp : plan.groups) {
     if (grp.ops.empty()) continue;
     // A fused group computes at the rate of its heaviest member's unit.
     const Op& lead = g.ops[grp.ops.front()];
     double r = rate(lead, first_dtype(g, lead), target);
     for (int i : grp.ops) r = std::min(r, rate(g.ops[i], first_dtype(g, g.ops[i]), target));
-    total += floor_of(grp.fused.bytes(), grp.fused.flops, grp.fused_kernels, r, target).floor_s();
+    grp.floor_s = floor_of(grp.fused.bytes(), grp.fused.flops, grp.fused_kernels, r, target).floor_s();
+    total += grp.floor_s;
   }
   return total;
 }

@@ -14,8 +14,7 @@ namespace kc {
 std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>& launches,
                                       const std::vector<Traffic>& traffic, const Target& target);
 
-// Floor of a whole fusion plan: each group as one op.
-double plan_time_floor(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches,
-                       const Target& target);
+// Sets each group's floor_s, the group as one op, and returns the plan's: their sum.
+double plan_time_floor(FusionPlan& plan, const Graph& g, const Target& target);
 
 }  // namespace kc

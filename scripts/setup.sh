@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up shared by the README's two commands: Debian packages, LibTorch 2.11.0
+# Idempotent set-up shared by the README's two commands: Debian packages (graphviz renders
+# --format dot in the tests), LibTorch 2.11.0
 # unpacked from the PyPI wheel into a cache outside the clone, then a CMake build in ./build.
 # A second run only rebuilds what changed.
 set -euo pipefail
@@ -13,7 +14,7 @@ need_pkgs=()
 for tool in cmake g++ make unzip python3; do
   command -v "$tool" >/dev/null || need_pkgs+=("$tool")
 done
-for p in libcli11-dev nlohmann-json3-dev catch2; do
+for p in libcli11-dev nlohmann-json3-dev catch2 graphviz; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)

@@ -12,7 +12,8 @@ namespace {
 std::vector<LaunchRule> rules() {
   std::vector<LaunchRule> r;
   r.push_back({"host", {}, {}, "every tensor involved is on the CPU", on_host, {}, nullptr,
-               "by construction: no CUDA tensor is read or written"});
+               "by construction: no CUDA tensor is read or written",
+               "Every tensor it touches lives on the CPU, so nothing is launched on the GPU."});
   h200::add_copies_rules(r);
   h200::add_gemm_rules(r);
   h200::add_conv_rules(r);
@@ -24,6 +25,10 @@ std::vector<LaunchRule> rules() {
   h200::add_generic_rules(r);
   return r;
 }
+
+const KernelNames kKernelNames[] = {
+#include "passes/targets/torch2_11_h200_kernel_names.inc"
+};
 
 const MeasuredLaunch kMeasured[] = {
 #include "passes/targets/torch2_11_h200_measured.inc"
@@ -50,6 +55,8 @@ Target torch2_11_h200() {
   t.rules = rules();
   t.measured.assign(std::begin(kMeasured), std::end(kMeasured));
   t.measured_source = "passes/targets/torch2_11_h200_measured.inc";
+  t.kernel_names.assign(std::begin(kKernelNames), std::end(kKernelNames));
+  t.kernel_names_source = "passes/targets/torch2_11_h200_kernel_names.inc";
   return t;
 }
 

@@ -55,5 +55,21 @@ err="$("$kc" tests/models/transformer_block.pt2 --baseline "$report" --max-kerne
   python3 -c 'import json,sys; b=json.load(sys.stdin)["baseline"]["totals"]["eager_kernels"]; assert (b["before"], b["after"]) == (8, 18), b' ||
   fail "JSON baseline totals"
 rm -f "$report"
+# explain says the seed's three examples in its words: a + b is 1 kernel and 3 transfers;
+# (a + b).relu() is 2 kernels and 5 transfers; fused, it is 1 kernel and 3 transfers again.
+"$kc" explain tests/models/add.pt2 | grep -q "eager    1 kernel and 3 array-sized HBM transfers" || fail "explain a + b"
+explained="$("$kc" explain tests/models/add_relu.pt2)"
+grep -q "eager    2 kernels and 5 array-sized HBM transfers" <<<"$explained" || fail "explain (a + b).relu() eager"
+grep -q "fused    1 kernel and 3 array-sized HBM transfers" <<<"$explained" || fail "explain (a + b).relu() fused"
+# Selections: one op, or the ops of one source line; a selection matching nothing is an error.
+[ "$("$kc" explain tests/models/transformer_block.pt2 --op 7 | grep -c '^op ')" -eq 1 ] || fail "explain --op 7"
+[ "$("$kc" explain tests/models/transformer_block.pt2 --line models.py:75 | grep -c '^op ')" -eq 5 ] || fail "explain --line"
+"$kc" explain tests/models/add.pt2 --op 9 >/dev/null 2>&1; [ $? -eq 2 ] || fail "explain --op out of range did not exit 2"
+# The exercises are found beside the binary, through --exercises, or through KERNELCOUNT_EXERCISES.
+(kc_abs="$(realpath "$kc")"; cd / && "$kc_abs" exercise list | grep -q "a + b") || fail "exercises not found beside the binary"
+"$kc" exercise list --exercises exercises | grep -q "a + b" || fail "exercise list --exercises"
+KERNELCOUNT_EXERCISES=/nonexistent "$kc" exercise list >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing exercises folder did not exit 2"
+"$kc" exercise check 2 --kernels 2 --transfers 5 >/dev/null || fail "exercise 2's right answer"
+out="$("$kc" exercise check 2 --kernels 1 --transfers 3)"; [ $? -eq 1 ] || fail "exercise 2's wrong answer did not exit 1"
 [ $failed -eq 0 ] && echo "behaviour: all checks pass"
 exit $failed

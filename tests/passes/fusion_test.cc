@@ -114,3 +114,15 @@ TEST_CASE("fusion: joining cannot route a group through an outside op") {
   auto p = plan(b.g);
   CHECK(p.group_of[0] != p.group_of[2]);
 }
+
+TEST_CASE("fusion: a fused group names the arrays its one kernel reads and writes") {
+  GraphBuilder b;
+  int a = b.input({256, 1024}), c = b.input({256, 1024});
+  int sum = b.pointwise("aten::add", {a, c});
+  int out = b.pointwise("aten::relu", {sum});
+  b.output(out);
+  auto p = plan(b.g);
+  REQUIRE(p.groups.size() == 1);
+  CHECK(p.groups[0].fused_reads == std::vector<int>{a, c});
+  CHECK(p.groups[0].fused_writes == std::vector<int>{out});  // the sum never leaves the chip
+}

@@ -153,6 +153,7 @@ TEST_CASE("launches: the measured table overrides the rules, and can be held out
   CHECK(measured.rule == "measured");
   CHECK(measured.counts.kernels == 3);
   CHECK(measured.counts.memset == 1);
+  CHECK(measured.fitting_rule == "gemm");  // what explain gives the reason and kernel names of
   auto held_out = kc::run_launches(b.g, h200(), {true, {"test:"}})[0];
   CHECK(held_out.rule == "gemm");
   CHECK(held_out.counts.kernels == 1);

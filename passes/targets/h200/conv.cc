@@ -47,7 +47,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "(transforms + implicit GEMM); + bias add, + input copy when not contiguous",
                conv2d_forward, {}, conv_counts,
                "truth:conv3x3_*, truth:conv1x1_*, corpus:mobilenet_v2, corpus:efficientnet_b0, "
-               "corpus:convnext_tiny, corpus:resnet50, corpus:shufflenet_v2_x1_0"});
+               "corpus:convnext_tiny, corpus:resnet50, corpus:shufflenet_v2_x1_0",
+               "cuDNN runs this convolution as an implicit GEMM on channels-last (NHWC) data, so for NCHW tensors it adds layout transforms around it: input and weight to NHWC before, the output back to NCHW after; a depthwise or 1x1 stride-1 convolution is one kernel (a GEMM); a bias is one more elementwise kernel."});
 }
 
 }  // namespace kc::h200

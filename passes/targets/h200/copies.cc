@@ -50,29 +50,39 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                                 "aten::sym_numel", "aten::sym_stride", "aten::is_contiguous",
                                 "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
                                 "aten::lift_fresh"}), {}, "always", nullptr, {}, nullptr,
-               "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)"});
+               "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)",
+               "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
   r.push_back({"reshape", ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}), {}, "copies only when no view fits the strides", nullptr, {}, reshape_counts,
-               "truth:view_reshape_float32, truth:contiguous_T_float32"});
+               "truth:view_reshape_float32, truth:contiguous_T_float32",
+               "A reshape is a view (no kernel) when the strides allow it; otherwise it copies the data into a new array with one copy kernel."});
   r.push_back({"contiguous", ops({"aten::contiguous"}), {}, "copies only a non-contiguous input", nullptr, {},
-               contiguous_counts, "truth:contiguous_T_float32"});
+               contiguous_counts, "truth:contiguous_T_float32",
+               "A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is copied into a new row-major array by one copy kernel."});
   r.push_back({"clone", ops({"aten::clone", "aten::lift_fresh_copy"}), {}, "memcpy for a contiguous input, else a copy kernel", nullptr, {},
-               clone_counts, "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)"});
+               clone_counts, "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)",
+               "A clone of a contiguous tensor is one device-to-device memcpy; of a strided one, one copy kernel."});
   r.push_back({"to.host", ops({"aten::to", "aten::_to_copy", "aten::cpu"}), {},
                "the result is on the CPU: device-to-host copy and a wait",
                to_host,
-               {0, 1, 0, 1}, nullptr, "truth:to_cpu"});
+               {0, 1, 0, 1}, nullptr, "truth:to_cpu",
+               "Moving a result to the CPU is a device-to-host memcpy, and the host waits for the GPU to finish before it can read it."});
   r.push_back({"to", ops({"aten::to", "aten::_to_copy", "aten::type_as"}), {},
                "dtype change: one conversion kernel; same dtype: copy or nothing", nullptr, {}, to_counts,
-               "truth:to_half_float32, truth:to_half_bfloat16"});
+               "truth:to_half_float32, truth:to_half_bfloat16",
+               "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype launches nothing."});
   r.push_back({"item", ops({"aten::item", "aten::_local_scalar_dense", "aten::Int", "aten::Float", "aten::Bool",
                             "aten::ScalarImplicit"}), {}, "a GPU value read by the host: device-to-host copy and a wait", nullptr, {0, 1, 0, 1}, nullptr,
-               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)"});
+               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)",
+               "The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and the host waits (a sync) for every kernel queued before it."});
   r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), {},
                "one kernel; one tensor alone is a copy", nullptr, {}, cat_counts,
-               "truth:cat_float32, truth:cat_bfloat16, corpus:densenet121"});
+               "truth:cat_float32, truth:cat_bfloat16, corpus:densenet121",
+               "Concatenation copies every input into the output with one batched-copy kernel."});
   r.push_back({"pad", ops({"aten::pad", "aten::constant_pad_nd"}), {}, "fill then copy; zero padding is a copy",
-               nullptr, {}, pad_counts, "truth:pad, corpus:swin_t"});
-  r.push_back({"roll", ops({"aten::roll"}), {}, "always", nullptr, {2, 0, 0, 0}, nullptr, "corpus:swin_t"});
+               nullptr, {}, pad_counts, "truth:pad, corpus:swin_t",
+               "Padding fills the output with the pad value, then copies the input into it: two kernels; a pad that adds nothing is one copy."});
+  r.push_back({"roll", ops({"aten::roll"}), {}, "always", nullptr, {2, 0, 0, 0}, nullptr, "corpus:swin_t",
+               "Rolling over two dims runs one roll kernel per dim."});
 }
 
 }  // namespace kc::h200

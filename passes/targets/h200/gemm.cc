@@ -48,10 +48,12 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                "workspace; + a copy per operand matmul cannot fold into a view",
                linear_half_widening, {}, gemm_half_counts,
                "truth:linear_bias_3d_bfloat16, truth:linear_bias_2d_bfloat16, truth:linear_nobias_bfloat16, "
-               "corpus:vit_b_16, corpus:swin_t, corpus:gpt2, corpus:llama"});
+               "corpus:vit_b_16, corpus:swin_t, corpus:gpt2, corpus:llama",
+               "This bf16/fp16 GEMM runs cuBLASLt's nvjet kernel, which first zeroes a workspace (one memset), then computes the product with the bias in one kernel."});
   r.push_back({"gemm", ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul", "aten::bmm", "aten::baddbmm"}), {}, "one GEMM, + a copy per operand matmul cannot fold into a view", nullptr, {}, gemm_counts,
                "truth:linear_bias_3d_float32, truth:linear_bias_small_*, truth:matmul_2d_*, truth:bmm_*, "
-               "truth:matmul_transposed_k_*, corpus:swin_t (attention matmuls on permuted operands)"});
+               "truth:matmul_transposed_k_*, corpus:swin_t (attention matmuls on permuted operands)",
+               "A matrix multiply is one cuBLAS GEMM kernel (with the bias folded in); an operand that cannot be passed as a strided view is copied first."});
 }
 
 }  // namespace kc::h200

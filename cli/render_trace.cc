@@ -1,0 +1,115 @@
+// --format trace: Chrome / Perfetto trace JSON (the Trace Event Format) of the predicted
+// launches, back to back at their time floors: eager on one track, fused on another. Open it
+// in ui.perfetto.dev or chrome://tracing beside a torch.profiler trace of the real run.
+#include <nlohmann/json.hpp>
+
+#include "analyzer/describe.h"
+#include "cli/render.h"
+#include "cli/table.h"
+
+namespace kc {
+namespace {
+
+constexpr int kPid = 1;
+constexpr int kEagerTid = 1;
+constexpr int kFusedTid = 2;
+
+nlohmann::json meta(const char* what, int tid, const std::string& name) {
+  return {{"name", what}, {"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"args", {{"name", name}}}};
+}
+
+struct Track {
+  nlohmann::json& events;
+  int tid;
+  double now_us = 0;
+  // One complete event ("ph": "X") starting where the last one ended.
+  void add(const std::string& name, const char* cat, double dur_us, nlohmann::json args) {
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "X"},
+                      {"pid", kPid},
+                      {"tid", tid},
+                      {"ts", now_us},
+                      {"dur", dur_us},
+                      {"args", std::move(args)}});
+    now_us += dur_us;
+  }
+};
+
+nlohmann::json op_args(const Graph& g, const Report& r, int i) {
+  const Op& op = g.ops[i];
+  return {{"op", op.full_name()}, {"op_index", i},       {"source", format_loc(op.loc)},
+          {"code", op.loc.code},  {"module", op.module}, {"rule", r.launches[i].rule}};
+}
+
+// The eager launches of op i: kernels, then memcpys, then memsets (the order of the kernel
+// name table), sharing the op's floor equally.
+void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char* track_prefix) {
+  const Counts& c = r.launches[i].counts;
+  const int n = c.kernels + c.memcpy + c.memset;
+  if (!r.launches[i].known || n == 0) return;
+  const auto& names = r.explain[i].kernel_names;
+  const double dur = r.time[i].floor_s() * 1e6 / n;
+  for (int k = 0; k < n; ++k) {
+    const char* cat = k < c.kernels ? "kernel" : k < c.kernels + c.memcpy ? "memcpy" : "memset";
+    std::string name = static_cast<int>(names.size()) == n ? names[k] : short_op(g.ops[i]) + " " + cat;
+    nlohmann::json args = op_args(g, r, i);
+    args["floor_us"] = dur;
+    args["op_floor_us"] = r.time[i].floor_s() * 1e6;
+    args["op_hbm_bytes"] = r.traffic[i].bytes();
+    args["launch"] = std::to_string(k + 1) + " of " + std::to_string(n);
+    t.add(std::string(track_prefix) + name, cat, dur, std::move(args));
+  }
+}
+
+}  // namespace
+
+void render_trace(std::ostream& os, const Graph& g, const Report& r, const RenderOptions&) {
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back(meta("process_name", 0, "kernelcount: " + g.info.path + " on " + r.target->gpu + " (predicted)"));
+  events.push_back(meta("thread_name", kEagerTid, "eager PyTorch"));
+  events.push_back(meta("thread_name", kFusedTid, "pointwise chains fused"));
+  Track eager{events, kEagerTid};
+  for (size_t i = 0; i < g.ops.size(); ++i) eager_launches(eager, g, r, static_cast<int>(i), "");
+  Track fused{events, kFusedTid};
+  for (size_t k = 0; k < r.fusion.groups.size(); ++k) {
+    const FusionGroup& grp = r.fusion.groups[k];
+    if (grp.ops.size() == 1) {
+      eager_launches(fused, g, r, grp.ops.front(), "");
+      continue;
+    }
+    std::string members, sources;
+    nlohmann::json ops = nlohmann::json::array();
+    for (int i : grp.ops) {
+      members += (members.empty() ? "" : " + ") + short_op(g.ops[i]);
+      ops.push_back(g.ops[i].full_name());
+    }
+    const Op& lead = g.ops[grp.ops.front()];
+    for (int k2 = 0; k2 < grp.fused_kernels; ++k2)
+      fused.add("fused F" + std::to_string(k) + ": " + members, "kernel", grp.floor_s * 1e6 / grp.fused_kernels,
+                {{"group", "F" + std::to_string(k)},
+                 {"ops", ops},
+                 {"op_index", grp.ops.front()},
+                 {"source", format_loc(lead.loc)},
+                 {"code", lead.loc.code},
+                 {"floor_us", grp.floor_s * 1e6},
+                 {"hbm_bytes", grp.fused.bytes()},
+                 {"eager_kernels", grp.eager_kernels}});
+  }
+  const Totals& t = r.totals;
+  nlohmann::json doc = {{"traceEvents", events},
+                        {"displayTimeUnit", "ns"},
+                        {"otherData",
+                         {{"model", g.info.path},
+                          {"target", r.target->name},
+                          {"note", "predicted, not measured: each launch lasts its share of its op's time floor"},
+                          {"eager_kernels", t.eager.kernels},
+                          {"fused_kernels", t.fused_kernels},
+                          {"memcpy", t.eager.memcpy},
+                          {"memset", t.eager.memset},
+                          {"eager_time_floor_us", t.eager_time_floor_s * 1e6},
+                          {"fused_time_floor_us", t.fused_time_floor_s * 1e6}}}};
+  os << doc.dump(1) << '\n';
+}
+
+}  // namespace kc

@@ -1,0 +1,91 @@
+#include "passes/explain.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/kernel_names.h"
+#include "passes/launches.h"
+#include "passes/pipeline.h"
+#include "passes/target.h"
+
+using kc::OpExplanation;
+using kc::test::GraphBuilder;
+
+TEST_CASE("explain: a pointwise op gets its rule's reason, its arrays and the kernel names measured for it") {
+  GraphBuilder b;
+  int a = b.input({256, 1024}), c = b.input({256, 1024});
+  b.output(b.pointwise("aten::relu", {b.pointwise("aten::add", {a, c})}));
+  const kc::Target& t = kc::default_target();
+  auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].kind == OpExplanation::Kind::kLaunch);
+  CHECK(e[0].rule == "pointwise");
+  CHECK(e[0].why.find("one elementwise kernel") != std::string::npos);
+  CHECK(!e[0].evidence.empty());
+  CHECK(e[0].reads == std::vector<int>{a, c});
+  CHECK(e[0].writes.size() == 1);
+  REQUIRE(e[0].kernel_names.size() == 1);
+  CHECK(e[0].kernel_names[0].find("elementwise_kernel") != std::string::npos);
+  CHECK(e[0].names_seen > 0);
+  CHECK(e[0].names_seen <= e[0].names_of);
+}
+
+TEST_CASE("explain: a view launches nothing and moves no array") {
+  GraphBuilder b;
+  int x = b.input({64, 32});
+  b.output(b.view("aten::view", x, {2048}));
+  const kc::Target& t = kc::default_target();
+  auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
+  CHECK(e[0].kind == OpExplanation::Kind::kFree);
+  CHECK(e[0].rule == "view");
+  CHECK(e[0].reads.empty());
+  CHECK(e[0].writes.empty());
+  CHECK(e[0].kernel_names.empty());
+}
+
+TEST_CASE("explain: an op no rule covers is unknown, with no reason invented") {
+  GraphBuilder b;
+  b.output(b.op("aten::made_up_op", {b.input({8})}));
+  const kc::Target& t = kc::default_target();
+  auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
+  CHECK(e[0].kind == OpExplanation::Kind::kUnknown);
+  CHECK(e[0].why.empty());
+}
+
+TEST_CASE("explain: the pipeline's explanations change none of its numbers") {
+  GraphBuilder b;
+  int a = b.input({256, 1024});
+  b.output(b.pointwise("aten::gelu", {b.pointwise("aten::mul", {a, a})}));
+  const kc::Target& t = kc::default_target();
+  auto r = kc::analyze(b.g, t);
+  REQUIRE(r.explain.size() == b.g.ops.size());
+  for (size_t i = 0; i < b.g.ops.size(); ++i) {
+    CHECK(static_cast<int>(r.explain[i].reads.size()) == r.traffic[i].reads);
+    CHECK(static_cast<int>(r.explain[i].writes.size()) == r.traffic[i].writes);
+  }
+}
+
+TEST_CASE("kernel names: every rule's rows name a rule of the target, and lookups fall back across dtypes") {
+  const kc::Target& t = kc::default_target();
+  REQUIRE(!t.kernel_names.empty());
+  for (const kc::KernelNames& k : t.kernel_names) {
+    bool known = false;
+    for (const kc::LaunchRule& r : t.rules) known |= r.id == k.rule;
+    CHECK(known);
+    CHECK(static_cast<int>(kc::split_families(k.families).size()) == k.launches);
+    CHECK(k.seen <= k.of);
+  }
+  const kc::KernelNames* exact = kc::find_kernel_names(t.kernel_names, "gemm.linear.half", "bfloat16", 2);
+  REQUIRE(exact != nullptr);
+  CHECK(std::string(exact->families) == "nvjet | Memset");
+  CHECK(kc::find_kernel_names(t.kernel_names, "pointwise", "float16", 1) != nullptr);  // no fp16 measured: any dtype
+  CHECK(kc::find_kernel_names(t.kernel_names, "pointwise", "float32", 7) == nullptr);
+}
+
+TEST_CASE("every launch rule says why in plain words") {
+  for (const kc::LaunchRule& r : kc::default_target().rules) {
+    INFO(r.id);
+    CHECK(r.why.size() > 20);
+    CHECK(r.why.back() == '.');
+  }
+}
