@@ -27,8 +27,9 @@ struct LoadOptions {
   std::vector<InputSpec> inputs;        // --input for TorchScript
 };
 
-// Reads a .pt2 (torch.export) or TorchScript archive, whichever the file is. Never reads
-// weights of a .pt2. Throws Error for anything it cannot turn into a complete graph.
+// Reads a .pt2 (torch.export) or TorchScript archive, whichever the file is, saved on any
+// device. Never reads the weights' bytes. Throws Error for anything it cannot turn into a
+// complete graph.
 Graph load_model(const std::string& path, const LoadOptions& options);
 
 }  // namespace kc

@@ -177,7 +177,8 @@ void run_shape_function(const c10::OperatorHandle& op, jit::Stack* stack) {
   if (writes_out(schema)) {
     auto functional = functional_of(schema);
     std::vector<c10::IValue> inputs;
-    for (size_t i = 0; i < n; ++i) (schema.arguments()[i].is_out() ? (void)0 : inputs.push_back(args[i]));
+    for (size_t i = 0; i < n; ++i)
+      if (!schema.arguments()[i].is_out()) inputs.push_back(args[i]);
     auto specs = functional ? output_specs(functional->schema(), inputs) : std::nullopt;
     TORCH_CHECK(specs, schema.operator_name(), ": no shape function for these inputs");
     size_t k = 0;
@@ -188,7 +189,7 @@ void run_shape_function(const c10::OperatorHandle& op, jit::Stack* stack) {
     }
   } else {
     auto made = shape_only_outputs(schema, args, op.hasTag(at::Tag::pointwise));
-    TORCH_CHECK(made, schema.operator_name(), ": its shape function did not run for these inputs");
+    TORCH_CHECK(made, schema.operator_name(), ": neither its shape function nor its family's rule covers these inputs");
     outs = std::move(*made);
   }
   jit::drop(*stack, n);

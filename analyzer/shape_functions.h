@@ -19,7 +19,8 @@ namespace kc {
 
 // The output sizes of an op from its TorchScript shape function, given its arguments (tensors
 // stand for their sizes); nullopt when it has none, or it rejects these arguments, or a size
-// depends on data.
+// depends on data. The registry knows schemas by address: pass the dispatcher's own (or a
+// node's), not a copy.
 std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(const c10::FunctionSchema& schema,
                                                                             const std::vector<c10::IValue>& args);
 // Meta tensors for an op's outputs from its TorchScript shape function, else from a rule for its

@@ -50,12 +50,11 @@ std::string clean_module_path(std::string p) {
 
 bool is_torch_file(const std::string& file) {
   // Inside the torch package root: an installed package (.../site-packages/torch/...), or a
-  // path already made relative to the folder holding it (torch/nn/..., site-packages/torch/...).
-  // A "/torch/" elsewhere in a path is just a folder name: environments live in places like
-  // /opt/torch/.venv.
-  const std::string rooted = "/" + file;
-  for (const char* root : {"/site-packages/torch/", "/dist-packages/torch/"})
-    if (rooted.find(root) != std::string::npos) return true;
+  // path already made relative to the folder holding it (torch/nn/...). A "/torch/" elsewhere
+  // in a path is just a folder name: environments live in places like /opt/torch/.venv.
+  for (const std::string root : {"site-packages/torch/", "dist-packages/torch/"})
+    for (size_t at = file.find(root); at != std::string::npos; at = file.find(root, at + 1))
+      if (at == 0 || file[at - 1] == '/') return true;
   return file.rfind("torch/", 0) == 0 || file.find("<eval_with_key>") != std::string::npos;
 }
 

@@ -281,6 +281,16 @@ class MetaRunner {
     // shape arithmetic on host values moved to the GPU keeps its values (as constants do).
     bool to_host = false, to_gpu = false;
     const bool only_values = all_tensors_have_values(inputs);
+    // A factory with no device (torch.zeros(n) in scripted code) makes its tensor on the
+    // default device, the host: shape-only as well, never an allocation of activation size.
+    // Values from literals (torch.tensor([0, 2])) stay real: they are small and may matter.
+    if (const c10::FunctionSchema* schema = node->maybeSchema(); schema && !touches_tensors(inputs)) {
+      auto device = schema->argumentIndexWithName("device");
+      const std::string& name = schema->name();
+      if (device && stack.at(*device).isNone() && name != "aten::tensor" && name != "aten::as_tensor" &&
+          name != "aten::scalar_tensor")
+        stack.at(*device) = c10::IValue(c10::Device(c10::kCPU));
+    }
     for (auto& v : stack) {
       if (!v.isDevice()) continue;
       const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
@@ -564,7 +574,13 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   const std::string saved_on = saved_device(archive);
   jit::Module module;
   try {
-    module = jit::load(weight_skipping_reader(path, archive), c10::Device(c10::kCPU));
+    try {
+      module = jit::load(weight_skipping_reader(path, archive), c10::Device(c10::kCPU));
+    } catch (const c10::Error& e) {
+      // A LibTorch whose zip reader checks CRCs rejects the unread records: read them after all.
+      if (std::string(e.what_without_backtrace()).find("CRC") == std::string::npos) throw;
+      module = jit::load(path, c10::Device(c10::kCPU));
+    }
   } catch (const c10::Error& e) {
     throw Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {

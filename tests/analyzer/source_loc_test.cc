@@ -31,7 +31,9 @@ TEST_CASE("source_loc: a file is torch's only under the torch package root") {
   CHECK(kc::is_torch_file("/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/linear.py"));
   CHECK(kc::is_torch_file("/usr/lib/python3/dist-packages/torch/nn/functional.py"));
   CHECK(kc::is_torch_file("torch/nn/modules/linear.py"));
-  CHECK(kc::is_torch_file("site-packages/torch/nn/modules/linear.py"));  // made relative to site-packages
+  CHECK(kc::is_torch_file("site-packages/torch/nn/modules/linear.py"));
+  CHECK_FALSE(kc::is_torch_file("site-packages/torchvision/models/resnet.py"));
+  CHECK_FALSE(kc::is_torch_file("/srv/my-site-packages/torch/model.py"));
   CHECK_FALSE(kc::is_torch_file("/opt/torch/app/model.py"));
   CHECK_FALSE(kc::is_torch_file("/home/me/torch/models.py"));
   CHECK_FALSE(kc::is_torch_file("tests/models/models.py"));

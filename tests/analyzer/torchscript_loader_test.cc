@@ -225,3 +225,13 @@ TEST_CASE("torchscript: a GPU model that moves a result to the host makes shape-
     for (int v : op.outputs)
       if (v >= 0) CHECK(host.values[v].device == "cuda");
 }
+
+TEST_CASE("torchscript: a factory without a device is shape-only, never allocated") {
+  // torch.zeros(64, 4096, 1024): 1 GiB that this test would otherwise allocate.
+  kc::Graph g = kc::load_model(kModels + "/scripted_factory.pt", with_input("64x4"));
+  CHECK_FALSE(g.check());
+  const kc::Op* zeros = first(g, "aten::zeros");
+  REQUIRE(zeros);
+  CHECK(g.values[zeros->outputs[0]].sizes == std::vector<int64_t>{64, 4096, 1024});
+  CHECK(g.values[zeros->outputs[0]].device == "cuda");  // saved on the host: predicted for the GPU
+}

@@ -71,5 +71,21 @@ grep -q "fused    1 kernel and 3 array-sized HBM transfers" <<<"$explained" || f
 KERNELCOUNT_EXERCISES=/nonexistent "$kc" exercise list >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing exercises folder did not exit 2"
 "$kc" exercise check 2 --kernels 2 --transfers 5 >/dev/null || fail "exercise 2's right answer"
 out="$("$kc" exercise check 2 --kernels 1 --transfers 3)"; [ $? -eq 1 ] || fail "exercise 2's wrong answer did not exit 1"
+# TorchScript: --input by name in any order is the same as positional; a model saved on a GPU
+# gives the same report as the host-saved one, with a note naming the GPU.
+cmp -s <("$kc" tests/models/traced_tokens.pt --input 2x8:int64 --input 2x8:int64) \
+       <("$kc" tests/models/traced_tokens.pt --input attention_mask=2x8:int64 --input input_ids=2x8:int64) ||
+  fail "named --input differs from positional"
+"$kc" tests/models/traced_transformer_block.pt --input 2x16x64 --format json >"${TMPDIR:-/tmp}/kc-host.$$.json"
+"$kc" tests/models/traced_transformer_block_cuda.pt --input 2x16x64 --format json >"${TMPDIR:-/tmp}/kc-gpu.$$.json"
+python3 - "${TMPDIR:-/tmp}/kc-host.$$.json" "${TMPDIR:-/tmp}/kc-gpu.$$.json" <<'PY' || fail "GPU-saved TorchScript report"
+import json, sys
+host, gpu = (json.load(open(p)) for p in sys.argv[1:])
+assert gpu["model"]["notes"] == ["saved on cuda:0: every tensor mapped to the host to load"], gpu["model"]["notes"]
+for r in (host, gpu):
+    del r["model"]["path"], r["model"]["notes"]
+assert host == gpu, "the reports differ beyond the note"
+PY
+rm -f "${TMPDIR:-/tmp}/kc-host.$$.json" "${TMPDIR:-/tmp}/kc-gpu.$$.json"
 [ $failed -eq 0 ] && echo "behaviour: all checks pass"
 exit $failed

@@ -219,6 +219,7 @@ def make_torchscript():
         cn.bn.running_var.copy_(rand(16, seed=4).abs() + 0.5)
     save_script(torch.jit.trace(cn.eval(), (rand(2, 3, 16, 16),)), "traced_conv_norms.pt")
     save_script(torch.jit.script(build(models.ToHost).eval()), "scripted_to_host.pt")
+    save_script(torch.jit.script(models.ScriptedFactory().eval()), "scripted_factory.pt")
 
 
 # ---------------------------------------------------------------- bad inputs
