@@ -8,7 +8,10 @@ const std::vector<Format>& formats() {
   static const std::vector<Format> all = {
       {"text", "aligned tables for a terminal", render_text, false},
       {"json", "everything, stable keys (docs/json.md)", render_json, false},
-      {"markdown", "tables for a review comment", render_markdown, true},
+      {"markdown", "a pull-request comment: verdict and diff first, detail folded, under 60,000 characters",
+       render_markdown, true},
+      {"sarif", "SARIF 2.1.0 findings on your source lines, for code scanning", render_sarif, false},
+      {"github", "GitHub Actions annotations (::warning file=...,line=...::)", render_github, false},
   };
   return all;
 }
