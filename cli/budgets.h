@@ -19,11 +19,13 @@ struct BudgetCheck {
   std::string unit;    // "kernels", "bytes", "ops", "syncs"
   int64_t limit = 0;
   int64_t value = 0;
-  bool exceeded() const { return value > limit; }
+  std::string unproven;  // why the budget cannot be shown to hold whatever the value (fails it)
+  bool exceeded() const { return value > limit || !unproven.empty(); }
 };
 
 // Every budget given in the options. Kernel budgets count each op without a launch rule as
-// one kernel, so that replacing a known op with an unknown one cannot lower the count.
+// one kernel, so that replacing a known op with an unknown one cannot lower the count; and
+// --max-kernel-increase fails when the change adds unknown ops, whose kernels nobody knows.
 std::vector<BudgetCheck> check_budgets(const Options& o, const Totals& t, const BaselineDiff* base);
 // "eager kernels 12 > budget 10 (--max-kernels)", or the same with "<=" when it holds.
 std::string describe(const BudgetCheck& b);

@@ -129,7 +129,8 @@ json budgets_json(const std::vector<BudgetCheck>& budgets) {
                       {"unit", b.unit},
                       {"limit", b.limit},
                       {"value", b.value},
-                      {"exceeded", b.exceeded()}});
+                      {"exceeded", b.exceeded()},
+                      {"unproven", b.unproven}});
     exceeded |= b.exceeded();
   }
   return {{"verdict", budgets.empty() ? "none" : exceeded ? "fail" : "pass"}, {"checks", checks}};

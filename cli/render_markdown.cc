@@ -53,7 +53,7 @@ std::string verdict(const RenderOptions& o) {
   for (const BudgetCheck& b : o.budgets) {
     exceeded += b.exceeded();
     auto show = [&](int64_t v) { return b.unit == "bytes" ? format_bytes(v) : std::to_string(v) + " " + b.unit; };
-    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what, "`" + b.option + "`", show(b.value), show(b.limit)});
+    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : " (" + b.unproven + ")"), "`" + b.option + "`", show(b.value), show(b.limit)});
   }
   std::string s = exceeded ? "**Verdict: over budget** (" + std::to_string(exceeded) + " of " +
                                  std::to_string(o.budgets.size()) + " budgets exceeded)\n\n"
@@ -121,11 +121,14 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   };
   const std::string full = o.by == "summary" ? "op" : o.by;
   const std::string detail_sort = o.sort.empty() ? "order" : o.sort;
-  if (full == "op") fold("Every op (" + std::to_string(g.ops.size()) + ")", op_table(g, r, detail_sort, 0), "ops");
-  fold("Module tree (inclusive)", module_tree_table(r.module_tree, o.depth && o.by == "module" ? *o.depth : -1, detail_sort, 0, false), "modules");
+  const int tree_depth = o.by == "module" && o.depth ? *o.depth : 3;
+  fold("Module tree to depth " + std::to_string(tree_depth) + " (inclusive)",
+       module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false), "modules");
   fold("Every source line", rollup_table(r.by_line, "line", detail_sort, 0), "source lines");
-  if (full == "op-type") fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0), "op types");
+  fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0), "op types");
   fold("Every fusion group", fusion_table(g, r.fusion, false, 0), "groups");
+  // Last: the longest, cut to what room is left.
+  if (full == "op") fold("Every op (" + std::to_string(g.ops.size()) + ")", op_table(g, r, detail_sort, 0), "ops");
   os << head << detail << legend << tail;
 }
 
