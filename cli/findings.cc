@@ -41,7 +41,15 @@ std::string join(const std::set<std::string>& names) {
 }  // namespace
 
 std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector<BudgetCheck>& budgets,
-                              size_t costly) {
+                              const std::string& source_root, size_t costly) {
+  std::string root = source_root;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  auto relative = [&](const std::string& file) {
+    if (!root.empty() && file.size() > root.size() + 1 && file.compare(0, root.size(), root) == 0 &&
+        file[root.size()] == '/')
+      return file.substr(root.size() + 1);
+    return file;
+  };
   std::map<std::string, LineFacts> lines;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
@@ -102,6 +110,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
                        std::to_string(total ? 100 * f->kernels / total : 0) + "% of the model's " +
                        std::to_string(total) + "), " + format_bytes(f->bytes) + " of HBM traffic"});
   }
+  for (Finding& f : out) f.file = relative(f.file);
   return out;
 }
 

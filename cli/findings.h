@@ -29,8 +29,9 @@ struct Finding {
 };
 
 // Budgets exceeded (on the costliest line), host syncs and unknown ops (on their lines), and
-// the `costly` costliest lines by kernels.
+// the `costly` costliest lines by kernels. Files under `source_root` are named relative to it
+// (code scanning and annotations want paths in the repository).
 std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector<BudgetCheck>& budgets,
-                              size_t costly = 5);
+                              const std::string& source_root, size_t costly = 5);
 
 }  // namespace kc

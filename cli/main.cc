@@ -1,4 +1,5 @@
 // kernelcount's entry point: the only place that prints errors and picks the exit status.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,7 +43,8 @@ int run(int argc, char** argv) {
       base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
     if (base) warnings = base->warnings;
     budgets = kc::check_budgets(o, r.totals, base ? &*base : nullptr);
-    kc::RenderOptions ro{o.by, version, base ? &*base : nullptr, budgets, o.top, o.sort, o.depth, o.legend};
+    kc::RenderOptions ro{o.by,    version, base ? &*base : nullptr, budgets, o.top, o.sort, o.depth, o.legend,
+                         o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root};
     format.render(out, g, r, ro);
   }
   if (o.output.empty()) {

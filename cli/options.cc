@@ -79,6 +79,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       ->check(CLI::IsMember({"kernels", "bytes", "ops", "order"}));
   app.add_option("--depth", o.depth, "module tree depth for --by module and the summary (summary default 1)")
       ->type_name("N");
+  app.add_option("--source-root", o.source_root,
+                 "sarif and github formats: name source files under DIR relative to it, as code scanning "
+                 "wants (default: the current directory)")
+      ->type_name("DIR");
   app.add_flag("--legend", o.legend, "explain every column of the text report, one line each");
   std::string target_names;
   for (const Target& t : known_targets())

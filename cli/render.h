@@ -22,6 +22,7 @@ struct RenderOptions {
   std::string sort;                        // --sort; empty: the view's default
   std::optional<int> depth;                // --depth: module tree depth
   bool legend = false;                     // --legend: explain the columns
+  std::string source_root;                 // --source-root: findings name files relative to it
 };
 
 // Summary (totals, top lines, modules, op types, fusion wins) or one full table; totals.
