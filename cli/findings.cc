@@ -53,7 +53,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
   std::map<std::string, LineFacts> lines;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    if (op.loc.file.empty()) continue;
+    // Ops the export ties to no source line are one group without a location.
     auto [it, fresh] = lines.try_emplace(format_loc(op.loc));
     LineFacts& f = it->second;
     if (fresh) {
@@ -82,10 +82,12 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
   for (const BudgetCheck& b : budgets) {
     if (!b.exceeded()) continue;
     Finding f{0, "", 0, "kernelcount: " + describe(b)};
-    if (!by_cost.empty()) {
-      f.file = by_cost[0]->loc.file;
-      f.line = by_cost[0]->loc.line;
-      f.message += "; the costliest line is here (" + std::to_string(by_cost[0]->kernels) + " kernels)";
+    auto located = std::find_if(by_cost.begin(), by_cost.end(), [](const LineFacts* l) { return !l->loc.file.empty(); });
+    if (located != by_cost.end()) {
+      const LineFacts* top = *located;
+      f.file = top->loc.file;
+      f.line = top->loc.line;
+      f.message += "; the costliest line is here (" + std::to_string(top->kernels) + " kernels)";
     }
     out.push_back(f);
   }
@@ -95,7 +97,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     if (f->syncs > 0)
       out.push_back({1, f->loc.file, f->loc.line,
                      std::to_string(f->syncs) + " host sync(s) (" + join(f->sync_ops) +
-                         "): the CPU waits for the GPU here, which stalls the launch queue"});
+                         "): the CPU waits for the GPU, which stalls the launch queue"});
   for (const LineFacts* f : in_order)
     if (f->unknown > 0)
       out.push_back({2, f->loc.file, f->loc.line,
@@ -105,12 +107,19 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
   for (size_t k = 0; k < by_cost.size() && k < costly; ++k) {
     const LineFacts* f = by_cost[k];
     if (f->kernels == 0) break;
+    if (f->loc.file.empty()) {
+      ++costly;
+      continue;
+    }
     out.push_back({3, f->loc.file, f->loc.line,
                    std::to_string(f->kernels) + " GPU kernels (" +
                        std::to_string(total ? 100 * f->kernels / total : 0) + "% of the model's " +
                        std::to_string(total) + "), " + format_bytes(f->bytes) + " of HBM traffic"});
   }
-  for (Finding& f : out) f.file = relative(f.file);
+  for (Finding& f : out) {
+    if (f.file.empty() && f.rule != 0) f.message = "(ops the export ties to no source line) " + f.message;
+    f.file = relative(f.file);
+  }
   return out;
 }
 

@@ -19,6 +19,19 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
   return os.str();
 }
 
+// Markdown trims a cell's leading spaces: the module tree's indentation becomes no-break spaces.
+Rows indented(Rows rows) {
+  for (auto& row : rows.rows) {
+    size_t n = row[0].find_first_not_of(' ');
+    if (n != std::string::npos && n > 0) {
+      std::string pad;
+      for (size_t i = 0; i < n; ++i) pad += "&nbsp;";
+      row[0] = pad + row[0].substr(n);
+    }
+  }
+  return rows;
+}
+
 // A titled table with "N more" under it when rows were left off.
 std::string section(const std::string& title, const Rows& rows, const std::string& what) {
   if (rows.rows.empty()) return "";
@@ -84,7 +97,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
     for (const auto& w : d.warnings) head += "> **Warning:** " + w + "\n\n";
     head += table({"", ">before", ">after", ">change"}, baseline_rows(d));
     head += section("**Op types that changed**", entry_delta_table(d.op_types, "op type", limit), "op types");
-    head += section("**Modules that changed** (inclusive)", entry_delta_table(d.module_tree, "module", limit), "modules");
+    head += section("**Modules that changed** (inclusive)", indented(entry_delta_table(d.module_tree, "module", limit)), "modules");
     head += section("**Source lines that changed**", entry_delta_table(d.lines, "source line", limit), "source lines");
     if (d.op_types.empty())
       head += section("**Modules whose eager kernels changed**", baseline_module_rows(d, limit), "modules");
@@ -123,7 +136,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   const std::string detail_sort = o.sort.empty() ? "order" : o.sort;
   const int tree_depth = o.by == "module" && o.depth ? *o.depth : 3;
   fold("Module tree to depth " + std::to_string(tree_depth) + " (inclusive)",
-       module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false), "modules");
+       indented(module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false)), "modules");
   fold("Every source line", rollup_table(r.by_line, "line", detail_sort, 0), "source lines");
   fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0), "op types");
   fold("Every fusion group", fusion_table(g, r.fusion, false, 0), "groups");
