@@ -213,6 +213,21 @@ Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string&
   return t;
 }
 
+namespace {
+// "81.6 us (12 ops)": the floor of the ops whose floor is kernels x the smallest time per launch.
+std::string launch_bound_share(const Report& r) {
+  int n = 0;
+  double s = 0;
+  for (const TimeFloor& t : r.time) {
+    if (t.floor_s() > 0 && std::string(t.bound()) == "launch") {
+      ++n;
+      s += t.floor_s();
+    }
+  }
+  return format_seconds(s) + " (" + std::to_string(n) + " ops)";
+}
+}  // namespace
+
 std::vector<std::vector<std::string>> totals_rows(const Report& r) {
   const Totals& t = r.totals;
   return {
@@ -222,6 +237,9 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
       {"HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
        format_bytes(t.fused_hbm_bytes_reduction)},
       {"time floor", format_seconds(t.eager_time_floor_s), format_seconds(t.fused_time_floor_s), ""},
+      // Where the launch term sets an op's floor, the floor is the host's launch pace, not GPU
+      // work: say how much of the floor is that.
+      {"  of which launch-rate bound", launch_bound_share(r), "", ""},
       {"memcpy", std::to_string(t.eager.memcpy), "", ""},
       {"memset", std::to_string(t.eager.memset), "", ""},
       {"host syncs", std::to_string(t.eager.host_syncs), "", ""},
@@ -254,7 +272,10 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
   }
   rows.push_back({"eager / fused", "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
                                    "fusion saves); fused+reductions also fuses into reductions"});
-  rows.push_back({"time floor", "sum of per-op floors; where launches set it, it is the launch-rate bound above"});
+  rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
+  rows.push_back({"launch-rate bound", "the ops whose floor is set by launches, and their share of the floor: "
+                                       "the host's launch pace (the target's smallest time per kernel launch), not GPU work; "
+                                       "CUDA graphs or fusion remove it"});
   return rows;
 }
 
