@@ -22,6 +22,13 @@ for key in eager_kernels fused_kernels memcpy memset host_syncs eager_hbm_transf
            eager_hbm_bytes fused_hbm_bytes unknown_ops; do
   printf '%s' "$json" | grep -q "\"$key\"" || fail "totals lack $key"
 done
+printf '%s' "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert {"by_line", "by_module", "by_op_type", "module_tree", "budgets"} <= r.keys(), r.keys()
+assert r["module_tree"][0]["depth"] == 0 and r["module_tree"][0]["ops"] == r["totals"]["ops"]
+assert sum(t["eager_kernels"] for t in r["by_op_type"]) == r["totals"]["eager_kernels"]
+assert r["budgets"] == {"verdict": "none", "checks": []}' || fail "JSON rollups and budgets (docs/json.md)"
 totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]; print(t["eager_kernels"], t["eager_hbm_transfers"], t["fused_kernels"], t["fused_hbm_transfers"])'; }
 [ "$(totals tests/models/add.pt2)" = "1 3 1 3" ] || fail "a + b: $(totals tests/models/add.pt2)"
 [ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
