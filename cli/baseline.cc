@@ -105,7 +105,12 @@ std::vector<EntryDelta> entry_deltas(const std::vector<Entry>& a, const std::vec
     if (d.before.ops == d.after.ops && d.before.kernels == d.after.kernels && d.before.unknown == d.after.unknown &&
         d.before.bytes == d.after.bytes)
       continue;
-    d.status = d.before.ops == 0 ? "added" : d.after.ops == 0 ? "removed" : "changed";
+    const int64_t more = (d.after.kernels + d.after.unknown) - (d.before.kernels + d.before.unknown);
+    d.status = d.before.ops == 0  ? "added"
+               : d.after.ops == 0 ? "removed"
+               : more > 0         ? "increased"
+               : more < 0         ? "decreased"
+                                  : "changed";
     if (d.after.ops == 0) d.after.depth = d.before.depth;
     out.push_back(d);
   }

@@ -46,7 +46,8 @@ struct Delta {
   int64_t after = 0;
 };
 
-// One rollup row on both sides; `status` is "added", "removed" or "changed".
+// One rollup row on both sides. `status`: "added", "removed", "increased" or "decreased" (kernels,
+// each unknown op counted as one), else "changed" (ops or bytes only).
 struct EntryDelta {
   Entry before, after;
   std::string status;
