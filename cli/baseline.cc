@@ -56,7 +56,8 @@ Summary read_report_summary(const std::string& path) {
     s.totals.emplace_back(name, totals[name].get<int64_t>());
   }
   for (const auto& row : j.value("by_module", nlohmann::json::array()))
-    s.modules.push_back({row.value("module", ""), row.value("eager_kernels", int64_t{0}), row.value("hbm_bytes", int64_t{0})});
+    s.modules.push_back(
+        {row.value("module", ""), row.value("eager_kernels", int64_t{0}), row.value("hbm_bytes", int64_t{0})});
   s.op_types = entries(j, "by_op_type", "op_type");
   s.module_tree = entries(j, "module_tree", "module");
   s.lines = entries(j, "by_line", "line");
@@ -116,7 +117,9 @@ std::vector<EntryDelta> entry_deltas(const std::vector<Entry>& a, const std::vec
   }
   if (!keep_order)
     std::stable_sort(out.begin(), out.end(), [](const EntryDelta& x, const EntryDelta& y) {
-      auto dk = [](const EntryDelta& d) { return std::llabs(d.after.kernels + d.after.unknown - d.before.kernels - d.before.unknown); };
+      auto dk = [](const EntryDelta& d) {
+        return std::llabs(d.after.kernels + d.after.unknown - d.before.kernels - d.before.unknown);
+      };
       auto db = [](const EntryDelta& d) { return std::llabs(d.after.bytes - d.before.bytes); };
       return dk(x) != dk(y) ? dk(x) > dk(y) : db(x) > db(y);
     });
@@ -158,8 +161,9 @@ BaselineDiff diff(const Summary& before, const Summary& after) {
     d.warnings.push_back("the baseline was made by kernelcount " + before.version + ", this report by " +
                          after.version + ": differences may come from the rules, not the change");
   if (before.op_types.empty() && !after.op_types.empty())
-    d.warnings.push_back("the baseline report has no op types, module tree or lines (an older kernelcount): "
-                         "only totals and modules are compared");
+    d.warnings.push_back(
+        "the baseline report has no op types, module tree or lines (an older kernelcount): "
+        "only totals and modules are compared");
   for (size_t i = 0; i < after.totals.size(); ++i)
     d.totals.push_back({after.totals[i].first, before.totals[i].second, after.totals[i].second});
   d.module_kernels = module_deltas(before, after, &Summary::Module::kernels);

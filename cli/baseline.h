@@ -19,7 +19,7 @@ struct Entry {
   int64_t kernels = 0;
   int64_t unknown = 0;
   int64_t bytes = 0;
-  int depth = 0;     // module tree only
+  int depth = 0;  // module tree only
 };
 
 // The numbers a review compares: totals, and per module, op type and source line.
@@ -33,10 +33,10 @@ struct Summary {
     int64_t kernels = 0;
     int64_t bytes = 0;
   };
-  std::vector<Module> modules;    // flat by_module
-  std::vector<Entry> op_types;    // by_op_type
-  std::vector<Entry> module_tree; // module_tree, inclusive
-  std::vector<Entry> lines;       // by_line
+  std::vector<Module> modules;     // flat by_module
+  std::vector<Entry> op_types;     // by_op_type
+  std::vector<Entry> module_tree;  // module_tree, inclusive
+  std::vector<Entry> lines;        // by_line
 };
 
 // One changed quantity.

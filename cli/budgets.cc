@@ -18,14 +18,13 @@ std::vector<BudgetCheck> check_budgets(const Options& o, const Totals& t, const 
   test(o.max_unknown, t.unknown_ops, "--max-unknown", "unknown ops", "ops");
   test(o.max_host_syncs, t.eager.host_syncs, "--max-syncs", "host syncs", "syncs");
   if (base) {
-    auto counted = [&](bool after) {
-      return base->total("eager_kernels", after) + base->total("unknown_ops", after);
-    };
+    auto counted = [&](bool after) { return base->total("eager_kernels", after) + base->total("unknown_ops", after); };
     test(o.max_kernel_increase, counted(true) - counted(false), "--max-kernel-increase",
          "eager kernels added (each unknown op counted as one)", "kernels");
     const int64_t unknown_added = base->total("unknown_ops", true) - base->total("unknown_ops", false);
     if (o.max_kernel_increase && unknown_added > 0)
-      out.back().unproven = std::to_string(unknown_added) + " op(s) without a launch rule added: their kernels are unknown";
+      out.back().unproven =
+          std::to_string(unknown_added) + " op(s) without a launch rule added: their kernels are unknown";
     test(o.max_bytes_increase, base->total("eager_hbm_bytes", true) - base->total("eager_hbm_bytes", false),
          "--max-bytes-increase", "eager HBM bytes added", "bytes");
   }

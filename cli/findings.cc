@@ -82,7 +82,8 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
   for (const BudgetCheck& b : budgets) {
     if (!b.exceeded()) continue;
     Finding f{0, "", 0, "kernelcount: " + describe(b)};
-    auto located = std::find_if(by_cost.begin(), by_cost.end(), [](const LineFacts* l) { return !l->loc.file.empty(); });
+    auto located =
+        std::find_if(by_cost.begin(), by_cost.end(), [](const LineFacts* l) { return !l->loc.file.empty(); });
     if (located != by_cost.end()) {
       const LineFacts* top = *located;
       f.file = top->loc.file;
@@ -92,7 +93,8 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     out.push_back(f);
   }
   std::vector<const LineFacts*> in_order(by_cost);
-  std::sort(in_order.begin(), in_order.end(), [](const LineFacts* a, const LineFacts* b) { return a->first_op < b->first_op; });
+  std::sort(in_order.begin(), in_order.end(),
+            [](const LineFacts* a, const LineFacts* b) { return a->first_op < b->first_op; });
   for (const LineFacts* f : in_order)
     if (f->syncs > 0)
       out.push_back({1, f->loc.file, f->loc.line,

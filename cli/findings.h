@@ -22,8 +22,8 @@ struct FindingRule {
 const std::vector<FindingRule>& finding_rules();
 
 struct Finding {
-  int rule = 0;          // index into finding_rules()
-  std::string file;      // the user's source file as the export recorded it; may be empty
+  int rule = 0;      // index into finding_rules()
+  std::string file;  // the user's source file as the export recorded it; may be empty
   int line = 0;
   std::string message;
 };

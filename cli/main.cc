@@ -43,8 +43,16 @@ int run(int argc, char** argv) {
       base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
     if (base) warnings = base->warnings;
     budgets = kc::check_budgets(o, r.totals, base ? &*base : nullptr);
-    kc::RenderOptions ro{o.by,    version, base ? &*base : nullptr, budgets, o.top, o.sort, o.depth, o.legend,
-                         o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root};
+    kc::RenderOptions ro;
+    ro.by = o.by;
+    ro.version = version;
+    ro.baseline = base ? &*base : nullptr;
+    ro.budgets = budgets;
+    ro.top = o.top;
+    ro.sort = o.sort;
+    ro.depth = o.depth;
+    ro.legend = o.legend;
+    ro.source_root = o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root;
     format.render(out, g, r, ro);
   }
   if (o.output.empty()) {

@@ -14,8 +14,8 @@
 namespace kc {
 
 struct RenderOptions {
-  std::string by = "summary";  // "summary", or the full table "op", "line", "module", "op-type"
-  std::string version;         // kernelcount's version, recorded in JSON
+  std::string by = "summary";              // "summary", or the full table "op", "line", "module", "op-type"
+  std::string version;                     // kernelcount's version, recorded in JSON
   const BaselineDiff* baseline = nullptr;  // --baseline: the change against it
   std::vector<BudgetCheck> budgets;        // the budgets given, held or exceeded
   std::optional<int> top;                  // --top: rows per table

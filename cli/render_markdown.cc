@@ -60,13 +60,15 @@ std::string fitted(const Rows& rows, size_t budget, const std::string& what) {
 }
 
 std::string verdict(const RenderOptions& o) {
-  if (o.budgets.empty()) return "**Budgets:** none set (`--max-kernels`, `--max-kernel-increase`, ... fail a change).\n\n";
+  if (o.budgets.empty())
+    return "**Budgets:** none set (`--max-kernels`, `--max-kernel-increase`, ... fail a change).\n\n";
   int exceeded = 0;
   std::vector<std::vector<std::string>> rows;
   for (const BudgetCheck& b : o.budgets) {
     exceeded += b.exceeded();
     auto show = [&](int64_t v) { return b.unit == "bytes" ? format_bytes(v) : std::to_string(v) + " " + b.unit; };
-    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : " (" + b.unproven + ")"), "`" + b.option + "`", show(b.value), show(b.limit)});
+    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : " (" + b.unproven + ")"),
+                    "`" + b.option + "`", show(b.value), show(b.limit)});
   }
   std::string s = exceeded ? "**Verdict: over budget** (" + std::to_string(exceeded) + " of " +
                                  std::to_string(o.budgets.size()) + " budgets exceeded)\n\n"
@@ -97,11 +99,13 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
     for (const auto& w : d.warnings) head += "> **Warning:** " + w + "\n\n";
     head += table({"", ">before", ">after", ">change"}, baseline_rows(d));
     head += section("**Op types that changed**", entry_delta_table(d.op_types, "op type", limit), "op types");
-    head += section("**Modules that changed** (inclusive)", indented(entry_delta_table(d.module_tree, "module", limit)), "modules");
+    head += section("**Modules that changed** (inclusive)", indented(entry_delta_table(d.module_tree, "module", limit)),
+                    "modules");
     head += section("**Source lines that changed**", entry_delta_table(d.lines, "source line", limit), "source lines");
     if (d.op_types.empty())
       head += section("**Modules whose eager kernels changed**", baseline_module_rows(d, limit), "modules");
-    if (d.op_types.empty() && d.lines.empty() && d.module_kernels.empty()) head += "No op type, module or line changed.\n\n";
+    if (d.op_types.empty() && d.lines.empty() && d.module_kernels.empty())
+      head += "No op type, module or line changed.\n\n";
     head += "#### This model\n\n";
   }
   head += table({"", ">eager", ">fused", ">fused+reductions"}, totals_rows(r));

@@ -13,9 +13,12 @@ using json = nlohmann::ordered_json;
 std::string uri_of(const std::string& file) {
   std::string out = file.empty() || file[0] != '/' ? "" : "file://";
   for (char c : file) {
-    if (c == ' ') out += "%20";
-    else if (c == '%') out += "%25";
-    else out += c;
+    if (c == ' ')
+      out += "%20";
+    else if (c == '%')
+      out += "%25";
+    else
+      out += c;
   }
   return out;
 }
@@ -34,28 +37,23 @@ void render_sarif(std::ostream& os, const Graph& g, const Report& r, const Rende
     // Code scanning needs a location: a finding without a source line goes on the model file.
     const std::string file = f.file.empty() ? g.info.path : f.file;
     json region = {{"startLine", f.line > 0 ? f.line : 1}};
-    results.push_back({{"ruleId", rule.id},
-                       {"ruleIndex", f.rule},
-                       {"level", rule.level},
-                       {"message", {{"text", f.message}}},
-                       {"locations", json::array({{{"physicalLocation",
-                                                    {{"artifactLocation", {{"uri", uri_of(file)}}},
-                                                     {"region", region}}}}})}});
+    results.push_back(
+        {{"ruleId", rule.id},
+         {"ruleIndex", f.rule},
+         {"level", rule.level},
+         {"message", {{"text", f.message}}},
+         {"locations",
+          json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_of(file)}}}, {"region", region}}}}})}});
   }
-  json run = {{"tool",
-               {{"driver",
-                 {{"name", "kernelcount"},
-                  {"version", o.version},
-                  {"rules", rules}}}}},
+  json run = {{"tool", {{"driver", {{"name", "kernelcount"}, {"version", o.version}, {"rules", rules}}}}},
               {"properties",
                {{"model", g.info.path},
                 {"target", r.target->name},
                 {"eager_kernels", r.totals.eager.kernels},
                 {"eager_hbm_bytes", r.totals.eager_hbm_bytes}}},
               {"results", results}};
-  json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-              {"version", "2.1.0"},
-              {"runs", json::array({run})}};
+  json log = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
   os << log.dump(1) << '\n';
 }
 

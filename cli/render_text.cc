@@ -81,7 +81,8 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   }
   if (o.baseline) print_baseline(os, *o.baseline, o.top ? static_cast<size_t>(*o.top) : 20);
   if (r.totals.unknown_ops > 0)
-    os << "\n" << r.totals.unknown_ops
+    os << "\n"
+       << r.totals.unknown_ops
        << " op(s) have no launch rule: their kernels are not in the totals (see --list-rules)\n";
   if (o.legend) {
     os << "\ncolumns\n";

@@ -23,7 +23,9 @@ std::string values_short(const Graph& g, const std::vector<int>& ids) {
   return s;
 }
 
-std::string count(const Launch& l, int n) { return l.known ? std::to_string(n) : "?"; }
+std::string count(const Launch& l, int n) {
+  return l.known ? std::to_string(n) : "?";
+}
 
 // Indices 0..n-1 ordered by `key` (largest first, ties in execution order), cut to `top`.
 template <typename Key>
@@ -44,9 +46,16 @@ int64_t rollup_key(const RollupRow& row, const std::string& sort) {
 }
 
 std::vector<std::string> rollup_cells(const RollupRow& row, const std::string& label) {
-  return {label, std::to_string(row.ops), std::to_string(row.counts.kernels), std::to_string(row.counts.memcpy),
-          std::to_string(row.counts.memset), std::to_string(row.counts.host_syncs), std::to_string(row.unknown_ops),
-          std::to_string(row.transfers), format_bytes(row.bytes), row.code};
+  return {label,
+          std::to_string(row.ops),
+          std::to_string(row.counts.kernels),
+          std::to_string(row.counts.memcpy),
+          std::to_string(row.counts.memset),
+          std::to_string(row.counts.host_syncs),
+          std::to_string(row.unknown_ops),
+          std::to_string(row.transfers),
+          format_bytes(row.bytes),
+          row.code};
 }
 
 std::vector<std::string> rollup_header(const std::string& label, const std::string& last) {
@@ -62,7 +71,7 @@ std::string arrow(int64_t before, int64_t after, bool bytes) {
 
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {
   Rows t;
-  t.header = {">#", "source", "module", "op", "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
+  t.header = {">#",   "source", "module", "op",    "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
               ">R+W", ">bytes", ">floor", ">group"};
   t.total = g.ops.size();
   auto key = [&](size_t i) -> int64_t {
@@ -105,7 +114,9 @@ Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std
   Rows t;
   t.header = rollup_header("module (inclusive)", "class");
   auto label = [&](const ModuleNode& n) {
-    return n.depth == 0 ? std::string("(model)") : only_depth ? n.total.key : std::string(2 * n.depth, ' ') + n.total.key;
+    return n.depth == 0 ? std::string("(model)")
+           : only_depth ? n.total.key
+                        : std::string(2 * n.depth, ' ') + n.total.key;
   };
   std::vector<size_t> shown;
   if (only_depth) {
@@ -187,7 +198,8 @@ Rows baseline_module_rows(const BaselineDiff& d, size_t limit) {
   t.total = d.module_kernels.size();
   for (const Delta& m : d.module_kernels) {
     if (limit > 0 && t.rows.size() == limit) break;
-    t.rows.push_back({m.name, std::to_string(m.before), std::to_string(m.after), signed_change(m.before, m.after, false)});
+    t.rows.push_back(
+        {m.name, std::to_string(m.before), std::to_string(m.after), signed_change(m.before, m.after, false)});
   }
   return t;
 }
@@ -200,7 +212,8 @@ Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string&
     if (limit > 0 && t.rows.size() == limit) break;
     const Entry& a = d.before;
     const Entry& b = d.after;
-    std::string name = what == "module" ? (b.name.empty() ? "(model)" : std::string(2 * b.depth, ' ') + b.name) : b.name;
+    std::string name =
+        what == "module" ? (b.name.empty() ? "(model)" : std::string(2 * b.depth, ' ') + b.name) : b.name;
     // "x53: 1 -> 3 kernels": the same ops, each launching a different number of kernels.
     std::string per_op;
     if (a.ops == b.ops && a.ops > 0 && a.kernels % a.ops == 0 && b.kernels % b.ops == 0 && a.kernels != b.kernels)
@@ -257,25 +270,29 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
       {"bytes", "bytes those reads and writes move, decimal units (1 MB = 10^6 B)"},
   };
   if (table == "op") {
-    rows.insert(rows.begin(), {{"#", "the op's position in execution order"},
-                               {"source", "the innermost line of your code that called the op"},
-                               {"module", "the module path the op ran in"},
-                               {"op", "the aten op and overload"},
-                               {"inputs -> outputs", "tensor shapes and dtypes (f32 = float32, bf16 = bfloat16, ...)"}});
-    rows.push_back({"floor", "lower bound on the op's time and what sets it: M bytes / HBM bandwidth, C FLOPs / "
-                             "compute rate, L launch-rate bound (kernels x the host's smallest time per launch: the "
-                             "GPU may sit idle, so this bound is about the host, not GPU work)"});
+    rows.insert(rows.begin(),
+                {{"#", "the op's position in execution order"},
+                 {"source", "the innermost line of your code that called the op"},
+                 {"module", "the module path the op ran in"},
+                 {"op", "the aten op and overload"},
+                 {"inputs -> outputs", "tensor shapes and dtypes (f32 = float32, bf16 = bfloat16, ...)"}});
+    rows.push_back({"floor",
+                    "lower bound on the op's time and what sets it: M bytes / HBM bandwidth, C FLOPs / "
+                    "compute rate, L launch-rate bound (kernels x the host's smallest time per launch: the "
+                    "GPU may sit idle, so this bound is about the host, not GPU work)"});
     rows.push_back({"group", "the pointwise fusion group the op joins (F<n>); empty when it stays alone"});
   } else {
     rows.insert(rows.begin(), {{"ops", "ops in the row (a module's include its submodules' when inclusive)"}});
     rows.push_back({"unknown", "ops without a launch rule: their kernels are not in the counts"});
   }
-  rows.push_back({"eager / fused", "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
-                                   "fusion saves); fused+reductions also fuses into reductions"});
+  rows.push_back({"eager / fused",
+                  "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
+                  "fusion saves); fused+reductions also fuses into reductions"});
   rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
-  rows.push_back({"launch-rate bound", "the ops whose floor is set by launches, and their share of the floor: "
-                                       "the host's launch pace (the target's smallest time per kernel launch), not GPU work; "
-                                       "CUDA graphs or fusion remove it"});
+  rows.push_back({"launch-rate bound",
+                  "the ops whose floor is set by launches, and their share of the floor: "
+                  "the host's launch pace (the target's smallest time per kernel launch), not GPU work; "
+                  "CUDA graphs or fusion remove it"});
   return rows;
 }
 

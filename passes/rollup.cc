@@ -18,9 +18,12 @@ void add_op(RollupRow& row, const Report& r, size_t i) {
 
 std::string key_of(const Op& op, RollupKey key) {
   switch (key) {
-    case RollupKey::kLine: return op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line);
-    case RollupKey::kModule: return op.module;
-    case RollupKey::kOpType: return op_type_name(op);
+    case RollupKey::kLine:
+      return op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line);
+    case RollupKey::kModule:
+      return op.module;
+    case RollupKey::kOpType:
+      return op_type_name(op);
   }
   return "";
 }
