@@ -99,8 +99,8 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
     for (const auto& w : d.warnings) head += "> **Warning:** " + w + "\n\n";
     head += table({"", ">before", ">after", ">change"}, baseline_rows(d));
     head += section("**Op types that changed**", entry_delta_table(d.op_types, "op type", limit), "op types");
-    head += section("**Modules that changed** (inclusive)", indented(entry_delta_table(d.module_tree, "module", limit)),
-                    "modules");
+    head += section("**Modules that changed** (inclusive, to depth " + std::to_string(o.depth ? *o.depth : 2) + ")",
+                    indented(entry_delta_table(d.module_tree, "module", limit, o.depth ? *o.depth : 2)), "modules");
     head += section("**Source lines that changed**", entry_delta_table(d.lines, "source line", limit), "source lines");
     if (d.op_types.empty())
       head += section("**Modules whose eager kernels changed**", baseline_module_rows(d, limit), "modules");

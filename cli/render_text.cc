@@ -19,14 +19,15 @@ std::string top_title(const std::string& what, const Rows& rows, const std::stri
   return what + ", top " + std::to_string(rows.rows.size()) + " of " + std::to_string(rows.total) + " by " + sort;
 }
 
-void print_baseline(std::ostream& os, const BaselineDiff& d, size_t limit) {
+void print_baseline(std::ostream& os, const BaselineDiff& d, size_t limit, int depth) {
   os << "\nagainst baseline " << d.baseline_path << '\n';
   for (const auto& w : d.warnings) os << "warning: " << w << '\n';
   Table b({"", ">before", ">after", ">change"});
   for (auto& row : baseline_rows(d)) b.add(std::move(row));
   b.print(os);
   print(os, "op types that changed", entry_delta_table(d.op_types, "op type", limit), "op types");
-  print(os, "modules that changed (inclusive)", entry_delta_table(d.module_tree, "module", limit), "modules");
+  print(os, "modules that changed (inclusive, to depth " + std::to_string(depth) + ")",
+        entry_delta_table(d.module_tree, "module", limit, depth), "modules");
   print(os, "source lines that changed", entry_delta_table(d.lines, "source line", limit), "source lines");
   if (d.op_types.empty()) print(os, "modules whose eager kernels changed", baseline_module_rows(d, limit), "modules");
 }
@@ -79,7 +80,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     os << "\nbudgets\n";
     for (const BudgetCheck& b : o.budgets) os << (b.exceeded() ? "FAIL  " : "ok    ") << describe(b) << '\n';
   }
-  if (o.baseline) print_baseline(os, *o.baseline, o.top ? static_cast<size_t>(*o.top) : 20);
+  if (o.baseline) print_baseline(os, *o.baseline, o.top ? static_cast<size_t>(*o.top) : 20, o.depth ? *o.depth : 2);
   if (r.totals.unknown_ops > 0)
     os << "\n"
        << r.totals.unknown_ops

@@ -204,12 +204,13 @@ Rows baseline_module_rows(const BaselineDiff& d, size_t limit) {
   return t;
 }
 
-Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit) {
+Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit, int max_depth) {
   Rows t;
   t.header = {what, "", ">ops", ">kernels", ">change", ">unknown", ">bytes", "per op"};
-  t.total = deltas.size();
   for (const EntryDelta& d : deltas) {
-    if (limit > 0 && t.rows.size() == limit) break;
+    if (max_depth >= 0 && d.after.depth > max_depth) continue;
+    ++t.total;
+    if (limit > 0 && t.rows.size() == limit) continue;
     const Entry& a = d.before;
     const Entry& b = d.after;
     std::string name =

@@ -37,8 +37,10 @@ std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d);
 // Modules whose eager kernels changed (flat): (module, before, after, change).
 Rows baseline_module_rows(const BaselineDiff& d, size_t limit);
 // Op types, module tree or source lines that changed: "batch_norm x53: 1 -> 3 kernels".
-// `what` is "op type", "module" or "source line".
-Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit);
+// `what` is "op type", "module" or "source line"; modules deeper than `max_depth` (>= 0) are
+// left out (their change is in their parents').
+Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit,
+                       int max_depth = -1);
 // The columns of a table and what each means, one line each (--legend).
 std::vector<std::vector<std::string>> legend_rows(const std::string& table);
 // "+12 (+3.1%)", "-1.20 MB", "=".
