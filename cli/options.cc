@@ -77,7 +77,9 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("--top", o.top, "rows per table (summary default 10; full tables default all)")->type_name("N");
   app.add_option("--sort", o.sort, "row order: kernels, bytes, ops or order (execution order)")
       ->check(CLI::IsMember({"kernels", "bytes", "ops", "order"}));
-  app.add_option("--depth", o.depth, "module tree depth: --by module (default all), the summary (default 1), the --baseline diff (default 2)")
+  app.add_option("--depth", o.depth,
+                 "module tree depth: --by module (default all), the summary (default 1), the --baseline diff "
+                 "(default 2)")
       ->type_name("N");
   app.add_option("--source-root", o.source_root,
                  "sarif and github formats: name source files under DIR relative to it, as code scanning "
