@@ -60,7 +60,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("--input", inputs,
                  "TorchScript input, in forward() order or by name: 8x3x224x224:f32, x=4x16:bfloat16")
       ->type_name("SPEC");
-  app.add_option("--dim", dims, "value of a symbolic size of a .pt2, named by its symbol (s77=64) or as INPUT.DIM (x.0=64); "
+  app.add_option("--dim", dims,
+                 "value of a symbolic size of a .pt2, named by its symbol (s77=64) or as INPUT.DIM (x.0=64); "
                  "default: the export hint")
       ->type_name("NAME=VALUE");
   std::vector<std::string> format_names;

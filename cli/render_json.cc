@@ -113,7 +113,10 @@ json entry_json(const Entry& e) {
 json entry_deltas_json(const std::vector<EntryDelta>& v, const char* key) {
   json a = json::array();
   for (const EntryDelta& d : v) {
-    json j = {{key, d.after.name}, {"status", d.status}, {"before", entry_json(d.before)}, {"after", entry_json(d.after)}};
+    json j = {{key, d.after.name},
+              {"status", d.status},
+              {"before", entry_json(d.before)},
+              {"after", entry_json(d.after)}};
     if (std::string(key) == "module") j["depth"] = d.after.depth;
     a.push_back(j);
   }
