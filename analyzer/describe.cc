@@ -14,17 +14,6 @@ std::string join(const std::vector<T>& xs, const char* sep, F fmt) {
 
 std::string integer(int64_t v) { return std::to_string(v); }
 
-std::string short_dtype(DType t) {
-  static const std::pair<DType, const char*> kShort[] = {
-      {DType::kFloat32, "f32"}, {DType::kBFloat16, "bf16"}, {DType::kFloat16, "f16"}, {DType::kFloat64, "f64"},
-      {DType::kInt64, "i64"},   {DType::kInt32, "i32"},     {DType::kBool, "bool"},   {DType::kUInt8, "u8"},
-      {DType::kInt8, "i8"},
-  };
-  for (const auto& [d, name] : kShort)
-    if (d == t) return name;
-  return dtype_name(t);
-}
-
 }  // namespace
 
 std::string describe_value(const Value& v, Style style) {
@@ -36,7 +25,7 @@ std::string describe_value(const Value& v, Style style) {
       return v.contiguous() ? s : s + "{" + join(v.strides, ",", integer) + "}";
     }
     case Style::kShort:
-      return (v.sizes.empty() ? std::string("scalar") : join(v.sizes, "x", integer)) + ":" + short_dtype(v.dtype);
+      return (v.sizes.empty() ? std::string("scalar") : join(v.sizes, "x", integer)) + ":" + dtype_short_name(v.dtype);
   }
   return "";
 }

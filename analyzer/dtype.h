@@ -31,9 +31,12 @@ enum class DType : uint8_t {
 
 // "float32", "bfloat16", ...: the names torch prints without the "torch." prefix.
 const char* dtype_name(DType t);
+// "f32", "bf16", "i64": the short names report tables print; parse_dtype reads them back.
+const char* dtype_short_name(DType t);
 // Bytes per element; 0 for kUnknown.
 int dtype_size(DType t);
-// Parses the names dtype_name prints plus common aliases ("float", "half", "long", "bf16").
+// Parses the names dtype_name and dtype_short_name print, with or without "torch.", plus
+// common aliases ("float", "half", "long", "fp32"). Every option that takes a dtype uses it.
 std::optional<DType> parse_dtype(const std::string& s);
 // Maps the torch.export schema's ScalarType enum (torch/_export/serde/schema.py).
 std::optional<DType> dtype_from_export_enum(int64_t v);

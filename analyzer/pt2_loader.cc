@@ -3,6 +3,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -120,24 +121,54 @@ class Pt2Reader {
     if (const json* tv = optional_field(graph, "tensor_values")) scan(*tv);
     if (const json* sv = optional_field(graph, "sym_int_values")) scan(*sv);
     symbols_ = hints_;
-    for (const auto& [name, value] : opt_.dims) {
+    // The export does not record torch.export.Dim names (only "s77"), so a size can also be
+    // named by the input it belongs to: "x.0" is dimension 0 of input x.
+    std::map<std::string, std::string> aliases;
+    if (const json* tv = optional_field(graph, "tensor_values"); tv && tv->is_object())
+      if (const json* inputs = optional_field(graph, "inputs"); inputs && inputs->is_array())
+        for (const json& in : *inputs) {
+          const json* t = optional_field(in, "as_tensor");
+          const json* n = t ? optional_field(*t, "name") : nullptr;
+          const json* meta = n && n->is_string() ? optional_field(*tv, n->get<std::string>().c_str()) : nullptr;
+          const json* sizes = meta ? optional_field(*meta, "sizes") : nullptr;
+          if (!sizes || !sizes->is_array()) continue;
+          for (size_t k = 0; k < sizes->size(); ++k) {
+            const json* e = optional_field((*sizes)[k], "as_expr");
+            const json* es = e ? optional_field(*e, "expr_str") : nullptr;
+            if (!es || !es->is_string()) continue;
+            // Only a bare symbol names the size ("s77", not "2*s77").
+            auto syms = sym_expr_symbols(es->get<std::string>());
+            if (syms.size() == 1 && eval_sym_expr(es->get<std::string>(), {{syms[0], 7}}) == 7)
+              aliases.emplace(n->get<std::string>() + "." + std::to_string(k), syms[0]);
+          }
+        }
+    for (const auto& [given, value] : opt_.dims) {
+      const std::string name = aliases.count(given) ? aliases.at(given) : given;
       bool known = hints_.count(name) || ranges.count(name);
       if (!known) {
         std::string names;
-        for (const auto& [s, r] : ranges) names += (names.empty() ? "" : ", ") + s;
-        throw Error("--dim " + name + ": the model has no symbol of that name" +
-                    (names.empty() ? " (it has no symbolic sizes)" : " (its symbols: " + names + ")"));
+        for (const auto& [s, r] : ranges) {
+          names += (names.empty() ? "" : ", ") + s;
+          for (const auto& [alias, sym] : aliases)
+            if (sym == s) names += " (" + alias + ")";
+        }
+        throw Error("--dim " + given + ": the model has no symbol of that name" +
+                    (names.empty() ? " (it has no symbolic sizes)"
+                                   : " (its symbols: " + names +
+                                         "; the .pt2 does not record torch.export.Dim names, so name a size "
+                                         "by its symbol or as INPUT.DIM)"));
       }
       if (auto r = ranges.find(name); r != ranges.end())
         check(value >= r->second.first && value <= r->second.second,
-              "--dim " + name + "=" + std::to_string(value) + ": outside the range [" +
+              "--dim " + given + "=" + std::to_string(value) + ": outside the range [" +
                   std::to_string(r->second.first) + ", " + std::to_string(r->second.second) +
                   "] the model was exported for");
       symbols_[name] = value;
+      given_.insert(name);
     }
     for (const auto& [name, value] : symbols_)
       g_.info.notes.push_back("symbol " + name + " = " + std::to_string(value) +
-                              (opt_.dims.count(name) ? " (--dim)" : " (export hint)"));
+                              (given_.count(name) ? " (--dim)" : " (export hint)"));
   }
 
   int64_t sym_int(const json& j, const std::string& where) {
@@ -148,7 +179,7 @@ class Pt2Reader {
       if (auto r = eval_sym_expr(expr, symbols_)) return *r;
       const json* hint = optional_field(*v, "hint");
       bool overridden = false;
-      for (const auto& s : sym_expr_symbols(expr)) overridden |= opt_.dims.count(s) > 0;
+      for (const auto& s : sym_expr_symbols(expr)) overridden |= given_.count(s) > 0;
       if (hint && !overridden) return sym_int(*hint, where + ".hint");
       throw Error(where + ": cannot evaluate symbolic size '" + expr + "'");
     }
@@ -415,6 +446,7 @@ class Pt2Reader {
   const LoadOptions& opt_;
   Graph g_;
   std::map<std::string, int64_t> hints_, symbols_;
+  std::set<std::string> given_;  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string, int> value_index_;
 };

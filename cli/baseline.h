@@ -12,16 +12,31 @@
 
 namespace kc {
 
-// The numbers a review compares: totals, and per module its eager kernels and HBM bytes.
+// One row of a rollup as a review compares it.
+struct Entry {
+  std::string name;  // op type, module path or source line
+  int64_t ops = 0;
+  int64_t kernels = 0;
+  int64_t unknown = 0;
+  int64_t bytes = 0;
+  int depth = 0;  // module tree only
+};
+
+// The numbers a review compares: totals, and per module, op type and source line.
 struct Summary {
   std::string path;
+  std::string target;   // the target it was predicted for; empty when a report does not say
+  std::string version;  // the kernelcount that made it
   std::vector<std::pair<std::string, int64_t>> totals;  // the report's totals, in schema order
   struct Module {
     std::string name;
     int64_t kernels = 0;
     int64_t bytes = 0;
   };
-  std::vector<Module> modules;
+  std::vector<Module> modules;     // flat by_module
+  std::vector<Entry> op_types;     // by_op_type
+  std::vector<Entry> module_tree;  // module_tree, inclusive
+  std::vector<Entry> lines;        // by_line
 };
 
 // One changed quantity.
@@ -31,20 +46,32 @@ struct Delta {
   int64_t after = 0;
 };
 
+// One rollup row on both sides. `status`: "added", "removed", "increased" or "decreased" (kernels,
+// each unknown op counted as one), else "changed" (ops or bytes only).
+struct EntryDelta {
+  Entry before, after;
+  std::string status;
+};
+
 struct BaselineDiff {
   std::string baseline_path;
+  std::vector<std::string> warnings;    // e.g. the baseline was made for another target
   std::vector<Delta> totals;            // every total, changed or not
   std::vector<Delta> module_kernels;    // modules whose eager kernels changed, largest change first
   std::vector<Delta> module_bytes;      // modules whose HBM bytes changed, largest change first
+  std::vector<EntryDelta> op_types;     // op types whose count, kernels, unknown ops or bytes changed
+  std::vector<EntryDelta> module_tree;  // modules (inclusive) whose kernels or bytes changed
+  std::vector<EntryDelta> lines;        // source lines whose kernels or bytes changed
   int64_t total(const std::string& name, bool after) const;
 };
 
 // The numbers of an analyzed model.
-Summary summarize(const Graph& g, const Report& r);
+Summary summarize(const Graph& g, const Report& r, const std::string& version);
 // A baseline given as a report: kernelcount --format json output. Throws Error.
 Summary read_report_summary(const std::string& path);
 // Whether a --baseline path names a JSON report (else a model to analyze).
 bool is_report_path(const std::string& path);
+// Rows changed between the two sides; sorted by the largest kernel change, then bytes.
 BaselineDiff diff(const Summary& before, const Summary& after);
 
 }  // namespace kc

@@ -8,7 +8,10 @@ const std::vector<Format>& formats() {
   static const std::vector<Format> all = {
       {"text", "aligned tables for a terminal", render_text, false},
       {"json", "everything, stable keys (docs/json.md)", render_json, false},
-      {"markdown", "tables for a review comment", render_markdown, true},
+      {"markdown", "a pull-request comment: verdict and diff first, detail folded, under 60,000 characters",
+       render_markdown, true},
+      {"sarif", "SARIF 2.1.0 findings on your source lines, for code scanning", render_sarif, false},
+      {"github", "GitHub Actions annotations (::warning file=...,line=...::)", render_github, false},
       {"dot", "the op graph for Graphviz, fusion groups as clusters (dot -Tsvg)", render_dot, false},
       {"trace", "Chrome/Perfetto trace JSON of the predicted kernels, eager and fused", render_trace, false},
   };

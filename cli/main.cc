@@ -1,4 +1,5 @@
 // kernelcount's entry point: the only place that prints errors and picks the exit status.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,32 +16,11 @@
 
 namespace {
 
-// Budgets broken by the report, one line each.
-std::vector<std::string> over_budget(const kc::Options& o, const kc::Totals& t, const kc::BaselineDiff* base) {
-  std::vector<std::string> out;
-  auto test = [&](const std::optional<int64_t>& limit, int64_t value, const char* what) {
-    if (limit && value > *limit)
-      out.push_back(std::string(what) + " " + std::to_string(value) + " > budget " + std::to_string(*limit));
-  };
-  test(o.max_kernels, t.eager.kernels, "eager kernels");
-  test(o.max_fused_kernels, t.fused_kernels, "fused kernels");
-  test(o.max_bytes, t.eager_hbm_bytes, "eager HBM bytes");
-  test(o.max_unknown, t.unknown_ops, "unknown ops");
-  test(o.max_host_syncs, t.eager.host_syncs, "host syncs");
-  if (base) {
-    test(o.max_kernel_increase, base->total("eager_kernels", true) - base->total("eager_kernels", false),
-         "eager kernels added");
-    test(o.max_bytes_increase, base->total("eager_hbm_bytes", true) - base->total("eager_hbm_bytes", false),
-         "eager HBM bytes added");
-  }
-  return out;
-}
-
 // The baseline's numbers: a JSON report as it is, a model analyzed like the model itself.
 kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, const kc::LaunchOptions& launches) {
   if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
   kc::Graph g = kc::load_model(o.baseline, o.load);
-  return kc::summarize(g, kc::analyze(g, target, launches));
+  return kc::summarize(g, kc::analyze(g, target, launches), KC_VERSION);
 }
 
 int run(int argc, char** argv) {
@@ -58,7 +38,8 @@ int run(int argc, char** argv) {
   const kc::Target& target = kc::find_target(o.target);
   const kc::Format& format = kc::find_format(o.format);
   std::ostringstream out;
-  std::vector<std::string> broken;
+  std::vector<kc::BudgetCheck> budgets;
+  std::vector<std::string> warnings;
   if (o.list_rules) {
     kc::render_rules(out, target, format.rules_markdown);
   } else {
@@ -66,9 +47,21 @@ int run(int argc, char** argv) {
     const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
     kc::Report r = kc::analyze(g, target, launch_options);
     std::optional<kc::BaselineDiff> base;
-    if (!o.baseline.empty()) base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r));
-    format.render(out, g, r, kc::RenderOptions{o.by, version, base ? &*base : nullptr});
-    broken = over_budget(o, r.totals, base ? &*base : nullptr);
+    if (!o.baseline.empty())
+      base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
+    if (base) warnings = base->warnings;
+    budgets = kc::check_budgets(o, r.totals, base ? &*base : nullptr);
+    kc::RenderOptions ro;
+    ro.by = o.by;
+    ro.version = version;
+    ro.baseline = base ? &*base : nullptr;
+    ro.budgets = budgets;
+    ro.top = o.top;
+    ro.sort = o.sort;
+    ro.depth = o.depth;
+    ro.legend = o.legend;
+    ro.source_root = o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root;
+    format.render(out, g, r, ro);
   }
   if (o.output.empty()) {
     std::cout << out.str();
@@ -78,8 +71,14 @@ int run(int argc, char** argv) {
     kc::check(f.good(), "cannot write " + o.output);
   }
   std::cout << std::flush;
-  for (const auto& b : broken) std::cerr << "kernelcount: over budget: " << b << '\n';
-  return broken.empty() ? 0 : 1;
+  bool over = false;
+  for (const auto& b : budgets)
+    if (b.exceeded()) {
+      std::cerr << "kernelcount: over budget: " << kc::describe(b) << '\n';
+      over = true;
+    }
+  for (const auto& w : warnings) std::cerr << "kernelcount: warning: " << w << '\n';
+  return over ? 1 : 0;
 }
 
 }  // namespace

@@ -43,13 +43,19 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.footer(
       command_help + "\n"
       "Examples:\n"
-      "  kernelcount model.pt2                          per-op table and totals\n"
-      "  kernelcount model.pt2 --by line                rolled up to your source lines\n"
-      "  kernelcount model.pt2 --dim s0=64              set a symbolic size\n"
-      "  kernelcount model.pt --input 8x3x224x224:float32   TorchScript needs input shapes\n"
+      "  kernelcount model.pt2                          summary: totals, then the costliest lines,\n"
+      "                                                 modules, op types and fusion wins\n"
+      "  kernelcount model.pt2 --by op                  the full per-op table\n"
+      "  kernelcount model.pt2 --by line --sort kernels --top 20   your costliest source lines\n"
+      "  kernelcount model.pt2 --by module --depth 2    module tree, inclusive totals\n"
+      "  kernelcount model.pt2 --dim x.0=64             set a symbolic size: dimension 0 of input x\n"
+      "                                                 (or by its symbol, as notes list it: s77=64)\n"
+      "  kernelcount model.pt --input 8x3x224x224:f32   TorchScript needs input shapes\n"
       "  kernelcount model.pt2 --format json -o out.json\n"
       "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
-      "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0   review a change\n"
+      "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0 --format markdown\n"
+      "                                                 review a change (a pull-request comment)\n"
+      "  kernelcount model.pt2 --format sarif -o kc.sarif   findings on your source lines\n"
       "  kernelcount --list-rules                       the launch rules and their evidence\n"
       "  kernelcount explain model.pt2 --op 3           why op 3 costs what it costs\n"
       "  kernelcount model.pt2 --format dot | dot -Tsvg > graph.svg   the op graph, fusion groups\n"
@@ -59,9 +65,11 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("model", o.model, "a .pt2 (torch.export) or TorchScript .pt file");
   std::vector<std::string> inputs, dims;
   app.add_option("--input", inputs,
-                 "TorchScript input, in forward() order or by name: 8x3x224x224:float32, x=4x16:bf16")
+                 "TorchScript input, in forward() order or by name: 8x3x224x224:f32, x=4x16:bfloat16")
       ->type_name("SPEC");
-  app.add_option("--dim", dims, "value of a symbolic size of a .pt2: s0=64 (default: the export hint)")
+  app.add_option("--dim", dims,
+                 "value of a symbolic size of a .pt2, named by its symbol (s77=64) or as INPUT.DIM (x.0=64); "
+                 "default: the export hint")
       ->type_name("NAME=VALUE");
   std::vector<std::string> format_names;
   std::string format_help;
@@ -70,7 +78,22 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     format_help += (format_help.empty() ? "" : "; ") + std::string(f.name) + ": " + f.help;
   }
   app.add_option("--format", o.format, format_help)->check(CLI::IsMember(format_names));
-  app.add_option("--by", o.by, "rows of the table: op, line or module")->check(CLI::IsMember({"op", "line", "module"}));
+  app.add_option("--by", o.by,
+                 "summary (default): totals and the top lines, modules, op types and fusion wins; or one "
+                 "full table by op, line, module (a tree) or op-type")
+      ->check(CLI::IsMember({"summary", "op", "line", "module", "op-type"}));
+  app.add_option("--top", o.top, "rows per table (summary default 10; full tables default all)")->type_name("N");
+  app.add_option("--sort", o.sort, "row order: kernels, bytes, ops or order (execution order)")
+      ->check(CLI::IsMember({"kernels", "bytes", "ops", "order"}));
+  app.add_option("--depth", o.depth,
+                 "module tree depth: --by module (default all), the summary (default 1), the --baseline diff "
+                 "(default 2)")
+      ->type_name("N");
+  app.add_option("--source-root", o.source_root,
+                 "sarif and github formats: name source files under DIR relative to it, as code scanning "
+                 "wants (default: the current directory)")
+      ->type_name("DIR");
+  app.add_flag("--legend", o.legend, "explain every column of the text report, one line each");
   std::string target_names;
   for (const Target& t : known_targets())
     if (!t.test_only) target_names += (target_names.empty() ? "" : ", ") + t.name;
@@ -114,6 +137,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     auto [name, value] = parse_dim_spec(d);
     o.load.dims[name] = value;  // the last --dim for a name wins
   }
+  check(!o.top || *o.top >= 0, "--top must be 0 (all rows) or more");
+  check(!o.depth || *o.depth >= 0, "--depth must be 0 or more");
   if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
   if (!max_bytes_increase.empty()) o.max_bytes_increase = parse_byte_count(max_bytes_increase);
   check(!(o.max_kernel_increase || o.max_bytes_increase) || !o.baseline.empty(),

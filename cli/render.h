@@ -4,25 +4,37 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analyzer/graph.h"
 #include "cli/baseline.h"
+#include "cli/budgets.h"
 #include "passes/report.h"
 
 namespace kc {
 
 struct RenderOptions {
-  std::string by = "op";  // "op", "line" or "module": the rows of the main table
-  std::string version;    // kernelcount's version, recorded in JSON
+  std::string by = "summary";              // "summary", or the full table "op", "line", "module", "op-type"
+  std::string version;                     // kernelcount's version, recorded in JSON
   const BaselineDiff* baseline = nullptr;  // --baseline: the change against it
+  std::vector<BudgetCheck> budgets;        // the budgets given, held or exceeded
+  std::optional<int> top;                  // --top: rows per table
+  std::string sort;                        // --sort; empty: the view's default
+  std::optional<int> depth;                // --depth: module tree depth
+  bool legend = false;                     // --legend: explain the columns
+  std::string source_root;                 // --source-root: findings name files relative to it
 };
 
-// Per-op (or per-line/module) table, fusion groups that save work, totals.
+// Summary (totals, top lines, modules, op types, fusion wins) or one full table; totals.
 void render_text(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
 // Everything, with stable keys; the schema is docs/json.md.
 void render_json(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
-// The text report's tables as GitHub markdown, for review comments.
+// A pull-request comment: verdict and diff first, detail folded, under 60,000 characters.
 void render_markdown(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
+// SARIF 2.1.0: findings on the user's source lines, for code scanning.
+void render_sarif(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
+// GitHub Actions workflow commands (::warning file=...,line=...::), one per finding.
+void render_github(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o);
 
 // Which ops `kernelcount explain` explains: one op, the ops of one source line, or all.
 struct ExplainSelection {

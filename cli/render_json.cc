@@ -63,9 +63,26 @@ json plan_json(const FusionPlan& plan) {
   return {{"variant", plan.variant}, {"groups", groups}};
 }
 
+json rollup_row_json(const RollupRow& row) {
+  return {{"ops", row.ops},
+          {"eager_kernels", row.counts.kernels},
+          {"memcpy", row.counts.memcpy},
+          {"memset", row.counts.memset},
+          {"host_syncs", row.counts.host_syncs},
+          {"unknown_ops", row.unknown_ops},
+          {"hbm_transfers", row.transfers},
+          {"hbm_bytes", row.bytes}};
+}
+
 json rollup_json(const std::vector<RollupRow>& rows, RollupKey key) {
   json out = json::array();
-  for (const RollupRow& row : rows)
+  for (const RollupRow& row : rows) {
+    if (key == RollupKey::kOpType) {
+      json j = {{"op_type", row.key}};
+      j.update(rollup_row_json(row));
+      out.push_back(j);
+      continue;
+    }
     out.push_back({{key == RollupKey::kLine ? "line" : "module", row.key},
                    {key == RollupKey::kLine ? "code" : "class", row.code},
                    {"ops", row.ops},
@@ -76,7 +93,51 @@ json rollup_json(const std::vector<RollupRow>& rows, RollupKey key) {
                    {"unknown_ops", row.unknown_ops},
                    {"hbm_transfers", row.transfers},
                    {"hbm_bytes", row.bytes}});
+  }
   return out;
+}
+
+json tree_json(const std::vector<ModuleNode>& tree) {
+  json out = json::array();
+  for (const ModuleNode& n : tree) {
+    json j = {{"module", n.total.key}, {"class", n.total.code}, {"depth", n.depth}, {"parent", n.parent}};
+    j.update(rollup_row_json(n.total));
+    out.push_back(j);
+  }
+  return out;
+}
+
+json entry_json(const Entry& e) {
+  return {{"ops", e.ops}, {"eager_kernels", e.kernels}, {"unknown_ops", e.unknown}, {"hbm_bytes", e.bytes}};
+}
+
+json entry_deltas_json(const std::vector<EntryDelta>& v, const char* key) {
+  json a = json::array();
+  for (const EntryDelta& d : v) {
+    json j = {{key, d.after.name},
+              {"status", d.status},
+              {"before", entry_json(d.before)},
+              {"after", entry_json(d.after)}};
+    if (std::string(key) == "module") j["depth"] = d.after.depth;
+    a.push_back(j);
+  }
+  return a;
+}
+
+json budgets_json(const std::vector<BudgetCheck>& budgets) {
+  json checks = json::array();
+  bool exceeded = false;
+  for (const BudgetCheck& b : budgets) {
+    checks.push_back({{"option", b.option},
+                      {"what", b.what},
+                      {"unit", b.unit},
+                      {"limit", b.limit},
+                      {"value", b.value},
+                      {"exceeded", b.exceeded()},
+                      {"unproven", b.unproven}});
+    exceeded |= b.exceeded();
+  }
+  return {{"verdict", budgets.empty() ? "none" : exceeded ? "fail" : "pass"}, {"checks", checks}};
 }
 
 }  // namespace
@@ -138,12 +199,15 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   out["fusion"] = {plan_json(r.fusion), plan_json(r.fusion_reduction)};
   out["by_line"] = rollup_json(r.by_line, RollupKey::kLine);
   out["by_module"] = rollup_json(r.by_module, RollupKey::kModule);
+  out["by_op_type"] = rollup_json(r.by_op_type, RollupKey::kOpType);
+  out["module_tree"] = tree_json(r.module_tree);
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;
   totals["eager_time_floor_s"] = s.eager_time_floor_s;
   totals["fused_time_floor_s"] = s.fused_time_floor_s;
   out["totals"] = totals;
+  out["budgets"] = budgets_json(o.budgets);
   if (o.baseline) {
     json totals = json::object();
     for (const Delta& d : o.baseline->totals) totals[d.name] = {{"before", d.before}, {"after", d.after}};
@@ -155,7 +219,11 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     out["baseline"] = {{"path", o.baseline->baseline_path},
                        {"totals", totals},
                        {"module_kernels", deltas(o.baseline->module_kernels)},
-                       {"module_bytes", deltas(o.baseline->module_bytes)}};
+                       {"module_bytes", deltas(o.baseline->module_bytes)},
+                       {"warnings", o.baseline->warnings},
+                       {"op_types", entry_deltas_json(o.baseline->op_types, "op_type")},
+                       {"module_tree", entry_deltas_json(o.baseline->module_tree, "module")},
+                       {"lines", entry_deltas_json(o.baseline->lines, "line")}};
   }
   os << out.dump(1) << '\n';
 }

@@ -3,44 +3,96 @@
 #include "cli/table.h"
 
 namespace kc {
+namespace {
+
+void print(std::ostream& os, const std::string& title, const Rows& rows, const std::string& what) {
+  if (rows.rows.empty()) return;
+  os << '\n' << title << '\n';
+  Table t(rows.header);
+  for (const auto& row : rows.rows) t.add(row);
+  t.print(os);
+  if (rows.cut()) os << more_note(rows.cut(), what) << '\n';
+}
+
+std::string top_title(const std::string& what, const Rows& rows, const std::string& sort) {
+  if (!rows.cut()) return what + (sort == "order" ? "" : ", by " + sort);
+  return what + ", top " + std::to_string(rows.rows.size()) + " of " + std::to_string(rows.total) + " by " + sort;
+}
+
+void print_baseline(std::ostream& os, const BaselineDiff& d, size_t limit, int depth) {
+  os << "\nagainst baseline " << d.baseline_path << '\n';
+  for (const auto& w : d.warnings) os << "warning: " << w << '\n';
+  Table b({"", ">before", ">after", ">change"});
+  for (auto& row : baseline_rows(d)) b.add(std::move(row));
+  b.print(os);
+  print(os, "op types that changed", entry_delta_table(d.op_types, "op type", limit), "op types");
+  print(os, "modules that changed (inclusive, to depth " + std::to_string(depth) + ")",
+        entry_delta_table(d.module_tree, "module", limit, depth), "modules");
+  print(os, "source lines that changed", entry_delta_table(d.lines, "source line", limit), "source lines");
+  if (d.op_types.empty()) print(os, "modules whose eager kernels changed", baseline_module_rows(d, limit), "modules");
+}
+
+}  // namespace
 
 void render_text(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
   os << "model   " << g.info.path << " (" << g.info.format
      << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
   os << "target  " << r.target->name << ": " << r.target->description << '\n';
   for (const auto& note : g.info.notes) os << "note    " << note << '\n';
-  os << '\n';
-  Table main(main_header(o.by));
-  for (auto& row : main_rows(g, r, o.by)) main.add(std::move(row));
-  main.print(os);
+  const bool summary = o.by == "summary";
 
-  auto groups = fusion_rows(g, r.fusion);
-  if (!groups.empty()) {
-    os << "\nfusion groups (pointwise chains, one kernel each)\n";
-    Table t(fusion_header());
-    for (auto& row : groups) t.add(std::move(row));
+  auto print_totals = [&] {
+    os << "\ntotals\n";
+    Table t({"", ">eager", ">fused", ">fused+reductions"});
+    for (auto& row : totals_rows(r)) t.add(std::move(row));
     t.print(os);
+  };
+  if (summary) {
+    const size_t top = o.top ? static_cast<size_t>(*o.top) : 10;
+    const std::string sort = o.sort.empty() ? "kernels" : o.sort;
+    const int depth = o.depth ? *o.depth : 1;
+    print_totals();
+    Rows lines = rollup_table(r.by_line, "line", sort, top);
+    print(os, top_title("source lines", lines, sort), lines, "source lines");
+    Rows modules = module_tree_table(r.module_tree, depth, sort, top, true);
+    print(os, top_title("modules at depth " + std::to_string(depth) + " (inclusive)", modules, sort), modules,
+          "modules");
+    Rows types = rollup_table(r.by_op_type, "op-type", sort, top);
+    print(os, top_title("op types", types, sort), types, "op types");
+    Rows wins = fusion_table(g, r.fusion, true, top);
+    print(os, top_title("fusion wins (pointwise chains, one kernel each)", wins, "bytes saved"), wins, "groups");
+  } else {
+    const size_t top = o.top ? static_cast<size_t>(*o.top) : 0;
+    const std::string sort = o.sort.empty() ? "order" : o.sort;
+    Rows main = o.by == "op"       ? op_table(g, r, sort, top)
+                : o.by == "module" ? module_tree_table(r.module_tree, o.depth ? *o.depth : -1, sort, top, false)
+                : o.by == "line"   ? rollup_table(r.by_line, "line", sort, top)
+                                   : rollup_table(r.by_op_type, "op-type", sort, top);
+    os << '\n';
+    Table t(main.header);
+    for (const auto& row : main.rows) t.add(row);
+    t.print(os);
+    if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
+    print(os, "fusion groups (pointwise chains, one kernel each)", fusion_table(g, r.fusion, false, 0), "groups");
+    print_totals();
   }
-  os << "\ntotals\n";
-  Table t({"", ">eager", ">fused", ">fused+reductions"});
-  for (auto& row : totals_rows(r)) t.add(std::move(row));
-  t.print(os);
-  if (o.baseline) {
-    os << "\nagainst baseline " << o.baseline->baseline_path << '\n';
-    Table b({"", ">before", ">after", ">change"});
-    for (auto& row : baseline_rows(*o.baseline)) b.add(std::move(row));
-    b.print(os);
-    auto modules = baseline_module_rows(*o.baseline, 20);
-    if (!modules.empty()) {
-      os << "\nmodules whose eager kernels changed\n";
-      Table m({"module", ">before", ">after", ">change"});
-      for (auto& row : modules) m.add(std::move(row));
-      m.print(os);
-    }
+  if (!o.budgets.empty()) {
+    os << "\nbudgets\n";
+    for (const BudgetCheck& b : o.budgets) os << (b.exceeded() ? "FAIL  " : "ok    ") << describe(b) << '\n';
   }
+  if (o.baseline) print_baseline(os, *o.baseline, o.top ? static_cast<size_t>(*o.top) : 20, o.depth ? *o.depth : 2);
   if (r.totals.unknown_ops > 0)
-    os << "\n" << r.totals.unknown_ops
+    os << "\n"
+       << r.totals.unknown_ops
        << " op(s) have no launch rule: their kernels are not in the totals (see --list-rules)\n";
+  if (o.legend) {
+    os << "\ncolumns\n";
+    Table t({"column", "meaning"});
+    for (auto& row : legend_rows(o.by == "op" ? "op" : "rollup")) t.add(std::move(row));
+    t.print(os);
+  } else {
+    os << "\n" << (summary ? "full tables: --by op, line, module or op-type; " : "") << "columns explained: --legend\n";
+  }
 }
 
 }  // namespace kc

@@ -47,7 +47,17 @@ nlohmann::json op_args(const Graph& g, const Report& r, int i) {
 void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char* track_prefix) {
   const Counts& c = r.launches[i].counts;
   const int n = c.kernels + c.memcpy + c.memset;
-  if (!r.launches[i].known || n == 0) return;
+  if (!r.launches[i].known) {
+    // No rule says what it launches: one event of its floor, marked unknown, so the track's
+    // time still adds up to the report's and the gap is visible where it happens.
+    if (r.time[i].floor_s() <= 0) return;
+    nlohmann::json args = op_args(g, r, i);
+    args["floor_us"] = r.time[i].floor_s() * 1e6;
+    t.add(std::string(track_prefix) + short_op(g.ops[i]) + " (unknown launches)", "unknown",
+          r.time[i].floor_s() * 1e6, std::move(args));
+    return;
+  }
+  if (n == 0) return;
   const auto& names = r.explain[i].kernel_names;
   const double dur = r.time[i].floor_s() * 1e6 / n;
   for (int k = 0; k < n; ++k) {

@@ -1,10 +1,14 @@
 #include "cli/report_rows.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <functional>
+#include <numeric>
 
 #include "analyzer/describe.h"
 #include "cli/table.h"
+#include "passes/rollup.h"
 
 namespace kc {
 namespace {
@@ -19,65 +23,148 @@ std::string values_short(const Graph& g, const std::vector<int>& ids) {
   return s;
 }
 
-std::string count(const Launch& l, int n) { return l.known ? std::to_string(n) : "?"; }
+std::string count(const Launch& l, int n) {
+  return l.known ? std::to_string(n) : "?";
+}
+
+// Indices 0..n-1 ordered by `key` (largest first, ties in execution order), cut to `top`.
+template <typename Key>
+std::vector<size_t> pick(size_t n, const std::string& sort, size_t top, Key key) {
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  if (sort != "order" && !sort.empty())
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return key(a) > key(b); });
+  if (top > 0 && idx.size() > top) idx.resize(top);
+  return idx;
+}
+
+int64_t rollup_key(const RollupRow& row, const std::string& sort) {
+  if (sort == "bytes") return row.bytes;
+  if (sort == "ops") return row.ops;
+  // Unknown ops count as one kernel, as budgets count them, so that they sort with the costly.
+  return row.counts.kernels + row.unknown_ops;
+}
+
+std::vector<std::string> rollup_cells(const RollupRow& row, const std::string& label) {
+  return {label,
+          std::to_string(row.ops),
+          std::to_string(row.counts.kernels),
+          std::to_string(row.counts.memcpy),
+          std::to_string(row.counts.memset),
+          std::to_string(row.counts.host_syncs),
+          std::to_string(row.unknown_ops),
+          std::to_string(row.transfers),
+          format_bytes(row.bytes),
+          row.code};
+}
+
+std::vector<std::string> rollup_header(const std::string& label, const std::string& last) {
+  return {label, ">ops", ">kernels", ">memcpy", ">memset", ">sync", ">unknown", ">R+W", ">bytes", last};
+}
+
+std::string arrow(int64_t before, int64_t after, bool bytes) {
+  auto show = [&](int64_t v) { return bytes ? format_bytes(v) : std::to_string(v); };
+  return before == after ? show(after) : show(before) + " -> " + show(after);
+}
 
 }  // namespace
 
-std::vector<std::string> main_header(const std::string& by) {
-  if (by == "op")
-    return {">#", "source", "module", "op", "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
-            ">R+W", ">bytes", ">floor", ">group"};
-  return {by == "line" ? "source line" : "module", ">ops", ">kernels", ">memcpy", ">memset", ">sync",
-          ">unknown", ">R+W", ">bytes", by == "line" ? "code" : "class"};
-}
-
-std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r, const std::string& by) {
-  std::vector<std::vector<std::string>> rows;
-  if (by == "op") {
-    for (size_t i = 0; i < g.ops.size(); ++i) {
-      const Op& op = g.ops[i];
-      const Launch& l = r.launches[i];
-      std::vector<int> outs;
-      for (int v : op.outputs)
-        if (v >= 0) outs.push_back(v);
-      int grp = r.fusion.group_of[i];
-      bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
-      rows.push_back({std::to_string(i), format_loc(op.loc), op.module, short_op(op),
+Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {
+  Rows t;
+  t.header = {">#",   "source", "module", "op",    "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
+              ">R+W", ">bytes", ">floor", ">group"};
+  t.total = g.ops.size();
+  auto key = [&](size_t i) -> int64_t {
+    if (sort == "bytes") return r.traffic[i].bytes();
+    return r.launches[i].known ? r.launches[i].counts.kernels : 1;
+  };
+  for (size_t i : pick(g.ops.size(), sort == "ops" ? "order" : sort, top, key)) {
+    const Op& op = g.ops[i];
+    const Launch& l = r.launches[i];
+    std::vector<int> outs;
+    for (int v : op.outputs)
+      if (v >= 0) outs.push_back(v);
+    int grp = r.fusion.group_of[i];
+    bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
+    t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module, op_type_name(op),
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
                       count(l, l.counts.memcpy), count(l, l.counts.memset), count(l, l.counts.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
                       format_seconds(r.time[i].floor_s()) + " " + static_cast<char>(std::toupper(r.time[i].bound()[0])),
                       merged ? "F" + std::to_string(grp) : ""});
-    }
-    return rows;
   }
-  for (const RollupRow& row : by == "line" ? r.by_line : r.by_module)
-    rows.push_back({row.key, std::to_string(row.ops), std::to_string(row.counts.kernels),
-                    std::to_string(row.counts.memcpy), std::to_string(row.counts.memset),
-                    std::to_string(row.counts.host_syncs), std::to_string(row.unknown_ops),
-                    std::to_string(row.transfers), format_bytes(row.bytes), row.code});
-  return rows;
+  return t;
 }
 
-std::vector<std::string> fusion_header() {
-  return {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
+Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top) {
+  Rows t;
+  const std::string label = by == "line" ? "source line" : by == "module" ? "module" : "op type";
+  t.header = rollup_header(label, by == "line" ? "code" : by == "module" ? "class" : "");
+  if (by == "op-type") t.header.pop_back();
+  t.total = rows.size();
+  for (size_t i : pick(rows.size(), sort, top, [&](size_t k) { return rollup_key(rows[k], sort); })) {
+    t.rows.push_back(rollup_cells(rows[i], rows[i].key));
+    if (by == "op-type") t.rows.back().pop_back();
+  }
+  return t;
 }
 
-std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPlan& plan) {
-  std::vector<std::vector<std::string>> rows;
-  for (size_t k = 0; k < plan.groups.size(); ++k) {
+Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std::string& sort, size_t top,
+                       bool only_depth) {
+  Rows t;
+  t.header = rollup_header("module (inclusive)", "class");
+  auto label = [&](const ModuleNode& n) {
+    return n.depth == 0 ? std::string("(model)")
+           : only_depth ? n.total.key
+                        : std::string(2 * n.depth, ' ') + n.total.key;
+  };
+  std::vector<size_t> shown;
+  if (only_depth) {
+    std::vector<size_t> at;
+    for (size_t i = 0; i < tree.size(); ++i)
+      if (tree[i].depth == depth) at.push_back(i);
+    t.total = at.size();
+    for (size_t k : pick(at.size(), sort, top, [&](size_t k) { return rollup_key(tree[at[k]].total, sort); }))
+      shown.push_back(at[k]);
+  } else {
+    // Depth-first; siblings ordered by `sort`.
+    std::vector<std::vector<size_t>> children(tree.size());
+    for (size_t i = 1; i < tree.size(); ++i) children[tree[i].parent].push_back(i);
+    std::function<void(size_t)> visit = [&](size_t n) {
+      if (depth >= 0 && tree[n].depth > depth) return;
+      ++t.total;
+      shown.push_back(n);
+      std::vector<size_t>& c = children[n];
+      for (size_t k : pick(c.size(), sort, 0, [&](size_t k) { return rollup_key(tree[c[k]].total, sort); }))
+        visit(c[k]);
+    };
+    if (!tree.empty()) visit(0);
+    if (top > 0 && shown.size() > top) shown.resize(top);
+  }
+  for (size_t i : shown) t.rows.push_back(rollup_cells(tree[i].total, label(tree[i])));
+  return t;
+}
+
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top) {
+  Rows t;
+  t.header = {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
+  std::vector<size_t> merged;
+  for (size_t k = 0; k < plan.groups.size(); ++k)
+    if (plan.groups[k].ops.size() > 1) merged.push_back(k);
+  t.total = merged.size();
+  auto saved = [&](size_t k) { return plan.groups[merged[k]].eager.bytes() - plan.groups[merged[k]].fused.bytes(); };
+  for (size_t m : pick(merged.size(), by_saving ? "bytes" : "order", top, saved)) {
+    const size_t k = merged[m];
     const FusionGroup& grp = plan.groups[k];
-    if (grp.ops.size() < 2) continue;
     std::string members;
-    for (int i : grp.ops) members += (members.empty() ? "" : " ") + std::to_string(i) + ":" + short_op(g.ops[i]);
-    rows.push_back({"F" + std::to_string(k), members, std::to_string(grp.eager_kernels),
-                    std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
-                    std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
+    for (int i : grp.ops) members += (members.empty() ? "" : " ") + std::to_string(i) + ":" + op_type_name(g.ops[i]);
+    t.rows.push_back({"F" + std::to_string(k), members, std::to_string(grp.eager_kernels),
+                      std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
+                      std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
   }
-  return rows;
+  return t;
 }
 
-namespace {
 std::string signed_change(int64_t before, int64_t after, bool bytes) {
   int64_t d = after - before;
   std::string s = d > 0 ? "+" : d < 0 ? "-" : "";
@@ -89,7 +176,11 @@ std::string signed_change(int64_t before, int64_t after, bool bytes) {
   }
   return d == 0 ? "=" : s;
 }
-}  // namespace
+
+std::string more_note(size_t cut, const std::string& what) {
+  if (cut == 0) return "";
+  return "(" + std::to_string(cut) + " more " + what + " not shown; --top N shows more, --format json has all)";
+}
 
 std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d) {
   std::vector<std::vector<std::string>> rows;
@@ -101,14 +192,55 @@ std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d) {
   return rows;
 }
 
-std::vector<std::vector<std::string>> baseline_module_rows(const BaselineDiff& d, size_t limit) {
-  std::vector<std::vector<std::string>> rows;
+Rows baseline_module_rows(const BaselineDiff& d, size_t limit) {
+  Rows t;
+  t.header = {"module", ">before", ">after", ">change"};
+  t.total = d.module_kernels.size();
   for (const Delta& m : d.module_kernels) {
-    if (rows.size() == limit) break;
-    rows.push_back({m.name, std::to_string(m.before), std::to_string(m.after), signed_change(m.before, m.after, false)});
+    if (limit > 0 && t.rows.size() == limit) break;
+    t.rows.push_back(
+        {m.name, std::to_string(m.before), std::to_string(m.after), signed_change(m.before, m.after, false)});
   }
-  return rows;
+  return t;
 }
+
+Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit, int max_depth) {
+  Rows t;
+  t.header = {what, "", ">ops", ">kernels", ">change", ">unknown", ">bytes", "per op"};
+  for (const EntryDelta& d : deltas) {
+    if (max_depth >= 0 && d.after.depth > max_depth) continue;
+    ++t.total;
+    if (limit > 0 && t.rows.size() == limit) continue;
+    const Entry& a = d.before;
+    const Entry& b = d.after;
+    std::string name =
+        what == "module" ? (b.name.empty() ? "(model)" : std::string(2 * b.depth, ' ') + b.name) : b.name;
+    // "x53: 1 -> 3 kernels": the same ops, each launching a different number of kernels.
+    std::string per_op;
+    if (a.ops == b.ops && a.ops > 0 && a.kernels % a.ops == 0 && b.kernels % b.ops == 0 && a.kernels != b.kernels)
+      per_op = "x" + std::to_string(b.ops) + ": " + std::to_string(a.kernels / a.ops) + " -> " +
+               std::to_string(b.kernels / b.ops) + " kernels";
+    t.rows.push_back({name, d.status, arrow(a.ops, b.ops, false), arrow(a.kernels, b.kernels, false),
+                      signed_change(a.kernels, b.kernels, false), arrow(a.unknown, b.unknown, false),
+                      signed_change(a.bytes, b.bytes, true), per_op});
+  }
+  return t;
+}
+
+namespace {
+// "81.6 us (12 ops)": the floor of the ops whose floor is kernels x the smallest time per launch.
+std::string launch_bound_share(const Report& r) {
+  int n = 0;
+  double s = 0;
+  for (const TimeFloor& t : r.time) {
+    if (t.floor_s() > 0 && std::string(t.bound()) == "launch") {
+      ++n;
+      s += t.floor_s();
+    }
+  }
+  return format_seconds(s) + " (" + std::to_string(n) + " ops)";
+}
+}  // namespace
 
 std::vector<std::vector<std::string>> totals_rows(const Report& r) {
   const Totals& t = r.totals;
@@ -119,11 +251,50 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
       {"HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
        format_bytes(t.fused_hbm_bytes_reduction)},
       {"time floor", format_seconds(t.eager_time_floor_s), format_seconds(t.fused_time_floor_s), ""},
+      // Where the launch term sets an op's floor, the floor is the host's launch pace, not GPU
+      // work: say how much of the floor is that.
+      {"  of which launch-rate bound", launch_bound_share(r), "", ""},
       {"memcpy", std::to_string(t.eager.memcpy), "", ""},
       {"memset", std::to_string(t.eager.memset), "", ""},
       {"host syncs", std::to_string(t.eager.host_syncs), "", ""},
       {"unknown ops", std::to_string(t.unknown_ops), "", ""},
   };
+}
+
+std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
+  std::vector<std::vector<std::string>> rows = {
+      {"kernels", "GPU kernels eager PyTorch launches ('?': no launch rule covers the op; not counted, see unknown)"},
+      {"memcpy", "cudaMemcpy operations (device-to-device or device-to-host copies)"},
+      {"memset", "cudaMemset operations"},
+      {"sync", "points where the host waits for the GPU (e.g. .item(), nonzero)"},
+      {"R+W", "array-sized reads plus writes of GPU memory (HBM)"},
+      {"bytes", "bytes those reads and writes move, decimal units (1 MB = 10^6 B)"},
+  };
+  if (table == "op") {
+    rows.insert(rows.begin(),
+                {{"#", "the op's position in execution order"},
+                 {"source", "the innermost line of your code that called the op"},
+                 {"module", "the module path the op ran in"},
+                 {"op", "the aten op and overload"},
+                 {"inputs -> outputs", "tensor shapes and dtypes (f32 = float32, bf16 = bfloat16, ...)"}});
+    rows.push_back({"floor",
+                    "lower bound on the op's time and what sets it: M bytes / HBM bandwidth, C FLOPs / "
+                    "compute rate, L launch-rate bound (kernels x the host's smallest time per launch: the "
+                    "GPU may sit idle, so this bound is about the host, not GPU work)"});
+    rows.push_back({"group", "the pointwise fusion group the op joins (F<n>); empty when it stays alone"});
+  } else {
+    rows.insert(rows.begin(), {{"ops", "ops in the row (a module's include its submodules' when inclusive)"}});
+    rows.push_back({"unknown", "ops without a launch rule: their kernels are not in the counts"});
+  }
+  rows.push_back({"eager / fused",
+                  "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
+                  "fusion saves); fused+reductions also fuses into reductions"});
+  rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
+  rows.push_back({"launch-rate bound",
+                  "the ops whose floor is set by launches, and their share of the floor: "
+                  "the host's launch pace (the target's smallest time per kernel launch), not GPU work; "
+                  "CUDA graphs or fusion remove it"});
+  return rows;
 }
 
 }  // namespace kc

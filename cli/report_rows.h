@@ -1,4 +1,5 @@
-// Cells shared by the text and markdown renderers, so both show the same numbers.
+// Cells shared by the text and markdown renderers, so both show the same numbers. Choosing,
+// ordering and cutting rows for display happens here; the numbers come from the report.
 #pragma once
 
 #include <string>
@@ -10,17 +11,41 @@
 
 namespace kc {
 
-// Header and rows of the main table for --by op|line|module.
-std::vector<std::string> main_header(const std::string& by);
-std::vector<std::vector<std::string>> main_rows(const Graph& g, const Report& r, const std::string& by);
-// Fusion groups that merge two or more ops.
-std::vector<std::string> fusion_header();
-std::vector<std::vector<std::string>> fusion_rows(const Graph& g, const FusionPlan& plan);
+// A table ready to print: header, rows, and how many rows were left off (say "N more").
+struct Rows {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  size_t total = 0;  // rows before the cut
+  size_t cut() const { return total - rows.size(); }
+};
+
+// Row order for --sort: "kernels", "bytes", "ops" (largest first) or "order" (execution order).
+// `top` 0 keeps every row.
+Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top);
+// A flat rollup (by line, module or op type: `by` is "line", "module" or "op-type").
+Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top);
+// The module tree to `depth` (-1: all), names indented by depth, inclusive totals; siblings
+// ordered by `sort`. `only_depth`: the nodes of exactly that depth, ordered by `sort` (the summary).
+Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std::string& sort, size_t top,
+                       bool only_depth);
+// Fusion groups that merge two or more ops; by bytes saved when `by_saving`, else in order.
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top);
+// Totals as (label, eager, fused, fused+reductions) lines.
+std::vector<std::vector<std::string>> totals_rows(const Report& r);
 // Totals against a baseline: (quantity, before, after, change).
 std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d);
-// Modules whose eager kernels changed: (module, before, after, change), at most `limit`.
-std::vector<std::vector<std::string>> baseline_module_rows(const BaselineDiff& d, size_t limit);
-// Totals as (label, eager, fused) lines.
-std::vector<std::vector<std::string>> totals_rows(const Report& r);
+// Modules whose eager kernels changed (flat): (module, before, after, change).
+Rows baseline_module_rows(const BaselineDiff& d, size_t limit);
+// Op types, module tree or source lines that changed: "batch_norm x53: 1 -> 3 kernels".
+// `what` is "op type", "module" or "source line"; modules deeper than `max_depth` (>= 0) are
+// left out (their change is in their parents').
+Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit,
+                       int max_depth = -1);
+// The columns of a table and what each means, one line each (--legend).
+std::vector<std::vector<std::string>> legend_rows(const std::string& table);
+// "+12 (+3.1%)", "-1.20 MB", "=".
+std::string signed_change(int64_t before, int64_t after, bool bytes);
+// "(12 more not shown; --top N or --format json for all)" or "" when nothing was cut.
+std::string more_note(size_t cut, const std::string& what);
 
 }  // namespace kc

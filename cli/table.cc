@@ -43,7 +43,12 @@ void Table::print_markdown(std::ostream& os) const {
     os << '|';
     for (const auto& c : cells) {
       std::string cell;
-      for (char ch : c) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      // Backslash-escaped so that source code and module names print as written, never as
+      // emphasis, links or raw HTML.
+      for (char ch : c) {
+        if (std::string("\\`*_[]<>|~").find(ch) != std::string::npos) cell += '\\';
+        cell += ch;
+      }
       os << ' ' << cell << " |";
     }
     os << '\n';

@@ -17,9 +17,10 @@ class Table {
   void add(std::vector<std::string> row);
   // Aligned plain text for a terminal.
   void print(std::ostream& os) const;
-  // A GitHub-flavoured markdown table ('|' in cells escaped), followed by a blank line so
+  // A GitHub-flavoured markdown table (markdown punctuation in cells escaped), followed by a blank line so
   // that what comes next is not read as a row.
   void print_markdown(std::ostream& os) const;
+  size_t size() const { return rows_.size(); }
 
  private:
   std::vector<std::string> header_;

@@ -62,6 +62,22 @@ void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
         "a rollup does not sum to the totals");
 }
 
+// The model's node holds every op; a module holds at least what its submodules hold.
+void check_tree(const std::vector<ModuleNode>& tree, const Totals& t) {
+  check(!tree.empty() && tree[0].depth == 0, "the module tree has no root");
+  check_rollup({tree[0].total}, t);
+  std::vector<int> child_ops(tree.size()), child_kernels(tree.size());
+  for (size_t i = 1; i < tree.size(); ++i) {
+    const int p = tree[i].parent;
+    check(p >= 0 && p < static_cast<int>(i) && tree[p].depth + 1 == tree[i].depth, "the module tree is malformed");
+    child_ops[p] += tree[i].total.ops;
+    child_kernels[p] += tree[i].total.counts.kernels;
+  }
+  for (size_t i = 0; i < tree.size(); ++i)
+    check(child_ops[i] <= tree[i].total.ops && child_kernels[i] <= tree[i].total.counts.kernels,
+          "module " + tree[i].total.key + " holds less than its submodules");
+}
+
 Totals sum_totals(const Graph& g, Report& r) {
   Totals t;
   t.ops = static_cast<int>(g.ops.size());
@@ -119,7 +135,22 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] { per_op(g, r.time.size(), "time floors"); });
   step(
       "totals", g, [&] { r.totals = sum_totals(g, r); },
-      [&] { check(r.totals.fused_kernels <= r.totals.eager.kernels, "more fused kernels than eager ones"); });
+      [&] {
+        const Totals& t = r.totals;
+        check(t.fused_kernels <= t.eager.kernels, "more fused kernels than eager ones");
+        check(t.fused_kernels_reduction <= t.eager.kernels, "more fused+reduction kernels than eager ones");
+        // Fusion only removes round trips to HBM: a plan that moves more bytes than eager
+        // counts something twice (the Swin-T bug: single-op groups, host values, views).
+        check(t.fused_hbm_bytes <= t.eager_hbm_bytes, "fused HBM bytes " + std::to_string(t.fused_hbm_bytes) +
+                                                          " exceed eager " + std::to_string(t.eager_hbm_bytes));
+        check(t.fused_hbm_bytes_reduction <= t.eager_hbm_bytes,
+              "fused+reduction HBM bytes " + std::to_string(t.fused_hbm_bytes_reduction) + " exceed eager " +
+                  std::to_string(t.eager_hbm_bytes));
+        for (const FusionPlan* plan : {&r.fusion, &r.fusion_reduction})
+          for (const FusionGroup& grp : plan->groups)
+            if (grp.fused.bytes() > grp.eager.bytes())
+              throw OpError(grp.ops.front(), "its " + plan->variant + " group moves more bytes fused than eager");
+      });
   step(
       "explain", g, [&] { r.explain = run_explain(g, r.launches, target); },
       [&] { per_op(g, r.explain.size(), "explanations"); });
@@ -128,10 +159,14 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] {
         r.by_line = rollup(g, r, RollupKey::kLine);
         r.by_module = rollup(g, r, RollupKey::kModule);
+        r.by_op_type = rollup(g, r, RollupKey::kOpType);
+        r.module_tree = module_tree(g, r);
       },
       [&] {
         check_rollup(r.by_line, r.totals);
         check_rollup(r.by_module, r.totals);
+        check_rollup(r.by_op_type, r.totals);
+        check_tree(r.module_tree, r.totals);
       });
   return r;
 }

@@ -136,6 +136,13 @@ struct RollupRow {
   int first_op = 0;  // rows are ordered by their first op
 };
 
+// One module of the module tree, with inclusive totals (its own ops and its submodules').
+struct ModuleNode {
+  RollupRow total;  // key: module path ("" for the model itself); code: its class where known
+  int depth = 0;    // 0 for the model, 1 for its direct submodules, ...
+  int parent = -1;  // index of the parent node; -1 for the model
+};
+
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
@@ -147,6 +154,8 @@ struct Report {
   std::vector<OpExplanation> explain;  // per op
   std::vector<RollupRow> by_line;    // rollups, in order of first op
   std::vector<RollupRow> by_module;
+  std::vector<RollupRow> by_op_type;   // per op type ("batch_norm", "add.Tensor")
+  std::vector<ModuleNode> module_tree; // depth-first, node 0 the model; inclusive totals
   Totals totals;
 };
 

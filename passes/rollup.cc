@@ -1,35 +1,105 @@
 #include "passes/rollup.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace kc {
+namespace {
+
+void add_op(RollupRow& row, const Report& r, size_t i) {
+  const Launch& l = r.launches[i];
+  ++row.ops;
+  if (!l.known) ++row.unknown_ops;
+  row.counts += l.counts;
+  row.transfers += r.traffic[i].transfers();
+  row.bytes += r.traffic[i].bytes();
+}
+
+std::string key_of(const Op& op, RollupKey key) {
+  switch (key) {
+    case RollupKey::kLine:
+      return op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line);
+    case RollupKey::kModule:
+      return op.module;
+    case RollupKey::kOpType:
+      return op_type_name(op);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string op_type_name(const Op& op) {
+  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
+  return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
+}
 
 std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
   std::map<std::string, RollupRow> rows;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    std::string k = key == RollupKey::kLine ? (op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line))
-                                            : op.module;
+    std::string k = key_of(op, key);
     // The model's own forward() has an empty module path but a class.
     if (k.empty()) k = key == RollupKey::kModule && !op.module_type.empty() ? "(top level)" : "(none)";
     auto [it, fresh] = rows.try_emplace(k);
     RollupRow& row = it->second;
     if (fresh) {
       row.key = k;
-      row.code = key == RollupKey::kLine ? op.loc.code : op.module_type;
+      row.code = key == RollupKey::kLine ? op.loc.code : key == RollupKey::kModule ? op.module_type : "";
       row.first_op = static_cast<int>(i);
     }
-    const Launch& l = r.launches[i];
-    ++row.ops;
-    if (!l.known) ++row.unknown_ops;
-    row.counts += l.counts;
-    row.transfers += r.traffic[i].transfers();
-    row.bytes += r.traffic[i].bytes();
+    add_op(row, r, i);
   }
   std::vector<RollupRow> out;
   for (auto& [k, row] : rows) out.push_back(std::move(row));
   std::sort(out.begin(), out.end(), [](const RollupRow& a, const RollupRow& b) { return a.first_op < b.first_op; });
+  return out;
+}
+
+std::vector<ModuleNode> module_tree(const Graph& g, const Report& r) {
+  // Nodes by path; children by first appearance. Path prefixes are the ancestors.
+  std::map<std::string, int> index{{"", 0}};
+  std::vector<ModuleNode> nodes(1);
+  nodes[0].depth = 0;
+  nodes[0].parent = -1;
+  std::vector<std::vector<int>> children(1);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    int at = 0;
+    std::vector<int> chain{0};
+    size_t start = 0;
+    while (!op.module.empty() && start <= op.module.size()) {
+      size_t dot = op.module.find('.', start);
+      std::string path = op.module.substr(0, dot);
+      auto [it, fresh] = index.try_emplace(path, static_cast<int>(nodes.size()));
+      if (fresh) {
+        ModuleNode n;
+        n.total.key = path;
+        n.total.first_op = static_cast<int>(i);
+        n.depth = nodes[at].depth + 1;
+        n.parent = at;
+        nodes.push_back(n);
+        children.emplace_back();
+        children[at].push_back(it->second);
+      }
+      at = it->second;
+      chain.push_back(at);
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (nodes[at].total.code.empty()) nodes[at].total.code = op.module_type;
+    for (int n : chain) add_op(nodes[n].total, r, i);
+  }
+  // Depth-first, children in order of their first op.
+  std::vector<ModuleNode> out;
+  std::function<void(int, int)> visit = [&](int n, int parent) {
+    const int me = static_cast<int>(out.size());
+    out.push_back(nodes[n]);
+    out.back().parent = parent;
+    for (int c : children[n]) visit(c, me);
+  };
+  visit(0, -1);
   return out;
 }
 

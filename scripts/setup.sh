@@ -14,7 +14,10 @@ need_pkgs=()
 for tool in cmake g++ make unzip python3; do
   command -v "$tool" >/dev/null || need_pkgs+=("$tool")
 done
-for p in libcli11-dev nlohmann-json3-dev catch2 graphviz; do
+# python3-markdown-it and python3-jsonschema: the tests parse the markdown report as CommonMark
+# and validate the SARIF log (tests/cli/check_markdown.py, check_sarif.py); graphviz: the
+# tests render --format dot (tests/cli/pictures.sh).
+for p in libcli11-dev nlohmann-json3-dev catch2 python3-markdown-it python3-jsonschema graphviz; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)

@@ -53,7 +53,8 @@ def corpus():
 
 
 SECTIONS = {
-    "example": lambda: block(f"{KC} tests/models/add_relu.pt2"),
+    "example": lambda: block(f"{KC} tests/models/transformer_block.pt2"),
+    "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
     "example-explain": lambda: block(f"{KC} explain tests/models/add_relu.pt2 --op 1"),
     "truth": lambda: "```\n$ python3 validate/truth/truth_accuracy.py | tail -2\n"

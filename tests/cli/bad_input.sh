@@ -38,6 +38,9 @@ expect "overflows 64 bits" tests/models/traced_mlp.pt --input 4294967296x4294967
 expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
 expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4
 expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
+# A torch.export.Dim name is not in the archive: the error names the symbol and INPUT.DIM.
+expect "its symbols: s77 (x.0)" tests/models/dynamic_batch.pt2 --dim batch=8
+expect "--top must be" tests/models/add.pt2 --top -1
 expect "unknown target" tests/models/add.pt2 --target tpu
 expect "--dim applies to .pt2 models" tests/models/traced_mlp.pt --input 32x64:float32 --dim s0=4
 expect "--input applies to TorchScript models" tests/models/add.pt2 --input 4x4:float32

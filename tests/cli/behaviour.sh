@@ -22,6 +22,13 @@ for key in eager_kernels fused_kernels memcpy memset host_syncs eager_hbm_transf
            eager_hbm_bytes fused_hbm_bytes unknown_ops; do
   printf '%s' "$json" | grep -q "\"$key\"" || fail "totals lack $key"
 done
+printf '%s' "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert {"by_line", "by_module", "by_op_type", "module_tree", "budgets"} <= r.keys(), r.keys()
+assert r["module_tree"][0]["depth"] == 0 and r["module_tree"][0]["ops"] == r["totals"]["ops"]
+assert sum(t["eager_kernels"] for t in r["by_op_type"]) == r["totals"]["eager_kernels"]
+assert r["budgets"] == {"verdict": "none", "checks": []}' || fail "JSON rollups and budgets (docs/json.md)"
 totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]; print(t["eager_kernels"], t["eager_hbm_transfers"], t["fused_kernels"], t["fused_hbm_transfers"])'; }
 [ "$(totals tests/models/add.pt2)" = "1 3 1 3" ] || fail "a + b: $(totals tests/models/add.pt2)"
 [ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
@@ -50,7 +57,8 @@ report="$(mktemp --suffix=.json)"
 "$kc" tests/models/mlp.pt2 --baseline "$report" --max-kernel-increase 0 --max-bytes-increase 0 >/dev/null ||
   fail "an unchanged model went over its increase budget"
 err="$("$kc" tests/models/transformer_block.pt2 --baseline "$report" --max-kernel-increase 5 2>&1 >/dev/null)"
-[ $? -eq 1 ] && [[ "$err" == *"eager kernels added 10 > budget 5"* ]] || fail "kernel increase budget: $err"
+[ $? -eq 1 ] && [[ "$err" == *"eager kernels added (each unknown op counted as one) 10 > budget 5"* ]] ||
+  fail "kernel increase budget: $err"
 "$kc" tests/models/transformer_block.pt2 --baseline tests/models/mlp.pt2 --format json |
   python3 -c 'import json,sys; b=json.load(sys.stdin)["baseline"]["totals"]["eager_kernels"]; assert (b["before"], b["after"]) == (8, 18), b' ||
   fail "JSON baseline totals"
@@ -87,5 +95,42 @@ for r in (host, gpu):
 assert host == gpu, "the reports differ beyond the note"
 PY
 rm -f "${TMPDIR:-/tmp}/kc-host.$$.json" "${TMPDIR:-/tmp}/kc-gpu.$$.json"
+
+# Bug (d): swapping an op that has a rule (GELU, 1 kernel) for one without (bernoulli) lowers the
+# known kernels; the increase budget still fails, and every kernel budget counts the unknown op.
+err="$("$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 --max-kernel-increase 0 2>&1 >/dev/null)"
+[ $? -eq 1 ] && [[ "$err" == *"1 op(s) without a launch rule added"* ]] || fail "an unknown op hid a regression: $err"
+"$kc" tests/models/mlp_unruled_act.pt2 --max-kernels 7 >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--max-kernels does not count the unknown op"
+"$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 --max-kernel-increase 0 --format json 2>/dev/null |
+  python3 -c 'import json,sys; b=json.load(sys.stdin)["budgets"]; assert b["verdict"] == "fail" and b["checks"][0]["unit"] == "kernels", b' ||
+  fail "JSON budget verdict"
+
+# Bug (e): the short dtype names tables print are accepted; a size named as INPUT.DIM; the
+# help's examples run on the repository's models.
+"$kc" tests/models/scripted_control_flow.pt --input 8x64:f32 >/dev/null || fail "--input 8x64:f32 refused"
+"$kc" tests/models/traced_mlp.pt --input 32x64:torch.float32 >/dev/null || fail "--input ...:torch.float32 refused"
+"$kc" tests/models/dynamic_batch.pt2 --dim x.0=64 | grep -q "symbol s77 = 64 (--dim)" || fail "--dim x.0=64"
+"$kc" tests/models/dynamic_batch.pt2 --dim s77=64 | grep -q "symbol s77 = 64 (--dim)" || fail "--dim s77=64"
+"$kc" --help | grep -q -- "--dim x.0=64" || fail "the help's --dim example changed: keep this check in step"
+for args in "" "--by op" "--by line --sort kernels --top 20" "--by module --depth 2" "--format json" \
+            "--format markdown" "--format sarif" "--format github" "--legend" "--by op-type --sort bytes"; do
+  # shellcheck disable=SC2086
+  "$kc" tests/models/transformer_block.pt2 $args >/dev/null || fail "kernelcount model.pt2 $args"
+done
+
+# Summary first: totals, then the top lines, modules, op types; --top cuts and says so.
+out="$("$kc" tests/models/transformer_block.pt2 --top 2)"
+[[ "$out" == *"source lines, top 2 of 6 by kernels"* && "$out" == *"(4 more source lines not shown"* ]] ||
+  fail "summary --top 2: $out"
+"$kc" tests/models/transformer_block.pt2 --legend | grep -q "^R+W" || fail "--legend"
+
+# A baseline from another target or kernelcount version is called out.
+report="$(mktemp --suffix=.json)"
+"$kc" tests/models/mlp.pt2 --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); j["kernelcount_version"]="0.0.1"; j["target"]["name"]="torch2.10-h100"; print(json.dumps(j))' >"$report"
+err="$("$kc" tests/models/mlp.pt2 --baseline "$report" 2>&1 >/dev/null)"
+[[ "$err" == *"warning: the baseline was predicted for target torch2.10-h100"* && "$err" == *"kernelcount 0.0.1"* ]] ||
+  fail "no warning for a baseline of another target or version: $err"
+rm -f "$report"
 [ $failed -eq 0 ] && echo "behaviour: all checks pass"
 exit $failed

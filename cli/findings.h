@@ -1,0 +1,37 @@
+// Findings for code scanning (SARIF) and GitHub annotations: what a reviewer should look at,
+// each tied to a line of the user's Python source. Chosen here, printed by the renderers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+#include "cli/budgets.h"
+#include "passes/report.h"
+
+namespace kc {
+
+// A kind of finding: the SARIF rule.
+struct FindingRule {
+  const char* id;     // "kernelcount/budget-exceeded"
+  const char* level;  // SARIF level: "error", "warning" or "note"
+  const char* text;   // one line
+};
+
+// The rules, in the order their index is reported.
+const std::vector<FindingRule>& finding_rules();
+
+struct Finding {
+  int rule = 0;      // index into finding_rules()
+  std::string file;  // the user's source file as the export recorded it; may be empty
+  int line = 0;
+  std::string message;
+};
+
+// Budgets exceeded (on the costliest line), host syncs and unknown ops (on their lines), and
+// the `costly` costliest lines by kernels. Files under `source_root` are named relative to it
+// (code scanning and annotations want paths in the repository).
+std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector<BudgetCheck>& budgets,
+                              const std::string& source_root, size_t costly = 5);
+
+}  // namespace kc
