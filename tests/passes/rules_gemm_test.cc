@@ -77,6 +77,17 @@ TEST_CASE("gemm: f32 small-M linear without a bias splits K into GEMM + reductio
   CHECK(rules_only(linear({2, 128, 256}, {}, 256, false, DType::kBFloat16)).counts.kernels == 1);
 }
 
+TEST_CASE("gemm: bf16 long-K GEMMs with a small output split K (nvjet + splitKreduce)") {
+  auto l = rules_only(linear({2, 49, 3072}, {}, 768, true, DType::kBFloat16));  // M=98, K=3072
+  CHECK(l.rule == "gemm.half.splitk");
+  CHECK(l.counts.kernels == 2);
+  CHECK(l.counts.memset == 0);
+  // A wide output (N = 11008) is one GEMM.
+  CHECK(rules_only(linear({7, 4096}, {}, 11008, true, DType::kBFloat16)).counts.kernels == 1);
+  // Short K: one GEMM.
+  CHECK(rules_only(linear({2, 49, 2048}, {}, 512, true, DType::kBFloat16)).counts.kernels == 1);
+}
+
 TEST_CASE("gemm: one row is a GEMV, 1 kernel, no split-K") {
   auto l = rules_only(linear({1, 4096}, {}, 11008, true, DType::kFloat32));
   CHECK(l.rule == "gemm.gemv");

@@ -98,11 +98,12 @@ bool half_gemm_memset(const OpFacts& f) {
 // f32 small-M GEMMs on few output tiles: cuBLAS splits K. With the bias in the epilogue
 // (addmm) it runs scal_kernel (beta) + sgemm_largek + a cuBLASLt epilogue with a memset
 // (3/0/1); without a bias, the GEMM + a split-K reduction (2 kernels). Bucket, not a
-// threshold cuBLAS documents: 2 < M < 512 rows and at most 8 output tiles of 128x128, and
+// threshold cuBLAS documents: 16 <= M < 512 rows and at most 8 output tiles of 128x128, and
 // K >= 2N (bias) or K >= N with M <= 128 (bias), K >= N/2 (no bias).
 bool fp32_small_tiles(const Mnk& d) {
   const int64_t tiles = ((d.m + 127) / 128) * ((d.n + 127) / 128);
-  return d.m > 2 && d.m < 512 && d.n > 0 && tiles <= 8;
+  // Below 16 rows cuBLAS runs its small-M gemmSN kernels, one launch (sweep: lead=[7] 1 kernel).
+  return d.m >= 16 && d.m < 512 && d.n > 0 && tiles <= 8;
 }
 bool fp32_splitk_bias_any(const OpFacts& f) {
   if (!fp32(f)) return false;
@@ -125,6 +126,19 @@ bool fp32_splitk_plain(const OpFacts& f) {
                          (x->sizes.size() == 2 || matmul_folds(*x));
   const Mnk d = gemm_mnk(f);
   return (linear_mm || f.op->name == "aten::mm") && fp32_small_tiles(d) && 2 * d.k >= d.n;
+}
+
+// bf16/fp16 long-K GEMMs with a small output (M <= 128, M*N <= 128K, N <= 4096, K >= 3000):
+// cuBLASLt splits K over nvjet + splitKreduce, 2 kernels, bias or not (sweep: M=1/7/64 with
+// K=3072 N=768 -> 2, K=4096 N=11008 -> 1; corpus: classifier heads K >= 3024 with 2 rows,
+// [98-100 rows] x K=3072/4096 MLP down-projections). The GEMM must be the one 2-D addmm/mm.
+bool half_splitk(const OpFacts& f) {
+  if (!is_half(f.dtype)) return false;
+  const Value* x = f.input(0);
+  const bool one_gemm = f.op->name != "aten::linear" || linear_bias_fused(f) ||
+                        (!f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x)));
+  const Mnk d = gemm_mnk(f);
+  return one_gemm && d.m >= 1 && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000;
 }
 
 // GEMV: one row (M=1) runs gemv / gemvx, 1 kernel; no split-K and no workspace.
@@ -270,11 +284,17 @@ bool einsum_contraction(const OpFacts& f) { return einsum_counts(f).kernels > 0;
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
+  r.push_back({"gemm.half.splitk", gemm2d, {},
+               "bf16/fp16, M <= 128, M*N <= 128K, N <= 4096, K >= 3000: nvjet split-K + splitKreduce, 2 kernels "
+               "(+ copies, + memset rule as below never applies at this size)",
+               half_splitk, {}, splitk_plain_counts,
+               "sweep:gemm/linear bf16 lead=[1]/[7]/[64] kn=[3072,768], broad:vgg, broad:swin, broad:vit, "
+               "broad:convnext, broad:alexnet"});
   r.push_back({"gemm.gemv", gemm2d, {}, "one row (M = 1): gemv, 1 kernel (+ copies), no workspace", gemv, {},
                linear_counts,
                "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), broad:mobilenet, broad:resnet (classifier heads)"});
   r.push_back({"gemm.fp32.splitk_bias", gemm2d, {},
-               "f32 with the bias in the GEMM (addmm, linear on a 2-D or contiguous input), 2 < M < 512, "
+               "f32 with the bias in the GEMM (addmm, linear on a 2-D or contiguous input), 16 <= M < 512, "
                "<= 8 output tiles of 128x128, K >= 2N (or K >= N with M <= 128): split-K scal + sgemm_largek + "
                "epilogue, 3 kernels + a memset. cuBLAS heuristic: the most frequent behaviour of this bucket",
                fp32_splitk_bias, {}, splitk_bias_counts,
@@ -286,7 +306,7 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                fp32_splitk_bias_reduce, {}, splitk_plain_counts,
                "sweep:gemm/addmm_b1 f32 mkn=[128,512,256], broad:mobilebert, broad:convbert, broad:mobilevit, broad:bart"});
   r.push_back({"gemm.fp32.splitk", gemm2d, {},
-               "f32 without a bias (linear as a folded mm, mm), 2 < M < 512, <= 8 output tiles of 128x128, "
+               "f32 without a bias (linear as a folded mm, mm), 16 <= M < 512, <= 8 output tiles of 128x128, "
                "K >= N/2: GEMM + split-K reduction, 2 kernels. cuBLAS heuristic: the most frequent behaviour "
                "of this bucket",
                fp32_splitk_plain, {}, splitk_plain_counts,
