@@ -118,6 +118,8 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::sym_stride", C::kMetadata},
     {"aten::is_contiguous", C::kMetadata},
     {"aten::_assert_tensor_metadata", C::kMetadata},
+    // GEMM family (passes/targets/h200/gemm.cc).
+    {"aten::einsum", C::kGemm},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {

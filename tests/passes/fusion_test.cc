@@ -58,9 +58,10 @@ TEST_CASE("fusion: a lone op changes nothing") {
 
 TEST_CASE("fusion: a GEMM stays its own kernel between pointwise ops") {
   GraphBuilder b;
-  int x = b.input({32, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  // 1024 rows: one GEMM kernel (fewer rows would split K, see tests/passes/rules_gemm_test.cc).
+  int x = b.input({1024, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
   int h = b.pointwise("aten::relu", {x});
-  int m = b.op("aten::linear", {h, w}, {}, {32, 64});
+  int m = b.op("aten::linear", {h, w}, {}, {1024, 64});
   b.output(b.pointwise("aten::gelu", {m}));
   auto p = plan(b.g);
   CHECK(p.groups.size() == 3);

@@ -11,10 +11,11 @@ using kc::test::GraphBuilder;
 namespace {
 kc::Graph mixed() {
   GraphBuilder b;
-  int x = b.input({32, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  // 1024 rows: one GEMM kernel (fewer rows would split K).
+  int x = b.input({1024, 64}), w = b.input({64, 64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
   int h = b.pointwise("aten::relu", {b.pointwise("aten::add", {x, x})});
-  int m = b.op("aten::linear", {h, w}, {}, {32, 64});
-  b.output(b.pointwise("aten::gelu", {b.view("aten::view", m, {2048})}));
+  int m = b.op("aten::linear", {h, w}, {}, {1024, 64});
+  b.output(b.pointwise("aten::gelu", {b.view("aten::view", m, {65536})}));
   b.g.ops[0].module = b.g.ops[1].module = "block";
   return b.g;
 }

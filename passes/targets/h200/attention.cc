@@ -1,31 +1,108 @@
-// Scaled dot-product attention on the H200 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp).
+// Scaled dot-product attention on the H200 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
+// picks cuDNN, flash, mem-efficient or the math fallback; attention.cu runs the fused ones).
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
 namespace {
 
-bool sdpa_plain(const OpFacts& f) { return !f.has_tensor_arg("attn_mask"); }
-bool sdpa_masked_half(const OpFacts& f) { return !sdpa_plain(f) && is_half(f.dtype); }
-bool sdpa_masked_fp32(const OpFacts& f) { return !sdpa_plain(f) && fp32(f); }
-bool sdpa_plain_half(const OpFacts& f) { return sdpa_plain(f) && is_half(f.dtype); }
-bool sdpa_plain_fp32(const OpFacts& f) { return sdpa_plain(f) && fp32(f); }
+const Value* sdpa_mask(const OpFacts& f) {
+  const Arg* a = f.arg("attn_mask");
+  if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return nullptr;
+  return &f.graph->values[a->tensors[0]];
+}
+bool mask_is_bool(const OpFacts& f) {
+  const Value* m = sdpa_mask(f);
+  return m && m->dtype == DType::kBool;
+}
+// Keys (S): the mask's last dim, else the key's second-to-last.
+int64_t sdpa_keys(const OpFacts& f) {
+  const Value* k = f.input(1);
+  return k && k->sizes.size() >= 2 ? k->sizes[k->sizes.size() - 2] : 0;
+}
+bool qk_rank4(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const Value* k = f.input(1);
+  return q && k && q->sizes.size() == 4 && k->sizes.size() == 4;
+}
+
+// The math fallback (_scaled_dot_product_attention_math: scale, matmul, softmax, matmul) runs when
+// no fused kernel accepts the inputs. 4-D inputs fall back when the key's heads differ from the
+// query's (no enable_gqa: the fused kernels' check_batch_size_and_num_heads) or the mask's last
+// dim is not unit-strided (an expanded stride-0 bool mask, a transposed position bias: the
+// fused kernels' mask alignment check).
+bool sdpa_math_4d(const OpFacts& f) {
+  if (!qk_rank4(f)) return false;
+  const Value* q = f.input(0);
+  const Value* k = f.input(1);
+  if (q->sizes[1] != k->sizes[1]) return true;
+  const Value* m = sdpa_mask(f);
+  return m && !m->sizes.empty() && m->strides.size() == m->sizes.size() && m->sizes.back() > 1 &&
+         m->strides.back() != 1;
+}
+// Measured math path: f32 13 kernels with a float mask (scale q, scale k, bmm, mask add,
+// softmax and its -inf guard, bmm, copies), + 3 for a bool mask's conversion to an additive
+// float mask; bf16/fp16 + 5 (the math path upcasts q, k, v and the mask and casts the result back).
+Counts sdpa_math_4d_counts(const OpFacts& f) {
+  if (!sdpa_mask(f)) return {};
+  const int base = 13 + (mask_is_bool(f) ? 3 : 0);
+  return {base + (is_half(f.dtype) ? 5 : 0), 0, 0, 0};
+}
+bool sdpa_math_4d_masked(const OpFacts& f) { return sdpa_math_4d(f) && sdpa_mask(f); }
+
+// 5-D q/k/v: the fused kernels take 4-D only (check_tensor_shapes): math path, f32 11 kernels,
+// bf16/fp16 16; + 1 when the query is not contiguous (matmul's reshape copies it).
+bool sdpa_rank5(const OpFacts& f) {
+  const Value* q = f.input(0);
+  return q && q->sizes.size() == 5 && !sdpa_mask(f);
+}
+Counts sdpa_rank5_counts(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const int copy = q->contiguous() ? 0 : 1;
+  return {(is_half(f.dtype) ? 16 : 11) + copy, 0, 0, 0};
+}
+
+// Fused paths. cuDNN attention (bf16/fp16) zeroes a workspace (1 memset) except for decode
+// (one query row, the sm80 kernel). A bool mask becomes an additive float mask first (3 kernels:
+// two fills and a where). f32 runs mem-efficient (fmha_cutlassF), no memset; a mask whose last
+// dim is not a multiple of 8 is padded (+2 kernels: fill, copy). bf16/fp16 with a float mask
+// that is not 4-D: cuDNN declines, mem-efficient runs without a memset (+2 padding as in f32).
+bool sdpa_fused(const OpFacts& f) { return qk_rank4(f) && !sdpa_math_4d(f) && (fp32(f) || is_half(f.dtype)); }
+Counts sdpa_fused_counts(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const Value* m = sdpa_mask(f);
+  const bool bool_mask = mask_is_bool(f);
+  int kernels = 1 + (bool_mask ? 3 : 0);
+  const bool keys_unaligned = sdpa_keys(f) % 8 != 0;
+  if (fp32(f)) return {kernels + (m && keys_unaligned ? 2 : 0), 0, 0, 0};
+  if (m && !bool_mask && m->sizes.size() != 4) return {kernels + (keys_unaligned ? 2 : 0), 0, 0, 0};
+  const bool decode = q->sizes[2] == 1;
+  return {kernels, 0, decode ? 0 : 1, 0};
+}
 
 }  // namespace
 
 void add_attention_rules(std::vector<LaunchRule>& r) {
-  // Attention: bf16 goes to cuDNN's fused kernel (with a memset), fp32 to the efficient kernel.
-  r.push_back({"sdpa.half", ops({"aten::scaled_dot_product_attention"}), {}, "bf16/fp16, no explicit mask",
-               sdpa_plain_half, {1, 0, 1, 0}, nullptr, "truth:sdpa_bfloat16, truth:sdpa_causal_bfloat16",
-               "Attention in bf16/fp16 without a mask runs cuDNN's fused flash-attention kernel, which zeroes a small buffer first (one memset)."});
-  r.push_back({"sdpa.fp32", ops({"aten::scaled_dot_product_attention"}), {}, "float32, no explicit mask",
-               sdpa_plain_fp32, {1, 0, 0, 0}, nullptr, "truth:sdpa_float32, truth:sdpa_causal_float32",
-               "Attention in float32 runs the memory-efficient (cutlass) fused attention kernel: one kernel."});
-  r.push_back({"sdpa.mask.half", ops({"aten::scaled_dot_product_attention"}), {}, "bf16/fp16 with an explicit mask",
-               sdpa_masked_half, {4, 0, 1, 0}, nullptr, "corpus:bert, corpus:gpt2, corpus:llama",
-               "Attention with an explicit mask cannot use the flash kernel: it prepares the mask (expand, copy) before the fused kernel, and zeroes a buffer."});
-  r.push_back({"sdpa.mask.fp32", ops({"aten::scaled_dot_product_attention"}), {}, "float32 with an explicit mask",
-               sdpa_masked_fp32, {4, 0, 0, 0}, nullptr, "corpus:bert, corpus:gpt2, corpus:llama",
-               "Attention with an explicit mask prepares the mask (expand, copy) in extra kernels before the fused attention kernel."});
+  const auto sdpa = ops({"aten::scaled_dot_product_attention"});
+  r.push_back({"sdpa.math.5d", sdpa, {},
+               "5-D q/k/v, no mask: the math fallback, f32 11 kernels, bf16/fp16 16, + 1 for a non-contiguous query",
+               sdpa_rank5, {}, sdpa_rank5_counts, "broad:nest, broad:twins, broad:hiera",
+               "The fused attention kernels take 4-D tensors only, so this call runs the math path: scale, matmul, softmax and matmul as separate kernels."});
+  r.push_back({"sdpa.math.mask", sdpa, {},
+               "4-D with a mask, key heads != query heads or a mask whose last dim is not unit-strided "
+               "(expanded stride-0 bool mask, transposed position bias): the math fallback, f32 13 kernels with a "
+               "float mask, 16 with a bool mask; bf16/fp16 + 5",
+               sdpa_math_4d_masked, {}, sdpa_math_4d_counts,
+               "sweep:sdpa (expanded bool masks), broad:camembert, broad:xlm-roberta, broad:distilbert, broad:falcon, "
+               "broad:t5 (transposed position bias)",
+               "The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), so attention runs the math path: the mask is converted, then scale, matmul, softmax and matmul run as separate kernels."});
+  r.push_back({"sdpa.fused", sdpa, {},
+               "4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row); f32 mem-efficient 1 kernel; "
+               "+ 3 for a bool mask; + 2 padding when a float mask in f32 (or a non-4-D float mask in bf16, which "
+               "cuDNN declines: no memset) has keys not a multiple of 8",
+               sdpa_fused, {}, sdpa_fused_counts,
+               "sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
+               "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit",
+               "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask whose key length is not a multiple of 8 is padded first."});
 }
 
 }  // namespace kc::h200

@@ -1,0 +1,189 @@
+// The H200 GEMM and attention rules (passes/targets/h200/gemm.cc, attention.cc): one case per
+// mechanism, each on a hand-built graph.
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/launch_rules.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::DType;
+using kc::test::GraphBuilder;
+
+namespace {
+
+// Launches of the graph's only (last) op by the rules alone.
+kc::Launch rules_only(const GraphBuilder& b) { return kc::run_launches(b.g, kc::default_target(), {false, {}}).back(); }
+
+// linear(x, w[, bias]) with x of the given layout; returns the builder.
+GraphBuilder linear(std::vector<int64_t> x_sizes, std::vector<int64_t> x_strides, int64_t n, bool bias, DType dt) {
+  GraphBuilder b;
+  int x = x_strides.empty() ? b.input(x_sizes, dt) : b.strided(x_sizes, x_strides, dt);
+  int w = b.input({n, x_sizes.back()}, dt, kc::ValueRole::kParameter);
+  std::vector<int> ins = {x, w};
+  if (bias) ins.push_back(b.input({n}, dt, kc::ValueRole::kParameter));
+  std::vector<int64_t> out = x_sizes;
+  out.back() = n;
+  b.output(b.op("aten::linear", ins, {}, out));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  if (bias) b.name_arg(2, "bias");
+  return b;
+}
+
+GraphBuilder sdpa(std::vector<int64_t> q, std::vector<int64_t> k, DType dt, int mask = -1, GraphBuilder b = {}) {
+  int qv = b.input(q, dt), kv = b.input(k, dt), vv = b.input(k, dt);
+  b.output(b.op("aten::scaled_dot_product_attention", {qv, kv, vv}, {}, q));
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  if (mask >= 0) b.g.ops.back().args.push_back(kc::Arg::tensor("attn_mask", mask));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: bf16 GEMMs zero a stream-K workspace only for large outputs (M*N >= 12M)") {
+  auto small = rules_only(linear({2, 128, 256}, {}, 1024, true, DType::kBFloat16));  // M*N = 0.26M
+  CHECK(small.counts.kernels == 1);
+  CHECK(small.counts.memset == 0);
+  auto large = rules_only(linear({4096, 768}, {}, 3072, true, DType::kBFloat16));  // 12.6M
+  CHECK(large.counts.kernels == 1);
+  CHECK(large.counts.memset == 1);
+  auto fp32 = rules_only(linear({4096, 768}, {}, 3072, true, DType::kFloat32));
+  CHECK(fp32.counts.memset == 0);
+}
+
+TEST_CASE("gemm: f32 small-M, long-K linear with a bias takes split-K largek (3 kernels + memset)") {
+  auto l = rules_only(linear({2, 128, 1024}, {}, 256, true, DType::kFloat32));  // M=256, K=4N
+  CHECK(l.rule == "gemm.fp32.splitk_bias");
+  CHECK(l.counts.kernels == 3);
+  CHECK(l.counts.memset == 1);
+  // Many output tiles: one kernel.
+  auto wide = rules_only(linear({2, 128, 1024}, {}, 4096, true, DType::kFloat32));
+  CHECK(wide.counts.kernels == 1);
+  CHECK(wide.counts.memset == 0);
+  // M >= 512: one kernel.
+  auto tall = rules_only(linear({8, 128, 1024}, {}, 256, true, DType::kFloat32));
+  CHECK(tall.counts.kernels == 1);
+}
+
+TEST_CASE("gemm: f32 small-M linear without a bias splits K into GEMM + reduction (2 kernels)") {
+  auto l = rules_only(linear({2, 128, 256}, {}, 256, false, DType::kFloat32));
+  CHECK(l.rule == "gemm.fp32.splitk");
+  CHECK(l.counts.kernels == 2);
+  CHECK(l.counts.memset == 0);
+  // bf16 never takes this path.
+  CHECK(rules_only(linear({2, 128, 256}, {}, 256, false, DType::kBFloat16)).counts.kernels == 1);
+}
+
+TEST_CASE("gemm: bf16 long-K GEMMs with a small output split K (nvjet + splitKreduce)") {
+  auto l = rules_only(linear({2, 49, 3072}, {}, 768, true, DType::kBFloat16));  // M=98, K=3072
+  CHECK(l.rule == "gemm.half.splitk");
+  CHECK(l.counts.kernels == 2);
+  CHECK(l.counts.memset == 0);
+  // A wide output (N = 11008) is one GEMM.
+  CHECK(rules_only(linear({7, 4096}, {}, 11008, true, DType::kBFloat16)).counts.kernels == 1);
+  // Short K: one GEMM.
+  CHECK(rules_only(linear({2, 49, 2048}, {}, 512, true, DType::kBFloat16)).counts.kernels == 1);
+}
+
+TEST_CASE("gemm: one row is a GEMV, 1 kernel, no split-K") {
+  auto l = rules_only(linear({1, 4096}, {}, 11008, true, DType::kFloat32));
+  CHECK(l.rule == "gemm.gemv");
+  CHECK(l.counts.kernels == 1);
+  CHECK(l.counts.memset == 0);
+}
+
+TEST_CASE("gemm: a non-contiguous 3-D input with a bias is copy + GEMM + bias add") {
+  // Every other element of the last dim: folds to rows but no unit stride, so a copy.
+  auto l = rules_only(linear({32, 197, 1024}, {403456, 2048, 2}, 4096, true, DType::kBFloat16));
+  CHECK(l.counts.kernels == 3);
+  // A transposed view [B, T, C] of [B, C, T]: the bmm path reads it as is, then adds the bias.
+  auto t = rules_only(linear({2, 196, 128}, {25088, 1, 196}, 128, true, DType::kFloat32));
+  CHECK(t.counts.kernels == 2);
+  // The same without a bias: one bmm.
+  CHECK(rules_only(linear({2, 196, 128}, {25088, 1, 196}, 128, false, DType::kFloat32)).counts.kernels == 1);
+  // 2-D strided rows: addmm reads them with a leading dimension, bias fused.
+  CHECK(rules_only(linear({2, 256}, {32768, 1}, 1000, true, DType::kFloat32)).counts.kernels == 1);
+}
+
+TEST_CASE("gemm: einsum is one bmm + a copy per operand whose permutation is not a view") {
+  auto einsum = [](const std::string& eq, int a, int b, GraphBuilder& g) {
+    g.output(g.op("aten::einsum", {}, {}, {1}));
+    kc::Arg e;
+    e.name = "equation";
+    e.kind = kc::Arg::Kind::kString;
+    e.text = eq;
+    kc::Arg ts;
+    ts.name = "tensors";
+    ts.kind = kc::Arg::Kind::kTensorList;
+    ts.tensors = {a, b};
+    g.g.ops.back().args = {e, ts};
+    return rules_only(g);
+  };
+  {
+    GraphBuilder g;  // relative position, height: the query must be permuted (copy)
+    int q = g.input({2, 4, 14, 14, 96}), r = g.input({14, 7, 96});
+    auto l = einsum("byhwc,hkc->byhwk", q, r, g);
+    CHECK(l.rule == "gemm.einsum");
+    CHECK(l.counts.kernels == 2);
+  }
+  {
+    GraphBuilder g;  // width: batch w, rows (b, y, h) fold as a view
+    int q = g.input({2, 4, 14, 14, 96}), r = g.input({14, 7, 96});
+    CHECK(einsum("byhwc,wkc->byhwk", q, r, g).counts.kernels == 1);
+  }
+  {
+    GraphBuilder g;  // both operands permuted: 2 copies
+    int q = g.strided({2, 4, 8, 49, 32}, {150528, 37632, 32, 768, 1});
+    int k = g.strided({2, 4, 8, 49, 32}, {50176, 12544, 32, 256, 1});
+    CHECK(einsum("B G H I D, B G H J D -> B G H I J", q, k, g).counts.kernels == 3);
+  }
+  {
+    GraphBuilder g;  // an outer product is no bmm: the rule must not match
+    int a = g.input({4, 8}), c = g.input({4, 16});
+    CHECK_FALSE(einsum("bi,bj->bij", a, c, g).known);
+  }
+}
+
+TEST_CASE("sdpa: fused kernels, bool-mask conversion and f32 mask padding") {
+  CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16)).counts.same_work(kc::Counts{1, 0, 1, 0}));
+  CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kFloat32)).counts.same_work(kc::Counts{1, 0, 0, 0}));
+  // Decode: one query row, no workspace.
+  CHECK(rules_only(sdpa({2, 4, 1, 48}, {2, 4, 197, 48}, DType::kBFloat16)).counts.same_work(kc::Counts{1, 0, 0, 0}));
+  for (DType dt : {DType::kBFloat16, DType::kFloat32}) {
+    GraphBuilder b;
+    int m = b.input({2, 1, 128, 128}, DType::kBool);
+    auto l = rules_only(sdpa({2, 4, 128, 64}, {2, 4, 128, 64}, dt, m, b));
+    CHECK(l.counts.kernels == 4);
+    CHECK(l.counts.memset == (dt == DType::kBFloat16 ? 1 : 0));
+  }
+  {
+    GraphBuilder b;  // f32 float mask with 197 keys: padded
+    int m = b.input({1, 12, 197, 197}, DType::kFloat32);
+    CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kFloat32, m, b)).counts.kernels == 3);
+  }
+  {
+    GraphBuilder b;  // bf16 4-D float mask (relative position bias): cuDNN, 1/0/1
+    int m = b.input({1, 12, 197, 197}, DType::kBFloat16);
+    CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16, m, b)).counts.same_work(kc::Counts{1, 0, 1, 0}));
+  }
+}
+
+TEST_CASE("sdpa: an expanded stride-0 bool mask falls back to the math path") {
+  for (DType dt : {DType::kBFloat16, DType::kFloat32}) {
+    GraphBuilder b;
+    int m = b.strided({2, 1, 128, 128}, {0, 128, 1, 0}, DType::kBool);
+    auto l = rules_only(sdpa({2, 4, 128, 64}, {2, 4, 128, 64}, dt, m, b));
+    CHECK(l.rule == "sdpa.math.mask");
+    CHECK(l.counts.kernels == (dt == DType::kBFloat16 ? 21 : 16));
+  }
+}
+
+TEST_CASE("sdpa: 5-D q/k/v run the math path; other ranks match no rule") {
+  GraphBuilder b5 = sdpa({2, 3, 16, 196, 32}, {2, 3, 16, 196, 32}, DType::kFloat32);
+  CHECK(rules_only(b5).counts.kernels == 11);
+  GraphBuilder b3 = sdpa({8, 196, 32}, {8, 196, 32}, DType::kFloat32);
+  CHECK_FALSE(rules_only(b3).known);
+}
