@@ -118,6 +118,10 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::sym_stride", C::kMetadata},
     {"aten::is_contiguous", C::kMetadata},
     {"aten::_assert_tensor_metadata", C::kMetadata},
+    // norm family (passes/targets/h200/norm.cc)
+    {"aten::instance_norm", C::kNorm},
+    {"aten::rms_norm", C::kNorm},
+    {"aten::native_batch_norm", C::kNorm},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {
