@@ -190,3 +190,23 @@ TEST_CASE("norm: rank-0 and rank-1 inputs neither crash nor match batch_norm / i
   c.output(c.op("aten::conv2d", {x, c.input({})}));
   CHECK(kc::run_layout(c.g).diverging == 0);
 }
+
+TEST_CASE("layout: cat of one channels_last tensor keeps its format: a memcpy, not a copy kernel") {
+  GraphBuilder b;
+  int x = b.strided({2, 128, 28, 28}, cl_strides(2, 128, 28, 28));
+  int y = conv(b, x, {128, 128, 1, 1}, {2, 128, 28, 28});
+  kc::Op cat;
+  cat.name = "aten::cat";
+  kc::Arg ts;
+  ts.name = "tensors";
+  ts.kind = kc::Arg::Kind::kTensorList;
+  ts.tensors = {y};
+  cat.args = {ts};
+  kc::Value out = b.g.values[y];
+  cat.outputs = {b.g.add_value(out)};
+  b.g.ops.push_back(cat);
+  kc::Layout l = kc::run_layout(b.g);
+  auto launches = kc::run_launches(b.g, h200(), kRulesOnly, &l);
+  CHECK(launches[1].counts.memcpy == 1);
+  CHECK(launches[1].counts.kernels == 0);
+}

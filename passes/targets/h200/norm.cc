@@ -14,20 +14,6 @@ int rank(const OpFacts& f) {
   const Value* x = f.input(0);
   return x ? static_cast<int>(x->sizes.size()) : -1;
 }
-// Dense in its own suggested format (contiguous or channels_last): what
-// `input.contiguous(input.suggest_memory_format())` leaves untouched.
-bool dense_in_format(const Value& v) {
-  if (v.contiguous()) return true;
-  if (v.sizes.size() != 4 && v.sizes.size() != 5) return false;
-  std::vector<int> order = v.sizes.size() == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
-  int64_t expected = 1;
-  for (int d : order) {
-    if (v.sizes[d] == 1) continue;
-    if (v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
-  }
-  return true;
-}
 int copy_unless_contiguous(const OpFacts& f) {
   const Value* x = f.input(0);
   return x && !x->contiguous() ? 1 : 0;
@@ -39,7 +25,7 @@ int copy_unless_contiguous(const OpFacts& f) {
 bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32 && rank(f) >= 2; }
 Counts bn_eval_fp32_counts(const OpFacts& f) {
   if (rank(f) == 2) return {2, 1, 0, 0};
-  return {1 + (dense_in_format(*f.input(0)) ? 0 : 1), 0, 0, 0};
+  return {1 + (dense_in_memory_format(*f.input(0)) ? 0 : 1), 0, 0, 0};
 }
 // bf16/fp16 input: native kernels. With half weights: a conversion copy, calc_invstd,
 // transform (3); with f32 weights (a bf16 input in an f32 module): 2 kernels + 1 memcpy.
