@@ -80,6 +80,19 @@ Counts clone_counts(const OpFacts& f) {
   return {1, 0, 0, 0};
 }
 
+bool dense_in_memory_format(const Value& v) {
+  if (v.contiguous()) return true;
+  if ((v.sizes.size() != 4 && v.sizes.size() != 5) || v.strides.size() != v.sizes.size()) return false;
+  const std::vector<int> order = v.sizes.size() == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
+  int64_t expected = 1;
+  for (int d : order) {
+    if (v.sizes[d] == 1) continue;
+    if (v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
+  }
+  return true;
+}
+
 bool on_host(const OpFacts& f) { return f.on_host; }
 bool fp32(const OpFacts& f) { return f.dtype == DType::kFloat32; }
 bool eval_mode(const OpFacts& f) { return !f.bool_arg("training", false) && !f.bool_arg("train", false); }

@@ -66,5 +66,8 @@ bool on_host(const OpFacts& f);              // nothing involved lives on the de
 bool fp32(const OpFacts& f);
 bool eval_mode(const OpFacts& f);            // training=False (or no such argument)
 Counts clone_counts(const OpFacts& f);       // memcpy for a dense input, else a copy kernel
+// Dense in the memory format ATen suggests for it (row-major, or channels_last for 4-D/5-D):
+// what `t.contiguous(t.suggest_memory_format())` and memory-format-keeping copies leave as is.
+bool dense_in_memory_format(const Value& v);
 
 }  // namespace kc

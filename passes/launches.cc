@@ -5,11 +5,15 @@
 
 namespace kc {
 
-std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options) {
+std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options,
+                                 const Layout* layout) {
   std::vector<Launch> out(g.ops.size());
+  // The rules see the values with their run-time strides.
+  const Graph runtime = layout && layout->diverging > 0 ? with_runtime_strides(g, *layout) : Graph();
+  const Graph& seen = layout && layout->diverging > 0 ? runtime : g;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    const OpFacts facts = op_facts(g, static_cast<int>(i));
+    const OpFacts facts = op_facts(seen, static_cast<int>(i));
     Launch& l = out[i];
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);

@@ -17,6 +17,9 @@ struct LaunchOptions {
   std::vector<std::string> exclude_measured;  // model-name prefixes whose measurements to ignore
 };
 
-std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options = {});
+// With `layout` (pass "layout"), the rules read the run-time strides; the measured table's keys
+// keep the recorded ones.
+std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options = {},
+                                 const Layout* layout = nullptr);
 
 }  // namespace kc

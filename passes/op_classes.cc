@@ -120,6 +120,10 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::_assert_tensor_metadata", C::kMetadata},
     // GEMM family (passes/targets/h200/gemm.cc).
     {"aten::einsum", C::kGemm},
+    // norm family (passes/targets/h200/norm.cc)
+    {"aten::instance_norm", C::kNorm},
+    {"aten::rms_norm", C::kNorm},
+    {"aten::native_batch_norm", C::kNorm},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {

@@ -113,7 +113,14 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
         if (auto broken = g.check()) throw Error(*broken);
       });
   step(
-      "launches", g, [&] { r.launches = run_launches(g, target, launch_options); },
+      "layout", g, [&] { r.layout = run_layout(g); },
+      [&] {
+        check(r.layout.strides.size() == g.values.size(), "layout strides for every value");
+        for (size_t v = 0; v < g.values.size(); ++v)
+          check(r.layout.strides[v].size() == g.values[v].strides.size(), "a value's run-time strides change its rank");
+      });
+  step(
+      "launches", g, [&] { r.launches = run_launches(g, target, launch_options, &r.layout); },
       [&] { per_op(g, r.launches.size(), "launch predictions"); });
   step(
       "hbm", g, [&] { r.traffic = run_hbm_traffic(g, r.launches); },

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "passes/counts.h"
+#include "passes/layout.h"
 #include "passes/target.h"
 
 namespace kc {
@@ -146,6 +147,7 @@ struct ModuleNode {
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
+  Layout layout;                 // per value: the strides eager PyTorch gives it at run time
   std::vector<Launch> launches;  // per op
   std::vector<Traffic> traffic;  // per op
   std::vector<TimeFloor> time;   // per op

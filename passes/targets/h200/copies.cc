@@ -31,10 +31,15 @@ bool to_host(const OpFacts& f) {
   const Value* out = f.output(0);
   return out && out->placement == Placement::kHost && !f.on_host;
 }
-// cat of one tensor is a copy of it.
+// cat of one tensor is a copy of it into its own memory format (cat_meta's
+// compute_output_memory_format): a memcpy when it is dense in that format (contiguous, or
+// channels_last at run time), else a copy kernel.
 Counts cat_counts(const OpFacts& f) {
   const Arg* ts = f.arg("tensors");
-  if (ts && ts->tensors.size() == 1) return clone_counts(f);
+  if (ts && ts->tensors.size() == 1) {
+    const Value* in = f.input(0);
+    return in && dense_in_memory_format(*in) ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  }
   return {1, 0, 0, 0};
 }
 // pad with all-zero amounts is a copy of its input; any padding fills then copies.

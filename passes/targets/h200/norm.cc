@@ -1,38 +1,94 @@
-// Norms and softmax on the H200.
+// Norms and softmax on the H200 (aten/src/ATen/native/Normalization.cpp, cudnn/BatchNorm.cpp,
+// cuda/layer_norm_kernel.cu, cuda/group_norm_kernel.cu, cuda/SoftMax.cu). Every input layout
+// tested here is the run-time one (pass "layout"), not the export's.
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
 namespace {
 
-bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32; }
-bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype); }
-// Norms read a contiguous input; anything else is copied first.
-Counts norm_counts(const OpFacts& f) {
-  const Value* in = f.input(0);
-  return {in && !in->contiguous() ? 2 : 1, 0, 0, 0};
+const Value* weight(const OpFacts& f) {
+  const Arg* a = f.arg("weight");
+  return a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() ? &f.graph->values[a->tensors[0]] : nullptr;
 }
+int rank(const OpFacts& f) {
+  const Value* x = f.input(0);
+  return x ? static_cast<int>(x->sizes.size()) : -1;
+}
+int copy_unless_contiguous(const OpFacts& f) {
+  const Value* x = f.input(0);
+  return x && !x->contiguous() ? 1 : 0;
+}
+
+// batch_norm in inference. f32 3-D+ goes to cuDNN (one bn_fw_inf kernel), after a copy of an
+// input that is dense in neither NCHW nor channels_last; 2-D f32 inputs (BatchNorm1d on [N, C])
+// take the native path: calc_invstd + transform_input_channels_last + a memcpy.
+bool bn_eval_fp32(const OpFacts& f) { return eval_mode(f) && f.dtype == DType::kFloat32 && rank(f) >= 2; }
+Counts bn_eval_fp32_counts(const OpFacts& f) {
+  if (rank(f) == 2) return {2, 1, 0, 0};
+  return {1 + (dense_in_memory_format(*f.input(0)) ? 0 : 1), 0, 0, 0};
+}
+// bf16/fp16 input: native kernels. With half weights: a conversion copy, calc_invstd,
+// transform (3); with f32 weights (a bf16 input in an f32 module): 2 kernels + 1 memcpy.
+bool bn_eval_half(const OpFacts& f) { return eval_mode(f) && is_half(f.dtype) && rank(f) >= 2; }
+Counts bn_eval_half_counts(const OpFacts& f) {
+  const Value* w = weight(f);
+  if (w && w->dtype == DType::kFloat32) return {2, 1, 0, 0};
+  return {3, 0, 0, 0};
+}
+// batch_norm with batch statistics (training=True, e.g. NFNet's weight standardisation) and
+// instance_norm (batch_norm over [1, N*C, ...] with use_input_stats): collect statistics,
+// update/invert, transform.
+bool bn_train(const OpFacts& f) { return !eval_mode(f) && rank(f) >= 2; }
+bool instance_norm_stats(const OpFacts& f) { return f.bool_arg("use_input_stats", true) && rank(f) >= 3; }
+
+// layer_norm / rms_norm read a contiguous input (expect_contiguous): one kernel, + a copy of a
+// non-contiguous one.
+Counts norm_counts(const OpFacts& f) { return {1 + copy_unless_contiguous(f), 0, 0, 0}; }
+// group_norm on CUDA makes its input contiguous (NCHW) first: moments, fused params,
+// elementwise = 3, + a copy of a channels_last or sliced input.
+Counts group_norm_counts(const OpFacts& f) { return {3 + copy_unless_contiguous(f), 0, 0, 0}; }
+// softmax / log_softmax call input.contiguous(): one kernel, + a copy of a non-contiguous input.
+Counts softmax_counts(const OpFacts& f) { return {1 + copy_unless_contiguous(f), 0, 0, 0}; }
 
 }  // namespace
 
 void add_norm_rules(std::vector<LaunchRule>& r) {
   // Norms.
-  const auto bn = ops({"aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm"});
-  r.push_back({"batch_norm.eval.fp32", bn, {}, "inference, float32 (one cuDNN kernel)", bn_eval_fp32, {1, 0, 0, 0},
-               nullptr, "truth:batchnorm_eval_float32",
-               "Inference batch norm in float32 is one cuDNN kernel: a per-channel scale and shift."});
-  r.push_back({"batch_norm.eval.half", bn, {}, "inference, bf16/fp16 (native kernels)", bn_eval_half, {3, 0, 0, 0},
-               nullptr, "truth:batchnorm_eval_bfloat16",
-               "Inference batch norm in bf16/fp16 runs PyTorch's native kernels: it prepares the per-channel scale and shift in float32, then transforms the input."});
-  r.push_back({"layer_norm", ops({"aten::layer_norm", "aten::native_layer_norm"}), {},
-               "one kernel, + a copy of a non-contiguous input", nullptr, {}, norm_counts,
-               "truth:layer_norm_float32, truth:layer_norm_bfloat16, corpus:vit_b_16, corpus:swin_t",
-               "Layer norm computes the mean and variance of each row and normalises it in one fused kernel."});
-  r.push_back({"group_norm", ops({"aten::group_norm", "aten::native_group_norm"}), {}, "always", nullptr, {3, 0, 0, 0},
-               nullptr, "truth:group_norm",
-               "Group norm runs three kernels: statistics per group, fused parameters per channel, then the normalisation."});
+  const auto bn = ops({"aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm",
+                       "aten::native_batch_norm"});
+  r.push_back({"batch_norm.eval.fp32", bn, {},
+               "inference, float32: 3-D+ one cuDNN kernel (+ a copy of an input dense in neither NCHW nor "
+               "channels_last); 2-D [N, C] native calc_invstd + channels-last transform + 1 memcpy",
+               bn_eval_fp32, {}, bn_eval_fp32_counts,
+               "sweep:norm/batch_norm_eval f32 contig|cl 2-5-D, broad:resnet, broad:shvit, broad:levit, "
+               "broad:byoanet",
+               "An inference batch norm in float32 is one cuDNN kernel on a 3-D or larger input (plus a copy of an input dense in no layout cuDNN reads); on a 2-D [N, C] input ATen runs its own kernels and copies a parameter."});
+  r.push_back({"batch_norm.eval.half", bn, {},
+               "inference, bf16/fp16 input: native kernels, 3 with half weights, 2 + 1 memcpy with f32 weights",
+               bn_eval_half, {}, bn_eval_half_counts,
+               "sweep:norm/batch_norm_eval bf16 wdtype=same|f32, broad:video-resnet",
+               "An inference batch norm in bf16 runs ATen's own kernels: with bf16 weights three (statistics inverse, transform, output), with float32 weights two and a copy."});
+  r.push_back({"batch_norm.train", bn, {},
+               "training=True (batch statistics): collect statistics, invstd, transform", bn_train, {3, 0, 0, 0},
+               nullptr, "broad:nfnet (weight standardisation)",
+               "A training batch norm computes the batch statistics, their inverse and the normalized output: three kernels."});
+  r.push_back({"instance_norm", ops({"aten::instance_norm"}), {},
+               "use_input_stats (the default): batch_norm statistics over N*C: 3 kernels", instance_norm_stats,
+               {3, 0, 0, 0}, nullptr, "sweep:norm/instance_norm, broad:raft",
+               "An instance norm runs as a batch norm over a reshaped input: statistics, inverse and transform, three kernels."});
+  r.push_back({"layer_norm", ops({"aten::layer_norm", "aten::native_layer_norm", "aten::rms_norm"}), {},
+               "one kernel, + a copy of an input not contiguous at run time", nullptr, {}, norm_counts,
+               "sweep:norm/layer_norm contig|permuted, sweep:norm/rms_norm, broad:convnext, broad:pvt-v2, "
+               "broad:twins, broad:vit",
+               "A layer norm is one fused kernel over each row; an input that is not contiguous when it runs (a permuted view) is copied first."});
+  r.push_back({"group_norm", ops({"aten::group_norm", "aten::native_group_norm"}), {},
+               "3 kernels (moments, fused params, elementwise), + a copy of a non-contiguous input", nullptr, {},
+               group_norm_counts, "sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit",
+               "A group norm is three kernels: per-group moments, the fused scale and shift, and the elementwise transform; a non-contiguous input is copied first."});
   r.push_back({"softmax", ops({"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"}), {},
-               "always", nullptr, {1, 0, 0, 0}, nullptr, "truth:softmax_float32, truth:softmax_bfloat16",
-               "Softmax (max, exponent, sum, divide) runs as one fused kernel per row."});
+               "one kernel, + a copy of a non-contiguous input", nullptr, {}, softmax_counts,
+               "sweep:norm/softmax, sweep:norm/log_softmax, broad:volo",
+               "A softmax is one kernel over each row; a non-contiguous input is copied first."});
 }
 
 }  // namespace kc::h200
