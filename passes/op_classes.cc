@@ -118,6 +118,12 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::sym_stride", C::kMetadata},
     {"aten::is_contiguous", C::kMetadata},
     {"aten::_assert_tensor_metadata", C::kMetadata},
+    // convolutions family (passes/targets/h200/conv.cc): 1-d and 3-d pools.
+    {"aten::max_pool3d", C::kPool},
+    {"aten::avg_pool3d", C::kPool},
+    {"aten::adaptive_avg_pool3d", C::kPool},
+    {"aten::avg_pool1d", C::kPool},
+    {"aten::adaptive_avg_pool1d", C::kPool},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {
