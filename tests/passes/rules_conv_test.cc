@@ -182,3 +182,14 @@ TEST_CASE("pools: 1-d and 3-d pools are one kernel") {
     CHECK(l.counts.kernels == 1);
   }
 }
+
+TEST_CASE("conv: grouped NCHW convolutions loop per group for wide groups in bf16, else one call") {
+  GraphBuilder b;
+  int x = b.input({2, 448, 14, 14}, DType::kBFloat16);
+  ConvSpec g8;
+  g8.groups = 8;  // 56 channels per group
+  CHECK(run_conv(b, x, weight(b, {448, 56, 3, 3}, DType::kBFloat16), g8).counts.kernels == 32);
+  ConvSpec g28;
+  g28.groups = 28;  // 16 channels per group: one call
+  CHECK(run_conv(b, x, weight(b, {448, 16, 3, 3}, DType::kBFloat16), g28).counts.kernels == 4);
+}

@@ -165,7 +165,18 @@ Counts conv_counts(const OpFacts& f) {
     return {1 + bias + copies, 0, 0, 0};
   }
   copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
-  if (v.groups > 1) return {4 + bias + copies, 0, 0, 0};  // grouped: T2 + core + T1 (most often)
+  if (v.groups > 1) {
+    // Grouped: one T2 + core + T1 call for all groups, or cuDNN's per-group loop, which the
+    // data ties to the channels per group (most frequent per bucket): half precision loops
+    // (4 kernels a group) for >= 56 channels per group and >= 3 groups; f32 loops (3 a group)
+    // for 16-56 channels per group and <= 7 groups.
+    const int64_t cpg = cin / v.groups;
+    const int g = static_cast<int>(v.groups);
+    if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
+    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && v.groups <= 7)
+      return {3 * g + bias + copies, 0, 0, 0};
+    return {4 + bias + copies, 0, 0, 0};
+  }
   const bool k1 = product(v.w_sizes, 2) == 1;
   const bool s1 = std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; });
   if (k1 && s1) return {1 + bias + copies, 0, 0, 0};  // a GEMM on the NCHW tensor
@@ -206,7 +217,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
                "a non-contiguous input. Channels last (input or weight suggests it): cuDNN NHWC core 1, +1 copy "
                "each for input/weight not dense channels last; f32 5-d depthwise loops per channel (2 x C_in) when "
-               "C_in < 256. NCHW: grouped 4; 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 stems 1; half "
+               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7); 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 stems 1; half "
                "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
                "when C_in*k >= 2304 and N*out_pixels <= 392 (most frequent per bucket; cuDNN heuristics). "
                "+1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
