@@ -193,3 +193,27 @@ TEST_CASE("conv: grouped NCHW convolutions loop per group for wide groups in bf1
   g28.groups = 28;  // 16 channels per group: one call
   CHECK(run_conv(b, x, weight(b, {448, 16, 3, 3}, DType::kBFloat16), g28).counts.kernels == 4);
 }
+
+TEST_CASE("conv: one-call grouped convolutions zero two workspaces when channels per group are not a multiple of 32") {
+  GraphBuilder b;
+  int x = b.input({2, 336, 14, 14});
+  ConvSpec g14;
+  g14.groups = 14;  // 24 channels per group
+  auto l = run_conv(b, x, weight(b, {336, 24, 3, 3}), g14);
+  CHECK(l.counts.kernels == 4);
+  CHECK(l.counts.memset == 2);
+  int x2 = b.input({2, 512, 14, 14});
+  ConvSpec g16;
+  g16.groups = 16;  // 32 channels per group
+  CHECK(run_conv(b, x2, weight(b, {512, 32, 3, 3}), g16).counts.memset == 0);
+}
+
+TEST_CASE("conv: f32 1x1 convolutions of 1x1 maps with a long reduction add cuBLASLt's split-K reduce") {
+  GraphBuilder b;
+  int x = b.input({2, 1024, 1, 1});
+  ConvSpec s;
+  s.bias = true;
+  CHECK(run_conv(b, x, weight(b, {64, 1024, 1, 1}), s).counts.kernels == 3);  // GEMM + reduce + bias
+  int short_k = b.input({2, 256, 1, 1});
+  CHECK(run_conv(b, short_k, weight(b, {64, 256, 1, 1}), s).counts.kernels == 2);
+}

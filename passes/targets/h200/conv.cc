@@ -175,11 +175,18 @@ Counts conv_counts(const OpFacts& f) {
     if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
     if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && v.groups <= 7)
       return {3 * g + bias + copies, 0, 0, 0};
-    return {4 + bias + copies, 0, 0, 0};
+    // One call: cuDNN's grouped kernels zero two workspaces when the channels per group are
+    // not a multiple of 32 (from 24 up).
+    return {4 + bias + copies, 0, cpg >= 24 && cpg % 32 != 0 ? 2 : 0, 0};
   }
   const bool k1 = product(v.w_sizes, 2) == 1;
   const bool s1 = std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; });
-  if (k1 && s1) return {1 + bias + copies, 0, 0, 0};  // a GEMM on the NCHW tensor
+  if (k1 && s1) {
+    // A GEMM on the NCHW tensor; f32 GEMMs with a handful of rows (1x1 maps: SE blocks,
+    // classifier heads) and a long reduction take cuBLASLt's split-K, + 1 reduce kernel.
+    const int split_k = v.dtype == DType::kFloat32 && gemm_m(v) <= 8 && cin >= 1024 ? 1 : 0;
+    return {1 + split_k + bias + copies, 0, 0, 0};
+  }
   if (k1) return {3 + bias + copies, 0, 0, 0};        // input transform, core, output transform
   if (cin <= 4) return {1 + bias + copies, 0, 0, 0};  // stems: direct NCHW implicit GEMM
   if (v.dtype == DType::kFloat32) {
@@ -217,7 +224,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
                "a non-contiguous input. Channels last (input or weight suggests it): cuDNN NHWC core 1, +1 copy "
                "each for input/weight not dense channels last; f32 5-d depthwise loops per channel (2 x C_in) when "
-               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7); 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 stems 1; half "
+               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce); 1x1 strided 3; C_in <= 4 stems 1; half "
                "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
                "when C_in*k >= 2304 and N*out_pixels <= 392 (most frequent per bucket; cuDNN heuristics). "
                "+1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
