@@ -217,3 +217,11 @@ TEST_CASE("conv: f32 1x1 convolutions of 1x1 maps with a long reduction add cuBL
   int short_k = b.input({2, 256, 1, 1});
   CHECK(run_conv(b, short_k, weight(b, {64, 256, 1, 1}), s).counts.kernels == 2);
 }
+
+TEST_CASE("conv: bf16 1x1 convolutions of small maps take the transform path only with many rows") {
+  GraphBuilder b;
+  int batch32 = b.input({32, 440, 7, 7}, DType::kBFloat16);  // N*H*W = 1568
+  CHECK(run_conv(b, batch32, weight(b, {440, 440, 1, 1}, DType::kBFloat16)).counts.kernels == 3);
+  int batch2 = b.input({2, 440, 7, 7}, DType::kBFloat16);  // N*H*W = 98: one GEMM
+  CHECK(run_conv(b, batch2, weight(b, {440, 440, 1, 1}, DType::kBFloat16)).counts.kernels == 1);
+}

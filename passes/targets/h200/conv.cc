@@ -185,6 +185,10 @@ Counts conv_counts(const OpFacts& f) {
     // A GEMM on the NCHW tensor; f32 GEMMs with a handful of rows (1x1 maps: SE blocks,
     // classifier heads) and a long reduction take cuBLASLt's split-K, + 1 reduce kernel.
     const int split_k = v.dtype == DType::kFloat32 && gemm_m(v) <= 8 && cin >= 1024 ? 1 : 0;
+    // Half precision on small maps (<= 7x7) with many rows (batch 32): cuDNN's NHWC engine
+    // with input and output transforms instead.
+    const int64_t hw = product(v.x_sizes, 2);
+    if (is_half(v.dtype) && hw > 1 && hw <= 49 && gemm_m(v) >= 1024) return {3 + bias + copies, 0, 0, 0};
     return {1 + split_k + bias + copies, 0, 0, 0};
   }
   if (k1) return {3 + bias + copies, 0, 0, 0};        // input transform, core, output transform
@@ -224,14 +228,15 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
                "a non-contiguous input. Channels last (input or weight suggests it): cuDNN NHWC core 1, +1 copy "
                "each for input/weight not dense channels last; f32 5-d depthwise loops per channel (2 x C_in) when "
-               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce); 1x1 strided 3; C_in <= 4 stems 1; half "
+               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce; half precision on <= 7x7 maps with N*H*W >= 1024: 3); 1x1 strided 3; C_in <= 4 stems 1; half "
                "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
                "when C_in*k >= 2304 and N*out_pixels <= 392 (most frequent per bucket; cuDNN heuristics). "
                "+1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
                conv_forward, {}, conv_counts,
                "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, "
                "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
-               "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet"});
+               "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
+               "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)"});
   r.push_back({"conv.transposed", {}, OpClass::kConv,
                "transposed 1-3 d (cuDNN dgrad), most frequent per bucket: half precision 4 + 1 memset; f32 grouped 4; "
                "f32 channels last 2 + 1 memset; f32 NCHW 1 (dgrad reads NCHW); +1 bias add",
