@@ -124,6 +124,12 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::instance_norm", C::kNorm},
     {"aten::rms_norm", C::kNorm},
     {"aten::native_batch_norm", C::kNorm},
+    // convolutions family (passes/targets/h200/conv.cc): 1-d and 3-d pools.
+    {"aten::max_pool3d", C::kPool},
+    {"aten::avg_pool3d", C::kPool},
+    {"aten::adaptive_avg_pool3d", C::kPool},
+    {"aten::avg_pool1d", C::kPool},
+    {"aten::adaptive_avg_pool1d", C::kPool},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {

@@ -11,8 +11,12 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                nullptr, "truth:dropout_train_float32, truth:dropout_train_bfloat16",
                "In training mode dropout draws a random mask and applies it in one fused kernel."});
   r.push_back({"pool", ops({"aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::avg_pool2d",
-                            "aten::upsample_nearest2d"}), {}, "always", nullptr, {1, 0, 0, 0}, nullptr,
-               "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest, corpus:densenet121 (avg_pool2d)",
+                            "aten::upsample_nearest2d", "aten::max_pool3d", "aten::avg_pool3d",
+                            "aten::adaptive_avg_pool3d", "aten::avg_pool1d", "aten::adaptive_avg_pool1d"}), {}, "always",
+               nullptr, {1, 0, 0, 0}, nullptr,
+               "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest, corpus:densenet121 (avg_pool2d), "
+               "sweep:resample/pool:max_pool3d, sweep:resample/pool:adaptive_avg_pool3d, broad:s3d, broad:video-resnet, "
+               "broad:nextvit (avg_pool1d), broad:swin (adaptive_avg_pool1d)",
                "Pooling and nearest upsampling are one kernel each."});
   r.push_back({"scan", ops({"aten::cumsum", "aten::diff"}), {}, "a conversion or slice, then the kernel", nullptr,
                {2, 0, 0, 0}, nullptr, "corpus:gpt2, corpus:llama",

@@ -1,0 +1,227 @@
+// The H200 convolution rules (passes/targets/h200/conv.cc), one case per mechanism.
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::DType;
+using kc::test::GraphBuilder;
+
+namespace {
+
+struct ConvSpec {
+  std::string op = "aten::conv2d";
+  std::vector<int64_t> stride = {1, 1};
+  int64_t groups = 1;
+  bool bias = false;
+  bool transposed_arg = false;  // aten::convolution's transposed=True
+};
+
+// One convolution of input x by a weight w (both already in the graph); its launch.
+kc::Launch run_conv(GraphBuilder& b, int x, int w, const ConvSpec& s = {}) {
+  std::vector<int> ins{x, w};
+  if (s.bias) ins.push_back(b.input({b.g.values[w].sizes[0]}, b.g.values[x].dtype, kc::ValueRole::kParameter));
+  b.op(s.op, ins, {}, b.g.values[x].sizes);
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  if (s.bias) b.name_arg(2, "bias");
+  b.arg_ints("stride", s.stride);
+  kc::Arg g;
+  g.name = "groups";
+  g.kind = kc::Arg::Kind::kInt;
+  g.ints = {s.groups};
+  b.g.ops.back().args.push_back(g);
+  if (s.transposed_arg) b.arg_bool("transposed", true);
+  return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+}
+
+int weight(GraphBuilder& b, std::vector<int64_t> sizes, DType dt = DType::kFloat32) {
+  return b.input(std::move(sizes), dt, kc::ValueRole::kParameter);
+}
+
+}  // namespace
+
+TEST_CASE("conv: NCHW depthwise runs ATen's own kernel, bias fused; a strided input is copied first") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 56, 56});
+  ConvSpec dw;
+  dw.groups = 64;
+  dw.bias = true;
+  auto l = run_conv(b, x, weight(b, {64, 1, 3, 3}), dw);
+  CHECK(l.rule == "conv");
+  CHECK(l.counts.kernels == 1);
+  // A sliced (not dense, not channels-last-like) input: +1 copy.
+  int sliced = b.strided({2, 64, 56, 56}, {2 * 64 * 56 * 112, 56 * 112, 112, 1});
+  CHECK(run_conv(b, sliced, weight(b, {64, 1, 3, 3}), dw).counts.kernels == 2);
+}
+
+TEST_CASE("conv: a channels-last input sends depthwise to cuDNN's NHWC kernel, bias a separate add") {
+  GraphBuilder b;
+  int x = b.strided({2, 96, 56, 56}, {301056, 1, 5376, 96});
+  ConvSpec dw;
+  dw.groups = 96;
+  dw.bias = true;
+  CHECK(run_conv(b, x, weight(b, {96, 1, 7, 7}), dw).counts.kernels == 2);
+}
+
+TEST_CASE("conv: channels-last input with an NCHW weight pays one weight conversion, no transforms") {
+  GraphBuilder b;
+  int x = b.strided({2, 64, 28, 28}, {50176, 1, 1792, 64}, DType::kBFloat16);
+  ConvSpec s;
+  s.stride = {2, 2};
+  s.bias = true;
+  auto l = run_conv(b, x, weight(b, {128, 64, 3, 3}, DType::kBFloat16), s);
+  CHECK(l.counts.kernels == 3);  // weight copy + core + bias
+  int w_cl = b.strided({128, 64, 3, 3}, {576, 1, 192, 64}, DType::kBFloat16);
+  CHECK(run_conv(b, x, w_cl, s).counts.kernels == 2);  // both channels last: core + bias
+}
+
+TEST_CASE("conv: NCHW 1x1 stride 1 is one GEMM in any dtype; strided 1x1 adds the transforms") {
+  GraphBuilder b;
+  int x = b.input({2, 256, 7, 7}, DType::kBFloat16);
+  CHECK(run_conv(b, x, weight(b, {512, 256, 1, 1}, DType::kBFloat16)).counts.kernels == 1);
+  ConvSpec s2;
+  s2.stride = {2, 2};
+  CHECK(run_conv(b, x, weight(b, {512, 256, 1, 1}, DType::kBFloat16), s2).counts.kernels == 3);
+}
+
+TEST_CASE("conv: NCHW k>1 is T2 + core + T1 in half precision; small-channel stems are one kernel") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 56, 56}, DType::kBFloat16);
+  CHECK(run_conv(b, x, weight(b, {64, 64, 3, 3}, DType::kBFloat16)).counts.kernels == 4);
+  int img = b.input({2, 3, 224, 224}, DType::kBFloat16);
+  ConvSpec stem;
+  stem.stride = {2, 2};
+  CHECK(run_conv(b, img, weight(b, {64, 3, 7, 7}, DType::kBFloat16), stem).counts.kernels == 1);
+}
+
+TEST_CASE("conv: f32 NCHW k>1 by GEMM size: small C_in native, mid 3, large M 4, long K with small M a memset") {
+  GraphBuilder b;
+  int small_c = b.input({2, 16, 56, 56});
+  CHECK(run_conv(b, small_c, weight(b, {16, 16, 3, 3})).counts.kernels == 1);
+  int mid = b.input({2, 64, 56, 56});  // M = 6272
+  auto l = run_conv(b, mid, weight(b, {64, 64, 3, 3}));
+  CHECK(l.counts.kernels == 3);
+  CHECK(l.counts.memset == 0);
+  int big = b.input({8, 64, 56, 56});  // M = 25088
+  CHECK(run_conv(b, big, weight(b, {64, 64, 3, 3})).counts.kernels == 4);
+  int deep = b.input({2, 512, 7, 7});  // M = 98, K = 4608: split-K
+  auto d = run_conv(b, deep, weight(b, {512, 512, 3, 3}));
+  CHECK(d.counts.kernels == 3);
+  CHECK(d.counts.memset == 1);
+}
+
+TEST_CASE("conv: conv1d is conv2d with H = 1 after input.contiguous()") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 400}, DType::kBFloat16);
+  ConvSpec s;
+  s.op = "aten::conv1d";
+  s.stride = {2};
+  CHECK(run_conv(b, x, weight(b, {64, 64, 3}, DType::kBFloat16), s).counts.kernels == 4);
+  // A permuted (B, L, C) -> (B, C, L) input is copied, then depthwise runs natively.
+  int perm = b.strided({2, 256, 128}, {32768, 1, 256});
+  ConvSpec dw;
+  dw.op = "aten::conv1d";
+  dw.stride = {1};
+  dw.groups = 256;
+  CHECK(run_conv(b, perm, weight(b, {256, 1, 9}), dw).counts.kernels == 2);
+}
+
+TEST_CASE("conv: f32 channels-last depthwise conv3d loops per channel, two kernels each") {
+  GraphBuilder b;
+  int x = b.strided({2, 64, 8, 28, 28}, {401408, 1, 50176, 1792, 64});
+  ConvSpec dw;
+  dw.op = "aten::conv3d";
+  dw.stride = {1, 1, 1};
+  dw.groups = 64;
+  CHECK(run_conv(b, x, weight(b, {64, 1, 3, 3, 3}), dw).counts.kernels == 128);
+  int ncdhw = b.input({2, 64, 8, 28, 28});
+  CHECK(run_conv(b, ncdhw, weight(b, {64, 1, 3, 3, 3}), dw).counts.kernels == 1);  // native depthwise3d
+}
+
+TEST_CASE("conv: transposed convolutions take the dgrad rule, f32 NCHW reads NCHW directly") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 28, 28});
+  ConvSpec t;
+  t.op = "aten::conv_transpose2d";
+  t.stride = {2, 2};
+  t.bias = true;
+  auto l = run_conv(b, x, weight(b, {64, 32, 4, 4}), t);
+  CHECK(l.rule == "conv.transposed");
+  CHECK(l.counts.kernels == 2);
+  int xh = b.input({2, 64, 28, 28}, DType::kBFloat16);
+  ConvSpec c;
+  c.op = "aten::convolution";
+  c.transposed_arg = true;
+  auto h = run_conv(b, xh, weight(b, {64, 32, 4, 4}, DType::kBFloat16), c);
+  CHECK(h.rule == "conv.transposed");
+  CHECK(h.counts.kernels == 4);
+  CHECK(h.counts.memset == 1);
+}
+
+TEST_CASE("conv: shapes that are not a convolution's match no rule (unknown, never guessed)") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 56, 56});
+  CHECK_FALSE(run_conv(b, x, weight(b, {64, 32, 3, 3})).known);  // C_in != weight C x groups
+  int x2 = b.input({64, 56});
+  CHECK_FALSE(run_conv(b, x2, weight(b, {64, 56})).known);  // rank 2
+  int x6 = b.input({1, 2, 2, 2, 2, 2});
+  CHECK_FALSE(run_conv(b, x6, weight(b, {2, 2, 1, 1, 1, 1})).known);  // rank 6
+  int s = b.input({});
+  CHECK_FALSE(run_conv(b, s, weight(b, {})).known);  // rank 0
+}
+
+TEST_CASE("pools: 1-d and 3-d pools are one kernel") {
+  GraphBuilder b;
+  int x = b.input({2, 64, 8, 56, 56}, DType::kBFloat16);
+  for (const char* op : {"aten::max_pool3d", "aten::avg_pool3d", "aten::adaptive_avg_pool3d"}) {
+    b.op(op, {x}, {}, {2, 64, 4, 28, 28});
+    auto l = kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+    CHECK(l.rule == "pool");
+    CHECK(l.counts.kernels == 1);
+  }
+}
+
+TEST_CASE("conv: grouped NCHW convolutions loop per group for wide groups in bf16, else one call") {
+  GraphBuilder b;
+  int x = b.input({2, 448, 14, 14}, DType::kBFloat16);
+  ConvSpec g8;
+  g8.groups = 8;  // 56 channels per group
+  CHECK(run_conv(b, x, weight(b, {448, 56, 3, 3}, DType::kBFloat16), g8).counts.kernels == 32);
+  ConvSpec g28;
+  g28.groups = 28;  // 16 channels per group: one call
+  CHECK(run_conv(b, x, weight(b, {448, 16, 3, 3}, DType::kBFloat16), g28).counts.kernels == 4);
+}
+
+TEST_CASE("conv: one-call grouped convolutions zero two workspaces when channels per group are not a multiple of 32") {
+  GraphBuilder b;
+  int x = b.input({2, 336, 14, 14});
+  ConvSpec g14;
+  g14.groups = 14;  // 24 channels per group
+  auto l = run_conv(b, x, weight(b, {336, 24, 3, 3}), g14);
+  CHECK(l.counts.kernels == 4);
+  CHECK(l.counts.memset == 2);
+  int x2 = b.input({2, 512, 14, 14});
+  ConvSpec g16;
+  g16.groups = 16;  // 32 channels per group
+  CHECK(run_conv(b, x2, weight(b, {512, 32, 3, 3}), g16).counts.memset == 0);
+}
+
+TEST_CASE("conv: f32 1x1 convolutions of 1x1 maps with a long reduction add cuBLASLt's split-K reduce") {
+  GraphBuilder b;
+  int x = b.input({2, 1024, 1, 1});
+  ConvSpec s;
+  s.bias = true;
+  CHECK(run_conv(b, x, weight(b, {64, 1024, 1, 1}), s).counts.kernels == 3);  // GEMM + reduce + bias
+  int short_k = b.input({2, 256, 1, 1});
+  CHECK(run_conv(b, short_k, weight(b, {64, 256, 1, 1}), s).counts.kernels == 2);
+}
+
+TEST_CASE("conv: bf16 1x1 convolutions of small maps take the transform path only with many rows") {
+  GraphBuilder b;
+  int batch32 = b.input({32, 440, 7, 7}, DType::kBFloat16);  // N*H*W = 1568
+  CHECK(run_conv(b, batch32, weight(b, {440, 440, 1, 1}, DType::kBFloat16)).counts.kernels == 3);
+  int batch2 = b.input({2, 440, 7, 7}, DType::kBFloat16);  // N*H*W = 98: one GEMM
+  CHECK(run_conv(b, batch2, weight(b, {440, 440, 1, 1}, DType::kBFloat16)).counts.kernels == 1);
+}
