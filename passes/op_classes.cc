@@ -118,6 +118,12 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::sym_stride", C::kMetadata},
     {"aten::is_contiguous", C::kMetadata},
     {"aten::_assert_tensor_metadata", C::kMetadata},
+    // Misc family (passes/targets/h200/rnn.cc and the remaining ops): recurrent layers are a
+    // GEMM per step and layer.
+    {"aten::lstm", C::kGemm},
+    {"aten::gru", C::kGemm},
+    {"aten::rnn_tanh", C::kGemm},
+    {"aten::rnn_relu", C::kGemm},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {
