@@ -158,3 +158,204 @@ TEST_CASE("rnn: shapes the rule was not checked on stay unknown") {
   u.g.ops.back().args.push_back(list_arg("params", {}));
   CHECK_FALSE(last(u).known);
 }
+
+namespace {
+
+// The last op of `b` with its overload set and its i-th argument renamed.
+kc::Op& last_op(GraphBuilder& b) { return b.g.ops.back(); }
+
+}  // namespace
+
+TEST_CASE("where with Python scalars fills a 0-d tensor per scalar; with tensors it is one kernel") {
+  GraphBuilder b;
+  int c = b.input({2, 1, 128, 128}, DType::kBool);
+  b.op("aten::where", {c}, {}, {2, 1, 128, 128}, DType::kFloat32);
+  last_op(b).overload = "ScalarOther";
+  CHECK(last(b).counts.kernels == 2);
+  last_op(b).overload = "Scalar";
+  CHECK(last(b).counts.kernels == 3);
+  GraphBuilder t;
+  int c2 = t.input({8, 8}, DType::kBool), x = t.input({8, 8}), y = t.input({8, 8});
+  t.pointwise("aten::where", {c2, x, y});
+  t.g.ops.back().overload = "self";
+  CHECK(last(t).rule == "pointwise");
+  CHECK(last(t).counts.kernels == 1);
+}
+
+TEST_CASE("fill_ of a tensor with no elements launches nothing") {
+  GraphBuilder b;
+  int x = b.input({0, 7, 7});
+  b.op("aten::fill_", {x});
+  CHECK(last(b).known);
+  CHECK(last(b).counts.kernels == 0);
+  GraphBuilder n;
+  int y = n.input({4, 4});
+  n.op("aten::fill_", {y});
+  CHECK(last(n).counts.kernels == 1);
+}
+
+TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched kernel") {
+  GraphBuilder b;
+  int a = b.input({1, 64, 8, 28, 28}), c = b.input({1, 32, 8, 28, 28});
+  b.op("aten::cat", {}, {}, {1, 96, 8, 28, 28});
+  last_op(b).args = {[&] { Arg t; t.name = "tensors"; t.kind = Arg::Kind::kTensorList; t.tensors = {a, c}; return t; }(),
+                     int_arg("dim", 1)};
+  auto l = last(b);
+  CHECK(l.counts.kernels == 0);
+  CHECK(l.counts.memcpy == 2);  // dense slices (batch 1): memcpy each (broad:s3d 0/4/0)
+  // stack of two rank-4 tensors on the last dim: a rank-5 result, a copy kernel per input.
+  GraphBuilder s;
+  int p = s.input({2, 3, 256, 32}), q = s.input({2, 3, 256, 32});
+  s.op("aten::stack", {}, {}, {2, 3, 256, 32, 2});
+  s.g.ops.back().args = {list_arg("tensors", {p, q}), int_arg("dim", -1)};
+  CHECK(last(s).counts.kernels == 2);
+  // The same stack of rank-3 tensors stays within rank 4: one kernel.
+  GraphBuilder s3;
+  int u = s3.input({8, 128, 64}), v = s3.input({8, 128, 64});
+  s3.op("aten::stack", {}, {}, {8, 128, 64, 2});
+  s3.g.ops.back().args = {list_arg("tensors", {u, v}), int_arg("dim", -1)};
+  CHECK(last(s3).counts.kernels == 1);
+}
+
+TEST_CASE("copy_ of a region onto itself is free; between different tensors it copies") {
+  GraphBuilder b;
+  int x = b.input({2, 4, 16, 16});
+  kc::OpTraits view;
+  view.view = true;
+  kc::OpTraits inplace;
+  inplace.inplace = true;
+  auto slice = [&](int in) {
+    int s = b.op("aten::slice", {in}, view, {2, 4, 15, 16});
+    b.g.ops.back().overload = "Tensor";
+    b.g.ops.back().args.push_back(int_arg("dim", 2));
+    b.g.ops.back().args.push_back(int_arg("start", 1));
+    b.g.values[s].strides = {1024, 256, 16, 1};
+    return s;
+  };
+  int y = b.input({2, 4, 15, 16});
+  int updated = b.op("aten::add_", {slice(x), y}, inplace);
+  b.g.values[updated].strides = {1024, 256, 16, 1};  // an in-place result keeps its input's layout
+  int dst = slice(x);
+  b.op("aten::copy_", {dst, updated});
+  CHECK(last(b).known);
+  CHECK(last(b).counts.kernels + last(b).counts.memcpy == 0);
+  // A copy into a fresh dense tensor of the same layout is a memcpy.
+  GraphBuilder m;
+  int d = m.input({2, 4, 196, 196}), src = m.input({2, 4, 196, 196});
+  m.op("aten::copy_", {d, src});
+  CHECK(last(m).counts.memcpy == 1);
+  CHECK(last(m).counts.kernels == 0);
+}
+
+TEST_CASE("type_as to the same dtype returns its input; to another dtype converts") {
+  GraphBuilder b;
+  int x = b.input({2, 128, 256}), o = b.input({2, 128, 256});
+  b.op("aten::type_as", {x, o});
+  CHECK(last(b).counts.kernels == 0);
+  GraphBuilder h;
+  int hx = h.input({2, 128, 256}), ho = h.input({2, 128, 256}, DType::kBFloat16);
+  h.op("aten::type_as", {hx, ho}, {}, {}, DType::kBFloat16);
+  CHECK(last(h).counts.kernels == 1);
+}
+
+TEST_CASE("index with host index tensors copies each to the device first") {
+  GraphBuilder b;
+  int table = b.input({27, 96});
+  int idx = b.input({14, 7}, DType::kInt64);
+  b.g.values[idx].placement = kc::Placement::kHost;
+  b.op("aten::index", {table}, {}, {14, 7, 96});
+  last_op(b).overload = "Tensor";
+  last_op(b).args.push_back(list_arg("indices", {idx}));
+  auto l = last(b);
+  CHECK(l.counts.kernels == 1);
+  CHECK(l.counts.memcpy == 1);
+  b.g.values[idx].placement = kc::Placement::kDevice;
+  CHECK(last(b).counts.memcpy == 0);
+}
+
+TEST_CASE("embedding copies indices no view can flatten (expanded token type ids)") {
+  GraphBuilder b;
+  int w = b.input({2, 256});
+  int ids = b.strided({2, 128}, {0, 1}, DType::kInt64);
+  b.op("aten::embedding", {w, ids}, {}, {2, 128, 256});
+  b.name_arg(0, "weight");
+  b.name_arg(1, "indices");
+  CHECK(last(b).counts.kernels == 2);
+  b.g.values[ids].strides = {128, 1};
+  CHECK(last(b).counts.kernels == 1);
+}
+
+TEST_CASE("scans cast to the result dtype first; a scan over every element runs cub's two kernels") {
+  GraphBuilder b;
+  int m = b.input({2, 128}, DType::kBool);
+  b.op("aten::cumsum", {m}, {}, {2, 128}, DType::kInt64);
+  last_op(b).args.push_back(int_arg("dim", -1));
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder f;
+  int x = f.input({2, 128});
+  f.op("aten::cumsum", {x});
+  f.g.ops.back().args.push_back(int_arg("dim", 1));
+  CHECK(last(f).counts.kernels == 1);
+  GraphBuilder w;
+  int v = w.input({1000000});
+  w.op("aten::cumsum", {v});
+  w.g.ops.back().args.push_back(int_arg("dim", 0));
+  CHECK(last(w).counts.kernels == 2);
+}
+
+TEST_CASE("roll launches one kernel per rolled dim") {
+  GraphBuilder b;
+  int x = b.input({1, 8, 14, 14, 384});
+  b.op("aten::roll", {x});
+  b.arg_ints("shifts", {0, 3, 3});
+  b.arg_ints("dims", {1, 2, 3});
+  CHECK(last(b).counts.kernels == 3);
+}
+
+TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one kernel, circular is not predicted") {
+  auto pad = [](std::vector<int64_t> amounts, const std::string& mode) {
+    GraphBuilder b;
+    int x = b.input({2, 64, 56, 56});
+    b.op("aten::pad", {x});
+    b.arg_ints("pad", amounts);
+    Arg m;
+    m.name = "mode";
+    m.kind = Arg::Kind::kString;
+    m.text = mode;
+    b.g.ops.back().args.push_back(m);
+    return last(b);
+  };
+  CHECK(pad({0, 0, 0, 0}, "constant").counts.memcpy == 1);
+  CHECK(pad({1, 1, 1, 1}, "constant").counts.kernels == 2);
+  CHECK(pad({-1, -1, 0, 0}, "constant").counts.kernels == 1);
+  CHECK(pad({1, 1, 1, 1}, "reflect").counts.kernels == 1);
+  CHECK_FALSE(pad({1, 1, 1, 1}, "circular").known);
+}
+
+TEST_CASE("im2col runs a kernel per batch element and copies the input over when the result outgrows it") {
+  GraphBuilder b;
+  int x = b.input({2, 128, 128, 1});
+  b.op("aten::im2col", {x}, {}, {2, 1152, 128});
+  auto l = last(b);
+  CHECK(l.counts.kernels == 2);
+  CHECK(l.counts.memcpy == 1);
+  // A rank-2 input is no im2col input: not matched.
+  GraphBuilder r;
+  int y = r.input({16, 16});
+  r.op("aten::im2col", {y}, {}, {16, 16});
+  CHECK_FALSE(last(r).known);
+}
+
+TEST_CASE("upsampling to the input's own size is a memcpy, except bicubic") {
+  GraphBuilder b;
+  int x = b.input({1, 4, 27, 27});
+  b.op("aten::upsample_bilinear2d", {x}, {}, {1, 4, 27, 27});
+  CHECK(last(b).counts.memcpy == 1);
+  CHECK(last(b).counts.kernels == 0);
+  b.g.ops.back().name = "aten::upsample_bicubic2d";
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder u;
+  int y = u.input({2, 21, 28, 28});
+  u.op("aten::upsample_bilinear2d", {y}, {}, {2, 21, 224, 224});
+  CHECK(last(u).counts.kernels == 1);
+}
