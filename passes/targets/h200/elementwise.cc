@@ -45,7 +45,7 @@ Counts scan_counts(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", 0);
   const int64_t rank = static_cast<int64_t>(in->sizes.size());
   if (dim < 0) dim += rank;
-  const bool whole = rank == 0 || (dim >= 0 && dim < rank && in->sizes[dim] == in->numel() && in->numel() > 1);
+  const bool whole = dim >= 0 && dim < rank && in->sizes[dim] == in->numel() && in->numel() > 1;
   return {cast + (whole ? 2 : 1), 0, 0, 0};
 }
 // _weight_norm on the device with dim first or last: one fused kernel (weight_norm_fwd);
