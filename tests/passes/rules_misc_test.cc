@@ -209,6 +209,12 @@ TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched ker
   s.op("aten::stack", {}, {}, {2, 3, 256, 32, 2});
   s.g.ops.back().args = {list_arg("tensors", {p, q}), int_arg("dim", -1)};
   CHECK(last(s).counts.kernels == 2);
+  // Stacking the same tensors at dim 1 is a cat at dim 1 viewed to rank 5: one kernel.
+  GraphBuilder s1;
+  int p1 = s1.input({2, 64, 56, 56}), q1 = s1.input({2, 64, 56, 56});
+  s1.op("aten::stack", {}, {}, {2, 2, 64, 56, 56});
+  s1.g.ops.back().args = {list_arg("tensors", {p1, q1}), int_arg("dim", 1)};
+  CHECK(last(s1).counts.kernels == 1);
   // The same stack of rank-3 tensors stays within rank 4: one kernel.
   GraphBuilder s3;
   int u = s3.input({8, 128, 64}), v = s3.input({8, 128, 64});

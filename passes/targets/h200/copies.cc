@@ -42,11 +42,12 @@ Counts copy_into(const Value& src, const std::vector<int64_t>& dst_strides, DTyp
   const bool memcpy = src.dtype == dst_dtype && src.contiguous() && src.strides == dst_strides;
   return memcpy ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
-// cat (and stack: a cat of the inputs unsqueezed at `dim`), cat_out_cuda: more than one input,
-// a result of rank <= 4 (CAT_ARRAY_MAX_INPUT_DIMS) and one dtype: one batched kernel (128
-// inputs per launch). Otherwise each input is copied into its slice of the contiguous result:
-// a memcpy where that slice is itself dense (the cat dim is the outermost non-1 dim), else a
-// copy kernel. Empty inputs are skipped; an empty result launches nothing.
+// cat, cat_out_cuda: more than one input, a result of rank <= 4 (CAT_ARRAY_MAX_INPUT_DIMS) and
+// one dtype: one batched kernel (128 inputs per launch). Otherwise each input is copied into its
+// slice of the contiguous result: a memcpy where that slice is itself dense (the cat dim is the
+// outermost non-1 dim, or one input spans it), else a copy kernel. Empty inputs are skipped; an
+// empty result launches nothing. stack is a cat of its inputs along `dim` viewed to the stacked
+// shape, except at the new last dim, where it is a cat of the inputs unsqueezed there (rank + 1).
 Counts cat_counts(const OpFacts& f) {
   const Arg* ts = f.arg("tensors");
   const Value* out = f.output(0);
@@ -61,21 +62,19 @@ Counts cat_counts(const OpFacts& f) {
     same_dtype &= t.dtype == out->dtype;
     if (t.numel() > 0) ins.push_back(&t);
   }
-  if (ins.size() > 1 && out->sizes.size() <= 4 && same_dtype)
-    return {static_cast<int>((ins.size() + 127) / 128), 0, 0, 0};
   const int64_t rank = static_cast<int64_t>(out->sizes.size());
   int64_t dim = f.int_arg("dim", 0);
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank) return {1, 0, 0, 0};
+  const int64_t cat_rank = stack && dim < rank - 1 ? rank - 1 : rank;
+  if (ins.size() > 1 && cat_rank <= 4 && same_dtype) return {static_cast<int>((ins.size() + 127) / 128), 0, 0, 0};
   // The slice of the result along `dim` is dense when every dim before it has size 1.
   bool slice_dense = true;
   for (int64_t d = 0; d < dim; ++d) slice_dense &= out->sizes[d] == 1;
   Counts c;
   for (const Value* t : ins) {
-    // A slice spanning the whole cat dim (one input) is the whole result: dense as well.
-    const int64_t extent = stack ? 1 : (dim < static_cast<int64_t>(t->sizes.size()) ? t->sizes[dim] : -1);
-    const bool dense = slice_dense || extent == out->sizes[dim];
-    c += dense && t->contiguous() && t->dtype == out->dtype ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+    const bool spans = ins.size() == 1;
+    c += (slice_dense || spans) && t->contiguous() && t->dtype == out->dtype ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
   }
   return c;
 }
@@ -180,12 +179,13 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                             "aten::ScalarImplicit"}), {}, "a GPU value read by the host: device-to-host copy and a wait", nullptr, {0, 1, 0, 1}, nullptr,
                "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)"});
   r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), {},
-               "several inputs of one dtype, result of rank <= 4: one batched kernel (per 128 inputs); else "
-               "(one input, rank 5+, stack of rank-4 inputs) a copy per non-empty input: a memcpy into a dense "
-               "slice, else a kernel; an empty result: nothing",
+               "several inputs of one dtype, cat of rank <= 4: one batched kernel (per 128 inputs); else (one "
+               "input, rank 5+, stack of rank-4 inputs at the new last dim) a copy per non-empty input: a memcpy "
+               "into a dense slice, else a kernel; an empty result: nothing",
                nullptr, {}, cat_counts,
                "truth:cat_float32, truth:cat_bfloat16, sweep:copy/cat, sweep:copy/stack, corpus:densenet121, "
-               "broad:s3d (5-d cat 0/4/0), broad:eva, broad:roformer, broad:gptj (5-d stacks)"});
+               "broad:s3d (5-d cat 0/4/0), broad:eva, broad:roformer, broad:gptj (last-dim 5-d stacks), "
+               "broad:skresnet (stack at dim 1: one kernel)"});
   r.push_back({"copy_", ops({"aten::copy_"}), {},
                "src is self's own region (same view path from one base): nothing; host source: one "
                "host-to-device copy; dense, same dtype and strides: a memcpy; else a copy kernel",
