@@ -365,3 +365,17 @@ TEST_CASE("upsampling to the input's own size is a memcpy, except bicubic") {
   u.op("aten::upsample_bilinear2d", {y}, {}, {2, 21, 224, 224});
   CHECK(last(u).counts.kernels == 1);
 }
+
+TEST_CASE("index with several index tensors copies them only when they must be broadcast") {
+  auto index = [](std::vector<int64_t> a, std::vector<int64_t> c) {
+    GraphBuilder b;
+    int x = b.input({2, 128});
+    int i = b.input(a, DType::kInt64), j = b.input(c, DType::kInt64);
+    b.op("aten::index", {x}, {}, {2, 1, 1, 128});
+    b.g.ops.back().overload = "Tensor";
+    b.g.ops.back().args.push_back(list_arg("indices", {i, j}));
+    return last(b).counts.kernels;
+  };
+  CHECK(index({2, 1, 1, 1}, {1, 1, 1, 128}) == 3);  // broad:albert mask construction
+  CHECK(index({2}, {2}) == 1);                      // broad:clip x[arange(B), argmax]
+}

@@ -4,21 +4,26 @@
 namespace kc::h200 {
 namespace {
 
-// index with several index tensors broadcasts and copies each before the gather. Index
+// index with several index tensors of different shapes broadcasts them and copies each before
+// the gather; index tensors of one shape need no copy (x[rows, cols]). Index
 // tensors on the host (built from CPU aranges) are first copied to the device, one
 // host-to-device memcpy each (index's make_info moves them to self's device).
 Counts index_counts(const OpFacts& f) {
   const Arg* idx = f.arg("indices");
   int n = 0, host = 0;
+  bool same_shape = true;
   const Value* self = f.input(0);
+  const Value* first = nullptr;
   if (idx)
     for (int v : idx->tensors) {
       if (v < 0) continue;
       ++n;
       const Value& t = f.graph->values[v];
+      if (!first) first = &t;
+      same_shape &= t.sizes == first->sizes;
       if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++host;
     }
-  return {n > 1 ? 1 + n : 1, host, 0, 0};
+  return {n > 1 && !same_shape ? 1 + n : 1, host, 0, 0};
 }
 // embedding flattens its indices (indices.reshape(-1)): expanded (stride-0) indices, which no
 // view can flatten, are copied first.
@@ -65,11 +70,12 @@ Counts unfold_fold_counts(const OpFacts& f) {
 void add_indexing_rules(std::vector<LaunchRule>& r) {
   // Gathers, copies and shape ops.
   r.push_back({"index", ops({"aten::index"}), {},
-               "one gather; with several index tensors, a copy of each first; + a host-to-device memcpy per "
-               "index tensor on the host",
+               "one gather; with several index tensors of different shapes, a copy of each first; + a "
+               "host-to-device memcpy per index tensor on the host",
                nullptr, {}, index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
-               "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0)"});
+               "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
+               "broad:clip (same-shape indices 1)"});
   r.push_back({"embedding", ops({"aten::embedding"}), {}, "one gather; + a copy of indices no view can flatten",
                nullptr, {}, embedding_counts, "truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)"});
   r.push_back({"gather", ops({"aten::index_select", "aten::gather"}), {}, "always",
