@@ -1,7 +1,64 @@
-// Elementwise ops without a pointwise tag, dropout, pools, scans and factories on the H200.
+// Elementwise ops without a pointwise tag, dropout, pools, resampling, scans and factories on
+// the H200.
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
+namespace {
+
+// max_pool2d and avg_pool2d read their input contiguous in its suggested memory format:
+// anything else (a channel slice of a larger tensor) is copied first.
+Counts pool_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x) return {1, 0, 0, 0};
+  const bool copies = f.op->name == "aten::max_pool2d" || f.op->name == "aten::avg_pool2d";
+  bool dense = x->contiguous();
+  if (!dense && x->sizes.size() == 4 && x->strides.size() == 4)
+    dense = x->strides[1] == 1 && x->strides[3] == x->sizes[1] && x->strides[2] == x->sizes[1] * x->sizes[3] &&
+            x->strides[0] == x->sizes[1] * x->sizes[2] * x->sizes[3];
+  return {copies && !dense ? 2 : 1, 0, 0, 0};
+}
+// Filling a tensor with no elements launches nothing (TensorIterator returns early).
+Counts fill_counts(const OpFacts& f) {
+  const Value* out = f.output(0);
+  if (out && out->numel() == 0) return {};
+  return {1, 0, 0, 0};
+}
+// upsample_*: one kernel; bicubic 2 (the output is zeroed first, then accumulated). An output
+// of the input's size is a copy (the kernels return a copy of the input): one memcpy.
+Counts upsample_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const Value* out = f.output(0);
+  if (!in || !out || out->numel() == 0) return {};
+  const bool bicubic = f.op->name == "aten::upsample_bicubic2d";
+  if (!bicubic && in->sizes == out->sizes) return {0, 1, 0, 0};
+  return {bicubic || f.op->name == "aten::upsample_linear1d" ? 2 : 1, 0, 0, 0};
+}
+// Scans: a cast of the input to the result dtype first (bool/int32 -> int64 by default, or the
+// dtype argument); a scan over every element (all other dims 1) runs cub's two-kernel scan,
+// any other one scan kernel.
+Counts scan_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const Value* out = f.output(0);
+  if (!in || !out) return {2, 0, 0, 0};
+  if (out->numel() == 0) return {};
+  const int cast = in->dtype != out->dtype ? 1 : 0;
+  int64_t dim = f.int_arg("dim", 0);
+  const int64_t rank = static_cast<int64_t>(in->sizes.size());
+  if (dim < 0) dim += rank;
+  const bool whole = dim >= 0 && dim < rank && in->sizes[dim] == in->numel() && in->numel() > 1;
+  return {cast + (whole ? 2 : 1), 0, 0, 0};
+}
+// _weight_norm on the device with dim first or last: one fused kernel (weight_norm_fwd);
+// other dims go through norm_except_dim's composite and are not predicted.
+bool weight_norm_fused(const OpFacts& f) {
+  const Value* v = f.input(0);
+  if (!v || v->sizes.empty()) return false;
+  int64_t dim = f.int_arg("dim", 0);
+  const int64_t rank = static_cast<int64_t>(v->sizes.size());
+  return dim == 0 || dim == rank - 1 || dim == -1;
+}
+
+}  // namespace
 
 void add_elementwise_rules(std::vector<LaunchRule>& r) {
   r.push_back({"dropout.eval", ops({"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout"}), {},
@@ -10,21 +67,41 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
   r.push_back({"dropout.train", ops({"aten::dropout", "aten::native_dropout"}), {}, "train=True", nullptr, {1, 0, 0, 0},
                nullptr, "truth:dropout_train_float32, truth:dropout_train_bfloat16",
                "In training mode dropout draws a random mask and applies it in one fused kernel."});
-  r.push_back({"pool", ops({"aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::avg_pool2d",
-                            "aten::upsample_nearest2d", "aten::max_pool3d", "aten::avg_pool3d",
-                            "aten::adaptive_avg_pool3d", "aten::avg_pool1d", "aten::adaptive_avg_pool1d"}), {}, "always",
-               nullptr, {1, 0, 0, 0}, nullptr,
-               "truth:maxpool_*, truth:adaptive_avgpool_*, truth:upsample_nearest, corpus:densenet121 (avg_pool2d), "
-               "sweep:resample/pool:max_pool3d, sweep:resample/pool:adaptive_avg_pool3d, broad:s3d, broad:video-resnet, "
-               "broad:nextvit (avg_pool1d), broad:swin (adaptive_avg_pool1d)",
+  r.push_back({"pool", ops({"aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::avg_pool2d", "aten::avg_pool1d",
+                            "aten::adaptive_avg_pool1d", "aten::max_pool3d", "aten::avg_pool3d",
+                            "aten::adaptive_avg_pool3d"}), {},
+               "one kernel; max/avg_pool2d copy an input dense in neither NCHW nor NHWC first", nullptr, {}, pool_counts,
+               "truth:maxpool_*, truth:adaptive_avgpool_*, sweep:resample/pool:max_pool3d, "
+               "sweep:resample/pool:adaptive_avg_pool3d, corpus:densenet121 (avg_pool2d), broad:nextvit (avg_pool1d), "
+               "broad:swin (adaptive_avg_pool1d), broad:mvit, broad:s3d, broad:res2net (sliced avg_pool2d input)",
                "Pooling and nearest upsampling are one kernel each."});
-  r.push_back({"scan", ops({"aten::cumsum", "aten::diff"}), {}, "a conversion or slice, then the kernel", nullptr,
-               {2, 0, 0, 0}, nullptr, "corpus:gpt2, corpus:llama",
-               "A cumulative sum first converts or slices its input, then runs the scan kernel."});
+  r.push_back({"upsample", ops({"aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d",
+                                "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d", "aten::upsample_bilinear2d",
+                                "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"}), {},
+               "one kernel (bicubic, linear 1-d: 2); the input's own size: one memcpy", nullptr, {}, upsample_counts,
+               "truth:upsample_nearest, sweep:resample/interpolate, broad:deeplabv3, broad:beit (identity size)",
+               "An upsample is one kernel (bicubic and 1-d linear take two); an output of the input's own size is a device-to-device memcpy."});
+  r.push_back({"scan", ops({"aten::cumsum", "aten::cumprod", "aten::cummax", "aten::logcumsumexp"}), {},
+               "+ a cast to the result dtype; a scan over all elements: 2 (cub), else 1", nullptr, {}, scan_counts,
+               "sweep:scan/cumsum, sweep:scan/cumsum_int, sweep:scan/cumprod, corpus:gpt2, broad:codegen, broad:bloom",
+               "A scan over one dimension is one kernel (two when it scans every element); an input of another dtype is converted first."});
+  r.push_back({"diff", ops({"aten::diff"}), {}, "a slice copy, then the subtraction", nullptr, {2, 0, 0, 0}, nullptr,
+               "corpus:gpt2, corpus:llama",
+               "diff slices its input and subtracts: two kernels."});
   r.push_back({"elementwise", ops({"aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_",
-                                   "aten::__and__", "aten::__or__", "aten::__xor__", "aten::floor_divide"}), {}, "elementwise ops libtorch does not tag pointwise", nullptr, {1, 0, 0, 0}, nullptr,
-               "corpus:mobilenet_v3_large, corpus:gpt2 (__and__), test:traced_shape_arith (floor_divide)",
+                                   "aten::__and__", "aten::__or__", "aten::__xor__", "aten::floor_divide",
+                                   "aten::leaky_relu", "aten::leaky_relu_", "aten::multiply"}), {},
+               "elementwise ops libtorch does not tag pointwise", nullptr, {1, 0, 0, 0}, nullptr,
+               "corpus:mobilenet_v3_large, corpus:gpt2 (__and__), test:traced_shape_arith (floor_divide), "
+               "broad:cspnet, broad:tresnet (leaky_relu_), broad:convbert (multiply)",
                "An elementwise op: one kernel that reads its inputs and writes its output once."});
+  r.push_back({"pow.scalar_base", ops({"aten::pow"}), {}, "Scalar ** Tensor: the base becomes a 0-d device tensor (a fill), then pow",
+               [](const OpFacts& f) { return f.op->overload == "Scalar"; }, {2, 0, 0, 0}, nullptr,
+               "broad:pow.Scalar (6 instances 2/0/0)",
+               "A Python number raised to a tensor: the number is filled into a tensor by one kernel, then pow is a second."});
+  r.push_back({"weight_norm", ops({"aten::_weight_norm"}), {}, "dim first or last: one fused kernel",
+               weight_norm_fused, {1, 0, 0, 0}, nullptr, "broad:hubert",
+               "Weight normalization over the first or last dimension is one fused kernel."});
   r.push_back({"cross_entropy", ops({"aten::cross_entropy_loss"}), {}, "log_softmax then nll_loss", nullptr,
                {2, 0, 0, 0}, nullptr, "truth:cross_entropy",
                "Cross entropy is log_softmax then nll_loss: two kernels."});
@@ -34,7 +111,9 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "empty only allocates memory from PyTorch's caching allocator: no kernel."});
   r.push_back({"factory.fill", ops({"aten::zeros", "aten::ones", "aten::full", "aten::zeros_like", "aten::ones_like",
                                     "aten::full_like", "aten::new_zeros", "aten::new_ones", "aten::new_full",
-                                    "aten::fill_", "aten::zero_", "aten::scalar_tensor"}), {}, "always", nullptr, {1, 0, 0, 0}, nullptr, "truth:zeros, truth:ones",
+                                    "aten::fill_", "aten::zero_", "aten::scalar_tensor"}), {},
+               "one fill kernel; nothing for an empty tensor", nullptr, {}, fill_counts,
+               "truth:zeros, truth:ones, broad:swin3d (fill_ of empty windows)",
                "A filled tensor (zeros, ones, full) is allocated, then written by one fill kernel."});
   r.push_back({"factory.arange", ops({"aten::arange"}), {}, "always", nullptr, {1, 0, 0, 0}, nullptr, "truth:arange",
                "arange writes its sequence with one kernel."});

@@ -4,30 +4,108 @@
 namespace kc::h200 {
 namespace {
 
-// index with several index tensors broadcasts and copies each before the gather.
+// index with several index tensors of different shapes broadcasts them and copies each before
+// the gather; index tensors of one shape need no copy (x[rows, cols]). Index
+// tensors on the host (built from CPU aranges) are first copied to the device, one
+// host-to-device memcpy each (index's make_info moves them to self's device).
 Counts index_counts(const OpFacts& f) {
   const Arg* idx = f.arg("indices");
-  int n = 0;
+  int n = 0, host = 0;
+  bool same_shape = true;
+  const Value* self = f.input(0);
+  const Value* first = nullptr;
   if (idx)
-    for (int v : idx->tensors) n += v >= 0;
-  return {n > 1 ? 1 + n : 1, 0, 0, 0};
+    for (int v : idx->tensors) {
+      if (v < 0) continue;
+      ++n;
+      const Value& t = f.graph->values[v];
+      if (!first) first = &t;
+      same_shape &= t.sizes == first->sizes;
+      if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++host;
+    }
+  return {n > 1 && !same_shape ? 1 + n : 1, host, 0, 0};
+}
+// embedding flattens its indices (indices.reshape(-1)): expanded (stride-0) indices, which no
+// view can flatten, are copied first.
+Counts embedding_counts(const OpFacts& f) {
+  const Value* idx = f.arg("indices") && f.arg("indices")->kind == Arg::Kind::kTensor
+                         ? &f.graph->values[f.arg("indices")->tensors[0]]
+                         : nullptr;
+  const bool copy = idx && idx->numel() > 0 && !view_is_possible(idx->sizes, idx->strides, {idx->numel()});
+  return {copy ? 2 : 1, 0, 0, 0};
+}
+// where with Python scalars: each scalar becomes a 0-d device tensor filled by a kernel, then
+// the where kernel (ScalarOther/ScalarSelf 2, Scalar 3).
+bool where_scalar(const OpFacts& f) {
+  const std::string& o = f.op->overload;
+  return o == "ScalarOther" || o == "ScalarSelf" || o == "Scalar";
+}
+Counts where_scalar_counts(const OpFacts& f) {
+  if (f.out_numel == 0) return {};
+  return {f.op->overload == "Scalar" ? 3 : 2, 0, 0, 0};
+}
+// im2col / col2im (Im2Col.cu, Col2Im.cu): a non-contiguous input is made contiguous; im2col
+// runs one kernel per batch element, col2im one batched kernel. The result is resized from
+// empty_like(input): growing past the input's storage copies it over (one memcpy).
+bool unfold_fold_shapes(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* out = f.output(0);
+  if (!x || !out) return false;
+  const size_t rank = x->sizes.size();
+  return f.op->name == "aten::im2col" ? rank == 3 || rank == 4 : rank == 2 || rank == 3;
+}
+Counts unfold_fold_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* out = f.output(0);
+  const bool batched = f.op->name == "aten::im2col" ? x->sizes.size() == 4 : x->sizes.size() == 3;
+  const int copy = x->contiguous() ? 0 : 1;
+  const int64_t launches = f.op->name == "aten::im2col" && batched ? x->sizes[0] : 1;
+  const int grows = out->numel() > x->numel() ? 1 : 0;
+  if (out->numel() == 0) return {};
+  return {copy + static_cast<int>(launches), grows, 0, 0};
 }
 
 }  // namespace
 
 void add_indexing_rules(std::vector<LaunchRule>& r) {
   // Gathers, copies and shape ops.
-  r.push_back({"index", ops({"aten::index"}), {}, "one gather; with several index tensors, a copy of each first",
-               nullptr, {}, index_counts, "truth:index_select, corpus:swin_t, corpus:gpt2, corpus:llama",
-               "Advanced indexing is one gather kernel; with several index tensors each is copied (broadcast) first."});
-  r.push_back({"gather", ops({"aten::embedding", "aten::index_select", "aten::gather"}), {}, "always",
-               nullptr, {1, 0, 0, 0}, nullptr, "truth:embedding_*, truth:index_select",
+  r.push_back({"index", ops({"aten::index"}), {},
+               "one gather; with several index tensors of different shapes, a copy of each first; + a "
+               "host-to-device memcpy per index tensor on the host",
+               nullptr, {}, index_counts,
+               "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
+               "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
+               "broad:clip (same-shape indices 1)",
+               "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and index tensors on the host are copied to the device."});
+  r.push_back({"embedding", ops({"aten::embedding"}), {}, "one gather; + a copy of indices no view can flatten",
+               nullptr, {}, embedding_counts, "truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)",
+               "An embedding lookup is one gather kernel; indices that cannot be flattened by a view (a broadcast, stride-0 tensor) are copied first."});
+  r.push_back({"gather", ops({"aten::index_select", "aten::gather"}), {}, "always",
+               nullptr, {1, 0, 0, 0}, nullptr, "truth:index_select, sweep:index/gather, sweep:index/index_select",
                "A lookup (embedding, index_select, gather) is one gather kernel."});
+  r.push_back({"where.scalar", ops({"aten::where"}), {}, "a 0-d fill per Python scalar, then where",
+               where_scalar, {}, where_scalar_counts,
+               "sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
+               "broad:bloom, broad:t5, broad:mpt",
+               "Each Python number in a where is first filled into a tensor by one kernel; then the where itself is one kernel."});
   r.push_back({"masked_fill", ops({"aten::masked_fill"}), {}, "always", nullptr, {1, 1, 0, 0}, nullptr,
                "truth:masked_fill",
                "Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the masked positions in place with one kernel."});
   r.push_back({"topk", ops({"aten::topk"}), {}, "always", nullptr, {2, 0, 0, 0}, nullptr, "truth:topk",
                "topk selects the k largest with one kernel, then sorts them with another."});
+  r.push_back({"repeat_interleave.int", ops({"aten::repeat_interleave"}), {},
+               "int repeats: one copy of the expanded view", [](const OpFacts& f) { return f.op->overload == "self_int"; },
+               {1, 0, 0, 0}, nullptr, "broad:codegen, broad:mvit",
+               "repeat_interleave with an integer count is one kernel."});
+  r.push_back({"unfold_fold", ops({"aten::im2col", "aten::col2im"}), {},
+               "+ a copy of a non-contiguous input; im2col one kernel per batch element, col2im one; a memcpy "
+               "when the result outgrows the input",
+               unfold_fold_shapes, {}, unfold_fold_counts, "broad:convbert, broad:volo, broad:tnt",
+               "im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is copied first."});
+  r.push_back({"grid_sampler", ops({"aten::grid_sampler", "aten::grid_sampler_2d"}), {}, "one sampling kernel (cuDNN's or ATen's)",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 4; }, {1, 0, 0, 0}, nullptr,
+               "broad:raft",
+               "Grid sampling of a 4-d input is one kernel."});
 }
 
 }  // namespace kc::h200

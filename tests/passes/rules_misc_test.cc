@@ -1,0 +1,381 @@
+// The H200 rules of the misc family: recurrent layers and the ops outside conv, GEMM,
+// attention and norms.
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::Arg;
+using kc::DType;
+using kc::test::GraphBuilder;
+
+namespace {
+
+const kc::Target& h200() { return kc::default_target(); }
+
+// The rules alone, without the measured table.
+kc::Launch last(const GraphBuilder& b) {
+  kc::LaunchOptions rules_only;
+  rules_only.use_measured = false;
+  return kc::run_launches(b.g, h200(), rules_only).back();
+}
+
+Arg int_arg(const std::string& name, int64_t v) {
+  Arg a;
+  a.name = name;
+  a.kind = Arg::Kind::kInt;
+  a.ints = {v};
+  return a;
+}
+Arg bool_arg(const std::string& name, bool v) {
+  Arg a = int_arg(name, v);
+  a.kind = Arg::Kind::kBool;
+  return a;
+}
+Arg list_arg(const std::string& name, std::vector<int> vs) {
+  Arg a;
+  a.name = name;
+  a.kind = Arg::Kind::kTensorList;
+  a.tensors = std::move(vs);
+  return a;
+}
+
+struct RnnCall {
+  std::string op = "aten::lstm";
+  int64_t layers = 1;
+  bool bidirectional = false;
+  bool batch_first = true;
+  int64_t batch = 2, seq = 32, input = 128, hidden = 256;
+  DType dtype = DType::kBFloat16;
+};
+
+// aten::<op>.input as torch.export records it: input, hx, params (w_ih, w_hh, b_ih, b_hh per
+// layer and direction), has_biases, num_layers, dropout, train, bidirectional, batch_first.
+kc::Launch rnn(const RnnCall& c) {
+  GraphBuilder b;
+  const int64_t gates = c.op == "aten::lstm" ? 4 : c.op == "aten::gru" ? 3 : 1;
+  const int64_t d = c.bidirectional ? 2 : 1;
+  std::vector<int64_t> xs = c.batch_first ? std::vector<int64_t>{c.batch, c.seq, c.input}
+                                          : std::vector<int64_t>{c.seq, c.batch, c.input};
+  int x = b.input(xs, c.dtype);
+  int h = b.input({c.layers * d, c.batch, c.hidden}, c.dtype);
+  std::vector<int> params;
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t dir = 0; dir < d; ++dir) {
+      const int64_t in = l == 0 ? c.input : c.hidden * d;
+      params.push_back(b.input({gates * c.hidden, in}, c.dtype, kc::ValueRole::kParameter));
+      params.push_back(b.input({gates * c.hidden, c.hidden}, c.dtype, kc::ValueRole::kParameter));
+      params.push_back(b.input({gates * c.hidden}, c.dtype, kc::ValueRole::kParameter));
+      params.push_back(b.input({gates * c.hidden}, c.dtype, kc::ValueRole::kParameter));
+    }
+  b.op(c.op, {x}, {}, {c.batch, c.seq, c.hidden * d});
+  kc::Op& op = b.g.ops.back();
+  op.overload = "input";
+  op.args[0].name = "input";
+  op.args.push_back(c.op == "aten::lstm" ? list_arg("hx", {h, h}) : Arg::tensor("hx", h));
+  op.args.push_back(list_arg("params", params));
+  op.args.push_back(bool_arg("has_biases", true));
+  op.args.push_back(int_arg("num_layers", c.layers));
+  op.args.push_back(bool_arg("train", false));
+  op.args.push_back(bool_arg("bidirectional", c.bidirectional));
+  op.args.push_back(bool_arg("batch_first", c.batch_first));
+  return last(b);
+}
+
+}  // namespace
+
+TEST_CASE("rnn: bf16 runs two kernels per step, layer and direction, plus its weight copies") {
+  // broad:rnn lstm_l2_bi_s64_bf16: 518/16/0 = input copy + buffer fill + 2*2*2*64 + 4 input GEMMs.
+  RnnCall c;
+  c.layers = 2;
+  c.bidirectional = true;
+  c.seq = 64;
+  auto l = rnn(c);
+  REQUIRE(l.known);
+  CHECK(l.rule == "rnn.cudnn");
+  CHECK(l.counts.kernels == 518);
+  CHECK(l.counts.memcpy == 16);
+  CHECK(l.counts.memset == 0);
+}
+
+TEST_CASE("rnn: unidirectional stacks run their input GEMMs in chunks of time steps") {
+  // broad:rnn gru_l2_s64 266/8/0 (4 chunks per layer); rnn_tanh at the same shape 274 (8 chunks).
+  RnnCall c;
+  c.layers = 2;
+  c.seq = 64;
+  c.op = "aten::gru";
+  CHECK(rnn(c).counts.kernels == 266);
+  c.op = "aten::rnn_tanh";
+  CHECK(rnn(c).counts.kernels == 274);
+}
+
+TEST_CASE("rnn: f32 with a small hidden size runs cuDNN's persistent kernels, whatever the length") {
+  // broad:sequencer f32 LSTM H=48 bidirectional: 6/8/0; broad:rnn rnn_tanh H=256 (<= 384): 4/4/0.
+  RnnCall c;
+  c.dtype = DType::kFloat32;
+  c.bidirectional = true;
+  c.batch = 64;
+  c.seq = 32;
+  c.input = 192;
+  c.hidden = 48;
+  auto l = rnn(c);
+  CHECK(l.counts.kernels == 6);
+  CHECK(l.counts.memcpy == 8);
+  c.seq = 128;
+  CHECK(rnn(c).counts.kernels == 6);
+  RnnCall t;
+  t.op = "aten::rnn_tanh";
+  t.dtype = DType::kFloat32;
+  CHECK(rnn(t).counts.kernels == 4);
+  // LSTM at H=256 is past the persistent limit: per-step kernels (broad:rnn lstm_l1_s32_fp32 67).
+  t.op = "aten::lstm";
+  CHECK(rnn(t).counts.kernels == 67);
+}
+
+TEST_CASE("rnn: a sequence-major contiguous input needs no copy") {
+  RnnCall c;
+  c.batch_first = false;
+  CHECK(rnn(c).counts.kernels == 66);  // fill + 2*32 + 1 input GEMM
+  c.batch_first = true;
+  CHECK(rnn(c).counts.kernels == 67);
+}
+
+TEST_CASE("rnn: shapes the rule was not checked on stay unknown") {
+  RnnCall c;
+  c.dtype = DType::kFloat16;
+  CHECK_FALSE(rnn(c).known);
+  // The default overload without the schema's arguments (or a packed sequence) is not matched.
+  GraphBuilder b;
+  int x = b.input({16, 64, 256});
+  b.op("aten::lstm", {x});
+  CHECK_FALSE(last(b).known);
+  // A rank-2 input (an unbatched sequence) is not matched either.
+  GraphBuilder u;
+  int y = u.input({16, 256});
+  u.op("aten::gru", {y});
+  u.g.ops.back().overload = "input";
+  u.g.ops.back().args.push_back(list_arg("params", {}));
+  CHECK_FALSE(last(u).known);
+}
+
+namespace {
+
+// The last op of `b` with its overload set and its i-th argument renamed.
+kc::Op& last_op(GraphBuilder& b) { return b.g.ops.back(); }
+
+}  // namespace
+
+TEST_CASE("where with Python scalars fills a 0-d tensor per scalar; with tensors it is one kernel") {
+  GraphBuilder b;
+  int c = b.input({2, 1, 128, 128}, DType::kBool);
+  b.op("aten::where", {c}, {}, {2, 1, 128, 128}, DType::kFloat32);
+  last_op(b).overload = "ScalarOther";
+  CHECK(last(b).counts.kernels == 2);
+  last_op(b).overload = "Scalar";
+  CHECK(last(b).counts.kernels == 3);
+  GraphBuilder t;
+  int c2 = t.input({8, 8}, DType::kBool), x = t.input({8, 8}), y = t.input({8, 8});
+  t.pointwise("aten::where", {c2, x, y});
+  t.g.ops.back().overload = "self";
+  CHECK(last(t).rule == "pointwise");
+  CHECK(last(t).counts.kernels == 1);
+}
+
+TEST_CASE("fill_ of a tensor with no elements launches nothing") {
+  GraphBuilder b;
+  int x = b.input({0, 7, 7});
+  b.op("aten::fill_", {x});
+  CHECK(last(b).known);
+  CHECK(last(b).counts.kernels == 0);
+  GraphBuilder n;
+  int y = n.input({4, 4});
+  n.op("aten::fill_", {y});
+  CHECK(last(n).counts.kernels == 1);
+}
+
+TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched kernel") {
+  GraphBuilder b;
+  int a = b.input({1, 64, 8, 28, 28}), c = b.input({1, 32, 8, 28, 28});
+  b.op("aten::cat", {}, {}, {1, 96, 8, 28, 28});
+  last_op(b).args = {[&] { Arg t; t.name = "tensors"; t.kind = Arg::Kind::kTensorList; t.tensors = {a, c}; return t; }(),
+                     int_arg("dim", 1)};
+  auto l = last(b);
+  CHECK(l.counts.kernels == 0);
+  CHECK(l.counts.memcpy == 2);  // dense slices (batch 1): memcpy each (broad:s3d 0/4/0)
+  // stack of two rank-4 tensors on the last dim: a rank-5 result, a copy kernel per input.
+  GraphBuilder s;
+  int p = s.input({2, 3, 256, 32}), q = s.input({2, 3, 256, 32});
+  s.op("aten::stack", {}, {}, {2, 3, 256, 32, 2});
+  s.g.ops.back().args = {list_arg("tensors", {p, q}), int_arg("dim", -1)};
+  CHECK(last(s).counts.kernels == 2);
+  // Stacking the same tensors at dim 1 is a cat at dim 1 viewed to rank 5: one kernel.
+  GraphBuilder s1;
+  int p1 = s1.input({2, 64, 56, 56}), q1 = s1.input({2, 64, 56, 56});
+  s1.op("aten::stack", {}, {}, {2, 2, 64, 56, 56});
+  s1.g.ops.back().args = {list_arg("tensors", {p1, q1}), int_arg("dim", 1)};
+  CHECK(last(s1).counts.kernels == 1);
+  // The same stack of rank-3 tensors stays within rank 4: one kernel.
+  GraphBuilder s3;
+  int u = s3.input({8, 128, 64}), v = s3.input({8, 128, 64});
+  s3.op("aten::stack", {}, {}, {8, 128, 64, 2});
+  s3.g.ops.back().args = {list_arg("tensors", {u, v}), int_arg("dim", -1)};
+  CHECK(last(s3).counts.kernels == 1);
+}
+
+TEST_CASE("copy_ of a region onto itself is free; between different tensors it copies") {
+  GraphBuilder b;
+  int x = b.input({2, 4, 16, 16});
+  kc::OpTraits view;
+  view.view = true;
+  kc::OpTraits inplace;
+  inplace.inplace = true;
+  auto slice = [&](int in) {
+    int s = b.op("aten::slice", {in}, view, {2, 4, 15, 16});
+    b.g.ops.back().overload = "Tensor";
+    b.g.ops.back().args.push_back(int_arg("dim", 2));
+    b.g.ops.back().args.push_back(int_arg("start", 1));
+    b.g.values[s].strides = {1024, 256, 16, 1};
+    return s;
+  };
+  int y = b.input({2, 4, 15, 16});
+  int updated = b.op("aten::add_", {slice(x), y}, inplace);
+  b.g.values[updated].strides = {1024, 256, 16, 1};  // an in-place result keeps its input's layout
+  int dst = slice(x);
+  b.op("aten::copy_", {dst, updated});
+  CHECK(last(b).known);
+  CHECK(last(b).counts.kernels + last(b).counts.memcpy == 0);
+  // A copy into a fresh dense tensor of the same layout is a memcpy.
+  GraphBuilder m;
+  int d = m.input({2, 4, 196, 196}), src = m.input({2, 4, 196, 196});
+  m.op("aten::copy_", {d, src});
+  CHECK(last(m).counts.memcpy == 1);
+  CHECK(last(m).counts.kernels == 0);
+}
+
+TEST_CASE("type_as to the same dtype returns its input; to another dtype converts") {
+  GraphBuilder b;
+  int x = b.input({2, 128, 256}), o = b.input({2, 128, 256});
+  b.op("aten::type_as", {x, o});
+  CHECK(last(b).counts.kernels == 0);
+  GraphBuilder h;
+  int hx = h.input({2, 128, 256}), ho = h.input({2, 128, 256}, DType::kBFloat16);
+  h.op("aten::type_as", {hx, ho}, {}, {}, DType::kBFloat16);
+  CHECK(last(h).counts.kernels == 1);
+}
+
+TEST_CASE("index with host index tensors copies each to the device first") {
+  GraphBuilder b;
+  int table = b.input({27, 96});
+  int idx = b.input({14, 7}, DType::kInt64);
+  b.g.values[idx].placement = kc::Placement::kHost;
+  b.op("aten::index", {table}, {}, {14, 7, 96});
+  last_op(b).overload = "Tensor";
+  last_op(b).args.push_back(list_arg("indices", {idx}));
+  auto l = last(b);
+  CHECK(l.counts.kernels == 1);
+  CHECK(l.counts.memcpy == 1);
+  b.g.values[idx].placement = kc::Placement::kDevice;
+  CHECK(last(b).counts.memcpy == 0);
+}
+
+TEST_CASE("embedding copies indices no view can flatten (expanded token type ids)") {
+  GraphBuilder b;
+  int w = b.input({2, 256});
+  int ids = b.strided({2, 128}, {0, 1}, DType::kInt64);
+  b.op("aten::embedding", {w, ids}, {}, {2, 128, 256});
+  b.name_arg(0, "weight");
+  b.name_arg(1, "indices");
+  CHECK(last(b).counts.kernels == 2);
+  b.g.values[ids].strides = {128, 1};
+  CHECK(last(b).counts.kernels == 1);
+}
+
+TEST_CASE("scans cast to the result dtype first; a scan over every element runs cub's two kernels") {
+  GraphBuilder b;
+  int m = b.input({2, 128}, DType::kBool);
+  b.op("aten::cumsum", {m}, {}, {2, 128}, DType::kInt64);
+  last_op(b).args.push_back(int_arg("dim", -1));
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder f;
+  int x = f.input({2, 128});
+  f.op("aten::cumsum", {x});
+  f.g.ops.back().args.push_back(int_arg("dim", 1));
+  CHECK(last(f).counts.kernels == 1);
+  GraphBuilder w;
+  int v = w.input({1000000});
+  w.op("aten::cumsum", {v});
+  w.g.ops.back().args.push_back(int_arg("dim", 0));
+  CHECK(last(w).counts.kernels == 2);
+}
+
+TEST_CASE("roll launches one kernel per rolled dim") {
+  GraphBuilder b;
+  int x = b.input({1, 8, 14, 14, 384});
+  b.op("aten::roll", {x});
+  b.arg_ints("shifts", {0, 3, 3});
+  b.arg_ints("dims", {1, 2, 3});
+  CHECK(last(b).counts.kernels == 3);
+}
+
+TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one kernel, circular is not predicted") {
+  auto pad = [](std::vector<int64_t> amounts, const std::string& mode) {
+    GraphBuilder b;
+    int x = b.input({2, 64, 56, 56});
+    b.op("aten::pad", {x});
+    b.arg_ints("pad", amounts);
+    Arg m;
+    m.name = "mode";
+    m.kind = Arg::Kind::kString;
+    m.text = mode;
+    b.g.ops.back().args.push_back(m);
+    return last(b);
+  };
+  CHECK(pad({0, 0, 0, 0}, "constant").counts.memcpy == 1);
+  CHECK(pad({1, 1, 1, 1}, "constant").counts.kernels == 2);
+  CHECK(pad({-1, -1, 0, 0}, "constant").counts.kernels == 1);
+  CHECK(pad({1, 1, 1, 1}, "reflect").counts.kernels == 1);
+  CHECK_FALSE(pad({1, 1, 1, 1}, "circular").known);
+}
+
+TEST_CASE("im2col runs a kernel per batch element and copies the input over when the result outgrows it") {
+  GraphBuilder b;
+  int x = b.input({2, 128, 128, 1});
+  b.op("aten::im2col", {x}, {}, {2, 1152, 128});
+  auto l = last(b);
+  CHECK(l.counts.kernels == 2);
+  CHECK(l.counts.memcpy == 1);
+  // A rank-2 input is no im2col input: not matched.
+  GraphBuilder r;
+  int y = r.input({16, 16});
+  r.op("aten::im2col", {y}, {}, {16, 16});
+  CHECK_FALSE(last(r).known);
+}
+
+TEST_CASE("upsampling to the input's own size is a memcpy, except bicubic") {
+  GraphBuilder b;
+  int x = b.input({1, 4, 27, 27});
+  b.op("aten::upsample_bilinear2d", {x}, {}, {1, 4, 27, 27});
+  CHECK(last(b).counts.memcpy == 1);
+  CHECK(last(b).counts.kernels == 0);
+  b.g.ops.back().name = "aten::upsample_bicubic2d";
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder u;
+  int y = u.input({2, 21, 28, 28});
+  u.op("aten::upsample_bilinear2d", {y}, {}, {2, 21, 224, 224});
+  CHECK(last(u).counts.kernels == 1);
+}
+
+TEST_CASE("index with several index tensors copies them only when they must be broadcast") {
+  auto index = [](std::vector<int64_t> a, std::vector<int64_t> c) {
+    GraphBuilder b;
+    int x = b.input({2, 128});
+    int i = b.input(a, DType::kInt64), j = b.input(c, DType::kInt64);
+    b.op("aten::index", {x}, {}, {2, 1, 1, 128});
+    b.g.ops.back().overload = "Tensor";
+    b.g.ops.back().args.push_back(list_arg("indices", {i, j}));
+    return last(b).counts.kernels;
+  };
+  CHECK(index({2, 1, 1, 1}, {1, 1, 1, 128}) == 3);  // broad:albert mask construction
+  CHECK(index({2}, {2}) == 1);                      // broad:clip x[arange(B), argmax]
+}
