@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "analyzer/error.h"
+#include "analyzer/json_limits.h"
+#include "analyzer/load.h"
 
 namespace kc {
 namespace {
@@ -20,28 +22,45 @@ std::vector<std::pair<std::string, int64_t>> totals_of(const Totals& t) {
 }  // namespace
 
 Summary read_report_summary(const std::string& path) {
-  std::ifstream f(path);
+  check_regular_file(path, kMaxReportJsonBytes);
+  std::ifstream f(path, std::ios::binary);
   check(f.good(), path + ": cannot open file");
   std::stringstream text;
   text << f.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not a kernelcount JSON report (" + std::string(e.what()) + ")");
-  }
-  check(j.is_object() && j.value("schema", "") == "kernelcount.report/1",
+  const nlohmann::json j = parse_json_limited(text.str(), path);
+  const auto str = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : std::string(); };
+  check(j.is_object() && str(j.value("schema", nlohmann::json())) == "kernelcount.report/1",
         path + ": not a kernelcount JSON report (no \"schema\": \"kernelcount.report/1\")");
   Summary s;
   s.path = path;
-  const auto& totals = j.at("totals");
+  auto totals = j.find("totals");
+  check(totals != j.end() && totals->is_object(), path + ": totals is missing");
+  // Counts are never negative and fit int64: anything else is a damaged or edited report.
+  auto count = [&](const nlohmann::json& v, const std::string& what) {
+    check(v.is_number_integer(), path + ": " + what + " is missing or not an integer");
+    check(v.is_number_unsigned() || v.get<int64_t>() >= 0, path + ": " + what + " is negative");
+    check(!v.is_number_unsigned() || v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX),
+          path + ": " + what + " is out of range");
+    return v.get<int64_t>();
+  };
   for (const auto& entry : totals_of(Totals{})) {
     const std::string& name = entry.first;
-    check(totals.contains(name) && totals[name].is_number_integer(), path + ": totals." + name + " is missing");
-    s.totals.emplace_back(name, totals[name].get<int64_t>());
+    auto it = totals->find(name);
+    check(it != totals->end(), path + ": totals." + name + " is missing");
+    s.totals.emplace_back(name, count(*it, "totals." + name));
   }
-  for (const auto& row : j.value("by_module", nlohmann::json::array()))
-    s.modules.push_back({row.value("module", ""), row.value("eager_kernels", int64_t{0}), row.value("hbm_bytes", int64_t{0})});
+  auto modules = j.find("by_module");
+  if (modules != j.end()) {
+    check(modules->is_array(), path + ": by_module is not a list");
+    for (const auto& row : *modules) {
+      check(row.is_object(), path + ": a by_module row is not an object");
+      auto get = [&](const char* key) {
+        auto it = row.find(key);
+        return it == row.end() ? int64_t{0} : count(*it, std::string("by_module.") + key);
+      };
+      s.modules.push_back({str(row.value("module", nlohmann::json())), get("eager_kernels"), get("hbm_bytes")});
+    }
+  }
   return s;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyzer/error.h"
 #include "passes/op_classes.h"
 
 namespace kc {
@@ -15,7 +16,7 @@ void count_arrays(const Graph& g, std::vector<int> values, int& arrays, int64_t&
   for (int v : values) {
     if (v < 0 || g.values[v].placement != Placement::kDevice) continue;
     ++arrays;
-    bytes += g.values[v].bytes();
+    bytes = add_checked(bytes, g.values[v].bytes(), "HBM bytes");
   }
 }
 
@@ -31,9 +32,16 @@ std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& 
     const bool moves = l.known ? (l.counts.kernels + l.counts.memcpy) > 0 : !op.traits.view;
     if (!moves) continue;
     Traffic& t = out[i];
-    count_arrays(g, op.tensor_inputs(), t.reads, t.read_bytes);
-    count_arrays(g, op.outputs, t.writes, t.write_bytes);
-    t.flops = op_flops(g, op);
+    try {
+      count_arrays(g, op.tensor_inputs(), t.reads, t.read_bytes);
+      count_arrays(g, op.outputs, t.writes, t.write_bytes);
+      t.bytes();
+      t.flops = op_flops(g, op);
+    } catch (const OpError&) {
+      throw;
+    } catch (const Error& e) {
+      throw OpError(static_cast<int>(i), e.what());
+    }
   }
   return out;
 }

@@ -55,7 +55,7 @@ void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
   for (const RollupRow& r : rows) {
     ops += r.ops;
     kernels += r.counts.kernels;
-    bytes += r.bytes;
+    bytes = add_checked(bytes, r.bytes, "rollup HBM bytes");
   }
   check(ops == t.ops && kernels == t.eager.kernels && bytes == t.eager_hbm_bytes,
         "a rollup does not sum to the totals");
@@ -68,18 +68,18 @@ Totals sum_totals(const Graph& g, const Report& r) {
     t.unknown_ops += !r.launches[i].known;
     t.eager += r.launches[i].counts;
     t.eager_hbm_transfers += r.traffic[i].transfers();
-    t.eager_hbm_bytes += r.traffic[i].bytes();
-    t.flops += r.traffic[i].flops;
+    t.eager_hbm_bytes = add_checked(t.eager_hbm_bytes, r.traffic[i].bytes(), "total HBM bytes");
+    t.flops = add_checked(t.flops, r.traffic[i].flops, "total FLOPs");
     t.eager_time_floor_s += r.time[i].floor_s();
   }
   for (const FusionGroup& grp : r.fusion.groups) {
     t.fused_kernels += grp.fused_kernels;
     t.fused_hbm_transfers += grp.fused.transfers();
-    t.fused_hbm_bytes += grp.fused.bytes();
+    t.fused_hbm_bytes = add_checked(t.fused_hbm_bytes, grp.fused.bytes(), "total fused HBM bytes");
   }
   for (const FusionGroup& grp : r.fusion_reduction.groups) {
     t.fused_kernels_reduction += grp.fused_kernels;
-    t.fused_hbm_bytes_reduction += grp.fused.bytes();
+    t.fused_hbm_bytes_reduction = add_checked(t.fused_hbm_bytes_reduction, grp.fused.bytes(), "total fused HBM bytes");
   }
   t.fused_time_floor_s = plan_time_floor(r.fusion, g, r.launches, *r.target);
   return t;

@@ -25,7 +25,7 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
     if (!l.known) ++row.unknown_ops;
     row.counts += l.counts;
     row.transfers += r.traffic[i].transfers();
-    row.bytes += r.traffic[i].bytes();
+    row.bytes = add_checked(row.bytes, r.traffic[i].bytes(), "HBM bytes of a rollup row");
   }
   std::vector<RollupRow> out;
   for (auto& [k, row] : rows) out.push_back(std::move(row));

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Runs kernelcount on every case of a corpus from generate.py and checks the contract:
+exit 0, 1 or 2 (never a signal), within 10 s (timeout -s KILL) and 1 GiB of peak resident
+memory, with a 4 GiB address-space cap (prlimit) so that a runaway allocation ends; exit 2
+prints exactly one line "kernelcount: error: ..." (never "internal"), exit 0 prints nothing
+on stderr; and cases whose input is known bad exit 2.
+
+Usage: run.py KERNELCOUNT CORPUS [--jobs N] [--show N]
+Prints a table of outcomes per class and every failure; exit status 1 if any case failed.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+TIME_LIMIT_S = 10
+RSS_LIMIT_KIB = 1 << 20  # 1 GiB
+AS_LIMIT_BYTES = 4 << 30  # libtorch maps ~1.5 GiB of address space before main()
+
+
+def run_case(kc, case):
+    stdout = open(case["stdout"], "wb") if case["stdout"] else subprocess.DEVNULL
+    cmd = ["timeout", "-s", "KILL", str(TIME_LIMIT_S), "prlimit", f"--as={AS_LIMIT_BYTES}", kc] + case["args"]
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.monotonic() - start
+    if stdout is not subprocess.DEVNULL:
+        stdout.close()
+    err = err.decode("utf-8", "replace")
+    lines = [l for l in err.split("\n") if l != ""]
+    rc = p.returncode
+    problems = []
+    if rc == 137 or rc < 0:
+        problems.append("killed (time limit)" if elapsed >= TIME_LIMIT_S - 0.5 else f"signal {-rc if rc < 0 else 9}")
+    elif rc == 124:
+        problems.append("timed out")
+    elif rc not in (0, 1, 2):
+        problems.append(f"exit {rc}")
+    if usage.ru_maxrss > RSS_LIMIT_KIB:
+        problems.append(f"peak RSS {usage.ru_maxrss // 1024} MiB")
+    if rc == 2 and (len(lines) != 1 or not lines[0].startswith("kernelcount: error: ")):
+        problems.append(f"{len(lines)} stderr lines")
+    if rc == 2 and lines and "internal" in lines[0]:
+        problems.append("internal error")
+    if rc == 0 and lines:
+        problems.append("stderr on success")
+    if rc == 1 and any(not l.startswith("kernelcount: over budget: ") for l in lines):
+        problems.append("unexpected stderr with exit 1")
+    if case["expect"] != "any" and not problems and str(rc) != case["expect"]:
+        problems.append(f"exit {rc}, expected {case['expect']}")
+    return {"case": case, "rc": rc, "elapsed": elapsed, "rss_kib": usage.ru_maxrss, "stderr": lines[:3],
+            "problems": problems}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kernelcount")
+    ap.add_argument("corpus")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--show", type=int, default=50)
+    a = ap.parse_args()
+    kc = os.path.abspath(a.kernelcount)
+    with open(os.path.join(a.corpus, "cases.jsonl")) as f:
+        cases = [json.loads(l) for l in f]
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda c: run_case(kc, c), cases))
+    by_class = collections.defaultdict(collections.Counter)
+    for r in results:
+        by_class[r["case"]["class"]][f"exit {r['rc']}" if not r["problems"] else "FAIL"] += 1
+    print(f"{'class':16} {'cases':>6} {'exit 0':>7} {'exit 1':>7} {'exit 2':>7} {'FAIL':>5}")
+    total = collections.Counter()
+    for cls in sorted(by_class):
+        cnt = by_class[cls]
+        n = sum(cnt.values())
+        total.update(cnt)
+        print(f"{cls:16} {n:6} {cnt['exit 0']:7} {cnt['exit 1']:7} {cnt['exit 2']:7} {cnt['FAIL']:5}")
+    print(f"{'all':16} {len(results):6} {total['exit 0']:7} {total['exit 1']:7} {total['exit 2']:7} {total['FAIL']:5}")
+    slowest = max(results, key=lambda r: r["elapsed"])
+    biggest = max(results, key=lambda r: r["rss_kib"])
+    print(f"slowest case {slowest['elapsed']:.2f} s ({slowest['case']['class']} #{slowest['case']['id']}); "
+          f"largest peak RSS {biggest['rss_kib'] // 1024} MiB ({biggest['case']['class']} #{biggest['case']['id']}); "
+          f"wall {time.monotonic() - start:.0f} s")
+    failed = [r for r in results if r["problems"]]
+    for r in failed[:a.show]:
+        args = " ".join(x if len(x) < 120 else x[:117] + "..." for x in r["case"]["args"])
+        print(f"FAIL #{r['case']['id']} [{r['case']['class']}] {'; '.join(r['problems'])}: kernelcount {args}"
+              + (f" > {r['case']['stdout']}" if r["case"]["stdout"] else ""))
+        for l in r["stderr"]:
+            print("    " + (l if len(l) < 300 else l[:297] + "..."))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
