@@ -37,6 +37,9 @@ def bench_table():
     w = b["weights"]
     lines.append(f"| MLP with {w['file_mb'] / 1000:.2f} GB of weights | 4 | {w['median_s']:.3f} s | {w['peak_rss_mib']:.0f} MiB |")
     lines.append(f"| same archive, weights stripped | 4 | {w['stripped_median_s']:.3f} s | {w['stripped_peak_rss_mib']:.0f} MiB |")
+    for s in b.get("synthetic", []):
+        lines.append(f"| synthetic ({s['file_mb']:.0f} MB archive, bench/make_synthetic.py): {s['what']} | {s['ops']} | "
+                     f"{s['median_s']:.3f} s | {s['peak_rss_mib']:.0f} MiB |")
     return "\n".join(lines)
 
 
