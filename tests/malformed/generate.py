@@ -322,7 +322,7 @@ def json_mutations(c, rng, n):
                     parent.insert(p[-1], copy.deepcopy(parent[p[-1]]))
                 else:
                     parent[p[-1]] = [parent[p[-1]], parent[p[-1]]]
-            except (KeyError, IndexError, TypeError):
+            except (KeyError, IndexError, TypeError, AttributeError):
                 pass
         name = f"mut_{k}.pt2"
         c.write_pt2(name, src, json.dumps(j))
@@ -505,9 +505,9 @@ def main():
     graph_order(c, rng)
     big_strings(c, big)
     torchscript(c, rng, 150)
-    archives(c, rng, 300)
+    archives(c, rng, 400)
     byte_mutations(c, rng, 400)
-    json_mutations(c, rng, 1500)
+    json_mutations(c, rng, 2300)
     wrong_ranks(c, rng)
     cases = c.cases
     if not big:
