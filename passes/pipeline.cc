@@ -1,5 +1,7 @@
 #include "passes/pipeline.h"
 
+#include <algorithm>
+
 #include "analyzer/error.h"
 #include "passes/fusion.h"
 #include "passes/hbm_traffic.h"
@@ -39,13 +41,18 @@ void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch
   for (const Launch& l : launches) counted += l.counts.kernels;
   check(eager == counted, "its groups hold " + std::to_string(eager) + " eager kernels, the ops " + std::to_string(counted));
   per_op(g, plan.group_of.size(), "group assignments");
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const int grp = plan.group_of[i];
-    if (grp < 0) continue;
-    bool member = false;
-    for (int m : plan.groups[grp].ops) member |= m == static_cast<int>(i);
-    if (!member) throw OpError(static_cast<int>(i), "not a member of its group");
-  }
+  // Membership both ways in linear time: each group lists only ops assigned to it, and as
+  // many as are assigned in all.
+  size_t members = 0;
+  for (size_t k = 0; k < plan.groups.size(); ++k)
+    for (int m : plan.groups[k].ops) {
+      if (m < 0 || m >= static_cast<int>(g.ops.size()) || plan.group_of[m] != static_cast<int>(k))
+        throw OpError(std::max(m, 0), "listed in a group it is not assigned to");
+      ++members;
+    }
+  size_t assigned = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) assigned += plan.group_of[i] >= 0;
+  check(members == assigned, "an op is assigned to a group that does not list it");
 }
 
 // Children sum to their parent: every rollup holds every op, its kernels and its bytes once.

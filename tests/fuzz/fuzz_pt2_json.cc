@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     kc::Graph g = kc::load_pt2_json(text, "fuzz.pt2", {});
     kc::assign_placement(g);
-    kc::analyze(g, kc::default_target(), kc::LaunchOptions{true, ""});
+    kc::analyze(g, kc::default_target(), kc::LaunchOptions{true, {}});
   } catch (const kc::Error&) {
   }
   return 0;
