@@ -5,17 +5,20 @@ memory, with a 4 GiB address-space cap (prlimit) so that a runaway allocation en
 prints exactly one line "kernelcount: error: ..." (never "internal"), exit 0 prints nothing
 on stderr; and cases whose input is known bad exit 2.
 
-Usage: run.py KERNELCOUNT CORPUS [--jobs N] [--show N]
-Prints a table of outcomes per class and every failure; exit status 1 if any case failed.
+Usage: run.py KERNELCOUNT CORPUS [--jobs N] [--show N] [--resume]
+Prints a table of outcomes per class and every failure; exit status 1 if any case failed. Each
+result is appended to CORPUS/results.jsonl as it comes; --resume skips the cases already there.
 """
 import argparse
 import collections
 import concurrent.futures
 import json
+import random
 import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 
 TIME_LIMIT_S = 10
@@ -66,13 +69,32 @@ def main():
     ap.add_argument("corpus")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--show", type=int, default=50)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--shuffle", action="store_true", help="run in a fixed random order (a partial run samples every class)")
     a = ap.parse_args()
     kc = os.path.abspath(a.kernelcount)
     with open(os.path.join(a.corpus, "cases.jsonl")) as f:
         cases = [json.loads(l) for l in f]
     start = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        results = list(ex.map(lambda c: run_case(kc, c), cases))
+    results_path = os.path.join(a.corpus, "results.jsonl")
+    done = []
+    if a.resume and os.path.exists(results_path):
+        with open(results_path) as f:
+            done = [json.loads(l) for l in f if l.strip()]
+    done_ids = {r["case"]["id"] for r in done}
+    todo = [c for c in cases if c["id"] not in done_ids]
+    if a.shuffle:
+        random.Random(1).shuffle(todo)
+    lock = threading.Lock()
+    with open(results_path, "a" if a.resume else "w") as out:
+        def one(c):
+            r = run_case(kc, c)
+            with lock:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+            return r
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+            results = done + list(ex.map(one, todo))
     by_class = collections.defaultdict(collections.Counter)
     for r in results:
         by_class[r["case"]["class"]][f"exit {r['rc']}" if not r["problems"] else "FAIL"] += 1
