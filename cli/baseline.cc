@@ -58,7 +58,9 @@ Summary read_report_summary(const std::string& path) {
         auto it = row.find(key);
         return it == row.end() ? int64_t{0} : count(*it, std::string("by_module.") + key);
       };
-      s.modules.push_back({str(row.value("module", nlohmann::json())), get("eager_kernels"), get("hbm_bytes")});
+      auto module = row.find("module");
+      check(module == row.end() || module->is_string(), path + ": a by_module row's module is not a string");
+      s.modules.push_back({module == row.end() ? "" : module->get<std::string>(), get("eager_kernels"), get("hbm_bytes")});
     }
   }
   return s;
