@@ -56,7 +56,7 @@ def run_case(kc, case, wall_limit):
         problems.append(f"peak RSS {usage.ru_maxrss // 1024} MiB")
     if rc == 2 and (len(lines) != 1 or not lines[0].startswith("kernelcount: error: ")):
         problems.append(f"{len(lines)} stderr lines")
-    if rc == 2 and lines and "internal" in lines[0]:
+    if rc == 2 and lines and lines[0].startswith("kernelcount: error: internal:"):
         problems.append("internal error")
     if rc == 0 and lines:
         problems.append("stderr on success")
