@@ -63,11 +63,34 @@ std::optional<std::string> Graph::check() const {
     if (dtype_size(v.dtype) > 0 && numel > std::numeric_limits<int64_t>::max() / dtype_size(v.dtype))
       return "value " + v.name + " has more bytes than fit in 64 bits";
   }
-  for (size_t i = 0; i < ops.size(); ++i) {
-    for (int v : ops[i].tensor_inputs())
-      if (v >= n) return "op " + std::to_string(i) + " reads a value that does not exist";
-    for (int v : ops[i].outputs) {
-      if (v >= n) return "op " + std::to_string(i) + " writes a value that does not exist";
+  const int n_ops = static_cast<int>(ops.size());
+  for (int i = 0; i < n; ++i)
+    if (values[i].producer >= n_ops || values[i].producer < -1)
+      return "value " + values[i].name + " names an op that does not exist as producer";
+  for (int v : inputs)
+    if (v < 0 || v >= n) return "a graph input is a value that does not exist";
+  for (int v : outputs)
+    if (v < -1 || v >= n) return "a graph output is a value that does not exist";
+  for (int i = 0; i < n_ops; ++i) {
+    const Op& op = ops[i];
+    const std::string at = "op " + std::to_string(i) + " (" + op.full_name() + ")";
+    // Every value is defined before it is read: the graph is a straight line, so this also
+    // rules out cycles. In-place and out= ops may name their own result among their inputs.
+    for (int v : op.tensor_inputs()) {
+      if (v >= n) return at + " reads a value that does not exist";
+      const Value& val = values[v];
+      if (val.role != ValueRole::kIntermediate) continue;
+      if (val.producer < 0)
+        return at + " reads " + val.name + ", which no op writes and which is not an input, weight or constant";
+      if (val.producer > i) return at + " reads " + val.name + " before op " + std::to_string(val.producer) + " writes it";
+      if (val.producer == i && !op.traits.inplace && !op.traits.out_variant)
+        return at + " reads its own output " + val.name;
+    }
+    for (const Arg& a : op.args)
+      for (int v : a.tensors)
+        if (v < -1) return at + " reads a value that does not exist";
+    for (int v : op.outputs) {
+      if (v >= n || v < -1) return at + " writes a value that does not exist";
       if (v >= 0 && values[v].producer != static_cast<int>(i) && !ops[i].traits.inplace &&
           !ops[i].traits.out_variant)
         return "value " + values[v].name + " does not name op " + std::to_string(i) + " as producer";

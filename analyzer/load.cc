@@ -3,6 +3,10 @@
 #include <c10/util/Logging.h>
 #include <caffe2/serialize/inline_container.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -52,7 +56,36 @@ std::pair<std::string, int64_t> parse_dim_spec(const std::string& text) {
   return {text.substr(0, eq), std::stoll(v)};
 }
 
+void check_regular_file(const std::string& path, uint64_t max_bytes) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
+  check(!S_ISDIR(st.st_mode), path + ": is a directory, not a file");
+  check(S_ISREG(st.st_mode), path + ": not a regular file (a pipe or a device cannot be read as a model or report)");
+  check(static_cast<uint64_t>(st.st_size) <= max_bytes,
+        path + ": larger than the limit of " + std::to_string(max_bytes >> 20) + " MiB");
+}
+
 namespace {
+
+// libtorch's messages span lines and carry C++ frames; the user gets the first line.
+std::string first_line(const std::string& msg) {
+  std::string line = msg.substr(0, msg.find('\n'));
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+}
+
+// Every --input NAME= must name one of the model's inputs (positional ones name none).
+void check_input_names(const Graph& g, const LoadOptions& options) {
+  for (const InputSpec& spec : options.inputs) {
+    if (spec.name.empty()) continue;
+    bool found = false;
+    std::string names;
+    for (int v : g.inputs) {
+      found |= g.values[v].name == spec.name;
+      names += (names.empty() ? "" : ", ") + g.values[v].name;
+    }
+    check(found, "--input " + spec.name + "=...: the model has no input of that name (its inputs: " + names + ")");
+  }
+}
 
 // One input format: how to recognise its archive, how to load it, which options it takes.
 struct Loader {
@@ -94,6 +127,7 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     return true;
   }();
   (void)no_backtraces;
+  check_regular_file(path, kMaxModelFileBytes);
   {
     std::ifstream f(path, std::ios::binary);
     check(f.good(), path + ": cannot open file");
@@ -119,10 +153,18 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     try {
       check_options(l, options);
       Graph g = l.load(*archive, path, options);
+      check_input_names(g, options);
       assign_placement(g);
       return g;
     } catch (const Error& e) {
       throw Error(path + ": " + e.what());
+    } catch (const c10::Error& e) {
+      // The loader boundary: libtorch's own errors (a damaged record, a TorchScript failure).
+      throw Error(path + ": " + first_line(e.what_without_backtrace()));
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(path + ": " + first_line(e.what()));
     }
   }
   throw Error(path + ": a PyTorch archive, but neither a torch.export .pt2 nor a TorchScript model");

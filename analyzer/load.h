@@ -27,6 +27,13 @@ struct LoadOptions {
   std::vector<InputSpec> inputs;        // --input for TorchScript
 };
 
+// Refuses, before anything opens it, a path that is not a regular file no larger than
+// max_bytes: a FIFO or a device could block a read forever or never end. Throws Error.
+void check_regular_file(const std::string& path, uint64_t max_bytes);
+
+// Largest model archive read (only models/model.json is read from it, under its own limit).
+constexpr uint64_t kMaxModelFileBytes = uint64_t{64} << 30;
+
 // Reads a .pt2 (torch.export) or TorchScript archive, whichever the file is, saved on any
 // device. Never reads the weights' bytes. Throws Error for anything it cannot turn into a
 // complete graph.

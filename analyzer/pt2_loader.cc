@@ -2,12 +2,14 @@
 
 #include <caffe2/serialize/inline_container.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "analyzer/error.h"
+#include "analyzer/json_limits.h"
 #include "analyzer/op_registry.h"
 #include "analyzer/source_loc.h"
 #include "analyzer/sym_expr.h"
@@ -16,6 +18,13 @@ namespace kc {
 namespace {
 
 using json = nlohmann::json;
+
+// Only the end of a node's stack_trace is read: the frames nearest the op are last, and the
+// source-line search must cost the same for a 1 MB trace as for a 1 kB one.
+constexpr size_t kMaxStackTraceRead = 16 << 10;
+
+// An expression as quoted in an error: never the whole of a hostile one.
+std::string clip(const std::string& s) { return s.size() <= 60 ? s : s.substr(0, 60) + "..."; }
 
 // Typed access to the JSON with errors that say where the problem is.
 const json& field(const json& obj, const char* key, const std::string& where) {
@@ -176,12 +185,14 @@ class Pt2Reader {
     if (tag == "as_int") return integer(*v, where);
     if (tag == "as_expr") {
       std::string expr = str(field(*v, "expr_str", where), where + ".expr_str");
-      if (auto r = eval_sym_expr(expr, symbols_)) return *r;
+      std::string why;
+      if (auto r = eval_sym_expr(expr, symbols_, &why)) return *r;
+      if (!why.empty()) throw Error(where + ": symbolic size '" + clip(expr) + "': " + why);
       const json* hint = optional_field(*v, "hint");
       bool overridden = false;
       for (const auto& s : sym_expr_symbols(expr)) overridden |= given_.count(s) > 0;
       if (hint && !overridden) return sym_int(*hint, where + ".hint");
-      throw Error(where + ": cannot evaluate symbolic size '" + expr + "'");
+      throw Error(where + ": cannot evaluate symbolic size '" + clip(expr) + "'");
     }
     if (tag == "as_name") {
       std::string name = str(*v, where);
@@ -434,8 +445,13 @@ class Pt2Reader {
       }
     }
     if (const json* meta = optional_field(node, "metadata")) {
-      if (const json* st = optional_field(*meta, "stack_trace"); st && st->is_string())
-        op.loc = user_frame(st->get<std::string>());
+      if (const json* st = optional_field(*meta, "stack_trace"); st && st->is_string()) {
+        const std::string& trace = st->get_ref<const std::string&>();
+        size_t from = trace.size() > kMaxStackTraceRead ? trace.size() - kMaxStackTraceRead : 0;
+        if (size_t eol = from > 0 ? trace.find('\n', from) : std::string::npos; eol != std::string::npos)
+          from = eol + 1;  // from a line's start
+        op.loc = user_frame(from == 0 ? trace : trace.substr(from));
+      }
       if (const json* ms = optional_field(*meta, "nn_module_stack"); ms && ms->is_string())
         std::tie(op.module, op.module_type) = innermost_module(ms->get<std::string>());
     }
@@ -454,12 +470,9 @@ class Pt2Reader {
 }  // namespace
 
 Graph load_pt2_json(const std::string& text, const std::string& path, const LoadOptions& options) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error("models/model.json is not valid JSON: " + std::string(e.what()));
-  }
+  check(text.size() <= kMaxModelJsonBytes, "models/model.json is larger than the limit of " +
+                                               std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+  json root = parse_json_limited(text, "models/model.json");
   check(root.is_object(), "models/model.json: expected an object at the top level");
   return Pt2Reader(root, path, options).read();
 }
@@ -468,10 +481,15 @@ Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::strin
                const LoadOptions& options) {
   std::string text;
   try {
-    auto [data, size] = archive.getRecord("models/model.json");
-    text.assign(static_cast<const char*>(data.get()), size);
+    // The size first: a small archive can inflate to gigabytes.
+    const size_t size = archive.getRecordSize("models/model.json");
+    check(size <= kMaxModelJsonBytes, "models/model.json is larger than the limit of " +
+                                          std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+    text.resize(size);
+    archive.getRecord("models/model.json", text.data(), size);
   } catch (const c10::Error& e) {
-    throw Error("cannot read models/model.json: " + std::string(e.what_without_backtrace()));
+    std::string msg = e.what_without_backtrace();
+    throw Error("cannot read models/model.json: " + msg.substr(0, msg.find('\n')));
   }
   return load_pt2_json(text, path, options);
 }

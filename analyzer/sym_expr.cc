@@ -1,26 +1,46 @@
 #include "analyzer/sym_expr.h"
 
+#include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace kc {
 namespace {
 
 // Recursive-descent parser over: integers, symbols, Symbol('name', ...), + - * // / % **,
 // unary minus, parentheses, and the calls FloorDiv, CeilDiv, Mod, PythonMod, Max, Min,
-// TruncToInt, Abs. Arithmetic that overflows 64 bits fails the parse.
+// TruncToInt, Abs. Arithmetic that overflows 64 bits or divides by zero fails the parse with
+// a reason; nesting deeper than kMaxSymExprDepth fails it before the stack can run out.
 class Parser {
  public:
   Parser(const std::string& s, const std::map<std::string, int64_t>* syms) : s_(s), syms_(syms) {}
 
   std::optional<int64_t> parse() {
+    if (s_.size() > kMaxSymExprLength) {
+      fail("longer than " + std::to_string(kMaxSymExprLength) + " characters");
+      return std::nullopt;
+    }
     auto v = sum();
     skip();
     if (!v || pos_ != s_.size()) return std::nullopt;
     return v;
   }
   std::vector<std::string> seen;
+  std::string error;  // why the arithmetic is undefined; empty for unknown symbols and syntax
 
  private:
+  // Records the first reason and yields nothing; every caller stops at a nullopt.
+  std::nullopt_t fail(const std::string& why) {
+    if (error.empty()) error = why;
+    pos_ = s_.size();
+    return std::nullopt;
+  }
+  // Every level of nesting passes through unary(); this bounds the recursion.
+  struct Depth {
+    int& d;
+    explicit Depth(int& depth) : d(depth) { ++d; }
+    ~Depth() { --d; }
+  };
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
   }
@@ -35,9 +55,10 @@ class Parser {
   }
   // l op r, or nothing when either side is missing or the result overflows int64.
   template <typename Op>
-  static std::optional<int64_t> combine(std::optional<int64_t> l, std::optional<int64_t> r, Op overflowing) {
+  std::optional<int64_t> combine(std::optional<int64_t> l, std::optional<int64_t> r, Op overflowing) {
     int64_t out;
-    if (!l || !r || overflowing(*l, *r, &out)) return std::nullopt;
+    if (!l || !r) return std::nullopt;
+    if (overflowing(*l, *r, &out)) return fail("the result overflows 64 bits");
     return out;
   }
   std::optional<int64_t> sum() {
@@ -60,18 +81,21 @@ class Parser {
       if (s_.compare(pos_, 2, "**") == 0) break;
       if (eat("//")) {
         auto r = power();
-        if (!r || *r == 0) return std::nullopt;
+        if (!r) return std::nullopt;
         l = floordiv(*l, *r);
       } else if (eat("*")) {
         l = combine(l, power(), [](int64_t a, int64_t b, int64_t* o) { return __builtin_mul_overflow(a, b, o); });
       } else if (eat("/")) {
         // sympy writes exact integer division as '/', e.g. "s0/2" when s0 is known even.
         auto r = power();
-        if (!r || *r == 0 || *l % *r != 0) return std::nullopt;
+        if (!r) return std::nullopt;
+        if (*r == 0) return fail("division by zero");
+        if (*r == -1 && *l == INT64_MIN) return fail("the result overflows 64 bits");
+        if (*l % *r != 0) return std::nullopt;
         l = *l / *r;
       } else if (eat("%")) {
         auto r = power();
-        if (!r || *r == 0) return std::nullopt;
+        if (!r) return std::nullopt;
         l = mod(*l, *r);
       } else {
         break;
@@ -83,34 +107,57 @@ class Parser {
     auto base = unary();
     if (base && eat("**")) {
       auto e = unary();
-      if (!e || *e < 0 || *e > 62) return std::nullopt;
+      if (!e || *e < 0) return std::nullopt;
+      if (*base == 0 || *base == 1) return *e == 0 ? 1 : *base;
+      if (*base == -1) return *e % 2 ? -1 : 1;
+      if (*e > 63) return fail("the result overflows 64 bits");
       int64_t out = 1;
       for (int64_t i = 0; i < *e; ++i)
-        if (__builtin_mul_overflow(out, *base, &out)) return std::nullopt;
+        if (__builtin_mul_overflow(out, *base, &out)) return fail("the result overflows 64 bits");
       return out;
     }
     return base;
   }
   std::optional<int64_t> unary() {
+    Depth guard(depth_);
+    if (depth_ > kMaxSymExprDepth) return fail("nested deeper than " + std::to_string(kMaxSymExprDepth) + " levels");
     if (eat("-")) {
       auto v = unary();
-      if (!v || *v == INT64_MIN) return std::nullopt;
+      if (!v) return std::nullopt;
+      if (*v == INT64_MIN) return fail("the result overflows 64 bits");
       return -*v;
     }
     if (eat("+")) return unary();
     return atom();
   }
-  static int64_t floordiv(int64_t a, int64_t b) {
+  // Python's a // b and a % b; x86 traps on b == 0 and on INT64_MIN / -1, so both are checked.
+  std::optional<int64_t> floordiv(int64_t a, int64_t b) {
+    if (b == 0) return fail("division by zero");
+    if (b == -1 && a == INT64_MIN) return fail("the result overflows 64 bits");
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
   }
-  static int64_t mod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
+  std::optional<int64_t> ceildiv(int64_t a, int64_t b) {
+    if (b == 0) return fail("division by zero");
+    if (b == -1 && a == INT64_MIN) return fail("the result overflows 64 bits");
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+    return q;
+  }
+  std::optional<int64_t> mod(int64_t a, int64_t b) {
+    if (b == 0) return fail("modulo by zero");
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
 
   std::optional<std::vector<int64_t>> call_args() {
     std::vector<int64_t> args;
     if (!eat("(")) return std::nullopt;
     do {
+      if (args.size() > kMaxSymExprLength) return std::nullopt;
       auto v = sum();
       if (!v) return std::nullopt;
       args.push_back(*v);
@@ -132,7 +179,7 @@ class Parser {
       int64_t v = 0;
       while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
         if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s_[pos_] - '0', &v))
-          return std::nullopt;
+          return fail("a number beyond 64 bits");
         ++pos_;
       }
       return v;
@@ -162,9 +209,9 @@ class Parser {
       auto args = call_args();
       if (!args) return std::nullopt;
       const auto& a = *args;
-      if ((id == "FloorDiv" || id == "IntTrueDiv") && a.size() == 2 && a[1] != 0) return floordiv(a[0], a[1]);
-      if (id == "CeilDiv" && a.size() == 2 && a[1] != 0) return -floordiv(-a[0], a[1]);
-      if ((id == "Mod" || id == "PythonMod") && a.size() == 2 && a[1] != 0) return mod(a[0], a[1]);
+      if ((id == "FloorDiv" || id == "IntTrueDiv") && a.size() == 2) return floordiv(a[0], a[1]);
+      if (id == "CeilDiv" && a.size() == 2) return ceildiv(a[0], a[1]);
+      if ((id == "Mod" || id == "PythonMod") && a.size() == 2) return mod(a[0], a[1]);
       if (id == "Max" && !a.empty()) {
         int64_t m = a[0];
         for (int64_t v : a) m = v > m ? v : m;
@@ -176,15 +223,16 @@ class Parser {
         return m;
       }
       if ((id == "TruncToInt" || id == "floor" || id == "ceiling") && a.size() == 1) return a[0];
-      if (id == "Abs" && a.size() == 1) return a[0] < 0 ? -a[0] : a[0];
+      if (id == "Abs" && a.size() == 1) {
+        if (a[0] == INT64_MIN) return fail("the result overflows 64 bits");
+        return a[0] < 0 ? -a[0] : a[0];
+      }
       return std::nullopt;
     }
     return symbol(id);
   }
   std::optional<int64_t> symbol(const std::string& name) {
-    bool known = false;
-    for (const auto& s : seen) known |= s == name;
-    if (!known) seen.push_back(name);
+    if (seen_set_.insert(name).second) seen.push_back(name);
     if (!syms_) return 0;
     auto it = syms_->find(name);
     if (it == syms_->end()) return std::nullopt;
@@ -194,18 +242,60 @@ class Parser {
   const std::string& s_;
   const std::map<std::string, int64_t>* syms_;
   size_t pos_ = 0;
+  int depth_ = 0;
+  std::set<std::string> seen_set_;
 };
 
 }  // namespace
 
-std::optional<int64_t> eval_sym_expr(const std::string& expr, const std::map<std::string, int64_t>& symbols) {
-  return Parser(expr, &symbols).parse();
+std::optional<int64_t> eval_sym_expr(const std::string& expr, const std::map<std::string, int64_t>& symbols,
+                                     std::string* error) {
+  Parser p(expr, &symbols);
+  auto v = p.parse();
+  if (error) *error = v ? "" : p.error;
+  return v;
 }
 
 std::vector<std::string> sym_expr_symbols(const std::string& expr) {
-  Parser p(expr, nullptr);
-  p.parse();
-  return p.seen;
+  // A lexical scan, not a parse: it must list the symbols even where the arithmetic with
+  // placeholder values would be undefined, and it needs no stack.
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](std::string name) {
+    if (seen.insert(name).second) out.push_back(std::move(name));
+  };
+  const size_t n = std::min(expr.size(), kMaxSymExprLength);
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = expr[i];
+    if (!std::isalpha(c) && c != '_') {
+      if (std::isdigit(c))
+        while (i < n && std::isalnum(static_cast<unsigned char>(expr[i]))) ++i;
+      else
+        ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < n && (std::isalnum(static_cast<unsigned char>(expr[i])) || expr[i] == '_')) ++i;
+    std::string id = expr.substr(start, i - start);
+    size_t j = i;
+    while (j < n && std::isspace(static_cast<unsigned char>(expr[j]))) ++j;
+    if (id == "Symbol" && j < n && expr[j] == '(') {
+      size_t q = expr.find('\'', j);
+      size_t e = q == std::string::npos ? std::string::npos : expr.find('\'', q + 1);
+      if (e == std::string::npos || e >= n) break;
+      add(expr.substr(q + 1, e - q - 1));
+      int depth = 1;  // skip the assumptions up to the matching parenthesis
+      for (i = j + 1; i < n && depth > 0; ++i) {
+        if (i > q && i <= e) continue;
+        depth += expr[i] == '(' ? 1 : expr[i] == ')' ? -1 : 0;
+      }
+      continue;
+    }
+    if (j < n && expr[j] == '(') continue;  // a function: FloorDiv, Max, ...
+    add(id);
+  }
+  return out;
 }
 
 }  // namespace kc

@@ -5,8 +5,11 @@
    blocks); median time per size and time per op, to show growth is linear.
 3. Memory: peak RSS analyzing the same graphs with and without weights stored in the archive
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
-Needs Python with torch (and torchvision for ResNet-50) to export the models; they are cached in
---work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
+4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
+   trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
+Needs Python with torch (and torchvision for ResNet-50) to export the models of 1-3; they are
+cached in --work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
+Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json.
 """
 import argparse
 import json
@@ -21,19 +24,22 @@ from strip_weights import strip_weights  # noqa: E402
 
 
 def run(cmd):
-    """Wall seconds and peak RSS (MiB) of one process."""
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     if status != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
-def measure(kc, model, runs):
+def measure(kc, model, runs, cpu=False):
+    """Median wall seconds and the largest peak RSS; with cpu, the median CPU seconds too (on a
+    machine shared with other work, wall time measures the load rather than kernelcount)."""
     results = [run([kc, model, "--format", "json"]) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+    out = statistics.median(r[0] for r in results), max(r[1] for r in results)
+    return out + (statistics.median(r[2] for r in results),) if cpu else out
 
 
 def export_chain(path, blocks, width=256):
@@ -90,12 +96,32 @@ def stripped(path):
     return out
 
 
+def synthetic(kc, work, runs):
+    """Time and peak RSS of the synthetic archives (bench/make_synthetic.py)."""
+    make = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_synthetic.py")
+    rows = []
+    print("\nsynthetic                       ops   model.json MB   median s   CPU s   peak RSS MiB")
+    for ops, trace in ((10, 0), (10000, 0), (100000, 0), (300000, 0), (10, 1 << 20)):
+        name = f"synthetic_chain{ops}" + (f"_trace{trace}" if trace else "") + ".pt2"
+        path = os.path.join(work, name)
+        if not os.path.exists(path):
+            subprocess.run([sys.executable, make, path, "--ops", str(ops), "--stack-trace-bytes", str(trace)], check=True)
+        t, rss, cpu = measure(kc, path, runs, cpu=True)
+        mb = os.path.getsize(path) / 1e6
+        what = f"chain of {ops} pointwise ops" if not trace else f"{ops} ops, one {trace >> 20} MB stack trace"
+        rows.append({"what": what, "ops": ops, "stack_trace_bytes": trace, "file_mb": mb, "median_s": t,
+                     "cpu_s": cpu, "peak_rss_mib": rss})
+        print(f"{what:30s} {ops:6d}   {mb:13.1f}   {t:8.3f}   {cpu:5.2f}   {rss:8.0f}")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--work", default=os.path.expanduser("~/.cache/kernelcount/bench"))
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--json", help="also write the numbers here")
+    ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic scale runs (no PyTorch needed)")
     ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.export:
@@ -103,6 +129,17 @@ def main():
         return EXPORTS[kind](path, *map(int, extra))
     os.makedirs(args.work, exist_ok=True)
     kc = args.kernelcount
+    if args.synthetic_only:
+        out = {}
+        if args.json and os.path.exists(args.json):
+            with open(args.json) as f:
+                out = json.load(f)
+        out["synthetic"] = synthetic(kc, args.work, args.runs)
+        out["synthetic_machine"] = f"{os.cpu_count()} cores"
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(out, f, indent=1)
+        return
     out = {"machine": f"{os.cpu_count()} cores", "runs": args.runs}
 
     resnet = cached(os.path.join(args.work, "resnet50.pt2"), "resnet50")
@@ -132,6 +169,7 @@ def main():
                       "median_s": t, "stripped_median_s": t_s}
     print(f"\nMLP with {os.path.getsize(big) / 1e9:.2f} GB of weights: peak RSS {rss:.0f} MiB, {t:.3f} s; "
           f"weights stripped: {rss_s:.0f} MiB, {t_s:.3f} s")
+    out["synthetic"] = synthetic(kc, args.work, args.runs)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

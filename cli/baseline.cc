@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "analyzer/error.h"
+#include "analyzer/json_limits.h"
+#include "analyzer/load.h"
 
 namespace kc {
 namespace {
@@ -22,45 +24,81 @@ Entry entry_of(const RollupRow& row, int depth = 0) {
 }
 
 // Reads a rollup array of a JSON report; reports older than the key give none.
-std::vector<Entry> entries(const nlohmann::json& j, const char* key, const char* name) {
+// The rows of one rollup list of a report; a row or field of the wrong type, or a negative
+// count, is a damaged or edited report.
+std::vector<Entry> entries(const nlohmann::json& j, const char* key, const char* name, const std::string& path) {
   std::vector<Entry> out;
-  for (const auto& row : j.value(key, nlohmann::json::array()))
-    out.push_back({row.value(name, ""), row.value("ops", int64_t{0}), row.value("eager_kernels", int64_t{0}),
-                   row.value("unknown_ops", int64_t{0}), row.value("hbm_bytes", int64_t{0}), row.value("depth", 0)});
+  auto list = j.find(key);
+  if (list == j.end()) return out;
+  const std::string where = path + ": " + key;
+  check(list->is_array(), where + " is not a list");
+  for (const auto& row : *list) {
+    check(row.is_object(), where + " has a row that is not an object");
+    auto count = [&](const char* field) -> int64_t {
+      auto it = row.find(field);
+      if (it == row.end()) return 0;
+      check(it->is_number_integer() && (it->is_number_unsigned() || it->get<int64_t>() >= 0) &&
+                (!it->is_number_unsigned() || it->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)),
+            where + "." + field + " is not a count");
+      return it->get<int64_t>();
+    };
+    auto label = row.find(name);
+    check(label == row.end() || label->is_string(), where + "." + name + " is not a string");
+    out.push_back({label == row.end() ? "" : label->get<std::string>(), count("ops"), count("eager_kernels"),
+                   count("unknown_ops"), count("hbm_bytes"), static_cast<int>(std::min<int64_t>(count("depth"), 1 << 20))});
+  }
   return out;
 }
 
 }  // namespace
 
 Summary read_report_summary(const std::string& path) {
-  std::ifstream f(path);
+  check_regular_file(path, kMaxReportJsonBytes);
+  std::ifstream f(path, std::ios::binary);
   check(f.good(), path + ": cannot open file");
   std::stringstream text;
   text << f.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not a kernelcount JSON report (" + std::string(e.what()) + ")");
-  }
-  check(j.is_object() && j.value("schema", "") == "kernelcount.report/1",
+  const nlohmann::json j = parse_json_limited(text.str(), path);
+  const auto str = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : std::string(); };
+  check(j.is_object() && str(j.value("schema", nlohmann::json())) == "kernelcount.report/1",
         path + ": not a kernelcount JSON report (no \"schema\": \"kernelcount.report/1\")");
   Summary s;
   s.path = path;
-  s.version = j.value("kernelcount_version", "");
-  if (j.contains("target") && j["target"].is_object()) s.target = j["target"].value("name", "");
-  const auto& totals = j.at("totals");
+  s.version = str(j.value("kernelcount_version", nlohmann::json()));
+  if (j.contains("target") && j["target"].is_object()) s.target = str(j["target"].value("name", nlohmann::json()));
+  auto totals = j.find("totals");
+  check(totals != j.end() && totals->is_object(), path + ": totals is missing");
+  // Counts are never negative and fit int64: anything else is a damaged or edited report.
+  auto count = [&](const nlohmann::json& v, const std::string& what) {
+    check(v.is_number_integer(), path + ": " + what + " is missing or not an integer");
+    check(v.is_number_unsigned() || v.get<int64_t>() >= 0, path + ": " + what + " is negative");
+    check(!v.is_number_unsigned() || v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX),
+          path + ": " + what + " is out of range");
+    return v.get<int64_t>();
+  };
   for (const auto& entry : totals_of(Totals{})) {
     const std::string& name = entry.first;
-    check(totals.contains(name) && totals[name].is_number_integer(), path + ": totals." + name + " is missing");
-    s.totals.emplace_back(name, totals[name].get<int64_t>());
+    auto it = totals->find(name);
+    check(it != totals->end(), path + ": totals." + name + " is missing");
+    s.totals.emplace_back(name, count(*it, "totals." + name));
   }
-  for (const auto& row : j.value("by_module", nlohmann::json::array()))
-    s.modules.push_back(
-        {row.value("module", ""), row.value("eager_kernels", int64_t{0}), row.value("hbm_bytes", int64_t{0})});
-  s.op_types = entries(j, "by_op_type", "op_type");
-  s.module_tree = entries(j, "module_tree", "module");
-  s.lines = entries(j, "by_line", "line");
+  auto modules = j.find("by_module");
+  if (modules != j.end()) {
+    check(modules->is_array(), path + ": by_module is not a list");
+    for (const auto& row : *modules) {
+      check(row.is_object(), path + ": a by_module row is not an object");
+      auto get = [&](const char* key) {
+        auto it = row.find(key);
+        return it == row.end() ? int64_t{0} : count(*it, std::string("by_module.") + key);
+      };
+      auto module = row.find("module");
+      check(module == row.end() || module->is_string(), path + ": a by_module row's module is not a string");
+      s.modules.push_back({module == row.end() ? "" : module->get<std::string>(), get("eager_kernels"), get("hbm_bytes")});
+    }
+  }
+  s.op_types = entries(j, "by_op_type", "op_type", path);
+  s.module_tree = entries(j, "module_tree", "module", path);
+  s.lines = entries(j, "by_line", "line", path);
   return s;
 }
 

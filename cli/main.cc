@@ -1,4 +1,10 @@
 // kernelcount's entry point: the only place that prints errors and picks the exit status.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +27,47 @@ kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, con
   if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
   kc::Graph g = kc::load_model(o.baseline, o.load);
   return kc::summarize(g, kc::analyze(g, target, launches), KC_VERSION);
+}
+
+// Whether two paths name the same existing file.
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// -o: the report goes to a temporary file beside the target, renamed over it only once it is
+// complete, so that a failed write (a full disk) leaves no half report and an existing file
+// is replaced whole. Never an input of this run, never a pipe or device.
+void write_report(const std::string& path, const std::string& text, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    kc::check(in.empty() || !same_file(path, in), "-o " + path + ": is an input of this run; refusing to overwrite it");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0)
+    kc::check(S_ISREG(st.st_mode), "-o " + path + ": not a regular file (write the report to a file, or to stdout)");
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  kc::check(fd >= 0, "-o " + path + ": cannot create a file there (" + std::strerror(errno) + ")");
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw kc::Error("-o " + path + ": cannot write the report (" + std::strerror(err) + ")");
+    }
+    done += static_cast<size_t>(n);
+  }
+  // Permissions as a plain create would give (mkstemp makes 0600).
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw kc::Error("-o " + path + ": cannot write the report (" + std::strerror(err) + ")");
+  }
 }
 
 int run(int argc, char** argv) {
@@ -64,13 +111,12 @@ int run(int argc, char** argv) {
     format.render(out, g, r, ro);
   }
   if (o.output.empty()) {
-    std::cout << out.str();
+    std::cout << out.str() << std::flush;
+    // A report that never reached stdout (a full disk, /dev/full) is a failure, not exit 0.
+    kc::check(std::cout.good() && std::fflush(stdout) == 0, "cannot write the report to standard output");
   } else {
-    std::ofstream f(o.output);
-    f << out.str();
-    kc::check(f.good(), "cannot write " + o.output);
+    write_report(o.output, out.str(), {o.model, o.baseline});
   }
-  std::cout << std::flush;
   bool over = false;
   for (const auto& b : budgets)
     if (b.exceeded()) {
@@ -81,19 +127,27 @@ int run(int argc, char** argv) {
   return over ? 1 : 0;
 }
 
+// The error line: one line whatever the message holds (a name from the file may carry
+// newlines), and not so long that it buries the terminal.
+std::string one_line(std::string what) {
+  for (char& c : what)
+    if (c == '\n' || c == '\r') c = ' ';
+  return what.size() > 500 ? what.substr(0, 500) + "..." : what;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const kc::Error& e) {
-    std::cerr << "kernelcount: error: " << e.what() << '\n';
+    std::cerr << "kernelcount: error: " << one_line(e.what()) << '\n';
   } catch (const std::bad_alloc&) {
     std::cerr << "kernelcount: error: out of memory\n";
   } catch (const std::exception& e) {
     // Anything else escaping the loaders is a bug; still one line, never an abort.
     std::string what = e.what();
-    std::cerr << "kernelcount: error: internal: " << what.substr(0, what.find('\n')) << '\n';
+    std::cerr << "kernelcount: error: internal: " << one_line(what.substr(0, what.find('\n'))) << '\n';
   }
   return 2;
 }

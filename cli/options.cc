@@ -1,7 +1,9 @@
 #include "cli/options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <iostream>
 
 #include "analyzer/error.h"
@@ -31,6 +33,20 @@ int64_t parse_byte_count(const std::string& s) {
   check(bytes >= 0 && bytes < 9.2e18 && std::isfinite(bytes), "'" + s + "' is out of range");
   return static_cast<int64_t>(bytes);
 }
+
+namespace {
+
+// A budget: a non-negative integer that fits 64 bits, or an Error naming the flag.
+int64_t parse_count(const std::string& flag, const std::string& s) {
+  check(!s.empty() && s.find_first_not_of("0123456789") == std::string::npos,
+        flag + " " + s + ": expected a non-negative integer");
+  const std::string digits = s.substr(std::min(s.find_first_not_of('0'), s.size() - 1));
+  check(digits.size() < 19 || (digits.size() == 19 && digits <= "9223372036854775807"),
+        flag + " " + s + ": out of range (at most 9223372036854775807)");
+  return std::stoll(digits);
+}
+
+}  // namespace
 
 std::optional<Options> parse_options(int argc, char** argv, const std::string& version_line) {
   Options o;
@@ -107,16 +123,21 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
                  "ignore measured entries taken only from models named NAME* (to test the rules on held-out models)")
       ->type_name("NAME");
   std::string max_bytes;
-  app.add_option("--max-kernels", o.max_kernels, "budget: eager kernels")->type_name("N");
-  app.add_option("--max-fused-kernels", o.max_fused_kernels, "budget: kernels after fusion")->type_name("N");
+  // Counts are taken as text and parsed here: CLI11 would accept what int64 cannot hold.
+  std::vector<std::tuple<const char*, std::string, std::optional<int64_t>*>> counts = {
+      {"--max-kernels", "", &o.max_kernels},      {"--max-fused-kernels", "", &o.max_fused_kernels},
+      {"--max-unknown", "", &o.max_unknown},      {"--max-syncs", "", &o.max_host_syncs},
+      {"--max-kernel-increase", "", &o.max_kernel_increase}};
+  app.add_option("--max-kernels", std::get<1>(counts[0]), "budget: eager kernels")->type_name("N");
+  app.add_option("--max-fused-kernels", std::get<1>(counts[1]), "budget: kernels after fusion")->type_name("N");
   app.add_option("--max-bytes", max_bytes, "budget: eager HBM bytes (300MB, 1.5G)")->type_name("BYTES");
-  app.add_option("--max-unknown", o.max_unknown, "budget: ops without a launch rule")->type_name("N");
-  app.add_option("--max-syncs", o.max_host_syncs, "budget: host synchronisations")->type_name("N");
+  app.add_option("--max-unknown", std::get<1>(counts[2]), "budget: ops without a launch rule")->type_name("N");
+  app.add_option("--max-syncs", std::get<1>(counts[3]), "budget: host synchronisations")->type_name("N");
   app.add_option("--baseline", o.baseline,
                  "compare with the model before a change: a model file or a --format json report")
       ->type_name("FILE");
   std::string max_bytes_increase;
-  app.add_option("--max-kernel-increase", o.max_kernel_increase, "budget: eager kernels added since --baseline")
+  app.add_option("--max-kernel-increase", std::get<1>(counts[4]), "budget: eager kernels added since --baseline")
       ->type_name("N");
   app.add_option("--max-bytes-increase", max_bytes_increase, "budget: eager HBM bytes added since --baseline")
       ->type_name("BYTES");
@@ -129,9 +150,12 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     std::cout << version_line << '\n';
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
-    throw Error(std::string(e.what()) + " (see --help)");
+    std::string what = e.what();
+    throw Error(what.substr(0, what.find('\n')) + " (see --help)");
   }
   if (!o.list_rules) check(!o.model.empty(), "no model given (see --help)");
+  for (auto& [flag, text, target] : counts)
+    if (app.count(flag) > 0) *target = parse_count(flag, text);
   for (const auto& s : inputs) o.load.inputs.push_back(parse_input_spec(s));
   for (const auto& d : dims) {
     auto [name, value] = parse_dim_spec(d);
@@ -139,8 +163,8 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   }
   check(!o.top || *o.top >= 0, "--top must be 0 (all rows) or more");
   check(!o.depth || *o.depth >= 0, "--depth must be 0 or more");
-  if (!max_bytes.empty()) o.max_bytes = parse_byte_count(max_bytes);
-  if (!max_bytes_increase.empty()) o.max_bytes_increase = parse_byte_count(max_bytes_increase);
+  if (app.count("--max-bytes") > 0) o.max_bytes = parse_byte_count(max_bytes);
+  if (app.count("--max-bytes-increase") > 0) o.max_bytes_increase = parse_byte_count(max_bytes_increase);
   check(!(o.max_kernel_increase || o.max_bytes_increase) || !o.baseline.empty(),
         "--max-kernel-increase and --max-bytes-increase need --baseline");
   o.use_measured = !no_measured;

@@ -2,7 +2,25 @@
 // pass, rollup, report and validate counts with.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+#include "analyzer/error.h"
+
 namespace kc {
+
+// a + b and a * b for byte and FLOP counts: an Error ("<what> overflow 64 bits") instead of a
+// wrapped total. Shapes are checked to fit 64 bits each; their sums and products may not.
+inline int64_t add_checked(int64_t a, int64_t b, const char* what) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) throw Error(std::string(what) + " overflow 64 bits");
+  return out;
+}
+inline int64_t mul_checked(int64_t a, int64_t b, const char* what) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) throw Error(std::string(what) + " overflow 64 bits");
+  return out;
+}
 
 struct Counts {
   int kernels = 0;

@@ -130,12 +130,12 @@ struct Builder {
     }
     for (const auto& [v, bytes] : reads) {
       ++grp.fused.reads;
-      grp.fused.read_bytes += bytes;
+      grp.fused.read_bytes = add_checked(grp.fused.read_bytes, bytes, "fused HBM bytes");
       grp.fused_reads.push_back(v);
     }
     for (int v : writes) {
       ++grp.fused.writes;
-      grp.fused.write_bytes += g.values[v].bytes();
+      grp.fused.write_bytes = add_checked(grp.fused.write_bytes, g.values[v].bytes(), "fused HBM bytes");
       grp.fused_writes.push_back(v);
     }
   }

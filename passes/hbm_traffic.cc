@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyzer/error.h"
 #include "passes/op_classes.h"
 
 namespace kc {
@@ -20,7 +21,7 @@ std::vector<int> device_arrays(const Graph& g, std::vector<int> values) {
 
 int64_t bytes_of(const Graph& g, const std::vector<int>& values) {
   int64_t bytes = 0;
-  for (int v : values) bytes += g.values[v].bytes();
+  for (int v : values) bytes = add_checked(bytes, g.values[v].bytes(), "HBM bytes");
   return bytes;
 }
 
@@ -43,9 +44,16 @@ std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& 
     Traffic& t = out[i];
     t.reads = static_cast<int>(arrays.reads.size());
     t.writes = static_cast<int>(arrays.writes.size());
-    t.read_bytes = bytes_of(g, arrays.reads);
-    t.write_bytes = bytes_of(g, arrays.writes);
-    t.flops = op_flops(g, g.ops[i]);
+    try {
+      t.read_bytes = bytes_of(g, arrays.reads);
+      t.write_bytes = bytes_of(g, arrays.writes);
+      t.bytes();
+      t.flops = op_flops(g, g.ops[i]);
+    } catch (const OpError&) {
+      throw;
+    } catch (const Error& e) {
+      throw OpError(static_cast<int>(i), e.what());
+    }
   }
   return out;
 }

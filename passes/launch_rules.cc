@@ -125,6 +125,172 @@ OpFacts op_facts(const Graph& g, int i) {
   return f;
 }
 
+namespace {
+
+std::string shape_of(const Value& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(v.sizes[i]);
+  return s + "]";
+}
+
+// The operand checks of one op: each names the operand and what ATen would have said.
+struct OperandCheck {
+  const OpFacts& f;
+
+  // The i-th tensor input, which the schema makes mandatory.
+  const Value& in(int i, const char* what) const {
+    const Value* v = f.input(i);
+    if (!v) throw OpError(f.index, std::string("missing its ") + what + " tensor");
+    return *v;
+  }
+  void rank(const Value& v, const char* what, size_t lo, size_t hi) const {
+    const size_t r = v.sizes.size();
+    if (r >= lo && r <= hi) return;
+    std::string want = lo == hi ? std::to_string(lo) : hi > 64 ? "at least " + std::to_string(lo)
+                                                               : std::to_string(lo) + " to " + std::to_string(hi);
+    throw OpError(f.index, std::string(what) + " " + v.name + " has rank " + std::to_string(r) + " " +
+                               shape_of(v) + ", expected rank " + want);
+  }
+  void same_dtype(const Value& a, const Value& b, const char* what) const {
+    if (a.dtype != b.dtype)
+      throw OpError(f.index, std::string(what) + " have different dtypes (" + dtype_name(a.dtype) + " and " +
+                                 dtype_name(b.dtype) + ")");
+  }
+  void dims_match(int64_t a, int64_t b, const std::string& what) const {
+    if (a != b) throw OpError(f.index, what + " do not match (" + std::to_string(a) + " and " + std::to_string(b) + ")");
+  }
+  // A dim argument in [-rank, rank) (a scalar counts as rank 1, as ATen's wrap does).
+  void dim_in_range(const Value& v, const char* arg_name) const {
+    const Arg* a = f.arg(arg_name);
+    if (!a || a->kind != Arg::Kind::kInt || a->ints.empty()) return;
+    const int64_t r = std::max<int64_t>(1, static_cast<int64_t>(v.sizes.size()));
+    if (a->ints[0] < -r || a->ints[0] >= r)
+      throw OpError(f.index, std::string(arg_name) + "=" + std::to_string(a->ints[0]) + " is out of range for " +
+                                 v.name + " of rank " + std::to_string(v.sizes.size()));
+  }
+
+  void gemm() const {
+    const std::string& n = f.op->name;
+    if (n == "aten::mm" || n == "aten::bmm") {
+      const size_t r = n == "aten::mm" ? 2 : 3;
+      const Value& a = in(0, "left");
+      const Value& b = in(1, "right");
+      rank(a, "left operand", r, r);
+      rank(b, "right operand", r, r);
+      same_dtype(a, b, "its operands");
+      dims_match(a.sizes.back(), b.sizes[r - 2], "the contracted dims of " + shape_of(a) + " and " + shape_of(b));
+    } else if (n == "aten::addmm" || n == "aten::baddbmm") {
+      const size_t r = n == "aten::addmm" ? 2 : 3;
+      const Value& self = in(0, "added");
+      const Value& a = in(1, "left");
+      const Value& b = in(2, "right");
+      rank(self, "added tensor", 0, r);
+      rank(a, "left operand", r, r);
+      rank(b, "right operand", r, r);
+      same_dtype(a, b, "its operands");
+      dims_match(a.sizes.back(), b.sizes[r - 2], "the contracted dims of " + shape_of(a) + " and " + shape_of(b));
+    } else if (n == "aten::linear") {
+      const Value& x = in(0, "input");
+      const Value& w = in(1, "weight");
+      rank(x, "input", 1, SIZE_MAX);
+      rank(w, "weight", 1, 2);
+      same_dtype(x, w, "input and weight");
+      dims_match(x.sizes.back(), w.sizes.back(), "input features of " + shape_of(x) + " and weight " + shape_of(w));
+    } else if (n == "aten::matmul") {
+      const Value& a = in(0, "left");
+      const Value& b = in(1, "right");
+      rank(a, "left operand", 1, SIZE_MAX);
+      rank(b, "right operand", 1, SIZE_MAX);
+      same_dtype(a, b, "its operands");
+      dims_match(a.sizes.back(), b.sizes[b.sizes.size() >= 2 ? b.sizes.size() - 2 : 0],
+                 "the contracted dims of " + shape_of(a) + " and " + shape_of(b));
+    }
+  }
+  void conv() const {
+    const Value& x = in(0, "input");
+    const Value& w = in(1, "weight");
+    rank(w, "weight", 3, 5);
+    const size_t wr = w.sizes.size();
+    // Unbatched input (no N) has one dim fewer than the weight; ATen accepts both.
+    if (x.sizes.size() != wr && x.sizes.size() + 1 != wr)
+      throw OpError(f.index, "input " + x.name + " has rank " + std::to_string(x.sizes.size()) + " " + shape_of(x) +
+                                 " but weight " + w.name + " has rank " + std::to_string(wr));
+    if (f.int_arg("groups", 1) < 1) throw OpError(f.index, "groups must be positive");
+    same_dtype(x, w, "input and weight");
+  }
+  void attention() const {
+    const Value& q = in(0, "query");
+    const Value& k = in(1, "key");
+    const Value& v = in(2, "value");
+    rank(q, "query", 2, SIZE_MAX);
+    rank(k, "key", 2, SIZE_MAX);
+    rank(v, "value", 2, SIZE_MAX);
+    same_dtype(q, k, "query and key");
+    same_dtype(q, v, "query and value");
+    dims_match(q.sizes.back(), k.sizes.back(), "the head dims of query " + shape_of(q) + " and key " + shape_of(k));
+    dims_match(k.sizes[k.sizes.size() - 2], v.sizes[v.sizes.size() - 2], "the sequence lengths of key and value");
+  }
+  void norm() const {
+    const std::string& n = f.op->name;
+    const Value& x = in(0, "input");
+    if (n == "aten::layer_norm" || n == "aten::native_layer_norm") {
+      const Arg* ns = f.arg("normalized_shape");
+      const size_t k = ns ? ns->ints.size() : 0;
+      rank(x, "input", std::max<size_t>(k, 1), SIZE_MAX);
+      for (size_t i = 0; i < k; ++i)
+        dims_match(x.sizes[x.sizes.size() - k + i], ns->ints[i], "normalized_shape and the last dims of the input");
+    } else {
+      rank(x, "input", 2, SIZE_MAX);  // batch and group norm: [N, C, ...]
+    }
+  }
+  void cat() const {
+    const Arg* ts = f.arg("tensors");
+    if (!ts) return;
+    const Value* first = nullptr;
+    for (int v : ts->tensors) {
+      if (v < 0) continue;
+      const Value& t = f.graph->values[v];
+      // ATen skips legacy empty 1-d tensors in cat.
+      if (f.op->name != "aten::stack" && t.sizes.size() == 1 && t.sizes[0] == 0) continue;
+      if (!first) {
+        first = &t;
+        rank(t, "tensor", 1, SIZE_MAX);
+        if (f.op->name != "aten::stack") dim_in_range(t, "dim");
+        continue;
+      }
+      if (t.sizes.size() != first->sizes.size())
+        throw OpError(f.index, "tensors " + first->name + " " + shape_of(*first) + " and " + t.name + " " +
+                                   shape_of(t) + " have different ranks");
+    }
+  }
+  void run() const {
+    switch (f.cls) {
+      case OpClass::kGemm: gemm(); break;
+      case OpClass::kConv: conv(); break;
+      case OpClass::kAttention: attention(); break;
+      case OpClass::kNorm: norm(); break;
+      case OpClass::kIndex:
+        if (f.op->name == "aten::cat" || f.op->name == "aten::concat" || f.op->name == "aten::concatenate" ||
+            f.op->name == "aten::stack")
+          cat();
+        break;
+      case OpClass::kReduction:
+        if (f.op->name.find("softmax") != std::string::npos) dim_in_range(in(0, "input"), "dim");
+        break;
+      // 1-d pools take [C, L] or [N, C, L]; 3-d pools up to [N, C, D, H, W].
+      case OpClass::kPool: rank(in(0, "input"), "input", 2, 5); break;
+      default: break;
+    }
+  }
+};
+
+}  // namespace
+
+void check_operands(const OpFacts& f) {
+  if (f.on_host) return;  // host work launches nothing, whatever its shapes
+  OperandCheck{f}.run();
+}
+
 bool LaunchRule::fits(const OpFacts& f) const {
   bool listed = ops.empty() ? !cls || *cls == f.cls : std::find(ops.begin(), ops.end(), f.op->name) != ops.end();
   return listed && (!matches || matches(f));

@@ -53,6 +53,11 @@ struct LaunchRule {
 // Fills OpFacts for op i of g (whose values carry their placement).
 OpFacts op_facts(const Graph& g, int i);
 
+// Checks the operand ranks and dtypes the op's ATen schema requires and the rules index
+// (GEMM operands of rank 2 or 3, conv input rank = weight rank, SDPA rank >= 2, norm and cat
+// ranks and dims); throws OpError naming the operand. Checks nothing else about the op.
+void check_operands(const OpFacts& f);
+
 // True when a view with these strides can take the new sizes without copying (ATen's
 // computeStride), i.e. reshape/view/flatten move no data.
 bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,

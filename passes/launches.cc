@@ -14,6 +14,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     const OpFacts facts = op_facts(seen, static_cast<int>(i));
+    check_operands(facts);
     Launch& l = out[i];
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);

@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "passes/counts.h"
+
 namespace kc {
 namespace {
 
@@ -173,7 +175,12 @@ const std::unordered_map<std::string, OpClass>& index() {
 
 int64_t product(const std::vector<int64_t>& v, size_t from, size_t to) {
   int64_t n = 1;
-  for (size_t i = from; i < v.size() && i < to; ++i) n *= v[i];
+  for (size_t i = from; i < v.size() && i < to; ++i) n = mul_checked(n, v[i], "FLOPs");
+  return n;
+}
+int64_t mul(std::initializer_list<int64_t> factors) {
+  int64_t n = 1;
+  for (int64_t f : factors) n = mul_checked(n, f, "FLOPs");
   return n;
 }
 
@@ -237,7 +244,7 @@ int64_t op_flops(const Graph& g, const Op& op) {
       const bool added = op.name == "aten::addmm" || op.name == "aten::baddbmm";
       const Value* left = in(added ? 1 : 0);
       if (!left || left->sizes.empty()) break;
-      return 2 * out->numel() * left->sizes.back();
+      return mul({2, out->numel(), left->sizes.back()});
     }
     case C::kConv: {
       // Each output element is a dot product over Cin/groups * kernel elements; a transposed
@@ -248,7 +255,7 @@ int64_t op_flops(const Graph& g, const Op& op) {
       bool transposed = op.name.find("conv_transpose") != std::string::npos;
       for (const Arg& a : op.args)
         if (a.name == "transposed" && a.kind == Arg::Kind::kBool) transposed = a.ints[0] != 0;
-      return 2 * (transposed ? x->numel() : out->numel()) * product(w->sizes, 1, SIZE_MAX);
+      return mul({2, transposed ? x->numel() : out->numel(), product(w->sizes, 1, SIZE_MAX)});
     }
     case C::kAttention: {
       const Value* q = in(0);
@@ -256,7 +263,7 @@ int64_t op_flops(const Graph& g, const Op& op) {
       if (!q || !k || q->sizes.size() < 2 || k->sizes.size() < 2) break;
       const auto& qs = q->sizes;
       const int64_t l = qs[qs.size() - 2], d = qs.back(), s = k->sizes[k->sizes.size() - 2];
-      return 4 * product(qs, 0, qs.size() - 2) * l * s * d;
+      return mul({4, product(qs, 0, qs.size() - 2), l, s, d});
     }
     default: break;
   }

@@ -1,5 +1,7 @@
 #include "passes/pipeline.h"
 
+#include <algorithm>
+
 #include "analyzer/error.h"
 #include "passes/explain.h"
 #include "passes/fusion.h"
@@ -40,13 +42,18 @@ void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch
   for (const Launch& l : launches) counted += l.counts.kernels;
   check(eager == counted, "its groups hold " + std::to_string(eager) + " eager kernels, the ops " + std::to_string(counted));
   per_op(g, plan.group_of.size(), "group assignments");
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const int grp = plan.group_of[i];
-    if (grp < 0) continue;
-    bool member = false;
-    for (int m : plan.groups[grp].ops) member |= m == static_cast<int>(i);
-    if (!member) throw OpError(static_cast<int>(i), "not a member of its group");
-  }
+  // Membership both ways in linear time: each group lists only ops assigned to it, and as
+  // many as are assigned in all.
+  size_t members = 0;
+  for (size_t k = 0; k < plan.groups.size(); ++k)
+    for (int m : plan.groups[k].ops) {
+      if (m < 0 || m >= static_cast<int>(g.ops.size()) || plan.group_of[m] != static_cast<int>(k))
+        throw OpError(std::max(m, 0), "listed in a group it is not assigned to");
+      ++members;
+    }
+  size_t assigned = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) assigned += plan.group_of[i] >= 0;
+  check(members == assigned, "an op is assigned to a group that does not list it");
 }
 
 // Children sum to their parent: every rollup holds every op, its kernels and its bytes once.
@@ -56,7 +63,7 @@ void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
   for (const RollupRow& r : rows) {
     ops += r.ops;
     kernels += r.counts.kernels;
-    bytes += r.bytes;
+    bytes = add_checked(bytes, r.bytes, "rollup HBM bytes");
   }
   check(ops == t.ops && kernels == t.eager.kernels && bytes == t.eager_hbm_bytes,
         "a rollup does not sum to the totals");
@@ -85,18 +92,18 @@ Totals sum_totals(const Graph& g, Report& r) {
     t.unknown_ops += !r.launches[i].known;
     t.eager += r.launches[i].counts;
     t.eager_hbm_transfers += r.traffic[i].transfers();
-    t.eager_hbm_bytes += r.traffic[i].bytes();
-    t.flops += r.traffic[i].flops;
+    t.eager_hbm_bytes = add_checked(t.eager_hbm_bytes, r.traffic[i].bytes(), "total HBM bytes");
+    t.flops = add_checked(t.flops, r.traffic[i].flops, "total FLOPs");
     t.eager_time_floor_s += r.time[i].floor_s();
   }
   for (const FusionGroup& grp : r.fusion.groups) {
     t.fused_kernels += grp.fused_kernels;
     t.fused_hbm_transfers += grp.fused.transfers();
-    t.fused_hbm_bytes += grp.fused.bytes();
+    t.fused_hbm_bytes = add_checked(t.fused_hbm_bytes, grp.fused.bytes(), "total fused HBM bytes");
   }
   for (const FusionGroup& grp : r.fusion_reduction.groups) {
     t.fused_kernels_reduction += grp.fused_kernels;
-    t.fused_hbm_bytes_reduction += grp.fused.bytes();
+    t.fused_hbm_bytes_reduction = add_checked(t.fused_hbm_bytes_reduction, grp.fused.bytes(), "total fused HBM bytes");
   }
   t.fused_time_floor_s = plan_time_floor(r.fusion, g, *r.target);
   return t;

@@ -32,12 +32,12 @@ struct Traffic {
   Traffic& operator+=(const Traffic& o) {
     reads += o.reads;
     writes += o.writes;
-    read_bytes += o.read_bytes;
-    write_bytes += o.write_bytes;
-    flops += o.flops;
+    read_bytes = add_checked(read_bytes, o.read_bytes, "HBM bytes");
+    write_bytes = add_checked(write_bytes, o.write_bytes, "HBM bytes");
+    flops = add_checked(flops, o.flops, "FLOPs");
     return *this;
   }
-  int64_t bytes() const { return read_bytes + write_bytes; }
+  int64_t bytes() const { return add_checked(read_bytes, write_bytes, "HBM bytes"); }
 };
 
 // A fusion group: consecutive ops that a fusing compiler runs as one kernel

@@ -13,7 +13,7 @@ void add_op(RollupRow& row, const Report& r, size_t i) {
   if (!l.known) ++row.unknown_ops;
   row.counts += l.counts;
   row.transfers += r.traffic[i].transfers();
-  row.bytes += r.traffic[i].bytes();
+  row.bytes = add_checked(row.bytes, r.traffic[i].bytes(), "HBM bytes of a rollup row");
 }
 
 std::string key_of(const Op& op, RollupKey key) {

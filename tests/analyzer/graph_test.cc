@@ -42,3 +42,22 @@ TEST_CASE("graph: check names the first broken invariant") {
   producer.values[producer.ops[0].outputs[0]].producer = -1;
   CHECK(producer.check()->find("producer") != std::string::npos);
 }
+
+TEST_CASE("graph: check refuses values read before they are written") {
+  GraphBuilder b;
+  int x = b.input({8});
+  int a = b.pointwise("aten::relu", {x});
+  int c = b.pointwise("aten::neg", {a});
+  b.output(c);
+  kc::Graph self_read = b.g;  // op 1 reads its own output
+  self_read.ops[1].args[0].tensors = {c};
+  CHECK(self_read.check()->find("reads its own output") != std::string::npos);
+  kc::Graph reversed = b.g;  // op 0 reads what op 1 writes later
+  std::swap(reversed.ops[0], reversed.ops[1]);
+  reversed.values[a].producer = 1;
+  reversed.values[c].producer = 0;
+  CHECK(reversed.check()->find("before op 1 writes it") != std::string::npos);
+  kc::Graph orphan = b.g;  // a value no op writes and no role provides
+  orphan.values[x].role = kc::ValueRole::kIntermediate;
+  CHECK(orphan.check()->find("which no op writes") != std::string::npos);
+}

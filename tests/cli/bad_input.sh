@@ -49,5 +49,35 @@ expect "no model given" --format json
 expect "need --baseline" tests/models/add.pt2 --max-kernel-increase 0
 expect "not a kernelcount JSON report" tests/models/add.pt2 --baseline tests/models/bad/not_a_report.json
 expect "not a model archive" tests/models/add.pt2 --baseline tests/golden/cases.txt
+# Hardening regressions: each of these crashed, hung or gave a silent wrong answer once.
+expect "input x has rank 0 [], expected rank at least 1" "$bad/rank0_linear.pt2"
+expect "query select has rank 0" "$bad/rank0_sdpa.pt2"
+expect "but weight p_conv_weight has rank 3" "$bad/rank3_conv_weight.pt2"
+expect "division by zero" "$bad/sym_div_zero.pt2"
+expect "overflows 64 bits" "$bad/sym_min_div.pt2"
+expect "nested deeper than 200 levels" "$bad/sym_deep.pt2"
+expect "reads add before op 1 writes it" "$bad/reversed.pt2"
+expect "reads its own output relu" "$bad/self_read.pt2"
+expect "HBM bytes overflow 64 bits" "$bad/overflow_bytes.pt2"
+expect "nested deeper than 64 levels" "$bad/deep_json.pt2"
+expect "totals.eager_kernels is negative" tests/models/add.pt2 --baseline "$bad/negative_totals.json"
+expect "the model has no input of that name" tests/models/traced_mlp.pt --input nosuch=32x64
+expect "out of range" tests/models/add.pt2 --max-kernels 99999999999999999999
+copy="$(mktemp -d)/model.pt2"
+cp tests/models/add.pt2 "$copy"
+expect "is an input of this run" "$copy" -o "$copy"
+cmp -s tests/models/add.pt2 "$copy" || { echo "FAIL -o over the model changed it"; failed=1; }
+expect "not a regular file" tests/models/add.pt2 -o /dev/full
+err="$("$kc" tests/models/add.pt2 2>&1 >/dev/full)"
+status=$?
+if [ $status -ne 2 ] || [[ "$err" != "kernelcount: error: cannot write the report to standard output" ]]; then
+  echo "FAIL kernelcount tests/models/add.pt2 >/dev/full: status $status: $err"; failed=1
+fi
+fifo="$(dirname "$copy")/fifo"
+mkfifo "$fifo"
+expect "not a regular file" "$fifo"
+expect "not a regular file" tests/models/add.pt2 --baseline "$fifo"
+expect "not a regular file" tests/models/add.pt2 -o "$fifo"
+rm -rf "$(dirname "$copy")"
 [ $failed -eq 0 ] && echo "bad_input: every case gives one clear line and status 2"
 exit $failed

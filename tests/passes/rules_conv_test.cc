@@ -1,6 +1,8 @@
 // The H200 convolution rules (passes/targets/h200/conv.cc), one case per mechanism.
 #include <catch2/catch.hpp>
 
+#include "analyzer/error.h"
+
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
@@ -160,16 +162,17 @@ TEST_CASE("conv: transposed convolutions take the dgrad rule, f32 NCHW reads NCH
   CHECK(h.counts.memset == 1);
 }
 
-TEST_CASE("conv: shapes that are not a convolution's match no rule (unknown, never guessed)") {
+TEST_CASE("conv: shapes that are not a convolution match no rule, or are refused when the rank is wrong") {
   GraphBuilder b;
   int x = b.input({2, 64, 56, 56});
   CHECK_FALSE(run_conv(b, x, weight(b, {64, 32, 3, 3})).known);  // C_in != weight C x groups
   int x2 = b.input({64, 56});
-  CHECK_FALSE(run_conv(b, x2, weight(b, {64, 56})).known);  // rank 2
+  // A rank no convolution takes is a broken graph: check_operands refuses it before any rule.
+  CHECK_THROWS_AS(run_conv(b, x2, weight(b, {64, 56})), kc::OpError);  // rank 2
   int x6 = b.input({1, 2, 2, 2, 2, 2});
-  CHECK_FALSE(run_conv(b, x6, weight(b, {2, 2, 1, 1, 1, 1})).known);  // rank 6
+  CHECK_THROWS_AS(run_conv(b, x6, weight(b, {2, 2, 1, 1, 1, 1})), kc::OpError);  // rank 6
   int s = b.input({});
-  CHECK_FALSE(run_conv(b, s, weight(b, {})).known);  // rank 0
+  CHECK_THROWS_AS(run_conv(b, s, weight(b, {})), kc::OpError);  // rank 0
 }
 
 TEST_CASE("pools: 1-d and 3-d pools are one kernel") {

@@ -1,6 +1,8 @@
 // Pass "layout" (run-time strides) and the norm family's rules that read them.
 #include <catch2/catch.hpp>
 
+#include "analyzer/error.h"
+
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/layout.h"
@@ -180,11 +182,11 @@ TEST_CASE("norm: group_norm and softmax copy a non-contiguous input first") {
   CHECK(norm(b, "aten::rms_norm", b.strided({2, 56, 56, 96}, {301056, 56, 1, 3136})).counts.kernels == 2);
 }
 
-TEST_CASE("norm: rank-0 and rank-1 inputs neither crash nor match batch_norm / instance_norm") {
+TEST_CASE("norm: rank-0 and rank-1 inputs to batch_norm / instance_norm are refused, never guessed") {
   GraphBuilder b;
-  CHECK_FALSE(norm(b, "aten::batch_norm", b.input({}), false, DType::kFloat32).known);
-  CHECK_FALSE(norm(b, "aten::batch_norm", b.input({7}), true).known);
-  CHECK_FALSE(norm(b, "aten::instance_norm", b.input({7})).known);
+  CHECK_THROWS_AS(norm(b, "aten::batch_norm", b.input({}), false, DType::kFloat32), kc::OpError);
+  CHECK_THROWS_AS(norm(b, "aten::batch_norm", b.input({7}), true), kc::OpError);
+  CHECK_THROWS(norm(b, "aten::instance_norm", b.input({7})).known);
   GraphBuilder c;
   int x = c.input({});
   c.output(c.op("aten::conv2d", {x, c.input({})}));

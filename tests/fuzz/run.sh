@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan+UBSan, build-fuzz/) and runs each for SECONDS
+# on its seed corpus (tests/fuzz/seeds/<target>, from the test models), keeping what it finds
+# new in build-fuzz/corpus/<target>. A crash leaves crash-* in build-fuzz/findings/<target>
+# and fails the script; reproduce with build-fuzz/tests/fuzz/fuzz_<target> FILE.
+# Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (targets: pt2_json sym_expr cli_specs baseline)
+set -euo pipefail
+seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
+shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(pt2_json sym_expr cli_specs baseline)
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="$ROOT/build-fuzz"
+
+# clang with libFuzzer from Debian, idempotently (the main set-up needs only g++).
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "fuzz: installing clang"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q clang >/dev/null
+fi
+
+# LibTorch and the other dependencies as the main set-up installs them.
+"$ROOT/scripts/setup.sh" --target kernelcount >/dev/null
+CACHE="${KERNELCOUNT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kernelcount}"
+RUNTIME_LIBS="$(grep -s KERNELCOUNT_EXTRA_RPATH: "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true)"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DKERNELCOUNT_FUZZ=ON -DCMAKE_PREFIX_PATH="$CACHE/libtorch-2.11.0/torch/share/cmake" \
+  -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
+
+# LibTorch's static initialisers allocate for the life of the process: leaks are not findings.
+export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+status=0
+for t in "${targets[@]}"; do
+  corpus="$BUILD/corpus/$t" findings="$BUILD/findings/$t"
+  mkdir -p "$corpus" "$findings"
+  log="$BUILD/fuzz_$t.log"
+  echo "fuzz: $t for ${seconds}s (log $log)"
+  if ! "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -max_total_time="$seconds" \
+      -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
+      -artifact_prefix="$findings/" >"$log" 2>&1; then
+    echo "fuzz: $t FOUND A PROBLEM: $(ls "$findings")"; status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" | sed "s/^/fuzz: $t /"
+done
+exit $status
