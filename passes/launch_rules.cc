@@ -277,8 +277,13 @@ struct OperandCheck {
       case OpClass::kReduction:
         if (f.op->name.find("softmax") != std::string::npos) dim_in_range(in(0, "input"), "dim");
         break;
-      // 1-d pools take [C, L] or [N, C, L]; 3-d pools up to [N, C, D, H, W].
-      case OpClass::kPool: rank(in(0, "input"), "input", 2, 5); break;
+      // Pools take an optional batch dim before [C, spatial...]: 1-d [C, L], 3-d up to [N, C, D, H, W].
+      case OpClass::kPool: {
+        const std::string& n = f.op->name;
+        const size_t spatial = n.find("1d") != std::string::npos ? 1 : n.find("3d") != std::string::npos ? 3 : 2;
+        rank(in(0, "input"), "input", spatial + 1, spatial + 2);
+        break;
+      }
       default: break;
     }
   }

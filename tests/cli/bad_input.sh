@@ -61,7 +61,7 @@ expect "reads its own output relu" "$bad/self_read.pt2"
 expect "HBM bytes overflow 64 bits" "$bad/overflow_bytes.pt2"
 expect "nested deeper than 64 levels" "$bad/deep_json.pt2"
 expect "totals.eager_kernels is negative" tests/models/add.pt2 --baseline "$bad/negative_totals.json"
-expect "the model has no input of that name" tests/models/traced_mlp.pt --input nosuch=32x64
+expect "forward() has no input of that name" tests/models/traced_mlp.pt --input nosuch=32x64
 expect "out of range" tests/models/add.pt2 --max-kernels 99999999999999999999
 copy="$(mktemp -d)/model.pt2"
 cp tests/models/add.pt2 "$copy"

@@ -85,6 +85,9 @@ TEST_CASE("operand ranks: norms, cat, pooling and softmax") {
     GraphBuilder pool;
     pool.op("aten::max_pool2d", {pool.input(dims(r))});
     CHECK(accepted(pool.g) == (r == 3 || r == 4));
+    GraphBuilder pool3;
+    pool3.op("aten::max_pool3d", {pool3.input(dims(r))});
+    CHECK(accepted(pool3.g) == (r == 4 || r == 5));
     for (size_t r2 = 0; r2 <= 5; ++r2) {
       GraphBuilder cat;
       int a = cat.input(dims(r)), c = cat.input(dims(r2));
