@@ -12,7 +12,9 @@ std::string join(const std::vector<T>& xs, const char* sep, F fmt) {
   return out;
 }
 
-std::string integer(int64_t v) { return std::to_string(v); }
+std::string integer(int64_t v) {
+  return std::to_string(v);
+}
 
 }  // namespace
 
@@ -45,20 +47,31 @@ std::string describe_arg(const Graph& g, const Arg& a, Style style) {
   auto list = [&](const std::string& body) { return key ? body : "[" + body + "]"; };
   std::string s = a.name + "=";
   switch (a.kind) {
-    case K::kTensor: return s + value(a.tensors[0]);
-    case K::kTensorList: return s + list(join(a.tensors, key ? ";" : ",", value));
-    case K::kNone: return s + "None";
-    case K::kBool: return s + boolean(a.ints[0]);
-    case K::kInt: return s + std::to_string(a.ints[0]);
-    case K::kIntList: return s + list(join(a.ints, ",", integer));
-    case K::kFloat: return s + number(a.floats[0]);
-    case K::kFloatList: return s + list(join(a.floats, ",", number));
-    case K::kBoolList: return s + list(join(a.ints, ",", boolean));
-    case K::kScalarType: return s + dtype_name(static_cast<DType>(a.ints[0]));
+    case K::kTensor:
+      return s + value(a.tensors[0]);
+    case K::kTensorList:
+      return s + list(join(a.tensors, key ? ";" : ",", value));
+    case K::kNone:
+      return s + "None";
+    case K::kBool:
+      return s + boolean(a.ints[0]);
+    case K::kInt:
+      return s + std::to_string(a.ints[0]);
+    case K::kIntList:
+      return s + list(join(a.ints, ",", integer));
+    case K::kFloat:
+      return s + number(a.floats[0]);
+    case K::kFloatList:
+      return s + list(join(a.floats, ",", number));
+    case K::kBoolList:
+      return s + list(join(a.ints, ",", boolean));
+    case K::kScalarType:
+      return s + dtype_name(static_cast<DType>(a.ints[0]));
     case K::kString:
     case K::kLayout:
     case K::kDevice:
-    case K::kMemoryFormat: return s + a.text;
+    case K::kMemoryFormat:
+      return s + a.text;
   }
   return s + "?";
 }

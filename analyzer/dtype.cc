@@ -43,9 +43,15 @@ const DTypeInfo& info(DType t) {
 
 }  // namespace
 
-const char* dtype_name(DType t) { return info(t).name; }
-const char* dtype_short_name(DType t) { return info(t).short_name; }
-int dtype_size(DType t) { return info(t).size; }
+const char* dtype_name(DType t) {
+  return info(t).name;
+}
+const char* dtype_short_name(DType t) {
+  return info(t).short_name;
+}
+int dtype_size(DType t) {
+  return info(t).size;
+}
 
 std::optional<DType> parse_dtype(const std::string& text) {
   // "torch.float32" as Python prints it.

@@ -10,7 +10,9 @@ int64_t Value::numel() const {
   return n;
 }
 
-int64_t Value::bytes() const { return numel() * dtype_size(dtype); }
+int64_t Value::bytes() const {
+  return numel() * dtype_size(dtype);
+}
 
 bool Value::contiguous() const {
   if (strides.size() != sizes.size()) return false;
@@ -31,7 +33,9 @@ Arg Arg::tensor(std::string name, int value) {
   return a;
 }
 
-std::string Op::full_name() const { return overload.empty() ? name : name + "." + overload; }
+std::string Op::full_name() const {
+  return overload.empty() ? name : name + "." + overload;
+}
 
 std::vector<int> Op::tensor_inputs() const {
   std::vector<int> out;
@@ -82,7 +86,8 @@ std::optional<std::string> Graph::check() const {
       if (val.role != ValueRole::kIntermediate) continue;
       if (val.producer < 0)
         return at + " reads " + val.name + ", which no op writes and which is not an input, weight or constant";
-      if (val.producer > i) return at + " reads " + val.name + " before op " + std::to_string(val.producer) + " writes it";
+      if (val.producer > i)
+        return at + " reads " + val.name + " before op " + std::to_string(val.producer) + " writes it";
       if (val.producer == i && !op.traits.inplace && !op.traits.out_variant)
         return at + " reads its own output " + val.name;
     }
@@ -91,8 +96,7 @@ std::optional<std::string> Graph::check() const {
         if (v < -1) return at + " reads a value that does not exist";
     for (int v : op.outputs) {
       if (v >= n || v < -1) return at + " writes a value that does not exist";
-      if (v >= 0 && values[v].producer != static_cast<int>(i) && !ops[i].traits.inplace &&
-          !ops[i].traits.out_variant)
+      if (v >= 0 && values[v].producer != static_cast<int>(i) && !ops[i].traits.inplace && !ops[i].traits.out_variant)
         return "value " + values[v].name + " does not name op " + std::to_string(i) + " as producer";
     }
   }

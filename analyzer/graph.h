@@ -68,12 +68,12 @@ struct Arg {
 
 // What the op's schema and tags say about it; filled by the loader from libtorch's registry.
 struct OpTraits {
-  bool pointwise = false;            // at::Tag::pointwise
-  bool reduction = false;            // at::Tag::reduction
-  bool view = false;                 // output aliases an input without writing it
-  bool inplace = false;              // writes one of its inputs (Tensor(a!) without out=)
-  bool out_variant = false;          // writes into out= arguments
-  std::vector<int> mutated_args;     // indices into Op::args written by the op
+  bool pointwise = false;         // at::Tag::pointwise
+  bool reduction = false;         // at::Tag::reduction
+  bool view = false;              // output aliases an input without writing it
+  bool inplace = false;           // writes one of its inputs (Tensor(a!) without out=)
+  bool out_variant = false;       // writes into out= arguments
+  std::vector<int> mutated_args;  // indices into Op::args written by the op
 };
 
 // The user's code that produced the op.
@@ -91,7 +91,7 @@ struct Op {
   std::vector<int> outputs;  // value indices; -1 for an output that is not a tensor
   OpTraits traits;
   SourceLoc loc;
-  std::string module;  // module path, "layer1.0.conv1"; empty at the top level
+  std::string module;       // module path, "layer1.0.conv1"; empty at the top level
   std::string module_type;  // class of the innermost module, "torch.nn.modules.conv.Conv2d"
 
   std::string full_name() const;  // "aten::add.Tensor"
@@ -102,10 +102,10 @@ struct Op {
 // What the model file was and which assumptions shaped the graph.
 struct ModelInfo {
   std::string path;
-  std::string format;  // "pt2" or "torchscript"
-  std::string producer_version;  // torch version or schema version recorded in the file
+  std::string format;              // "pt2" or "torchscript"
+  std::string producer_version;    // torch version or schema version recorded in the file
   std::vector<std::string> notes;  // e.g. symbolic sizes and the values they were given
-  std::string device;  // where the user's inputs live in the file; stands for the target GPU
+  std::string device;              // where the user's inputs live in the file; stands for the target GPU
 };
 
 // A whole model: values and ops in execution order.

@@ -18,9 +18,9 @@ nlohmann::json parse_json_limited(const std::string& text, const std::string& wh
         escaped = true;
       } else if (c == '"') {
         in_string = false;
-        check(i - string_start <= kMaxJsonStringLength,
-              what + ": a string at line " + std::to_string(line) + " is longer than the limit of " +
-                  std::to_string(kMaxJsonStringLength >> 20) + " MiB");
+        check(i - string_start <= kMaxJsonStringLength, what + ": a string at line " + std::to_string(line) +
+                                                            " is longer than the limit of " +
+                                                            std::to_string(kMaxJsonStringLength >> 20) + " MiB");
       }
       continue;
     }
@@ -29,8 +29,8 @@ nlohmann::json parse_json_limited(const std::string& text, const std::string& wh
       in_string = true;
       string_start = i + 1;
     } else if (c == '[' || c == '{') {
-      check(++depth <= kMaxJsonDepth, what + ": nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                          " levels at line " + std::to_string(line));
+      check(++depth <= kMaxJsonDepth,
+            what + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at line " + std::to_string(line));
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }

@@ -10,10 +10,10 @@
 
 namespace kc {
 
-constexpr size_t kMaxJsonDepth = 64;                   // torch.export writes depth 10
-constexpr size_t kMaxJsonStringLength = 16u << 20;     // one string, e.g. a node's stack_trace
-constexpr size_t kMaxModelJsonBytes = 256u << 20;       // a .pt2's models/model.json
-constexpr size_t kMaxReportJsonBytes = 256u << 20;      // a --baseline JSON report
+constexpr size_t kMaxJsonDepth = 64;                // torch.export writes depth 10
+constexpr size_t kMaxJsonStringLength = 16u << 20;  // one string, e.g. a node's stack_trace
+constexpr size_t kMaxModelJsonBytes = 256u << 20;   // a .pt2's models/model.json
+constexpr size_t kMaxReportJsonBytes = 256u << 20;  // a --baseline JSON report
 
 // Parses `text`; throws Error "<what>: ..." when it is over a limit above or not valid JSON.
 // Does not check the size (callers check it before reading the file).

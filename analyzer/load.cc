@@ -2,7 +2,6 @@
 
 #include <c10/util/Logging.h>
 #include <caffe2/serialize/inline_container.h>
-
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -97,8 +96,8 @@ struct Loader {
 };
 
 const Loader kLoaders[] = {
-    {"pt2", [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("models/model.json"); }, load_pt2,
-     true, false},
+    {"pt2", [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("models/model.json"); }, load_pt2, true,
+     false},
     {"torchscript",
      [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("data.pkl") && a.hasRecord("constants.pkl"); },
      load_torchscript, false, true},
@@ -121,9 +120,8 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
   // fallbacks): symbolizing them took a fifth of the load. Only an error's first line ever
   // reaches the user, so none is captured.
   static const bool no_backtraces = [] {
-    c10::SetStackTraceFetcher([]() -> c10::Backtrace {
-      return std::make_shared<c10::PrecomputedLazyValue<std::string>>(std::string());
-    });
+    c10::SetStackTraceFetcher(
+        []() -> c10::Backtrace { return std::make_shared<c10::PrecomputedLazyValue<std::string>>(std::string()); });
     return true;
   }();
   (void)no_backtraces;

@@ -69,7 +69,9 @@ const OpSchema& lookup_op(const std::string& name, const std::string& overload) 
       return cache.emplace(key, std::move(described)).first->second;
     }
   }
-  if (!handle) throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + libtorch_version() + " has no such operator");
+  if (!handle)
+    throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + libtorch_version() +
+                " has no such operator");
   return cache.emplace(key, describe(*handle)).first->second;
 }
 

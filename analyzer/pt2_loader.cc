@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 
 #include "analyzer/error.h"
@@ -24,7 +24,9 @@ using json = nlohmann::json;
 constexpr size_t kMaxStackTraceRead = 16 << 10;
 
 // An expression as quoted in an error: never the whole of a hostile one.
-std::string clip(const std::string& s) { return s.size() <= 60 ? s : s.substr(0, 60) + "..."; }
+std::string clip(const std::string& s) {
+  return s.size() <= 60 ? s : s.substr(0, 60) + "...";
+}
 
 // Typed access to the JSON with errors that say where the problem is.
 const json& field(const json& obj, const char* key, const std::string& where) {
@@ -60,8 +62,7 @@ std::pair<std::string, const json*> tagged(const json& j, const std::string& whe
 
 class Pt2Reader {
  public:
-  Pt2Reader(const json& root, const std::string& path, const LoadOptions& opt)
-      : root_(root), opt_(opt) {
+  Pt2Reader(const json& root, const std::string& path, const LoadOptions& opt) : root_(root), opt_(opt) {
     g_.info.path = path;
     g_.info.format = "pt2";
   }
@@ -94,8 +95,8 @@ class Pt2Reader {
                           " is not supported (this build reads 8.x)");
     std::string tv;
     if (const json* t = optional_field(root_, "torch_version"); t && t->is_string()) tv = t->get<std::string>();
-    g_.info.producer_version = "schema " + std::to_string(major) + "." + std::to_string(minor) +
-                               (tv.empty() ? "" : ", torch " + tv);
+    g_.info.producer_version =
+        "schema " + std::to_string(major) + "." + std::to_string(minor) + (tv.empty() ? "" : ", torch " + tv);
   }
 
   // Every symbol's value: --dim where given, else the hint recorded with the bare symbol.
@@ -223,7 +224,8 @@ class Pt2Reader {
       for (const json& s : array(field(meta, "strides", where), where + ".strides"))
         v.strides.push_back(sym_int(s, where + ".strides"));
       if (const json* d = optional_field(meta, "device")) {
-        if (const json* type = optional_field(*d, "type"); type && type->is_string()) v.device = type->get<std::string>();
+        if (const json* type = optional_field(*d, "type"); type && type->is_string())
+          v.device = type->get<std::string>();
         if (const json* idx = optional_field(*d, "index"); idx && idx->is_number_integer())
           v.device += ":" + std::to_string(idx->get<int64_t>());
       }
@@ -470,21 +472,20 @@ class Pt2Reader {
 }  // namespace
 
 Graph load_pt2_json(const std::string& text, const std::string& path, const LoadOptions& options) {
-  check(text.size() <= kMaxModelJsonBytes, "models/model.json is larger than the limit of " +
-                                               std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+  check(text.size() <= kMaxModelJsonBytes,
+        "models/model.json is larger than the limit of " + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
   json root = parse_json_limited(text, "models/model.json");
   check(root.is_object(), "models/model.json: expected an object at the top level");
   return Pt2Reader(root, path, options).read();
 }
 
-Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
-               const LoadOptions& options) {
+Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path, const LoadOptions& options) {
   std::string text;
   try {
     // The size first: a small archive can inflate to gigabytes.
     const size_t size = archive.getRecordSize("models/model.json");
-    check(size <= kMaxModelJsonBytes, "models/model.json is larger than the limit of " +
-                                          std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+    check(size <= kMaxModelJsonBytes,
+          "models/model.json is larger than the limit of " + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
     text.resize(size);
     archive.getRecord("models/model.json", text.data(), size);
   } catch (const c10::Error& e) {

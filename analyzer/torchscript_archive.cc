@@ -198,7 +198,9 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
 
 namespace {
 
-uint16_t le16(const unsigned char* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint16_t le16(const unsigned char* p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
 
 // Whether the zip record whose data starts at `data_offset` is stored as it is (method 0).
 // Only such a record's bytes are the tensor's bytes and may go unread; a deflated record must

@@ -45,7 +45,8 @@ std::vector<Entry> entries(const nlohmann::json& j, const char* key, const char*
     auto label = row.find(name);
     check(label == row.end() || label->is_string(), where + "." + name + " is not a string");
     out.push_back({label == row.end() ? "" : label->get<std::string>(), count("ops"), count("eager_kernels"),
-                   count("unknown_ops"), count("hbm_bytes"), static_cast<int>(std::min<int64_t>(count("depth"), 1 << 20))});
+                   count("unknown_ops"), count("hbm_bytes"),
+                   static_cast<int>(std::min<int64_t>(count("depth"), 1 << 20))});
   }
   return out;
 }
@@ -93,7 +94,8 @@ Summary read_report_summary(const std::string& path) {
       };
       auto module = row.find("module");
       check(module == row.end() || module->is_string(), path + ": a by_module row's module is not a string");
-      s.modules.push_back({module == row.end() ? "" : module->get<std::string>(), get("eager_kernels"), get("hbm_bytes")});
+      s.modules.push_back(
+          {module == row.end() ? "" : module->get<std::string>(), get("eager_kernels"), get("hbm_bytes")});
     }
   }
   s.op_types = entries(j, "by_op_type", "op_type", path);

@@ -94,8 +94,7 @@ int run(int argc, char** argv) {
     const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
     kc::Report r = kc::analyze(g, target, launch_options);
     std::optional<kc::BaselineDiff> base;
-    if (!o.baseline.empty())
-      base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
+    if (!o.baseline.empty()) base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
     if (base) warnings = base->warnings;
     budgets = kc::check_budgets(o, r.totals, base ? &*base : nullptr);
     kc::RenderOptions ro;

@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <iostream>
+#include <tuple>
 
 #include "analyzer/error.h"
 #include "cli/commands.h"
@@ -24,11 +24,16 @@ int64_t parse_byte_count(const std::string& s) {
   std::string unit = s.substr(pos);
   if (!unit.empty() && unit.back() == 'B') unit.pop_back();
   double scale = 1;
-  if (unit == "k" || unit == "K") scale = 1e3;
-  else if (unit == "M") scale = 1e6;
-  else if (unit == "G") scale = 1e9;
-  else if (unit == "T") scale = 1e12;
-  else if (!unit.empty()) throw Error("'" + s + "': unknown unit '" + unit + "' (use k, M, G or T)");
+  if (unit == "k" || unit == "K")
+    scale = 1e3;
+  else if (unit == "M")
+    scale = 1e6;
+  else if (unit == "G")
+    scale = 1e9;
+  else if (unit == "T")
+    scale = 1e12;
+  else if (!unit.empty())
+    throw Error("'" + s + "': unknown unit '" + unit + "' (use k, M, G or T)");
   double bytes = v * scale;
   check(bytes >= 0 && bytes < 9.2e18 && std::isfinite(bytes), "'" + s + "' is out of range");
   return static_cast<int64_t>(bytes);
@@ -50,33 +55,35 @@ int64_t parse_count(const std::string& flag, const std::string& s) {
 
 std::optional<Options> parse_options(int argc, char** argv, const std::string& version_line) {
   Options o;
-  CLI::App app{"kernelcount: counts the GPU kernels and HBM traffic of a PyTorch model without a GPU.\n"
-               "Predicts, op by op, what eager PyTorch launches on the target GPU, and what\n"
-               "pointwise fusion (as torch.compile does it) would save.",
-               "kernelcount"};
+  CLI::App app{
+      "kernelcount: counts the GPU kernels and HBM traffic of a PyTorch model without a GPU.\n"
+      "Predicts, op by op, what eager PyTorch launches on the target GPU, and what\n"
+      "pointwise fusion (as torch.compile does it) would save.",
+      "kernelcount"};
   std::string command_help = "Commands (kernelcount COMMAND --help for more):\n";
-  for (const Command& c : commands()) command_help += "  " + std::string(c.name) + std::string(10 - std::string(c.name).size(), ' ') + c.help + "\n";
-  app.footer(
-      command_help + "\n"
-      "Examples:\n"
-      "  kernelcount model.pt2                          summary: totals, then the costliest lines,\n"
-      "                                                 modules, op types and fusion wins\n"
-      "  kernelcount model.pt2 --by op                  the full per-op table\n"
-      "  kernelcount model.pt2 --by line --sort kernels --top 20   your costliest source lines\n"
-      "  kernelcount model.pt2 --by module --depth 2    module tree, inclusive totals\n"
-      "  kernelcount model.pt2 --dim x.0=64             set a symbolic size: dimension 0 of input x\n"
-      "                                                 (or by its symbol, as notes list it: s77=64)\n"
-      "  kernelcount model.pt --input 8x3x224x224:f32   TorchScript needs input shapes\n"
-      "  kernelcount model.pt2 --format json -o out.json\n"
-      "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
-      "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0 --format markdown\n"
-      "                                                 review a change (a pull-request comment)\n"
-      "  kernelcount model.pt2 --format sarif -o kc.sarif   findings on your source lines\n"
-      "  kernelcount --list-rules                       the launch rules and their evidence\n"
-      "  kernelcount explain model.pt2 --op 3           why op 3 costs what it costs\n"
-      "  kernelcount model.pt2 --format dot | dot -Tsvg > graph.svg   the op graph, fusion groups\n"
-      "  kernelcount model.pt2 --format trace -o t.json predicted kernels for ui.perfetto.dev\n"
-      "\nExit status: 0 ok, 1 a budget is exceeded (or a wrong exercise answer), 2 bad input or usage.");
+  for (const Command& c : commands())
+    command_help += "  " + std::string(c.name) + std::string(10 - std::string(c.name).size(), ' ') + c.help + "\n";
+  app.footer(command_help +
+             "\n"
+             "Examples:\n"
+             "  kernelcount model.pt2                          summary: totals, then the costliest lines,\n"
+             "                                                 modules, op types and fusion wins\n"
+             "  kernelcount model.pt2 --by op                  the full per-op table\n"
+             "  kernelcount model.pt2 --by line --sort kernels --top 20   your costliest source lines\n"
+             "  kernelcount model.pt2 --by module --depth 2    module tree, inclusive totals\n"
+             "  kernelcount model.pt2 --dim x.0=64             set a symbolic size: dimension 0 of input x\n"
+             "                                                 (or by its symbol, as notes list it: s77=64)\n"
+             "  kernelcount model.pt --input 8x3x224x224:f32   TorchScript needs input shapes\n"
+             "  kernelcount model.pt2 --format json -o out.json\n"
+             "  kernelcount model.pt2 --max-kernels 400 --max-bytes 2G   fail (exit 1) over budget\n"
+             "  kernelcount new.pt2 --baseline old.json --max-kernel-increase 0 --format markdown\n"
+             "                                                 review a change (a pull-request comment)\n"
+             "  kernelcount model.pt2 --format sarif -o kc.sarif   findings on your source lines\n"
+             "  kernelcount --list-rules                       the launch rules and their evidence\n"
+             "  kernelcount explain model.pt2 --op 3           why op 3 costs what it costs\n"
+             "  kernelcount model.pt2 --format dot | dot -Tsvg > graph.svg   the op graph, fusion groups\n"
+             "  kernelcount model.pt2 --format trace -o t.json predicted kernels for ui.perfetto.dev\n"
+             "\nExit status: 0 ok, 1 a budget is exceeded (or a wrong exercise answer), 2 bad input or usage.");
   app.set_version_flag("--version", version_line);
   app.add_option("model", o.model, "a .pt2 (torch.export) or TorchScript .pt file");
   std::vector<std::string> inputs, dims;
@@ -125,8 +132,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   std::string max_bytes;
   // Counts are taken as text and parsed here: CLI11 would accept what int64 cannot hold.
   std::vector<std::tuple<const char*, std::string, std::optional<int64_t>*>> counts = {
-      {"--max-kernels", "", &o.max_kernels},      {"--max-fused-kernels", "", &o.max_fused_kernels},
-      {"--max-unknown", "", &o.max_unknown},      {"--max-syncs", "", &o.max_host_syncs},
+      {"--max-kernels", "", &o.max_kernels},
+      {"--max-fused-kernels", "", &o.max_fused_kernels},
+      {"--max-unknown", "", &o.max_unknown},
+      {"--max-syncs", "", &o.max_host_syncs},
       {"--max-kernel-increase", "", &o.max_kernel_increase}};
   app.add_option("--max-kernels", std::get<1>(counts[0]), "budget: eager kernels")->type_name("N");
   app.add_option("--max-fused-kernels", std::get<1>(counts[1]), "budget: kernels after fusion")->type_name("N");

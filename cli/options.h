@@ -20,11 +20,11 @@ struct Options {
   std::optional<int> depth;     // --depth N: module tree depth
   bool legend = false;          // --legend: explain the columns
   std::string source_root;      // --source-root DIR for sarif and github findings; default: cwd
-  std::string target;  // a name from passes/targets/registry.cc; empty: the default target
+  std::string target;           // a name from passes/targets/registry.cc; empty: the default target
   bool list_rules = false;
   bool use_measured = true;                   // --no-measured turns the measured table off
   std::vector<std::string> exclude_measured;  // --exclude-measured NAME
-  std::string output;  // --output FILE; stdout when empty
+  std::string output;                         // --output FILE; stdout when empty
   // Budgets: exceeding one exits with status 1 after the report.
   std::optional<int64_t> max_kernels, max_fused_kernels, max_bytes, max_unknown, max_host_syncs;
   std::string baseline;  // --baseline FILE: a model or a JSON report to compare with

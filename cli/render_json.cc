@@ -17,27 +17,44 @@ json arg_json(const Graph& g, const Arg& a) {
   using K = Arg::Kind;
   json j = {{"name", a.name}};
   switch (a.kind) {
-    case K::kTensor: j["tensor"] = g.values[a.tensors[0]].name; break;
+    case K::kTensor:
+      j["tensor"] = g.values[a.tensors[0]].name;
+      break;
     case K::kTensorList: {
       json l = json::array();
       for (int v : a.tensors) l.push_back(v < 0 ? json(nullptr) : json(g.values[v].name));
       j["tensors"] = l;
       break;
     }
-    case K::kNone: j["value"] = nullptr; break;
-    case K::kBool: j["value"] = a.ints[0] != 0; break;
-    case K::kInt: j["value"] = a.ints[0]; break;
-    case K::kIntList: j["value"] = a.ints; break;
-    case K::kFloat: j["value"] = a.floats[0]; break;
-    case K::kFloatList: j["value"] = a.floats; break;
+    case K::kNone:
+      j["value"] = nullptr;
+      break;
+    case K::kBool:
+      j["value"] = a.ints[0] != 0;
+      break;
+    case K::kInt:
+      j["value"] = a.ints[0];
+      break;
+    case K::kIntList:
+      j["value"] = a.ints;
+      break;
+    case K::kFloat:
+      j["value"] = a.floats[0];
+      break;
+    case K::kFloatList:
+      j["value"] = a.floats;
+      break;
     case K::kBoolList: {
       json l = json::array();
       for (int64_t b : a.ints) l.push_back(b != 0);
       j["value"] = l;
       break;
     }
-    case K::kScalarType: j["value"] = dtype_name(static_cast<DType>(a.ints[0])); break;
-    default: j["value"] = a.text;
+    case K::kScalarType:
+      j["value"] = dtype_name(static_cast<DType>(a.ints[0]));
+      break;
+    default:
+      j["value"] = a.text;
   }
   return j;
 }
@@ -114,10 +131,8 @@ json entry_json(const Entry& e) {
 json entry_deltas_json(const std::vector<EntryDelta>& v, const char* key) {
   json a = json::array();
   for (const EntryDelta& d : v) {
-    json j = {{key, d.after.name},
-              {"status", d.status},
-              {"before", entry_json(d.before)},
-              {"after", entry_json(d.after)}};
+    json j = {
+        {key, d.after.name}, {"status", d.status}, {"before", entry_json(d.before)}, {"after", entry_json(d.after)}};
     if (std::string(key) == "module") j["depth"] = d.after.depth;
     a.push_back(j);
   }
@@ -146,8 +161,8 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   json out;
   out["schema"] = "kernelcount.report/1";
   out["kernelcount_version"] = o.version;
-  out["model"] = {{"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version},
-                  {"notes", g.info.notes}};
+  out["model"] = {
+      {"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version}, {"notes", g.info.notes}};
   const Target& t = *r.target;
   out["target"] = {{"name", t.name},
                    {"torch_version", t.torch_version},
@@ -167,7 +182,10 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     for (int v : op.outputs)
       if (v >= 0) outs.push_back(value_json(g.values[v]));
     for (const Arg& a : op.args) args.push_back(arg_json(g, a));
-    json launches = {{"known", l.known}, {"rule", l.rule}, {"key", l.key}, {"fitting_rule", l.fitting_rule},
+    json launches = {{"known", l.known},
+                     {"rule", l.rule},
+                     {"key", l.key},
+                     {"fitting_rule", l.fitting_rule},
                      {"kernel_names", r.explain[i].kernel_names}};
     if (l.known) {
       launches["kernels"] = l.counts.kernels;

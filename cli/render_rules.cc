@@ -23,7 +23,8 @@ std::string counts(const LaunchRule& r) {
 void render_rules(std::ostream& os, const Target& target, bool markdown) {
   const std::string table_note = "Before the rules, " + std::to_string(target.measured.size()) +
                                  " exact op signatures measured on the GPU where the rules miss (" +
-                                 target.measured_source + ", rule id `measured`) take precedence; --no-measured turns them off.";
+                                 target.measured_source +
+                                 ", rule id `measured`) take precedence; --no-measured turns them off.";
   Table t({"rule", "ops", "when", "counts", "evidence"});
   for (const auto& r : target.rules) t.add({r.id, applies_to(r), r.when, counts(r), r.evidence});
   if (markdown) {
@@ -49,8 +50,9 @@ void render_rules(std::ostream& os, const Target& target, bool markdown) {
       std::string names;
       if (best)
         for (const auto& f : split_families(best->families)) names += (names.empty() ? "" : " -> ") + f;
-      if (best) names += " (" + std::string(best->dtype) + ", " + std::to_string(best->seen) +
-" of " + std::to_string(best->of) + ")";
+      if (best)
+        names += " (" + std::string(best->dtype) + ", " + std::to_string(best->seen) + " of " +
+                 std::to_string(best->of) + ")";
       w.add({r.id, r.why, names});
     }
     w.print_markdown(os);

@@ -53,8 +53,8 @@ void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char
     if (r.time[i].floor_s() <= 0) return;
     nlohmann::json args = op_args(g, r, i);
     args["floor_us"] = r.time[i].floor_s() * 1e6;
-    t.add(std::string(track_prefix) + short_op(g.ops[i]) + " (unknown launches)", "unknown",
-          r.time[i].floor_s() * 1e6, std::move(args));
+    t.add(std::string(track_prefix) + short_op(g.ops[i]) + " (unknown launches)", "unknown", r.time[i].floor_s() * 1e6,
+          std::move(args));
     return;
   }
   if (n == 0) return;

@@ -30,14 +30,12 @@ struct Builder {
   const std::vector<Traffic>& traffic;
   FusionVariant variant;
   FusionPlan plan;
-  std::vector<int> base;        // per value: the value whose memory it is (through free ops)
-  std::vector<int64_t> numel;   // per group: its iteration space
-  std::vector<int> first;       // per group: first member op
+  std::vector<int> base;       // per value: the value whose memory it is (through free ops)
+  std::vector<int64_t> numel;  // per group: its iteration space
+  std::vector<int> first;      // per group: first member op
   std::vector<bool> has_reduction;
 
-  bool free_op(int i) const {
-    return launches[i].known && launches[i].counts.none();
-  }
+  bool free_op(int i) const { return launches[i].known && launches[i].counts.none(); }
   int producer_group(int v) const {
     int p = g.values[base[v]].producer;
     return p >= 0 ? plan.group_of[p] : -1;

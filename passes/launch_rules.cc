@@ -34,7 +34,9 @@ int64_t OpFacts::int_arg(const std::string& name, int64_t fallback) const {
   return a && (a->kind == Arg::Kind::kInt || a->kind == Arg::Kind::kBool) && !a->ints.empty() ? a->ints[0] : fallback;
 }
 
-bool OpFacts::bool_arg(const std::string& name, bool fallback) const { return int_arg(name, fallback) != 0; }
+bool OpFacts::bool_arg(const std::string& name, bool fallback) const {
+  return int_arg(name, fallback) != 0;
+}
 
 bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                       const std::vector<int64_t>& new_sizes) {
@@ -64,7 +66,9 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
   return view_d == -1;
 }
 
-bool is_half(DType t) { return t == DType::kBFloat16 || t == DType::kFloat16; }
+bool is_half(DType t) {
+  return t == DType::kBFloat16 || t == DType::kFloat16;
+}
 
 bool all_equal(const Arg* a, int64_t v) {
   if (!a) return true;
@@ -93,9 +97,15 @@ bool dense_in_memory_format(const Value& v) {
   return true;
 }
 
-bool on_host(const OpFacts& f) { return f.on_host; }
-bool fp32(const OpFacts& f) { return f.dtype == DType::kFloat32; }
-bool eval_mode(const OpFacts& f) { return !f.bool_arg("training", false) && !f.bool_arg("train", false); }
+bool on_host(const OpFacts& f) {
+  return f.on_host;
+}
+bool fp32(const OpFacts& f) {
+  return f.dtype == DType::kFloat32;
+}
+bool eval_mode(const OpFacts& f) {
+  return !f.bool_arg("training", false) && !f.bool_arg("train", false);
+}
 
 OpFacts op_facts(const Graph& g, int i) {
   OpFacts f;
@@ -146,10 +156,11 @@ struct OperandCheck {
   void rank(const Value& v, const char* what, size_t lo, size_t hi) const {
     const size_t r = v.sizes.size();
     if (r >= lo && r <= hi) return;
-    std::string want = lo == hi ? std::to_string(lo) : hi > 64 ? "at least " + std::to_string(lo)
-                                                               : std::to_string(lo) + " to " + std::to_string(hi);
-    throw OpError(f.index, std::string(what) + " " + v.name + " has rank " + std::to_string(r) + " " +
-                               shape_of(v) + ", expected rank " + want);
+    std::string want = lo == hi  ? std::to_string(lo)
+                       : hi > 64 ? "at least " + std::to_string(lo)
+                                 : std::to_string(lo) + " to " + std::to_string(hi);
+    throw OpError(f.index, std::string(what) + " " + v.name + " has rank " + std::to_string(r) + " " + shape_of(v) +
+                               ", expected rank " + want);
   }
   void same_dtype(const Value& a, const Value& b, const char* what) const {
     if (a.dtype != b.dtype)
@@ -157,7 +168,8 @@ struct OperandCheck {
                                  dtype_name(b.dtype) + ")");
   }
   void dims_match(int64_t a, int64_t b, const std::string& what) const {
-    if (a != b) throw OpError(f.index, what + " do not match (" + std::to_string(a) + " and " + std::to_string(b) + ")");
+    if (a != b)
+      throw OpError(f.index, what + " do not match (" + std::to_string(a) + " and " + std::to_string(b) + ")");
   }
   // A dim argument in [-rank, rank) (a scalar counts as rank 1, as ATen's wrap does).
   void dim_in_range(const Value& v, const char* arg_name) const {
@@ -265,10 +277,18 @@ struct OperandCheck {
   }
   void run() const {
     switch (f.cls) {
-      case OpClass::kGemm: gemm(); break;
-      case OpClass::kConv: conv(); break;
-      case OpClass::kAttention: attention(); break;
-      case OpClass::kNorm: norm(); break;
+      case OpClass::kGemm:
+        gemm();
+        break;
+      case OpClass::kConv:
+        conv();
+        break;
+      case OpClass::kAttention:
+        attention();
+        break;
+      case OpClass::kNorm:
+        norm();
+        break;
       case OpClass::kIndex:
         if (f.op->name == "aten::cat" || f.op->name == "aten::concat" || f.op->name == "aten::concatenate" ||
             f.op->name == "aten::stack")
@@ -284,7 +304,8 @@ struct OperandCheck {
         rank(in(0, "input"), "input", spatial + 1, spatial + 2);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 };
@@ -301,6 +322,8 @@ bool LaunchRule::fits(const OpFacts& f) const {
   return listed && (!matches || matches(f));
 }
 
-Counts LaunchRule::predict(const OpFacts& f) const { return compute ? compute(f) : counts; }
+Counts LaunchRule::predict(const OpFacts& f) const {
+  return compute ? compute(f) : counts;
+}
 
 }  // namespace kc

@@ -35,10 +35,10 @@ struct OpFacts {
 };
 
 struct LaunchRule {
-  std::string id;                // stable id, shown per op: "gemm.linear.bf16"
-  std::vector<std::string> ops;  // full op names it applies to ("aten::linear"); empty: see `cls`
-  std::optional<OpClass> cls;    // with no op names: the class it applies to; neither: every op
-  std::string when;              // the condition in words, for --list-rules
+  std::string id;                             // stable id, shown per op: "gemm.linear.bf16"
+  std::vector<std::string> ops;               // full op names it applies to ("aten::linear"); empty: see `cls`
+  std::optional<OpClass> cls;                 // with no op names: the class it applies to; neither: every op
+  std::string when;                           // the condition in words, for --list-rules
   bool (*matches)(const OpFacts&) = nullptr;  // nullptr: always
   Counts counts;
   // Counts that depend on the shapes (e.g. a reshape that copies); overrides `counts`.
@@ -65,12 +65,12 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
 
 // --- Mechanisms shared by every target's rule families (passes/targets/<target>/) ---
 
-bool is_half(DType t);                       // bf16 or fp16
-bool all_equal(const Arg* a, int64_t v);     // every int of the argument (absent: true)
-bool on_host(const OpFacts& f);              // nothing involved lives on the device
+bool is_half(DType t);                    // bf16 or fp16
+bool all_equal(const Arg* a, int64_t v);  // every int of the argument (absent: true)
+bool on_host(const OpFacts& f);           // nothing involved lives on the device
 bool fp32(const OpFacts& f);
-bool eval_mode(const OpFacts& f);            // training=False (or no such argument)
-Counts clone_counts(const OpFacts& f);       // memcpy for a dense input, else a copy kernel
+bool eval_mode(const OpFacts& f);       // training=False (or no such argument)
+Counts clone_counts(const OpFacts& f);  // memcpy for a dense input, else a copy kernel
 // Dense in the memory format ATen suggests for it (row-major, or channels_last for 4-D/5-D):
 // what `t.contiguous(t.suggest_memory_format())` and memory-format-keeping copies leave as is.
 bool dense_in_memory_format(const Value& v);

@@ -146,7 +146,9 @@ bool is_one_of(const std::string& name, std::initializer_list<const char*> names
   return false;
 }
 
-int64_t wrap_dim(int64_t d, size_t rank) { return d < 0 ? d + static_cast<int64_t>(rank) : d; }
+int64_t wrap_dim(int64_t d, size_t rank) {
+  return d < 0 ? d + static_cast<int64_t>(rank) : d;
+}
 
 const Arg* find_arg(const Op& op, std::initializer_list<const char*> names) {
   for (const Arg& a : op.args)
@@ -161,8 +163,8 @@ std::optional<int64_t> int_arg(const Op& op, std::initializer_list<const char*> 
   return a->ints[0];
 }
 
-const char* const kConvs[] = {"aten::conv1d",          "aten::conv2d",           "aten::conv3d",
-                              "aten::convolution",     "aten::_convolution",     "aten::cudnn_convolution",
+const char* const kConvs[] = {"aten::conv1d",           "aten::conv2d",           "aten::conv3d",
+                              "aten::convolution",      "aten::_convolution",     "aten::cudnn_convolution",
                               "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"};
 
 // Ops whose CUDA output is allocated contiguous whatever the input's layout (they call
@@ -187,8 +189,8 @@ bool preserves_suggested_format(const std::string& name) {
 bool identity_alias(const std::string& name) {
   return is_one_of(name, {"aten::alias", "aten::detach", "aten::detach_", "aten::dropout", "aten::dropout_",
                           "aten::feature_dropout", "aten::alpha_dropout", "aten::lift_fresh", "aten::narrow",
-                          "aten::slice", "aten::split", "aten::split_with_sizes", "aten::chunk",
-                          "aten::tensor_split", "aten::unsafe_split", "aten::unsafe_chunk"});
+                          "aten::slice", "aten::split", "aten::split_with_sizes", "aten::chunk", "aten::tensor_split",
+                          "aten::unsafe_split", "aten::unsafe_chunk"});
 }
 
 class LayoutPass {
@@ -413,7 +415,9 @@ bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<
   return true;
 }
 
-Layout run_layout(const Graph& g) { return LayoutPass(g).run(); }
+Layout run_layout(const Graph& g) {
+  return LayoutPass(g).run();
+}
 
 Graph with_runtime_strides(const Graph& g, const Layout& layout) {
   Graph r = g;

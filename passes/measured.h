@@ -11,9 +11,9 @@
 namespace kc {
 
 struct MeasuredLaunch {
-  const char* key;      // launch_key() of the op
-  Counts counts;        // what validate measured
-  const char* models;   // corpus entries it was measured in, comma-separated
+  const char* key;     // launch_key() of the op
+  Counts counts;       // what validate measured
+  const char* models;  // corpus entries it was measured in, comma-separated
 };
 
 // Whether every model of the entry starts with one of the excluded names.

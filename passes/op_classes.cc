@@ -188,21 +188,36 @@ int64_t mul(std::initializer_list<int64_t> factors) {
 
 const char* op_class_name(OpClass c) {
   switch (c) {
-    case C::kGemm: return "gemm";
-    case C::kConv: return "conv";
-    case C::kAttention: return "attention";
-    case C::kNorm: return "norm";
-    case C::kCopy: return "copy";
-    case C::kPointwise: return "pointwise";
-    case C::kReduction: return "reduction";
-    case C::kScan: return "scan";
-    case C::kIndex: return "index";
-    case C::kPool: return "pool";
-    case C::kFactory: return "factory";
-    case C::kHostRead: return "host_read";
-    case C::kView: return "view";
-    case C::kMetadata: return "metadata";
-    case C::kOther: return "other";
+    case C::kGemm:
+      return "gemm";
+    case C::kConv:
+      return "conv";
+    case C::kAttention:
+      return "attention";
+    case C::kNorm:
+      return "norm";
+    case C::kCopy:
+      return "copy";
+    case C::kPointwise:
+      return "pointwise";
+    case C::kReduction:
+      return "reduction";
+    case C::kScan:
+      return "scan";
+    case C::kIndex:
+      return "index";
+    case C::kPool:
+      return "pool";
+    case C::kFactory:
+      return "factory";
+    case C::kHostRead:
+      return "host_read";
+    case C::kView:
+      return "view";
+    case C::kMetadata:
+      return "metadata";
+    case C::kOther:
+      return "other";
   }
   return "other";
 }
@@ -216,7 +231,9 @@ OpClass op_class(const Op& op) {
   return C::kOther;
 }
 
-const std::vector<std::pair<std::string, OpClass>>& op_class_table() { return kTable; }
+const std::vector<std::pair<std::string, OpClass>>& op_class_table() {
+  return kTable;
+}
 
 bool batch_norm_inference(const Op& op) {
   if (op.name == "aten::_native_batch_norm_legit_no_training") return true;
@@ -226,7 +243,9 @@ bool batch_norm_inference(const Op& op) {
   return false;
 }
 
-bool on_matrix_units(OpClass c) { return c == C::kGemm || c == C::kConv || c == C::kAttention; }
+bool on_matrix_units(OpClass c) {
+  return c == C::kGemm || c == C::kConv || c == C::kAttention;
+}
 
 int64_t op_flops(const Graph& g, const Op& op) {
   const std::vector<int> ins = op.tensor_inputs();
@@ -265,7 +284,8 @@ int64_t op_flops(const Graph& g, const Op& op) {
       const int64_t l = qs[qs.size() - 2], d = qs.back(), s = k->sizes[k->sizes.size() - 2];
       return mul({4, product(qs, 0, qs.size() - 2), l, s, d});
     }
-    default: break;
+    default:
+      break;
   }
   return out->numel();
 }

@@ -35,12 +35,14 @@ void per_op(const Graph& g, size_t n, const char* what) {
 void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch>& launches) {
   int eager = 0;
   for (const FusionGroup& grp : plan.groups) {
-    if (grp.fused_kernels > grp.eager_kernels) throw OpError(grp.ops.front(), "its group has more fused than eager kernels");
+    if (grp.fused_kernels > grp.eager_kernels)
+      throw OpError(grp.ops.front(), "its group has more fused than eager kernels");
     eager += grp.eager_kernels;
   }
   int counted = 0;
   for (const Launch& l : launches) counted += l.counts.kernels;
-  check(eager == counted, "its groups hold " + std::to_string(eager) + " eager kernels, the ops " + std::to_string(counted));
+  check(eager == counted,
+        "its groups hold " + std::to_string(eager) + " eager kernels, the ops " + std::to_string(counted));
   per_op(g, plan.group_of.size(), "group assignments");
   // Membership both ways in linear time: each group lists only ops assigned to it, and as
   // many as are assigned in all.
@@ -115,10 +117,9 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
   Report r;
   r.target = &target;
   auto none = [] {};
-  step(
-      "graph", g, none, [&] {
-        if (auto broken = g.check()) throw Error(*broken);
-      });
+  step("graph", g, none, [&] {
+    if (auto broken = g.check()) throw Error(*broken);
+  });
   step(
       "layout", g, [&] { r.layout = run_layout(g); },
       [&] {

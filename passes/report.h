@@ -16,18 +16,18 @@ namespace kc {
 struct Launch {
   bool known = false;  // false: no rule covers the op; `counts` is then meaningless
   Counts counts;
-  std::string rule;    // id of the rule that decided, or why none did
-  std::string key;     // the op's signature (launch_key), as the measured table is keyed
+  std::string rule;          // id of the rule that decided, or why none did
+  std::string key;           // the op's signature (launch_key), as the measured table is keyed
   std::string fitting_rule;  // the first rule that fits, also where the measured table decided
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
 struct Traffic {
-  int reads = 0;          // tensors read from HBM
-  int writes = 0;         // tensors written to HBM
+  int reads = 0;   // tensors read from HBM
+  int writes = 0;  // tensors written to HBM
   int64_t read_bytes = 0;
   int64_t write_bytes = 0;
-  int64_t flops = 0;      // floating-point operations, for the time floor
+  int64_t flops = 0;  // floating-point operations, for the time floor
   int transfers() const { return reads + writes; }
   Traffic& operator+=(const Traffic& o) {
     reads += o.reads;
@@ -43,19 +43,19 @@ struct Traffic {
 // A fusion group: consecutive ops that a fusing compiler runs as one kernel
 // (short name: "fusion").
 struct FusionGroup {
-  std::vector<int> ops;       // op indices, in order
-  std::string kind;           // "pointwise", "reduction" (with fused prologue/epilogue), or "single"
-  int eager_kernels = 0;      // sum of the members' eager kernels
-  int fused_kernels = 0;      // kernels of the fused group
-  Traffic eager;              // the members' traffic summed
-  Traffic fused;              // traffic of the group as one kernel
+  std::vector<int> ops;                        // op indices, in order
+  std::string kind;                            // "pointwise", "reduction" (with fused prologue/epilogue), or "single"
+  int eager_kernels = 0;                       // sum of the members' eager kernels
+  int fused_kernels = 0;                       // kernels of the fused group
+  Traffic eager;                               // the members' traffic summed
+  Traffic fused;                               // traffic of the group as one kernel
   std::vector<int> fused_reads, fused_writes;  // the arrays behind `fused` (groups of two or more ops)
-  double floor_s = 0;         // time floor of the group as one op (filled by the time pass)
+  double floor_s = 0;                          // time floor of the group as one op (filled by the time pass)
 };
 
 // A fusion plan: which group every op lands in (-1 for ops that launch nothing).
 struct FusionPlan {
-  std::string variant;        // "pointwise" or "pointwise+reduction"
+  std::string variant;  // "pointwise" or "pointwise+reduction"
   std::vector<FusionGroup> groups;
   std::vector<int> group_of;  // per op
 };
@@ -84,8 +84,8 @@ struct OpExplanation {
   // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and
   // launch count), in launch order: kernels, memcpys, memsets; empty when none was measured.
   std::vector<std::string> kernel_names;
-  int names_seen = 0;  // measured op instances that ran exactly these
-  int names_of = 0;    // measured op instances alike
+  int names_seen = 0;              // measured op instances that ran exactly these
+  int names_of = 0;                // measured op instances alike
   std::vector<int> reads, writes;  // values crossing HBM, as the hbm pass counts them
 };
 
@@ -147,17 +147,17 @@ struct ModuleNode {
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
-  Layout layout;                 // per value: the strides eager PyTorch gives it at run time
-  std::vector<Launch> launches;  // per op
-  std::vector<Traffic> traffic;  // per op
-  std::vector<TimeFloor> time;   // per op
-  FusionPlan fusion;             // pointwise chains only
-  FusionPlan fusion_reduction;   // pointwise chains fused into reductions too
+  Layout layout;                       // per value: the strides eager PyTorch gives it at run time
+  std::vector<Launch> launches;        // per op
+  std::vector<Traffic> traffic;        // per op
+  std::vector<TimeFloor> time;         // per op
+  FusionPlan fusion;                   // pointwise chains only
+  FusionPlan fusion_reduction;         // pointwise chains fused into reductions too
   std::vector<OpExplanation> explain;  // per op
-  std::vector<RollupRow> by_line;    // rollups, in order of first op
+  std::vector<RollupRow> by_line;      // rollups, in order of first op
   std::vector<RollupRow> by_module;
-  std::vector<RollupRow> by_op_type;   // per op type ("batch_norm", "add.Tensor")
-  std::vector<ModuleNode> module_tree; // depth-first, node 0 the model; inclusive totals
+  std::vector<RollupRow> by_op_type;    // per op type ("batch_norm", "add.Tensor")
+  std::vector<ModuleNode> module_tree;  // depth-first, node 0 the model; inclusive totals
   Totals totals;
 };
 

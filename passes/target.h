@@ -14,11 +14,11 @@
 namespace kc {
 
 struct Target {
-  std::string name;           // "torch2.11-h200": the id used in flags, rules and reports
-  std::string description;    // one line for reports: "eager PyTorch 2.11 on NVIDIA H200 (sm_90)"
-  std::string torch_version;  // "2.11"
-  std::string gpu;            // "NVIDIA H200"
-  std::string arch;           // "sm_90"
+  std::string name;                    // "torch2.11-h200": the id used in flags, rules and reports
+  std::string description;             // one line for reports: "eager PyTorch 2.11 on NVIDIA H200 (sm_90)"
+  std::string torch_version;           // "2.11"
+  std::string gpu;                     // "NVIDIA H200"
+  std::string arch;                    // "sm_90"
   double hbm_bytes_per_s = 0;          // device-to-device copy, bytes read plus written
   double matmul_bf16_flops_per_s = 0;  // large bf16 GEMM through torch
   double matmul_fp32_flops_per_s = 0;  // large fp32 GEMM through torch (default precision)
@@ -27,9 +27,9 @@ struct Target {
   std::string evidence;                // where the rates were measured
   bool test_only = false;              // exists for the test suite; not listed in --help
 
-  std::vector<LaunchRule> rules;         // in match order
-  std::vector<MeasuredLaunch> measured;  // exact signatures measured where the rules miss
-  std::string measured_source;           // where the measured table comes from
+  std::vector<LaunchRule> rules;          // in match order
+  std::vector<MeasuredLaunch> measured;   // exact signatures measured where the rules miss
+  std::string measured_source;            // where the measured table comes from
   std::vector<KernelNames> kernel_names;  // kernel name families measured per rule
   std::string kernel_names_source;        // where that table comes from
 

@@ -27,7 +27,9 @@ TimeFloor floor_of(int64_t bytes, int64_t flops, int kernels, double flop_rate, 
 
 }  // namespace
 
-double TimeFloor::floor_s() const { return std::max({memory_s, compute_s, launch_s}); }
+double TimeFloor::floor_s() const {
+  return std::max({memory_s, compute_s, launch_s});
+}
 
 const char* TimeFloor::bound() const {
   if (launch_s > memory_s && launch_s > compute_s) return "launch";
@@ -39,8 +41,8 @@ std::vector<TimeFloor> run_time_floor(const Graph& g, const std::vector<Launch>&
   std::vector<TimeFloor> out(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    out[i] = floor_of(traffic[i].bytes(), traffic[i].flops, launches[i].counts.kernels, rate(op, first_dtype(g, op), target),
-                      target);
+    out[i] = floor_of(traffic[i].bytes(), traffic[i].flops, launches[i].counts.kernels,
+                      rate(op, first_dtype(g, op), target), target);
   }
   return out;
 }

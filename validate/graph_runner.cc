@@ -71,10 +71,7 @@ at::Tensor random_tensor(const Value& v, c10::Device device, bool positive) {
 }
 
 GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
-    : g_(g),
-      device_(device),
-      initial_(g.values.size()),
-      last_use_(g.values.size(), -1) {
+    : g_(g), device_(device), initial_(g.values.size()), last_use_(g.values.size(), -1) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     try {
@@ -122,7 +119,9 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
   }
 }
 
-c10::Device GraphRunner::place(Placement p) const { return p == Placement::kDevice ? device_ : c10::Device(c10::kCPU); }
+c10::Device GraphRunner::place(Placement p) const {
+  return p == Placement::kDevice ? device_ : c10::Device(c10::kCPU);
+}
 
 std::string GraphRunner::where(int i) const {
   const Op& op = g_.ops[i];

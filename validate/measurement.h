@@ -22,7 +22,7 @@ struct GpuActivity {
 
 // The GPU work of one op (or of no op).
 struct MeasuredWork {
-  Counts counts;  // host syncs stay 0: CUPTI's activity records do not show them
+  Counts counts;                          // host syncs stay 0: CUPTI's activity records do not show them
   std::vector<std::string> kernel_names;  // full names, in launch order
   std::vector<std::string> memcpy_kinds;  // "HtoD", "DtoH", "DtoD", ... in launch order
 

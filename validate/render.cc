@@ -82,7 +82,8 @@ std::string render_json(const Validation& v) {
     const Launch& p = v.report.launches[i];
     json inputs = json::array(), outputs = json::array();
     for (const Arg& a : op.args) inputs.push_back(describe_arg(g, a, Style::kReadable));
-    for (int o : op.outputs) outputs.push_back(o < 0 ? std::string("-") : describe_value(g.values[o], Style::kReadable));
+    for (int o : op.outputs)
+      outputs.push_back(o < 0 ? std::string("-") : describe_value(g.values[o], Style::kReadable));
     json predicted = {{"known", p.known}, {"rule", p.rule}};
     if (p.known) {
       predicted["kernels"] = p.counts.kernels;
@@ -167,15 +168,13 @@ std::string render_text(const Validation& v) {
     for (const auto& kind : w.memcpy_kinds) launched += (launched.empty() ? "" : "; ") + ("memcpy " + kind);
     if (w.counts.memset) launched += (launched.empty() ? "" : "; ") + std::to_string(w.counts.memset) + "x memset";
     o << pad(std::to_string(i), idx_w) << "  " << pad(op.full_name(), op_w) << "  " << pad(source(op), src_w) << "  "
-      << pad(p.known ? counts_text(p.counts) : "unknown", 9) << "  "
-      << pad(counts_text(w.counts), 8) << "  " << pad(v.comparison.match[i] ? "yes" : "NO", 5)
-      << "  " << launched << "\n";
+      << pad(p.known ? counts_text(p.counts) : "unknown", 9) << "  " << pad(counts_text(w.counts), 8) << "  "
+      << pad(v.comparison.match[i] ? "yes" : "NO", 5) << "  " << launched << "\n";
   }
   o << "\n";
   const MeasuredWork& u = m.unattributed;
   if (!u.counts.none())
-    o << "launched outside any graph op: " << counts_text(u.counts) << "  "
-      << kernels_text(u.kernel_names, 5) << "\n";
+    o << "launched outside any graph op: " << counts_text(u.counts) << "  " << kernels_text(u.kernel_names, 5) << "\n";
   if (!m.unmatched_runtime_ops.empty()) {
     o << "runtime ops with no graph op:";
     for (const auto& n : m.unmatched_runtime_ops) o << " " << n;

@@ -16,7 +16,9 @@ const std::vector<Target>& known_targets() {
   return *targets;
 }
 
-const Target& default_target() { return known_targets().front(); }
+const Target& default_target() {
+  return known_targets().front();
+}
 
 const Target& find_target(const std::string& name) {
   std::string names;

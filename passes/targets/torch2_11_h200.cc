@@ -11,7 +11,13 @@ namespace {
 // matter: host-side work first, the rules by class last.
 std::vector<LaunchRule> rules() {
   std::vector<LaunchRule> r;
-  r.push_back({"host", {}, {}, "every tensor involved is on the CPU", on_host, {}, nullptr,
+  r.push_back({"host",
+               {},
+               {},
+               "every tensor involved is on the CPU",
+               on_host,
+               {},
+               nullptr,
                "by construction: no CUDA tensor is read or written",
                "Every tensor it touches lives on the CPU, so nothing is launched on the GPU."});
   h200::add_copies_rules(r);

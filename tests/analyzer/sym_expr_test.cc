@@ -39,8 +39,9 @@ TEST_CASE("sym_expr: undefined arithmetic is refused with a reason, never a trap
     CHECK_FALSE(kc::eval_sym_expr(e, s, &why));
     CHECK(why == "modulo by zero");
   }
-  for (const std::string& e : std::vector<std::string>{min + " // m1", "FloorDiv(" + min + ", -1)", min + " / -1", "CeilDiv(" + min + ", -1)",
-                              "Abs(" + min + ")", "-" + min, "2 ** 64", "s0 ** 70", "99999999999999999999"}) {
+  for (const std::string& e :
+       std::vector<std::string>{min + " // m1", "FloorDiv(" + min + ", -1)", min + " / -1", "CeilDiv(" + min + ", -1)",
+                                "Abs(" + min + ")", "-" + min, "2 ** 64", "s0 ** 70", "99999999999999999999"}) {
     std::string why;
     CHECK_FALSE(kc::eval_sym_expr(e, s, &why));
     CHECK(why.find("64 bits") != std::string::npos);

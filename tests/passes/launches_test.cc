@@ -10,8 +10,10 @@ using kc::DType;
 using kc::test::GraphBuilder;
 
 namespace {
-const kc::Target& h200() { return kc::default_target(); }
+const kc::Target& h200() {
+  return kc::default_target();
 }
+}  // namespace
 
 TEST_CASE("launches: a + b is one kernel") {
   GraphBuilder b;
@@ -111,13 +113,13 @@ kc::Launch conv(GraphBuilder& b, int x, std::vector<int64_t> w_sizes, bool bias,
 TEST_CASE("launches: convolutions by kind") {
   GraphBuilder b;
   int x = b.input({32, 64, 28, 28});
-  CHECK(conv(b, x, {64, 64, 3, 3}, false).counts.kernels == 4);         // transforms + implicit GEMM
-  CHECK(conv(b, x, {64, 64, 3, 3}, true).counts.kernels == 5);          // + bias add
-  CHECK(conv(b, x, {128, 64, 1, 1}, false).counts.kernels == 1);        // 1x1: a plain GEMM
-  CHECK(conv(b, x, {128, 64, 1, 1}, false, 2).counts.kernels == 3);     // strided 1x1: transforms again
-  CHECK(conv(b, x, {64, 1, 3, 3}, false, 1, 64).counts.kernels == 1);   // depthwise: ATen's kernel
+  CHECK(conv(b, x, {64, 64, 3, 3}, false).counts.kernels == 4);              // transforms + implicit GEMM
+  CHECK(conv(b, x, {64, 64, 3, 3}, true).counts.kernels == 5);               // + bias add
+  CHECK(conv(b, x, {128, 64, 1, 1}, false).counts.kernels == 1);             // 1x1: a plain GEMM
+  CHECK(conv(b, x, {128, 64, 1, 1}, false, 2).counts.kernels == 3);          // strided 1x1: transforms again
+  CHECK(conv(b, x, {64, 1, 3, 3}, false, 1, 64).counts.kernels == 1);        // depthwise: ATen's kernel
   int permuted = b.strided({32, 64, 28, 28}, {50176, 1, 64 * 28 * 32, 28});  // neither NCHW nor NHWC
-  CHECK(conv(b, permuted, {128, 64, 1, 1}, false).counts.kernels == 2);  // + a copy to contiguous
+  CHECK(conv(b, permuted, {128, 64, 1, 1}, false).counts.kernels == 2);      // + a copy to contiguous
   int nhwc = b.strided({32, 64, 28, 28}, {50176, 1, 28 * 64, 64});
   CHECK(conv(b, nhwc, {64, 1, 7, 7}, true, 1, 64).counts.kernels == 2);  // channels-last read as is
 }

@@ -11,7 +11,9 @@ using kc::test::GraphBuilder;
 
 namespace {
 
-std::vector<int64_t> dims(size_t rank) { return std::vector<int64_t>(rank, 4); }
+std::vector<int64_t> dims(size_t rank) {
+  return std::vector<int64_t>(rank, 4);
+}
 
 // True when the launches pass predicts the graph's op, false when it refuses it (at op 0).
 bool accepted(const kc::Graph& g) {

@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/error.h"
-
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"

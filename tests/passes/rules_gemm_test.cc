@@ -13,7 +13,9 @@ using kc::test::GraphBuilder;
 namespace {
 
 // Launches of the graph's only (last) op by the rules alone.
-kc::Launch rules_only(const GraphBuilder& b) { return kc::run_launches(b.g, kc::default_target(), {false, {}}).back(); }
+kc::Launch rules_only(const GraphBuilder& b) {
+  return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+}
 
 // linear(x, w[, bias]) with x of the given layout; returns the builder.
 GraphBuilder linear(std::vector<int64_t> x_sizes, std::vector<int64_t> x_strides, int64_t n, bool bias, DType dt) {
@@ -148,7 +150,8 @@ TEST_CASE("gemm: einsum is one bmm + a copy per operand whose permutation is not
 }
 
 TEST_CASE("sdpa: fused kernels, bool-mask conversion and f32 mask padding") {
-  CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16)).counts.same_work(kc::Counts{1, 0, 1, 0}));
+  CHECK(
+      rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16)).counts.same_work(kc::Counts{1, 0, 1, 0}));
   CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kFloat32)).counts.same_work(kc::Counts{1, 0, 0, 0}));
   // Decode: one query row, no workspace.
   CHECK(rules_only(sdpa({2, 4, 1, 48}, {2, 4, 197, 48}, DType::kBFloat16)).counts.same_work(kc::Counts{1, 0, 0, 0}));
@@ -167,7 +170,8 @@ TEST_CASE("sdpa: fused kernels, bool-mask conversion and f32 mask padding") {
   {
     GraphBuilder b;  // bf16 4-D float mask (relative position bias): cuDNN, 1/0/1
     int m = b.input({1, 12, 197, 197}, DType::kBFloat16);
-    CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16, m, b)).counts.same_work(kc::Counts{1, 0, 1, 0}));
+    CHECK(rules_only(sdpa({2, 12, 197, 64}, {2, 12, 197, 64}, DType::kBFloat16, m, b))
+              .counts.same_work(kc::Counts{1, 0, 1, 0}));
   }
 }
 

@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/error.h"
-
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/layout.h"
@@ -13,7 +12,9 @@ using kc::DType;
 using kc::test::GraphBuilder;
 
 namespace {
-const kc::Target& h200() { return kc::default_target(); }
+const kc::Target& h200() {
+  return kc::default_target();
+}
 const kc::LaunchOptions kRulesOnly{false, {}};
 
 // conv2d(x, w) with named arguments, as the loader gives them.
@@ -35,7 +36,9 @@ int permute(GraphBuilder& b, int x, std::vector<int64_t> dims) {
   b.g.values[y].strides = st;
   return y;
 }
-std::vector<int64_t> cl_strides(int64_t n, int64_t c, int64_t h, int64_t w) { return {c * h * w, 1, w * c, c}; }
+std::vector<int64_t> cl_strides(int64_t n, int64_t c, int64_t h, int64_t w) {
+  return {c * h * w, 1, w * c, c};
+}
 }  // namespace
 
 TEST_CASE("layout: a conv reading a channels_last input returns channels_last (cudnn_conv_suggest_memory_format)") {
@@ -135,7 +138,8 @@ TEST_CASE("layout: channels_last_strides is ATen's is_channels_last_strides_2d")
 namespace {
 kc::Launch norm(GraphBuilder& b, const std::string& name, int x, bool training = false, DType wdt = DType::kUnknown) {
   std::vector<int> ins = {x};
-  if (wdt != DType::kUnknown) ins.push_back(b.input({b.g.values[x].sizes.size() > 1 ? b.g.values[x].sizes[1] : 1}, wdt));
+  if (wdt != DType::kUnknown)
+    ins.push_back(b.input({b.g.values[x].sizes.size() > 1 ? b.g.values[x].sizes[1] : 1}, wdt));
   b.op(name, ins);
   b.name_arg(0, "input");
   if (wdt != DType::kUnknown) b.name_arg(1, "weight");

@@ -12,7 +12,9 @@ using kc::test::GraphBuilder;
 
 namespace {
 
-const kc::Target& h200() { return kc::default_target(); }
+const kc::Target& h200() {
+  return kc::default_target();
+}
 
 // The rules alone, without the measured table.
 kc::Launch last(const GraphBuilder& b) {
@@ -56,8 +58,8 @@ kc::Launch rnn(const RnnCall& c) {
   GraphBuilder b;
   const int64_t gates = c.op == "aten::lstm" ? 4 : c.op == "aten::gru" ? 3 : 1;
   const int64_t d = c.bidirectional ? 2 : 1;
-  std::vector<int64_t> xs = c.batch_first ? std::vector<int64_t>{c.batch, c.seq, c.input}
-                                          : std::vector<int64_t>{c.seq, c.batch, c.input};
+  std::vector<int64_t> xs =
+      c.batch_first ? std::vector<int64_t>{c.batch, c.seq, c.input} : std::vector<int64_t>{c.seq, c.batch, c.input};
   int x = b.input(xs, c.dtype);
   int h = b.input({c.layers * d, c.batch, c.hidden}, c.dtype);
   std::vector<int> params;
@@ -162,7 +164,9 @@ TEST_CASE("rnn: shapes the rule was not checked on stay unknown") {
 namespace {
 
 // The last op of `b` with its overload set and its i-th argument renamed.
-kc::Op& last_op(GraphBuilder& b) { return b.g.ops.back(); }
+kc::Op& last_op(GraphBuilder& b) {
+  return b.g.ops.back();
+}
 
 }  // namespace
 
@@ -198,7 +202,13 @@ TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched ker
   GraphBuilder b;
   int a = b.input({1, 64, 8, 28, 28}), c = b.input({1, 32, 8, 28, 28});
   b.op("aten::cat", {}, {}, {1, 96, 8, 28, 28});
-  last_op(b).args = {[&] { Arg t; t.name = "tensors"; t.kind = Arg::Kind::kTensorList; t.tensors = {a, c}; return t; }(),
+  last_op(b).args = {[&] {
+                       Arg t;
+                       t.name = "tensors";
+                       t.kind = Arg::Kind::kTensorList;
+                       t.tensors = {a, c};
+                       return t;
+                     }(),
                      int_arg("dim", 1)};
   auto l = last(b);
   CHECK(l.counts.kernels == 0);

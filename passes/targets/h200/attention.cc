@@ -47,7 +47,9 @@ Counts sdpa_math_4d_counts(const OpFacts& f) {
   const int base = 13 + (mask_is_bool(f) ? 3 : 0);
   return {base + (is_half(f.dtype) ? 5 : 0), 0, 0, 0};
 }
-bool sdpa_math_4d_masked(const OpFacts& f) { return sdpa_math_4d(f) && sdpa_mask(f); }
+bool sdpa_math_4d_masked(const OpFacts& f) {
+  return sdpa_math_4d(f) && sdpa_mask(f);
+}
 
 // 5-D q/k/v: the fused kernels take 4-D only (check_tensor_shapes): math path, f32 11 kernels,
 // bf16/fp16 16; + 1 when the query is not contiguous (matmul's reshape copies it).
@@ -66,7 +68,9 @@ Counts sdpa_rank5_counts(const OpFacts& f) {
 // two fills and a where). f32 runs mem-efficient (fmha_cutlassF), no memset; a mask whose last
 // dim is not a multiple of 8 is padded (+2 kernels: fill, copy). bf16/fp16 with a float mask
 // that is not 4-D: cuDNN declines, mem-efficient runs without a memset (+2 padding as in f32).
-bool sdpa_fused(const OpFacts& f) { return qk_rank4(f) && !sdpa_math_4d(f) && (fp32(f) || is_half(f.dtype)); }
+bool sdpa_fused(const OpFacts& f) {
+  return qk_rank4(f) && !sdpa_math_4d(f) && (fp32(f) || is_half(f.dtype));
+}
 Counts sdpa_fused_counts(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* m = sdpa_mask(f);
@@ -83,26 +87,44 @@ Counts sdpa_fused_counts(const OpFacts& f) {
 
 void add_attention_rules(std::vector<LaunchRule>& r) {
   const auto sdpa = ops({"aten::scaled_dot_product_attention"});
-  r.push_back({"sdpa.math.5d", sdpa, {},
+  r.push_back({"sdpa.math.5d",
+               sdpa,
+               {},
                "5-D q/k/v, no mask: the math fallback, f32 11 kernels, bf16/fp16 16, + 1 for a non-contiguous query",
-               sdpa_rank5, {}, sdpa_rank5_counts, "broad:nest, broad:twins, broad:hiera",
-               "The fused attention kernels take 4-D tensors only, so this call runs the math path: scale, matmul, softmax and matmul as separate kernels."});
-  r.push_back({"sdpa.math.mask", sdpa, {},
-               "4-D with a mask, key heads != query heads or a mask whose last dim is not unit-strided "
-               "(expanded stride-0 bool mask, transposed position bias): the math fallback, f32 13 kernels with a "
-               "float mask, 16 with a bool mask; bf16/fp16 + 5",
-               sdpa_math_4d_masked, {}, sdpa_math_4d_counts,
-               "sweep:sdpa (expanded bool masks), broad:camembert, broad:xlm-roberta, broad:distilbert, broad:falcon, "
-               "broad:t5 (transposed position bias)",
-               "The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), so attention runs the math path: the mask is converted, then scale, matmul, softmax and matmul run as separate kernels."});
-  r.push_back({"sdpa.fused", sdpa, {},
+               sdpa_rank5,
+               {},
+               sdpa_rank5_counts,
+               "broad:nest, broad:twins, broad:hiera",
+               "The fused attention kernels take 4-D tensors only, so this call runs the math path: scale, matmul, "
+               "softmax and matmul as separate kernels."});
+  r.push_back(
+      {"sdpa.math.mask",
+       sdpa,
+       {},
+       "4-D with a mask, key heads != query heads or a mask whose last dim is not unit-strided "
+       "(expanded stride-0 bool mask, transposed position bias): the math fallback, f32 13 kernels with a "
+       "float mask, 16 with a bool mask; bf16/fp16 + 5",
+       sdpa_math_4d_masked,
+       {},
+       sdpa_math_4d_counts,
+       "sweep:sdpa (expanded bool masks), broad:camembert, broad:xlm-roberta, broad:distilbert, broad:falcon, "
+       "broad:t5 (transposed position bias)",
+       "The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), so attention "
+       "runs the math path: the mask is converted, then scale, matmul, softmax and matmul run as separate kernels."});
+  r.push_back({"sdpa.fused",
+               sdpa,
+               {},
                "4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row); f32 mem-efficient 1 kernel; "
                "+ 3 for a bool mask; + 2 padding when a float mask in f32 (or a non-4-D float mask in bf16, which "
                "cuDNN declines: no memset) has keys not a multiple of 8",
-               sdpa_fused, {}, sdpa_fused_counts,
+               sdpa_fused,
+               {},
+               sdpa_fused_counts,
                "sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
                "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit",
-               "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask whose key length is not a multiple of 8 is padded first."});
+               "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient "
+               "kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask "
+               "whose key length is not a multiple of 8 is padded first."});
 }
 
 }  // namespace kc::h200

@@ -173,8 +173,7 @@ Counts conv_counts(const OpFacts& f) {
     const int64_t cpg = cin / v.groups;
     const int g = static_cast<int>(v.groups);
     if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
-    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && v.groups <= 7)
-      return {3 * g + bias + copies, 0, 0, 0};
+    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && v.groups <= 7) return {3 * g + bias + copies, 0, 0, 0};
     // One call: cuDNN's grouped kernels zero two workspaces when the channels per group are
     // not a multiple of 32 (from 24 up).
     return {4 + bias + copies, 0, cpg >= 24 && cpg % 32 != 0 ? 2 : 0, 0};
@@ -218,32 +217,50 @@ Counts conv_transpose_counts(const OpFacts& f) {
   return {1 + bias + v.pre_copies, 0, 0, 0};
 }
 
-bool conv_forward(const OpFacts& f) { return !is_transposed(f) && conv_shapes(f); }
-bool conv_backward_data(const OpFacts& f) { return is_transposed(f) && conv_shapes(f); }
+bool conv_forward(const OpFacts& f) {
+  return !is_transposed(f) && conv_shapes(f);
+}
+bool conv_backward_data(const OpFacts& f) {
+  return is_transposed(f) && conv_shapes(f);
+}
 
 }  // namespace
 
 void add_conv_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"conv", {}, OpClass::kConv,
+  r.push_back({"conv",
+               {},
+               OpClass::kConv,
                "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
                "a non-contiguous input. Channels last (input or weight suggests it): cuDNN NHWC core 1, +1 copy "
                "each for input/weight not dense channels last; f32 5-d depthwise loops per channel (2 x C_in) when "
-               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce; half precision on <= 7x7 maps with N*H*W >= 1024: 3); 1x1 strided 3; C_in <= 4 stems 1; half "
+               "C_in < 256. NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; f32: "
+               "3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple "
+               "of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce; half precision on "
+               "<= 7x7 maps with N*H*W >= 1024: 3); 1x1 strided 3; C_in <= 4 stems 1; half "
                "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
                "when C_in*k >= 2304 and N*out_pixels <= 392 (most frequent per bucket; cuDNN heuristics). "
                "+1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
-               conv_forward, {}, conv_counts,
+               conv_forward,
+               {},
+               conv_counts,
                "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, "
                "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
                "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
                "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",
-               "cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped shapes loop over groups, and a bias is one more elementwise kernel."});
-  r.push_back({"conv.transposed", {}, OpClass::kConv,
+               "cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
+               "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
+               "shapes loop over groups, and a bias is one more elementwise kernel."});
+  r.push_back({"conv.transposed",
+               {},
+               OpClass::kConv,
                "transposed 1-3 d (cuDNN dgrad), most frequent per bucket: half precision 4 + 1 memset; f32 grouped 4; "
                "f32 channels last 2 + 1 memset; f32 NCHW 1 (dgrad reads NCHW); +1 bias add",
-               conv_backward_data, {}, conv_transpose_counts,
+               conv_backward_data,
+               {},
+               conv_transpose_counts,
                "sweep:conv/conv_transpose1d, sweep:conv/conv_transpose2d, sweep:conv/conv_transpose3d",
-               "A transposed convolution runs cuDNN's data-gradient kernel with the layout transforms it needs (and a zeroed workspace in bf16); a bias is one more elementwise kernel."});
+               "A transposed convolution runs cuDNN's data-gradient kernel with the layout transforms it needs (and a "
+               "zeroed workspace in bf16); a bias is one more elementwise kernel."});
 }
 
 }  // namespace kc::h200

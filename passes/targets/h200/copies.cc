@@ -115,9 +115,9 @@ Counts copy_counts(const OpFacts& f) {
   const Value* src = f.input(1);
   if (!self || !src) return {1, 0, 0, 0};
   if (self->numel() == 0) return {};
-  if (f.inputs[0] == f.inputs[1] || (self->sizes == src->sizes && self->strides == src->strides &&
-                                     self->dtype == src->dtype &&
-                                     view_path(*f.graph, f.inputs[0]) == view_path(*f.graph, f.inputs[1])))
+  if (f.inputs[0] == f.inputs[1] ||
+      (self->sizes == src->sizes && self->strides == src->strides && self->dtype == src->dtype &&
+       view_path(*f.graph, f.inputs[0]) == view_path(*f.graph, f.inputs[1])))
     return {};
   if (src->placement != self->placement) return {0, 1, 0, 0};
   return copy_into(*src, self->strides, self->dtype);
@@ -139,7 +139,9 @@ std::string pad_mode(const OpFacts& f) {
   return m && m->kind == Arg::Kind::kString ? m->text : "constant";
 }
 // Circular padding copies each wrapped border separately (2-7 kernels in the sweep): not predicted.
-bool pad_known(const OpFacts& f) { return pad_mode(f) != "circular"; }
+bool pad_known(const OpFacts& f) {
+  return pad_mode(f) != "circular";
+}
 // pad with all-zero amounts is a copy of its input. Constant padding fills the result, then
 // copies the input into it; amounts that only crop (all <= 0) are a narrowed view copied once.
 // Reflect and replicate write every output element in one kernel.
@@ -156,61 +158,133 @@ Counts pad_counts(const OpFacts& f) {
 }  // namespace
 
 void add_copies_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"metadata", ops({"aten::size", "aten::sym_size", "aten::dim", "aten::numel", "aten::stride",
-                                "aten::sym_numel", "aten::sym_stride", "aten::is_contiguous",
-                                "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
-                                "aten::lift_fresh", "aten::detach_"}), {}, "always", nullptr, {}, nullptr,
-               "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)",
-               "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
-  r.push_back({"reshape", ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}), {}, "copies only when no view fits the strides", nullptr, {}, reshape_counts,
+  r.push_back(
+      {"metadata",
+       ops({"aten::size", "aten::sym_size", "aten::dim", "aten::numel", "aten::stride", "aten::sym_numel",
+            "aten::sym_stride", "aten::is_contiguous", "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
+            "aten::lift_fresh", "aten::detach_"}),
+       {},
+       "always",
+       nullptr,
+       {},
+       nullptr,
+       "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)",
+       "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
+  r.push_back({"reshape",
+               ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}),
+               {},
+               "copies only when no view fits the strides",
+               nullptr,
+               {},
+               reshape_counts,
                "truth:view_reshape_float32, truth:contiguous_T_float32",
-               "A reshape is a view (no kernel) when the strides allow it; otherwise it copies the data into a new array with one copy kernel."});
-  r.push_back({"contiguous", ops({"aten::contiguous"}), {}, "copies only a non-contiguous input", nullptr, {},
-               contiguous_counts, "truth:contiguous_T_float32",
-               "A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is copied into a new row-major array by one copy kernel."});
-  r.push_back({"clone", ops({"aten::clone", "aten::lift_fresh_copy"}), {}, "memcpy for a contiguous input, else a copy kernel", nullptr, {},
-               clone_counts, "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)",
+               "A reshape is a view (no kernel) when the strides allow it; otherwise it copies the data into a new "
+               "array with one copy kernel."});
+  r.push_back({"contiguous",
+               ops({"aten::contiguous"}),
+               {},
+               "copies only a non-contiguous input",
+               nullptr,
+               {},
+               contiguous_counts,
+               "truth:contiguous_T_float32",
+               "A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is copied into "
+               "a new row-major array by one copy kernel."});
+  r.push_back({"clone",
+               ops({"aten::clone", "aten::lift_fresh_copy"}),
+               {},
+               "memcpy for a contiguous input, else a copy kernel",
+               nullptr,
+               {},
+               clone_counts,
+               "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)",
                "A clone of a contiguous tensor is one device-to-device memcpy; of a strided one, one copy kernel."});
-  r.push_back({"to.host", ops({"aten::to", "aten::_to_copy", "aten::cpu"}), {},
+  r.push_back({"to.host",
+               ops({"aten::to", "aten::_to_copy", "aten::cpu"}),
+               {},
                "the result is on the CPU: device-to-host copy and a wait",
                to_host,
-               {0, 1, 0, 1}, nullptr, "truth:to_cpu",
-               "Moving a result to the CPU is a device-to-host memcpy, and the host waits for the GPU to finish before it can read it."});
-  r.push_back({"to", ops({"aten::to", "aten::_to_copy", "aten::type_as"}), {},
+               {0, 1, 0, 1},
+               nullptr,
+               "truth:to_cpu",
+               "Moving a result to the CPU is a device-to-host memcpy, and the host waits for the GPU to finish before "
+               "it can read it."});
+  r.push_back({"to",
+               ops({"aten::to", "aten::_to_copy", "aten::type_as"}),
+               {},
                "host tensor to the device: one host-to-device copy (converted on the host); dtype change: "
                "one conversion kernel; same dtype: nothing for to/type_as, a copy for _to_copy",
-               nullptr, {}, to_counts,
+               nullptr,
+               {},
+               to_counts,
                "truth:to_half_float32, truth:to_half_bfloat16, broad:convit (host to device), broad:eva, "
                "broad:gemma2 (type_as, same dtype)",
-               "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype launches nothing."});
-  r.push_back({"item", ops({"aten::item", "aten::_local_scalar_dense", "aten::Int", "aten::Float", "aten::Bool",
-                            "aten::ScalarImplicit"}), {}, "a GPU value read by the host: device-to-host copy and a wait", nullptr, {0, 1, 0, 1}, nullptr,
+               "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
+               "launches nothing."});
+  r.push_back({"item",
+               ops({"aten::item", "aten::_local_scalar_dense", "aten::Int", "aten::Float", "aten::Bool",
+                    "aten::ScalarImplicit"}),
+               {},
+               "a GPU value read by the host: device-to-host copy and a wait",
+               nullptr,
+               {0, 1, 0, 1},
+               nullptr,
                "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)",
-               "The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and the host waits (a sync) for every kernel queued before it."});
-  r.push_back({"cat", ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}), {},
+               "The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and the host "
+               "waits (a sync) for every kernel queued before it."});
+  r.push_back({"cat",
+               ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}),
+               {},
                "several inputs of one dtype, cat of rank <= 4: one batched kernel (per 128 inputs); else (one "
                "input, rank 5+, stack of rank-4 inputs at the new last dim) a copy per non-empty input: a memcpy "
                "into a dense slice, else a kernel; an empty result: nothing",
-               nullptr, {}, cat_counts,
+               nullptr,
+               {},
+               cat_counts,
                "truth:cat_float32, truth:cat_bfloat16, sweep:copy/cat, sweep:copy/stack, corpus:densenet121, "
                "broad:s3d (5-d cat 0/4/0), broad:eva, broad:roformer, broad:gptj (last-dim 5-d stacks), "
                "broad:skresnet (stack at dim 1: one kernel)",
-               "A cat is one kernel that copies every input into its slice of the result; with mixed dtypes or more than four dimensions it copies each input separately (a memcpy where its slice is dense)."});
-  r.push_back({"copy_", ops({"aten::copy_"}), {},
+               "A cat is one kernel that copies every input into its slice of the result; with mixed dtypes or more "
+               "than four dimensions it copies each input separately (a memcpy where its slice is dense)."});
+  r.push_back({"copy_",
+               ops({"aten::copy_"}),
+               {},
                "src is self's own region (same view path from one base): nothing; host source: one "
                "host-to-device copy; dense, same dtype and strides: a memcpy; else a copy kernel",
-               nullptr, {}, copy_counts, "broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)",
-               "An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense copy of the same layout or from the host, else one copy kernel."});
-  r.push_back({"repeat", ops({"aten::repeat"}), {}, "one copy kernel; all repeats 1: a copy of the input",
-               nullptr, {}, repeat_counts, "sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit",
+               nullptr,
+               {},
+               copy_counts,
+               "broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)",
+               "An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense "
+               "copy of the same layout or from the host, else one copy kernel."});
+  r.push_back({"repeat",
+               ops({"aten::repeat"}),
+               {},
+               "one copy kernel; all repeats 1: a copy of the input",
+               nullptr,
+               {},
+               repeat_counts,
+               "sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit",
                "A repeat is one kernel writing the tiled result (a plain copy when every repeat is 1)."});
-  r.push_back({"pad", ops({"aten::pad", "aten::constant_pad_nd"}), {},
+  r.push_back({"pad",
+               ops({"aten::pad", "aten::constant_pad_nd"}),
+               {},
                "not circular. Zero amounts: a copy of the input; constant: fill then copy (1 when it only crops); "
                "reflect/replicate: one kernel",
-               pad_known, {}, pad_counts, "truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)",
-               "Constant padding fills the result and copies the input into it (two kernels, one if it only crops); reflect and replicate padding are one kernel; zero padding is a copy."});
-  r.push_back({"roll", ops({"aten::roll"}), {}, "one kernel per rolled dim (roll recurses dim by dim); a flat roll: 1",
-               nullptr, {}, roll_counts, "sweep:copy/roll, sweep:copy/roll2d, corpus:swin_t, broad:swin3d (3 dims: 3)",
+               pad_known,
+               {},
+               pad_counts,
+               "truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)",
+               "Constant padding fills the result and copies the input into it (two kernels, one if it only crops); "
+               "reflect and replicate padding are one kernel; zero padding is a copy."});
+  r.push_back({"roll",
+               ops({"aten::roll"}),
+               {},
+               "one kernel per rolled dim (roll recurses dim by dim); a flat roll: 1",
+               nullptr,
+               {},
+               roll_counts,
+               "sweep:copy/roll, sweep:copy/roll2d, corpus:swin_t, broad:swin3d (3 dims: 3)",
                "A roll is one gather kernel per rolled dimension."});
 }
 

@@ -8,7 +8,9 @@
 namespace kc::h200 {
 namespace {
 
-bool has_layout(const Value* v) { return v && !v->sizes.empty() && v->strides.size() == v->sizes.size(); }
+bool has_layout(const Value* v) {
+  return v && !v->sizes.empty() && v->strides.size() == v->sizes.size();
+}
 
 // cuBLAS reads a matrix whose last or second-to-last stride is 1 (row- or column-major);
 // anything else is made contiguous first (prepare_matrix_for_cublas).
@@ -41,7 +43,9 @@ bool linear_bias_fused(const OpFacts& f) {
   const Value* x = f.input(0);
   return f.input(2) && has_layout(x) && (x->sizes.size() == 2 || (x->sizes.size() >= 3 && x->contiguous()));
 }
-bool linear_bias_separate(const OpFacts& f) { return f.input(2) && !linear_bias_fused(f); }
+bool linear_bias_separate(const OpFacts& f) {
+  return f.input(2) && !linear_bias_fused(f);
+}
 
 // matmul's should_fold: an N-D (N >= 3) left operand whose leading dims collapse into rows
 // (stride[i] == stride[i+1] * size[i+1]) becomes one 2-D mm; else the bmm path.
@@ -118,12 +122,14 @@ bool fp32_splitk_bias_reduce(const OpFacts& f) {
   const Mnk d = gemm_mnk(f);
   return fp32_splitk_bias_any(f) && d.k < 2 * d.n && d.n > 128 && d.n < 384;
 }
-bool fp32_splitk_bias(const OpFacts& f) { return fp32_splitk_bias_any(f) && !fp32_splitk_bias_reduce(f); }
+bool fp32_splitk_bias(const OpFacts& f) {
+  return fp32_splitk_bias_any(f) && !fp32_splitk_bias_reduce(f);
+}
 bool fp32_splitk_plain(const OpFacts& f) {
   if (!fp32(f)) return false;
   const Value* x = f.input(0);
-  const bool linear_mm = f.op->name == "aten::linear" && !f.input(2) && has_layout(x) &&
-                         (x->sizes.size() == 2 || matmul_folds(*x));
+  const bool linear_mm =
+      f.op->name == "aten::linear" && !f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x));
   const Mnk d = gemm_mnk(f);
   return (linear_mm || f.op->name == "aten::mm") && fp32_small_tiles(d) && 2 * d.k >= d.n;
 }
@@ -142,7 +148,9 @@ bool half_splitk(const OpFacts& f) {
 }
 
 // GEMV: one row (M=1) runs gemv / gemvx, 1 kernel; no split-K and no workspace.
-bool gemv(const OpFacts& f) { return gemm_mnk(f).m == 1; }
+bool gemv(const OpFacts& f) {
+  return gemm_mnk(f).m == 1;
+}
 
 // addmm with a 1-D self fuses it in the cuBLASLt epilogue; a 2-D self is first written into
 // the result: a memcpy when it has the result's shape, a copy kernel when broadcast (sweep:
@@ -175,8 +183,10 @@ Counts gemm_counts(const OpFacts& f) {
   if (f.op->name == "aten::baddbmm") {
     const Value* self = f.input(0);
     const Value* out = f.output(0);
-    if (self && out && self->sizes == out->sizes && self->contiguous()) ++c.memcpy;
-    else ++c.kernels;
+    if (self && out && self->sizes == out->sizes && self->contiguous())
+      ++c.memcpy;
+    else
+      ++c.kernels;
   }
   return c;
 }
@@ -245,15 +255,21 @@ Counts einsum_counts(const OpFacts& f) {
   int reductions = 0;
   for (char c : a.labels) {
     const bool in_b = b.labels.find(c) != std::string::npos, in_out = out.find(c) != std::string::npos;
-    if (in_b && in_out) batch += c;
-    else if (in_b) sum += c;
-    else if (in_out) left += c;
-    else ++reductions;
+    if (in_b && in_out)
+      batch += c;
+    else if (in_b)
+      sum += c;
+    else if (in_out)
+      left += c;
+    else
+      ++reductions;
   }
   for (char c : b.labels) {
     const bool in_a = a.labels.find(c) != std::string::npos, in_out = out.find(c) != std::string::npos;
-    if (!in_a && in_out) right += c;
-    else if (!in_a) ++reductions;
+    if (!in_a && in_out)
+      right += c;
+    else if (!in_a)
+      ++reductions;
   }
   if (sum.empty()) return {};  // outer/elementwise products are not bmm; no rule
   int copies = 0;
@@ -269,8 +285,8 @@ Counts einsum_counts(const OpFacts& f) {
     const char last_rows = rows.empty() ? 0 : rows.back(), last_cols = cols.empty() ? 0 : cols.back();
     auto stride_of = [&](char c) { return c ? t.v->strides[t.labels.find(c)] : int64_t{1}; };
     auto size_of = [&](char c) { return c ? t.v->sizes[t.labels.find(c)] : int64_t{1}; };
-    const bool ok = stride_of(last_cols) == 1 || stride_of(last_rows) == 1 || size_of(last_cols) == 1 ||
-                    size_of(last_rows) == 1;
+    const bool ok =
+        stride_of(last_cols) == 1 || stride_of(last_rows) == 1 || size_of(last_cols) == 1 || size_of(last_rows) == 1;
     return ok ? 0 : 1;
   };
   copies += operand_copy(a, left, sum);
@@ -278,66 +294,113 @@ Counts einsum_counts(const OpFacts& f) {
   // The bmm result [batch, left, right] is permuted to the output order as a view: no copy.
   return {1 + copies + reductions, 0, 0, 0};
 }
-bool einsum_contraction(const OpFacts& f) { return einsum_counts(f).kernels > 0; }
+bool einsum_contraction(const OpFacts& f) {
+  return einsum_counts(f).kernels > 0;
+}
 
 }  // namespace
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
-  r.push_back({"gemm.half.splitk", gemm2d, {},
+  r.push_back({"gemm.half.splitk",
+               gemm2d,
+               {},
                "bf16/fp16, M <= 128, M*N <= 128K, N <= 4096, K >= 3000: nvjet split-K + splitKreduce, 2 kernels "
                "(+ copies, + memset rule as below never applies at this size)",
-               half_splitk, {}, splitk_plain_counts,
+               half_splitk,
+               {},
+               splitk_plain_counts,
                "sweep:gemm/linear bf16 lead=[1]/[7]/[64] kn=[3072,768], broad:vgg, broad:swin, broad:vit, "
                "broad:convnext, broad:alexnet",
-               "cuBLAS splits the long inner dimension of this small bf16 GEMM across thread blocks: one kernel computes partial products, a second adds them up."});
-  r.push_back({"gemm.gemv", gemm2d, {}, "one row (M = 1): gemv, 1 kernel (+ copies), no workspace", gemv, {},
-               linear_counts,
-               "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), broad:mobilenet, broad:resnet (classifier heads)",
-               "With a single row the product is a matrix-vector multiply: one GEMV kernel (plus a copy of an operand cuBLAS cannot read as it is)."});
-  r.push_back({"gemm.fp32.splitk_bias", gemm2d, {},
+               "cuBLAS splits the long inner dimension of this small bf16 GEMM across thread blocks: one kernel "
+               "computes partial products, a second adds them up."});
+  r.push_back(
+      {"gemm.gemv",
+       gemm2d,
+       {},
+       "one row (M = 1): gemv, 1 kernel (+ copies), no workspace",
+       gemv,
+       {},
+       linear_counts,
+       "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), broad:mobilenet, broad:resnet (classifier heads)",
+       "With a single row the product is a matrix-vector multiply: one GEMV kernel (plus a copy of an operand cuBLAS "
+       "cannot read as it is)."});
+  r.push_back({"gemm.fp32.splitk_bias",
+               gemm2d,
+               {},
                "f32 with the bias in the GEMM (addmm, linear on a 2-D or contiguous input), 16 <= M < 512, "
                "<= 8 output tiles of 128x128, K >= 2N (or K >= N with M <= 128): split-K scal + sgemm_largek + "
                "epilogue, 3 kernels + a memset. cuBLAS heuristic: the most frequent behaviour of this bucket",
-               fp32_splitk_bias, {}, splitk_bias_counts,
+               fp32_splitk_bias,
+               {},
+               splitk_bias_counts,
                "sweep:gemm/linear f32 lead=[64] kn=[768,768] bias, sweep:gemm/linear f32 lead=[64] kn=[64,64] bias, "
                "broad:swin, broad:vit, broad:twins, broad:cait",
-               "For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed workspace (a memset)."});
-  r.push_back({"gemm.fp32.splitk_reduce_bias", gemm2d, {},
-               "f32 bias-in-GEMM bucket above with M <= 128, K < 2N and 128 < N < 384: cutlass split-K + "
-               "splitKreduce, 2 kernels, no memset (cuBLAS heuristic: the most frequent behaviour of this bucket)",
-               fp32_splitk_bias_reduce, {}, splitk_plain_counts,
-               "sweep:gemm/addmm_b1 f32 mkn=[128,512,256], broad:mobilebert, broad:convbert, broad:mobilevit, broad:bart",
-               "For this float32 shape cuBLAS picks a split-K GEMM whose partial products a second kernel reduces, with the bias."});
-  r.push_back({"gemm.fp32.splitk", gemm2d, {},
+               "For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes "
+               "partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed "
+               "workspace (a memset)."});
+  r.push_back(
+      {"gemm.fp32.splitk_reduce_bias",
+       gemm2d,
+       {},
+       "f32 bias-in-GEMM bucket above with M <= 128, K < 2N and 128 < N < 384: cutlass split-K + "
+       "splitKreduce, 2 kernels, no memset (cuBLAS heuristic: the most frequent behaviour of this bucket)",
+       fp32_splitk_bias_reduce,
+       {},
+       splitk_plain_counts,
+       "sweep:gemm/addmm_b1 f32 mkn=[128,512,256], broad:mobilebert, broad:convbert, broad:mobilevit, broad:bart",
+       "For this float32 shape cuBLAS picks a split-K GEMM whose partial products a second kernel reduces, with the "
+       "bias."});
+  r.push_back({"gemm.fp32.splitk",
+               gemm2d,
+               {},
                "f32 without a bias (linear as a folded mm, mm), 16 <= M < 512, <= 8 output tiles of 128x128, "
                "K >= N/2: GEMM + split-K reduction, 2 kernels. cuBLAS heuristic: the most frequent behaviour "
                "of this bucket",
-               fp32_splitk_plain, {}, splitk_plain_counts,
+               fp32_splitk_plain,
+               {},
+               splitk_plain_counts,
                "sweep:gemm/linear f32 lead=[64] kn=[768,768] nobias, broad:swin, broad:levit, broad:t5, broad:tnt",
-               "For this float32 shape without a bias cuBLAS picks a split-K GEMM: partial products in one kernel, their sum in a second."});
-  r.push_back({"gemm", gemm2d, {},
+               "For this float32 shape without a bias cuBLAS picks a split-K GEMM: partial products in one kernel, "
+               "their sum in a second."});
+  r.push_back({"gemm",
+               gemm2d,
+               {},
                "one GEMM (bias fused for a 2-D or contiguous input, else + a bias add); + a copy when the "
                "operand cuBLAS reads has no unit stride or matmul's reshape is not a view; bf16/fp16 + a "
                "memset when M*N >= 12M (nvjet stream-K workspace)",
-               nullptr, {}, linear_counts,
+               nullptr,
+               {},
+               linear_counts,
                "sweep:gemm/linear (contig and noncontig_in, bias and not, f32 and bf16), "
                "broad:vit, broad:swin, broad:bert, broad:llama",
-               "A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix is copied first, and a large bf16 output zeroes a workspace for the cooperative kernel (a memset)."});
-  r.push_back({"gemm.einsum", ops({"aten::einsum"}), {},
-               "two-operand contraction: one bmm + a copy per operand whose permutation to [batch, rows, "
-               "inner] is not a view, + one reduction per label summed on one side only",
-               einsum_contraction, {}, einsum_counts,
-               "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
-               "broad:maxvit, broad:mvit, broad:mvitv2",
-               "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, rows, inner] by a view is copied first, and a label summed on one side only is one reduction kernel."});
-  r.push_back({"gemm.batched", ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}), {},
+               "A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix "
+               "is copied first, and a large bf16 output zeroes a workspace for the cooperative kernel (a memset)."});
+  r.push_back(
+      {"gemm.einsum",
+       ops({"aten::einsum"}),
+       {},
+       "two-operand contraction: one bmm + a copy per operand whose permutation to [batch, rows, "
+       "inner] is not a view, + one reduction per label summed on one side only",
+       einsum_contraction,
+       {},
+       einsum_counts,
+       "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
+       "broad:maxvit, broad:mvit, broad:mvitv2",
+       "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, rows, "
+       "inner] by a view is copied first, and a label summed on one side only is one reduction kernel."});
+  r.push_back({"gemm.batched",
+               ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}),
+               {},
                "one GEMM, + a copy per operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped "
                "self, or + a copy kernel of a broadcast one",
-               nullptr, {}, gemm_counts,
+               nullptr,
+               {},
+               gemm_counts,
                "sweep:gemm/matmul, sweep:gemm/bmm_or_matmul, sweep:gemm/matmul_t, sweep:gemm/baddbmm, "
                "broad:swin (attention matmuls on permuted operands), broad:bloom (baddbmm)",
-               "A batched product is one cuBLAS batched GEMM, plus a copy of any operand whose batch dimensions cannot be folded by a view."});
+               "A batched product is one cuBLAS batched GEMM, plus a copy of any operand whose batch dimensions cannot "
+               "be folded by a view."});
 }
 
 }  // namespace kc::h200

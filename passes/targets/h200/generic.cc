@@ -6,25 +6,56 @@ namespace {
 
 // A reduction down to very few outputs from many inputs splits the work across blocks that
 // meet in global memory, whose semaphores are zeroed with a memset first.
-bool global_reduction(const OpFacts& f) { return f.out_numel == 1 && f.in_numel > 4096; }
-bool tagged_pointwise(const OpFacts& f) { return f.op->traits.pointwise; }
+bool global_reduction(const OpFacts& f) {
+  return f.out_numel == 1 && f.in_numel > 4096;
+}
+bool tagged_pointwise(const OpFacts& f) {
+  return f.op->traits.pointwise;
+}
 
 }  // namespace
 
 void add_generic_rules(std::vector<LaunchRule>& r) {
   // Classes by libtorch's own tags, after every explicit rule.
-  r.push_back({"view", {}, OpClass::kView, "the schema returns an alias of an input", nullptr, {0, 0, 0, 0}, nullptr,
-               "truth:view_reshape_float32, truth:view_reshape_bfloat16",
-               "A view only changes the shape and strides the host keeps for the same memory: no kernel, no data moved."});
-  r.push_back({"reduction.global", {}, OpClass::kReduction, "one output from more than 4096 inputs", global_reduction,
-               {1, 0, 1, 0}, nullptr, "truth:mean_all_float32, truth:mean_all_bfloat16, truth:item",
-               "A reduction of a large tensor to one value is one reduce kernel that splits the work over many blocks; it zeroes a semaphore buffer first (one memset)."});
-  r.push_back({"reduction", {}, OpClass::kReduction, "otherwise", nullptr, {1, 0, 0, 0}, nullptr,
+  r.push_back(
+      {"view",
+       {},
+       OpClass::kView,
+       "the schema returns an alias of an input",
+       nullptr,
+       {0, 0, 0, 0},
+       nullptr,
+       "truth:view_reshape_float32, truth:view_reshape_bfloat16",
+       "A view only changes the shape and strides the host keeps for the same memory: no kernel, no data moved."});
+  r.push_back({"reduction.global",
+               {},
+               OpClass::kReduction,
+               "one output from more than 4096 inputs",
+               global_reduction,
+               {1, 0, 1, 0},
+               nullptr,
+               "truth:mean_all_float32, truth:mean_all_bfloat16, truth:item",
+               "A reduction of a large tensor to one value is one reduce kernel that splits the work over many blocks; "
+               "it zeroes a semaphore buffer first (one memset)."});
+  r.push_back({"reduction",
+               {},
+               OpClass::kReduction,
+               "otherwise",
+               nullptr,
+               {1, 0, 0, 0},
+               nullptr,
                "truth:sum_last_float32, truth:sum_last_bfloat16, truth:argmax",
                "A reduction (sum, mean, max, argmax over some dims) is one reduce kernel."});
-  r.push_back({"pointwise", {}, OpClass::kPointwise, "libtorch tags it pointwise", tagged_pointwise, {1, 0, 0, 0}, nullptr,
-               "truth:add, truth:add_scalar, truth:gelu_*, truth:silu_*, truth:where, truth:expand_add",
-               "A pointwise op is one elementwise kernel: it reads each input from HBM once and writes its output back once."});
+  r.push_back(
+      {"pointwise",
+       {},
+       OpClass::kPointwise,
+       "libtorch tags it pointwise",
+       tagged_pointwise,
+       {1, 0, 0, 0},
+       nullptr,
+       "truth:add, truth:add_scalar, truth:gelu_*, truth:silu_*, truth:where, truth:expand_add",
+       "A pointwise op is one elementwise kernel: it reads each input from HBM once and writes its output back once."});
 }
 
 }  // namespace kc::h200

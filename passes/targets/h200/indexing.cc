@@ -69,41 +69,95 @@ Counts unfold_fold_counts(const OpFacts& f) {
 
 void add_indexing_rules(std::vector<LaunchRule>& r) {
   // Gathers, copies and shape ops.
-  r.push_back({"index", ops({"aten::index"}), {},
+  r.push_back({"index",
+               ops({"aten::index"}),
+               {},
                "one gather; with several index tensors of different shapes, a copy of each first; + a "
                "host-to-device memcpy per index tensor on the host",
-               nullptr, {}, index_counts,
+               nullptr,
+               {},
+               index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
                "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
                "broad:clip (same-shape indices 1)",
-               "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and index tensors on the host are copied to the device."});
-  r.push_back({"embedding", ops({"aten::embedding"}), {}, "one gather; + a copy of indices no view can flatten",
-               nullptr, {}, embedding_counts, "truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)",
-               "An embedding lookup is one gather kernel; indices that cannot be flattened by a view (a broadcast, stride-0 tensor) are copied first."});
-  r.push_back({"gather", ops({"aten::index_select", "aten::gather"}), {}, "always",
-               nullptr, {1, 0, 0, 0}, nullptr, "truth:index_select, sweep:index/gather, sweep:index/index_select",
+               "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
+               "index tensors on the host are copied to the device."});
+  r.push_back({"embedding",
+               ops({"aten::embedding"}),
+               {},
+               "one gather; + a copy of indices no view can flatten",
+               nullptr,
+               {},
+               embedding_counts,
+               "truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)",
+               "An embedding lookup is one gather kernel; indices that cannot be flattened by a view (a broadcast, "
+               "stride-0 tensor) are copied first."});
+  r.push_back({"gather",
+               ops({"aten::index_select", "aten::gather"}),
+               {},
+               "always",
+               nullptr,
+               {1, 0, 0, 0},
+               nullptr,
+               "truth:index_select, sweep:index/gather, sweep:index/index_select",
                "A lookup (embedding, index_select, gather) is one gather kernel."});
-  r.push_back({"where.scalar", ops({"aten::where"}), {}, "a 0-d fill per Python scalar, then where",
-               where_scalar, {}, where_scalar_counts,
+  r.push_back({"where.scalar",
+               ops({"aten::where"}),
+               {},
+               "a 0-d fill per Python scalar, then where",
+               where_scalar,
+               {},
+               where_scalar_counts,
                "sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
                "broad:bloom, broad:t5, broad:mpt",
-               "Each Python number in a where is first filled into a tensor by one kernel; then the where itself is one kernel."});
-  r.push_back({"masked_fill", ops({"aten::masked_fill"}), {}, "always", nullptr, {1, 1, 0, 0}, nullptr,
+               "Each Python number in a where is first filled into a tensor by one kernel; then the where itself is "
+               "one kernel."});
+  r.push_back({"masked_fill",
+               ops({"aten::masked_fill"}),
+               {},
+               "always",
+               nullptr,
+               {1, 1, 0, 0},
+               nullptr,
                "truth:masked_fill",
-               "Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the masked positions in place with one kernel."});
-  r.push_back({"topk", ops({"aten::topk"}), {}, "always", nullptr, {2, 0, 0, 0}, nullptr, "truth:topk",
+               "Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the masked "
+               "positions in place with one kernel."});
+  r.push_back({"topk",
+               ops({"aten::topk"}),
+               {},
+               "always",
+               nullptr,
+               {2, 0, 0, 0},
+               nullptr,
+               "truth:topk",
                "topk selects the k largest with one kernel, then sorts them with another."});
-  r.push_back({"repeat_interleave.int", ops({"aten::repeat_interleave"}), {},
-               "int repeats: one copy of the expanded view", [](const OpFacts& f) { return f.op->overload == "self_int"; },
-               {1, 0, 0, 0}, nullptr, "broad:codegen, broad:mvit",
+  r.push_back({"repeat_interleave.int",
+               ops({"aten::repeat_interleave"}),
+               {},
+               "int repeats: one copy of the expanded view",
+               [](const OpFacts& f) { return f.op->overload == "self_int"; },
+               {1, 0, 0, 0},
+               nullptr,
+               "broad:codegen, broad:mvit",
                "repeat_interleave with an integer count is one kernel."});
-  r.push_back({"unfold_fold", ops({"aten::im2col", "aten::col2im"}), {},
-               "+ a copy of a non-contiguous input; im2col one kernel per batch element, col2im one; a memcpy "
-               "when the result outgrows the input",
-               unfold_fold_shapes, {}, unfold_fold_counts, "broad:convbert, broad:volo, broad:tnt",
-               "im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is copied first."});
-  r.push_back({"grid_sampler", ops({"aten::grid_sampler", "aten::grid_sampler_2d"}), {}, "one sampling kernel (cuDNN's or ATen's)",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 4; }, {1, 0, 0, 0}, nullptr,
+  r.push_back(
+      {"unfold_fold",
+       ops({"aten::im2col", "aten::col2im"}),
+       {},
+       "+ a copy of a non-contiguous input; im2col one kernel per batch element, col2im one; a memcpy "
+       "when the result outgrows the input",
+       unfold_fold_shapes,
+       {},
+       unfold_fold_counts,
+       "broad:convbert, broad:volo, broad:tnt",
+       "im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is copied first."});
+  r.push_back({"grid_sampler",
+               ops({"aten::grid_sampler", "aten::grid_sampler_2d"}),
+               {},
+               "one sampling kernel (cuDNN's or ATen's)",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 4; },
+               {1, 0, 0, 0},
+               nullptr,
                "broad:raft",
                "Grid sampling of a 4-d input is one kernel."});
 }

@@ -12,8 +12,8 @@ namespace {
 struct RnnShape {
   bool valid = false;
   int64_t layers = 0, directions = 0, seq = 0, batch = 0, hidden = 0;
-  int64_t gates = 0;  // GEMM rows per hidden unit: LSTM 4, GRU 3, RNN 1
-  int64_t params = 0;  // weight and bias tensors passed in `params`
+  int64_t gates = 0;        // GEMM rows per hidden unit: LSTM 4, GRU 3, RNN 1
+  int64_t params = 0;       // weight and bias tensors passed in `params`
   bool input_copy = false;  // the sequence-major view of the input is not contiguous
 };
 
@@ -59,7 +59,9 @@ RnnShape rnn_shape(const OpFacts& f) {
   return s;
 }
 
-bool rnn_known(const OpFacts& f) { return rnn_shape(f).valid; }
+bool rnn_known(const OpFacts& f) {
+  return rnn_shape(f).valid;
+}
 
 // get_algo picks CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H for hidden <= 192 (LSTM, GRU) or <= 384
 // (RNN_TANH/RELU); measured, only f32 runs it as persistent kernels: bf16 runs per-step kernels
@@ -116,17 +118,23 @@ Counts rnn_counts(const OpFacts& f) {
 }  // namespace
 
 void add_rnn_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"rnn.cudnn", ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}), {},
+  r.push_back({"rnn.cudnn",
+               ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}),
+               {},
                "unpacked input, f32/bf16, no projection, no training dropout. Weights as separate "
                "tensors (as exported): 1 fill + 1 memcpy per weight, + 1 copy of a non-contiguous "
                "sequence-major input. f32 with hidden <= 192 (LSTM/GRU) or <= 384 (RNN): persistent, "
                "per layer and direction 1 input GEMM + 1 persistent kernel (GRU 2); else per step, layer "
                "and direction a GEMM and a cell kernel, + input GEMMs (1 per layer and direction; "
                "unidirectional stacks in 4-8 chunks of steps); f32 split-K reduces for layers >= 2",
-               rnn_known, {}, rnn_counts,
+               rnn_known,
+               {},
+               rnn_counts,
                "sweep:rnn/LSTM, sweep:rnn/GRU, sweep:rnn/RNN_TANH, sweep:rnn/RNN_RELU (316 of 320), "
                "sweep:rnn/LSTM_h0c0, broad:rnn, broad:sequencer",
-               "cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or one GEMM and one cell kernel per time step."});
+               "cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its "
+               "flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or "
+               "one GEMM and one cell kernel per time step."});
 }
 
 }  // namespace kc::h200

@@ -16,14 +16,14 @@ inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
   return std::vector<std::string>(names.begin(), names.end());
 }
 
-void add_copies_rules(std::vector<LaunchRule>& r);      // shape ops, copies, conversions, host reads
-void add_gemm_rules(std::vector<LaunchRule>& r);        // cuBLAS / cuBLASLt
-void add_conv_rules(std::vector<LaunchRule>& r);        // cuDNN and ATen's depthwise kernels
-void add_norm_rules(std::vector<LaunchRule>& r);        // batch, layer, group norms and softmax
-void add_attention_rules(std::vector<LaunchRule>& r);   // scaled dot-product attention
-void add_rnn_rules(std::vector<LaunchRule>& r);         // cuDNN RNN, GRU, LSTM
-void add_indexing_rules(std::vector<LaunchRule>& r);    // gathers, scatters, selections
-void add_elementwise_rules(std::vector<LaunchRule>& r); // untagged elementwise, pools, scans, factories
-void add_generic_rules(std::vector<LaunchRule>& r);     // by class: views, reductions, pointwise
+void add_copies_rules(std::vector<LaunchRule>& r);       // shape ops, copies, conversions, host reads
+void add_gemm_rules(std::vector<LaunchRule>& r);         // cuBLAS / cuBLASLt
+void add_conv_rules(std::vector<LaunchRule>& r);         // cuDNN and ATen's depthwise kernels
+void add_norm_rules(std::vector<LaunchRule>& r);         // batch, layer, group norms and softmax
+void add_attention_rules(std::vector<LaunchRule>& r);    // scaled dot-product attention
+void add_rnn_rules(std::vector<LaunchRule>& r);          // cuDNN RNN, GRU, LSTM
+void add_indexing_rules(std::vector<LaunchRule>& r);     // gathers, scatters, selections
+void add_elementwise_rules(std::vector<LaunchRule>& r);  // untagged elementwise, pools, scans, factories
+void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
 
 }  // namespace kc::h200
