@@ -62,6 +62,12 @@ def corpus():
     return "\n".join(out) + "\n\n" + "\n".join(lines)
 
 
+def saved(path, cmd, lines=6):
+    """A long accuracy run's saved output (the command regenerates the file)."""
+    head = open(path).read().splitlines()[:lines]
+    return "```\n$ " + cmd + "\n" + "\n".join(head) + "\n```"
+
+
 SECTIONS = {
     "example": lambda: block(f"{KC} tests/models/transformer_block.pt2"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
@@ -71,6 +77,13 @@ SECTIONS = {
                      + sh("python3 validate/truth/truth_accuracy.py | tail -2") + "\n```",
     "bench": bench_table,
     "corpus": corpus,
+    "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
+                           "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
+                           "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
+    "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
+                                 "python3 validate/broad_accuracy.py --models validate/corpus/torchscript/models.tgz "
+                                 "--measured validate/results/torchscript/measured.tgz --worst 10 --misses 15 "
+                                 "> validate/results/torchscript/accuracy_rules.txt", 6),
 }
 
 
