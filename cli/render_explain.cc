@@ -8,6 +8,7 @@
 #include "analyzer/describe.h"
 #include "analyzer/error.h"
 #include "cli/render.h"
+#include "cli/report_rows.h"
 #include "cli/table.h"
 
 namespace kc {
@@ -187,10 +188,7 @@ bool selected(const Op& op, int i, const ExplainSelection& s) {
 }  // namespace
 
 void render_explain(std::ostream& os, const Graph& g, const Report& r, const ExplainSelection& s) {
-  os << "model   " << g.info.path << " (" << g.info.format
-     << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
-  os << "target  " << r.target->name << ": " << r.target->description << '\n';
-  for (const auto& note : g.info.notes) os << "note    " << note << '\n';
+  model_header(os, g, r);
   os << "\nOne eager op is one or more kernels; each kernel reads its inputs from HBM and writes its outputs back.\n";
   std::set<int> groups;
   int shown = 0;

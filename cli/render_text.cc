@@ -35,10 +35,7 @@ void print_baseline(std::ostream& os, const BaselineDiff& d, size_t limit, int d
 }  // namespace
 
 void render_text(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
-  os << "model   " << g.info.path << " (" << g.info.format
-     << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
-  os << "target  " << r.target->name << ": " << r.target->description << '\n';
-  for (const auto& note : g.info.notes) os << "note    " << note << '\n';
+  model_header(os, g, r);
   const bool summary = o.by == "summary";
 
   auto print_totals = [&] {

@@ -69,6 +69,13 @@ std::string arrow(int64_t before, int64_t after, bool bytes) {
 
 }  // namespace
 
+void model_header(std::ostream& os, const Graph& g, const Report& r) {
+  os << "model   " << g.info.path << " (" << g.info.format
+     << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
+  os << "target  " << r.target->name << ": " << r.target->description << '\n';
+  for (const auto& note : g.info.notes) os << "note    " << note << '\n';
+}
+
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {
   Rows t;
   t.header = {">#",   "source", "module", "op",    "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",

@@ -2,6 +2,7 @@
 // ordering and cutting rows for display happens here; the numbers come from the report.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 #include "passes/report.h"
 
 namespace kc {
+
+// The text reports' first lines: the model file, the target, the loader's notes.
+void model_header(std::ostream& os, const Graph& g, const Report& r);
 
 // A table ready to print: header, rows, and how many rows were left off (say "N more").
 struct Rows {

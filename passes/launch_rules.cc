@@ -1,6 +1,7 @@
 #include "passes/launch_rules.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analyzer/error.h"
 #include "passes/op_classes.h"
@@ -38,13 +39,15 @@ bool OpFacts::bool_arg(const std::string& name, bool fallback) const {
   return int_arg(name, fallback) != 0;
 }
 
-bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                      const std::vector<int64_t>& new_sizes) {
-  // ATen's computeStride (aten/src/ATen/TensorUtils.cpp): walk the old dims in chunks that are
-  // contiguous with each other; each chunk must be exactly covered by new dims.
+// ATen's computeStride (aten/src/ATen/TensorUtils.cpp): walk the old dims in chunks that are
+// contiguous with each other; each chunk must be exactly covered by new dims.
+std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                                 const std::vector<int64_t>& new_sizes) {
+  if (sizes.empty()) return std::vector<int64_t>(new_sizes.size(), 1);
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
-  if (numel == 0 || sizes.empty()) return true;
+  if (numel == 0) return std::nullopt;
+  std::vector<int64_t> out(new_sizes.size());
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
   int64_t chunk_base_stride = strides.back();
   int64_t tensor_numel = 1, view_numel = 1;
@@ -52,10 +55,11 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
     tensor_numel *= sizes[d];
     if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
         view_numel *= new_sizes[view_d];
         --view_d;
       }
-      if (view_numel != tensor_numel) return false;
+      if (view_numel != tensor_numel) return std::nullopt;
       if (d > 0) {
         chunk_base_stride = strides[d - 1];
         tensor_numel = 1;
@@ -63,7 +67,15 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
       }
     }
   }
-  return view_d == -1;
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                      const std::vector<int64_t>& new_sizes) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  return numel == 0 || sizes.empty() || view_strides(sizes, strides, new_sizes).has_value();
 }
 
 bool is_half(DType t) {

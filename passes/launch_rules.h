@@ -58,6 +58,11 @@ OpFacts op_facts(const Graph& g, int i);
 // ranks and dims); throws OpError naming the operand. Checks nothing else about the op.
 void check_operands(const OpFacts& f);
 
+// The strides of a view of new_sizes over (sizes, strides) as ATen's computeStride makes them,
+// or nothing when no view fits and a reshape must copy (an empty tensor: nothing either).
+std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                                 const std::vector<int64_t>& new_sizes);
+
 // True when a view with these strides can take the new sizes without copying (ATen's
 // computeStride), i.e. reshape/view/flatten move no data.
 bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "passes/launch_rules.h"
+
 namespace kc {
 namespace {
 
@@ -61,38 +63,6 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const Strides&
     expected *= sizes[d];
   }
   return true;
-}
-
-// ATen's computeStride (aten/src/ATen/TensorUtils.cpp): the strides of a view of new_sizes over
-// (sizes, strides), or nothing when no view fits and reshape must copy.
-std::optional<Strides> view_strides(const std::vector<int64_t>& sizes, const Strides& strides,
-                                    const std::vector<int64_t>& new_sizes) {
-  if (sizes.empty()) return Strides(new_sizes.size(), 1);
-  int64_t numel = 1;
-  for (int64_t s : sizes) numel *= s;
-  if (numel == 0) return std::nullopt;
-  Strides out(new_sizes.size());
-  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
-  int64_t chunk_base_stride = strides.back();
-  int64_t tensor_numel = 1, view_numel = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    tensor_numel *= sizes[d];
-    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
-        view_numel *= new_sizes[view_d];
-        --view_d;
-      }
-      if (view_numel != tensor_numel) return std::nullopt;
-      if (d > 0) {
-        chunk_base_stride = strides[d - 1];
-        tensor_numel = 1;
-        view_numel = 1;
-      }
-    }
-  }
-  if (view_d != -1) return std::nullopt;
-  return out;
 }
 
 // TensorIterator's output layout (aten/src/ATen/TensorIterator.cpp, reorder_dimensions): dims

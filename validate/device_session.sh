@@ -11,13 +11,8 @@
 # (sweep processes: name:families), KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
 # KC_EXPORT_ONLY=model,model.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$(mkdir -p "$1" && cd "$1" && pwd)"
-BUDGET="${2:-560}"
-cd "$ROOT"
-export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
-T0=$(date +%s)
-left() { echo $((BUDGET - ($(date +%s) - T0))); }
+DEFAULT_BUDGET=560
+. "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh"
 W=/tmp/kcs; mkdir -p $W/logs $W/broad $W/results $W/sweeps
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 

@@ -7,13 +7,8 @@
 #   validate/device_torchscript.sh OUT_DIR [BUDGET_S]        (default 540)
 # Environment: KC_TS_ONLY=model,model (default: export_torchscript.py's list), KC_SHARDS=8.
 set -uo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$(mkdir -p "$1" && cd "$1" && pwd)"
-BUDGET="${2:-540}"
-cd "$ROOT"
-export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
-T0=$(date +%s)
-left() { echo $((BUDGET - ($(date +%s) - T0))); }
+DEFAULT_BUDGET=540
+. "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh"
 W=/tmp/kcts; mkdir -p $W/logs $W/ts $W/results
 
 SHARDS="${KC_SHARDS:-8}"

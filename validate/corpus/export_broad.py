@@ -16,6 +16,7 @@ text batch 2 x 128 tokens; audio batch 2 (16000 samples or 80x3000 features); vi
     python3 validate/corpus/export_broad.py --device cpu --only resnet18,bert --dtypes fp32 --out /tmp/b
 """
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -355,14 +356,32 @@ def _alarm(signum, frame):
     raise Timeout("per-model timeout")
 
 
+@contextlib.contextmanager
+def guarded(rec, device, timeout):
+    """Runs one model's work under a per-model timeout: an error is recorded in rec (one model
+    failing must not stop the others), the time taken too, and the device's memory freed."""
+    t0 = time.perf_counter()
+    signal.alarm(timeout)
+    try:
+        yield t0
+    except BaseException as ex:  # noqa: BLE001
+        if isinstance(ex, KeyboardInterrupt):
+            raise
+        rec["error"] = f"{type(ex).__name__}: {ex}"[:1500]
+        rec["traceback"] = traceback.format_exc()[-2500:]
+    finally:
+        signal.alarm(0)
+        rec["seconds"] = round(time.perf_counter() - t0, 2)
+        gc.collect()
+        if device == "cuda":
+            torch.cuda.empty_cache()
+
+
 def export_one(e, dtype_name, device, out_dir, tmp_dir, timeout):
     name = f"{e.family}__{e.model}_{dtype_name}"
     rec = {"name": name, "file": name + ".pt2", "family": e.family, "model": e.model, "dtype": dtype_name,
            "device": device}
-    model = ep = None
-    t0 = time.perf_counter()
-    signal.alarm(timeout)
-    try:
+    with guarded(rec, device, timeout) as t0:
         torch.manual_seed(0)
         with torch.device(device):
             model = e.build()
@@ -383,18 +402,6 @@ def export_one(e, dtype_name, device, out_dir, tmp_dir, timeout):
         strip_weights(full, os.path.join(out_dir, rec["file"]))
         os.remove(full)
         rec["bytes"] = os.path.getsize(os.path.join(out_dir, rec["file"]))
-    except BaseException as ex:  # noqa: BLE001  one model failing must not stop the others
-        if isinstance(ex, KeyboardInterrupt):
-            raise
-        rec["error"] = f"{type(ex).__name__}: {ex}"[:1500]
-        rec["traceback"] = traceback.format_exc()[-2500:]
-    finally:
-        signal.alarm(0)
-        rec["seconds"] = round(time.perf_counter() - t0, 2)
-        del model, ep
-        gc.collect()
-        if device == "cuda":
-            torch.cuda.empty_cache()
     return rec
 
 

@@ -10,20 +10,18 @@ kernelcount-validate take (by forward() argument name), or the error.
     python3 validate/corpus/export_torchscript.py --out /tmp/ts --only resnet18,bert_mask --shard 0/4
 """
 import argparse
-import gc
 import json
 import os
 import signal
 import sys
 import time
-import traceback
 import zipfile
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from export_broad import DTYPES, all_entries  # noqa: E402
+from export_broad import DTYPES, all_entries, guarded  # noqa: E402
 
 # Architectures traced by default: one or two per family of the broad corpus, CNNs, vision
 # transformers and text models, with and without attention masks.
@@ -49,10 +47,7 @@ def deflate(src, dst):
 def trace_one(e, dtype_name, device, out_dir, tmp_dir, timeout):
     name = f"{e.family}__{e.model}_{dtype_name}"
     rec = {"name": name, "file": name + ".pt", "family": e.family, "model": e.model, "dtype": dtype_name}
-    t0 = time.perf_counter()
-    signal.alarm(timeout)
-    model = traced = None
-    try:
+    with guarded(rec, device, timeout):
         torch.manual_seed(0)
         with torch.device(device):
             model = e.build()
@@ -75,18 +70,6 @@ def trace_one(e, dtype_name, device, out_dir, tmp_dir, timeout):
         deflate(full, os.path.join(out_dir, rec["file"]))
         os.remove(full)
         rec["bytes"] = os.path.getsize(os.path.join(out_dir, rec["file"]))
-    except BaseException as ex:  # noqa: BLE001  one model failing must not stop the others
-        if isinstance(ex, KeyboardInterrupt):
-            raise
-        rec["error"] = f"{type(ex).__name__}: {ex}"[:1500]
-        rec["traceback"] = traceback.format_exc()[-2000:]
-    finally:
-        signal.alarm(0)
-        rec["seconds"] = round(time.perf_counter() - t0, 2)
-        del model, traced
-        gc.collect()
-        if device == "cuda":
-            torch.cuda.empty_cache()
     return rec
 
 
