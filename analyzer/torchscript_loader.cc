@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -568,8 +569,32 @@ class MetaRunner {
 
 }  // namespace
 
+// TorchScript's parser recurses once per nested bracket: code nested thousands deep overflows
+// its stack (a crash, not an error). Real models nest a few dozen deep; refuse anything deeper
+// than kMaxCodeNesting before the parser sees it.
+constexpr int kMaxCodeNesting = 256;
+
+void check_code_nesting(caffe2::serialize::PyTorchStreamReader& archive) {
+  for (const std::string& name : archive.getAllRecords()) {
+    if (name.rfind("code/", 0) != 0 || name.size() < 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    auto [data, size] = archive.getRecord(name);
+    const char* text = static_cast<const char*>(data.get());
+    int depth = 0, deepest = 0;
+    for (size_t i = 0; i < size; ++i) {
+      const char c = text[i];
+      if (c == '(' || c == '[' || c == '{')
+        deepest = std::max(deepest, ++depth);
+      else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+        --depth;
+    }
+    check(deepest <= kMaxCodeNesting, "TorchScript code " + name + " nests brackets " + std::to_string(deepest) +
+                                          " deep (at most " + std::to_string(kMaxCodeNesting) + " are read)");
+  }
+}
+
 Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
                        const LoadOptions& options) {
+  check_code_nesting(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   jit::Module module;
