@@ -9,9 +9,10 @@ archive; needs only the Python standard library (no torch). Run from the reposit
   the user's own wrapper module. Every frame's path then contains "/torch/"; only the frames
   under site-packages/torch/ are PyTorch's own. `--by line` must name the model's lines
   (.../torchvision/models/models.py:70...), not put every op on the wrapper's line.
-- mlp_unruled_act.pt2: mlp.pt2 with its GELU replaced by aten::bernoulli, an op no launch
-  rule covers: a change that lowers the known kernel count while adding an unknown op,
-  which a kernel-increase budget must not let through.
+- mlp_unruled_act.pt2: mlp.pt2 with its GELU replaced by aten::bernoulli.p (random 0/1 with
+  probability 0.5, the input's values unused, so it runs on any input), an op no launch rule
+  covers: a change that lowers the known kernel count while adding an unknown op, which a
+  kernel-increase budget must not let through.
 """
 import json
 import os
@@ -52,10 +53,11 @@ def env_paths(model, wrapper=True):
 def unruled_act(model):
     for node in model["graph_module"]["graph"]["nodes"]:
         if node["target"] == "torch.ops.aten.gelu.default":
-            node["target"] = "torch.ops.aten.bernoulli.default"
+            node["target"] = "torch.ops.aten.bernoulli.p"
             node["inputs"] = [i for i in node["inputs"] if i["name"] == "self" or i["name"] == "input"]
             for i in node["inputs"]:
                 i["name"] = "self"
+            node["inputs"].append({"name": "p", "arg": {"as_float": 0.5}, "kind": 1})
 
 
 def main():
