@@ -131,6 +131,17 @@ class Pt2Reader {
     if (const json* tv = optional_field(graph, "tensor_values")) scan(*tv);
     if (const json* sv = optional_field(graph, "sym_int_values")) scan(*sv);
     symbols_ = hints_;
+    // A data-dependent size (an unbacked symbol "u0": the row count of nonzero, masked_select,
+    // unique, a boolean index) has no example value, only the range the export proved. Kernel
+    // counts rarely depend on it; bytes do. Take the upper bound (all elements selected), so
+    // the bytes of the ops that read it are an upper bound; with no finite bound, the lower one.
+    for (const auto& [name, range] : ranges)
+      if (!symbols_.count(name)) {
+        const bool bounded = range.second != INT64_MAX;
+        symbols_[name] = bounded ? range.second : std::max<int64_t>(range.first, 1);
+        unbacked_[name] =
+            bounded ? "data-dependent: the export's upper bound" : "data-dependent: the export's lower bound";
+      }
     // The export does not record torch.export.Dim names (only "s77"), so a size can also be
     // named by the input it belongs to: "x.0" is dimension 0 of input x.
     std::map<std::string, std::string> aliases;
@@ -178,7 +189,10 @@ class Pt2Reader {
     }
     for (const auto& [name, value] : symbols_)
       g_.info.notes.push_back("symbol " + name + " = " + std::to_string(value) +
-                              (given_.count(name) ? " (--dim)" : " (export hint)"));
+                              (given_.count(name) ? " (--dim)"
+                               : unbacked_.count(name)
+                                   ? " (" + unbacked_.at(name) + "; set it with --dim " + name + "=N)"
+                                   : " (export hint)"));
   }
 
   int64_t sym_int(const json& j, const std::string& where) {
@@ -464,7 +478,8 @@ class Pt2Reader {
   const LoadOptions& opt_;
   Graph g_;
   std::map<std::string, int64_t> hints_, symbols_;
-  std::set<std::string> given_;  // symbols set by --dim
+  std::map<std::string, std::string> unbacked_;  // symbols valued from their range, and why
+  std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string, int> value_index_;
 };

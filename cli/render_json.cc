@@ -9,8 +9,15 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json value_json(const Value& v) {
-  return {{"name", v.name}, {"shape", v.sizes}, {"strides", v.strides}, {"dtype", dtype_name(v.dtype)}};
+// `strides` as the export recorded them; `runtime_strides` only where eager CUDA PyTorch gives
+// the value others (the layout pass: a convolution's channels-last output), which the launch
+// rules read.
+json value_json(const Graph& g, const Report& r, int id) {
+  const Value& v = g.values[id];
+  json j = {{"name", v.name}, {"shape", v.sizes}, {"strides", v.strides}, {"dtype", dtype_name(v.dtype)}};
+  if (static_cast<size_t>(id) < r.layout.diverges.size() && r.layout.diverges[id])
+    j["runtime_strides"] = r.layout.strides[id];
+  return j;
 }
 
 json arg_json(const Graph& g, const Arg& a) {
@@ -178,9 +185,9 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
     const Op& op = g.ops[i];
     const Launch& l = r.launches[i];
     json ins = json::array(), outs = json::array(), args = json::array();
-    for (int v : op.tensor_inputs()) ins.push_back(value_json(g.values[v]));
+    for (int v : op.tensor_inputs()) ins.push_back(value_json(g, r, v));
     for (int v : op.outputs)
-      if (v >= 0) outs.push_back(value_json(g.values[v]));
+      if (v >= 0) outs.push_back(value_json(g, r, v));
     for (const Arg& a : op.args) args.push_back(arg_json(g, a));
     json launches = {{"known", l.known},
                      {"rule", l.rule},
