@@ -328,7 +328,7 @@ TEST_CASE("roll launches one kernel per rolled dim") {
   CHECK(last(b).counts.kernels == 3);
 }
 
-TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one kernel, circular is not predicted") {
+TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one kernel, circular copies per side") {
   auto pad = [](std::vector<int64_t> amounts, const std::string& mode) {
     GraphBuilder b;
     int x = b.input({2, 64, 56, 56});
@@ -345,7 +345,9 @@ TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one ke
   CHECK(pad({1, 1, 1, 1}, "constant").counts.kernels == 2);
   CHECK(pad({-1, -1, 0, 0}, "constant").counts.kernels == 1);
   CHECK(pad({1, 1, 1, 1}, "reflect").counts.kernels == 1);
-  CHECK_FALSE(pad({1, 1, 1, 1}, "circular").known);
+  // Circular: the centre, then one copy per padded side.
+  CHECK(pad({1, 1, 1, 1}, "circular").counts.kernels == 5);
+  CHECK(pad({1, 0, 2, 0}, "circular").counts.kernels == 3);
 }
 
 TEST_CASE("im2col runs a kernel per batch element and copies the input over when the result outgrows it") {

@@ -1,5 +1,6 @@
 // Shape ops, copies, conversions and host reads on the H200: what moves data and what is only metadata.
 #include <algorithm>
+#include <cstdlib>
 
 #include "passes/targets/h200/rules.h"
 
@@ -14,9 +15,35 @@ Counts reshape_counts(const OpFacts& f) {
   bool copies = !view_is_possible(in->sizes, in->strides, out->sizes);
   return {copies ? 1 : 0, 0, 0, 0};
 }
+// contiguous(memory_format=channels_last[_3d]) copies unless the input is already dense in
+// that order (C fastest, then W, H, (D), N; size-1 dims free). The format is 2 or 3 both in the
+// export schema's numbering and in c10's.
+bool channels_last_request(const OpFacts& f, size_t rank) {
+  const Arg* m = f.arg("memory_format");
+  if (!m) return false;
+  int64_t v = -1;
+  if (m->kind == Arg::Kind::kMemoryFormat) v = std::atoll(m->text.c_str());
+  if (m->kind == Arg::Kind::kInt) v = m->ints[0];
+  return (v == 2 && rank == 4) || (v == 3 && rank == 5);
+}
+bool channels_last_dense(const Value& v) {
+  const size_t n = v.sizes.size();
+  std::vector<size_t> order = {1};
+  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (v.sizes[d] != 1 && v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
+  }
+  return true;
+}
 Counts contiguous_counts(const OpFacts& f) {
   const Value* in = f.input(0);
-  return {in && !in->contiguous() ? 1 : 0, 0, 0, 0};
+  if (!in || in->numel() == 0) return {};
+  if (channels_last_request(f, in->sizes.size()) && in->strides.size() == in->sizes.size())
+    return {channels_last_dense(*in) ? 0 : 1, 0, 0, 0};
+  return {!in->contiguous() ? 1 : 0, 0, 0, 0};
 }
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
 // aten::to, which returns its input unchanged.
@@ -183,11 +210,12 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
   r.push_back({"contiguous",
                ops({"aten::contiguous"}),
                {},
-               "copies only a non-contiguous input",
+               "copies only a non-contiguous input (or, for memory_format=channels_last, an input not dense in "
+               "channels-last order)",
                nullptr,
                {},
                contiguous_counts,
-               "truth:contiguous_T_float32",
+               "truth:contiguous_T_float32, opset:channels_last",
                "A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is copied into "
                "a new row-major array by one copy kernel."});
   r.push_back({"clone",

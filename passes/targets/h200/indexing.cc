@@ -8,9 +8,11 @@ namespace {
 // the gather; index tensors of one shape need no copy (x[rows, cols]). Index
 // tensors on the host (built from CPU aranges) are first copied to the device, one
 // host-to-device memcpy each (index's make_info moves them to self's device).
+// A boolean (mask) index is first turned into integer indices by nonzero, which reads the
+// count back to the host: 5 kernels, 1 memcpy, 1 host sync each (opset:index_bool).
 Counts index_counts(const OpFacts& f) {
   const Arg* idx = f.arg("indices");
-  int n = 0, host = 0;
+  int n = 0, host = 0, masks = 0;
   bool same_shape = true;
   const Value* self = f.input(0);
   const Value* first = nullptr;
@@ -19,11 +21,12 @@ Counts index_counts(const OpFacts& f) {
       if (v < 0) continue;
       ++n;
       const Value& t = f.graph->values[v];
+      if (t.dtype == DType::kBool || t.dtype == DType::kUInt8) ++masks;
       if (!first) first = &t;
       same_shape &= t.sizes == first->sizes;
       if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++host;
     }
-  return {n > 1 && !same_shape ? 1 + n : 1, host, 0, 0};
+  return {(n > 1 && !same_shape ? 1 + n : 1) + 5 * masks, host + masks, 0, masks};
 }
 // embedding flattens its indices (indices.reshape(-1)): expanded (stride-0) indices, which no
 // view can flatten, are copied first.
@@ -73,13 +76,14 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                ops({"aten::index"}),
                {},
                "one gather; with several index tensors of different shapes, a copy of each first; + a "
-               "host-to-device memcpy per index tensor on the host",
+               "host-to-device memcpy per index tensor on the host; + nonzero (5, 1 memcpy, 1 host sync) per "
+               "boolean mask",
                nullptr,
                {},
                index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
                "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
-               "broad:clip (same-shape indices 1)",
+               "broad:clip (same-shape indices 1), opset:index_bool",
                "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
                "index tensors on the host are copied to the device."});
   r.push_back({"embedding",

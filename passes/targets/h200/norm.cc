@@ -55,9 +55,11 @@ Counts norm_counts(const OpFacts& f) {
   return {1 + copy_unless_contiguous(f), 0, 0, 0};
 }
 // group_norm on CUDA makes its input contiguous (NCHW) first: moments, fused params,
-// elementwise = 3, + a copy of a channels_last or sliced input.
+// elementwise = 3, + a copy of a channels_last or sliced input. Without weight and bias there
+// are no parameters to fuse (group_norm_kernel.cu): moments + elementwise = 2.
 Counts group_norm_counts(const OpFacts& f) {
-  return {3 + copy_unless_contiguous(f), 0, 0, 0};
+  const bool affine = f.has_tensor_arg("weight") || f.has_tensor_arg("bias");
+  return {(affine ? 3 : 2) + copy_unless_contiguous(f), 0, 0, 0};
 }
 // softmax / log_softmax call input.contiguous(): one kernel, + a copy of a non-contiguous input.
 Counts softmax_counts(const OpFacts& f) {
@@ -127,11 +129,12 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"group_norm",
                ops({"aten::group_norm", "aten::native_group_norm"}),
                {},
-               "3 kernels (moments, fused params, elementwise), + a copy of a non-contiguous input",
+               "3 kernels (moments, fused params, elementwise; 2 without weight and bias), + a copy of a "
+               "non-contiguous input",
                nullptr,
                {},
                group_norm_counts,
-               "sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit",
+               "sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit, opset:group_norm (no affine: 2)",
                "A group norm is three kernels: per-group moments, the fused scale and shift, and the elementwise "
                "transform; a non-contiguous input is copied first."});
   r.push_back({"softmax",

@@ -24,6 +24,8 @@ void add_attention_rules(std::vector<LaunchRule>& r);    // scaled dot-product a
 void add_rnn_rules(std::vector<LaunchRule>& r);          // cuDNN RNN, GRU, LSTM
 void add_indexing_rules(std::vector<LaunchRule>& r);     // gathers, scatters, selections
 void add_elementwise_rules(std::vector<LaunchRule>& r);  // untagged elementwise, pools, scans, factories
+void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, scatters, data-dependent sizes
+void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
 void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
 
 }  // namespace kc::h200

@@ -1,0 +1,320 @@
+// ATen composites (ops implemented in C++ as a sequence of other ops, so one call launches
+// several kernels) and single-kernel ops that carry no pointwise tag, on the H200
+// (aten/src/ATen/native/ReduceOps.cpp logsumexp, TensorCompare.cpp isinf/isfinite,
+// Distance.cpp cdist/cosine_similarity, AffineGridGenerator.cpp, Linear.cpp bilinear,
+// PadNd.cpp _pad_circular, TensorFactories.cpp eye, SpectralOps.cpp).
+// Evidence `opset:` names the blocks of validate/corpus/opset measured in validate/results/opset.
+#include <cmath>
+
+#include "passes/targets/h200/rules.h"
+
+namespace kc::h200 {
+namespace {
+
+bool floating_input(const OpFacts& f) {
+  const Value* x = f.input(0);
+  return x && is_floating(x->dtype);
+}
+Counts one_unless_empty(const OpFacts& f) {
+  const Value* out = f.output(0);
+  if (out && out->numel() == 0) return {};
+  return {1, 0, 0, 0};
+}
+// _pad_circular: the centre is copied, then each side with a non-zero pad is copied from the
+// opposite edge: 1 + one copy per non-zero pad entry.
+bool pad_circular(const OpFacts& f) {
+  const Arg* m = f.arg("mode");
+  return m && m->kind == Arg::Kind::kString && m->text == "circular";
+}
+Counts pad_circular_counts(const OpFacts& f) {
+  const Arg* p = f.arg("pad");
+  int n = 1;
+  if (p && p->kind == Arg::Kind::kIntList)
+    for (int64_t v : p->ints) n += v > 0 ? 1 : 0;
+  return {n, 0, 0, 0};
+}
+// bilinear (Linear.cpp, via _trilinear): a zero fill, then per output feature a GEMM, a
+// reduction and an accumulate.
+bool bilinear_shapes(const OpFacts& f) {
+  const Value* w = f.input(2);
+  return w && w->sizes.size() == 3;
+}
+Counts bilinear_counts(const OpFacts& f) {
+  const int64_t out_features = f.input(2)->sizes[0];
+  if (out_features > 100000) return {};
+  return {1 + 3 * static_cast<int>(out_features), 0, 0, 0};
+}
+// cdist, p = 2, f32, more than 25 rows on a side: the matrix-product formulation
+// (_euclidean_dist): squared norms, padding columns of ones by cat, one GEMM, clamp, sqrt.
+bool cdist_euclid_mm(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  const Arg* p = f.arg("p");
+  const double pv = p && p->kind == Arg::Kind::kFloat ? p->floats[0] : 2.0;
+  if (!a || !b || a->sizes.size() < 2 || b->sizes.size() < 2 || pv != 2.0) return false;
+  const int64_t mode = f.int_arg("compute_mode", 0);  // None/0: use mm when either side has > 25 rows
+  const int64_t ra = a->sizes[a->sizes.size() - 2], rb = b->sizes[b->sizes.size() - 2];
+  return f.dtype == DType::kFloat32 && mode == 0 && (ra > 25 || rb > 25);
+}
+bool power_of_two(int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+bool fft_last_dims_pow2(const OpFacts& f, int dims) {
+  const Value* x = f.input(0);
+  if (!x || static_cast<int>(x->sizes.size()) < dims) return false;
+  for (int i = 0; i < dims; ++i)
+    if (!power_of_two(x->sizes[x->sizes.size() - 1 - i]) || x->sizes[x->sizes.size() - 1 - i] > 4096) return false;
+  return f.dtype == DType::kFloat32 || f.dtype == DType::kComplex64;
+}
+// cuBLAS level 1/2 on few rows: f32 dot products and 8-row matrix-vector products run
+// cuBLAS's dot kernel and a one-block reduction; half precision runs one nvjet GEMM.
+bool mv_rows(const OpFacts& f, int mat_input) {
+  const Value* m = f.input(mat_input);
+  return m && m->sizes.size() == 2 && (is_half(m->dtype) || (m->dtype == DType::kFloat32 && m->sizes[0] <= 8));
+}
+Counts mv_counts(const OpFacts& f, int mat_input) {
+  return {is_half(f.input(mat_input)->dtype) ? 1 : 2, 0, 0, 0};
+}
+
+}  // namespace
+
+void add_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"logsumexp",
+               ops({"aten::logsumexp"}),
+               {},
+               "floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, add = 9",
+               floating_input,
+               {9, 0, 0, 0},
+               nullptr,
+               "opset:logsumexp (4-D and rows), sweep:reduction/logsumexp (all dims, f32 and bf16)",
+               "logsumexp is computed as max + log(sum(exp(x - max))) with a guard for infinite maxima: nine "
+               "separate kernels."});
+  r.push_back({"isinf",
+               ops({"aten::isinf"}),
+               {},
+               "floating input: abs + compare",
+               floating_input,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:isinf",
+               "isinf is abs(x) == inf: two kernels."});
+  r.push_back({"isfinite",
+               ops({"aten::isfinite"}),
+               {},
+               "floating input: x == x, abs, != inf, and",
+               floating_input,
+               {4, 0, 0, 0},
+               nullptr,
+               "opset:isfinite",
+               "isfinite is (x == x) & (abs(x) != inf): four kernels."});
+  r.push_back({"count_nonzero",
+               ops({"aten::count_nonzero"}),
+               {},
+               "x != 0, a cast to int64, a sum",
+               nullptr,
+               {3, 0, 0, 0},
+               nullptr,
+               "opset:count_nonzero, sweep:reduction/count_nonzero",
+               "count_nonzero compares with zero, casts the result to integers and sums them: three kernels."});
+  r.push_back({"cosine_similarity",
+               ops({"aten::cosine_similarity"}),
+               {},
+               "squared norms of both inputs, their product, clamp, rsqrt, the dot product and the scale: 9, "
+               "+ 2 memcpy",
+               nullptr,
+               {9, 2, 0, 0},
+               nullptr,
+               "opset:cosine_similarity (4-D, dim 1)",
+               "cosine_similarity computes both squared norms, the dot product and the scaling as separate kernels: "
+               "nine of them."});
+  r.push_back({"cdist.mm",
+               ops({"aten::cdist", "aten::_cdist_forward"}),
+               {},
+               "p = 2, f32, > 25 rows: norms, ones padding and cat, one GEMM, clamp, sqrt = 12",
+               cdist_euclid_mm,
+               {12, 0, 0, 0},
+               nullptr,
+               "opset:cdist (2x256x64 vs 2x128x64)",
+               "Euclidean cdist on many points is rewritten as one matrix product of padded inputs around which "
+               "norms, concatenations, a clamp and a square root each launch a kernel."});
+  r.push_back({"pdist",
+               ops({"aten::pdist", "aten::_pdist_forward"}),
+               {},
+               "one kernel",
+               nullptr,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:pdist",
+               "pdist computes every pairwise distance with one kernel."});
+  r.push_back({"affine_grid.2d",
+               ops({"aten::affine_grid_generator"}),
+               {},
+               "4-d size: two linspaces and their scaling (8), fill, copy, one batched GEMM = 11",
+               [](const OpFacts& f) {
+                 const Arg* s = f.arg("size");
+                 return s && s->kind == Arg::Kind::kIntList && s->ints.size() == 4;
+               },
+               {11, 0, 0, 0},
+               nullptr,
+               "opset:affine_grid",
+               "affine_grid builds the base grid from linspaces (each with its scaling and copy), then multiplies it "
+               "by theta with one batched GEMM: eleven kernels."});
+  r.push_back({"bilinear",
+               ops({"aten::bilinear"}),
+               {},
+               "zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features)",
+               bilinear_shapes,
+               {},
+               bilinear_counts,
+               "opset:bilinear_layer (16 output features: 49)",
+               "A bilinear layer is evaluated one output feature at a time: a GEMM, a sum and an accumulate each, "
+               "after zeroing the result."});
+  r.push_back({"pad.circular",
+               ops({"aten::pad"}),
+               {},
+               "mode circular: the centre + one copy per non-zero pad entry",
+               pad_circular,
+               {},
+               pad_circular_counts,
+               "opset:pad_circular (pad 1,1,2,2: 5)",
+               "Circular padding copies the input into the centre, then copies each padded border from the opposite "
+               "edge: one kernel per side."});
+  r.push_back({"diag_embed",
+               ops({"aten::diag_embed"}),
+               {},
+               "zeros + copy into the diagonal",
+               nullptr,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:diag_embed",
+               "diag_embed zeroes the result and copies the input onto its diagonal: two kernels."});
+  r.push_back({"eye",
+               ops({"aten::eye"}),
+               {},
+               "zero fill + diagonal fill",
+               nullptr,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:eye, opset:triangular_solve",
+               "eye zeroes the matrix and fills its diagonal with ones: two kernels."});
+  r.push_back({"broadcast_product",
+               ops({"aten::outer", "aten::kron"}),
+               {},
+               "one multiplication of broadcast views",
+               nullptr,
+               {},
+               one_unless_empty,
+               "opset:outer, opset:kron",
+               "outer and kron multiply broadcast views of their inputs: one kernel."});
+  r.push_back({"elementwise.untagged",
+               ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::tril", "aten::triu",
+                    "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle", "aten::tile",
+                    "aten::linspace", "aten::rand_like", "aten::randn_like"}),
+               {},
+               "one kernel (nothing for an empty result)",
+               nullptr,
+               {},
+               one_unless_empty,
+               "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
+               "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, opset:tile, "
+               "opset:linspace, opset:rand_like, opset:randn_like",
+               "This op reads each input element once and writes its result with one kernel (a gather for flips and "
+               "shuffles, a generator for random and spaced values)."});
+  r.push_back({"bernoulli.tensor",
+               ops({"aten::bernoulli"}),
+               {},
+               "probabilities from a tensor: one kernel, + a conversion of half-precision probabilities",
+               [](const OpFacts& f) { return f.op->overload.empty() || f.op->overload == "default"; },
+               {},
+               [](const OpFacts& f) -> Counts { return {is_half(f.dtype) ? 2 : 1, 0, 0, 0}; },
+               "opset:bernoulli (fp32 1, bf16 2)",
+               "bernoulli draws one random bit per element with one kernel; half-precision probabilities are "
+               "first converted."});
+  r.push_back({"pool.indices",
+               ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
+                    "aten::_upsample_bilinear2d_aa"}),
+               {},
+               "one kernel",
+               nullptr,
+               {},
+               one_unless_empty,
+               "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa",
+               "This pool or resampling reads each window once with one kernel."});
+  r.push_back({"fft.r2c",
+               ops({"aten::fft_rfft"}),
+               {},
+               "f32, power-of-two length <= 4096: one cuFFT kernel",
+               [](const OpFacts& f) { return fft_last_dims_pow2(f, 1); },
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:fft_rfft, opset:fft_irfft",
+               "A real-to-complex FFT of a power-of-two length is one cuFFT kernel."});
+  r.push_back({"fft.c2r",
+               ops({"aten::fft_irfft"}),
+               {},
+               "complex64 input with power-of-two length: a copy of the input (cuFFT overwrites it), one cuFFT "
+               "kernel, the 1/n scaling",
+               [](const OpFacts& f) {
+                 const Value* out = f.output(0);
+                 return f.dtype == DType::kComplex64 && out && !out->sizes.empty() && power_of_two(out->sizes.back()) &&
+                        out->sizes.back() <= 4096;
+               },
+               {2, 1, 0, 0},
+               nullptr,
+               "opset:fft_irfft",
+               "A complex-to-real FFT copies its input (cuFFT overwrites it), runs one cuFFT kernel and scales the "
+               "result."});
+  r.push_back({"fft.fft2.real",
+               ops({"aten::fft_fft2"}),
+               {},
+               "f32 input, power-of-two sizes: conversion to complex + two cuFFT kernels",
+               [](const OpFacts& f) { return f.dtype == DType::kFloat32 && fft_last_dims_pow2(f, 2); },
+               {3, 0, 0, 0},
+               nullptr,
+               "opset:fft_fft2",
+               "A 2-d FFT of a real input converts it to complex and runs two cuFFT kernels."});
+  r.push_back({"dot",
+               ops({"aten::dot", "aten::vdot"}),
+               {},
+               "cuBLAS dot kernel + one-block reduction",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 1; },
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:dot (f32 and bf16)",
+               "A dot product is cuBLAS's dot kernel and a one-block reduction of its partial sums."});
+  r.push_back({"mv",
+               ops({"aten::mv"}),
+               {},
+               "half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction",
+               [](const OpFacts& f) { return mv_rows(f, 0); },
+               {},
+               [](const OpFacts& f) { return mv_counts(f, 0); },
+               "opset:mv (8x1024)",
+               "A matrix-vector product is one cuBLAS GEMM in half precision; in float32 with few rows cuBLAS "
+               "computes it as dot products plus a reduction."});
+  r.push_back({"addmv",
+               ops({"aten::addmv"}),
+               {},
+               "the added vector copied into the result (1 memcpy), then mv with beta = 1",
+               [](const OpFacts& f) { return mv_rows(f, 1); },
+               {},
+               [](const OpFacts& f) {
+                 Counts c = mv_counts(f, 1);
+                 c.memcpy = 1;
+                 return c;
+               },
+               "opset:addmv (8x1024)",
+               "addmv copies the added vector into the result and accumulates the matrix-vector product into it."});
+  r.push_back({"solve_triangular",
+               ops({"aten::linalg_solve_triangular"}),
+               {},
+               "f32: a copy of B into the result + one cuBLAS trsm",
+               [](const OpFacts& f) { return f.dtype == DType::kFloat32; },
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:triangular_solve (64x64, 16 right-hand sides)",
+               "A triangular solve copies the right-hand side into the result and solves in place with one cuBLAS "
+               "kernel."});
+}
+
+}  // namespace kc::h200

@@ -1,0 +1,291 @@
+// Sorting, selection, scatters and ops whose output size depends on the data, on the H200
+// (aten/src/ATen/native/cuda/Sort.cpp, Sorting.cpp, TensorModeKernel.cu, Nonzero.cu,
+// Unique.cu, SummaryOps.cu, Bucketization.cu, ScatterGatherKernel.cu, Indexing.cu,
+// IndexKernel.cu). Evidence `opset:` names the blocks of validate/corpus/opset measured in
+// validate/results/opset.
+#include "passes/targets/h200/rules.h"
+
+namespace kc::h200 {
+namespace {
+
+const Value* self(const OpFacts& f) {
+  return f.input(0);
+}
+bool empty_output(const OpFacts& f) {
+  const Value* out = f.output(0);
+  return out && out->numel() == 0;
+}
+std::string text_arg(const OpFacts& f, const std::string& name) {
+  const Arg* a = f.arg(name);
+  return a && a->kind == Arg::Kind::kString ? a->text : std::string();
+}
+// The size of the dimension an op works along (dim argument, default last).
+int64_t slice_size(const OpFacts& f, int64_t fallback_dim) {
+  const Value* x = self(f);
+  if (!x || x->sizes.empty()) return 1;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t dim = f.int_arg("dim", fallback_dim);
+  if (dim < 0) dim += rank;
+  return dim >= 0 && dim < rank ? x->sizes[dim] : 1;
+}
+
+// sort/argsort: indices from an arange, values copied into the output, then one in-place
+// key-value sort per slice (bitonic up to 32 elements, radix above) when a slice holds at
+// most 4096 elements (sortKeyValueInplace); larger slices take the segmented sort, not predicted.
+bool small_sort(const OpFacts& f) {
+  return self(f) && slice_size(f, -1) <= 4096;
+}
+Counts sort_counts(const OpFacts& f) {
+  if (empty_output(f)) return {};
+  return {3, 2, 0, 0};
+}
+// mode: one fused kernel per slice while a slice fits a block's shared memory.
+bool small_mode(const OpFacts& f) {
+  return self(f) && slice_size(f, -1) <= 2048;
+}
+// index_put / scatter / index_add / index_copy / index_fill / select_scatter / slice_scatter,
+// out of place: self is cloned (a device-to-device memcpy when dense, else a copy kernel), then
+// one kernel writes into the clone.
+Counts clone_then_write(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x || x->numel() == 0) return {};
+  return x->contiguous() ? Counts{1, 1, 0, 0} : Counts{2, 0, 0, 0};
+}
+bool index_put_plain(const OpFacts& f) {
+  return !f.bool_arg("accumulate", false);
+}
+bool index_put_accumulate(const OpFacts& f) {
+  return f.bool_arg("accumulate", false);
+}
+// scatter_reduce.two: sum/prod/amax/amin including self are one scatter kernel after the
+// clone; "mean" without self scatters the sum and the counts and divides (8 kernels).
+bool scatter_reduce_including_self(const OpFacts& f) {
+  const std::string r = text_arg(f, "reduce");
+  return f.bool_arg("include_self", true) && (r == "sum" || r == "prod" || r == "amax" || r == "amin");
+}
+bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
+  return !f.bool_arg("include_self", true) && text_arg(f, "reduce") == "mean";
+}
+// unique with neither inverse nor counts: radix sort, then cub's select of the distinct values.
+bool unique_plain(const OpFacts& f) {
+  return !f.bool_arg("return_inverse", false) && !f.bool_arg("return_counts", false);
+}
+// bincount without weights: min and max of the input read back to the host (two syncs) to
+// size the result, a fill, then the histogram kernel.
+bool bincount_unweighted(const OpFacts& f) {
+  return !f.has_tensor_arg("weights");
+}
+// histc with an explicit range (min < max): a zero fill and the histogram kernel.
+bool histc_ranged(const OpFacts& f) {
+  const Arg* lo = f.arg("min");
+  const Arg* hi = f.arg("max");
+  auto value = [](const Arg* a) {
+    if (!a) return 0.0;
+    if (a->kind == Arg::Kind::kFloat) return a->floats[0];
+    if (a->kind == Arg::Kind::kInt) return static_cast<double>(a->ints[0]);
+    return 0.0;
+  };
+  return value(lo) < value(hi);
+}
+bool one_hot_sized(const OpFacts& f) {
+  return f.int_arg("num_classes", -1) > 0;
+}
+// embedding_bag in sum (0) or mean (1) mode: one kernel.
+bool embedding_bag_sum_mean(const OpFacts& f) {
+  const int64_t mode = f.int_arg("mode", 0);
+  return mode == 0 || mode == 1;
+}
+
+}  // namespace
+
+void add_selection_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"sort.small",
+               ops({"aten::sort", "aten::argsort"}),
+               {},
+               "slices of at most 4096 elements: arange of the indices + copy of the values + in-place sort = 3, "
+               "+ 2 device-to-device memcpy",
+               small_sort,
+               {},
+               sort_counts,
+               "opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64)",
+               "Sorting fills the indices with an arange, copies the values into the output and sorts each slice in "
+               "place with one kernel; two small device copies set up the outputs."});
+  r.push_back({"select.kth",
+               ops({"aten::kthvalue", "aten::median"}),
+               {},
+               "median along a dim / kthvalue: one radix-select kernel",
+               [](const OpFacts& f) { return f.op->name == "aten::kthvalue" || f.op->overload == "dim"; },
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:kthvalue, opset:median_dim (4-D and rows)",
+               "A k-th value or median along a dimension is found by one radix-select kernel per slice."});
+  r.push_back({"mode.small",
+               ops({"aten::mode"}),
+               {},
+               "slices of at most 2048 elements: one fused kernel",
+               small_mode,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:mode (slices of 32 and 4)",
+               "The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."});
+  r.push_back({"nonzero",
+               ops({"aten::nonzero"}),
+               {},
+               "cub count (2) + compact (2) + write indices; the count is read back: 1 memcpy, 1 host sync",
+               nullptr,
+               {5, 1, 0, 1},
+               nullptr,
+               "opset:nonzero",
+               "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
+               "output: a host sync; cub's select then writes the indices."});
+  r.push_back({"masked_select",
+               ops({"aten::masked_select"}),
+               {},
+               "nonzero of the mask (5, 1 memcpy, 1 host sync) + one gather",
+               nullptr,
+               {6, 1, 0, 1},
+               nullptr,
+               "opset:masked_select",
+               "masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
+               "gather kernel."});
+  r.push_back({"unique",
+               ops({"aten::_unique2", "aten::unique_dim", "aten::_unique"}),
+               {},
+               "no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
+               unique_plain,
+               {3, 1, 0, 1},
+               nullptr,
+               "opset:unique (int64[1024])",
+               "unique sorts the values, then selects the distinct ones; their number is read back to the host to "
+               "size the result, a host sync."});
+  r.push_back({"bincount",
+               ops({"aten::bincount"}),
+               {},
+               "no weights: min and max reductions read back (2 memcpy, 2 host syncs), fill, histogram",
+               bincount_unweighted,
+               {4, 2, 0, 2},
+               nullptr,
+               "opset:bincount",
+               "bincount reads the input's minimum and maximum back to the host to size its result (two syncs), "
+               "zeroes it and counts with one histogram kernel."});
+  r.push_back({"histc",
+               ops({"aten::histc"}),
+               {},
+               "min < max given: zero fill + histogram",
+               histc_ranged,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:histc",
+               "histc with a given range zeroes the bins and counts into them with one histogram kernel."});
+  r.push_back({"searchsorted",
+               ops({"aten::searchsorted", "aten::bucketize"}),
+               {},
+               "one binary-search kernel",
+               nullptr,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:searchsorted, opset:bucketize",
+               "searchsorted and bucketize run one binary-search kernel over the values."});
+  r.push_back({"randperm",
+               ops({"aten::randperm"}),
+               {},
+               "random keys + arange + radix sort + duplicate-key fix-up",
+               nullptr,
+               {5, 0, 0, 0},
+               nullptr,
+               "opset:randperm (n = 1024)",
+               "randperm draws random keys, sorts an arange by them with cub's radix sort and fixes up equal keys: "
+               "five kernels."});
+  // Scatters and out-of-place writes.
+  r.push_back({"scatter.clone",
+               ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
+                    "aten::select_scatter", "aten::slice_scatter"}),
+               {},
+               "clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel",
+               nullptr,
+               {},
+               clone_then_write,
+               "opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
+               "opset:index_fill, opset:select_scatter, opset:slice_scatter",
+               "An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
+               "scattered values into the clone with one kernel."});
+  r.push_back({"index_put",
+               ops({"aten::index_put"}),
+               {},
+               "accumulate=False: clone + one indexed write",
+               index_put_plain,
+               {},
+               clone_then_write,
+               "opset:index_put",
+               "index_put clones its input, then writes the values at the indices with one kernel."});
+  r.push_back({"index_put.accumulate",
+               ops({"aten::index_put"}),
+               {},
+               "accumulate=True: clone (1 memcpy) + index checks, a radix sort of the indices and the "
+               "sorted accumulate kernel = 12",
+               index_put_accumulate,
+               {12, 1, 0, 0},
+               nullptr,
+               "opset:index_put_acc",
+               "index_put with accumulate sorts the indices (so that equal indices add in order), checks them and "
+               "accumulates: twelve kernels after cloning the input."});
+  r.push_back({"scatter_reduce",
+               ops({"aten::scatter_reduce"}),
+               {},
+               "sum/prod/amax/amin including self: clone + one scatter kernel, 2 memcpy",
+               scatter_reduce_including_self,
+               {1, 2, 0, 0},
+               nullptr,
+               "opset:scatter_reduce (amax)",
+               "scatter_reduce clones its input and reduces the scattered values into it with one kernel."});
+  r.push_back({"scatter_reduce.mean",
+               ops({"aten::scatter_reduce"}),
+               {},
+               "mean excluding self: scatters of the sums and the counts, fills and a division = 8, 2 memcpy",
+               scatter_reduce_mean_excluding_self,
+               {8, 2, 0, 0},
+               nullptr,
+               "opset:scatter_reduce_mean",
+               "A scatter mean without the input's own values scatters the sums and the counts separately and "
+               "divides: eight kernels."});
+  r.push_back({"masked_scatter",
+               ops({"aten::masked_scatter"}),
+               {},
+               "clone (1 memcpy) + cub scan of the mask (2) + size check + scatter",
+               nullptr,
+               {4, 1, 0, 0},
+               nullptr,
+               "opset:masked_scatter",
+               "masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
+               "source is large enough and scatters: four kernels."});
+  r.push_back({"take_along_dim",
+               ops({"aten::take_along_dim"}),
+               {},
+               "index broadcast copy + gather",
+               nullptr,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:take_along_dim",
+               "take_along_dim broadcasts its indices (one copy) and gathers with one kernel."});
+  r.push_back({"one_hot",
+               ops({"aten::one_hot"}),
+               {},
+               "num_classes given: zeros + scatter of ones",
+               one_hot_sized,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:one_hot",
+               "one_hot with a known number of classes zeroes the result and scatters the ones: two kernels (with "
+               "num_classes=-1 it would read the maximum back to the host)."});
+  r.push_back({"embedding_bag",
+               ops({"aten::embedding_bag", "aten::_embedding_bag"}),
+               {},
+               "sum or mean mode: one kernel",
+               embedding_bag_sum_mean,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:embedding_bag (mean)",
+               "An embedding bag in sum or mean mode gathers and reduces each bag with one kernel."});
+}
+
+}  // namespace kc::h200
