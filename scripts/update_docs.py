@@ -80,6 +80,10 @@ SECTIONS = {
     "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
                            "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
+    "opset": lambda: saved("validate/results/opset/accuracy_rules.txt",
+                           "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
+                           "validate/results/opset/measured.tgz --worst 5 --misses 40 "
+                           "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
     "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
                                  "python3 validate/broad_accuracy.py --models validate/corpus/torchscript/models.tgz "
                                  "--measured validate/results/torchscript/measured.tgz --worst 10 --misses 15 "
