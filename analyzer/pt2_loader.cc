@@ -136,7 +136,7 @@ class Pt2Reader {
     // counts rarely depend on it; bytes do. Take the upper bound (all elements selected), so
     // the bytes of the ops that read it are an upper bound; with no finite bound, the lower one.
     for (const auto& [name, range] : ranges)
-      if (!symbols_.count(name)) {
+      if (!symbols_.count(name) && name.rfind('u', 0) == 0) {  // "u0": unbacked int; "zuf0": a float
         const bool bounded = range.second != INT64_MAX;
         symbols_[name] = bounded ? range.second : std::max<int64_t>(range.first, 1);
         unbacked_[name] =

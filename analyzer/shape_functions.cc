@@ -1,6 +1,7 @@
 #include "analyzer/shape_functions.h"
 
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <torch/csrc/jit/passes/symbolic_shape_analysis.h>
 #include <torch/csrc/jit/runtime/symbolic_shape_registry.h>
 #include <torch/library.h>
@@ -60,12 +61,27 @@ struct OutSpec {
 // outputs follow from their arguments. Checked one by one against the ops of traced models
 // (each has its meta function in torch/_meta_registrations.py or torch/_refs).
 enum class Family {
-  kLikeSelf,      // roll, flip: self's sizes; a second output (log_sigmoid's buffer) is empty
-  kReduceDims,    // var/std.correction(self, dim: int[]?, *, correction, keepdim)
-  kReduceDim,     // kthvalue, median.dim, mode (self, ..., dim, keepdim) -> (values, int64 indices)
-  kReduceAll,     // median(), min(), max(): a 0-dim result
-  kIndexOfValue,  // bucketize.Tensor, searchsorted.Tensor: the sizes of `self`, int64 or int32
-  kPairwise,      // _cdist_forward(x1, x2): x1's sizes with the last one x2.size(-2)
+  kLikeSelf,       // roll, flip: self's sizes; a second output (log_sigmoid's buffer) is empty
+  kReduceDims,     // var/std.correction(self, dim: int[]?, *, correction, keepdim)
+  kReduceDim,      // kthvalue, median.dim, mode (self, ..., dim, keepdim) -> (values, int64 indices)
+  kReduceAll,      // median(), min(), max(): a 0-dim result
+  kIndexOfValue,   // bucketize.Tensor, searchsorted.Tensor: the sizes of `self`, int64 or int32
+  kPairwise,       // _cdist_forward(x1, x2): x1's sizes with the last one x2.size(-2)
+  kBroadcast,      // floor_divide(self, other): the broadcast sizes
+  kPad,            // reflection/replication_pad{1,2,3}d(self, padding): the last dims grown by the pads
+  kReduceDimsTwo,  // var_mean/std_mean.correction: two reduced outputs
+  kReduceDimsIdx,  // count_nonzero.dim_IntList: reduced, int64
+  kSelected,       // nonzero, masked_select, _unique2: data-dependent; the upper bound (all selected)
+  kAdaptive,       // _adaptive_avg_pool2d(self, output_size): leading dims + output_size
+  kPool3d,         // max_pool3d_with_indices: the pooling formula, values and int64 indices
+  kGridSample,     // grid_sampler_2d(input, grid): [N, C, grid H, grid W]
+  kEmbeddingBag,   // _embedding_bag_forward_only: [bags, D] + three index buffers
+  kFft,            // _fft_r2c/_fft_c2c/_fft_c2r: complex or real, the last transformed dim resized
+  kIm2col,         // im2col / col2im: the unfold formulas
+  kPdist,          // _pdist_forward(self): [n (n - 1) / 2]
+  kLikeSecond,     // linalg_solve_triangular(self, B): B's sizes
+  kAddbmm,         // addbmm(self, batch1, batch2): [batch1.size(1), batch2.size(2)]
+  kBins,           // histc(self, bins): [bins]; bincount(self, weights, minlength): [minlength] (data-dependent)
 };
 struct FamilyRule {
   const char* name;
@@ -87,6 +103,39 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::bucketize", "Tensor", Family::kIndexOfValue},
     {"aten::searchsorted", "Tensor", Family::kIndexOfValue},
     {"aten::_cdist_forward", "", Family::kPairwise},
+    {"aten::_prelu_kernel", "", Family::kLikeSelf},
+    {"aten::channel_shuffle", "", Family::kLikeSelf},
+    {"aten::native_channel_shuffle", "", Family::kLikeSelf},
+    {"aten::floor_divide", "", Family::kBroadcast},
+    {"aten::floor_divide", "Scalar", Family::kBroadcast},
+    {"aten::reflection_pad1d", "", Family::kPad},
+    {"aten::reflection_pad2d", "", Family::kPad},
+    {"aten::reflection_pad3d", "", Family::kPad},
+    {"aten::replication_pad1d", "", Family::kPad},
+    {"aten::replication_pad2d", "", Family::kPad},
+    {"aten::replication_pad3d", "", Family::kPad},
+    {"aten::var_mean", "correction", Family::kReduceDimsTwo},
+    {"aten::std_mean", "correction", Family::kReduceDimsTwo},
+    {"aten::nansum", "", Family::kReduceDims},
+    {"aten::count_nonzero", "dim_IntList", Family::kReduceDimsIdx},
+    {"aten::nonzero", "", Family::kSelected},
+    {"aten::masked_select", "", Family::kSelected},
+    {"aten::_unique2", "", Family::kSelected},
+    {"aten::_adaptive_avg_pool2d", "", Family::kAdaptive},
+    {"aten::max_pool3d_with_indices", "", Family::kPool3d},
+    {"aten::grid_sampler_2d", "", Family::kGridSample},
+    {"aten::_embedding_bag_forward_only", "", Family::kEmbeddingBag},
+    {"aten::_embedding_bag", "", Family::kEmbeddingBag},
+    {"aten::_fft_r2c", "", Family::kFft},
+    {"aten::_fft_c2c", "", Family::kFft},
+    {"aten::_fft_c2r", "", Family::kFft},
+    {"aten::im2col", "", Family::kIm2col},
+    {"aten::col2im", "", Family::kIm2col},
+    {"aten::_pdist_forward", "", Family::kPdist},
+    {"aten::linalg_solve_triangular", "", Family::kLikeSecond},
+    {"aten::addbmm", "", Family::kAddbmm},
+    {"aten::histc", "", Family::kBins},
+    {"aten::bincount", "", Family::kBins},
 };
 
 const c10::IValue* arg_named(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
@@ -101,7 +150,11 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
   for (const FamilyRule& r : kFamilies)
     if (schema.name() == r.name && schema.overload_name() == r.overload) rule = &r;
   if (!rule) return std::nullopt;
-  const c10::IValue* self = arg_named(schema, args, rule->family == Family::kPairwise ? "x1" : "self");
+  const char* first = rule->family == Family::kPairwise       ? "x1"
+                      : rule->family == Family::kGridSample   ? "input"
+                      : rule->family == Family::kEmbeddingBag ? "weight"
+                                                              : "self";
+  const c10::IValue* self = arg_named(schema, args, first);
   if (!self || !self->isTensor()) return std::nullopt;
   const std::vector<int64_t> sizes = self->toTensor().sizes().vec();
   const int64_t rank = static_cast<int64_t>(sizes.size());
@@ -144,6 +197,175 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
     case Family::kIndexOfValue: {
       const c10::IValue* int32 = arg_named(schema, args, "out_int32");
       return std::vector<OutSpec>{{sizes, int32 && int32->isBool() && int32->toBool() ? c10::kInt : c10::kLong}};
+    }
+    case Family::kBroadcast: {
+      const c10::IValue* other = arg_named(schema, args, "other");
+      if (!other || !other->isTensor()) return std::vector<OutSpec>{{sizes, std::nullopt}};
+      return std::vector<OutSpec>{{at::infer_size(sizes, other->toTensor().sizes()), std::nullopt}};
+    }
+    case Family::kPad: {
+      const c10::IValue* pad = arg_named(schema, args, "padding");
+      if (!pad || !pad->isIntList()) return std::nullopt;
+      const std::vector<int64_t> p = pad->toIntVector();
+      if (p.size() % 2 || static_cast<int64_t>(p.size() / 2) > rank) return std::nullopt;
+      std::vector<int64_t> out = sizes;
+      for (size_t i = 0; i < p.size() / 2; ++i) out[out.size() - 1 - i] += p[2 * i] + p[2 * i + 1];
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kReduceDimsTwo:
+    case Family::kReduceDimsIdx: {
+      const c10::IValue* dim = arg_named(schema, args, "dim");
+      std::vector<int64_t> dims;
+      if (dim && dim->isIntList()) dims = dim->toIntVector();
+      if (dims.empty())
+        for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+      if (rule->family == Family::kReduceDimsIdx) return std::vector<OutSpec>{{reduced(dims), c10::kLong}};
+      return std::vector<OutSpec>{{reduced(dims), std::nullopt}, {reduced(dims), std::nullopt}};
+    }
+    case Family::kSelected: {
+      // The size depends on the values; every element selected is the upper bound (the .pt2
+      // loader takes the export's upper bound for such sizes too).
+      int64_t n = 1;
+      for (int64_t v : sizes) n *= v;
+      if (schema.name() == "aten::nonzero") return std::vector<OutSpec>{{{n, rank}, c10::kLong}};
+      if (schema.name() == "aten::masked_select") {
+        const c10::IValue* mask = arg_named(schema, args, "mask");
+        if (mask && mask->isTensor()) {
+          n = 1;
+          for (int64_t v : at::infer_size(sizes, mask->toTensor().sizes())) n *= v;
+        }
+        return std::vector<OutSpec>{{{n}, std::nullopt}};
+      }
+      const c10::IValue* inverse = arg_named(schema, args, "return_inverse");
+      const c10::IValue* counts = arg_named(schema, args, "return_counts");
+      const bool inv = inverse && inverse->isBool() && inverse->toBool();
+      const bool cnt = counts && counts->isBool() && counts->toBool();
+      return std::vector<OutSpec>{
+          {{n}, std::nullopt}, {inv ? sizes : std::vector<int64_t>{0}, c10::kLong}, {{cnt ? n : 0}, c10::kLong}};
+    }
+    case Family::kAdaptive: {
+      const c10::IValue* os = arg_named(schema, args, "output_size");
+      if (!os || !os->isIntList() || rank < 2) return std::nullopt;
+      std::vector<int64_t> out(sizes.begin(), sizes.end() - 2);
+      for (int64_t v : os->toIntVector()) out.push_back(v);
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kPool3d: {
+      auto ints = [&](const char* name, int64_t fallback) {
+        const c10::IValue* v = arg_named(schema, args, name);
+        std::vector<int64_t> out = v && v->isIntList() ? v->toIntVector() : std::vector<int64_t>{};
+        if (out.empty()) out = {fallback};
+        if (out.size() == 1) out.assign(3, out[0]);
+        return out;
+      };
+      const std::vector<int64_t> k = ints("kernel_size", 1), pad = ints("padding", 0), dil = ints("dilation", 1);
+      std::vector<int64_t> st = ints("stride", 0);
+      if (st[0] == 0) st = k;
+      const c10::IValue* ceil = arg_named(schema, args, "ceil_mode");
+      const bool ceil_mode = ceil && ceil->isBool() && ceil->toBool();
+      if (rank < 4 || k.size() != 3 || st.size() != 3 || pad.size() != 3 || dil.size() != 3) return std::nullopt;
+      std::vector<int64_t> out = sizes;
+      for (int i = 0; i < 3; ++i) {
+        const int64_t in = sizes[rank - 3 + i];
+        const int64_t span = in + 2 * pad[i] - dil[i] * (k[i] - 1) - 1 + (ceil_mode ? st[i] - 1 : 0);
+        if (st[i] <= 0) return std::nullopt;
+        int64_t o = span / st[i] + 1;
+        if (ceil_mode && (o - 1) * st[i] >= in + pad[i]) --o;
+        out[rank - 3 + i] = o;
+      }
+      return std::vector<OutSpec>{{out, std::nullopt}, {out, c10::kLong}};
+    }
+    case Family::kGridSample: {
+      const c10::IValue* grid = arg_named(schema, args, "grid");
+      if (!grid || !grid->isTensor() || rank != 4 || grid->toTensor().dim() != 4) return std::nullopt;
+      const auto g = grid->toTensor().sizes();
+      return std::vector<OutSpec>{{{sizes[0], sizes[1], g[1], g[2]}, std::nullopt}};
+    }
+    case Family::kEmbeddingBag: {
+      const c10::IValue* indices = arg_named(schema, args, "indices");
+      const c10::IValue* offsets = arg_named(schema, args, "offsets");
+      const c10::IValue* last = arg_named(schema, args, "include_last_offset");
+      if (!indices || !indices->isTensor() || !offsets || !offsets->isTensor() || rank != 2) return std::nullopt;
+      int64_t bags = offsets->toTensor().numel();
+      if (last && last->isBool() && last->toBool()) bags = std::max<int64_t>(bags - 1, 0);
+      const int64_t n = indices->toTensor().numel();
+      return std::vector<OutSpec>{
+          {{bags, sizes[1]}, std::nullopt}, {{n}, c10::kLong}, {{bags}, c10::kLong}, {{bags}, c10::kLong}};
+    }
+    case Family::kFft: {
+      const c10::IValue* dim = arg_named(schema, args, "dim");
+      if (!dim || !dim->isIntList() || dim->toIntVector().empty() || rank == 0) return std::nullopt;
+      const int64_t last = (dim->toIntVector().back() % rank + rank) % rank;
+      std::vector<int64_t> out = sizes;
+      const c10::ScalarType real = self->toTensor().scalar_type();
+      if (schema.name() == "aten::_fft_r2c") {
+        const c10::IValue* onesided = arg_named(schema, args, "onesided");
+        if (onesided && onesided->isBool() && onesided->toBool()) out[last] = sizes[last] / 2 + 1;
+        return std::vector<OutSpec>{{out, c10::toComplexType(real)}};
+      }
+      if (schema.name() == "aten::_fft_c2r") {
+        const c10::IValue* n = arg_named(schema, args, "last_dim_size");
+        if (!n || !n->isInt()) return std::nullopt;
+        out[last] = n->toInt();
+        return std::vector<OutSpec>{{out, c10::toRealValueType(real)}};
+      }
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kIm2col: {
+      auto pair = [&](const char* name) {
+        const c10::IValue* v = arg_named(schema, args, name);
+        std::vector<int64_t> out = v && v->isIntList() ? v->toIntVector() : std::vector<int64_t>{};
+        if (out.size() == 1) out.push_back(out[0]);
+        return out;
+      };
+      const auto k = pair("kernel_size"), dil = pair("dilation"), pad = pair("padding"), st = pair("stride");
+      if (k.size() != 2 || dil.size() != 2 || pad.size() != 2 || st.size() != 2 || st[0] <= 0 || st[1] <= 0)
+        return std::nullopt;
+      const bool batched = schema.name() == "aten::im2col" ? rank == 4 : rank == 3;
+      const int64_t off = batched ? 1 : 0;
+      auto blocks = [&](int64_t in, int i) { return (in + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) / st[i] + 1; };
+      std::vector<int64_t> out;
+      if (batched) out.push_back(sizes[0]);
+      if (schema.name() == "aten::im2col") {
+        if (rank != 3 + off) return std::nullopt;
+        out.push_back(sizes[off] * k[0] * k[1]);
+        out.push_back(blocks(sizes[off + 1], 0) * blocks(sizes[off + 2], 1));
+      } else {
+        const auto os = pair("output_size");
+        if (os.size() != 2 || rank != 2 + off || k[0] * k[1] == 0) return std::nullopt;
+        out.push_back(sizes[off] / (k[0] * k[1]));
+        out.push_back(os[0]);
+        out.push_back(os[1]);
+      }
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kPdist:
+      if (rank != 2) return std::nullopt;
+      return std::vector<OutSpec>{{{sizes[0] * (sizes[0] - 1) / 2}, std::nullopt}};
+    case Family::kLikeSecond: {
+      const c10::IValue* b = arg_named(schema, args, "B");
+      if (!b || !b->isTensor()) return std::nullopt;
+      return std::vector<OutSpec>{{b->toTensor().sizes().vec(), std::nullopt}};
+    }
+    case Family::kAddbmm: {
+      const c10::IValue* b1 = arg_named(schema, args, "batch1");
+      const c10::IValue* b2 = arg_named(schema, args, "batch2");
+      if (!b1 || !b2 || !b1->isTensor() || !b2->isTensor() || b1->toTensor().dim() != 3 || b2->toTensor().dim() != 3)
+        return std::nullopt;
+      return std::vector<OutSpec>{{{b1->toTensor().size(1), b2->toTensor().size(2)}, std::nullopt}};
+    }
+    case Family::kBins: {
+      if (schema.name() == "aten::histc") {
+        const c10::IValue* bins = arg_named(schema, args, "bins");
+        return std::vector<OutSpec>{{{bins && bins->isInt() ? bins->toInt() : 100}, std::nullopt}};
+      }
+      // bincount's length is max(input) + 1 at least minlength: data-dependent; minlength is
+      // the bound the schema gives.
+      const c10::IValue* minlength = arg_named(schema, args, "minlength");
+      const c10::IValue* weights = arg_named(schema, args, "weights");
+      const bool weighted = weights && weights->isTensor();
+      return std::vector<OutSpec>{{{std::max<int64_t>(minlength && minlength->isInt() ? minlength->toInt() : 0, 1)},
+                                   weighted ? std::optional<c10::ScalarType>() : c10::kLong}};
     }
     case Family::kPairwise: {
       const c10::IValue* x2 = arg_named(schema, args, "x2");

@@ -53,5 +53,35 @@ TEST_CASE("shape functions: family rules for ops with neither a meta kernel nor 
   REQUIRE(lin);
   CHECK((*lin)[0].sizes() == at::IntArrayRef{2, 5, 8});
   // Not covered: nothing is made up.
-  CHECK_FALSE(kc::shape_only_outputs(schema("aten::histc", ""), {x, 8, 0.0, 0.0}, false));
+  CHECK_FALSE(
+      kc::shape_only_outputs(schema("aten::_cummax_helper", ""), {x, meta({2, 5, 16}), meta({2, 5, 16}), 0}, false));
+}
+
+TEST_CASE("shape functions: pads, data-dependent sizes, pools and transforms traced models use") {
+  auto schema = [](const char* name, const char* overload) -> const c10::FunctionSchema& {
+    return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload).schema();
+  };
+  at::Tensor x = meta({2, 64, 32, 32});
+  auto pad = kc::shape_only_outputs(schema("aten::reflection_pad2d", ""),
+                                    {x, c10::IValue(std::vector<int64_t>{1, 1, 2, 2})}, false);
+  REQUIRE(pad);
+  CHECK((*pad)[0].sizes() == at::IntArrayRef{2, 64, 36, 34});
+  // nonzero's row count depends on the data: every element selected is the bound.
+  auto nz = kc::shape_only_outputs(schema("aten::nonzero", ""), {meta({8, 1024})}, false);
+  REQUIRE(nz);
+  CHECK((*nz)[0].sizes() == at::IntArrayRef{8192, 2});
+  CHECK((*nz)[0].scalar_type() == at::kLong);
+  auto vm = kc::shape_only_outputs(schema("aten::var_mean", "correction"),
+                                   {x, c10::IValue(std::vector<int64_t>{1}), c10::IValue(), false}, false);
+  REQUIRE(vm);
+  REQUIRE(vm->size() == 2);
+  CHECK((*vm)[1].sizes() == at::IntArrayRef{2, 32, 32});
+  auto grid = kc::shape_only_outputs(schema("aten::grid_sampler_2d", ""), {x, meta({2, 16, 8, 2}), 0, 0, false}, false);
+  REQUIRE(grid);
+  CHECK((*grid)[0].sizes() == at::IntArrayRef{2, 64, 16, 8});
+  auto rfft = kc::shape_only_outputs(schema("aten::_fft_r2c", ""),
+                                     {meta({8, 1024}), c10::IValue(std::vector<int64_t>{1}), 0, true}, false);
+  REQUIRE(rfft);
+  CHECK((*rfft)[0].sizes() == at::IntArrayRef{8, 513});
+  CHECK((*rfft)[0].scalar_type() == at::kComplexFloat);
 }

@@ -29,7 +29,7 @@ expect "unknown op aten::no_such_op" "$bad/unknown_op.pt2"
 expect "64 bits" "$bad/huge_shape.pt2"
 expect "missing field 'dtype'" "$bad/missing_field.pt2"
 expect "TorchScript models carry no input shapes" tests/models/traced_mlp.pt
-expect "aten::histc at tests/models/models.py:170: no meta kernel and no TorchScript shape function" \
+expect "aten::cummax at tests/models/models.py:170: no meta kernel and no TorchScript shape function" \
   "$bad/no_shape_function.pt" --input 100
 # TorchScript code nested thousands of brackets deep would overflow the parser's stack.
 expect "nests brackets 5000 deep" "$bad/deep_nesting.pt" --input 32x64:float32

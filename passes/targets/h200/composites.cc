@@ -226,7 +226,9 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "probabilities from a tensor: one kernel, + a conversion of half-precision probabilities",
                [](const OpFacts& f) { return f.op->overload.empty() || f.op->overload == "default"; },
                {},
-               [](const OpFacts& f) -> Counts { return {is_half(f.dtype) ? 2 : 1, 0, 0, 0}; },
+               [](const OpFacts& f) -> Counts {
+                 return {is_half(f.dtype) ? 2 : 1, 0, 0, 0};
+               },
                "opset:bernoulli (fp32 1, bf16 2)",
                "bernoulli draws one random bit per element with one kernel; half-precision probabilities are "
                "first converted."});

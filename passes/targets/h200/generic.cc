@@ -8,8 +8,13 @@ namespace {
 // whose semaphores are zeroed with a memset first. ATen's setReduceConfig (Reduce.cuh) does so
 // once a thread of its 512-thread block would reduce >= 256 values: from 131072 inputs
 // (opset:sum_all 32768 none, 131072 one; sweep:reduction all dims 2352 none, 302592 one).
+// Only ops libtorch tags as reductions: the op class table also files ops such as kthvalue or
+// histc under reductions, which their own rules cover only where measured.
+bool tagged_reduction(const OpFacts& f) {
+  return f.op->traits.reduction;
+}
 bool global_reduction(const OpFacts& f) {
-  return f.out_numel == 1 && f.in_numel >= 131072;
+  return tagged_reduction(f) && f.out_numel == 1 && f.in_numel >= 131072;
 }
 bool tagged_pointwise(const OpFacts& f) {
   return f.op->traits.pointwise;
@@ -32,7 +37,7 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
   r.push_back({"reduction.global",
                {},
                OpClass::kReduction,
-               "one output from at least 131072 inputs",
+               "libtorch tags it a reduction; one output from at least 131072 inputs",
                global_reduction,
                {1, 0, 1, 0},
                nullptr,
@@ -42,8 +47,8 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
   r.push_back({"reduction",
                {},
                OpClass::kReduction,
-               "otherwise",
-               nullptr,
+               "libtorch tags it a reduction; otherwise",
+               tagged_reduction,
                {1, 0, 0, 0},
                nullptr,
                "truth:sum_last_float32, truth:sum_last_bfloat16, truth:argmax",
