@@ -238,6 +238,52 @@ block("fft_fft2", lambda x: torch.fft.fft2(x).real, lambda dt: rn(A, dt), dtypes
 block("fft_irfft", lambda x: torch.fft.irfft(torch.fft.rfft(x)), lambda dt: rn(M, dt), dtypes=F32)
 block("triangular_solve", lambda a, b: torch.linalg.solve_triangular(a.tril() + 4 * torch.eye(64), b, upper=False),
       lambda dt: rn((64, 64), dt), lambda dt: rn((64, 16), dt), dtypes=F32)
+# recurrent cells, spectral and index helpers hand-written models use
+block("gru_cell", lambda x, h, wi, wh, bi, bh: torch.gru_cell(x, h, wi, wh, bi, bh), lambda dt: rn((8, 64), dt),
+      lambda dt: rn((8, 128), dt), lambda dt: rn((384, 64), dt), lambda dt: rn((384, 128), dt), lambda dt: rn((384,), dt),
+      lambda dt: rn((384,), dt))
+block("lstm_cell", lambda x, h, c, wi, wh, bi, bh: torch.lstm_cell(x, (h, c), wi, wh, bi, bh)[0], lambda dt: rn((8, 64), dt),
+      lambda dt: rn((8, 128), dt), lambda dt: rn((8, 128), dt), lambda dt: rn((512, 64), dt), lambda dt: rn((512, 128), dt),
+      lambda dt: rn((512,), dt), lambda dt: rn((512,), dt))
+block("rnn_tanh_cell", lambda x, h, wi, wh, bi, bh: torch.rnn_tanh_cell(x, h, wi, wh, bi, bh), lambda dt: rn((8, 64), dt),
+      lambda dt: rn((8, 128), dt), lambda dt: rn((128, 64), dt), lambda dt: rn((128, 128), dt), lambda dt: rn((128,), dt),
+      lambda dt: rn((128,), dt))
+block("stft", lambda x: torch.stft(x, 256, 64, window=torch.ones(256), return_complex=True).abs(), lambda dt: rn((2, 4096), dt),
+      dtypes=F32)
+block("where_cond", lambda x: torch.where(x > 0)[1], lambda dt: rn(M, dt))
+block("argwhere", lambda x: torch.argwhere(x > 0), lambda dt: rn(M, dt))
+block("repeat_interleave_tensor", lambda x, r: x.repeat_interleave(r, 0), lambda dt: rn(M, dt),
+      lambda dt: torch.full((8,), 2, dtype=torch.long))
+block("triu_indices", lambda x: x[:, torch.triu_indices(32, 32, 1)[1]], lambda dt: rn(M, dt))
+block("cross", lambda a, b: torch.linalg.cross(a, b, dim=-1), lambda dt: rn((1024, 3), dt), lambda dt: rn((1024, 3), dt))
+block("linalg_norm", lambda x: torch.linalg.norm(x, dim=(-2, -1)), lambda dt: rn(A, dt))
+block("renorm", lambda x: x.renorm(2, 0, 1.0), lambda dt: rn(M, dt))
+block("clamp_tensor", lambda x, lo: torch.clamp(x, min=lo), lambda dt: rn(A, dt), lambda dt: rn((1, 64, 1, 1), dt))
+block("masked_fill_scalar_tensor", lambda x, m: x.masked_fill(m > 0, torch.tensor(0.0)), lambda dt: rn(A, dt),
+      lambda dt: rn((2, 1, 32, 32), dt))
+block("instance_norm_affine", lambda x, w, b: F.instance_norm(x, weight=w, bias=b), lambda dt: rn(A, dt),
+      lambda dt: rn((64,), dt), lambda dt: rn((64,), dt))
+block("group_norm_affine", lambda x, w, b: F.group_norm(x, 8, w, b), lambda dt: rn(A, dt), lambda dt: rn((64,), dt),
+      lambda dt: rn((64,), dt))
+block("interp_area", lambda x: F.interpolate(x, size=(8, 8), mode="area"), lambda dt: rn(A, dt))
+block("embedding_bag_sum", lambda i, w: F.embedding_bag(i, w, mode="sum"), lambda dt: idx(0, 1000, (16, 8)),
+      lambda dt: rn((1000, 256), dt), dtypes=F32)
+block("embedding_bag_max", lambda i, w: F.embedding_bag(i, w, mode="max"), lambda dt: idx(0, 1000, (16, 8)),
+      lambda dt: rn((1000, 256), dt), dtypes=F32)
+block("mode_long", lambda x: x.mode(-1)[0], lambda dt: rn((4, 4096), dt))
+block("sort_long", lambda x: x.sort(-1)[0], lambda dt: rn((4, 16384), dt))
+block("topk_rows", lambda x: x.topk(8, 1)[0], lambda dt: rn(A, dt))
+block("scatter_reduce_sum", lambda x, i, v: x.scatter_reduce(0, i, v, "sum"), lambda dt: rn((64, 32), dt),
+      lambda dt: idx(0, 64, (256, 32)), lambda dt: rn((256, 32), dt))
+block("scatter_reduce_mean_self", lambda x, i, v: x.scatter_reduce(0, i, v, "mean"), lambda dt: rn((64, 32), dt),
+      lambda dt: idx(0, 64, (256, 32)), lambda dt: rn((256, 32), dt))
+block("index_add_dim1", lambda x, i, v: x.index_add(1, i, v), lambda dt: rn(M, dt), lambda dt: idx(16, 1024),
+      lambda dt: rn((8, 16), dt))
+block("addbmm_large", lambda b, x, y: torch.addbmm(b, x, y), lambda dt: rn((256, 256), dt), lambda dt: rn((8, 256, 512), dt),
+      lambda dt: rn((8, 512, 256), dt))
+block("mv_large", torch.mv, lambda dt: rn((4096, 1024), dt), lambda dt: rn((1024,), dt))
+block("tensordot_large", lambda a, b: torch.tensordot(a, b, dims=([2], [0])), lambda dt: rn((8, 128, 256), dt),
+      lambda dt: rn((256, 512), dt))
 
 
 class Block(torch.nn.Module):
