@@ -235,6 +235,20 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::vdot", C::kGemm},
     {"aten::mv", C::kGemm},
     {"aten::addmv", C::kGemm},
+    {"aten::addbmm", C::kGemm},
+    {"aten::gru_cell", C::kGemm},
+    {"aten::lstm_cell", C::kGemm},
+    {"aten::rnn_tanh_cell", C::kGemm},
+    {"aten::rnn_relu_cell", C::kGemm},
+    {"aten::abs", C::kPointwise},
+    {"aten::linalg_cross", C::kPointwise},
+    {"aten::cross", C::kPointwise},
+    {"aten::linalg_norm", C::kReduction},
+    {"aten::renorm", C::kReduction},
+    {"aten::stft", C::kScan},
+    {"aten::triu_indices", C::kFactory},
+    {"aten::argwhere", C::kIndex},
+    {"aten::nonzero_numpy", C::kIndex},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {

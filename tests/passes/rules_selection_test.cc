@@ -108,7 +108,7 @@ TEST_CASE("a full reduction zeroes semaphores only from 131072 inputs") {
   CHECK(last(b).counts.memset == 1);
 }
 
-TEST_CASE("one_hot needs num_classes; scatter_reduce only the measured modes") {
+TEST_CASE("one_hot needs num_classes; scatter_reduce by mode") {
   GraphBuilder b;
   b.op("aten::one_hot", {b.input({8, 64}, DType::kInt64)}, {}, {8, 64, 100}, DType::kInt64);
   int_arg(b, "num_classes", 100);
@@ -118,5 +118,15 @@ TEST_CASE("one_hot needs num_classes; scatter_reduce only the measured modes") {
   CHECK_FALSE(last(b).known);
   b.op("aten::scatter_reduce", {b.input({8, 1024}), b.input({8, 16}, DType::kInt64), b.input({8, 16})});
   text_arg(b, "reduce", "mean");
-  CHECK_FALSE(last(b).known);  // mean including self: not measured
+  CHECK(last(b).counts.kernels == 7);  // mean including self
+  b.op("aten::scatter_reduce", {b.input({8, 1024}), b.input({8, 16}, DType::kInt64), b.input({8, 16})});
+  text_arg(b, "reduce", "sum");
+  b.g.ops.back().args.push_back([] {
+    Arg a;
+    a.name = "include_self";
+    a.kind = Arg::Kind::kBool;
+    a.ints = {0};
+    return a;
+  }());
+  CHECK_FALSE(last(b).known);  // sum excluding self: not measured
 }

@@ -68,12 +68,30 @@ bool fft_last_dims_pow2(const OpFacts& f, int dims) {
 }
 // cuBLAS level 1/2 on few rows: f32 dot products and 8-row matrix-vector products run
 // cuBLAS's dot kernel and a one-block reduction; half precision runs one nvjet GEMM.
+// Measured f32 row counts: 8 (dot kernels) and 4096 (gemv2T); between them cuBLAS's switch
+// point is not measured and the op stays unknown.
 bool mv_rows(const OpFacts& f, int mat_input) {
   const Value* m = f.input(mat_input);
-  return m && m->sizes.size() == 2 && (is_half(m->dtype) || (m->dtype == DType::kFloat32 && m->sizes[0] <= 8));
+  return m && m->sizes.size() == 2 &&
+         (is_half(m->dtype) || (m->dtype == DType::kFloat32 && (m->sizes[0] <= 8 || m->sizes[0] >= 4096)));
 }
 Counts mv_counts(const OpFacts& f, int mat_input) {
-  return {is_half(f.input(mat_input)->dtype) ? 1 : 2, 0, 0, 0};
+  const Value* m = f.input(mat_input);
+  return {is_half(m->dtype) || m->sizes[0] >= 4096 ? 1 : 2, 0, 0, 0};
+}
+// addbmm: the added matrix copied into the result, then one GEMM per batch accumulating into it
+// (f32: each with its split-K reduction or two tiles: 2 per batch in both measured shapes).
+bool addbmm_shapes(const OpFacts& f) {
+  const Value* b1 = f.input(1);
+  return b1 && b1->sizes.size() == 3 && b1->sizes[0] <= 4096 && (is_half(b1->dtype) || b1->dtype == DType::kFloat32);
+}
+Counts addbmm_counts(const OpFacts& f) {
+  const Value* b1 = f.input(1);
+  return {static_cast<int>(b1->sizes[0]) * (is_half(b1->dtype) ? 1 : 2), 1, 0, 0};
+}
+bool complex_input(const OpFacts& f) {
+  const Value* x = f.input(0);
+  return x && (x->dtype == DType::kComplex64 || x->dtype == DType::kComplex128);
 }
 
 }  // namespace
@@ -287,11 +305,12 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"mv",
                ops({"aten::mv"}),
                {},
-               "half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction",
+               "half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction; f32 from 4096 rows: "
+               "one gemv",
                [](const OpFacts& f) { return mv_rows(f, 0); },
                {},
                [](const OpFacts& f) { return mv_counts(f, 0); },
-               "opset:mv (8x1024)",
+               "opset:mv (8x1024), opset:mv_large (4096x1024: gemv)",
                "A matrix-vector product is one cuBLAS GEMM in half precision; in float32 with few rows cuBLAS "
                "computes it as dot products plus a reduction."});
   r.push_back({"addmv",
@@ -307,6 +326,88 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                },
                "opset:addmv (8x1024)",
                "addmv copies the added vector into the result and accumulates the matrix-vector product into it."});
+  r.push_back({"addbmm",
+               ops({"aten::addbmm"}),
+               {},
+               "1 memcpy of the added matrix + one GEMM per batch (f32: 2 per batch)",
+               addbmm_shapes,
+               {},
+               addbmm_counts,
+               "opset:addbmm (4 batches), opset:addbmm_large (8 batches)",
+               "addbmm copies the added matrix into the result and accumulates one matrix product per batch into it."});
+  r.push_back({"rnn_cell",
+               ops({"aten::gru_cell", "aten::lstm_cell"}),
+               {},
+               "two GEMMs (input, hidden) + one fused cell kernel; f32 + 1 memset (split-K workspace at 8 rows)",
+               nullptr,
+               {},
+               [](const OpFacts& f) -> Counts {
+                 return {3, 0, is_half(f.dtype) ? 0 : 1, 0};
+               },
+               "opset:gru_cell, opset:lstm_cell (8 rows, hidden 128)",
+               "A GRU or LSTM cell multiplies the input and the hidden state by their weights (two GEMMs) and "
+               "applies the gates in one fused kernel."});
+  r.push_back({"rnn_tanh_cell",
+               ops({"aten::rnn_tanh_cell", "aten::rnn_relu_cell"}),
+               {},
+               "two GEMMs with their biases + the sum + the activation",
+               [](const OpFacts& f) { return f.op->name == "aten::rnn_tanh_cell"; },
+               {4, 0, 0, 0},
+               nullptr,
+               "opset:rnn_tanh_cell",
+               "A vanilla RNN cell is two GEMMs, their sum and the tanh: four kernels."});
+  r.push_back({"cross",
+               ops({"aten::linalg_cross", "aten::cross"}),
+               {},
+               "one kernel",
+               nullptr,
+               {},
+               one_unless_empty,
+               "opset:cross",
+               "A cross product is one kernel over the vectors."});
+  r.push_back({"linalg_norm",
+               ops({"aten::linalg_norm"}),
+               {},
+               "default (2 / Frobenius) order: one reduce kernel",
+               [](const OpFacts& f) {
+                 const Arg* o = f.arg("ord");
+                 return !o || o->kind == Arg::Kind::kNone;
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:linalg_norm",
+               "A 2-norm over some dimensions is one reduction kernel."});
+  r.push_back({"renorm",
+               ops({"aten::renorm"}),
+               {},
+               "norms, the scale factors, the scaling",
+               nullptr,
+               {3, 0, 0, 0},
+               nullptr,
+               "opset:renorm",
+               "renorm computes each slice's norm, the scale that caps it and applies it: three kernels."});
+  r.push_back({"abs.complex",
+               ops({"aten::abs"}),
+               {},
+               "complex input: the magnitude kernel + a copy into the real result",
+               complex_input,
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:fft_rfft, opset:stft",
+               "The magnitude of a complex tensor is computed by one kernel and copied into the real result."});
+  r.push_back({"stft",
+               ops({"aten::stft"}),
+               {},
+               "f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel",
+               [](const OpFacts& f) {
+                 const int64_t n = f.int_arg("n_fft", 0);
+                 return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) && n <= 4096;
+               },
+               {2, 0, 0, 0},
+               nullptr,
+               "opset:stft (n_fft 256)",
+               "A short-time Fourier transform multiplies the framed signal by the window and runs one batched cuFFT "
+               "kernel."});
   r.push_back({"solve_triangular",
                ops({"aten::linalg_solve_triangular"}),
                {},

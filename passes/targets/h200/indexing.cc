@@ -119,11 +119,16 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
   r.push_back({"masked_fill",
                ops({"aten::masked_fill"}),
                {},
-               "always",
+               "always; a fill value given as a device tensor is read back first (1 memcpy, 1 host sync)",
                nullptr,
-               {1, 1, 0, 0},
-               nullptr,
-               "truth:masked_fill",
+               {},
+               [](const OpFacts& f) -> Counts {
+                 const Arg* v = f.arg("value");
+                 const bool device_value = v && v->kind == Arg::Kind::kTensor && !v->tensors.empty() &&
+                                           f.graph->values[v->tensors[0]].placement == Placement::kDevice;
+                 return device_value ? Counts{1, 2, 0, 1} : Counts{1, 1, 0, 0};
+               },
+               "truth:masked_fill, opset:masked_fill_scalar_tensor",
                "Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the masked "
                "positions in place with one kernel."});
   r.push_back({"topk",

@@ -108,13 +108,18 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"instance_norm",
                ops({"aten::instance_norm"}),
                {},
-               "use_input_stats (the default): batch_norm statistics over N*C: 3 kernels",
+               "use_input_stats (the default): batch_norm statistics over N*C: 3 kernels; half precision + one "
+               "copy each of an affine weight and bias repeated over the batch",
                instance_norm_stats,
-               {3, 0, 0, 0},
-               nullptr,
-               "sweep:norm/instance_norm, broad:raft",
+               {},
+               [](const OpFacts& f) -> Counts {
+                 if (!is_half(f.dtype)) return {3, 0, 0, 0};
+                 return {3 + (f.has_tensor_arg("weight") ? 1 : 0) + (f.has_tensor_arg("bias") ? 1 : 0), 0, 0, 0};
+               },
+               "sweep:norm/instance_norm, broad:raft, opset:instance_norm_affine (f32 3, bf16 5)",
                "An instance norm runs as a batch norm over a reshaped input: statistics, inverse and transform, three "
-               "kernels."});
+               "kernels; in half precision an affine weight and bias are first repeated over the batch, one kernel "
+               "each."});
   r.push_back({"layer_norm",
                ops({"aten::layer_norm", "aten::native_layer_norm", "aten::rms_norm"}),
                {},

@@ -90,10 +90,14 @@ bool histc_ranged(const OpFacts& f) {
 bool one_hot_sized(const OpFacts& f) {
   return f.int_arg("num_classes", -1) > 0;
 }
-// embedding_bag in sum (0) or mean (1) mode: one kernel.
+// embedding_bag in sum (0), mean (1) or max (2) mode: one kernel.
 bool embedding_bag_sum_mean(const OpFacts& f) {
   const int64_t mode = f.int_arg("mode", 0);
-  return mode == 0 || mode == 1;
+  return mode >= 0 && mode <= 2;
+}
+// scatter_reduce "mean" including self: the sum and count scatters, fills and a division.
+bool scatter_reduce_mean_including_self(const OpFacts& f) {
+  return f.bool_arg("include_self", true) && text_arg(f, "reduce") == "mean";
 }
 
 }  // namespace
@@ -129,13 +133,17 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "opset:mode (slices of 32 and 4)",
                "The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."});
   r.push_back({"nonzero",
-               ops({"aten::nonzero"}),
+               ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"}),
                {},
-               "cub count (2) + compact (2) + write indices; the count is read back: 1 memcpy, 1 host sync",
-               nullptr,
+               "nonzero, argwhere, where(condition): cub count (2) + compact (2) + write indices; the count is "
+               "read back: 1 memcpy, 1 host sync",
+               [](const OpFacts& f) {
+                 return f.op->name != "aten::where" ||
+                        (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default"));
+               },
                {5, 1, 0, 1},
                nullptr,
-               "opset:nonzero",
+               "opset:nonzero, opset:argwhere, opset:where_cond",
                "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
                "output: a host sync; cub's select then writes the indices."});
   r.push_back({"masked_select",
@@ -248,6 +256,16 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "opset:scatter_reduce_mean",
                "A scatter mean without the input's own values scatters the sums and the counts separately and "
                "divides: eight kernels."});
+  r.push_back({"scatter_reduce.mean.self",
+               ops({"aten::scatter_reduce"}),
+               {},
+               "mean including self: sum and count scatters, fills, a division = 7, 2 memcpy",
+               scatter_reduce_mean_including_self,
+               {7, 2, 0, 0},
+               nullptr,
+               "opset:scatter_reduce_mean_self",
+               "A scatter mean including the input's own values scatters the sums and the counts and divides: seven "
+               "kernels."});
   r.push_back({"masked_scatter",
                ops({"aten::masked_scatter"}),
                {},
@@ -280,12 +298,32 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"embedding_bag",
                ops({"aten::embedding_bag", "aten::_embedding_bag"}),
                {},
-               "sum or mean mode: one kernel",
+               "sum, mean or max mode: one kernel",
                embedding_bag_sum_mean,
                {1, 0, 0, 0},
                nullptr,
-               "opset:embedding_bag (mean)",
-               "An embedding bag in sum or mean mode gathers and reduces each bag with one kernel."});
+               "opset:embedding_bag (mean), opset:embedding_bag_sum, opset:embedding_bag_max",
+               "An embedding bag gathers and reduces each bag with one kernel."});
+  r.push_back({"repeat_interleave.tensor",
+               ops({"aten::repeat_interleave"}),
+               {},
+               "tensor repeats: cub scan of the repeats (2), their sum read back (2 memcpy, 2 host syncs), the "
+               "index computation (2), one index_select",
+               [](const OpFacts& f) { return f.op->overload == "self_Tensor" || f.op->overload == "Tensor"; },
+               {6, 2, 0, 2},
+               nullptr,
+               "opset:repeat_interleave_tensor",
+               "repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to size the "
+               "result (host syncs), builds the gather indices and gathers."});
+  r.push_back({"triu_indices",
+               ops({"aten::triu_indices"}),
+               {},
+               "one kernel",
+               nullptr,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:triu_indices",
+               "triu_indices writes the row and column indices of the upper triangle with one kernel."});
 }
 
 }  // namespace kc::h200
