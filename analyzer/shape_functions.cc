@@ -171,7 +171,7 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
       std::vector<int64_t> weights{0};
       if (need && need->isBool() && need->toBool())
         weights = average && average->isBool() && average->toBool() ? std::vector<int64_t>{b, t, s}
-                                                                     : std::vector<int64_t>{b, heads->toInt(), t, s};
+                                                                    : std::vector<int64_t>{b, heads->toInt(), t, s};
       return std::vector<OutSpec>{{sizes, std::nullopt}, {weights, std::nullopt}};
     }
   }

@@ -9,10 +9,10 @@
 namespace kc {
 namespace {
 
-constexpr uint32_t kEndSignature = 0x06054b50;        // end of central directory record
-constexpr uint32_t kZip64EndSignature = 0x06064b50;   // zip64 end of central directory record
+constexpr uint32_t kEndSignature = 0x06054b50;       // end of central directory record
+constexpr uint32_t kZip64EndSignature = 0x06064b50;  // zip64 end of central directory record
 constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
-constexpr uint32_t kEntrySignature = 0x02014b50;      // central directory file header
+constexpr uint32_t kEntrySignature = 0x02014b50;  // central directory file header
 constexpr uint64_t kEndSize = 22, kZip64EndSize = 56, kLocatorSize = 20, kEntrySize = 46;
 constexpr uint64_t kMaxComment = 0xffff;
 constexpr uint32_t kZip64Marker = 0xffffffff;  // a 32-bit field whose value is in the zip64 extra field

@@ -81,8 +81,9 @@ SECTIONS = {
                            "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
                            "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
     "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
-                                 "python3 validate/broad_accuracy.py --models validate/corpus/torchscript/models.tgz "
-                                 "--measured validate/results/torchscript/measured.tgz --worst 10 --misses 15 "
+                                 "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/torchscript/models.tgz "
+                                 "--measured validate/results/torchscript/measured.tgz --worst 15 --misses 30 "
+                                 "--json validate/results/torchscript/accuracy_rules.json "
                                  "> validate/results/torchscript/accuracy_rules.txt", 6),
 }
 
