@@ -52,17 +52,25 @@ constexpr StackEffect kStackEffects[] = {
     {'0', 1, 0},                               // POP
 };
 
+// What a walk of a TorchScript pickle finds: the storage locations named by its persistent ids,
+// and whether a string or bytes argument claims more bytes than the pickle has left (libtorch
+// allocates that length before reading it).
+struct PickleScan {
+  std::vector<std::string> locations;
+  uint64_t overrun = 0;  // the length claimed past the end, 0 when none
+};
+
 // The storage locations named by persistent ids in a TorchScript pickle. TorchScript's
 // pickler writes each storage as the tuple ('storage', <global>, key, location, numel)
 // followed by BINPERSID; strings repeat through the memo. Only what is needed to see those
 // tuples is modelled: each stack value is a string or "something else". Stops (returning
 // what it found) at an opcode it does not know or at a truncated argument.
-std::vector<std::string> storage_locations(const char* data, size_t size) {
+PickleScan scan_pickle(const char* data, size_t size) {
   using Item = std::optional<std::string>;
   std::vector<Item> stack;
   std::vector<size_t> marks;
   std::unordered_map<uint64_t, Item> memo;
-  std::vector<std::string> found;
+  PickleScan found;
   size_t pos = 0;
   // Reads an n-byte little-endian unsigned argument at pos and steps over it.
   auto arg = [&](size_t n, uint64_t* v) {
@@ -110,7 +118,11 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'X':     // BINUNICODE
       case 0x8c:    // SHORT_BINUNICODE
       case 0x8d: {  // BINUNICODE8
-        if (!arg(op == 'X' ? 4 : op == 0x8c ? 1 : 8, &n) || pos + n > size) return found;
+        if (!arg(op == 'X' ? 4 : op == 0x8c ? 1 : 8, &n)) return found;
+        if (n > size - pos) {
+          found.overrun = n;
+          return found;
+        }
         stack.emplace_back(std::string(data + pos, n));
         pos += n;
         break;
@@ -119,7 +131,11 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'C':     // SHORT_BINBYTES
       case 0x8e:    // BINBYTES8
       case 0x8a: {  // LONG1
-        if (!arg(op == 'B' ? 4 : op == 0x8e ? 8 : 1, &n) || pos + n > size) return found;
+        if (!arg(op == 'B' ? 4 : op == 0x8e ? 8 : 1, &n)) return found;
+        if (n > size - pos) {
+          if (op != 0x8a) found.overrun = n;  // LONG1's length is one byte: nothing to allocate
+          return found;
+        }
         pos += n;
         stack.emplace_back();
         break;
@@ -150,7 +166,7 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'd': {  // DICT
         auto items = pop_to_mark();
         if (op == 't' && items.size() >= 4 && items[0] == std::string("storage") && items[3])
-          found.push_back(*items[3]);
+          found.locations.push_back(*items[3]);
         stack.emplace_back();
         break;
       }
@@ -168,10 +184,22 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
 std::vector<std::string> locations_in(caffe2::serialize::PyTorchStreamReader& archive, const std::string& record) {
   if (!archive.hasRecord(record)) return {};
   auto [data, size] = archive.getRecord(record);
-  return storage_locations(static_cast<const char*>(data.get()), size);
+  return scan_pickle(static_cast<const char*>(data.get()), size).locations;
 }
 
 }  // namespace
+
+void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
+  for (const std::string& name : archive.getAllRecords()) {
+    if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0) &&
+        !(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0))
+      continue;
+    auto [data, size] = archive.getRecord(name);
+    const PickleScan scan = scan_pickle(static_cast<const char*>(data.get()), size);
+    check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
+                                 " bytes in a record of " + std::to_string(size) + " (a damaged length)");
+  }
+}
 
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
   for (const char* pickle : {"data.pkl", "constants.pkl"}) {

@@ -595,6 +595,7 @@ void check_code_nesting(caffe2::serialize::PyTorchStreamReader& archive) {
 Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
                        const LoadOptions& options) {
   check_code_nesting(archive);
+  check_pickle_lengths(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   auto reader = weight_skipping_reader(path);

@@ -182,6 +182,13 @@ TEST_CASE("torchscript: a deflated record claiming more than deflate can hold is
                     Contains("more than deflate's 1032 to 1 allows"));
 }
 
+TEST_CASE("torchscript: a pickle string longer than its pickle is refused before libtorch allocates it") {
+  caffe2::serialize::PyTorchStreamReader bad(kModels + "/bad/long_pickle_string.pt");
+  CHECK_THROWS_WITH(kc::check_pickle_lengths(bad), Contains("pickle data.pkl holds a string of 2147483647 bytes"));
+  caffe2::serialize::PyTorchStreamReader good(kModels + "/traced_mlp.pt");
+  CHECK_NOTHROW(kc::check_pickle_lengths(good));  // every pickle of a sound archive passes
+}
+
 TEST_CASE("torchscript: scripted control flow: if on the rank, a ModuleList loop, an early return") {
   kc::Graph b3 = kc::load_model(kModels + "/scripted_branches.pt", with_input("4x16x32"));
   CHECK_FALSE(b3.check());

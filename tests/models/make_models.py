@@ -274,6 +274,14 @@ def make_deflated():
     deflate_zip(src, os.path.join(OUT, "traced_mlp_deflated.pt"))
     # 4,000,000,000 bytes from a few kilobytes: no deflate stream inflates that far.
     deflate_zip(src, os.path.join(BAD, "lying_size.pt"), ("traced_mlp/data/0", 4_000_000_000))
+    # data.pkl's first string claims 2 GiB: libtorch's unpickler would allocate that before
+    # finding the pickle short.
+    def long_string(name, data):
+        if not name.endswith("/data.pkl"):
+            return data
+        at = data.index(b"X")  # BINUNICODE: opcode, 4-byte length, text
+        return data[:at + 1] + struct.pack("<I", 0x7fffffff) + data[at + 5:]
+    rewrite_zip(src, os.path.join(BAD, "long_pickle_string.pt"), long_string)
 
 
 def make_bad():
