@@ -1,6 +1,7 @@
 #include "analyzer/load.h"
 
 #include <c10/util/Logging.h>
+#include <caffe2/serialize/file_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <sys/stat.h>
 
@@ -13,6 +14,7 @@
 #include "analyzer/placement.h"
 #include "analyzer/pt2_loader.h"
 #include "analyzer/torchscript_loader.h"
+#include "analyzer/zip_directory.h"
 
 namespace kc {
 
@@ -134,6 +136,15 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     check(f.gcount() > 0, path + ": file is empty");
     check(f.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K',
           path + ": not a model archive (expected a .pt2 or TorchScript zip file)");
+  }
+  // libtorch allocates a deflated record's uncompressed size before inflating it: a size field
+  // no deflate stream can have is refused before any record is read.
+  if (auto dir = read_zip_directory(caffe2::serialize::FileAdapter(path))) {
+    try {
+      check_deflated_sizes(*dir);
+    } catch (const Error& e) {
+      throw Error(path + ": " + e.what());
+    }
   }
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> archive;
   try {

@@ -82,6 +82,10 @@ enum class Family {
   kLikeSecond,     // linalg_solve_triangular(self, B): B's sizes
   kAddbmm,         // addbmm(self, batch1, batch2): [batch1.size(1), batch2.size(2)]
   kBins,           // histc(self, bins): [bins]; bincount(self, weights, minlength): [minlength] (data-dependent)
+  // _native_multi_head_attention(query [B, T, D], key [B, S, D], ...): the output has query's
+  // sizes; the weights are [B, T, S] averaged over heads, [B, num_head, T, S] not averaged,
+  // and an empty tensor when need_weights is false (the CUDA kernel returns none).
+  kMultiHeadAttention,
 };
 struct FamilyRule {
   const char* name;
@@ -136,6 +140,7 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::addbmm", "", Family::kAddbmm},
     {"aten::histc", "", Family::kBins},
     {"aten::bincount", "", Family::kBins},
+    {"aten::_native_multi_head_attention", "", Family::kMultiHeadAttention},
 };
 
 const c10::IValue* arg_named(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
@@ -150,10 +155,11 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
   for (const FamilyRule& r : kFamilies)
     if (schema.name() == r.name && schema.overload_name() == r.overload) rule = &r;
   if (!rule) return std::nullopt;
-  const char* first = rule->family == Family::kPairwise       ? "x1"
-                      : rule->family == Family::kGridSample   ? "input"
-                      : rule->family == Family::kEmbeddingBag ? "weight"
-                                                              : "self";
+  const char* first = rule->family == Family::kPairwise             ? "x1"
+                      : rule->family == Family::kGridSample         ? "input"
+                      : rule->family == Family::kEmbeddingBag       ? "weight"
+                      : rule->family == Family::kMultiHeadAttention ? "query"
+                                                                    : "self";
   const c10::IValue* self = arg_named(schema, args, first);
   if (!self || !self->isTensor()) return std::nullopt;
   const std::vector<int64_t> sizes = self->toTensor().sizes().vec();
@@ -373,6 +379,20 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
       std::vector<int64_t> out = sizes;
       out.back() = x2->toTensor().size(-2);
       return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kMultiHeadAttention: {
+      const c10::IValue* key = arg_named(schema, args, "key");
+      const c10::IValue* heads = arg_named(schema, args, "num_head");
+      const c10::IValue* need = arg_named(schema, args, "need_weights");
+      const c10::IValue* average = arg_named(schema, args, "average_attn_weights");
+      if (rank != 3 || !key || !key->isTensor() || key->toTensor().dim() != 3 || !heads || !heads->isInt())
+        return std::nullopt;
+      const int64_t b = sizes[0], t = sizes[1], s = key->toTensor().size(1);
+      std::vector<int64_t> weights{0};
+      if (need && need->isBool() && need->toBool())
+        weights = average && average->isBool() && average->toBool() ? std::vector<int64_t>{b, t, s}
+                                                                    : std::vector<int64_t>{b, heads->toInt(), t, s};
+      return std::vector<OutSpec>{{sizes, std::nullopt}, {weights, std::nullopt}};
     }
   }
   return std::nullopt;

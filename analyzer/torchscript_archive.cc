@@ -2,11 +2,15 @@
 
 #include <caffe2/serialize/file_adapter.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "analyzer/error.h"
+#include "analyzer/zip_directory.h"
 
 namespace kc {
 namespace {
@@ -48,17 +52,25 @@ constexpr StackEffect kStackEffects[] = {
     {'0', 1, 0},                               // POP
 };
 
+// What a walk of a TorchScript pickle finds: the storage locations named by its persistent ids,
+// and whether a string or bytes argument claims more bytes than the pickle has left (libtorch
+// allocates that length before reading it).
+struct PickleScan {
+  std::vector<std::string> locations;
+  uint64_t overrun = 0;  // the length claimed past the end, 0 when none
+};
+
 // The storage locations named by persistent ids in a TorchScript pickle. TorchScript's
 // pickler writes each storage as the tuple ('storage', <global>, key, location, numel)
 // followed by BINPERSID; strings repeat through the memo. Only what is needed to see those
 // tuples is modelled: each stack value is a string or "something else". Stops (returning
 // what it found) at an opcode it does not know or at a truncated argument.
-std::vector<std::string> storage_locations(const char* data, size_t size) {
+PickleScan scan_pickle(const char* data, size_t size) {
   using Item = std::optional<std::string>;
   std::vector<Item> stack;
   std::vector<size_t> marks;
   std::unordered_map<uint64_t, Item> memo;
-  std::vector<std::string> found;
+  PickleScan found;
   size_t pos = 0;
   // Reads an n-byte little-endian unsigned argument at pos and steps over it.
   auto arg = [&](size_t n, uint64_t* v) {
@@ -106,7 +118,11 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'X':     // BINUNICODE
       case 0x8c:    // SHORT_BINUNICODE
       case 0x8d: {  // BINUNICODE8
-        if (!arg(op == 'X' ? 4 : op == 0x8c ? 1 : 8, &n) || pos + n > size) return found;
+        if (!arg(op == 'X' ? 4 : op == 0x8c ? 1 : 8, &n)) return found;
+        if (n > size - pos) {
+          found.overrun = n;
+          return found;
+        }
         stack.emplace_back(std::string(data + pos, n));
         pos += n;
         break;
@@ -115,7 +131,11 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'C':     // SHORT_BINBYTES
       case 0x8e:    // BINBYTES8
       case 0x8a: {  // LONG1
-        if (!arg(op == 'B' ? 4 : op == 0x8e ? 8 : 1, &n) || pos + n > size) return found;
+        if (!arg(op == 'B' ? 4 : op == 0x8e ? 8 : 1, &n)) return found;
+        if (n > size - pos) {
+          if (op != 0x8a) found.overrun = n;  // LONG1's length is one byte: nothing to allocate
+          return found;
+        }
         pos += n;
         stack.emplace_back();
         break;
@@ -146,7 +166,7 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
       case 'd': {  // DICT
         auto items = pop_to_mark();
         if (op == 't' && items.size() >= 4 && items[0] == std::string("storage") && items[3])
-          found.push_back(*items[3]);
+          found.locations.push_back(*items[3]);
         stack.emplace_back();
         break;
       }
@@ -164,26 +184,22 @@ std::vector<std::string> storage_locations(const char* data, size_t size) {
 std::vector<std::string> locations_in(caffe2::serialize::PyTorchStreamReader& archive, const std::string& record) {
   if (!archive.hasRecord(record)) return {};
   auto [data, size] = archive.getRecord(record);
-  return storage_locations(static_cast<const char*>(data.get()), size);
+  return scan_pickle(static_cast<const char*>(data.get()), size).locations;
 }
 
-class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
- public:
-  WeightSkippingReader(const std::string& path, std::vector<std::pair<uint64_t, uint64_t>> skip)
-      : file_(path), skip_(std::move(skip)) {}
-  size_t size() const override { return file_.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
-    for (const auto& [begin, end] : skip_)
-      if (pos >= begin && pos + n <= end) return n;
-    return file_.read(pos, buf, n, what);
-  }
-
- private:
-  caffe2::serialize::FileAdapter file_;
-  std::vector<std::pair<uint64_t, uint64_t>> skip_;  // [begin, end) byte ranges of weights
-};
-
 }  // namespace
+
+void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
+  for (const std::string& name : archive.getAllRecords()) {
+    if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0) &&
+        !(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0))
+      continue;
+    auto [data, size] = archive.getRecord(name);
+    const PickleScan scan = scan_pickle(static_cast<const char*>(data.get()), size);
+    check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
+                                 " bytes in a record of " + std::to_string(size) + " (a damaged length)");
+  }
+}
 
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
   for (const char* pickle : {"data.pkl", "constants.pkl"}) {
@@ -198,40 +214,118 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
 
 namespace {
 
-uint16_t le16(const unsigned char* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint64_t kLocalHeaderSize = 30;
+
+uint64_t le(const unsigned char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
 }
 
-// Whether the zip record whose data starts at `data_offset` is stored as it is (method 0).
-// Only such a record's bytes are the tensor's bytes and may go unread; a deflated record must
-// be read whole to be inflated. The local header sits just before the data: its signature, then
-// 26 bytes, then the name and an extra field (alignment padding) of lengths it gives.
-bool stored_as_is(caffe2::serialize::FileAdapter& file, uint64_t data_offset) {
-  constexpr uint64_t kLookBack = 4096;
-  const uint64_t begin = data_offset > kLookBack ? data_offset - kLookBack : 0;
-  std::vector<unsigned char> buf(data_offset - begin);
-  if (buf.size() < 30 || file.read(begin, buf.data(), buf.size(), "zip local header") != buf.size()) return false;
-  for (size_t p = buf.size() - 30 + 1; p-- > 0;) {
-    const unsigned char* h = buf.data() + p;
-    if (h[0] != 'P' || h[1] != 'K' || h[2] != 3 || h[3] != 4) continue;
-    if (p + 30 + le16(h + 26) + le16(h + 28) == buf.size()) return le16(h + 8) == 0;
-  }
-  return false;
+// Parameters and buffers (data/N), and the example inputs a trace keeps (traced_inputs/N,
+// activation-sized), under the archive's one top folder.
+bool is_weight(const std::string& name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos) return false;
+  return name.compare(slash + 1, 5, "data/") == 0 || name.compare(slash + 1, 14, "traced_inputs/") == 0;
 }
+
+// Bytes served in place of the file's at a file offset.
+struct Patch {
+  uint64_t at;
+  std::vector<unsigned char> bytes;
+};
+
+// The file as libtorch's zip reader sees it: each weight record stored at its uncompressed
+// size, whose one read (the whole record) leaves the destination unwritten. A deflated record
+// becomes a stored one through its directory entry, and the archive grows past the file's end
+// (zeros, then the file's end records again) so that the record fits inside it.
+class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  WeightSkippingReader(const std::string& path) : file_(path), file_size_(file_.size()), size_(file_size_) {}
+
+  size_t size() const override { return size_; }
+
+  size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
+    for (const auto& [begin, bytes] : skip_)
+      if (pos == begin && n == bytes) return n;
+    if (pos >= size_) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - pos));
+    auto* out = static_cast<unsigned char*>(buf);
+    size_t done = 0;
+    if (pos < file_size_) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(n, file_size_ - pos));
+      done = file_.read(pos, out, want, what);
+      if (done < want) return done;
+    }
+    const uint64_t tail_at = size_ - tail_.size();
+    for (; done < n; ++done) out[done] = pos + done >= tail_at ? tail_[pos + done - tail_at] : 0;
+    for (const Patch& p : patches_)
+      for (size_t i = 0; i < p.bytes.size(); ++i)
+        if (p.at + i >= pos && p.at + i - pos < n) out[p.at + i - pos] = p.bytes[i];
+    return n;
+  }
+
+  // Makes the record's bytes go unread; a deflated record is first declared stored.
+  void skip(const ZipRecord& r, uint64_t data_at) {
+    skip_.emplace_back(data_at, r.uncompressed);
+    if (r.method == 0) return;
+    patches_.push_back({r.method_at, {0, 0}});
+    Patch size{r.compressed_at, std::vector<unsigned char>(r.compressed_width)};
+    for (int i = 0; i < r.compressed_width; ++i) size.bytes[i] = static_cast<unsigned char>(r.uncompressed >> (8 * i));
+    patches_.push_back(std::move(size));
+    if (data_at + r.uncompressed > size_) size_ = data_at + r.uncompressed;
+  }
+
+  // Repeats the file's end records at the archive's new end, where a zip reader looks for them.
+  void finish(uint64_t tail_at) {
+    if (size_ == file_size_) return;
+    tail_.resize(file_size_ - tail_at);
+    check(file_.read(tail_at, tail_.data(), tail_.size(), "zip end records") == tail_.size(),
+          "TorchScript archive: cannot read its end records");
+    size_ += tail_.size();
+  }
+
+  const caffe2::serialize::FileAdapter& file() const { return file_; }
+
+ private:
+  caffe2::serialize::FileAdapter file_;
+  const uint64_t file_size_;
+  uint64_t size_;                                    // the archive as served: the file, then zeros and tail_
+  std::vector<unsigned char> tail_;                  // the file's end records, repeated at the end
+  std::vector<std::pair<uint64_t, uint64_t>> skip_;  // (offset, size) of each weight's bytes
+  std::vector<Patch> patches_;                       // directory entries declaring deflated weights stored
+};
 
 }  // namespace
 
-std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(
-    const std::string& path, caffe2::serialize::PyTorchStreamReader& archive) {
-  std::vector<std::pair<uint64_t, uint64_t>> skip;
-  caffe2::serialize::FileAdapter file(path);
-  for (const std::string& name : archive.getAllRecords()) {
-    // Parameters and buffers, and the example inputs a trace keeps (activation-sized).
-    if (name.rfind("data/", 0) != 0 && name.rfind("traced_inputs/", 0) != 0) continue;
-    const uint64_t offset = archive.getRecordOffset(name);
-    if (stored_as_is(file, offset)) skip.emplace_back(offset, offset + archive.getRecordSize(name));
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(const std::string& path) {
+  auto reader = std::make_shared<WeightSkippingReader>(path);
+  const auto& file = reader->file();
+  auto dir = read_zip_directory(file);
+  if (!dir) return reader;     // not a zip libtorch can read either: its reader says why
+  check_deflated_sizes(*dir);  // the sizes below become allocations
+  for (const ZipRecord& r : dir->records) {
+    if (!is_weight(r.name) || (r.method != 0 && r.method != 8)) continue;
+    unsigned char local[kLocalHeaderSize];
+    if (r.local_header > file.size() - std::min<uint64_t>(file.size(), kLocalHeaderSize) ||
+        file.read(r.local_header, local, kLocalHeaderSize, "zip local header") != kLocalHeaderSize ||
+        le(local, 4) != kLocalHeaderSignature)
+      continue;
+    const uint64_t data_at = r.local_header + kLocalHeaderSize + le(local + 26, 2) + le(local + 28, 2);
+    if (r.method == 8) {
+      check(data_at <= file.size() && r.compressed <= file.size() - data_at,
+            "zip record " + r.name + " runs past the end of the file (" + std::to_string(r.compressed) +
+                " bytes at offset " + std::to_string(data_at) + " of " + std::to_string(file.size()) + ")");
+      // Declared stored, the size goes where the compressed size was: a 4-byte field cannot
+      // hold 4 GiB, and such a record is inflated after all.
+      if (r.compressed_width == 4 && r.uncompressed >= 0xffffffffu) continue;
+    }
+    reader->skip(r, data_at);
   }
-  return std::make_shared<WeightSkippingReader>(path, std::move(skip));
+  reader->finish(dir->tail_at);
+  return reader;
 }
 
 }  // namespace kc

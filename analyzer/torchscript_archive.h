@@ -15,12 +15,19 @@ namespace kc {
 // pickles, never a tensor record.
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
-// A file reader for torch::jit::load that leaves the destination of every read inside a
-// parameter or buffer record (data/N), or a trace's example inputs (traced_inputs/N),
-// unwritten: the module gets tensors of the right sizes whose bytes were never read nor
-// touched (the allocator's untouched pages take no memory). Constants (constants/N) and everything else are
-// read for real, because traced shape arithmetic needs the constants' values.
-std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(
-    const std::string& path, caffe2::serialize::PyTorchStreamReader& archive);
+// Throws Error naming the first pickle of the archive (data.pkl, constants.pkl, a code
+// record's .debug_pkl) in which a string or bytes length runs past the pickle's end: libtorch's
+// unpickler allocates such a length before it finds the pickle short, gigabytes for a damaged
+// one. Walks the opcodes it knows up to the first it does not, never a tensor record.
+void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
+
+// A file reader for torch::jit::load that never reads the bytes of a parameter or buffer
+// record (data/N) or a trace's example inputs (traced_inputs/N), stored or deflated: the module
+// gets tensors of the right sizes whose memory was never written (the allocator's untouched
+// pages take none). A deflated record is declared stored in the directory it serves, so it is
+// never inflated. Constants (constants/N), code and pickles are read for real: traced shape
+// arithmetic needs the constants' values. Throws Error for a deflated weight record whose sizes
+// no deflate stream can have (a lying size field), before anything is allocated for it.
+std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(const std::string& path);
 
 }  // namespace kc

@@ -595,12 +595,14 @@ void check_code_nesting(caffe2::serialize::PyTorchStreamReader& archive) {
 Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
                        const LoadOptions& options) {
   check_code_nesting(archive);
+  check_pickle_lengths(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
+  auto reader = weight_skipping_reader(path);
   jit::Module module;
   try {
     try {
-      module = jit::load(weight_skipping_reader(path, archive), c10::Device(c10::kCPU));
+      module = jit::load(reader, c10::Device(c10::kCPU));
     } catch (const c10::Error& e) {
       // A LibTorch whose zip reader checks CRCs rejects the unread records: read them after all.
       if (std::string(e.what_without_backtrace()).find("CRC") == std::string::npos) throw;

@@ -7,20 +7,30 @@
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
 4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
    trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
-Needs Python with torch (and torchvision for ResNet-50) to export the models of 1-3; they are
-cached in --work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
-Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json.
+5. TorchScript: every .pt of validate/corpus/torchscript/models.tgz (weights zeroed and
+   deflated) against the .pt2 of the same model in validate/corpus/broad/, time and peak RSS
+   and their ratio, the worst printed last; and the 1 GB-weight MLP of 3 traced and saved
+   with torch.jit.save (stored records), and the same archive deflated.
+Needs Python with torch (and torchvision for ResNet-50) to export the models of 1-3 and 5's
+MLP; they are cached in --work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
+Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json;
+`--torchscript-only` measures 5 alone and merges it into --json.
 """
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+import zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validate"))
 from strip_weights import strip_weights  # noqa: E402
+from broad_accuracy import open_models  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def run(cmd):
@@ -34,10 +44,10 @@ def run(cmd):
     return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
-def measure(kc, model, runs, cpu=False):
+def measure(kc, model, runs, cpu=False, args=()):
     """Median wall seconds and the largest peak RSS; with cpu, the median CPU seconds too (on a
     machine shared with other work, wall time measures the load rather than kernelcount)."""
-    results = [run([kc, model, "--format", "json"]) for _ in range(runs)]
+    results = [run([kc, model, "--format", "json", *args]) for _ in range(runs)]
     out = statistics.median(r[0] for r in results), max(r[1] for r in results)
     return out + (statistics.median(r[2] for r in results),) if cpu else out
 
@@ -78,7 +88,68 @@ def export_resnet50(path):
     torch.export.save(ep, path)
 
 
-EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50}
+def export_big_mlp_torchscript(path, width=8192, layers=4):
+    """The MLP of export_big_mlp, traced and saved by torch.jit.save (records stored)."""
+    import torch
+    import torch.nn as nn
+
+    model = nn.Sequential(*[nn.Linear(width, width, bias=False) for _ in range(layers)]).eval()
+    torch.jit.save(torch.jit.trace(model, (torch.randn(4, width),)), path)
+
+
+EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50,
+           "big_mlp_ts": export_big_mlp_torchscript}
+
+
+def deflated(path):
+    """A copy of the archive with every record deflated (zipfile's default level)."""
+    out = path.replace(".pt", ".deflated.pt")
+    if not os.path.exists(out):
+        with zipfile.ZipFile(path) as zin, zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                with zin.open(info) as src, zout.open(info.filename, "w", force_zip64=True) as dst:
+                    shutil.copyfileobj(src, dst, 1 << 24)
+        os.replace(out + ".tmp", out)
+    return out
+
+
+def torchscript(kc, work, runs):
+    """Every corpus .pt against its .pt2 (time, CPU time, peak RSS and their ratios), then the
+    1 GB-weight MLP as a TorchScript archive, stored and deflated."""
+    folder, inputs = open_models(os.path.join(ROOT, "validate", "corpus", "torchscript", "models.tgz"))
+    rows = []
+    print("\nTorchScript .pt against .pt2          .pt s / .pt2 s   CPU ratio   .pt MiB / .pt2 MiB   time ratio   RSS ratio")
+    for name in sorted(inputs):
+        pt, pt2 = os.path.join(folder, name + ".pt"), os.path.join(ROOT, "validate", "corpus", "broad", name + ".pt2")
+        if not (os.path.exists(pt) and os.path.exists(pt2)):
+            continue
+        args = [a for spec in inputs[name] for a in ("--input", spec)]
+        try:
+            t, rss, cpu = measure(kc, pt, runs, cpu=True, args=args)
+        except SystemExit as e:  # a model kernelcount cannot analyze: reported, not measured
+            print(f"{name:38s} not analyzed: {str(e).splitlines()[-1][:150]}")
+            continue
+        t2, rss2, cpu2 = measure(kc, pt2, runs, cpu=True)
+        r = {"model": name, "pt_s": t, "pt2_s": t2, "pt_cpu_s": cpu, "pt2_cpu_s": cpu2, "pt_rss_mib": rss,
+             "pt2_rss_mib": rss2, "time_ratio": t / t2, "cpu_ratio": cpu / cpu2, "rss_ratio": rss / rss2}
+        rows.append(r)
+        print(f"{name:38s} {t:6.3f} / {t2:5.3f}   {r['cpu_ratio']:9.2f}   {rss:7.0f} / {rss2:6.0f}   "
+              f"{r['time_ratio']:10.2f}   {r['rss_ratio']:9.2f}")
+    unpacked = folder if os.path.basename(folder).startswith("kc-models-") else os.path.dirname(folder)
+    shutil.rmtree(unpacked, ignore_errors=True)  # open_models' temporary copy of the .tgz
+    worst = {k: max(rows, key=lambda r: r[k]) for k in ("time_ratio", "cpu_ratio", "rss_ratio")}
+    for k, r in worst.items():
+        print(f"worst {k.replace('_', ' ')}: {r[k]:.2f} ({r['model']})")
+    big = cached(os.path.join(work, "mlp_1gb.pt"), "big_mlp_ts")
+    weights = []
+    for what, path in (("stored", big), ("deflated", deflated(big))):
+        t, rss, cpu = measure(kc, path, runs, cpu=True, args=["--input", "4x8192:float32"])
+        weights.append({"records": what, "file_mb": os.path.getsize(path) / 1e6, "median_s": t, "cpu_s": cpu,
+                        "peak_rss_mib": rss})
+        print(f"MLP .pt with 1.07 GB of weights, records {what} ({os.path.getsize(path) / 1e6:.0f} MB): "
+              f"{t:.3f} s, peak RSS {rss:.0f} MiB")
+    return {"models": rows, "worst": {k: {"model": r["model"], "ratio": r[k]} for k, r in worst.items()},
+            "weights": weights}
 
 
 def cached(path, kind, *extra):
@@ -122,6 +193,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--json", help="also write the numbers here")
     ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic scale runs (no PyTorch needed)")
+    ap.add_argument("--torchscript-only", action="store_true", help="only the TorchScript runs (5)")
     ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.export:
@@ -129,13 +201,18 @@ def main():
         return EXPORTS[kind](path, *map(int, extra))
     os.makedirs(args.work, exist_ok=True)
     kc = args.kernelcount
-    if args.synthetic_only:
+    if args.synthetic_only or args.torchscript_only:
         out = {}
         if args.json and os.path.exists(args.json):
             with open(args.json) as f:
                 out = json.load(f)
-        out["synthetic"] = synthetic(kc, args.work, args.runs)
-        out["synthetic_machine"] = f"{os.cpu_count()} cores"
+        if args.synthetic_only:
+            out["synthetic"] = synthetic(kc, args.work, args.runs)
+            out["synthetic_machine"] = f"{os.cpu_count()} cores"
+        if args.torchscript_only:
+            out["torchscript"] = torchscript(kc, args.work, args.runs)
+            out["torchscript"]["machine"] = f"{os.cpu_count()} cores"
+            out["torchscript"]["runs"] = args.runs
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(out, f, indent=1)
@@ -170,6 +247,9 @@ def main():
     print(f"\nMLP with {os.path.getsize(big) / 1e9:.2f} GB of weights: peak RSS {rss:.0f} MiB, {t:.3f} s; "
           f"weights stripped: {rss_s:.0f} MiB, {t_s:.3f} s")
     out["synthetic"] = synthetic(kc, args.work, args.runs)
+    out["torchscript"] = torchscript(kc, args.work, args.runs)
+    out["torchscript"]["machine"] = out["machine"]
+    out["torchscript"]["runs"] = args.runs
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

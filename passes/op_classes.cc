@@ -27,6 +27,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::_convolution", C::kConv},
     {"aten::cudnn_convolution", C::kConv},
     {"aten::scaled_dot_product_attention", C::kAttention},
+    {"aten::_native_multi_head_attention", C::kAttention},
     {"aten::batch_norm", C::kNorm},
     {"aten::_native_batch_norm_legit_no_training", C::kNorm},
     {"aten::cudnn_batch_norm", C::kNorm},
@@ -369,7 +370,12 @@ int64_t op_flops(const Graph& g, const Op& op) {
       if (!q || !k || q->sizes.size() < 2 || k->sizes.size() < 2) break;
       const auto& qs = q->sizes;
       const int64_t l = qs[qs.size() - 2], d = qs.back(), s = k->sizes[k->sizes.size() - 2];
-      return mul({4, product(qs, 0, qs.size() - 2), l, s, d});
+      const int64_t attention = mul({4, product(qs, 0, qs.size() - 2), l, s, d});
+      if (op.name != "aten::_native_multi_head_attention") return attention;
+      // [B, T, D] in, heads summed into D; + the query and output projections (T x D x D each)
+      // and the key and value ones (S x D x D each).
+      const int64_t b = product(qs, 0, qs.size() - 2);
+      return add_checked(add_checked(attention, mul({4, b, l, d, d}), "FLOPs"), mul({4, b, s, d, d}), "FLOPs");
     }
     default:
       break;

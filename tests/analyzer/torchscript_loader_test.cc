@@ -3,6 +3,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <tuple>
 #include <vector>
 
@@ -139,14 +140,53 @@ TEST_CASE("torchscript: a model saved on a GPU loads without one and is predicte
 
 TEST_CASE("torchscript: the weights' bytes are never read") {
   caffe2::serialize::PyTorchStreamReader archive(kModels + "/traced_mlp.pt");
-  auto reader = kc::weight_skipping_reader(kModels + "/traced_mlp.pt", archive);
-  std::vector<unsigned char> buf(64, 0xab);
-  const size_t weight = archive.getRecordOffset("data/0");
-  CHECK(reader->read(weight, buf.data(), 64) == 64);
-  CHECK(buf == std::vector<unsigned char>(64, 0xab));  // left as it was
+  auto reader = kc::weight_skipping_reader(kModels + "/traced_mlp.pt");
+  const size_t weight = archive.getRecordOffset("data/0"), bytes = archive.getRecordSize("data/0");
+  std::vector<unsigned char> buf(bytes, 0xab);
+  CHECK(reader->read(weight, buf.data(), bytes) == bytes);
+  CHECK(buf == std::vector<unsigned char>(bytes, 0xab));  // left as it was
   CHECK(reader->read(0, buf.data(), 2) == 2);
   CHECK(buf[0] == 'P');  // everything else is the file
   CHECK(buf[1] == 'K');
+}
+
+TEST_CASE("torchscript: deflated weights are never inflated, and load as stored ones do") {
+  caffe2::serialize::PyTorchStreamReader archive(kModels + "/traced_mlp_deflated.pt");
+  auto reader = kc::weight_skipping_reader(kModels + "/traced_mlp_deflated.pt");
+  // Served as a stored record of its full size (more than the file holds), whose one read
+  // writes nothing.
+  CHECK(reader->size() > archive.getRecordOffset("data/0") + archive.getRecordSize("data/0"));
+  caffe2::serialize::PyTorchStreamReader served(reader);
+  const size_t weight = served.getRecordOffset("data/0"), bytes = served.getRecordSize("data/0");
+  CHECK(bytes == archive.getRecordSize("data/0"));
+  std::vector<unsigned char> buf(bytes, 0xab);
+  CHECK(reader->read(weight, buf.data(), bytes) == bytes);
+  CHECK(buf == std::vector<unsigned char>(bytes, 0xab));
+  // Code and pickles inflate as in the file.
+  auto [code, size] = served.getRecord("data.pkl");
+  auto [real, real_size] = archive.getRecord("data.pkl");
+  REQUIRE(size == real_size);
+  CHECK(std::memcmp(code.get(), real.get(), size) == 0);
+
+  kc::Graph deflated = kc::load_model(kModels + "/traced_mlp_deflated.pt", with_input("32x64:float32"));
+  kc::Graph stored = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
+  REQUIRE(deflated.ops.size() == stored.ops.size());
+  for (size_t i = 0; i < stored.ops.size(); ++i) CHECK(deflated.ops[i].name == stored.ops[i].name);
+  CHECK(deflated.values.size() == stored.values.size());
+}
+
+TEST_CASE("torchscript: a deflated record claiming more than deflate can hold is refused before it is allocated") {
+  CHECK_THROWS_WITH(kc::weight_skipping_reader(kModels + "/bad/lying_size.pt"),
+                    Contains("claims 4000000000 bytes inflated from"));
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/bad/lying_size.pt", with_input("32x64:float32")),
+                    Contains("more than deflate's 1032 to 1 allows"));
+}
+
+TEST_CASE("torchscript: a pickle string longer than its pickle is refused before libtorch allocates it") {
+  caffe2::serialize::PyTorchStreamReader bad(kModels + "/bad/long_pickle_string.pt");
+  CHECK_THROWS_WITH(kc::check_pickle_lengths(bad), Contains("pickle data.pkl holds a string of 2147483647 bytes"));
+  caffe2::serialize::PyTorchStreamReader good(kModels + "/traced_mlp.pt");
+  CHECK_NOTHROW(kc::check_pickle_lengths(good));  // every pickle of a sound archive passes
 }
 
 TEST_CASE("torchscript: scripted control flow: if on the rank, a ModuleList loop, an early return") {

@@ -28,7 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MODELS = os.path.join(ROOT, "tests", "models")
 PT2 = ["add.pt2", "add_relu.pt2", "bf16_linear.pt2", "conv_bn_relu.pt2", "dynamic_batch.pt2", "mlp.pt2",
        "mul_add_gelu.pt2", "transformer_block.pt2"]
-TS = {"traced_mlp.pt": ["--input", "32x64:float32"], "traced_shape_arith.pt": ["--input", "8x16:float32"],
+TS = {"traced_mlp.pt": ["--input", "32x64:float32"], "traced_mlp_deflated.pt": ["--input", "32x64:float32"],
+      "traced_shape_arith.pt": ["--input", "8x16:float32"],
       "scripted_control_flow.pt": ["--input", "4x8:float32"]}
 INT64_MIN = -(2 ** 63)
 INT64_MAX = 2 ** 63 - 1

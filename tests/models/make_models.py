@@ -250,6 +250,40 @@ def _missing_dtype(graph):
     del graph["tensor_values"][next(iter(graph["tensor_values"]))]["dtype"]
 
 
+def deflate_zip(src, dst, claim=None):
+    """Copy src to dst with every record deflated (as validate/strip_weights.py writes them);
+    claim=(name, size) then rewrites that record's uncompressed size in the central directory,
+    a lying size field."""
+    with zipfile.ZipFile(src) as zin:
+        entries = [(i, zin.read(i.filename)) for i in zin.infolist()]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zout:
+        for orig, data in entries:
+            zout.writestr(_info_like(orig, out.tell(), zipfile.ZIP_DEFLATED), data)
+    raw = bytearray(out.getvalue())
+    if claim:
+        name, size = claim
+        entry = raw.rindex(b"PK\x01\x02", 0, raw.rindex(name.encode()))
+        raw[entry + 24:entry + 28] = struct.pack("<I", size)
+    with open(dst, "wb") as f:
+        f.write(raw)
+
+
+def make_deflated():
+    src = os.path.join(OUT, "traced_mlp.pt")
+    deflate_zip(src, os.path.join(OUT, "traced_mlp_deflated.pt"))
+    # 4,000,000,000 bytes from a few kilobytes: no deflate stream inflates that far.
+    deflate_zip(src, os.path.join(BAD, "lying_size.pt"), ("traced_mlp/data/0", 4_000_000_000))
+    # data.pkl's first string claims 2 GiB: libtorch's unpickler would allocate that before
+    # finding the pickle short.
+    def long_string(name, data):
+        if not name.endswith("/data.pkl"):
+            return data
+        at = data.index(b"X")  # BINUNICODE: opcode, 4-byte length, text
+        return data[:at + 1] + struct.pack("<I", 0x7fffffff) + data[at + 5:]
+    rewrite_zip(src, os.path.join(BAD, "long_pickle_string.pt"), long_string)
+
+
 def make_bad():
     os.makedirs(BAD, exist_ok=True)
     save_script(torch.jit.script(models.NoShapeFunction()), "bad/no_shape_function.pt")
@@ -280,6 +314,7 @@ def main():
     make_exported()
     make_torchscript()
     make_bad()
+    make_deflated()
     for d in (OUT, BAD):
         for n in sorted(os.listdir(d)):
             p = os.path.join(d, n)

@@ -191,3 +191,42 @@ TEST_CASE("sdpa: 5-D q/k/v run the math path; other ranks match no rule") {
   GraphBuilder b3 = sdpa({8, 196, 32}, {8, 196, 32}, DType::kFloat32);
   CHECK_FALSE(rules_only(b3).known);
 }
+
+namespace {
+// _native_multi_head_attention(x, x, x, 768, 12, ...) as a ViT traces it: query, key and value
+// one tensor unless `cross`, no mask, need_weights as given.
+GraphBuilder mha(int64_t tokens, DType dt, bool need_weights, bool cross = false) {
+  GraphBuilder b;
+  int x = b.input({2, tokens, 768}, dt);
+  int kv = cross ? b.input({2, tokens, 768}, dt) : x;
+  int qkv_w = b.input({2304, 768}, dt, kc::ValueRole::kParameter),
+      qkv_b = b.input({2304}, dt, kc::ValueRole::kParameter);
+  int out_w = b.input({768, 768}, dt, kc::ValueRole::kParameter), out_b = b.input({768}, dt, kc::ValueRole::kParameter);
+  b.output(b.op("aten::_native_multi_head_attention", {x, kv, kv, qkv_w, qkv_b, out_w, out_b}));
+  auto& args = b.g.ops.back().args;
+  const char* names[] = {"query", "key", "value", "qkv_weight", "qkv_bias", "proj_weight", "proj_bias"};
+  for (size_t i = 0; i < args.size(); ++i) args[i].name = names[i];
+  auto int_arg = [&](const char* name, int64_t v, kc::Arg::Kind kind) {
+    kc::Arg a;
+    a.name = name;
+    a.kind = kind;
+    a.ints = {v};
+    args.push_back(a);
+  };
+  int_arg("embed_dim", 768, kc::Arg::Kind::kInt);
+  int_arg("num_head", 12, kc::Arg::Kind::kInt);
+  int_arg("need_weights", need_weights, kc::Arg::Kind::kBool);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("mha: the fast path is QKV GEMM + fused attention + output GEMM; other calls match no rule") {
+  auto f32 = rules_only(mha(197, DType::kFloat32, false));
+  CHECK(f32.rule == "mha.fused");
+  CHECK(f32.counts.same_work(kc::Counts{3, 0, 0, 0}));
+  CHECK(rules_only(mha(197, DType::kBFloat16, false)).counts.same_work(kc::Counts{3, 0, 1, 0}));
+  CHECK(rules_only(mha(1, DType::kBFloat16, false)).counts.same_work(kc::Counts{3, 0, 0, 0}));  // one query row
+  // Returned weights or a separate key take the unfused path, which no measurement covers.
+  CHECK_FALSE(rules_only(mha(197, DType::kFloat32, true)).known);
+  CHECK_FALSE(rules_only(mha(197, DType::kFloat32, false, true)).known);
+}

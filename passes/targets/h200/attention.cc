@@ -83,6 +83,32 @@ Counts sdpa_fused_counts(const OpFacts& f) {
   return {kernels, 0, decode ? 0 : 1, 0};
 }
 
+// nn.MultiheadAttention's fast path (_native_multi_head_attention; native_multi_head_attention_cuda
+// in attention.cu): self-attention (query, key and value one tensor) with no mask and no
+// weights returned, whose heads a fused kernel takes (select_sdp_backend: flash, mem-efficient
+// or cuDNN; the head size a multiple of 8, at most 256), runs linear(query, qkv) -> chunk and
+// views -> scaled_dot_product_attention -> views -> linear(out_proj). Any other call takes the
+// unfused path (transform_bias_rescale_qkv, bmm, masked softmax, bmm), not measured here.
+bool mha_fused(const OpFacts& f) {
+  const Arg* q = f.arg("query");
+  const Arg* k = f.arg("key");
+  const Arg* v = f.arg("value");
+  const Value* query = f.input(0);
+  const int64_t heads = f.int_arg("num_head", 0), dim = f.int_arg("embed_dim", 0);
+  if (!q || !k || !v || q->tensors.empty() || k->tensors.empty() || v->tensors.empty() || !query) return false;
+  const bool self = q->tensors[0] == k->tensors[0] && k->tensors[0] == v->tensors[0];
+  const bool masked = f.has_tensor_arg("mask");
+  if (!self || masked || f.bool_arg("need_weights", true) || query->sizes.size() != 3 || heads <= 0) return false;
+  const int64_t head_dim = dim / heads;
+  return dim % heads == 0 && head_dim % 8 == 0 && head_dim <= 256 && (fp32(f) || is_half(f.dtype));
+}
+// The two projections are a GEMM each (bias in the epilogue); attention is sdpa.fused's one
+// kernel, with cuDNN's zeroed workspace (1 memset) in bf16/fp16 unless there is one query row.
+Counts mha_fused_counts(const OpFacts& f) {
+  const bool decode = f.input(0)->sizes[1] == 1;
+  return {3, 0, is_half(f.dtype) && !decode ? 1 : 0, 0};
+}
+
 }  // namespace
 
 void add_attention_rules(std::vector<LaunchRule>& r) {
@@ -125,6 +151,20 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient "
                "kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask "
                "whose key length is not a multiple of 8 is padded first."});
+  r.push_back({"mha.fused",
+               ops({"aten::_native_multi_head_attention"}),
+               {},
+               "self-attention (query, key, value one tensor), no mask, need_weights=False, head size a multiple "
+               "of 8 up to 256, f32/bf16/fp16: QKV GEMM, fused attention, output GEMM: 3 kernels, + 1 memset in "
+               "bf16/fp16 (cuDNN's workspace; none for one query row)",
+               mha_fused,
+               {},
+               mha_fused_counts,
+               "torchscript:vit_b_16 (fp32: 2 cuBLAS GEMMs + fmha_cutlassF; bf16: 2 nvjet GEMMs with bias + cuDNN "
+               "flash attention + 1 memset)",
+               "nn.MultiheadAttention's fast path: the query, key and value projections run as one matrix multiply "
+               "with its bias, attention as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
+               "memory-efficient kernel in float32), and the output projection as one more matrix multiply."});
 }
 
 }  // namespace kc::h200

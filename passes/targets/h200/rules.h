@@ -1,7 +1,8 @@
 // The H200 target's launch rules, one file per op family. Each file holds its family's rules
 // and the shape mechanisms they are written with; torch2_11_h200.cc assembles them in match
 // order. Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
-// validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:).
+// validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:),
+// validate/results/torchscript (torchscript:).
 #pragma once
 
 #include <initializer_list>

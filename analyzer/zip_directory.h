@@ -1,0 +1,45 @@
+// The central directory of a zip archive (PKWARE APPNOTE 4.3.12-4.3.16): each record's name,
+// compression method and sizes, and where in the file those facts are stored, so that a reader
+// can serve the archive with some of them changed. Reads the directory only, never a record.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace caffe2::serialize {
+class ReadAdapterInterface;
+}
+
+namespace kc {
+
+struct ZipRecord {
+  std::string name;
+  uint16_t method = 0;  // 0 stored, 8 deflated
+  uint64_t compressed = 0, uncompressed = 0;
+  uint64_t local_header = 0;  // file offset of the record's local header
+  uint64_t method_at = 0;     // file offset of the method field in the directory entry
+  // File offset and width (4, or 8 in a zip64 extra field) of the compressed size in the
+  // directory entry.
+  uint64_t compressed_at = 0;
+  int compressed_width = 4;
+};
+
+struct ZipDirectory {
+  std::vector<ZipRecord> records;
+  // The bytes from the zip64 end-of-directory locator (or the end-of-directory record when
+  // there is none) to the end of the file: what a zip reader looks for at the end.
+  uint64_t tail_at = 0;
+};
+
+// The directory of the archive `file` reads, or nullopt when its end records or entries are
+// not where and what the format says (libtorch's reader gives the error for such an archive).
+std::optional<ZipDirectory> read_zip_directory(const caffe2::serialize::ReadAdapterInterface& file);
+
+// Throws Error naming the first deflated record whose uncompressed size no deflate stream of
+// its compressed size can reach: a lying size field, which a zip reader would allocate before
+// inflating. Stored records need no check (their size is bounded by the file's).
+void check_deflated_sizes(const ZipDirectory& dir);
+
+}  // namespace kc
