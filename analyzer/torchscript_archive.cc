@@ -217,12 +217,6 @@ namespace {
 constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
 constexpr uint64_t kLocalHeaderSize = 30;
 
-uint64_t le(const unsigned char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 // Parameters and buffers (data/N), and the example inputs a trace keeps (traced_inputs/N,
 // activation-sized), under the archive's one top folder.
 bool is_weight(const std::string& name) {

@@ -23,12 +23,6 @@ constexpr uint16_t kDeflated = 8;
 // 258 * 8 / 2 = 1032 bytes per byte it takes in the file.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 
-uint64_t le(const unsigned char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 bool read_exactly(const caffe2::serialize::ReadAdapterInterface& file, uint64_t pos, std::vector<unsigned char>& buf) {
   return pos <= file.size() && buf.size() <= file.size() - pos &&
          file.read(pos, buf.data(), buf.size(), "zip central directory") == buf.size();
@@ -119,6 +113,12 @@ void check_deflated_sizes(const ZipDirectory& dir) {
                                      " bytes inflated from " + std::to_string(r.compressed) + ", more than deflate's " +
                                      std::to_string(kMaxDeflateRatio) + " to 1 allows (a damaged size field)");
   }
+}
+
+uint64_t le(const unsigned char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
 }
 
 }  // namespace kc

@@ -14,6 +14,9 @@ class ReadAdapterInterface;
 
 namespace kc {
 
+// The little-endian unsigned integer of `bytes` bytes at p (zip fields are little-endian).
+uint64_t le(const unsigned char* p, int bytes);
+
 struct ZipRecord {
   std::string name;
   uint16_t method = 0;  // 0 stored, 8 deflated

@@ -70,7 +70,10 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
 
 // --- Mechanisms shared by every target's rule families (passes/targets/<target>/) ---
 
-bool is_half(DType t);                    // bf16 or fp16
+bool is_half(DType t);  // bf16 or fp16
+// Dense in channels-last order (C fastest, then W, H, (D), N; size-1 dims ignored): what
+// `.contiguous(ChannelsLast)` leaves without a copy. 4-d and 5-d tensors only.
+bool channels_last_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 bool all_equal(const Arg* a, int64_t v);  // every int of the argument (absent: true)
 bool on_host(const OpFacts& f);           // nothing involved lives on the device
 bool fp32(const OpFacts& f);

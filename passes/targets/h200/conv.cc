@@ -34,22 +34,6 @@ bool channels_last_like(const std::vector<int64_t>& sizes, const std::vector<int
   return true;
 }
 
-// True when the tensor is dense in channels-last order (size-1 dims ignored): what
-// `.contiguous(ChannelsLast)` leaves without a copy.
-bool channels_last_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  const size_t n = sizes.size();
-  if ((n != 4 && n != 5) || strides.size() != n) return false;
-  std::vector<size_t> order = {1};
-  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
-  order.push_back(0);
-  int64_t expected = 1;
-  for (size_t d : order) {
-    if (sizes[d] != 1 && strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
-
 bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   if (strides.size() != sizes.size()) return false;
   int64_t expected = 1;

@@ -26,23 +26,11 @@ bool channels_last_request(const OpFacts& f, size_t rank) {
   if (m->kind == Arg::Kind::kInt) v = m->ints[0];
   return (v == 2 && rank == 4) || (v == 3 && rank == 5);
 }
-bool channels_last_dense(const Value& v) {
-  const size_t n = v.sizes.size();
-  std::vector<size_t> order = {1};
-  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
-  order.push_back(0);
-  int64_t expected = 1;
-  for (size_t d : order) {
-    if (v.sizes[d] != 1 && v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
-  }
-  return true;
-}
 Counts contiguous_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   if (!in || in->numel() == 0) return {};
   if (channels_last_request(f, in->sizes.size()) && in->strides.size() == in->sizes.size())
-    return {channels_last_dense(*in) ? 0 : 1, 0, 0, 0};
+    return {channels_last_dense(in->sizes, in->strides) ? 0 : 1, 0, 0, 0};
   return {!in->contiguous() ? 1 : 0, 0, 0, 0};
 }
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
