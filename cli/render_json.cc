@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "cli/json_writer.h"
 #include "cli/render.h"
 #include "passes/op_classes.h"
 #include "passes/rollup.h"
@@ -8,10 +9,6 @@ namespace kc {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-json value_json(const Value& v) {
-  return {{"name", v.name}, {"shape", v.sizes}, {"strides", v.strides}, {"dtype", dtype_name(v.dtype)}};
-}
 
 json arg_json(const Graph& g, const Arg& a) {
   using K = Arg::Kind;
@@ -155,77 +152,110 @@ json budgets_json(const std::vector<BudgetCheck>& budgets) {
   return {{"verdict", budgets.empty() ? "none" : exceeded ? "fail" : "pass"}, {"checks", checks}};
 }
 
+// One op's entry of "ops", written as it goes: these are most of a report's bytes.
+void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
+  const Op& op = g.ops[i];
+  const Launch& l = r.launches[i];
+  auto write_value = [&](const Value& v) {
+    w.begin_object();
+    w.member("name", v.name);
+    w.member("shape", v.sizes);
+    w.member("strides", v.strides);
+    w.member("dtype", dtype_name(v.dtype));
+    w.end_object();
+  };
+  w.begin_object();
+  w.member("index", i);
+  w.member("op", op.full_name());
+  w.member("class", op_class_name(op_class(op)));
+  w.key("source");
+  w.begin_object();
+  w.member("file", op.loc.file);
+  w.member("line", op.loc.line);
+  w.member("code", op.loc.code);
+  w.end_object();
+  w.member("module", op.module);
+  w.member("module_class", op.module_type);
+  w.key("inputs");
+  w.begin_array();
+  for (int v : op.tensor_inputs()) write_value(g.values[v]);
+  w.end_array();
+  w.key("outputs");
+  w.begin_array();
+  for (int v : op.outputs)
+    if (v >= 0) write_value(g.values[v]);
+  w.end_array();
+  w.key("args");
+  w.begin_array();
+  for (const Arg& a : op.args) w.value(arg_json(g, a));
+  w.end_array();
+  w.key("launches");
+  w.begin_object();
+  w.member("known", l.known);
+  w.member("rule", l.rule);
+  w.member("key", l.key);
+  w.member("fitting_rule", l.fitting_rule);
+  w.member("kernel_names", r.explain[i].kernel_names);
+  if (l.known) {
+    w.member("kernels", l.counts.kernels);
+    w.member("memcpy", l.counts.memcpy);
+    w.member("memset", l.counts.memset);
+    w.member("host_syncs", l.counts.host_syncs);
+  } else {
+    // The order reports have always had for an op without a rule.
+    for (const char* name : {"host_syncs", "memset", "memcpy", "kernels"}) {
+      w.key(name);
+      w.null();
+    }
+  }
+  w.end_object();
+  w.member("hbm", traffic_json(r.traffic[i]));
+  w.member("flops", r.traffic[i].flops);
+  w.member("time_floor_s", r.time[i].floor_s());
+  w.member("memory_bound", r.time[i].memory_bound());
+  w.member("bound", r.time[i].bound());
+  w.member("fusion_group", r.fusion.group_of[i]);
+  w.member("fusion_group_reduction", r.fusion_reduction.group_of[i]);
+  w.end_object();
+}
+
 }  // namespace
 
 void render_json(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
-  json out;
-  out["schema"] = "kernelcount.report/1";
-  out["kernelcount_version"] = o.version;
-  out["model"] = {
-      {"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version}, {"notes", g.info.notes}};
+  JsonWriter w(os);
+  w.begin_object();
+  w.member("schema", "kernelcount.report/1");
+  w.member("kernelcount_version", o.version);
+  w.member("model", json{{"path", g.info.path},
+                         {"format", g.info.format},
+                         {"producer", g.info.producer_version},
+                         {"notes", g.info.notes}});
   const Target& t = *r.target;
-  out["target"] = {{"name", t.name},
-                   {"torch_version", t.torch_version},
-                   {"gpu", t.gpu},
-                   {"arch", t.arch},
-                   {"hbm_bytes_per_s", t.hbm_bytes_per_s},
-                   {"matmul_bf16_flops_per_s", t.matmul_bf16_flops_per_s},
-                   {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
-                   {"vector_flops_per_s", t.vector_flops_per_s},
-                   {"launch_s", t.launch_s}};
-  json ops = json::array();
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    const Launch& l = r.launches[i];
-    json ins = json::array(), outs = json::array(), args = json::array();
-    for (int v : op.tensor_inputs()) ins.push_back(value_json(g.values[v]));
-    for (int v : op.outputs)
-      if (v >= 0) outs.push_back(value_json(g.values[v]));
-    for (const Arg& a : op.args) args.push_back(arg_json(g, a));
-    json launches = {{"known", l.known},
-                     {"rule", l.rule},
-                     {"key", l.key},
-                     {"fitting_rule", l.fitting_rule},
-                     {"kernel_names", r.explain[i].kernel_names}};
-    if (l.known) {
-      launches["kernels"] = l.counts.kernels;
-      launches["memcpy"] = l.counts.memcpy;
-      launches["memset"] = l.counts.memset;
-      launches["host_syncs"] = l.counts.host_syncs;
-    } else {
-      launches["kernels"] = launches["memcpy"] = launches["memset"] = launches["host_syncs"] = nullptr;
-    }
-    ops.push_back({{"index", i},
-                   {"op", op.full_name()},
-                   {"class", op_class_name(op_class(op))},
-                   {"source", {{"file", op.loc.file}, {"line", op.loc.line}, {"code", op.loc.code}}},
-                   {"module", op.module},
-                   {"module_class", op.module_type},
-                   {"inputs", ins},
-                   {"outputs", outs},
-                   {"args", args},
-                   {"launches", launches},
-                   {"hbm", traffic_json(r.traffic[i])},
-                   {"flops", r.traffic[i].flops},
-                   {"time_floor_s", r.time[i].floor_s()},
-                   {"memory_bound", r.time[i].memory_bound()},
-                   {"bound", r.time[i].bound()},
-                   {"fusion_group", r.fusion.group_of[i]},
-                   {"fusion_group_reduction", r.fusion_reduction.group_of[i]}});
-  }
-  out["ops"] = ops;
-  out["fusion"] = {plan_json(r.fusion), plan_json(r.fusion_reduction)};
-  out["by_line"] = rollup_json(r.by_line, RollupKey::kLine);
-  out["by_module"] = rollup_json(r.by_module, RollupKey::kModule);
-  out["by_op_type"] = rollup_json(r.by_op_type, RollupKey::kOpType);
-  out["module_tree"] = tree_json(r.module_tree);
+  w.member("target", json{{"name", t.name},
+                          {"torch_version", t.torch_version},
+                          {"gpu", t.gpu},
+                          {"arch", t.arch},
+                          {"hbm_bytes_per_s", t.hbm_bytes_per_s},
+                          {"matmul_bf16_flops_per_s", t.matmul_bf16_flops_per_s},
+                          {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
+                          {"vector_flops_per_s", t.vector_flops_per_s},
+                          {"launch_s", t.launch_s}});
+  w.key("ops");
+  w.begin_array();
+  for (size_t i = 0; i < g.ops.size(); ++i) write_op(w, g, r, i);
+  w.end_array();
+  w.member("fusion", json{plan_json(r.fusion), plan_json(r.fusion_reduction)});
+  w.member("by_line", rollup_json(r.by_line, RollupKey::kLine));
+  w.member("by_module", rollup_json(r.by_module, RollupKey::kModule));
+  w.member("by_op_type", rollup_json(r.by_op_type, RollupKey::kOpType));
+  w.member("module_tree", tree_json(r.module_tree));
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;
   totals["eager_time_floor_s"] = s.eager_time_floor_s;
   totals["fused_time_floor_s"] = s.fused_time_floor_s;
-  out["totals"] = totals;
-  out["budgets"] = budgets_json(o.budgets);
+  w.member("totals", totals);
+  w.member("budgets", budgets_json(o.budgets));
   if (o.baseline) {
     json totals = json::object();
     for (const Delta& d : o.baseline->totals) totals[d.name] = {{"before", d.before}, {"after", d.after}};
@@ -234,16 +264,18 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
       for (const Delta& d : v) a.push_back({{"module", d.name}, {"before", d.before}, {"after", d.after}});
       return a;
     };
-    out["baseline"] = {{"path", o.baseline->baseline_path},
-                       {"totals", totals},
-                       {"module_kernels", deltas(o.baseline->module_kernels)},
-                       {"module_bytes", deltas(o.baseline->module_bytes)},
-                       {"warnings", o.baseline->warnings},
-                       {"op_types", entry_deltas_json(o.baseline->op_types, "op_type")},
-                       {"module_tree", entry_deltas_json(o.baseline->module_tree, "module")},
-                       {"lines", entry_deltas_json(o.baseline->lines, "line")}};
+    w.member("baseline", json{{"path", o.baseline->baseline_path},
+                              {"totals", totals},
+                              {"module_kernels", deltas(o.baseline->module_kernels)},
+                              {"module_bytes", deltas(o.baseline->module_bytes)},
+                              {"warnings", o.baseline->warnings},
+                              {"op_types", entry_deltas_json(o.baseline->op_types, "op_type")},
+                              {"module_tree", entry_deltas_json(o.baseline->module_tree, "module")},
+                              {"lines", entry_deltas_json(o.baseline->lines, "line")}});
   }
-  os << out.dump(1) << '\n';
+  w.end_object();
+  w.flush();
+  os << '\n';
 }
 
 }  // namespace kc

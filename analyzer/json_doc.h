@@ -1,0 +1,92 @@
+// A read-only JSON document stored flat: every value is one 24-byte record in one array, in
+// document order, with its string bytes in one buffer and its object keys interned. It is what
+// the .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory
+// and a heap allocation per value: a 100,000-op model.json holds some 5 million values.
+// It answers what nlohmann::json's tree would: objects are seen in sorted key order and the
+// last of duplicate keys wins.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kc {
+
+class JsonDoc;
+
+// One value of a JsonDoc, or none (false in a condition); valid while its JsonDoc lives.
+class JsonRef {
+ public:
+  JsonRef() = default;
+  explicit operator bool() const { return doc_ != nullptr; }
+
+  bool is_null() const;
+  bool is_object() const;
+  bool is_array() const;
+  bool is_string() const;
+  bool is_boolean() const;
+  bool is_number() const;
+  bool is_number_integer() const;  // signed or unsigned integers, as nlohmann::json counts them
+  // "null", "object", "array", "string", "boolean" or "number", as nlohmann::json names them.
+  const char* type_name() const;
+
+  // The value itself; each requires its type (checked by the caller).
+  std::string_view str() const;
+  int64_t integer() const;  // an unsigned value over INT64_MAX wraps, as nlohmann's get<int64_t>
+  double number() const;    // of an integer too
+  bool boolean() const;
+
+  // Elements of an array or values of an object, in document order.
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  std::vector<JsonRef> elements() const;
+  // The value of `key` in an object (the last one when the key repeats); none when this is not
+  // an object or has no such key. Linear in the object's size.
+  JsonRef find(std::string_view key) const;
+  // An object's keys and values sorted by key, each key once (with its last value).
+  std::vector<std::pair<std::string_view, JsonRef>> items() const;
+
+ private:
+  friend class JsonDoc;
+  JsonRef(const JsonDoc* doc, uint32_t index) : doc_(doc), index_(index) {}
+  const JsonDoc* doc_ = nullptr;
+  uint32_t index_ = 0;
+};
+
+class JsonDoc {
+ public:
+  // Parses `text` after check_json_limits; throws Error "<what> is not valid JSON: ..." with
+  // nlohmann::json's message, or "<what>: ..." over a limit.
+  static JsonDoc parse(std::string_view text, const std::string& what);
+  JsonRef root() const { return JsonRef(this, 0); }
+
+  // What a value is; public for the parser that fills the document.
+  enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat };
+  struct Node {
+    uint32_t key = kNoKey;  // index into keys_; kNoKey for array elements and the root
+    uint32_t span = 1;      // records in this value's subtree, itself included
+    Type type = Type::kNull;
+    union {
+      int64_t i = 0;
+      uint64_t u;
+      double d;
+      bool b;
+      uint32_t count;  // elements of an array or object
+      struct {
+        uint32_t offset, length;  // into chars_
+      } s;
+    };
+  };
+  static constexpr uint32_t kNoKey = UINT32_MAX;
+
+ private:
+  friend class JsonRef;
+  friend class JsonDocBuilder;
+  std::vector<Node> nodes_;
+  std::string chars_;
+  std::vector<std::string> keys_;
+};
+
+}  // namespace kc
