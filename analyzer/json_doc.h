@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,10 +39,16 @@ class JsonRef {
   double number() const;    // of an integer too
   bool boolean() const;
 
-  // Elements of an array or values of an object, in document order.
+  // The key this value has in its object; empty for an array element or the root.
+  std::string_view key() const;
+
+  // Elements of an array or values of an object, in document order, as a range to iterate.
+  class Children;
+  Children children() const;
   size_t size() const;
   bool empty() const { return size() == 0; }
-  std::vector<JsonRef> elements() const;
+  // Whether any value inside this one sits under `key`, at any depth. Linear in the subtree.
+  bool contains_key(std::string_view key) const;
   // The value of `key` in an object (the last one when the key repeats); none when this is not
   // an object or has no such key. Linear in the object's size.
   JsonRef find(std::string_view key) const;
@@ -53,6 +60,30 @@ class JsonRef {
   JsonRef(const JsonDoc* doc, uint32_t index) : doc_(doc), index_(index) {}
   const JsonDoc* doc_ = nullptr;
   uint32_t index_ = 0;
+};
+
+class JsonRef::Children {
+ public:
+  class iterator {
+   public:
+    JsonRef operator*() const { return JsonRef(doc_, index_); }
+    iterator& operator++();
+    bool operator!=(const iterator& o) const { return index_ != o.index_; }
+
+   private:
+    friend class Children;
+    iterator(const JsonDoc* doc, uint32_t index) : doc_(doc), index_(index) {}
+    const JsonDoc* doc_;
+    uint32_t index_;
+  };
+  iterator begin() const { return iterator(doc_, first_); }
+  iterator end() const { return iterator(doc_, end_); }
+
+ private:
+  friend class JsonRef;
+  Children(const JsonDoc* doc, uint32_t first, uint32_t end) : doc_(doc), first_(first), end_(end) {}
+  const JsonDoc* doc_;
+  uint32_t first_, end_;
 };
 
 class JsonDoc {
@@ -86,7 +117,7 @@ class JsonDoc {
   friend class JsonDocBuilder;
   std::vector<Node> nodes_;
   std::string chars_;
-  std::vector<std::string> keys_;
+  std::deque<std::string> keys_;  // interned keys; a deque, so that views of them stay valid
 };
 
 }  // namespace kc

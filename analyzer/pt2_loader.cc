@@ -26,37 +26,44 @@ std::string clip(const std::string& s) {
   return s.size() <= 60 ? s : s.substr(0, 60) + "...";
 }
 
-// Typed access to the JSON with errors that say where the problem is.
-JsonRef field(JsonRef obj, const char* key, const std::string& where) {
-  check(obj.is_object(), where + ": expected an object");
+// Typed access to the JSON with errors that say where the problem is. Every test is an `if`
+// that builds its message only on failure: check() would build it for each of millions of
+// values.
+JsonRef field(JsonRef obj, const char* key, const std::string& where, const char* suffix = "") {
+  if (!obj.is_object()) throw Error(where + suffix + ": expected an object");
   JsonRef found = obj.find(key);
-  check(bool(found), where + ": missing field '" + key + "'");
+  if (!found) throw Error(where + suffix + ": missing field '" + key + "'");
   return found;
 }
 JsonRef optional_field(JsonRef obj, const char* key) {
   JsonRef found = obj.find(key);
   return found && !found.is_null() ? found : JsonRef();
 }
-std::string str(JsonRef j, const std::string& where) {
-  check(j.is_string(), where + ": expected a string, found " + std::string(j.type_name()));
+std::string str(JsonRef j, const std::string& where, const char* suffix = "") {
+  if (!j.is_string()) throw Error(where + suffix + ": expected a string, found " + std::string(j.type_name()));
   return std::string(j.str());
 }
-int64_t integer(JsonRef j, const std::string& where) {
-  check(j.is_number_integer(), where + ": expected an integer, found " + std::string(j.type_name()));
+int64_t integer(JsonRef j, const std::string& where, const char* suffix = "") {
+  if (!j.is_number_integer())
+    throw Error(where + suffix + ": expected an integer, found " + std::string(j.type_name()));
   return j.integer();
 }
-std::vector<JsonRef> array(JsonRef j, const std::string& where) {
-  check(j.is_array(), where + ": expected an array, found " + std::string(j.type_name()));
-  return j.elements();
+JsonRef::Children array(JsonRef j, const std::string& where, const char* suffix = "") {
+  if (!j.is_array()) throw Error(where + suffix + ": expected an array, found " + std::string(j.type_name()));
+  return j.children();
 }
 // The single key of a tagged union such as {"as_tensor": {...}}: the first that is not null,
 // in key order.
-std::pair<std::string, JsonRef> tagged(JsonRef j, const std::string& where) {
-  check(j.is_object() && !j.empty(), where + ": expected a tagged value");
+std::pair<std::string_view, JsonRef> tagged(JsonRef j, const std::string& where) {
+  if (!(j.is_object() && !j.empty())) throw Error(where + ": expected a tagged value");
+  if (j.size() == 1) {
+    JsonRef only = *j.children().begin();
+    return {only.key(), only};
+  }
   auto items = j.items();
   for (const auto& [key, value] : items)
-    if (!value.is_null()) return {std::string(key), value};
-  return {std::string(items[0].first), items[0].second};
+    if (!value.is_null()) return {key, value};
+  return items[0];
 }
 
 class Pt2Reader {
@@ -73,7 +80,8 @@ class Pt2Reader {
     read_symbols(graph);
     read_values(graph);
     read_signature(gm);
-    const std::vector<JsonRef> nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
+    const JsonRef::Children nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
+    g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) read_node(node);
     for (JsonRef out : array(field(graph, "outputs", "graph"), "graph.outputs")) {
       auto [tag, v] = tagged(out, "graph.outputs");
@@ -86,7 +94,7 @@ class Pt2Reader {
  private:
   void read_version() {
     JsonRef sv = optional_field(root_, "schema_version");
-    check(bool(sv), "model.json: missing field 'schema_version'; not a torch.export archive");
+    if (!sv) throw Error("model.json: missing field 'schema_version'; not a torch.export archive");
     int64_t major = integer(field(sv, "major", "schema_version"), "schema_version.major");
     int64_t minor = integer(field(sv, "minor", "schema_version"), "schema_version.minor");
     // Schema 8 covers the archives of PyTorch 2.5 through 2.11; other majors changed the layout.
@@ -124,11 +132,12 @@ class Pt2Reader {
         }
         for (auto& [k, v] : j.items()) scan(v);
       } else if (j.is_array()) {
-        for (JsonRef v : j.elements()) scan(v);
+        for (JsonRef v : j.children()) scan(v);
       }
     };
-    if (JsonRef tv = optional_field(graph, "tensor_values")) scan(tv);
-    if (JsonRef sv = optional_field(graph, "sym_int_values")) scan(sv);
+    // Static shapes have no "as_expr" at all: one pass over the records saves the walk.
+    if (JsonRef tv = optional_field(graph, "tensor_values"); tv && tv.contains_key("as_expr")) scan(tv);
+    if (JsonRef sv = optional_field(graph, "sym_int_values"); sv && sv.contains_key("as_expr")) scan(sv);
     symbols_ = hints_;
     // The export does not record torch.export.Dim names (only "s77"), so a size can also be
     // named by the input it belongs to: "x.0" is dimension 0 of input x.
@@ -138,16 +147,17 @@ class Pt2Reader {
         // By name, once: a lookup in the object itself is linear in the number of tensors.
         std::unordered_map<std::string_view, JsonRef> metas;
         for (const auto& [name, meta] : tv.items()) metas.emplace(name, meta);
-        for (JsonRef in : inputs.elements()) {
+        for (JsonRef in : inputs.children()) {
           JsonRef t = optional_field(in, "as_tensor");
           JsonRef n = t ? optional_field(t, "name") : JsonRef();
           auto meta = n && n.is_string() ? metas.find(n.str()) : metas.end();
           JsonRef sizes =
               meta != metas.end() && !meta->second.is_null() ? optional_field(meta->second, "sizes") : JsonRef();
           if (!sizes || !sizes.is_array()) continue;
-          const std::vector<JsonRef> dims = sizes.elements();
-          for (size_t k = 0; k < dims.size(); ++k) {
-            JsonRef e = optional_field(dims[k], "as_expr");
+          size_t next = 0;
+          for (JsonRef dim : sizes.children()) {
+            const size_t k = next++;
+            JsonRef e = optional_field(dim, "as_expr");
             JsonRef es = e ? optional_field(e, "expr_str") : JsonRef();
             if (!es || !es.is_string()) continue;
             // Only a bare symbol names the size ("s77", not "2*s77").
@@ -174,10 +184,10 @@ class Pt2Reader {
                                          "by its symbol or as INPUT.DIM)"));
       }
       if (auto r = ranges.find(name); r != ranges.end())
-        check(value >= r->second.first && value <= r->second.second,
-              "--dim " + given + "=" + std::to_string(value) + ": outside the range [" +
-                  std::to_string(r->second.first) + ", " + std::to_string(r->second.second) +
-                  "] the model was exported for");
+        if (!(value >= r->second.first && value <= r->second.second))
+          throw Error("--dim " + given + "=" + std::to_string(value) + ": outside the range [" +
+                      std::to_string(r->second.first) + ", " + std::to_string(r->second.second) +
+                      "] the model was exported for");
       symbols_[name] = value;
       given_.insert(name);
     }
@@ -190,7 +200,7 @@ class Pt2Reader {
     auto [tag, v] = tagged(j, where);
     if (tag == "as_int") return integer(v, where);
     if (tag == "as_expr") {
-      std::string expr = str(field(v, "expr_str", where), where + ".expr_str");
+      std::string expr = str(field(v, "expr_str", where), where, ".expr_str");
       std::string why;
       if (auto r = eval_sym_expr(expr, symbols_, &why)) return *r;
       if (!why.empty()) throw Error(where + ": symbolic size '" + clip(expr) + "': " + why);
@@ -203,10 +213,10 @@ class Pt2Reader {
     if (tag == "as_name") {
       std::string name = str(v, where);
       auto it = sym_values_.find(name);
-      check(it != sym_values_.end(), where + ": unknown symbolic int '" + name + "'");
+      if (it == sym_values_.end()) throw Error(where + ": unknown symbolic int '" + name + "'");
       return it->second;
     }
-    throw Error(where + ": unsupported symbolic int kind '" + tag + "'");
+    throw Error(where + ": unsupported symbolic int kind '" + std::string(tag) + "'");
   }
 
   void read_values(JsonRef graph) {
@@ -214,27 +224,28 @@ class Pt2Reader {
       for (const auto& [key, value] : sv.items())
         sym_values_[std::string(key)] = sym_int(value, "sym_int_values." + std::string(key));
     JsonRef tvs = field(graph, "tensor_values", "graph");
-    check(tvs.is_object(), "graph.tensor_values: expected an object");
+    if (!tvs.is_object()) throw Error("graph.tensor_values: expected an object");
+    g_.values.reserve(tvs.size());
     // In key order, as value indices always were.
     for (const auto& [key, meta] : tvs.items()) {
       Value v;
       v.name = key;
       const std::string where = "tensor '" + v.name + "'";
-      int64_t dt = integer(field(meta, "dtype", where), where + ".dtype");
+      int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
       auto dtype = dtype_from_export_enum(dt);
-      check(dtype.has_value(), where + ": unknown dtype code " + std::to_string(dt));
+      if (!dtype.has_value()) throw Error(where + ": unknown dtype code " + std::to_string(dt));
       v.dtype = *dtype;
-      for (JsonRef s : array(field(meta, "sizes", where), where + ".sizes"))
-        v.sizes.push_back(sym_int(s, where + ".sizes"));
-      for (JsonRef s : array(field(meta, "strides", where), where + ".strides"))
-        v.strides.push_back(sym_int(s, where + ".strides"));
+      const std::string sizes_where = where + ".sizes", strides_where = where + ".strides";
+      for (JsonRef s : array(field(meta, "sizes", where), sizes_where)) v.sizes.push_back(sym_int(s, sizes_where));
+      for (JsonRef s : array(field(meta, "strides", where), strides_where))
+        v.strides.push_back(sym_int(s, strides_where));
       if (JsonRef d = optional_field(meta, "device")) {
         if (JsonRef type = optional_field(d, "type"); type && type.is_string()) v.device = std::string(type.str());
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
           v.device += ":" + std::to_string(idx.integer());
       }
       std::string name = v.name;
-      value_index_[name] = g_.add_value(std::move(v));
+      value_index_[key] = g_.add_value(std::move(v));
     }
   }
 
@@ -243,7 +254,7 @@ class Pt2Reader {
     if (!sig) return;
     JsonRef specs = optional_field(sig, "input_specs");
     if (!specs || !specs.is_array()) return;
-    for (JsonRef spec : specs.elements()) {
+    for (JsonRef spec : specs.children()) {
       auto [kind, body] = tagged(spec, "signature.input_specs");
       JsonRef arg = optional_field(body, "arg");
       if (!arg) continue;
@@ -268,10 +279,13 @@ class Pt2Reader {
     }
   }
 
-  int value_ref(JsonRef t, const std::string& where) {
-    std::string name = str(field(t, "name", where), where + ".name");
-    auto it = value_index_.find(name);
-    check(it != value_index_.end(), where + ": tensor '" + name + "' has no entry in tensor_values");
+  int value_ref(JsonRef t, const std::string& where, const char* suffix = "") {
+    JsonRef name = field(t, "name", where, suffix);
+    if (!name.is_string())
+      throw Error(where + suffix + ".name: expected a string, found " + std::string(name.type_name()));
+    auto it = value_index_.find(name.str());
+    if (it == value_index_.end())
+      throw Error(where + suffix + ": tensor '" + std::string(name.str()) + "' has no entry in tensor_values");
     return it->second;
   }
 
@@ -318,22 +332,22 @@ class Pt2Reader {
       for (JsonRef i : array(j, where)) a.ints.push_back(sym_int(i, where));
     } else if (tag == "as_float") {
       a.kind = K::kFloat;
-      check(j.is_number(), where + ": expected a number");
+      if (!j.is_number()) throw Error(where + ": expected a number");
       a.floats = {j.number()};
     } else if (tag == "as_floats") {
       a.kind = K::kFloatList;
       for (JsonRef f : array(j, where)) {
-        check(f.is_number(), where + ": expected a number");
+        if (!f.is_number()) throw Error(where + ": expected a number");
         a.floats.push_back(f.number());
       }
     } else if (tag == "as_bool") {
-      check(j.is_boolean(), where + ": expected a boolean");
+      if (!j.is_boolean()) throw Error(where + ": expected a boolean");
       a.kind = K::kBool;
       a.ints = {j.boolean() ? 1 : 0};
     } else if (tag == "as_bools") {
       a.kind = K::kBoolList;
       for (JsonRef b : array(j, where)) {
-        check(b.is_boolean(), where + ": expected a boolean");
+        if (!b.is_boolean()) throw Error(where + ": expected a boolean");
         a.ints.push_back(b.boolean() ? 1 : 0);
       }
     } else if (tag == "as_string") {
@@ -342,7 +356,7 @@ class Pt2Reader {
     } else if (tag == "as_scalar_type") {
       a.kind = K::kScalarType;
       auto dt = dtype_from_export_enum(integer(j, where));
-      check(dt.has_value(), where + ": unknown dtype code");
+      if (!dt.has_value()) throw Error(where + ": unknown dtype code");
       a.ints = {static_cast<int64_t>(*dt)};
     } else if (tag == "as_memory_format" || tag == "as_layout") {
       a.kind = tag == "as_layout" ? K::kLayout : K::kMemoryFormat;
@@ -353,17 +367,43 @@ class Pt2Reader {
       if (JsonRef idx = optional_field(j, "index"); idx && idx.is_number_integer())
         a.text += ":" + std::to_string(idx.integer());
     } else {
-      throw Error(where + ": unsupported argument kind '" + tag + "'");
+      throw Error(where + ": unsupported argument kind '" + std::string(tag) + "'");
     }
     return a;
+  }
+
+  // A node's target, "torch.ops.<namespace>.<name>.<overload>", taken apart.
+  struct Target {
+    bool torch_op = false;   // under torch.ops; anything else is Python on the host
+    bool host_only = false;  // symbolic-size arithmetic, run on the host when it yields no tensor
+    std::string name, overload;
+    const OpSchema* schema = nullptr;  // looked up the first time an op needs it
+  };
+  static Target parse_target(std::string_view target, const std::string& where) {
+    Target t;
+    constexpr std::string_view kPrefix = "torch.ops.";
+    if (target.substr(0, kPrefix.size()) != kPrefix) return t;
+    t.torch_op = true;
+    const std::string_view rest = target.substr(kPrefix.size());
+    const size_t d1 = rest.find('.'), d2 = rest.rfind('.');
+    if (d1 == std::string::npos || d2 == d1) throw Error(where + ": malformed target '" + std::string(target) + "'");
+    const std::string_view ns = rest.substr(0, d1);
+    if (ns == "higher_order") throw Error(where + ": higher-order op '" + std::string(target) + "' is not supported");
+    t.name = std::string(ns) + "::" + std::string(rest.substr(d1 + 1, d2 - d1 - 1));
+    t.overload = std::string(rest.substr(d2 + 1));
+    t.host_only = t.name.rfind("aten::sym_", 0) == 0 || t.name == "aten::_assert_scalar";
+    return t;
   }
 
   void read_node(JsonRef node) {
     std::string node_name = "?";
     if (JsonRef n = optional_field(node, "name"); n && n.is_string()) node_name = std::string(n.str());
     const std::string where = "node '" + node_name + "'";
-    const std::string target = str(field(node, "target", where), where + ".target");
-    const std::vector<JsonRef> outputs = array(field(node, "outputs", where), where + ".outputs");
+    const JsonRef target_ref = field(node, "target", where);
+    if (!target_ref.is_string())
+      throw Error(where + ".target: expected a string, found " + std::string(target_ref.type_name()));
+    const std::string_view target = target_ref.str();
+    const JsonRef::Children outputs = array(field(node, "outputs", where), where, ".outputs");
 
     // Python-level arithmetic on symbolic sizes (_operator.mul, aten.sym_size) runs on the
     // host and its results are already in sym_int_values.
@@ -372,41 +412,46 @@ class Pt2Reader {
       auto [tag, v] = tagged(o, where);
       tensor_out |= tag == "as_tensor" || tag == "as_tensors" || tag == "as_optional_tensors";
     }
-    static const std::string kPrefix = "torch.ops.";
-    if (target.compare(0, kPrefix.size(), kPrefix) != 0) {
-      check(!tensor_out, where + ": unsupported target '" + target + "'");
+    // Each distinct target is parsed once: a graph repeats a few dozen ops.
+    auto known = targets_.find(target);
+    if (known == targets_.end()) known = targets_.emplace(target, parse_target(target, where)).first;
+    Target& t = known->second;
+    if (!t.torch_op) {
+      if (tensor_out) throw Error(where + ": unsupported target '" + std::string(target) + "'");
       return;
     }
-    // torch.ops.<namespace>.<name>.<overload>
-    std::string rest = target.substr(kPrefix.size());
-    size_t d1 = rest.find('.'), d2 = rest.rfind('.');
-    check(d1 != std::string::npos && d2 != d1, where + ": malformed target '" + target + "'");
-    std::string ns = rest.substr(0, d1);
-    check(ns != "higher_order", where + ": higher-order op '" + target + "' is not supported");
-    std::string name = ns + "::" + rest.substr(d1 + 1, d2 - d1 - 1);
-    std::string overload = rest.substr(d2 + 1);
-    if (!tensor_out && (name.rfind("aten::sym_", 0) == 0 || name == "aten::_assert_scalar")) return;
-
-    const OpSchema* schema = nullptr;
-    try {
-      schema = &lookup_op(name, overload);
-    } catch (const Error& e) {
-      throw Error(where + ": " + e.what());
-    }
+    if (!tensor_out && t.host_only) return;
+    if (!t.schema) try {
+        t.schema = &lookup_op(t.name, t.overload);
+      } catch (const Error& e) {
+        throw Error(where + ": " + e.what());
+      }
+    const OpSchema* schema = t.schema;
     Op op;
     op.name = schema->name;
     op.overload = schema->overload;
     op.traits = schema->traits;
-    const std::vector<JsonRef> inputs = array(field(node, "inputs", where), where + ".inputs");
+    const JsonRef::Children inputs = array(field(node, "inputs", where), where, ".inputs");
     // Arguments in schema order, so that positions match the schema (mutated_args too).
-    std::unordered_map<std::string, JsonRef> by_name;
-    for (JsonRef in : inputs) by_name[str(field(in, "name", where), where + ".inputs.name")] = in;
+    // A node has a handful of inputs: a list searched in place beats a hash map of copies.
+    std::vector<std::pair<std::string_view, JsonRef>> by_name;
+    for (JsonRef in : inputs) {
+      JsonRef name = field(in, "name", where);
+      if (!name.is_string())
+        throw Error(where + ".inputs.name: expected a string, found " + std::string(name.type_name()));
+      auto same = std::find_if(by_name.begin(), by_name.end(), [&](const auto& b) { return b.first == name.str(); });
+      if (same != by_name.end())
+        same->second = in;  // the last of a repeated name, as a map would keep
+      else
+        by_name.emplace_back(name.str(), in);
+    }
     std::vector<int> schema_pos;
     for (size_t i = 0; i < schema->args.size(); ++i) {
-      auto it = by_name.find(schema->args[i].name);
+      auto it =
+          std::find_if(by_name.begin(), by_name.end(), [&](const auto& b) { return b.first == schema->args[i].name; });
       if (it == by_name.end()) {
-        check(schema->args[i].has_default || schema->args[i].type.back() == '?',
-              where + ": argument '" + schema->args[i].name + "' of " + name + " is missing");
+        if (!(schema->args[i].has_default || schema->args[i].type.back() == '?'))
+          throw Error(where + ": argument '" + schema->args[i].name + "' of " + t.name + " is missing");
         continue;
       }
       op.args.push_back(read_arg(schema->args[i].name, field(it->second, "arg", where),
@@ -414,8 +459,9 @@ class Pt2Reader {
       schema_pos.push_back(static_cast<int>(i));
       by_name.erase(it);
     }
-    check(by_name.empty(), where + ": argument '" + (by_name.empty() ? "" : by_name.begin()->first) +
-                               "' is not in the schema of " + name);
+    if (!by_name.empty())
+      throw Error(where + ": argument '" + (by_name.empty() ? "" : std::string(by_name.front().first)) +
+                  "' is not in the schema of " + t.name);
     // mutated_args index the schema; re-index them to op.args.
     std::vector<int> mutated;
     for (int m : op.traits.mutated_args)
@@ -427,10 +473,10 @@ class Pt2Reader {
     for (JsonRef o : outputs) {
       auto [tag, v] = tagged(o, where);
       auto add_out = [&](JsonRef t) {
-        int id = value_ref(t, where + ".outputs");
+        int id = value_ref(t, where, ".outputs");
         Value& val = g_.values[id];
-        check(val.producer < 0 && val.role == ValueRole::kIntermediate,
-              where + ": tensor '" + val.name + "' is written twice");
+        if (!(val.producer < 0 && val.role == ValueRole::kIntermediate))
+          throw Error(where + ": tensor '" + val.name + "' is written twice");
         val.producer = index;
         op.outputs.push_back(id);
       };
@@ -456,10 +502,16 @@ class Pt2Reader {
         size_t from = trace.size() > kMaxStackTraceRead ? trace.size() - kMaxStackTraceRead : 0;
         if (size_t eol = from > 0 ? trace.find('\n', from) : std::string::npos; eol != std::string::npos)
           from = eol + 1;  // from a line's start
-        op.loc = user_frame(std::string(trace.substr(from)));
+        // Ops of one line share their trace: each distinct one is parsed once.
+        auto [loc, added] = source_locs_.try_emplace(trace.substr(from));
+        if (added) loc->second = user_frame(std::string(trace.substr(from)));
+        op.loc = loc->second;
       }
-      if (JsonRef ms = optional_field(meta, "nn_module_stack"); ms && ms.is_string())
-        std::tie(op.module, op.module_type) = innermost_module(std::string(ms.str()));
+      if (JsonRef ms = optional_field(meta, "nn_module_stack"); ms && ms.is_string()) {
+        auto [module, added] = modules_.try_emplace(ms.str());
+        if (added) module->second = innermost_module(std::string(ms.str()));
+        std::tie(op.module, op.module_type) = module->second;
+      }
     }
     g_.ops.push_back(std::move(op));
   }
@@ -470,7 +522,12 @@ class Pt2Reader {
   std::map<std::string, int64_t> hints_, symbols_;
   std::set<std::string> given_;  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
-  std::unordered_map<std::string, int> value_index_;
+  std::unordered_map<std::string_view, int> value_index_;
+  std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document
+  // Parsed stack_trace and nn_module_stack texts, keyed by views into the document.
+  std::unordered_map<std::string_view, SourceLoc> source_locs_;
+  std::unordered_map<std::string_view, std::pair<std::string, std::string>>
+      modules_;  // keys are views into the document
 };
 
 }  // namespace
@@ -480,14 +537,14 @@ namespace {
 const char kTooLarge[] = "models/model.json is larger than the limit of ";
 
 Graph read_model_json(const JsonDoc& doc, const std::string& path, const LoadOptions& options) {
-  check(doc.root().is_object(), "models/model.json: expected an object at the top level");
+  if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
   return Pt2Reader(doc.root(), path, options).read();
 }
 
 }  // namespace
 
 Graph load_pt2_json(const std::string& text, const std::string& path, const LoadOptions& options) {
-  check(text.size() <= kMaxModelJsonBytes, kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+  if (text.size() > kMaxModelJsonBytes) throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
   return read_model_json(JsonDoc::parse(text, "models/model.json"), path, options);
 }
 
@@ -496,7 +553,7 @@ Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::strin
   try {
     // The size first: a small archive can inflate to gigabytes.
     const size_t size = archive.getRecordSize("models/model.json");
-    check(size <= kMaxModelJsonBytes, kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
+    if (size > kMaxModelJsonBytes) throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
     text.resize(size);
     archive.getRecord("models/model.json", text.data(), size);
   } catch (const c10::Error& e) {

@@ -7,9 +7,13 @@
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
 4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
    trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
-Needs Python with torch (and torchvision for ResNet-50) to export the models of 1-3; they are
-cached in --work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
-Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json.
+5. A Llama-3-70B-shaped model (80 layers, 70.6 B parameters) exported from the meta device, so
+   that its archive holds no weight bytes: peak RSS of a real large export.
+Needs Python with torch (and torchvision for ResNet-50, transformers for 5) to export the models
+of 1-3 and 5; they are cached in --work. Run from the repository root:
+python bench/bench.py [--kernelcount build/kernelcount]
+Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json; `--scale`
+measures 4 and 5 and merges them.
 """
 import argparse
 import json
@@ -78,7 +82,23 @@ def export_resnet50(path):
     torch.export.save(ep, path)
 
 
-EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50}
+def export_llama70b(path, seq=128):
+    """Llama 3 70B's shapes (hidden 8192, 64 query and 8 key/value heads, MLP 28672, vocabulary
+    128256, 80 layers) in bfloat16, built on the meta device: no weight is ever allocated, and the
+    archive records every parameter with no bytes (the weights blanked)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(hidden_size=8192, intermediate_size=28672, num_hidden_layers=80, num_attention_heads=64,
+                      num_key_value_heads=8, vocab_size=128256, max_position_embeddings=8192)
+    with torch.device("meta"):
+        model = LlamaForCausalLM(cfg).to(torch.bfloat16).eval()
+    ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    ep = torch.export.export(model, (ids,), kwargs={"use_cache": False}, strict=False)
+    torch.export.save(ep, path)
+
+
+EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50, "llama70b": export_llama70b}
 
 
 def cached(path, kind, *extra):
@@ -115,6 +135,22 @@ def synthetic(kc, work, runs):
     return rows
 
 
+def llama(kc, work, runs):
+    """Time and peak RSS of the Llama-3-70B-shaped export."""
+    path = cached(os.path.join(work, "llama70b_meta.pt2"), "llama70b")
+    report = json.loads(subprocess.run([kc, path, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        model_json = sum(i.file_size for i in z.infolist() if i.filename.endswith("models/model.json"))
+    t, rss, cpu = measure(kc, path, runs, cpu=True)
+    row = {"what": "Llama-3-70B shapes, 80 layers, weights blanked", "ops": report["totals"]["ops"],
+           "file_mb": os.path.getsize(path) / 1e6, "model_json_mb": model_json / 1e6, "median_s": t, "cpu_s": cpu,
+           "peak_rss_mib": rss}
+    print(f"\n{row['what']}: {row['ops']} ops, model.json {row['model_json_mb']:.1f} MB: median {t:.3f} s, "
+          f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MiB")
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
@@ -122,6 +158,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--json", help="also write the numbers here")
     ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic scale runs (no PyTorch needed)")
+    ap.add_argument("--scale", action="store_true", help="only the scale runs: synthetic and the Llama-70B export")
     ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.export:
@@ -129,13 +166,15 @@ def main():
         return EXPORTS[kind](path, *map(int, extra))
     os.makedirs(args.work, exist_ok=True)
     kc = args.kernelcount
-    if args.synthetic_only:
+    if args.synthetic_only or args.scale:
         out = {}
         if args.json and os.path.exists(args.json):
             with open(args.json) as f:
                 out = json.load(f)
         out["synthetic"] = synthetic(kc, args.work, args.runs)
-        out["synthetic_machine"] = f"{os.cpu_count()} cores"
+        out["synthetic_machine"] = f"{os.cpu_count()} cores, median of {args.runs} runs"
+        if args.scale:
+            out["llama70b"] = llama(kc, args.work, args.runs)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(out, f, indent=1)
@@ -170,6 +209,8 @@ def main():
     print(f"\nMLP with {os.path.getsize(big) / 1e9:.2f} GB of weights: peak RSS {rss:.0f} MiB, {t:.3f} s; "
           f"weights stripped: {rss_s:.0f} MiB, {t_s:.3f} s")
     out["synthetic"] = synthetic(kc, args.work, args.runs)
+    out["synthetic_machine"] = f"{os.cpu_count()} cores, median of {args.runs} runs"
+    out["llama70b"] = llama(kc, args.work, args.runs)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

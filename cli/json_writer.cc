@@ -7,7 +7,9 @@ void JsonWriter::flush() {
   buf_.clear();
 }
 
-void JsonWriter::indent(size_t depth) { buf_.append(depth, ' '); }
+void JsonWriter::indent(size_t depth) {
+  buf_.append(depth, ' ');
+}
 
 void JsonWriter::element() {
   if (after_key_) {
@@ -80,8 +82,9 @@ void JsonWriter::write_string(std::string_view s) {
 }
 
 void JsonWriter::dump(const nlohmann::ordered_json& j) {
-  nlohmann::detail::serializer<nlohmann::ordered_json> s(nlohmann::detail::output_adapter<char>(buf_), ' ');
-  s.dump(j, true, false, 1, static_cast<unsigned int>(open_.size()));
+  // One serializer for the whole report: making one allocates and reads the locale.
+  if (!serializer_) serializer_.emplace(nlohmann::detail::output_adapter<char>(buf_), ' ');
+  serializer_->dump(j, true, false, 1, static_cast<unsigned int>(open_.size()));
   if (buf_.size() >= kFlushBytes) flush();
 }
 

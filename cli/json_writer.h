@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -68,6 +69,7 @@ class JsonWriter {
   static constexpr size_t kFlushBytes = 1 << 16;
   std::ostream& os_;
   std::string buf_;  // written to os_ in blocks: a stream call per token is most of the cost
+  std::optional<nlohmann::detail::serializer<nlohmann::ordered_json>> serializer_;  // writes into buf_
   std::vector<Level> open_;
   bool after_key_ = false;
 };
