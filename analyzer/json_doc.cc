@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -363,7 +364,9 @@ class FastParser {
       const long long x = std::strtoll(number_.c_str(), nullptr, 10);
       if (errno == 0) return out_.number_integer(static_cast<int64_t>(x));
     }
-    return out_.number_float(std::strtod(number_.c_str(), nullptr), number_);
+    // An overflow to infinity is an error for nlohmann ("number overflow"): it gives the message.
+    const double d = std::strtod(number_.c_str(), nullptr);
+    return std::isfinite(d) && out_.number_float(d, number_);
   }
 
   const char* p_;
