@@ -55,8 +55,7 @@ class JsonDocBuilder {
   JsonDoc::Node& add(Type type) {
     if (!open_.empty()) ++doc_.nodes_[open_.back()].count;
     JsonDoc::Node& n = doc_.nodes_.emplace_back();
-    n.type = type;
-    n.key = key_;
+    n.key_type = key_ << 4 | static_cast<uint32_t>(type);
     key_ = JsonDoc::kNoKey;
     return n;
   }
@@ -377,7 +376,12 @@ class FastParser {
 
 }  // namespace
 
+static_assert(sizeof(JsonDoc::Node) == 16);
+
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what) {
+  // 32-bit string offsets and 28-bit key indices (a key takes 4 bytes of text at least) hold
+  // for any text up to 1 GiB; callers limit theirs to far less.
+  if (text.size() > (1u << 30)) throw Error(what + ": larger than 1 GiB");
   const JsonTextStats stats = check_json_limits(text, what);
   // Sized once from the limit scan's counts: growing by doubling would copy and, for a moment,
   // hold up to three times the final size.
@@ -409,29 +413,29 @@ using Type = JsonDoc::Type;
 #define KC_NODE (doc_->nodes_[index_])
 
 bool JsonRef::is_null() const {
-  return KC_NODE.type == Type::kNull;
+  return KC_NODE.type() == Type::kNull;
 }
 bool JsonRef::is_object() const {
-  return KC_NODE.type == Type::kObject;
+  return KC_NODE.type() == Type::kObject;
 }
 bool JsonRef::is_array() const {
-  return KC_NODE.type == Type::kArray;
+  return KC_NODE.type() == Type::kArray;
 }
 bool JsonRef::is_string() const {
-  return KC_NODE.type == Type::kString;
+  return KC_NODE.type() == Type::kString;
 }
 bool JsonRef::is_boolean() const {
-  return KC_NODE.type == Type::kBoolean;
+  return KC_NODE.type() == Type::kBoolean;
 }
 bool JsonRef::is_number() const {
-  return KC_NODE.type >= Type::kInteger;
+  return KC_NODE.type() >= Type::kInteger;
 }
 bool JsonRef::is_number_integer() const {
-  return KC_NODE.type == Type::kInteger || KC_NODE.type == Type::kUnsigned;
+  return KC_NODE.type() == Type::kInteger || KC_NODE.type() == Type::kUnsigned;
 }
 
 const char* JsonRef::type_name() const {
-  switch (KC_NODE.type) {
+  switch (KC_NODE.type()) {
     case Type::kNull:
       return "null";
     case Type::kObject:
@@ -456,7 +460,9 @@ int64_t JsonRef::integer() const {
 }
 double JsonRef::number() const {
   const JsonDoc::Node& n = KC_NODE;
-  return n.type == Type::kFloat ? n.d : n.type == Type::kUnsigned ? static_cast<double>(n.u) : static_cast<double>(n.i);
+  return n.type() == Type::kFloat      ? n.d
+         : n.type() == Type::kUnsigned ? static_cast<double>(n.u)
+                                       : static_cast<double>(n.i);
 }
 bool JsonRef::boolean() const {
   return KC_NODE.b;
@@ -464,17 +470,17 @@ bool JsonRef::boolean() const {
 
 size_t JsonRef::size() const {
   const JsonDoc::Node& n = KC_NODE;
-  return n.type == Type::kObject || n.type == Type::kArray ? n.count : 0;
+  return n.type() == Type::kObject || n.type() == Type::kArray ? n.count : 0;
 }
 
 std::string_view JsonRef::key() const {
-  const uint32_t key = KC_NODE.key;
+  const uint32_t key = KC_NODE.key();
   return key == JsonDoc::kNoKey ? std::string_view() : std::string_view(doc_->keys_[key]);
 }
 
 JsonRef::Children JsonRef::children() const {
   const JsonDoc::Node& n = KC_NODE;
-  const bool container = n.type == Type::kObject || n.type == Type::kArray;
+  const bool container = n.type() == Type::kObject || n.type() == Type::kArray;
   return Children(doc_, index_ + 1, container ? index_ + n.span : index_ + 1);
 }
 
@@ -489,26 +495,26 @@ bool JsonRef::contains_key(std::string_view key) const {
   if (id == keys.end()) return false;
   const auto wanted = static_cast<uint32_t>(id - keys.begin());
   for (uint32_t c = index_ + 1; c < index_ + KC_NODE.span; ++c)
-    if (doc_->nodes_[c].key == wanted) return true;
+    if (doc_->nodes_[c].key() == wanted) return true;
   return false;
 }
 
 JsonRef JsonRef::find(std::string_view key) const {
   const JsonDoc::Node& n = KC_NODE;
-  if (n.type != Type::kObject) return {};
+  if (n.type() != Type::kObject) return {};
   JsonRef found;
   for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span)
-    if (doc_->keys_[doc_->nodes_[c].key] == key) found = JsonRef(doc_, c);
+    if (doc_->keys_[doc_->nodes_[c].key()] == key) found = JsonRef(doc_, c);
   return found;
 }
 
 std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
   std::vector<std::pair<std::string_view, JsonRef>> out;
   const JsonDoc::Node& n = KC_NODE;
-  if (n.type != Type::kObject) return out;
+  if (n.type() != Type::kObject) return out;
   out.reserve(n.count);
   for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span)
-    out.emplace_back(doc_->keys_[doc_->nodes_[c].key], JsonRef(doc_, c));
+    out.emplace_back(doc_->keys_[doc_->nodes_[c].key()], JsonRef(doc_, c));
   // Sorted and, among equal keys, the last in the document kept: what std::map gives
   // nlohmann::json.
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

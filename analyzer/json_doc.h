@@ -1,4 +1,4 @@
-// A read-only JSON document stored flat: every value is one 24-byte record in one array, in
+// A read-only JSON document stored flat: every value is one 16-byte record in one array, in
 // document order, with its string bytes in one buffer and its object keys interned. It is what
 // the .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory
 // and a heap allocation per value: a 100,000-op model.json holds some 5 million values.
@@ -95,10 +95,11 @@ class JsonDoc {
 
   // What a value is; public for the parser that fills the document.
   enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat };
+  static constexpr uint32_t kNoKey = (1u << 28) - 1;  // a text of 256 MiB has fewer distinct keys
+  // 16 bytes: the type shares a word with the key.
   struct Node {
-    uint32_t key = kNoKey;  // index into keys_; kNoKey for array elements and the root
-    uint32_t span = 1;      // records in this value's subtree, itself included
-    Type type = Type::kNull;
+    uint32_t key_type = kNoKey << 4;  // index into keys_ (kNoKey for array elements and the root), then the type
+    uint32_t span = 1;                // records in this value's subtree, itself included
     union {
       int64_t i = 0;
       uint64_t u;
@@ -109,8 +110,9 @@ class JsonDoc {
         uint32_t offset, length;  // into chars_
       } s;
     };
+    Type type() const { return static_cast<Type>(key_type & 15); }
+    uint32_t key() const { return key_type >> 4; }
   };
-  static constexpr uint32_t kNoKey = UINT32_MAX;
 
  private:
   friend class JsonRef;

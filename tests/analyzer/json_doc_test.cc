@@ -54,19 +54,35 @@ void same_as_nlohmann(const std::string& text) {
 }  // namespace
 
 TEST_CASE("json_doc: values, nesting and key order as nlohmann::json has them") {
-  for (const char* text : {
-           R"({"b": 1, "a": [true, false, null, "x", -2, 3.5e2, {}], "c": {"z": [], "y": {"k": "v"}}})",
-           R"([1, [2, [3, [4]]], {"a": {"b": {"c": null}}}])", "  \t\n\r 7 \n", R"("")", "[]", "{}",
-           R"({"a": 1, "a": 2, "b": 3, "a": null})",  // the last of repeated keys wins
-           R"({"10": 1, "9": 2, "b": 3, "B": 4, "": 5})"}) {
+  for (const char* text : {R"({"b": 1, "a": [true, false, null, "x", -2, 3.5e2, {}], "c": {"z": [], "y": {"k": "v"}}})",
+                           R"([1, [2, [3, [4]]], {"a": {"b": {"c": null}}}])", "  \t\n\r 7 \n", R"("")", "[]", "{}",
+                           R"({"a": 1, "a": 2, "b": 3, "a": null})",  // the last of repeated keys wins
+                           R"({"10": 1, "9": 2, "b": 3, "B": 4, "": 5})"}) {
     same_as_nlohmann(text);
   }
 }
 
 TEST_CASE("json_doc: numbers converted as nlohmann::json converts them") {
-  for (const char* text : {"0", "-0", "18446744073709551615", "18446744073709551616", "9223372036854775807",
-                           "-9223372036854775808", "-9223372036854775809", "1e400", "-1e-400", "0.1", "1E+2",
-                           "123456789012345678901234567890", "[01]", "1.", ".5", "-", "1e", "+1", "0x10", "1.5e+"}) {
+  for (const char* text : {"0",
+                           "-0",
+                           "18446744073709551615",
+                           "18446744073709551616",
+                           "9223372036854775807",
+                           "-9223372036854775808",
+                           "-9223372036854775809",
+                           "1e400",
+                           "-1e-400",
+                           "0.1",
+                           "1E+2",
+                           "123456789012345678901234567890",
+                           "[01]",
+                           "1.",
+                           ".5",
+                           "-",
+                           "1e",
+                           "+1",
+                           "0x10",
+                           "1.5e+"}) {
     same_as_nlohmann(text);
   }
 }
@@ -82,8 +98,8 @@ TEST_CASE("json_doc: strings, escapes and UTF-8 as nlohmann::json reads them") {
 }
 
 TEST_CASE("json_doc: malformed documents give nlohmann::json's message") {
-  for (const char* text : {"", "[1,]", "{\"a\" 1}", "{\"a\":}", "[1 2]", "{,}", "tru", "nul", "[1]]", "{\"a\":1,}",
-                           "[", "{\"a\"", "// c\n1", "[1] x", "{1: 2}"}) {
+  for (const char* text : {"", "[1,]", "{\"a\" 1}", "{\"a\":}", "[1 2]", "{,}", "tru", "nul", "[1]]", "{\"a\":1,}", "[",
+                           "{\"a\"", "// c\n1", "[1] x", "{1: 2}"}) {
     same_as_nlohmann(text);
   }
 }
