@@ -220,9 +220,12 @@ class Pt2Reader {
   }
 
   void read_values(JsonRef graph) {
-    if (JsonRef sv = optional_field(graph, "sym_int_values"))
+    if (JsonRef sv = optional_field(graph, "sym_int_values")) {
+      if (!sv.is_object())
+        throw Error("graph.sym_int_values: expected an object, found " + std::string(sv.type_name()));
       for (const auto& [key, value] : sv.items())
         sym_values_[std::string(key)] = sym_int(value, "sym_int_values." + std::string(key));
+    }
     JsonRef tvs = field(graph, "tensor_values", "graph");
     if (!tvs.is_object()) throw Error("graph.tensor_values: expected an object");
     g_.values.reserve(tvs.size());
