@@ -1,4 +1,5 @@
 // kernelcount's entry point: the only place that prints errors and picks the exit status.
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,12 @@ std::string one_line(std::string what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // A big model allocates and frees blocks of tens of MB (the model.json text, its document):
+  // taken from the heap and kept there, they are reused rather than mapped, zeroed and faulted
+  // in anew: a third of the system time of a 100,000-op graph, for the same peak RSS.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
   try {
     return run(argc, argv);
   } catch (const kc::Error& e) {
