@@ -39,9 +39,10 @@ def bench_table():
     lines.append(f"| same archive, weights stripped | 4 | {w['stripped_median_s']:.3f} s | {w['stripped_peak_rss_mib']:.0f} MiB |")
     syn = b.get("synthetic", [])
     if syn:
+        runs = f", median of {b['synthetic_runs']} runs" if "synthetic_runs" in b else ""
         lines += ["", f"Scale, from archives written by `bench/make_synthetic.py` (`python bench/bench.py --synthetic-only`), "
-                      f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work, so CPU time is the figure "
-                      "that measures kernelcount:", "",
+                      f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work{runs}, so CPU time is "
+                      "the figure that measures kernelcount:", "",
                   "| synthetic model | ops | model.json | CPU time | wall time | peak RSS |",
                   "| --- | ---: | ---: | ---: | ---: | ---: |"]
         for s in syn:
