@@ -2,8 +2,8 @@
 // document order, with its string bytes in one buffer and its object keys interned. It is what
 // the .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory
 // and a heap allocation per value: a 100,000-op model.json holds some 5 million values.
-// It answers what nlohmann::json's tree would: objects are seen in sorted key order and the
-// last of duplicate keys wins.
+// It answers what nlohmann::json's tree would: items() gives an object's keys in the sorted
+// order of its std::map, and the last of duplicate keys wins.
 #pragma once
 
 #include <cstdint>

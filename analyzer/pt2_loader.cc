@@ -436,22 +436,18 @@ class Pt2Reader {
     op.traits = schema->traits;
     const JsonRef::Children inputs = array(field(node, "inputs", where), where, ".inputs");
     // Arguments in schema order, so that positions match the schema (mutated_args too).
-    // A node has a handful of inputs: a list searched in place beats a hash map of copies.
-    std::vector<std::pair<std::string_view, JsonRef>> by_name;
+    // Keyed by views into the document: no copy of a name. A hash map, not a list: a hostile
+    // node may have a million inputs.
+    std::unordered_map<std::string_view, JsonRef> by_name;
     for (JsonRef in : inputs) {
       JsonRef name = field(in, "name", where);
       if (!name.is_string())
         throw Error(where + ".inputs.name: expected a string, found " + std::string(name.type_name()));
-      auto same = std::find_if(by_name.begin(), by_name.end(), [&](const auto& b) { return b.first == name.str(); });
-      if (same != by_name.end())
-        same->second = in;  // the last of a repeated name, as a map would keep
-      else
-        by_name.emplace_back(name.str(), in);
+      by_name[name.str()] = in;
     }
     std::vector<int> schema_pos;
     for (size_t i = 0; i < schema->args.size(); ++i) {
-      auto it =
-          std::find_if(by_name.begin(), by_name.end(), [&](const auto& b) { return b.first == schema->args[i].name; });
+      auto it = by_name.find(schema->args[i].name);
       if (it == by_name.end()) {
         if (!(schema->args[i].has_default || schema->args[i].type.back() == '?'))
           throw Error(where + ": argument '" + schema->args[i].name + "' of " + t.name + " is missing");
@@ -463,7 +459,7 @@ class Pt2Reader {
       by_name.erase(it);
     }
     if (!by_name.empty())
-      throw Error(where + ": argument '" + (by_name.empty() ? "" : std::string(by_name.front().first)) +
+      throw Error(where + ": argument '" + (by_name.empty() ? "" : std::string(by_name.begin()->first)) +
                   "' is not in the schema of " + t.name);
     // mutated_args index the schema; re-index them to op.args.
     std::vector<int> mutated;
