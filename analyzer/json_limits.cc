@@ -4,7 +4,11 @@
 
 namespace kc {
 
-nlohmann::json parse_json_limited(const std::string& text, const std::string& what) {
+JsonTextStats check_json_limits(std::string_view text, const std::string& what) {
+  // Every value but the first of its container follows a comma; the first follows its opening
+  // bracket, or is the document itself.
+  JsonTextStats stats;
+  stats.max_values = 1;
   // Only brackets outside strings nest; the scan tracks strings and escapes and nothing else,
   // so a malformed document still gets its precise message from the parser below.
   size_t depth = 0, string_start = 0, line = 1;
@@ -18,9 +22,11 @@ nlohmann::json parse_json_limited(const std::string& text, const std::string& wh
         escaped = true;
       } else if (c == '"') {
         in_string = false;
-        check(i - string_start <= kMaxJsonStringLength, what + ": a string at line " + std::to_string(line) +
-                                                            " is longer than the limit of " +
-                                                            std::to_string(kMaxJsonStringLength >> 20) + " MiB");
+        stats.string_bytes += i - string_start;
+        // The message is built only on failure: this runs for every string of a 200 MB file.
+        if (i - string_start > kMaxJsonStringLength)
+          throw Error(what + ": a string at line " + std::to_string(line) + " is longer than the limit of " +
+                      std::to_string(kMaxJsonStringLength >> 20) + " MiB");
       }
       continue;
     }
@@ -28,24 +34,37 @@ nlohmann::json parse_json_limited(const std::string& text, const std::string& wh
     if (c == '"') {
       in_string = true;
       string_start = i + 1;
+    } else if (c == ',') {
+      ++stats.max_values;
     } else if (c == '[' || c == '{') {
-      check(++depth <= kMaxJsonDepth,
-            what + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at line " + std::to_string(line));
+      ++stats.max_values;
+      if (++depth > kMaxJsonDepth)
+        throw Error(what + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels at line " +
+                    std::to_string(line));
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
   }
   check(!in_string || text.size() - string_start <= kMaxJsonStringLength,
         what + ": a string is longer than the limit of " + std::to_string(kMaxJsonStringLength >> 20) + " MiB");
+  return stats;
+}
+
+Error json_parse_error(const nlohmann::json::exception& e, const std::string& what) {
+  // "[json.exception.parse_error.101] parse error at line 1, ...": the tag means nothing
+  // to the user.
+  std::string msg = e.what();
+  if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos)
+    msg = msg.substr(msg.find("] ") + 2);
+  return Error(what + " is not valid JSON: " + msg);
+}
+
+nlohmann::json parse_json_limited(const std::string& text, const std::string& what) {
+  check_json_limits(text, what);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, ...": the tag means nothing
-    // to the user.
-    std::string msg = e.what();
-    if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos)
-      msg = msg.substr(msg.find("] ") + 2);
-    throw Error(what + " is not valid JSON: " + msg);
+    throw json_parse_error(e, what);
   }
 }
 

@@ -11,10 +11,13 @@
    deflated) against the .pt2 of the same model in validate/corpus/broad/, time and peak RSS
    and their ratio, the worst printed last; and the 1 GB-weight MLP of 3 traced and saved
    with torch.jit.save (stored records), and the same archive deflated.
-Needs Python with torch (and torchvision for ResNet-50) to export the models of 1-3 and 5's
-MLP; they are cached in --work. Run from the repository root:  python bench/bench.py [--kernelcount build/kernelcount]
-Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json;
-`--torchscript-only` measures 5 alone and merges it into --json.
+6. A Llama-3-70B-shaped model (80 layers, 70.6 B parameters) exported from the meta device, so
+   that its archive holds no weight bytes: peak RSS of a real large export.
+Needs Python with torch (and torchvision for ResNet-50, transformers for 6) to export the models
+of 1-3, 5's MLP and 6; they are cached in --work. Run from the repository root:
+python bench/bench.py [--kernelcount build/kernelcount]
+Without PyTorch, `--synthetic-only` measures 4 alone and merges it into --json; `--scale`
+measures 4 and 6, `--torchscript-only` 5, each merging its rows into --json.
 """
 import argparse
 import json
@@ -97,10 +100,6 @@ def export_big_mlp_torchscript(path, width=8192, layers=4):
     torch.jit.save(torch.jit.trace(model, (torch.randn(4, width),)), path)
 
 
-EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50,
-           "big_mlp_ts": export_big_mlp_torchscript}
-
-
 def deflated(path):
     """A copy of the archive with every record deflated (zipfile's default level)."""
     out = path.replace(".pt", ".deflated.pt")
@@ -150,6 +149,24 @@ def torchscript(kc, work, runs):
               f"{t:.3f} s, peak RSS {rss:.0f} MiB")
     return {"models": rows, "worst": {k: {"model": r["model"], "ratio": r[k]} for k, r in worst.items()},
             "weights": weights}
+def export_llama70b(path, seq=128):
+    """Llama 3 70B's shapes (hidden 8192, 64 query and 8 key/value heads, MLP 28672, vocabulary
+    128256, 80 layers) in bfloat16, built on the meta device: no weight is ever allocated, and the
+    archive records every parameter with no bytes (the weights blanked)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(hidden_size=8192, intermediate_size=28672, num_hidden_layers=80, num_attention_heads=64,
+                      num_key_value_heads=8, vocab_size=128256, max_position_embeddings=8192)
+    with torch.device("meta"):
+        model = LlamaForCausalLM(cfg).to(torch.bfloat16).eval()
+    ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    ep = torch.export.export(model, (ids,), kwargs={"use_cache": False}, strict=False)
+    torch.export.save(ep, path)
+
+
+EXPORTS = {"chain": export_chain, "big_mlp": export_big_mlp, "resnet50": export_resnet50,
+           "big_mlp_ts": export_big_mlp_torchscript, "llama70b": export_llama70b}
 
 
 def cached(path, kind, *extra):
@@ -186,6 +203,22 @@ def synthetic(kc, work, runs):
     return rows
 
 
+def llama(kc, work, runs):
+    """Time and peak RSS of the Llama-3-70B-shaped export."""
+    path = cached(os.path.join(work, "llama70b_meta.pt2"), "llama70b")
+    report = json.loads(subprocess.run([kc, path, "--format", "json"], capture_output=True, text=True, check=True).stdout)
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        model_json = sum(i.file_size for i in z.infolist() if i.filename.endswith("models/model.json"))
+    t, rss, cpu = measure(kc, path, runs, cpu=True)
+    row = {"what": "Llama-3-70B shapes, 80 layers, weights blanked", "ops": report["totals"]["ops"],
+           "file_mb": os.path.getsize(path) / 1e6, "model_json_mb": model_json / 1e6, "median_s": t, "cpu_s": cpu,
+           "peak_rss_mib": rss}
+    print(f"\n{row['what']}: {row['ops']} ops, model.json {row['model_json_mb']:.1f} MB: median {t:.3f} s, "
+          f"CPU {cpu:.2f} s, peak RSS {rss:.0f} MiB")
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
@@ -194,6 +227,7 @@ def main():
     ap.add_argument("--json", help="also write the numbers here")
     ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic scale runs (no PyTorch needed)")
     ap.add_argument("--torchscript-only", action="store_true", help="only the TorchScript runs (5)")
+    ap.add_argument("--scale", action="store_true", help="only the scale runs: synthetic and the Llama-70B export")
     ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.export:
@@ -201,14 +235,17 @@ def main():
         return EXPORTS[kind](path, *map(int, extra))
     os.makedirs(args.work, exist_ok=True)
     kc = args.kernelcount
-    if args.synthetic_only or args.torchscript_only:
+    if args.synthetic_only or args.scale or args.torchscript_only:
         out = {}
         if args.json and os.path.exists(args.json):
             with open(args.json) as f:
                 out = json.load(f)
-        if args.synthetic_only:
+        if args.synthetic_only or args.scale:
             out["synthetic"] = synthetic(kc, args.work, args.runs)
             out["synthetic_machine"] = f"{os.cpu_count()} cores"
+            out["synthetic_runs"] = args.runs
+        if args.scale:
+            out["llama70b"] = llama(kc, args.work, args.runs)
         if args.torchscript_only:
             out["torchscript"] = torchscript(kc, args.work, args.runs)
             out["torchscript"]["machine"] = f"{os.cpu_count()} cores"
@@ -247,6 +284,9 @@ def main():
     print(f"\nMLP with {os.path.getsize(big) / 1e9:.2f} GB of weights: peak RSS {rss:.0f} MiB, {t:.3f} s; "
           f"weights stripped: {rss_s:.0f} MiB, {t_s:.3f} s")
     out["synthetic"] = synthetic(kc, args.work, args.runs)
+    out["synthetic_machine"] = f"{os.cpu_count()} cores"
+    out["synthetic_runs"] = args.runs
+    out["llama70b"] = llama(kc, args.work, args.runs)
     out["torchscript"] = torchscript(kc, args.work, args.runs)
     out["torchscript"]["machine"] = out["machine"]
     out["torchscript"]["runs"] = args.runs

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "cli/json_writer.h"
 #include "cli/render.h"
 #include "passes/op_classes.h"
 #include "passes/rollup.h"
@@ -9,61 +10,56 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// `strides` as the export recorded them; `runtime_strides` only where eager CUDA PyTorch gives
-// the value others (the layout pass: a convolution's channels-last output), which the launch
-// rules read.
-json value_json(const Graph& g, const Report& r, int id) {
-  const Value& v = g.values[id];
-  json j = {{"name", v.name}, {"shape", v.sizes}, {"strides", v.strides}, {"dtype", dtype_name(v.dtype)}};
-  if (static_cast<size_t>(id) < r.layout.diverges.size() && r.layout.diverges[id])
-    j["runtime_strides"] = r.layout.strides[id];
-  return j;
-}
-
-json arg_json(const Graph& g, const Arg& a) {
+void write_arg(JsonWriter& w, const Graph& g, const Arg& a) {
   using K = Arg::Kind;
-  json j = {{"name", a.name}};
+  w.begin_object();
+  w.member("name", a.name);
   switch (a.kind) {
     case K::kTensor:
-      j["tensor"] = g.values[a.tensors[0]].name;
+      w.member("tensor", g.values[a.tensors[0]].name);
       break;
-    case K::kTensorList: {
-      json l = json::array();
-      for (int v : a.tensors) l.push_back(v < 0 ? json(nullptr) : json(g.values[v].name));
-      j["tensors"] = l;
+    case K::kTensorList:
+      w.key("tensors");
+      w.begin_array();
+      for (int v : a.tensors)
+        if (v < 0)
+          w.null();
+        else
+          w.value(g.values[v].name);
+      w.end_array();
       break;
-    }
     case K::kNone:
-      j["value"] = nullptr;
+      w.key("value");
+      w.null();
       break;
     case K::kBool:
-      j["value"] = a.ints[0] != 0;
+      w.member("value", a.ints[0] != 0);
       break;
     case K::kInt:
-      j["value"] = a.ints[0];
+      w.member("value", a.ints[0]);
       break;
     case K::kIntList:
-      j["value"] = a.ints;
+      w.member("value", a.ints);
       break;
     case K::kFloat:
-      j["value"] = a.floats[0];
+      w.member("value", a.floats[0]);
       break;
     case K::kFloatList:
-      j["value"] = a.floats;
+      w.member("value", a.floats);
       break;
-    case K::kBoolList: {
-      json l = json::array();
-      for (int64_t b : a.ints) l.push_back(b != 0);
-      j["value"] = l;
+    case K::kBoolList:
+      w.key("value");
+      w.begin_array();
+      for (int64_t b : a.ints) w.value(b != 0);
+      w.end_array();
       break;
-    }
     case K::kScalarType:
-      j["value"] = dtype_name(static_cast<DType>(a.ints[0]));
+      w.member("value", dtype_name(static_cast<DType>(a.ints[0])));
       break;
     default:
-      j["value"] = a.text;
+      w.member("value", a.text);
   }
-  return j;
+  w.end_object();
 }
 
 json traffic_json(const Traffic& t) {
@@ -162,77 +158,124 @@ json budgets_json(const std::vector<BudgetCheck>& budgets) {
   return {{"verdict", budgets.empty() ? "none" : exceeded ? "fail" : "pass"}, {"checks", checks}};
 }
 
+// One op's entry of "ops", written as it goes: these are most of a report's bytes.
+void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
+  const Op& op = g.ops[i];
+  const Launch& l = r.launches[i];
+  // `strides` as the export recorded them; `runtime_strides` only where eager CUDA PyTorch
+  // gives the value others (the layout pass: a convolution's channels-last output), which the
+  // launch rules read.
+  auto write_value = [&](int id) {
+    const Value& v = g.values[id];
+    w.begin_object();
+    w.member("name", v.name);
+    w.member("shape", v.sizes);
+    w.member("strides", v.strides);
+    w.member("dtype", dtype_name(v.dtype));
+    if (static_cast<size_t>(id) < r.layout.diverges.size() && r.layout.diverges[id])
+      w.member("runtime_strides", r.layout.strides[id]);
+    w.end_object();
+  };
+  w.begin_object();
+  w.member("index", i);
+  w.member("op", op.full_name());
+  w.member("class", op_class_name(op_class(op)));
+  w.key("source");
+  w.begin_object();
+  w.member("file", op.loc.file);
+  w.member("line", op.loc.line);
+  w.member("code", op.loc.code);
+  w.end_object();
+  w.member("module", op.module);
+  w.member("module_class", op.module_type);
+  w.key("inputs");
+  w.begin_array();
+  for (int v : op.tensor_inputs()) write_value(v);
+  w.end_array();
+  w.key("outputs");
+  w.begin_array();
+  for (int v : op.outputs)
+    if (v >= 0) write_value(v);
+  w.end_array();
+  w.key("args");
+  w.begin_array();
+  for (const Arg& a : op.args) write_arg(w, g, a);
+  w.end_array();
+  w.key("launches");
+  w.begin_object();
+  w.member("known", l.known);
+  w.member("rule", l.rule);
+  w.member("key", l.key);
+  w.member("fitting_rule", l.fitting_rule);
+  w.member("kernel_names", r.explain[i].kernel_names);
+  if (l.known) {
+    w.member("kernels", l.counts.kernels);
+    w.member("memcpy", l.counts.memcpy);
+    w.member("memset", l.counts.memset);
+    w.member("host_syncs", l.counts.host_syncs);
+  } else {
+    // The order reports have always had for an op without a rule.
+    for (const char* name : {"host_syncs", "memset", "memcpy", "kernels"}) {
+      w.key(name);
+      w.null();
+    }
+  }
+  w.end_object();
+  // As traffic_json has it, without building a tree for every op.
+  const Traffic& hbm = r.traffic[i];
+  w.key("hbm");
+  w.begin_object();
+  w.member("reads", hbm.reads);
+  w.member("writes", hbm.writes);
+  w.member("read_bytes", hbm.read_bytes);
+  w.member("write_bytes", hbm.write_bytes);
+  w.end_object();
+  w.member("flops", r.traffic[i].flops);
+  w.member("time_floor_s", r.time[i].floor_s());
+  w.member("memory_bound", r.time[i].memory_bound());
+  w.member("bound", r.time[i].bound());
+  w.member("fusion_group", r.fusion.group_of[i]);
+  w.member("fusion_group_reduction", r.fusion_reduction.group_of[i]);
+  w.end_object();
+}
+
 }  // namespace
 
 void render_json(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
-  json out;
-  out["schema"] = "kernelcount.report/1";
-  out["kernelcount_version"] = o.version;
-  out["model"] = {
-      {"path", g.info.path}, {"format", g.info.format}, {"producer", g.info.producer_version}, {"notes", g.info.notes}};
+  JsonWriter w(os);
+  w.begin_object();
+  w.member("schema", "kernelcount.report/1");
+  w.member("kernelcount_version", o.version);
+  w.member("model", json{{"path", g.info.path},
+                         {"format", g.info.format},
+                         {"producer", g.info.producer_version},
+                         {"notes", g.info.notes}});
   const Target& t = *r.target;
-  out["target"] = {{"name", t.name},
-                   {"torch_version", t.torch_version},
-                   {"gpu", t.gpu},
-                   {"arch", t.arch},
-                   {"hbm_bytes_per_s", t.hbm_bytes_per_s},
-                   {"matmul_bf16_flops_per_s", t.matmul_bf16_flops_per_s},
-                   {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
-                   {"vector_flops_per_s", t.vector_flops_per_s},
-                   {"launch_s", t.launch_s}};
-  json ops = json::array();
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    const Launch& l = r.launches[i];
-    json ins = json::array(), outs = json::array(), args = json::array();
-    for (int v : op.tensor_inputs()) ins.push_back(value_json(g, r, v));
-    for (int v : op.outputs)
-      if (v >= 0) outs.push_back(value_json(g, r, v));
-    for (const Arg& a : op.args) args.push_back(arg_json(g, a));
-    json launches = {{"known", l.known},
-                     {"rule", l.rule},
-                     {"key", l.key},
-                     {"fitting_rule", l.fitting_rule},
-                     {"kernel_names", r.explain[i].kernel_names}};
-    if (l.known) {
-      launches["kernels"] = l.counts.kernels;
-      launches["memcpy"] = l.counts.memcpy;
-      launches["memset"] = l.counts.memset;
-      launches["host_syncs"] = l.counts.host_syncs;
-    } else {
-      launches["kernels"] = launches["memcpy"] = launches["memset"] = launches["host_syncs"] = nullptr;
-    }
-    ops.push_back({{"index", i},
-                   {"op", op.full_name()},
-                   {"class", op_class_name(op_class(op))},
-                   {"source", {{"file", op.loc.file}, {"line", op.loc.line}, {"code", op.loc.code}}},
-                   {"module", op.module},
-                   {"module_class", op.module_type},
-                   {"inputs", ins},
-                   {"outputs", outs},
-                   {"args", args},
-                   {"launches", launches},
-                   {"hbm", traffic_json(r.traffic[i])},
-                   {"flops", r.traffic[i].flops},
-                   {"time_floor_s", r.time[i].floor_s()},
-                   {"memory_bound", r.time[i].memory_bound()},
-                   {"bound", r.time[i].bound()},
-                   {"fusion_group", r.fusion.group_of[i]},
-                   {"fusion_group_reduction", r.fusion_reduction.group_of[i]}});
-  }
-  out["ops"] = ops;
-  out["fusion"] = {plan_json(r.fusion), plan_json(r.fusion_reduction)};
-  out["by_line"] = rollup_json(r.by_line, RollupKey::kLine);
-  out["by_module"] = rollup_json(r.by_module, RollupKey::kModule);
-  out["by_op_type"] = rollup_json(r.by_op_type, RollupKey::kOpType);
-  out["module_tree"] = tree_json(r.module_tree);
+  w.member("target", json{{"name", t.name},
+                          {"torch_version", t.torch_version},
+                          {"gpu", t.gpu},
+                          {"arch", t.arch},
+                          {"hbm_bytes_per_s", t.hbm_bytes_per_s},
+                          {"matmul_bf16_flops_per_s", t.matmul_bf16_flops_per_s},
+                          {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
+                          {"vector_flops_per_s", t.vector_flops_per_s},
+                          {"launch_s", t.launch_s}});
+  w.key("ops");
+  w.begin_array();
+  for (size_t i = 0; i < g.ops.size(); ++i) write_op(w, g, r, i);
+  w.end_array();
+  w.member("fusion", json{plan_json(r.fusion), plan_json(r.fusion_reduction)});
+  w.member("by_line", rollup_json(r.by_line, RollupKey::kLine));
+  w.member("by_module", rollup_json(r.by_module, RollupKey::kModule));
+  w.member("by_op_type", rollup_json(r.by_op_type, RollupKey::kOpType));
+  w.member("module_tree", tree_json(r.module_tree));
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;
   totals["eager_time_floor_s"] = s.eager_time_floor_s;
   totals["fused_time_floor_s"] = s.fused_time_floor_s;
-  out["totals"] = totals;
-  out["budgets"] = budgets_json(o.budgets);
+  w.member("totals", totals);
+  w.member("budgets", budgets_json(o.budgets));
   if (o.baseline) {
     json totals = json::object();
     for (const Delta& d : o.baseline->totals) totals[d.name] = {{"before", d.before}, {"after", d.after}};
@@ -241,16 +284,18 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
       for (const Delta& d : v) a.push_back({{"module", d.name}, {"before", d.before}, {"after", d.after}});
       return a;
     };
-    out["baseline"] = {{"path", o.baseline->baseline_path},
-                       {"totals", totals},
-                       {"module_kernels", deltas(o.baseline->module_kernels)},
-                       {"module_bytes", deltas(o.baseline->module_bytes)},
-                       {"warnings", o.baseline->warnings},
-                       {"op_types", entry_deltas_json(o.baseline->op_types, "op_type")},
-                       {"module_tree", entry_deltas_json(o.baseline->module_tree, "module")},
-                       {"lines", entry_deltas_json(o.baseline->lines, "line")}};
+    w.member("baseline", json{{"path", o.baseline->baseline_path},
+                              {"totals", totals},
+                              {"module_kernels", deltas(o.baseline->module_kernels)},
+                              {"module_bytes", deltas(o.baseline->module_bytes)},
+                              {"warnings", o.baseline->warnings},
+                              {"op_types", entry_deltas_json(o.baseline->op_types, "op_type")},
+                              {"module_tree", entry_deltas_json(o.baseline->module_tree, "module")},
+                              {"lines", entry_deltas_json(o.baseline->lines, "line")}});
   }
-  os << out.dump(1) << '\n';
+  w.end_object();
+  w.flush();
+  os << '\n';
 }
 
 }  // namespace kc

@@ -59,14 +59,19 @@ def bench_table():
                          f"{w['peak_rss_mib']:.0f} MiB |")
     syn = b.get("synthetic", [])
     if syn:
+        runs = f", median of {b['synthetic_runs']} runs" if "synthetic_runs" in b else ""
         lines += ["", f"Scale, from archives written by `bench/make_synthetic.py` (`python bench/bench.py --synthetic-only`), "
-                      f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work, so CPU time is the figure "
-                      "that measures kernelcount:", "",
+                      f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work{runs}, so CPU time is "
+                      "the figure that measures kernelcount:", "",
                   "| synthetic model | ops | model.json | CPU time | wall time | peak RSS |",
                   "| --- | ---: | ---: | ---: | ---: | ---: |"]
         for s in syn:
-            lines.append(f"| {s['what']} | {s['ops']} | {s['file_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.1f} s | "
+            lines.append(f"| {s['what']} | {s['ops']} | {s['file_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.2f} s | "
                          f"{s['peak_rss_mib']:.0f} MiB |")
+        if "llama70b" in b:
+            s = b["llama70b"]
+            lines.append(f"| {s['what']} (`python bench/bench.py --scale`) | {s['ops']} | {s['model_json_mb']:.1f} MB | "
+                         f"{s['cpu_s']:.2f} s | {s['median_s']:.2f} s | {s['peak_rss_mib']:.0f} MiB |")
     return "\n".join(lines)
 
 

@@ -1,0 +1,77 @@
+// Writes JSON to a stream as it goes, byte for byte as nlohmann::ordered_json::dump(1) would
+// print the same document, so that a report of 100,000 ops never exists as a tree in memory.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace kc {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& os) : os_(os) {}
+  ~JsonWriter() { flush(); }
+  // Hands what is buffered to the stream (the destructor does too).
+  void flush();
+
+  void begin_object();
+  void end_object();
+  void begin_array();
+  void end_array();
+  // The next member's key, inside an object; its value follows.
+  void key(std::string_view k);
+
+  void value(std::string_view s);
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(const std::string& s) { value(std::string_view(s)); }
+  void value(bool b);
+  void null();
+  void value(double d);
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  void value(T n) {
+    element();
+    buf_ += std::to_string(n);
+    if (buf_.size() >= kFlushBytes) flush();
+  }
+  // A whole value built as a tree, for the small parts of a report.
+  void value(const nlohmann::ordered_json& j);
+  template <typename T>
+  void value(const std::vector<T>& list) {
+    begin_array();
+    for (const T& v : list) value(v);
+    end_array();
+  }
+  // key(k) then value(v).
+  template <typename T>
+  void member(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+
+ private:
+  // Before a value: the separator and indent of an array element; after a key, nothing.
+  void element();
+  void indent(size_t depth);
+  void write_string(std::string_view s);
+  // One value through nlohmann's serializer, indented for the current depth.
+  void dump(const nlohmann::ordered_json& j);
+
+  struct Level {
+    bool object;
+    size_t members = 0;
+  };
+  static constexpr size_t kFlushBytes = 1 << 16;
+  std::ostream& os_;
+  std::string buf_;  // written to os_ in blocks: a stream call per token is most of the cost
+  std::optional<nlohmann::detail::serializer<nlohmann::ordered_json>> serializer_;  // writes into buf_
+  std::vector<Level> open_;
+  bool after_key_ = false;
+};
+
+}  // namespace kc

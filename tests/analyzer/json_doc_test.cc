@@ -1,0 +1,123 @@
+#include "analyzer/json_doc.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analyzer/error.h"
+
+namespace {
+
+// The document as nlohmann::json would hold it: the reader must see exactly that.
+nlohmann::json rebuild(kc::JsonRef j) {
+  if (j.is_null()) return nullptr;
+  if (j.is_boolean()) return j.boolean();
+  if (j.is_string()) return std::string(j.str());
+  if (j.is_number_integer()) return j.integer();
+  if (j.is_number()) return j.number();
+  if (j.is_array()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (kc::JsonRef e : j.children()) a.push_back(rebuild(e));
+    return a;
+  }
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [key, value] : j.items()) o[std::string(key)] = rebuild(value);
+  return o;
+}
+
+// Same document or same error message as nlohmann::json's parser.
+void same_as_nlohmann(const std::string& text) {
+  INFO(text);
+  std::string expected, got;
+  try {
+    // Integers as the reader sees them: nlohmann's get<int64_t> (non-negative ones are unsigned).
+    expected = nlohmann::json::parse(text, [](int, nlohmann::json::parse_event_t, nlohmann::json& j) {
+                 if (j.is_number_unsigned()) j = j.get<int64_t>();
+                 return true;
+               }).dump();
+  } catch (const nlohmann::json::exception& e) {
+    expected = std::string("error: ") + e.what();
+  }
+  try {
+    got = rebuild(kc::JsonDoc::parse(text, "t").root()).dump();
+  } catch (const kc::Error& e) {
+    got = std::string("error: ") + e.what();
+    // "t is not valid JSON: <nlohmann's message without its tag>"
+    const std::string tail = expected.substr(expected.find("] ") + 2);
+    CHECK(expected.rfind("error: ", 0) == 0);
+    CHECK(got == "error: t is not valid JSON: " + tail);
+    return;
+  }
+  CHECK(got == expected);
+}
+
+}  // namespace
+
+TEST_CASE("json_doc: values, nesting and key order as nlohmann::json has them") {
+  for (const char* text : {R"({"b": 1, "a": [true, false, null, "x", -2, 3.5e2, {}], "c": {"z": [], "y": {"k": "v"}}})",
+                           R"([1, [2, [3, [4]]], {"a": {"b": {"c": null}}}])", "  \t\n\r 7 \n", R"("")", "[]", "{}",
+                           R"({"a": 1, "a": 2, "b": 3, "a": null})",  // the last of repeated keys wins
+                           R"({"10": 1, "9": 2, "b": 3, "B": 4, "": 5})"}) {
+    same_as_nlohmann(text);
+  }
+}
+
+TEST_CASE("json_doc: numbers converted as nlohmann::json converts them") {
+  for (const char* text : {"0",
+                           "-0",
+                           "18446744073709551615",
+                           "18446744073709551616",
+                           "9223372036854775807",
+                           "-9223372036854775808",
+                           "-9223372036854775809",
+                           "1e400",
+                           "-1e-400",
+                           "0.1",
+                           "1E+2",
+                           "123456789012345678901234567890",
+                           "[01]",
+                           "1.",
+                           ".5",
+                           "-",
+                           "1e",
+                           "+1",
+                           "0x10",
+                           "1.5e+"}) {
+    same_as_nlohmann(text);
+  }
+}
+
+TEST_CASE("json_doc: strings, escapes and UTF-8 as nlohmann::json reads them") {
+  for (const char* text :
+       {R"("a\"b\\c\/d\b\f\n\r\t")", R"("\u0041\u00e9\u20ac\ud83d\ude00")", R"("\ud83d")", R"("\ude00")",
+        R"("\ud83dx")", R"("\u12")", R"("\q")", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", "\"\xc3\"",
+        "\"\xe0\x80\x80\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xff\"", "\"tab\there\"", "\"open",
+        "\xef\xbb\xbf[1]", "\xef\xbb[1]"}) {
+    same_as_nlohmann(text);
+  }
+}
+
+TEST_CASE("json_doc: malformed documents give nlohmann::json's message") {
+  for (const char* text : {"", "[1,]", "{\"a\" 1}", "{\"a\":}", "[1 2]", "{,}", "tru", "nul", "[1]]", "{\"a\":1,}", "[",
+                           "{\"a\"", "// c\n1", "[1] x", "{1: 2}"}) {
+    same_as_nlohmann(text);
+  }
+}
+
+TEST_CASE("json_doc: limits come first") {
+  CHECK_THROWS_WITH(kc::JsonDoc::parse(std::string(100, '[') + std::string(100, ']'), "t"),
+                    Catch::Contains("nested deeper than 64 levels"));
+}
+
+TEST_CASE("json_doc: lookups") {
+  const kc::JsonDoc doc = kc::JsonDoc::parse(R"({"x": {"k": [1, 2, {"as_expr": 3}]}, "y": null})", "t");
+  const kc::JsonRef root = doc.root();
+  CHECK(root.size() == 2);
+  CHECK(root.find("x").find("k").size() == 3);
+  CHECK(root.find("y").is_null());
+  CHECK_FALSE(root.find("z"));
+  CHECK_FALSE(root.find("x").find("k").find("k"));  // an array has no keys
+  CHECK(root.contains_key("as_expr"));
+  CHECK_FALSE(root.find("y").contains_key("as_expr"));
+  CHECK(root.find("x").key() == "x");
+}
