@@ -78,6 +78,16 @@ TEST_CASE("out-of-place scatters clone self: a memcpy when dense, a copy kernel 
   CHECK(strided.counts.memcpy == 0);
 }
 
+TEST_CASE("in-place scatters and index_put_ are the write kernel alone") {
+  GraphBuilder b;
+  b.op("aten::index_put_", {b.input({8, 1024})});
+  auto put = last(b);
+  CHECK(put.counts.kernels == 1);
+  CHECK(put.counts.memcpy == 0);
+  b.op("aten::scatter_add_", {b.input({8, 1024}), b.input({8, 16}, DType::kInt64), b.input({8, 16})});
+  CHECK(last(b).counts.kernels == 1);
+}
+
 TEST_CASE("composites launch their parts: logsumexp 9, isfinite 4, bilinear 1 + 3 per output feature") {
   GraphBuilder b;
   b.op("aten::logsumexp", {b.input({2, 64, 32, 32})}, {}, {2, 64, 32});

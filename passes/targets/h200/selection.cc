@@ -217,6 +217,29 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "opset:index_fill, opset:select_scatter, opset:slice_scatter",
                "An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
                "scattered values into the clone with one kernel."});
+  r.push_back(
+      {"scatter.inplace",
+       ops({"aten::scatter_", "aten::scatter_add_", "aten::index_add_", "aten::index_copy_", "aten::index_fill_"}),
+       {},
+       "in place: the write kernel alone (the out-of-place op's clone is not needed)",
+       nullptr,
+       {},
+       [](const OpFacts& f) -> Counts {
+         const Value* x = self(f);
+         return x && x->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
+       },
+       "opset:scatter, opset:scatter_add, opset:index_add, opset:index_copy, opset:index_fill (out of "
+       "place: clone + this kernel)",
+       "An in-place scatter writes into its input with one kernel; no copy is made."});
+  r.push_back({"index_put.inplace",
+               ops({"aten::index_put_"}),
+               {},
+               "in place, accumulate=False: one indexed write",
+               index_put_plain,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:index_put (out of place: clone + this kernel)",
+               "An in-place index_put (x[idx] = v) writes the values at the indices with one kernel."});
   r.push_back({"index_put",
                ops({"aten::index_put"}),
                {},
