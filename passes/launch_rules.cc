@@ -39,6 +39,17 @@ bool OpFacts::bool_arg(const std::string& name, bool fallback) const {
   return int_arg(name, fallback) != 0;
 }
 
+std::string OpFacts::text_arg(const std::string& name, const std::string& fallback) const {
+  const Arg* a = arg(name);
+  return a && a->kind == Arg::Kind::kString ? a->text : fallback;
+}
+
+Counts one_kernel_unless_empty(const OpFacts& f) {
+  const Value* out = f.output(0);
+  if (out && out->numel() == 0) return {};
+  return {1, 0, 0, 0};
+}
+
 // ATen's computeStride (aten/src/ATen/TensorUtils.cpp): walk the old dims in chunks that are
 // contiguous with each other; each chunk must be exactly covered by new dims.
 std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,

@@ -32,6 +32,7 @@ struct OpFacts {
   bool has_tensor_arg(const std::string& name) const;
   int64_t int_arg(const std::string& name, int64_t fallback) const;
   bool bool_arg(const std::string& name, bool fallback) const;
+  std::string text_arg(const std::string& name, const std::string& fallback) const;  // a string argument
 };
 
 struct LaunchRule {
@@ -71,6 +72,8 @@ bool view_is_possible(const std::vector<int64_t>& sizes, const std::vector<int64
 // --- Mechanisms shared by every target's rule families (passes/targets/<target>/) ---
 
 bool is_half(DType t);  // bf16 or fp16
+// One kernel, or nothing when the first output has no elements (TensorIterator returns early).
+Counts one_kernel_unless_empty(const OpFacts& f);
 // Dense in channels-last order (C fastest, then W, H, (D), N; size-1 dims ignored): what
 // `.contiguous(ChannelsLast)` leaves without a copy. 4-d and 5-d tensors only.
 bool channels_last_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);

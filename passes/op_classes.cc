@@ -246,7 +246,6 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::gru_cell", C::kGemm},
     {"aten::lstm_cell", C::kGemm},
     {"aten::rnn_tanh_cell", C::kGemm},
-    {"aten::rnn_relu_cell", C::kGemm},
     {"aten::abs", C::kPointwise},
     {"aten::linalg_cross", C::kPointwise},
     {"aten::cross", C::kPointwise},

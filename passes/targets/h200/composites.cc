@@ -15,16 +15,10 @@ bool floating_input(const OpFacts& f) {
   const Value* x = f.input(0);
   return x && is_floating(x->dtype);
 }
-Counts one_unless_empty(const OpFacts& f) {
-  const Value* out = f.output(0);
-  if (out && out->numel() == 0) return {};
-  return {1, 0, 0, 0};
-}
 // _pad_circular: the centre is copied, then each side with a non-zero pad is copied from the
 // opposite edge: 1 + one copy per non-zero pad entry.
 bool pad_circular(const OpFacts& f) {
-  const Arg* m = f.arg("mode");
-  return m && m->kind == Arg::Kind::kString && m->text == "circular";
+  return f.text_arg("mode", "") == "circular";
 }
 Counts pad_circular_counts(const OpFacts& f) {
   const Arg* p = f.arg("pad");
@@ -219,7 +213,7 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "one multiplication of broadcast views",
                nullptr,
                {},
-               one_unless_empty,
+               one_kernel_unless_empty,
                "opset:outer, opset:kron",
                "outer and kron multiply broadcast views of their inputs: one kernel."});
   r.push_back({"elementwise.untagged",
@@ -230,7 +224,7 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "one kernel (nothing for an empty result)",
                nullptr,
                {},
-               one_unless_empty,
+               one_kernel_unless_empty,
                "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
                "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, opset:tile, "
                "opset:linspace, opset:rand_like, opset:randn_like",
@@ -255,7 +249,7 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "one kernel",
                nullptr,
                {},
-               one_unless_empty,
+               one_kernel_unless_empty,
                "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa",
                "This pool or resampling reads each window once with one kernel."});
   r.push_back({"fft.r2c",
@@ -346,10 +340,10 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "A GRU or LSTM cell multiplies the input and the hidden state by their weights (two GEMMs) and "
                "applies the gates in one fused kernel."});
   r.push_back({"rnn_tanh_cell",
-               ops({"aten::rnn_tanh_cell", "aten::rnn_relu_cell"}),
+               ops({"aten::rnn_tanh_cell"}),
                {},
                "two GEMMs with their biases + the sum + the activation",
-               [](const OpFacts& f) { return f.op->name == "aten::rnn_tanh_cell"; },
+               nullptr,
                {4, 0, 0, 0},
                nullptr,
                "opset:rnn_tanh_cell",
@@ -360,7 +354,7 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "one kernel",
                nullptr,
                {},
-               one_unless_empty,
+               one_kernel_unless_empty,
                "opset:cross",
                "A cross product is one kernel over the vectors."});
   r.push_back({"linalg_norm",

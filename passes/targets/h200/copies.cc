@@ -150,8 +150,7 @@ Counts repeat_counts(const OpFacts& f) {
   return {1, 0, 0, 0};
 }
 std::string pad_mode(const OpFacts& f) {
-  const Arg* m = f.arg("mode");
-  return m && m->kind == Arg::Kind::kString ? m->text : "constant";
+  return f.text_arg("mode", "constant");
 }
 // Circular padding copies each wrapped border separately (2-7 kernels in the sweep): not predicted.
 bool pad_known(const OpFacts& f) {

@@ -17,12 +17,6 @@ Counts pool_counts(const OpFacts& f) {
             x->strides[0] == x->sizes[1] * x->sizes[2] * x->sizes[3];
   return {copies && !dense ? 2 : 1, 0, 0, 0};
 }
-// Filling a tensor with no elements launches nothing (TensorIterator returns early).
-Counts fill_counts(const OpFacts& f) {
-  const Value* out = f.output(0);
-  if (out && out->numel() == 0) return {};
-  return {1, 0, 0, 0};
-}
 // upsample_*: one kernel; bicubic 2 (the output is zeroed first, then accumulated). An output
 // of the input's size is a copy (the kernels return a copy of the input): one memcpy.
 Counts upsample_counts(const OpFacts& f) {
@@ -180,7 +174,7 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "one fill kernel; nothing for an empty tensor",
                nullptr,
                {},
-               fill_counts,
+               one_kernel_unless_empty,
                "truth:zeros, truth:ones, broad:swin3d (fill_ of empty windows)",
                "A filled tensor (zeros, ones, full) is allocated, then written by one fill kernel."});
   r.push_back({"factory.arange",

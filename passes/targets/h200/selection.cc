@@ -11,14 +11,6 @@ namespace {
 const Value* self(const OpFacts& f) {
   return f.input(0);
 }
-bool empty_output(const OpFacts& f) {
-  const Value* out = f.output(0);
-  return out && out->numel() == 0;
-}
-std::string text_arg(const OpFacts& f, const std::string& name) {
-  const Arg* a = f.arg(name);
-  return a && a->kind == Arg::Kind::kString ? a->text : std::string();
-}
 // The size of the dimension an op works along (dim argument, default last).
 int64_t slice_size(const OpFacts& f, int64_t fallback_dim) {
   const Value* x = self(f);
@@ -36,7 +28,8 @@ bool small_sort(const OpFacts& f) {
   return self(f) && slice_size(f, -1) <= 4096;
 }
 Counts sort_counts(const OpFacts& f) {
-  if (empty_output(f)) return {};
+  const Value* out = f.output(0);
+  if (out && out->numel() == 0) return {};
   return {3, 2, 0, 0};
 }
 // mode: one fused kernel per slice while a slice fits a block's shared memory.
@@ -60,11 +53,11 @@ bool index_put_accumulate(const OpFacts& f) {
 // scatter_reduce.two: sum/prod/amax/amin including self are one scatter kernel after the
 // clone; "mean" without self scatters the sum and the counts and divides (8 kernels).
 bool scatter_reduce_including_self(const OpFacts& f) {
-  const std::string r = text_arg(f, "reduce");
+  const std::string r = f.text_arg("reduce", "");
   return f.bool_arg("include_self", true) && (r == "sum" || r == "prod" || r == "amax" || r == "amin");
 }
 bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
-  return !f.bool_arg("include_self", true) && text_arg(f, "reduce") == "mean";
+  return !f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
 // unique with neither inverse nor counts: radix sort, then cub's select of the distinct values.
 bool unique_plain(const OpFacts& f) {
@@ -97,7 +90,7 @@ bool embedding_bag_sum_mean(const OpFacts& f) {
 }
 // scatter_reduce "mean" including self: the sum and count scatters, fills and a division.
 bool scatter_reduce_mean_including_self(const OpFacts& f) {
-  return f.bool_arg("include_self", true) && text_arg(f, "reduce") == "mean";
+  return f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
 
 }  // namespace
