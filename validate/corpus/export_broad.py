@@ -14,6 +14,10 @@ text batch 2 x 128 tokens; audio batch 2 (16000 samples or 80x3000 features); vi
     python3 validate/corpus/export_broad.py --out /tmp/broad --shard 0/8 --timeout 150
     python3 validate/corpus/export_broad.py --list
     python3 validate/corpus/export_broad.py --device cpu --only resnet18,bert --dtypes fp32 --out /tmp/b
+
+`--set fresh` exports instead architectures of families the broad corpus does not hold (timm and
+transformers families added since, or left out): a hold-out whose first measurement is an
+out-of-sample figure for rules that were never checked against it (validate/corpus/fresh/).
 """
 import argparse
 import contextlib
@@ -140,10 +144,17 @@ TIMM = ['resnet50d', 'resnetv2_50', 'seresnet50', 'efficientnet_b0', 'mobilenetv
         'shvit_s1', 'vitamin_small_224', 'beit_base_patch16_224']
 
 
-def timm_entries():
+# timm families absent from TIMM above (one small member each): the fresh hold-out.
+FRESH_TIMM = ['cpubone_s0', 'csatv2', 'cspnext_tiny', 'efficientvim_m1', 'sam2_hiera_tiny', 'iformer_s',
+              'inception_resnet_v2', 'lcnetv2_small', 'lowformer_b0', 'repvit_m1', 'legacy_seresnet18',
+              'legacy_seresnext26_32x4d', 'swiftformer_xs', 'vit_relpos_medium_patch16_224', 'samvit_base_patch16_224',
+              'legacy_xception', 'naflexvit_base_patch16_gap', 'mobilenetv5_300m_enc']
+
+
+def timm_entries(names=None):
     import timm
     out = []
-    for name in TIMM:
+    for name in names or TIMM:
         def build(name=name):
             return timm.create_model(name, pretrained=False)
 
@@ -307,6 +318,52 @@ def hf_entries():
     return E
 
 
+def fresh_hf_entries():
+    """transformers architectures of families hf_entries() leaves out."""
+    E = []
+
+    def add(family, model, spec):
+        E.append(Entry(family, model, *spec))
+    for fam, cfg, small in [("megatron-bert", "MegatronBertConfig", SMALL), ("data2vec-text", "Data2VecTextConfig", SMALL),
+                            ("rembert", "RemBertConfig", dict(SMALL, input_embedding_size=128, output_embedding_size=128)),
+                            ("esm", "EsmConfig", dict(SMALL, pad_token_id=1, mask_token_id=2)),
+                            ("xlnet", "XLNetConfig", dict(d_model=256, n_layer=2, n_head=4, d_inner=1024, vocab_size=1000))]:
+        add(fam, fam.replace("-", "_") + "_mask", hf(cfg, mask=True, small=small))
+        add(fam, fam.replace("-", "_") + "_nomask", hf(cfg, mask=False, small=small))
+    moe = dict(SMALL, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2)
+    for fam, cfg, small in [("gpt-bigcode", "GPTBigCodeConfig", dict(n_embd=256, n_layer=2, n_head=4, vocab_size=1000)),
+                            ("persimmon", "PersimmonConfig", SMALL), ("cohere", "CohereConfig", dict(SMALL, num_key_value_heads=2)),
+                            ("mixtral", "MixtralConfig", moe),
+                            ("qwen2-moe", "Qwen2MoeConfig", dict(SMALL, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2,
+                                                                 moe_intermediate_size=256, shared_expert_intermediate_size=512)),
+                            ("olmoe", "OlmoeConfig", dict(SMALL, num_experts=4, num_experts_per_tok=2)),
+                            ("mamba", "MambaConfig", dict(hidden_size=256, num_hidden_layers=2, vocab_size=1000, state_size=16))]:
+        add(fam, fam.replace("-", "_"), hf(cfg, "AutoModelForCausalLM", mask=False, small=small, extra=dict(use_cache=False)))
+    s2s = dict(d_model=256, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+               encoder_ffn_dim=1024, decoder_ffn_dim=1024, vocab_size=1000)
+    for fam, cfg, small in [("mt5", "MT5Config", dict(d_model=256, d_kv=64, d_ff=1024, num_layers=2, num_heads=4, vocab_size=1000)),
+                            ("switch-transformers", "SwitchTransformersConfig",
+                             dict(d_model=256, d_kv=64, d_ff=1024, num_layers=2, num_decoder_layers=2, num_heads=4,
+                                  vocab_size=1000, num_experts=4, num_sparse_encoder_layers=1, num_sparse_decoder_layers=1)),
+                            ("blenderbot", "BlenderbotConfig", s2s), ("m2m100", "M2M100Config", s2s)]:
+        add(fam, fam.replace("-", "_") + "_mask", hf(cfg, "AutoModel", mask=True, small=small, inputs="seq2seq",
+                                                     extra=dict(use_cache=False)))
+    for fam, cfg, small in [("swinv2", "Swinv2Config", dict(embed_dim=48, depths=[2, 2], num_heads=[2, 4], image_size=224)),
+                            ("data2vec-vision", "Data2VecVisionConfig", dict(SMALL, image_size=224, patch_size=16,
+                                                                             use_relative_position_bias=True)),
+                            ("bit", "BitConfig", dict(depths=[1, 1, 1, 1])), ("yolos", "YolosConfig", dict(SMALL, image_size=[224, 224]))]:
+        add(fam, cfg[:-len("Config")].lower() + "_hf", hf(cfg, "AutoModel", small=small, inputs="pixels"))
+    for fam, cfg in [("wavlm", "WavLMConfig"), ("sew", "SEWConfig"), ("unispeech", "UniSpeechConfig"),
+                     ("data2vec-audio", "Data2VecAudioConfig")]:
+        add(fam, fam.replace("-", "_") + "_encoder", hf(cfg, "AutoModel", mask=False, inputs="audio_values",
+                                                        small=dict(SMALL, conv_dim=[64] * 7)))
+    return E
+
+
+def fresh_entries():
+    return timm_entries(FRESH_TIMM) + fresh_hf_entries()
+
+
 # ------------------------------------------------------------------------------ recurrent
 class SeqModel(torch.nn.Module):
     def __init__(self, cell, layers, bidir, batch_first=True, hidden=256):
@@ -338,9 +395,9 @@ def rnn_entries():
     return out
 
 
-def all_entries():
+def all_entries(which="broad"):
     out = []
-    for fn in (tv_entries, timm_entries, hf_entries, rnn_entries):
+    for fn in (tv_entries, timm_entries, hf_entries, rnn_entries) if which == "broad" else (fresh_entries,):
         try:
             out += fn()
         except Exception as e:  # noqa: BLE001
@@ -416,9 +473,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--set", choices=("broad", "fresh"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
-    entries = all_entries()
+    entries = all_entries(a.set)
     if a.only:
         want = set(a.only.split(","))
         entries = [e for e in entries if e.model in want or e.family in want]

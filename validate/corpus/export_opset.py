@@ -285,6 +285,25 @@ block("mv_large", torch.mv, lambda dt: rn((4096, 1024), dt), lambda dt: rn((1024
 block("tensordot_large", lambda a, b: torch.tensordot(a, b, dims=([2], [0])), lambda dt: rn((8, 128, 256), dt),
       lambda dt: rn((256, 512), dt))
 
+# sibling ops whose rules rested on another op's measurement
+block("vdot", torch.vdot, lambda dt: rn((1024,), dt), lambda dt: rn((1024,), dt))
+block("unique_dim", lambda i: torch.unique(i, dim=0), lambda dt: idx(0, 4, (256, 2)), dtypes=F32)
+block("mv_8192", torch.mv, lambda dt: rn((8192, 1024), dt), lambda dt: rn((1024,), dt), dtypes=F32)
+block("mv_16384", torch.mv, lambda dt: rn((16384, 512), dt), lambda dt: rn((512,), dt), dtypes=F32)
+block("gru_cell_b32", lambda x, h, wi, wh, bi, bh: torch.gru_cell(x, h, wi, wh, bi, bh), lambda dt: rn((32, 128), dt),
+      lambda dt: rn((32, 256), dt), lambda dt: rn((768, 128), dt), lambda dt: rn((768, 256), dt), lambda dt: rn((768,), dt),
+      lambda dt: rn((768,), dt))
+block("lstm_cell_b32", lambda x, h, c, wi, wh, bi, bh: torch.lstm_cell(x, (h, c), wi, wh, bi, bh)[0],
+      lambda dt: rn((32, 128), dt), lambda dt: rn((32, 256), dt), lambda dt: rn((32, 256), dt),
+      lambda dt: rn((1024, 128), dt), lambda dt: rn((1024, 256), dt), lambda dt: rn((1024,), dt), lambda dt: rn((1024,), dt))
+block("lstm_cell_b1", lambda x, h, c, wi, wh, bi, bh: torch.lstm_cell(x, (h, c), wi, wh, bi, bh)[0],
+      lambda dt: rn((1, 256), dt), lambda dt: rn((1, 512), dt), lambda dt: rn((1, 512), dt),
+      lambda dt: rn((2048, 256), dt), lambda dt: rn((2048, 512), dt), lambda dt: rn((2048,), dt), lambda dt: rn((2048,), dt))
+block("mode_long_rows", lambda x: x.mode(-1)[0], lambda dt: rn((16, 3000), dt))
+block("sort_long_rows", lambda x: x.sort(-1)[0], lambda dt: rn((64, 8192), dt))
+block("tensordot_perm", lambda a, b: torch.tensordot(a, b, dims=([0, 2], [1, 0])), lambda dt: rn((32, 16, 64), dt),
+      lambda dt: rn((64, 32, 48), dt))
+
 
 class Block(torch.nn.Module):
     def __init__(self, fn):

@@ -596,9 +596,68 @@ def copy_family(S, scale):
         S.add("copy", "factory:" + name, {}, lambda fn=fn: ((lambda: fn()), []))
 
 
+def gemm_f32_family(S, scale):
+    """f32 GEMMs with few output tiles, where cuBLAS's split-K choice lives: a dense grid of
+    M x K x N for linear with and without a bias (2-D input: one cuBLASLt call) and addmm."""
+    g = dict(m=[16, 24, 32, 48, 64, 96, 98, 100, 128, 160, 196, 200, 225, 256, 300, 384, 392, 400, 448, 512, 640, 768, 1024],
+             k=[2, 16, 32, 64, 96, 128, 160, 192, 240, 256, 320, 384, 448, 512, 640, 768, 1024, 1280, 1536, 2048, 3072, 4096],
+             n=[10, 32, 64, 96, 128, 160, 192, 240, 256, 288, 320, 384, 448, 512, 640, 768, 1024, 1536],
+             op=["linear_bias", "linear", "addmm"])
+    for p in sample(g, int(4000 * scale), 90):
+        m, k, n = p["m"], p["k"], p["n"]
+        if p["op"] == "addmm":
+            S.add("gemm_f32", "addmm", dict(p, dtype="f32"), lambda m=m, k=k, n=n: (
+                lambda c, a, b: torch.addmm(c, a, b), [rnd([n]), rnd([m, k]), rnd([k, n])]))
+        else:
+            bias = p["op"] == "linear_bias"
+            S.add("gemm_f32", "linear", dict(p, dtype="f32", bias=bias), lambda m=m, k=k, n=n, bias=bias: (
+                lambda x, w, b: F.linear(x, w, b), [rnd([m, k]), rnd([n, k]), rnd([n]) if bias else None]))
+
+
+def grouped_conv_family(S, scale):
+    """Grouped and depthwise-multiplier convolutions by layout: when cuDNN loops over groups."""
+    g = dict(dtype=["f32", "bf16"], dims=[1, 2], groups=[2, 4, 8, 16, 32, 64], cpg=[1, 2, 4, 8, 16, 32, 64],
+             mult=[1, 2], k=[1, 3, 5], stride=[1, 2], hw=[7, 14, 28, 56], batch=[1, 2, 8],
+             layout=["contig", "cl_in", "cl_both"], bias=[True, False])
+    for p in sample(g, int(900 * scale), 91):
+        cin = p["groups"] * p["cpg"]
+        cout = cin * p["mult"]
+        if cin > 1024:
+            continue
+        d = p["dims"]
+        lay = p["layout"] if d == 2 else ("t_in" if p["layout"] != "contig" else "contig")
+        sp = [p["hw"]] * d if d == 2 else [p["hw"] * p["hw"] // 4]
+        fn = F.conv2d if d == 2 else F.conv1d
+        pad = (p["k"] - 1) // 2
+
+        def x_of(p=p, cin=cin, sp=sp, lay=lay, d=d):
+            if d == 1 and lay == "t_in":  # [B, L, C] storage viewed as [B, C, L], as after a transpose
+                return rnd([p["batch"], sp[0], cin], p["dtype"]).transpose(1, 2)
+            return rnd([p["batch"], cin, *sp], p["dtype"], "cl" if lay in ("cl_in", "cl_both") else "contig")
+        S.add("gconv", f"conv{d}d", dict(p, cin=cin, cout=cout, layout=lay),
+              lambda p=p, cin=cin, cout=cout, fn=fn, pad=pad, x_of=x_of, lay=lay, d=d: (
+                  lambda x, w, b: fn(x, w, b, p["stride"], pad, 1, p["groups"]),
+                  [x_of(), rnd([cout, p["cpg"], *([p["k"]] * d)], p["dtype"], "cl" if lay == "cl_both" else "contig"),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+
+
+def sort_mode_family(S, scale):
+    """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
+    for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
+                                               [1024, 2048, 2049, 4096, 4097, 8192, 65536, 1 << 20]):
+        if op == "mode" and rows * n > (1 << 20):
+            continue
+
+        def build(op=op, dt=dt, rows=rows, n=n):
+            x = torch.randint(0, 1000, (rows, n), device=DEV) if dt == "i64" else rnd([rows, n], dt)
+            return ((lambda x: x.sort(-1)[0]) if op == "sort" else (lambda x: x.mode(-1)[0])), [x]
+        S.add("sortmode", op, dict(dtype=dt, rows=rows, n=n), build)
+
+
 FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
-            "rnn": rnn_family, "copy": copy_family}
+            "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gconv": grouped_conv_family,
+            "sortmode": sort_mode_family}
 
 
 # ---------------------------------------------------------------------------------------------
