@@ -191,9 +191,10 @@ class LayoutPass {
   }
 
   // cuDNN convolution (aten/src/ATen/native/ConvUtils.h, cudnn_conv_suggest_memory_format):
-  // channels_last output when input or weight is channels_last-strided; 1-d convolutions run
-  // as 2-d ones on input.unsqueeze(2). Contiguous input and weight (incl. ATen's native
-  // depthwise kernels): contiguous output.
+  // channels_last output when input or weight is channels_last-strided. 1-d convolutions make
+  // their input contiguous first (measured: a transposed [B, L, C] input is copied, then runs
+  // the NCHW path), so their output is contiguous. Contiguous input and weight (incl. ATen's
+  // native depthwise kernels): contiguous output.
   void conv(const Op& op, int out) {
     const std::vector<int> ins = op.tensor_inputs();
     if (ins.size() < 2 || !has_layout(ins[0]) || !has_layout(ins[1])) return;
@@ -201,20 +202,7 @@ class LayoutPass {
     const Value& w = g_.values[ins[1]];
     const Value& y = g_.values[out];
     if (x.dtype == DType::kFloat64 || x.sizes.size() != w.sizes.size() || y.sizes.size() != x.sizes.size()) return;
-    auto unsq = [](const std::vector<int64_t>& sz, const Strides& st) {
-      std::vector<int64_t> s2 = {sz[0], sz[1], 1, sz[2]};
-      Strides t2 = {st[0], st[1], sz[2] * st[2], st[2]};
-      return std::make_pair(s2, t2);
-    };
-    if (x.sizes.size() == 3) {
-      auto [xs, xt] = unsq(x.sizes, rt(ins[0]));
-      auto [ws, wt] = unsq(w.sizes, rt(ins[1]));
-      const bool cl = channels_last_strides(xs, xt) || channels_last_strides(ws, wt);
-      std::vector<int64_t> ys = {y.sizes[0], y.sizes[1], 1, y.sizes[2]};
-      Strides s = format_strides(ys, cl);
-      set(out, {s[0], s[1], s[3]});
-      return;
-    }
+    if (x.sizes.size() == 3) return set(out, format_strides(y.sizes, false));
     if (x.sizes.size() != 4 && x.sizes.size() != 5) return;
     const bool cl = suggests_cl(ins[0]) || suggests_cl(ins[1]);
     set(out, format_strides(y.sizes, cl));

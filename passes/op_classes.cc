@@ -123,6 +123,9 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::_assert_tensor_metadata", C::kMetadata},
     // GEMM family (passes/targets/h200/gemm.cc).
     {"aten::einsum", C::kGemm},
+    {"aten::tensordot", C::kGemm},
+    {"aten::_grouped_mm", C::kGemm},
+    {"aten::meshgrid", C::kView},
     // norm family (passes/targets/h200/norm.cc)
     {"aten::instance_norm", C::kNorm},
     {"aten::rms_norm", C::kNorm},

@@ -63,13 +63,52 @@ Counts sdpa_rank5_counts(const OpFacts& f) {
   return {(is_half(f.dtype) ? 16 : 11) + copy, 0, 0, 0};
 }
 
+// Without a mask, the fused kernels (flash, mem-efficient, cuDNN) also decline 4-D q/k/v whose
+// last dim is not unit-strided (sdp_utils' check_last_dim_stride_equals_1_dense: a head dim
+// read across a transposed or channels-last activation). 3-D q/k/v never reach them
+// (check_tensor_shapes wants 4-D). Both run the math path: scale q and k, bmm, softmax with
+// its -inf guard (_safe_softmax), bmm.
+bool last_dim_strided(const Value* v) {
+  return v && !v->sizes.empty() && v->strides.size() == v->sizes.size() && v->sizes.back() > 1 &&
+         v->strides.back() != 1;
+}
+bool sdpa_math_nomask(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const Value* k = f.input(1);
+  const Value* v = f.input(2);
+  if (!q || !k || !v || sdpa_mask(f) || !(fp32(f) || is_half(f.dtype))) return false;
+  if (q->sizes.size() == 3 && k->sizes.size() == 3 && v->sizes.size() == 3) return true;
+  if (!qk_rank4(f) || v->sizes.size() != 4 || q->sizes[1] != k->sizes[1]) return false;
+  return last_dim_strided(q) || last_dim_strided(k) || last_dim_strided(v);
+}
+// bf16/fp16 without a mask, head dim not a multiple of 8: flash attention on q, k and v padded
+// to the next multiple (pad_last_dim: a fill and a copy each), the result a sliced view.
+bool sdpa_flash_padded(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const Value* v = f.input(2);
+  return qk_rank4(f) && v && v->sizes.size() == 4 && is_half(f.dtype) && !sdpa_mask(f) && !sdpa_math_nomask(f) &&
+         !sdpa_math_4d(f) && q->sizes[3] % 8 != 0 && q->sizes[3] == v->sizes[3] && q->sizes[3] <= 256;
+}
+// 3-D q/k/v with a float mask: the same path plus the mask's add.
+bool sdpa_math_3d_float_mask(const OpFacts& f) {
+  const Value* q = f.input(0);
+  const Value* m = sdpa_mask(f);
+  return q && q->sizes.size() == 3 && m && m->dtype != DType::kBool && (fp32(f) || is_half(f.dtype));
+}
+// Measured: f32 9 kernels, bf16 14 (the half-precision math path upcasts q, k and v and casts
+// the result back); + 1 for the float mask's add.
+Counts sdpa_math_plain_counts(const OpFacts& f) {
+  return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0), 0, 0, 0};
+}
+
 // Fused paths. cuDNN attention (bf16/fp16) zeroes a workspace (1 memset) except for decode
 // (one query row, the sm80 kernel). A bool mask becomes an additive float mask first (3 kernels:
 // two fills and a where). f32 runs mem-efficient (fmha_cutlassF), no memset; a mask whose last
 // dim is not a multiple of 8 is padded (+2 kernels: fill, copy). bf16/fp16 with a float mask
 // that is not 4-D: cuDNN declines, mem-efficient runs without a memset (+2 padding as in f32).
 bool sdpa_fused(const OpFacts& f) {
-  return qk_rank4(f) && !sdpa_math_4d(f) && (fp32(f) || is_half(f.dtype));
+  return qk_rank4(f) && !sdpa_math_4d(f) && !sdpa_math_nomask(f) && !sdpa_flash_padded(f) &&
+         (fp32(f) || is_half(f.dtype));
 }
 Counts sdpa_fused_counts(const OpFacts& f) {
   const Value* q = f.input(0);
@@ -137,6 +176,31 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
        "broad:t5 (transposed position bias)",
        "The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), so attention "
        "runs the math path: the mask is converted, then scale, matmul, softmax and matmul run as separate kernels."});
+  r.push_back(
+      {"sdpa.math.layout",
+       sdpa,
+       {},
+       "no mask, with 4-D q/k/v whose last dim is not unit-strided; or 3-D q/k/v (no mask, or a float "
+       "mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the mask's add",
+       [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); },
+       {},
+       sdpa_math_plain_counts,
+       "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), "
+       "fresh:vision-transformer-sam (3-D with a float mask: f32 10, bf16 15)",
+       "The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this call's "
+       "are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as separate "
+       "kernels (in half precision with conversions to float and back)."});
+  r.push_back({"sdpa.flash.padded",
+               sdpa,
+               {},
+               "bf16/fp16, 4-D, no mask, head dim not a multiple of 8 (at most 256): q, k and v padded (a fill and "
+               "a copy each) + flash attention = 7 kernels, no memset",
+               sdpa_flash_padded,
+               {7, 0, 0, 0},
+               nullptr,
+               "broad:mobilevit (bf16, head dim 20: 7 kernels)",
+               "Flash attention reads head dimensions in multiples of 8, so q, k and v are first padded to the next "
+               "multiple (a fill and a copy each) and the result is a view of the unpadded part."});
   r.push_back({"sdpa.fused",
                sdpa,
                {},

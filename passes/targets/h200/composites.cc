@@ -86,6 +86,36 @@ bool complex_input(const OpFacts& f) {
   return x && (x->dtype == DType::kComplex64 || x->dtype == DType::kComplex128);
 }
 
+// gru_cell / lstm_cell (aten/src/ATen/native/RNN.cpp, CUDA): igates = linear(input, w_ih),
+// hgates = linear(hx, w_hh), both without bias, then _thnn_fused_{gru,lstm}_cell adds the
+// biases and applies the gates in one kernel.
+const Value* cell_hidden(const OpFacts& f) {
+  const Arg* hx = f.arg("hx");
+  if (!hx || hx->tensors.empty() || hx->tensors[0] < 0) return nullptr;
+  return &f.graph->values[hx->tensors[0]];
+}
+bool rnn_cell_shapes(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* h = cell_hidden(f);
+  const Arg* w_ih = f.arg("w_ih");
+  const Arg* w_hh = f.arg("w_hh");
+  if (!x || !h || !w_ih || !w_hh || w_ih->tensors.empty() || w_hh->tensors.empty()) return false;
+  const Value& wi = f.graph->values[w_ih->tensors[0]];
+  const Value& wh = f.graph->values[w_hh->tensors[0]];
+  return x->sizes.size() == 2 && h->sizes.size() == 2 && wi.sizes.size() == 2 && wh.sizes.size() == 2 &&
+         (fp32(f) || is_half(f.dtype));
+}
+Counts rnn_cell_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* h = cell_hidden(f);
+  const Value& wi = f.graph->values[f.arg("w_ih")->tensors[0]];
+  const Value& wh = f.graph->values[f.arg("w_hh")->tensors[0]];
+  Counts c{1, 0, 0, 0};
+  c += mm_launches(x->sizes[0], x->sizes[1], wi.sizes[0], f.dtype);
+  c += mm_launches(h->sizes[0], h->sizes[1], wh.sizes[0], f.dtype);
+  return c;
+}
+
 }  // namespace
 
 void add_composite_rules(std::vector<LaunchRule>& r) {
@@ -330,13 +360,13 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"rnn_cell",
                ops({"aten::gru_cell", "aten::lstm_cell"}),
                {},
-               "two GEMMs (input, hidden) + one fused cell kernel; f32 + 1 memset (split-K workspace at 8 rows)",
-               nullptr,
+               "two GEMMs without bias (input x w_ih^T, hidden x w_hh^T, counted as the mm rules count them) + one "
+               "fused cell kernel that adds the biases and applies the gates",
+               rnn_cell_shapes,
                {},
-               [](const OpFacts& f) -> Counts {
-                 return {3, 0, is_half(f.dtype) ? 0 : 1, 0};
-               },
-               "opset:gru_cell, opset:lstm_cell (8 rows, hidden 128)",
+               rnn_cell_counts,
+               "opset:gru_cell, opset:lstm_cell (8 rows: f32 3 + 1 memset, not predicted), opset:gru_cell_b32, "
+               "opset:lstm_cell_b32 (f32 4: one split-K GEMM), opset:lstm_cell_b1 (GEMVs: 3)",
                "A GRU or LSTM cell multiplies the input and the hidden state by their weights (two GEMMs) and "
                "applies the gates in one fused kernel."});
   r.push_back({"rnn_tanh_cell",

@@ -184,6 +184,15 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
        nullptr,
        "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)",
        "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
+  r.push_back({"meshgrid",
+               ops({"aten::meshgrid"}),
+               {},
+               "always: each output is an expanded view of one input",
+               nullptr,
+               {0, 0, 0, 0},
+               nullptr,
+               "fresh:data2vec-vision (meshgrid of two int64[14]: 0 kernels)",
+               "meshgrid reshapes and broadcasts each input as a view: no kernel."});
   r.push_back({"reshape",
                ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}),
                {},

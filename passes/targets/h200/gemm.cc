@@ -1,5 +1,6 @@
 // GEMMs on the H200 (cuBLAS / cuBLASLt, aten/src/ATen/cuda/CUDABlas.cpp; aten::linear and matmul's
 // folding in aten/src/ATen/native/Linear.cpp and LinearAlgebra.cpp).
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -99,39 +100,82 @@ bool half_gemm_memset(const OpFacts& f) {
   return is_half(f.dtype) && d.m > 1 && d.m * d.n >= kHalfMemsetOutput;
 }
 
-// f32 small-M GEMMs on few output tiles: cuBLAS splits K. With the bias in the epilogue
-// (addmm) it runs scal_kernel (beta) + sgemm_largek + a cuBLASLt epilogue with a memset
-// (3/0/1); without a bias, the GEMM + a split-K reduction (2 kernels). Bucket, not a
-// threshold cuBLAS documents: 16 <= M < 512 rows and at most 8 output tiles of 128x128, and
-// K >= 2N (bias) or K >= N with M <= 128 (bias), K >= N/2 (no bias).
-bool fp32_small_tiles(const Mnk& d) {
-  const int64_t tiles = ((d.m + 127) / 128) * ((d.n + 127) / 128);
-  // Below 16 rows cuBLAS runs its small-M gemmSN kernels, one launch (sweep: lead=[7] 1 kernel).
-  return d.m >= 16 && d.m < 512 && d.n > 0 && tiles <= 8;
+// f32 (no TF32) GEMMs: which cuBLAS/cuBLASLt path runs is cuBLAS's heuristic, keyed on the
+// problem's size. Thresholds fitted on the gemm_f32 sweep (validate/sweeps: 4000 M x K x N
+// shapes of linear with and without a bias and addmm, 90-93% exact per op there) and
+// checked against the corpus's f32 GEMMs (97% exact, 93% with the buckets they replace).
+// The features: output tiles of 32x32 against the H200's 132 SMs, K per tile, problem size.
+// The layout matters: linear multiplies by the transposed weight ('tn' in cuBLAS's terms),
+// addmm by a row-major [K, N] matrix ('nn'), and the two take different paths.
+enum class Fp32Path {
+  kPlain,        // one GEMM kernel (gemmSN for small M, xmma, cutlass)
+  kLargeK,       // scal_kernel (beta) + sgemm_largek split-K + cuBLASLt epilogue, 1 memset: 3/0/1
+  kSplitReduce,  // split-K GEMM + splitKreduce: 2/0/0
+  kMemsetOne,    // one split-K GEMM writing into a zeroed workspace: 1/0/1
+};
+int64_t cdiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
 }
-bool fp32_splitk_bias_any(const OpFacts& f) {
+Fp32Path fp32_path(const Mnk& d, bool bias, bool weight_transposed) {
+  if (d.m <= 16 || d.n <= 0 || d.k <= 0) return Fp32Path::kPlain;  // small-M gemmSN / gemv: one launch
+  const int64_t tiles32 = cdiv(d.m, 32) * cdiv(d.n, 32);
+  const double k_per_tile = static_cast<double>(d.k) / static_cast<double>(tiles32);
+  const int64_t mnk = d.m * d.n * d.k;
+  if (bias && weight_transposed) {
+    if (mnk < (int64_t{1} << 21)) return k_per_tile >= 0.125 ? Fp32Path::kLargeK : Fp32Path::kPlain;
+    if (k_per_tile < 8) return Fp32Path::kPlain;
+    if (tiles32 <= 41) return d.k < 2560 ? Fp32Path::kSplitReduce : Fp32Path::kMemsetOne;
+    return tiles32 <= 132 ? Fp32Path::kLargeK : Fp32Path::kPlain;  // under one wave of 132 SMs
+  }
+  if (bias) {
+    if (d.k <= 320) return Fp32Path::kPlain;
+    if (d.m * d.n <= 48 * 1024) return d.k < 2560 ? Fp32Path::kSplitReduce : Fp32Path::kMemsetOne;
+    return k_per_tile >= 4 ? Fp32Path::kMemsetOne : Fp32Path::kPlain;
+  }
+  const int64_t tiles64 = cdiv(d.m, 64) * cdiv(d.n, 64);
+  if (d.k > 216 && tiles64 <= 224 && (2 * d.k * d.k > d.m * d.n || (d.n > 160 && d.k > 320)))
+    return Fp32Path::kSplitReduce;
+  if (d.k <= 216 && d.n <= 160 && mnk < (int64_t{1} << 21)) return Fp32Path::kSplitReduce;
+  return Fp32Path::kPlain;
+}
+// The f32 GEMMs this applies to: one 2-D cuBLAS call. linear with its bias fused or, without a
+// bias, on a 2-D or foldable input; addmm with a 1-D bias; mm. The weight is transposed for
+// linear, and for addmm/mm when the right operand is not row-major.
+bool fp32_one_gemm(const OpFacts& f, bool& bias, bool& weight_transposed) {
   if (!fp32(f)) return false;
-  const bool bias_in_gemm = f.op->name == "aten::addmm" || (f.op->name == "aten::linear" && linear_bias_fused(f));
-  const Mnk d = gemm_mnk(f);
-  return bias_in_gemm && fp32_small_tiles(d) && (d.k >= 2 * d.n || (d.k >= d.n && d.m <= 128));
-}
-// Within that bucket, M <= 128 with K < 2N and 128 < N < 384 (2-3 column tiles) takes the
-// cutlass split-K kernel + splitKreduce instead (2 kernels, no memset): the corpus's
-// [98-128 rows] x [256-320]^2 projections.
-bool fp32_splitk_bias_reduce(const OpFacts& f) {
-  const Mnk d = gemm_mnk(f);
-  return fp32_splitk_bias_any(f) && d.k < 2 * d.n && d.n > 128 && d.n < 384;
-}
-bool fp32_splitk_bias(const OpFacts& f) {
-  return fp32_splitk_bias_any(f) && !fp32_splitk_bias_reduce(f);
-}
-bool fp32_splitk_plain(const OpFacts& f) {
-  if (!fp32(f)) return false;
+  const std::string& op = f.op->name;
   const Value* x = f.input(0);
-  const bool linear_mm =
-      f.op->name == "aten::linear" && !f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x));
-  const Mnk d = gemm_mnk(f);
-  return (linear_mm || f.op->name == "aten::mm") && fp32_small_tiles(d) && 2 * d.k >= d.n;
+  if (op == "aten::linear") {
+    bias = linear_bias_fused(f);
+    weight_transposed = true;
+    return bias || (!f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x)));
+  }
+  const Value* b = f.input(op == "aten::addmm" ? 2 : 1);
+  if (op == "aten::addmm") {
+    const Value* self = f.input(0);
+    if (!self || self->sizes.size() > 1) return false;
+    bias = true;
+  } else if (op == "aten::mm") {
+    bias = false;
+  } else {
+    return false;
+  }
+  weight_transposed = !(has_layout(b) && b->sizes.size() == 2 && b->strides[1] == 1 && b->sizes[1] > 1);
+  return true;
+}
+Fp32Path fp32_gemm_path(const OpFacts& f) {
+  bool bias = false, transposed = true;
+  if (!fp32_one_gemm(f, bias, transposed)) return Fp32Path::kPlain;
+  return fp32_path(gemm_mnk(f), bias, transposed);
+}
+bool fp32_large_k(const OpFacts& f) {
+  return fp32_gemm_path(f) == Fp32Path::kLargeK;
+}
+bool fp32_split_reduce(const OpFacts& f) {
+  return fp32_gemm_path(f) == Fp32Path::kSplitReduce;
+}
+bool fp32_memset_one(const OpFacts& f) {
+  return fp32_gemm_path(f) == Fp32Path::kMemsetOne;
 }
 
 // bf16/fp16 long-K GEMMs with a small output (M <= 128, M*N <= 128K, N <= 4096, K >= 3000):
@@ -171,6 +215,9 @@ Counts linear_counts(const OpFacts& f) {
 }
 Counts splitk_bias_counts(const OpFacts& f) {
   return {3 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 1, 0};
+}
+Counts memset_one_counts(const OpFacts& f) {
+  return {1 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 1, 0};
 }
 Counts splitk_plain_counts(const OpFacts& f) {
   return {2 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 0, 0};
@@ -297,6 +344,112 @@ Counts einsum_counts(const OpFacts& f) {
 bool einsum_contraction(const OpFacts& f) {
   return einsum_counts(f).kernels > 0;
 }
+// One operand whose output subscripts are a permutation of its own (no repeated label, none
+// summed): at::einsum returns a permuted view, no kernel.
+bool einsum_permutation(const OpFacts& f) {
+  const std::string eq = f.text_arg("equation", "");
+  const Arg* t = f.arg("tensors");
+  const size_t arrow = eq.find("->");
+  if (!t || t->tensors.size() != 1 || arrow == std::string::npos) return false;
+  std::string in, out;
+  for (char c : eq.substr(0, arrow))
+    if (std::isalpha(static_cast<unsigned char>(c))) in += c;
+  for (char c : eq.substr(arrow + 2))
+    if (std::isalpha(static_cast<unsigned char>(c))) out += c;
+  std::string a = in, b = out;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return !in.empty() && a == b && std::adjacent_find(a.begin(), a.end()) == a.end();
+}
+
+// --- tensordot: permute + reshape each operand to a matrix, one mm (aten/src/ATen/native/Linear.cpp) ---
+
+// A GEMM's own launches from M, K and N, as the linear/mm rules above count them: GEMV for one
+// row; f32 split-K (GEMM + reduce) on few output tiles; bf16/fp16 split-K for long K and a
+// small output; bf16/fp16 stream-K's zeroed workspace for a large output.
+Counts mm_counts(const Mnk& d, DType dt) {
+  if (d.m == 1) return {1, 0, 0, 0};
+  if (dt == DType::kFloat32) {
+    const Fp32Path path = fp32_path(d, false, true);
+    return path == Fp32Path::kSplitReduce ? Counts{2, 0, 0, 0} : Counts{1, 0, 0, 0};
+  }
+  if (is_half(dt) && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000)
+    return {2, 0, 0, 0};
+  return {1, 0, is_half(dt) && d.m * d.n >= kHalfMemsetOutput ? 1 : 0, 0};
+}
+}  // namespace
+
+Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt) {
+  return mm_counts({m, k, n}, dt);
+}
+
+namespace {
+
+struct TensordotPlan {
+  Mnk d;
+  int copies = 0;
+  bool ok = false;
+};
+// Operand `v` permuted to (first dims, then second dims) and reshaped to [rows, cols]: a copy
+// unless that is a view cuBLAS can read.
+int tensordot_operand_copy(const Value& v, const std::vector<int64_t>& first, const std::vector<int64_t>& second,
+                           int64_t rows, int64_t cols) {
+  std::vector<int64_t> sz, st;
+  for (const auto* dims : {&first, &second})
+    for (int64_t d : *dims) {
+      sz.push_back(v.sizes[d]);
+      st.push_back(v.strides[d]);
+    }
+  Value m;
+  m.sizes = {rows, cols};
+  if (!view_is_possible(sz, st, m.sizes)) return 1;
+  // The view's strides are those of each group's innermost dim.
+  m.strides = {first.empty() ? cols : v.strides[first.back()], second.empty() ? 1 : v.strides[second.back()]};
+  return blas_readable(m) ? 0 : 1;
+}
+TensordotPlan tensordot_plan(const OpFacts& f) {
+  TensordotPlan p;
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  const Arg* da = f.arg("dims_self");
+  const Arg* db = f.arg("dims_other");
+  if (!has_layout(a) || !has_layout(b) || !da || !db || da->ints.size() != db->ints.size()) return p;
+  auto split = [](const Value& v, const std::vector<int64_t>& dims, std::vector<int64_t>& summed,
+                  std::vector<int64_t>& free) {
+    const int64_t r = static_cast<int64_t>(v.sizes.size());
+    std::vector<bool> used(r, false);
+    for (int64_t d : dims) {
+      const int64_t x = d < 0 ? d + r : d;
+      if (x < 0 || x >= r || used[x]) return false;
+      used[x] = true;
+      summed.push_back(x);
+    }
+    for (int64_t i = 0; i < r; ++i)
+      if (!used[i]) free.push_back(i);
+    return true;
+  };
+  std::vector<int64_t> sa, fa, sb, fb;
+  if (!split(*a, da->ints, sa, fa) || !split(*b, db->ints, sb, fb)) return p;
+  auto prod = [](const Value& v, const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= v.sizes[d];
+    return n;
+  };
+  p.d = {prod(*a, fa), prod(*a, sa), prod(*b, fb)};
+  if (p.d.k != prod(*b, sb)) return p;
+  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) + tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n);
+  p.ok = true;
+  return p;
+}
+bool tensordot_known(const OpFacts& f) {
+  return (fp32(f) || is_half(f.dtype)) && tensordot_plan(f).ok;
+}
+Counts tensordot_counts(const OpFacts& f) {
+  const TensordotPlan p = tensordot_plan(f);
+  Counts c = mm_counts(p.d, f.dtype);
+  c.kernels += p.copies;
+  return c;
+}
 
 }  // namespace
 
@@ -325,44 +478,47 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
        "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), broad:mobilenet, broad:resnet (classifier heads)",
        "With a single row the product is a matrix-vector multiply: one GEMV kernel (plus a copy of an operand cuBLAS "
        "cannot read as it is)."});
-  r.push_back({"gemm.fp32.splitk_bias",
+  const char* const fp32_evidence =
+      "sweep:gemm_f32 (4000 shapes: M 16-1024, K 2-4096, N 10-1536; linear with and without bias, addmm), "
+      "broad:swin, broad:vit, broad:twins, broad:mlp-mixer, broad:hubert, broad:convbert, broad:gpt2 (addmm)";
+  r.push_back({"gemm.fp32.splitk_largek",
                gemm2d,
                {},
-               "f32 with the bias in the GEMM (addmm, linear on a 2-D or contiguous input), 16 <= M < 512, "
-               "<= 8 output tiles of 128x128, K >= 2N (or K >= N with M <= 128): split-K scal + sgemm_largek + "
-               "epilogue, 3 kernels + a memset. cuBLAS heuristic: the most frequent behaviour of this bucket",
-               fp32_splitk_bias,
+               "f32, bias in the GEMM, transposed weight (linear): K per 32x32 output tile >= 8 on 42-132 tiles "
+               "(under one wave of 132 SMs), or any tiny problem (M*N*K < 2M): scal + sgemm_largek + epilogue, 3 "
+               "kernels + a memset. Fitted thresholds of cuBLAS's heuristic",
+               fp32_large_k,
                {},
                splitk_bias_counts,
-               "sweep:gemm/linear f32 lead=[64] kn=[768,768] bias, sweep:gemm/linear f32 lead=[64] kn=[64,64] bias, "
-               "broad:swin, broad:vit, broad:twins, broad:cait",
+               fp32_evidence,
                "For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes "
                "partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed "
                "workspace (a memset)."});
-  r.push_back(
-      {"gemm.fp32.splitk_reduce_bias",
-       gemm2d,
-       {},
-       "f32 bias-in-GEMM bucket above with M <= 128, K < 2N and 128 < N < 384: cutlass split-K + "
-       "splitKreduce, 2 kernels, no memset (cuBLAS heuristic: the most frequent behaviour of this bucket)",
-       fp32_splitk_bias_reduce,
-       {},
-       splitk_plain_counts,
-       "sweep:gemm/addmm_b1 f32 mkn=[128,512,256], broad:mobilebert, broad:convbert, broad:mobilevit, broad:bart",
-       "For this float32 shape cuBLAS picks a split-K GEMM whose partial products a second kernel reduces, with the "
-       "bias."});
-  r.push_back({"gemm.fp32.splitk",
+  r.push_back({"gemm.fp32.splitk_reduce",
                gemm2d,
                {},
-               "f32 without a bias (linear as a folded mm, mm), 16 <= M < 512, <= 8 output tiles of 128x128, "
-               "K >= N/2: GEMM + split-K reduction, 2 kernels. cuBLAS heuristic: the most frequent behaviour "
-               "of this bucket",
-               fp32_splitk_plain,
+               "f32 with few output tiles and a long K (linear with bias: K per 32x32 tile >= 8 on <= 41 tiles, K < "
+               "2560; addmm: K > 320 and M*N <= 48K, K < 2560; no bias: K > 216 with K^2 > M*N/2 or N > 160 and K > "
+               "320 on <= 224 tiles of 64x64, or a small problem with K <= 216 and N <= 160): split-K GEMM + "
+               "splitKreduce, 2 kernels. Fitted thresholds of cuBLAS's heuristic",
+               fp32_split_reduce,
                {},
                splitk_plain_counts,
-               "sweep:gemm/linear f32 lead=[64] kn=[768,768] nobias, broad:swin, broad:levit, broad:t5, broad:tnt",
-               "For this float32 shape without a bias cuBLAS picks a split-K GEMM: partial products in one kernel, "
-               "their sum in a second."});
+               fp32_evidence,
+               "For this float32 shape cuBLAS splits the inner dimension: one kernel computes partial products, a "
+               "second adds them up."});
+  r.push_back({"gemm.fp32.splitk_memset",
+               gemm2d,
+               {},
+               "f32 split-K written into a zeroed workspace: K >= 2560 where the bucket above would reduce, or addmm "
+               "with K > 320, M*N > 48K and K per 32x32 tile >= 4: 1 kernel + a memset. Fitted thresholds of cuBLAS's "
+               "heuristic",
+               fp32_memset_one,
+               {},
+               memset_one_counts,
+               fp32_evidence,
+               "For this float32 shape cuBLAS splits the inner dimension inside one kernel that accumulates into a "
+               "zeroed workspace (a memset)."});
   r.push_back({"gemm",
                gemm2d,
                {},
@@ -389,6 +545,40 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
        "broad:maxvit, broad:mvit, broad:mvitv2",
        "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, rows, "
        "inner] by a view is copied first, and a label summed on one side only is one reduction kernel."});
+  r.push_back({"gemm.einsum.view",
+               ops({"aten::einsum"}),
+               {},
+               "one operand whose output subscripts permute its own (none repeated or summed): a view, no kernel",
+               einsum_permutation,
+               {0, 0, 0, 0},
+               nullptr,
+               "fresh:xlnet (ijbn->bnij: 0 kernels, f32 and bf16)",
+               "This einsum only reorders the dimensions of one tensor, which a view does: no kernel."});
+  r.push_back(
+      {"gemm.tensordot",
+       ops({"aten::tensordot"}),
+       {},
+       "each operand permuted and reshaped to a matrix (a copy kernel when that is no readable view), then "
+       "one mm counted as the mm rules count it (f32 split-K on few output tiles: 2; bf16 split-K for long K: "
+       "2; else 1, + bf16 stream-K memset for a large output)",
+       tensordot_known,
+       {},
+       tensordot_counts,
+       "opset:tensordot (f32 split-K 2, bf16 1), opset:tensordot_perm (2 copies + GEMM: f32 4, bf16 3), "
+       "opset:tensordot_large (1)",
+       "tensordot reshapes each operand into a matrix, copying one whose permuted dimensions cannot be viewed as "
+       "a matrix, and multiplies the two with one matrix multiply (two kernels where cuBLAS splits the inner "
+       "dimension)."});
+  r.push_back({"gemm.grouped",
+               ops({"aten::_grouped_mm"}),
+               {},
+               "bf16 on the H200: prepare_grouped_gemm_data + one cutlass grouped GEMM = 2 kernels",
+               [](const OpFacts& f) { return f.dtype == DType::kBFloat16; },
+               {2, 0, 0, 0},
+               nullptr,
+               "fresh:mixtral, fresh:olmoe, fresh:qwen2-moe (bf16, 4 experts: 2 kernels each)",
+               "A grouped matrix multiply (mixture-of-experts layers) first writes each group's problem description, "
+               "then runs all groups in one cutlass kernel."});
   r.push_back({"gemm.batched",
                ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}),
                {},

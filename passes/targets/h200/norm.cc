@@ -50,9 +50,21 @@ bool instance_norm_stats(const OpFacts& f) {
 }
 
 // layer_norm / rms_norm read a contiguous input (expect_contiguous): one kernel, + a copy of a
-// non-contiguous one.
+// non-contiguous one. layer_norm's one-kernel path is the vectorized one, which reads rows of
+// 4 elements (layer_norm_kernel.cu: N % vec_size == 0); other row lengths run
+// RowwiseMomentsCUDAKernel then LayerNormForwardCUDAKernel.
+int64_t normalized_elements(const OpFacts& f) {
+  const Arg* a = f.arg("normalized_shape");
+  if (!a || a->ints.empty()) return 0;
+  int64_t n = 1;
+  for (int64_t d : a->ints) n *= d;
+  return n;
+}
 Counts norm_counts(const OpFacts& f) {
-  return {1 + copy_unless_contiguous(f), 0, 0, 0};
+  const bool layer_norm = f.op->name == "aten::layer_norm" || f.op->name == "aten::native_layer_norm";
+  const int64_t n = normalized_elements(f);
+  const int rowwise = layer_norm && n > 0 && n % 4 != 0 ? 1 : 0;
+  return {1 + rowwise + copy_unless_contiguous(f), 0, 0, 0};
 }
 // group_norm on CUDA makes its input contiguous (NCHW) first: moments, fused params,
 // elementwise = 3, + a copy of a channels_last or sliced input. Without weight and bias there
@@ -62,8 +74,15 @@ Counts group_norm_counts(const OpFacts& f) {
   return {(affine ? 3 : 2) + copy_unless_contiguous(f), 0, 0, 0};
 }
 // softmax / log_softmax call input.contiguous(): one kernel, + a copy of a non-contiguous input.
+// softmax(x, dim, dtype) converts x to dtype first (x.toType: one kernel), except fp16 -> f32,
+// which _softmax reads directly (half_to_float).
 Counts softmax_counts(const OpFacts& f) {
-  return {1 + copy_unless_contiguous(f), 0, 0, 0};
+  const Value* x = f.input(0);
+  const Value* y = f.output(0);
+  const bool composite = f.op->name == "aten::softmax" || f.op->name == "aten::log_softmax";
+  const bool converts =
+      composite && x && y && x->dtype != y->dtype && !(x->dtype == DType::kFloat16 && y->dtype == DType::kFloat32);
+  return {1 + copy_unless_contiguous(f) + (converts ? 1 : 0), 0, 0, 0};
 }
 
 }  // namespace
@@ -149,7 +168,8 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
                nullptr,
                {},
                softmax_counts,
-               "sweep:norm/softmax, sweep:norm/log_softmax, broad:volo",
+               "sweep:norm/softmax, sweep:norm/log_softmax, broad:volo, fresh:olmoe and fresh:qwen2-moe (bf16 input, "
+               "dtype=float32: 2)",
                "A softmax is one kernel over each row; a non-contiguous input is copied first."});
 }
 

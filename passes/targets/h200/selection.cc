@@ -3,6 +3,8 @@
 // Unique.cu, SummaryOps.cu, Bucketization.cu, ScatterGatherKernel.cu, Indexing.cu,
 // IndexKernel.cu). Evidence `opset:` names the blocks of validate/corpus/opset measured in
 // validate/results/opset.
+#include <algorithm>
+
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -27,14 +29,86 @@ int64_t slice_size(const OpFacts& f, int64_t fallback_dim) {
 bool small_sort(const OpFacts& f) {
   return self(f) && slice_size(f, -1) <= 4096;
 }
+// With a single slice the values' copy is a device-to-device memcpy (sweep: 2 kernels, 3 memcpy).
 Counts sort_counts(const OpFacts& f) {
   const Value* out = f.output(0);
   if (out && out->numel() == 0) return {};
-  return {3, 2, 0, 0};
+  const bool one_slice = self(f)->numel() == slice_size(f, -1);
+  return one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};
+}
+// Radix passes of cub's onesweep sort: one per 8 bits of the key.
+int radix_passes(DType t) {
+  switch (t) {
+    case DType::kBool:
+    case DType::kUInt8:
+    case DType::kInt8:
+      return 1;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt16:
+      return 2;
+    case DType::kFloat32:
+    case DType::kInt32:
+      return 4;
+    case DType::kFloat64:
+    case DType::kInt64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+// Slices of more than 4096 elements (launch_stable_sort_kernel): one slice, or slices of a
+// million elements and more, are sorted one after another by cub's radix sort (histogram,
+// exclusive sum and one onesweep kernel per 8 key bits, each zeroing its counters: 2 + passes
+// kernels and memsets per slice) after one arange of the indices; several shorter slices
+// are sorted together on keys tagged with their slice (fill_index_and_segment, the
+// segmented radix sort, sort_postprocess: 7 + passes kernels, 5 + passes memsets). One
+// memcpy copies the values in either case.
+bool long_sort(const OpFacts& f) {
+  return self(f) && slice_size(f, -1) > 4096 && radix_passes(self(f)->dtype) > 0;
+}
+Counts long_sort_counts(const OpFacts& f) {
+  const int64_t n = slice_size(f, -1);
+  const int64_t slices = self(f)->numel() / std::max<int64_t>(1, n);
+  const int passes = radix_passes(self(f)->dtype);
+  if (slices == 1 || n >= 1'000'000) {
+    const int64_t per = 2 + passes;
+    return {static_cast<int>(1 + slices * per), 1, static_cast<int>(slices * per), 0};
+  }
+  return {7 + passes, 1, 5 + passes, 0};
 }
 // mode: one fused kernel per slice while a slice fits a block's shared memory.
 bool small_mode(const OpFacts& f) {
   return self(f) && slice_size(f, -1) <= 2048;
+}
+// Longer slices: ModeImpl runs thrust per slice (sort a copy, count runs, find the largest),
+// reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
+// f32 15 and 6 (16 from 8192 elements), int64 17 and 10 (18 from 8192); bf16/fp16 merge
+// sort, no memset: 10 from 4096 elements, 13 at 8192, + 2 per doubling beyond.
+// Shorter long slices (2049-4095) take other thrust paths and stay unknown.
+bool long_mode(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x) return false;
+  const int64_t n = slice_size(f, -1);
+  if (x->dtype == DType::kFloat32 || x->dtype == DType::kInt64) return n >= 3000;
+  return is_half(x->dtype) && n >= 4096;
+}
+Counts long_mode_counts(const OpFacts& f) {
+  const Value* x = self(f);
+  const int64_t n = slice_size(f, -1);
+  const int64_t slices = x->numel() / std::max<int64_t>(1, n);
+  int64_t kernels = 0, memsets = 0;
+  if (x->dtype == DType::kFloat32) {
+    kernels = n < 8192 ? 15 : 16;
+    memsets = 6;
+  } else if (x->dtype == DType::kInt64) {
+    kernels = n < 8192 ? 17 : 18;
+    memsets = 10;
+  } else {
+    kernels = 10;
+    for (int64_t m = 8192; m <= n; m *= 2) kernels += m == 8192 ? 3 : 2;
+  }
+  return {static_cast<int>(slices * kernels), static_cast<int>(1 + 8 * slices), static_cast<int>(slices * memsets), 0};
 }
 // index_put / scatter / index_add / index_copy / index_fill / select_scatter / slice_scatter,
 // out of place: self is cloned (a device-to-device memcpy when dense, else a copy kernel), then
@@ -107,6 +181,31 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64)",
                "Sorting fills the indices with an arange, copies the values into the output and sorts each slice in "
                "place with one kernel; two small device copies set up the outputs."});
+  r.push_back({"sort.long",
+               ops({"aten::sort", "aten::argsort"}),
+               {},
+               "slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
+               "kernels and (2 + p) memsets (p = key bits / 8); several shorter slices together: 7 + p kernels, 5 + "
+               "p memsets; + 1 memcpy",
+               long_sort,
+               {},
+               long_sort_counts,
+               "sweep:sortmode (f32, bf16, f16, int64; 1, 4 and 32 slices of 4097 to 1M), opset:sort_long, "
+               "opset:sort_long_rows (64 slices of 8192)",
+               "Long slices are sorted by cub's radix sort, one pass per byte of the key, each pass zeroing its "
+               "counters; several slices of moderate length are sorted together on keys tagged with their slice, very "
+               "long ones one after another."});
+  r.push_back({"mode.long",
+               ops({"aten::mode"}),
+               {},
+               "slices of >= 3000 (f32, int64) or >= 4096 (bf16, fp16) elements: thrust per slice, f32 15-16 kernels "
+               "+ 6 memsets, int64 17-18 + 10, bf16/fp16 10 + 2 per doubling from 8192; 8 memcpy per slice + 1",
+               long_mode,
+               {},
+               long_mode_counts,
+               "sweep:sortmode (mode of 1, 4, 32 slices of 2049 to 1M elements), opset:mode_long, opset:mode_long_rows",
+               "The mode of a long slice is computed slice by slice with thrust: a sort, a run count and a search, "
+               "with results copied back to the host after each slice."});
   r.push_back({"select.kth",
                ops({"aten::kthvalue", "aten::median"}),
                {},
@@ -149,14 +248,26 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "opset:masked_select",
                "masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
                "gather kernel."});
+  r.push_back({"unique.dim",
+               ops({"aten::unique_dim"}),
+               {},
+               "unique slices along a dim, no inverse, no counts: an arange of slice indices, a sort of them by "
+               "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
+               "back: 1 memcpy, 1 host sync",
+               unique_plain,
+               {5, 1, 0, 1},
+               nullptr,
+               "opset:unique_dim (int64[256,2], dim 0)",
+               "unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
+               "gathers them; their number is read back to the host to size the result, a host sync."});
   r.push_back({"unique",
-               ops({"aten::_unique2", "aten::unique_dim", "aten::_unique"}),
+               ops({"aten::_unique2", "aten::_unique"}),
                {},
                "no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
                unique_plain,
                {3, 1, 0, 1},
                nullptr,
-               "opset:unique (int64[1024])",
+               "opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts)",
                "unique sorts the values, then selects the distinct ones; their number is read back to the host to "
                "size the result, a host sync."});
   r.push_back({"bincount",
