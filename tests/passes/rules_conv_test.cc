@@ -227,3 +227,27 @@ TEST_CASE("conv: bf16 1x1 convolutions of small maps take the transform path onl
   int batch2 = b.input({2, 440, 7, 7}, DType::kBFloat16);  // N*H*W = 98: one GEMM
   CHECK(run_conv(b, batch2, weight(b, {440, 440, 1, 1}, DType::kBFloat16)).counts.kernels == 1);
 }
+
+TEST_CASE("conv: channels-last grouped convolutions loop over groups or run one grouped call") {
+  // bf16 depthwise with a channel multiplier of 2 on a channels-last input that is a slice of
+  // a larger batch stride (pit's tokens after the class token): one launch per group, + a copy
+  // of the input into dense channels last, + the bias (measured: 66).
+  GraphBuilder b;
+  int x = b.strided({2, 64, 27, 27}, {46720, 1, 1728, 64}, DType::kBFloat16);
+  ConvSpec dw2;
+  dw2.groups = 64;
+  dw2.bias = true;
+  dw2.stride = {2, 2};
+  CHECK(run_conv(b, x, weight(b, {128, 1, 3, 3}, DType::kBFloat16), dw2).counts.kernels == 64 + 1 + 1);
+  // bf16, 4 channels per group: one grouped implicit GEMM.
+  int y = b.strided({2, 64, 28, 28}, {50176, 1, 1792, 64}, DType::kBFloat16);
+  ConvSpec g16;
+  g16.groups = 16;
+  int w = b.strided({64, 4, 3, 3}, {36, 1, 12, 4}, DType::kBFloat16);
+  CHECK(run_conv(b, y, w, g16).counts.kernels == 1);
+  // bf16, 32 channels per group: three launches per group.
+  ConvSpec g2;
+  g2.groups = 2;
+  int w2 = b.strided({64, 32, 3, 3}, {288, 1, 96, 32}, DType::kBFloat16);
+  CHECK(run_conv(b, y, w2, g2).counts.kernels == 6);
+}

@@ -58,7 +58,7 @@ TEST_CASE("gemm: bf16 GEMMs zero a stream-K workspace only for large outputs (M*
 
 TEST_CASE("gemm: f32 small-M, long-K linear with a bias takes split-K largek (3 kernels + memset)") {
   auto l = rules_only(linear({2, 128, 1024}, {}, 256, true, DType::kFloat32));  // M=256, K=4N
-  CHECK(l.rule == "gemm.fp32.splitk_bias");
+  CHECK(l.rule == "gemm.fp32.splitk_largek");
   CHECK(l.counts.kernels == 3);
   CHECK(l.counts.memset == 1);
   // Many output tiles: one kernel.
@@ -72,7 +72,7 @@ TEST_CASE("gemm: f32 small-M, long-K linear with a bias takes split-K largek (3 
 
 TEST_CASE("gemm: f32 small-M linear without a bias splits K into GEMM + reduction (2 kernels)") {
   auto l = rules_only(linear({2, 128, 256}, {}, 256, false, DType::kFloat32));
-  CHECK(l.rule == "gemm.fp32.splitk");
+  CHECK(l.rule == "gemm.fp32.splitk_reduce");
   CHECK(l.counts.kernels == 2);
   CHECK(l.counts.memset == 0);
   // bf16 never takes this path.
@@ -185,11 +185,16 @@ TEST_CASE("sdpa: an expanded stride-0 bool mask falls back to the math path") {
   }
 }
 
-TEST_CASE("sdpa: 5-D q/k/v run the math path; other ranks match no rule") {
+TEST_CASE("sdpa: 5-D and 3-D q/k/v run the math path; other ranks match no rule") {
   GraphBuilder b5 = sdpa({2, 3, 16, 196, 32}, {2, 3, 16, 196, 32}, DType::kFloat32);
   CHECK(rules_only(b5).counts.kernels == 11);
   GraphBuilder b3 = sdpa({8, 196, 32}, {8, 196, 32}, DType::kFloat32);
-  CHECK_FALSE(rules_only(b3).known);
+  CHECK(rules_only(b3).rule == "sdpa.math.layout");
+  CHECK(rules_only(b3).counts.kernels == 9);
+  GraphBuilder b3h = sdpa({8, 196, 32}, {8, 196, 32}, DType::kBFloat16);
+  CHECK(rules_only(b3h).counts.kernels == 14);
+  GraphBuilder b2 = sdpa({196, 32}, {196, 32}, DType::kFloat32);
+  CHECK_FALSE(rules_only(b2).known);
 }
 
 namespace {
@@ -229,4 +234,104 @@ TEST_CASE("mha: the fast path is QKV GEMM + fused attention + output GEMM; other
   // Returned weights or a separate key take the unfused path, which no measurement covers.
   CHECK_FALSE(rules_only(mha(197, DType::kFloat32, true)).known);
   CHECK_FALSE(rules_only(mha(197, DType::kFloat32, false, true)).known);
+}
+
+TEST_CASE("sdpa: q/k/v whose head dim is not unit-strided run the math path") {
+  GraphBuilder b;
+  const std::vector<int64_t> shape{2, 4, 49, 32}, strides{6272, 1568, 1, 49};
+  int q = b.strided(shape, strides), k = b.strided(shape, strides), v = b.strided(shape, strides);
+  b.output(b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, shape));
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  CHECK(rules_only(b).rule == "sdpa.math.layout");
+  CHECK(rules_only(b).counts.kernels == 9);
+  // Unit-strided heads of the same shape: the fused kernel.
+  CHECK(rules_only(sdpa(shape, shape, DType::kFloat32)).counts.kernels == 1);
+}
+
+TEST_CASE("sdpa: bf16 heads not a multiple of 8 are padded for flash attention (7 kernels, no memset)") {
+  auto l = rules_only(sdpa({8, 4, 64, 20}, {8, 4, 64, 20}, DType::kBFloat16));
+  CHECK(l.rule == "sdpa.flash.padded");
+  CHECK(l.counts.kernels == 7);
+  CHECK(l.counts.memset == 0);
+  // f32 takes the memory-efficient kernel as it is.
+  CHECK(rules_only(sdpa({8, 4, 64, 20}, {8, 4, 64, 20}, DType::kFloat32)).counts.kernels == 1);
+}
+
+TEST_CASE("gemm: f32 linear (transposed weight) and addmm (row-major [K, N]) take different cuBLAS paths") {
+  // M=256, K=1024, N=256 with the bias in the GEMM: 64 output tiles of 32x32, 16 K per tile.
+  auto lin = rules_only(linear({256, 1024}, {}, 256, true, DType::kFloat32));
+  CHECK(lin.rule == "gemm.fp32.splitk_largek");
+  CHECK(lin.counts.kernels == 3);
+  CHECK(lin.counts.memset == 1);
+  GraphBuilder b;
+  int bias = b.input({256}, DType::kFloat32, kc::ValueRole::kParameter);
+  int x = b.input({256, 1024});
+  int w = b.input({1024, 256}, DType::kFloat32, kc::ValueRole::kParameter);
+  b.output(b.op("aten::addmm", {bias, x, w}, {}, {256, 256}));
+  auto mm = rules_only(b);
+  CHECK(mm.rule == "gemm.fp32.splitk_memset");
+  CHECK(mm.counts.kernels == 1);
+  CHECK(mm.counts.memset == 1);
+  // Few tiles and a long K: split-K GEMM + reduction; K per tile under 8: one kernel.
+  CHECK(rules_only(linear({128, 1024}, {}, 256, true, DType::kFloat32)).counts.kernels == 2);
+  CHECK(rules_only(linear({392, 384}, {}, 128, true, DType::kFloat32)).counts.kernels == 1);
+}
+
+namespace {
+kc::Arg int_list(const std::string& name, std::vector<int64_t> v) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kIntList;
+  a.ints = std::move(v);
+  return a;
+}
+kc::Arg text(const std::string& name, const std::string& t) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kString;
+  a.text = t;
+  return a;
+}
+}  // namespace
+
+TEST_CASE("gemm: tensordot is a copy per operand that no view makes a matrix, then one mm") {
+  GraphBuilder b;
+  int a = b.input({32, 16, 64}, DType::kBFloat16), c = b.input({64, 32, 48}, DType::kBFloat16);
+  b.output(b.op("aten::tensordot", {a, c}, {}, {16, 48}));
+  b.g.ops.back().args.push_back(int_list("dims_self", {0, 2}));
+  b.g.ops.back().args.push_back(int_list("dims_other", {1, 0}));
+  auto l = rules_only(b);
+  CHECK(l.rule == "gemm.tensordot");
+  CHECK(l.counts.kernels == 3);  // measured (opset:tensordot_perm bf16)
+  // Contracting trailing with leading dims: both reshapes are views, one GEMM.
+  GraphBuilder v;
+  int x = v.input({8, 128, 256}, DType::kBFloat16), y = v.input({256, 512}, DType::kBFloat16);
+  v.output(v.op("aten::tensordot", {x, y}, {}, {8, 128, 512}));
+  v.g.ops.back().args.push_back(int_list("dims_self", {2}));
+  v.g.ops.back().args.push_back(int_list("dims_other", {0}));
+  CHECK(rules_only(v).counts.kernels == 1);
+}
+
+TEST_CASE("gemm: a one-operand einsum that permutes is a view; a bf16 grouped mm is 2 kernels") {
+  GraphBuilder b;
+  int x = b.input({128, 128, 2, 1});
+  b.output(b.op("aten::einsum", {}, {}, {2, 1, 128, 128}));
+  b.g.ops.back().args = {text("equation", "ijbn->bnij")};
+  kc::Arg ts;
+  ts.name = "tensors";
+  ts.kind = kc::Arg::Kind::kTensorList;
+  ts.tensors = {x};
+  b.g.ops.back().args.push_back(ts);
+  CHECK(rules_only(b).rule == "gemm.einsum.view");
+  CHECK(rules_only(b).counts.kernels == 0);
+  GraphBuilder g;
+  int a = g.input({512, 256}, DType::kBFloat16), w = g.input({4, 256, 2048}, DType::kBFloat16);
+  g.output(g.op("aten::_grouped_mm", {a, w}, {}, {512, 2048}));
+  CHECK(rules_only(g).counts.kernels == 2);
+  GraphBuilder f;
+  int a32 = f.input({512, 256}), w32 = f.input({4, 256, 2048});
+  f.output(f.op("aten::_grouped_mm", {a32, w32}, {}, {512, 2048}));
+  CHECK_FALSE(rules_only(f).known);  // f32 not measured
 }

@@ -391,3 +391,23 @@ TEST_CASE("index with several index tensors copies them only when they must be b
   CHECK(index({2, 1, 1, 1}, {1, 1, 1, 128}) == 3);  // broad:albert mask construction
   CHECK(index({2}, {2}) == 1);                      // broad:clip x[arange(B), argmax]
 }
+
+TEST_CASE("layer_norm: rows not a multiple of 4 take the two-kernel path; softmax converts to a requested dtype") {
+  GraphBuilder b;
+  auto ln = [&](int64_t n) {
+    int x = b.input({2, 64, n});
+    b.op("aten::layer_norm", {x});
+    b.arg_ints("normalized_shape", {n});
+    return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  };
+  CHECK(ln(384).counts.kernels == 1);
+  CHECK(ln(386).counts.kernels == 2);
+  CHECK(ln(1).counts.kernels == 2);
+  GraphBuilder s;
+  int x = s.input({256, 4}, DType::kBFloat16);
+  s.op("aten::softmax", {x}, {}, {}, DType::kFloat32);
+  CHECK(kc::run_launches(s.g, kc::default_target(), {false, {}}).back().counts.kernels == 2);
+  int h = s.input({256, 4}, DType::kFloat16);
+  s.op("aten::softmax", {h}, {}, {}, DType::kFloat32);
+  CHECK(kc::run_launches(s.g, kc::default_target(), {false, {}}).back().counts.kernels == 1);
+}

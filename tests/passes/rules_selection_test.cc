@@ -35,14 +35,49 @@ void text_arg(GraphBuilder& b, const std::string& name, const std::string& text,
 
 }  // namespace
 
-TEST_CASE("sort: slices up to 4096 elements sort in place (3 kernels, 2 memcpy); longer ones stay unknown") {
+TEST_CASE("sort: slices up to 4096 elements sort in place; longer ones take cub's radix sort by key bytes") {
   GraphBuilder b;
   b.op("aten::sort", {b.input({8, 1024})});
   auto small = last(b);
   CHECK(small.rule == "sort.small");
   CHECK(small.counts.kernels == 3);
   CHECK(small.counts.memcpy == 2);
+  // One slice: the values' copy is a memcpy.
+  b.op("aten::sort", {b.input({512}, DType::kInt64)});
+  CHECK(last(b).counts.kernels == 2);
+  CHECK(last(b).counts.memcpy == 3);
+  // Several slices of 8192 f32 (4 radix passes): sorted together, 7 + 4 kernels, 5 + 4 memsets.
   b.op("aten::sort", {b.input({8, 8192})});
+  auto seg = last(b);
+  CHECK(seg.rule == "sort.long");
+  CHECK(seg.counts.kernels == 11);
+  CHECK(seg.counts.memcpy == 1);
+  CHECK(seg.counts.memset == 9);
+  // One long bf16 slice (2 passes): 1 + (2 + 2) kernels, 4 memsets.
+  b.op("aten::sort", {b.input({65536}, DType::kBFloat16)});
+  CHECK(last(b).counts.kernels == 5);
+  CHECK(last(b).counts.memset == 4);
+  // Slices of a million int64 elements (8 passes) one after another: 1 + 4 x 10.
+  b.op("aten::sort", {b.input({4, 1048576}, DType::kInt64)});
+  CHECK(last(b).counts.kernels == 41);
+  CHECK(last(b).counts.memset == 40);
+}
+
+TEST_CASE("mode: one kernel up to 2048 elements a slice, thrust per slice from 3000 (f32) or 4096 (bf16)") {
+  GraphBuilder b;
+  b.op("aten::mode", {b.input({8, 2048})});
+  CHECK(last(b).counts.kernels == 1);
+  b.op("aten::mode", {b.input({16, 3000})});
+  auto f32 = last(b);
+  CHECK(f32.rule == "mode.long");
+  CHECK(f32.counts.kernels == 16 * 15);
+  CHECK(f32.counts.memcpy == 16 * 8 + 1);
+  CHECK(f32.counts.memset == 16 * 6);
+  b.op("aten::mode", {b.input({4, 65536}, DType::kBFloat16)});
+  CHECK(last(b).counts.kernels == 4 * 19);
+  CHECK(last(b).counts.memset == 0);
+  // 2049-2999 elements take other thrust paths: unknown.
+  b.op("aten::mode", {b.input({4, 2500})});
   CHECK_FALSE(last(b).known);
 }
 
@@ -139,4 +174,24 @@ TEST_CASE("one_hot needs num_classes; scatter_reduce by mode") {
     return a;
   }());
   CHECK_FALSE(last(b).known);  // sum excluding self: not measured
+}
+
+TEST_CASE("recurrent cells: two GEMMs without bias as the mm rules count them, + the fused cell kernel") {
+  GraphBuilder b;
+  int x = b.input({32, 128}), h = b.input({32, 256}), c = b.input({32, 256});
+  int wi = b.input({1024, 128}, DType::kFloat32, kc::ValueRole::kParameter);
+  int wh = b.input({1024, 256}, DType::kFloat32, kc::ValueRole::kParameter);
+  b.op("aten::lstm_cell", {x, h, wi, wh}, {}, {32, 256});
+  auto& args = b.g.ops.back().args;
+  args[0].name = "input";
+  args[1] = Arg();
+  args[1].name = "hx";
+  args[1].kind = Arg::Kind::kTensorList;
+  args[1].tensors = {h, c};
+  args[2].name = "w_ih";
+  args[3].name = "w_hh";
+  auto l = last(b);
+  CHECK(l.rule == "rnn_cell");
+  CHECK(l.counts.kernels == 4);  // measured: opset:lstm_cell_b32 f32 (the hidden GEMM splits K)
+  CHECK(l.counts.memset == 0);
 }
