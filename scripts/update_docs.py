@@ -105,6 +105,15 @@ SECTIONS = {
     "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
                            "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
+    "fresh-first": lambda: saved("validate/results/fresh/accuracy_first_look.txt",
+                                 "git worktree add ../kc-f06302a f06302a && (cd ../kc-f06302a && ./scripts/setup.sh) && "
+                                 "python3 validate/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
+                                 "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tgz "
+                                 "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
+    "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
+                           "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
+                           "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "
+                           "validate/results/fresh/accuracy_rules.json > validate/results/fresh/accuracy_rules.txt", 6),
     "opset": lambda: saved("validate/results/opset/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
                            "validate/results/opset/measured.tgz --worst 5 --misses 40 "

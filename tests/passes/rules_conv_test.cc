@@ -251,3 +251,16 @@ TEST_CASE("conv: channels-last grouped convolutions loop over groups or run one 
   int w2 = b.strided({64, 32, 3, 3}, {288, 1, 96, 32}, DType::kBFloat16);
   CHECK(run_conv(b, y, w2, g2).counts.kernels == 6);
 }
+
+TEST_CASE("conv: a 1-d f32 convolution with 16-31 channels per group loops over its groups") {
+  // The wav2vec2 family's positional convolution: a transposed [B, L, C] input (copied first),
+  // 16 groups of 16 channels, kernel 128: 3 launches per group + the copy + the bias = 50.
+  GraphBuilder b;
+  int x = b.strided({2, 256, 49}, {12544, 1, 256});
+  ConvSpec pos;
+  pos.op = "aten::conv1d";
+  pos.stride = {1};
+  pos.groups = 16;
+  pos.bias = true;
+  CHECK(run_conv(b, x, weight(b, {256, 16, 128}), pos).counts.kernels == 50);
+}

@@ -18,6 +18,8 @@ text batch 2 x 128 tokens; audio batch 2 (16000 samples or 80x3000 features); vi
 `--set fresh` exports instead architectures of families the broad corpus does not hold (timm and
 transformers families added since, or left out): a hold-out whose first measurement is an
 out-of-sample figure for rules that were never checked against it (validate/corpus/fresh/).
+`--set fresh2`: an unmeasured variant of each timm family already held, at batch 4
+(validate/corpus/fresh2/).
 """
 import argparse
 import contextlib
@@ -150,8 +152,26 @@ FRESH_TIMM = ['cpubone_s0', 'csatv2', 'cspnext_tiny', 'efficientvim_m1', 'sam2_h
               'legacy_seresnext26_32x4d', 'swiftformer_xs', 'vit_relpos_medium_patch16_224', 'samvit_base_patch16_224',
               'legacy_xception', 'naflexvit_base_patch16_gap', 'mobilenetv5_300m_enc']
 
+# One unmeasured variant (under 40M parameters, input at most 288 px) of each timm family the
+# corpora above hold, at batch 4: models never measured, of families the rules were checked
+# against (chosen by a fixed-seed shuffle of each family's other models).
+FRESH2_TIMM = ['halo2botnet50ts_256', 'mobileone_s1', 'cait_xxs36_224', 'coat_lite_small', 'convit_small',
+               'convmixer_1024_20_ks9_p14', 'convnext_femto', 'cpubone_b2pt5_dwnorm', 'crossvit_small_240',
+               'cs3darknet_focus_m', 'cspnext_m', 'deit_small_distilled_patch16_224', 'dla60_res2next', 'dpn92',
+               'edgenext_small_rw', 'efficientformer_l3', 'efficientformerv2_s1', 'efficientnet_es_pruned',
+               'efficientvim_m4', 'efficientvit_b2', 'efficientvit_m1', 'vit_small_patch16_dinov3', 'fasternet_s',
+               'fastvit_mci0', 'gcvit_tiny', 'ghostnetv3_050', 'hardcorenas_f', 'hgnet_small',
+               'hiera_small_abswin_256', 'hieradet_small', 'hrnet_w30', 'iformer_l', 'inception_next_atto',
+               'lcnetv2_large', 'levit_128', 'lowformer_e2', 'mambaout_tiny', 'maxvit_rmlp_pico_rw_256',
+               'poolformer_s24', 'resmlp_24_224', 'tf_mobilenetv3_large_minimal_100', 'mobilevitv2_125',
+               'mvitv2_small_cls', 'nest_small_jx', 'pit_s_224', 'pvt_v2_b2', 'repghostnet_130', 'repvit_m1_0',
+               'res2net50_14w_8s', 'resnest50d_1s4x24d', 'resnet26d', 'resnetv2_34', 'rexnetr_150', 'selecsls42',
+               'legacy_seresnet34', 'sequencer2d_m', 'shvit_s2', 'skresnet50', 'starnet_s100', 'swiftformer_l1',
+               'swin_s3_tiny_224', 'tiny_vit_11m_224', 'tnt_s_legacy_patch16_224', 'vit_dwee_patch16_reg1_gap_256',
+               'vit_relpos_medium_patch16_rpn_224', 'ese_vovnet19b_slim', 'xcit_small_12_p16_224']
 
-def timm_entries(names=None):
+
+def timm_entries(names=None, batch=B):
     import timm
     out = []
     for name in names or TIMM:
@@ -161,7 +181,7 @@ def timm_entries(names=None):
         def inp(device, dtype, name=name):
             cfg = timm.get_pretrained_cfg(name)
             size = (cfg.input_size if cfg is not None and cfg.input_size else (3, 224, 224))
-            return (torch.randn(B, *size, device=device, dtype=dtype),), {}
+            return (torch.randn(batch, *size, device=device, dtype=dtype),), {}
         try:
             mod = timm.models.model_entrypoint(name).__module__
         except Exception:  # noqa: BLE001
@@ -364,6 +384,10 @@ def fresh_entries():
     return timm_entries(FRESH_TIMM) + fresh_hf_entries()
 
 
+def fresh2_entries():
+    return timm_entries(FRESH2_TIMM, batch=4)
+
+
 # ------------------------------------------------------------------------------ recurrent
 class SeqModel(torch.nn.Module):
     def __init__(self, cell, layers, bidir, batch_first=True, hidden=256):
@@ -397,7 +421,9 @@ def rnn_entries():
 
 def all_entries(which="broad"):
     out = []
-    for fn in (tv_entries, timm_entries, hf_entries, rnn_entries) if which == "broad" else (fresh_entries,):
+    sets = {"broad": (tv_entries, timm_entries, hf_entries, rnn_entries), "fresh": (fresh_entries,),
+            "fresh2": (fresh2_entries,)}
+    for fn in sets[which]:
         try:
             out += fn()
         except Exception as e:  # noqa: BLE001
@@ -473,7 +499,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--set", choices=("broad", "fresh"), default="broad")
+    ap.add_argument("--set", choices=("broad", "fresh", "fresh2"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
     entries = all_entries(a.set)

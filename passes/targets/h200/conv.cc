@@ -55,6 +55,7 @@ struct ConvView {
   int pre_copies = 0;  // the 1-d input's contiguous() copy
   DType dtype = DType::kUnknown;
   int spatial() const { return static_cast<int>(x_sizes.size()) - 2; }
+  bool one_d = false;  // a 1-d convolution, viewed here as a 2-d one with H = 1
 };
 
 bool is_transposed(const OpFacts& f) {
@@ -82,6 +83,7 @@ bool conv_view(const OpFacts& f, ConvView& v) {
   v.w_sizes = w->sizes;
   v.w_strides = w->strides;
   if (rank == 3) {
+    v.one_d = true;
     if (!row_major_dense(x->sizes, x->strides)) v.pre_copies = 1;
     v.x_sizes.insert(v.x_sizes.begin() + 2, 1);
     v.w_sizes.insert(v.w_sizes.begin() + 2, 1);
@@ -205,7 +207,11 @@ Counts conv_counts(const OpFacts& f) {
     const int64_t cpg = cin / v.groups;
     const int g = static_cast<int>(v.groups);
     if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
-    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && v.groups <= 7) return {3 * g + bias + copies, 0, 0, 0};
+    // 1-d f32 with 16-31 channels per group loops at any group count (gconv sweep: a tie at
+    // more than 7 groups; the wav2vec2 family's 16-group positional convolution loops).
+    const bool loop_1d = v.one_d && cpg >= 16 && cpg < 32;
+    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && (v.groups <= 7 || loop_1d))
+      return {3 * g + bias + copies, 0, 0, 0};
     // One call: cuDNN's grouped kernels zero two workspaces when the channels per group are
     // not a multiple of 32 (from 24 up).
     return {4 + bias + copies, 0, cpg >= 24 && cpg % 32 != 0 ? 2 : 0, 0};
@@ -270,7 +276,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, kernel size and dtype "
        "(most frequent per bucket). NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; "
        "f32: "
-       "3/group when C_in/g in 16-56 and g <= 7), + 2 memsets when one call and C_in/g >= 24 is not a multiple "
+       "3/group when C_in/g in 16-56 and g <= 7, 1-d also for more groups with C_in/g in 16-31), + 2 memsets when one "
+       "call and C_in/g >= 24 is not a multiple "
        "of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce; half precision on "
        "<= 7x7 maps with N*H*W >= 1024: 3); 1x1 strided 3; C_in <= 4 stems 1; half "
        "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
