@@ -3,6 +3,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -47,6 +48,18 @@ int64_t integer(JsonRef j, const std::string& where, const char* suffix = "") {
   if (!j.is_number_integer())
     throw Error(where + suffix + ": expected an integer, found " + std::string(j.type_name()));
   return j.integer();
+}
+// A float argument. The export schema writes the non-finite ones as the strings "Infinity",
+// "-Infinity" and "NaN" (a -inf pad value, a NaN fill).
+double floating(JsonRef j, const std::string& where) {
+  if (j.is_number()) return j.number();
+  if (j.is_string()) {
+    const std::string_view s = j.str();
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  }
+  throw Error(where + ": expected a number");
 }
 JsonRef::Children array(JsonRef j, const std::string& where, const char* suffix = "") {
   if (!j.is_array()) throw Error(where + suffix + ": expected an array, found " + std::string(j.type_name()));
@@ -349,14 +362,10 @@ class Pt2Reader {
       for (JsonRef i : array(j, where)) a.ints.push_back(sym_int(i, where));
     } else if (tag == "as_float") {
       a.kind = K::kFloat;
-      if (!j.is_number()) throw Error(where + ": expected a number");
-      a.floats = {j.number()};
+      a.floats = {floating(j, where)};
     } else if (tag == "as_floats") {
       a.kind = K::kFloatList;
-      for (JsonRef f : array(j, where)) {
-        if (!f.is_number()) throw Error(where + ": expected a number");
-        a.floats.push_back(f.number());
-      }
+      for (JsonRef f : array(j, where)) a.floats.push_back(floating(f, where));
     } else if (tag == "as_bool") {
       if (!j.is_boolean()) throw Error(where + ": expected a boolean");
       a.kind = K::kBool;

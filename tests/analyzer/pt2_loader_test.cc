@@ -3,6 +3,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/error.h"
@@ -88,4 +89,20 @@ TEST_CASE("pt2: a missing field is named") {
   j["graph_module"]["graph"]["tensor_values"].begin().value().erase("dtype");
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("missing field 'dtype'"));
   CHECK_THROWS_WITH(kc::load_pt2_json("{", "x", {}), Contains("not valid JSON"));
+}
+
+TEST_CASE("pt2: non-finite floats, which the schema writes as strings, are read; other strings are not") {
+  auto j = model_json("add.pt2");
+  auto& inputs = j["graph_module"]["graph"]["nodes"][0]["inputs"];
+  inputs.push_back({{"name", "alpha"}, {"arg", {{"as_float", "-Infinity"}}}, {"kind", 1}});
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  const kc::Arg* alpha = nullptr;
+  for (const kc::Arg& a : g.ops[0].args)
+    if (a.name == "alpha") alpha = &a;
+  REQUIRE(alpha);
+  REQUIRE(alpha->floats.size() == 1);
+  CHECK(std::isinf(alpha->floats[0]));
+  CHECK(alpha->floats[0] < 0);
+  inputs.back()["arg"] = {{"as_float", "-inf"}};
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("expected a number"));
 }

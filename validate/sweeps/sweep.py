@@ -614,6 +614,20 @@ def gemm_f32_family(S, scale):
                 lambda x, w, b: F.linear(x, w, b), [rnd([m, k]), rnd([n, k]), rnd([n]) if bias else None]))
 
 
+def gemm_half_family(S, scale):
+    """bf16 linear GEMMs over M x K x N: where cuBLASLt's stream-K kernels zero a workspace
+    (a memset) and where it splits K."""
+    g = dict(m=[64, 98, 128, 196, 256, 392, 512, 784, 1024, 1568, 2048, 3136, 4096, 6272, 8192, 12544],
+             k=[64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096],
+             n=[64, 128, 192, 256, 384, 512, 768, 1000, 1024, 1152, 1536, 2048, 3072, 4096],
+             bias=[True, False])
+    for p in sample(g, int(2000 * scale), 92):
+        m, k, n, bias = p["m"], p["k"], p["n"], p["bias"]
+        S.add("gemm_half", "linear", dict(p, dtype="bf16"), lambda m=m, k=k, n=n, bias=bias: (
+            lambda x, w, b: F.linear(x, w, b),
+            [rnd([m, k], "bf16"), rnd([n, k], "bf16"), rnd([n], "bf16") if bias else None]))
+
+
 def grouped_conv_family(S, scale):
     """Grouped and depthwise-multiplier convolutions by layout: when cuDNN loops over groups."""
     g = dict(dtype=["f32", "bf16"], dims=[1, 2], groups=[2, 4, 8, 16, 32, 64], cpg=[1, 2, 4, 8, 16, 32, 64],
@@ -656,7 +670,7 @@ def sort_mode_family(S, scale):
 
 FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
-            "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gconv": grouped_conv_family,
+            "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
             "sortmode": sort_mode_family}
 
 
