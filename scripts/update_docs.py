@@ -110,6 +110,11 @@ SECTIONS = {
                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
                                  "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tgz "
                                  "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
+    "fresh2-first": lambda: saved("validate/results/fresh2/accuracy_first_look.txt",
+                                  "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
+                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
+                                  "--mode rules --models validate/corpus/fresh2 --measured "
+                                  "validate/results/fresh2/measured.tgz --worst 25 --misses 40", 6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "
