@@ -6,6 +6,7 @@
 #include <string>
 
 #include "passes/launch_rules.h"
+#include "passes/sdpa_path.h"
 
 namespace kc {
 namespace {
@@ -208,6 +209,35 @@ class LayoutPass {
     set(out, format_strides(y.sizes, cl));
   }
 
+  // Attention's output: a fused kernel writes [B, S, H, D] and returns it as [B, H, S, D]; the
+  // math path's last bmm writes it contiguous. Which one runs follows the run-time layout of
+  // q, k, v and the mask (sdpa_runs_fused), so an export made where another one ran (a CPU)
+  // records other strides than the GPU's.
+  void sdpa(const Op& op, int out) {
+    const std::vector<int> ins = op.tensor_inputs();
+    if (ins.size() < 3 || !has_layout(out)) return;
+    for (int i = 0; i < 3; ++i)
+      if (!has_layout(ins[i])) return;
+    auto runtime = [&](int v) {
+      Value r = g_.values[v];
+      r.strides = rt(v);
+      return r;
+    };
+    const Value q = runtime(ins[0]), k = runtime(ins[1]), v = runtime(ins[2]);
+    std::optional<Value> mask;
+    const Arg* m = find_arg(op, {"attn_mask"});
+    if (m && m->kind == Arg::Kind::kTensor && !m->tensors.empty() && m->tensors[0] >= 0 && has_layout(m->tensors[0]))
+      mask = runtime(m->tensors[0]);
+    const Value& y = g_.values[out];
+    if (y.sizes.size() != 4) return;
+    const bool fused = sdpa_runs_fused(q, k, v, mask ? &*mask : nullptr);
+    Strides s = fused ? sdpa_fused_output_strides(y.sizes) : contiguous_strides(y.sizes);
+    // Strides of size-1 dims say nothing: keep the recorded ones when only those differ.
+    bool same = y.strides.size() == s.size();
+    for (size_t i = 0; same && i < s.size(); ++i) same = y.sizes[i] == 1 || y.strides[i] == s[i];
+    if (!same) set(out, s);
+  }
+
   void visit(const Op& op) {
     std::vector<int> outs;
     for (int v : op.outputs)
@@ -216,6 +246,7 @@ class LayoutPass {
     const std::string& name = op.name;
     for (const char* c : kConvs)
       if (name == c) return conv(op, outs[0]);
+    if (name == "aten::scaled_dot_product_attention") return sdpa(op, outs[0]);
 
     const std::vector<int> ins = op.tensor_inputs();
     bool any_diverged = false;

@@ -6,6 +6,7 @@
 #include "passes/launches.h"
 #include "passes/layout.h"
 #include "passes/pipeline.h"
+#include "passes/sdpa_path.h"
 #include "passes/target.h"
 
 using kc::DType;
@@ -117,6 +118,27 @@ TEST_CASE("layout: a reshape no view fits copies to contiguous; layer_norm/linea
   kc::Layout l = kc::run_layout(b.g);
   CHECK(l.strides[r] == std::vector<int64_t>{128, 32, 1});
   CHECK(l.strides[n] == std::vector<int64_t>{128, 16, 4, 1});
+}
+
+TEST_CASE("layout: attention's output is [B, S, H, D] in memory when fused, contiguous on the math path") {
+  // Recorded as the CPU's math path wrote it (contiguous): on the GPU the fused kernel's output
+  // makes transpose(1, 2) + reshape a view, not a copy.
+  GraphBuilder b;
+  int q = b.input({4, 6, 197, 64}), k = b.input({4, 6, 197, 64}), v = b.input({4, 6, 197, 64});
+  int o = b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, {4, 6, 197, 64});
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  const kc::Layout fused = kc::run_layout(b.g);
+  CHECK(fused.strides[o] == std::vector<int64_t>{197 * 6 * 64, 64, 6 * 64, 1});
+  // Heads read across a transposed activation: the math path, contiguous output.
+  GraphBuilder m;
+  const std::vector<int64_t> shape{2, 4, 49, 32}, strides{6272, 1568, 1, 49};
+  int mq = m.strided(shape, strides), mk = m.strided(shape, strides), mv = m.strided(shape, strides);
+  int mo = m.op("aten::scaled_dot_product_attention", {mq, mk, mv}, {}, shape);
+  m.g.values[mo].strides = kc::sdpa_fused_output_strides(shape);  // as a fused run would record it
+  const kc::Layout math = kc::run_layout(m.g);
+  CHECK(math.strides[mo] == std::vector<int64_t>{6272, 1568, 32, 1});
 }
 
 TEST_CASE("layout: the pipeline runs it and checks ranks; an empty graph has nothing to diverge") {

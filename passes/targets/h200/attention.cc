@@ -1,5 +1,6 @@
 // Scaled dot-product attention on the H200 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
 // picks cuDNN, flash, mem-efficient or the math fallback; attention.cu runs the fused ones).
+#include "passes/sdpa_path.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -26,18 +27,18 @@ bool qk_rank4(const OpFacts& f) {
 }
 
 // The math fallback (_scaled_dot_product_attention_math: scale, matmul, softmax, matmul) runs when
-// no fused kernel accepts the inputs. 4-D inputs fall back when the key's heads differ from the
-// query's (no enable_gqa: the fused kernels' check_batch_size_and_num_heads) or the mask's last
-// dim is not unit-strided (an expanded stride-0 bool mask, a transposed position bias: the
-// fused kernels' mask alignment check).
-bool sdpa_math_4d(const OpFacts& f) {
-  if (!qk_rank4(f)) return false;
+// no fused kernel accepts the inputs (sdpa_runs_fused, shared with the layout pass): 4-D inputs
+// fall back when the key's heads differ from the query's (no enable_gqa), a head dim is not
+// unit-strided, or the mask's last dim is not (an expanded stride-0 bool mask, a transposed
+// position bias: the fused kernels' mask alignment check).
+bool sdpa_math(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* k = f.input(1);
-  if (q->sizes[1] != k->sizes[1]) return true;
-  const Value* m = sdpa_mask(f);
-  return m && !m->sizes.empty() && m->strides.size() == m->sizes.size() && m->sizes.back() > 1 &&
-         m->strides.back() != 1;
+  const Value* v = f.input(2);
+  return q && k && v && !sdpa_runs_fused(*q, *k, *v, sdpa_mask(f));
+}
+bool sdpa_math_4d(const OpFacts& f) {
+  return qk_rank4(f) && (fp32(f) || is_half(f.dtype)) && sdpa_math(f);
 }
 // Measured math path: f32 13 kernels with a float mask (scale q, scale k, bmm, mask add,
 // softmax and its -inf guard, bmm, copies), + 3 for a bool mask's conversion to an additive
@@ -63,31 +64,25 @@ Counts sdpa_rank5_counts(const OpFacts& f) {
   return {(is_half(f.dtype) ? 16 : 11) + copy, 0, 0, 0};
 }
 
-// Without a mask, the fused kernels (flash, mem-efficient, cuDNN) also decline 4-D q/k/v whose
-// last dim is not unit-strided (sdp_utils' check_last_dim_stride_equals_1_dense: a head dim
-// read across a transposed or channels-last activation). 3-D q/k/v never reach them
-// (check_tensor_shapes wants 4-D). Both run the math path: scale q and k, bmm, softmax with
-// its -inf guard (_safe_softmax), bmm.
-bool last_dim_strided(const Value* v) {
-  return v && !v->sizes.empty() && v->strides.size() == v->sizes.size() && v->sizes.back() > 1 &&
-         v->strides.back() != 1;
-}
+// Without a mask: 4-D q/k/v the fused kernels decline (a head dim read across a transposed or
+// channels-last activation), and 3-D q/k/v, which never reach them (check_tensor_shapes wants
+// 4-D). Both run the math path: scale q and k, bmm, softmax with its -inf guard
+// (_safe_softmax), bmm.
 bool sdpa_math_nomask(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* k = f.input(1);
   const Value* v = f.input(2);
   if (!q || !k || !v || sdpa_mask(f) || !(fp32(f) || is_half(f.dtype))) return false;
   if (q->sizes.size() == 3 && k->sizes.size() == 3 && v->sizes.size() == 3) return true;
-  if (!qk_rank4(f) || v->sizes.size() != 4 || q->sizes[1] != k->sizes[1]) return false;
-  return last_dim_strided(q) || last_dim_strided(k) || last_dim_strided(v);
+  return qk_rank4(f) && sdpa_math(f);
 }
 // bf16/fp16 without a mask, head dim not a multiple of 8: flash attention on q, k and v padded
 // to the next multiple (pad_last_dim: a fill and a copy each), the result a sliced view.
 bool sdpa_flash_padded(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* v = f.input(2);
-  return qk_rank4(f) && v && v->sizes.size() == 4 && is_half(f.dtype) && !sdpa_mask(f) && !sdpa_math_nomask(f) &&
-         !sdpa_math_4d(f) && q->sizes[3] % 8 != 0 && q->sizes[3] == v->sizes[3] && q->sizes[3] <= 256;
+  return qk_rank4(f) && v && v->sizes.size() == 4 && is_half(f.dtype) && !sdpa_mask(f) && !sdpa_math(f) &&
+         q->sizes[3] % 8 != 0 && q->sizes[3] == v->sizes[3] && q->sizes[3] <= 256;
 }
 // 3-D q/k/v with a float mask: the same path plus the mask's add.
 bool sdpa_math_3d_float_mask(const OpFacts& f) {

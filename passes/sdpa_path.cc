@@ -1,0 +1,22 @@
+#include "passes/sdpa_path.h"
+
+namespace kc {
+
+bool last_dim_strided(const Value& t) {
+  return !t.sizes.empty() && t.strides.size() == t.sizes.size() && t.sizes.back() > 1 && t.strides.back() != 1;
+}
+
+bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value* mask) {
+  const bool floats = q.dtype == DType::kFloat32 || q.dtype == DType::kBFloat16 || q.dtype == DType::kFloat16;
+  if (!floats || q.sizes.size() != 4 || k.sizes.size() != 4 || v.sizes.size() != 4) return false;
+  if (q.sizes[1] != k.sizes[1]) return false;  // no enable_gqa: check_batch_size_and_num_heads
+  if (mask && last_dim_strided(*mask)) return false;
+  return !last_dim_strided(q) && !last_dim_strided(k) && !last_dim_strided(v);
+}
+
+std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& s) {
+  if (s.size() != 4) return {};
+  return {s[2] * s[1] * s[3], s[3], s[1] * s[3], 1};
+}
+
+}  // namespace kc

@@ -1,0 +1,21 @@
+// Which implementation scaled_dot_product_attention runs on CUDA, from the shapes and run-time
+// strides alone (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp): the launch rules count
+// its kernels by it and the layout pass gives its output the strides that implementation writes.
+#pragma once
+
+#include "analyzer/graph.h"
+
+namespace kc {
+
+// True when a fused kernel (flash, memory-efficient or cuDNN attention) can take the call: 4-D
+// q, k and v of f32/bf16/fp16, as many key as query heads, unit-strided head dims and a mask (if
+// any) whose last dim is unit-strided. Otherwise the math path runs.
+bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value* mask);
+
+// A 4-D dim whose last stride is not 1 (size-1 last dims are any stride).
+bool last_dim_strided(const Value& t);
+
+// Output strides of a fused call: the kernels write [B, S, H, D] and return it as [B, H, S, D].
+std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& out_sizes);
+
+}  // namespace kc
