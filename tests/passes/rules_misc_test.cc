@@ -411,3 +411,22 @@ TEST_CASE("layer_norm: rows not a multiple of 4 take the two-kernel path; softma
   s.op("aten::softmax", {h}, {}, {}, DType::kFloat32);
   CHECK(kc::run_launches(s.g, kc::default_target(), {false, {}}).back().counts.kernels == 1);
 }
+
+TEST_CASE("repeat_interleave: an integer count copies the expanded view; a count of 1 is a clone") {
+  GraphBuilder b;
+  auto run = [&](int64_t repeats) {
+    int x = b.input({4, 14, 14, 256});
+    b.op("aten::repeat_interleave", {x}, {}, {4 * repeats, 14, 14, 256});
+    b.g.ops.back().overload = "self_int";
+    Arg r;
+    r.name = "repeats";
+    r.kind = Arg::Kind::kInt;
+    r.ints = {repeats};
+    b.g.ops.back().args.push_back(r);
+    return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  };
+  CHECK(run(2).counts.kernels == 1);
+  auto once = run(1);
+  CHECK(once.counts.kernels == 0);
+  CHECK(once.counts.memcpy == 1);
+}

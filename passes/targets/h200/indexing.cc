@@ -143,12 +143,17 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
   r.push_back({"repeat_interleave.int",
                ops({"aten::repeat_interleave"}),
                {},
-               "int repeats: one copy of the expanded view",
+               "int repeats: one copy of the expanded view; a count of 1 clones the input (a memcpy when it is "
+               "dense)",
                [](const OpFacts& f) { return f.op->overload == "self_int"; },
-               {1, 0, 0, 0},
-               nullptr,
-               "broad:codegen, broad:mvit",
-               "repeat_interleave with an integer count is one kernel."});
+               {},
+               [](const OpFacts& f) -> Counts {
+                 if (f.int_arg("repeats", 0) == 1) return clone_counts(f);
+                 return {1, 0, 0, 0};
+               },
+               "broad:codegen, broad:mvit, fresh2:gcvit (repeats=1: 0 kernels, 1 memcpy)",
+               "repeat_interleave with an integer count copies an expanded view of its input with one kernel; with a "
+               "count of 1 the copy is of the input as it is, a device-to-device memcpy when it is dense."});
   r.push_back(
       {"unfold_fold",
        ops({"aten::im2col", "aten::col2im"}),
