@@ -231,7 +231,7 @@ class LayoutPass {
     const Value& y = g_.values[out];
     if (y.sizes.size() != 4) return;
     const bool fused = sdpa_runs_fused(q, k, v, mask ? &*mask : nullptr);
-    Strides s = fused ? sdpa_fused_output_strides(y.sizes) : contiguous_strides(y.sizes);
+    Strides s = fused ? sdpa_fused_output_strides(y.sizes, q) : contiguous_strides(y.sizes);
     // Strides of size-1 dims say nothing: keep the recorded ones when only those differ.
     bool same = y.strides.size() == s.size();
     for (size_t i = 0; same && i < s.size(); ++i) same = y.sizes[i] == 1 || y.strides[i] == s[i];

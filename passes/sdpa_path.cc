@@ -14,9 +14,15 @@ bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value
   return !last_dim_strided(q) && !last_dim_strided(k) && !last_dim_strided(v);
 }
 
-std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& s) {
+std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& s, const Value& q) {
   if (s.size() != 4) return {};
-  return {s[2] * s[1] * s[3], s[3], s[1] * s[3], 1};
+  const bool half = q.dtype == DType::kBFloat16 || q.dtype == DType::kFloat16;
+  const int64_t d = half && s[3] % 8 != 0 ? (s[3] + 7) / 8 * 8 : s[3];
+  const std::vector<int64_t> bshd{s[2] * s[1] * d, d, s[1] * d, 1};
+  if (!half || d != s[3]) return bshd;
+  const bool q_bshd = q.strides.size() == 4 && q.sizes[1] > 1 && q.sizes[2] > 1 && q.strides[2] > q.strides[1];
+  if (q_bshd) return bshd;
+  return {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
 }
 
 }  // namespace kc

@@ -6,7 +6,6 @@
 #include "passes/launches.h"
 #include "passes/layout.h"
 #include "passes/pipeline.h"
-#include "passes/sdpa_path.h"
 #include "passes/target.h"
 
 using kc::DType;
@@ -131,12 +130,18 @@ TEST_CASE("layout: attention's output is [B, S, H, D] in memory when fused, cont
   b.name_arg(2, "value");
   const kc::Layout fused = kc::run_layout(b.g);
   CHECK(fused.strides[o] == std::vector<int64_t>{197 * 6 * 64, 64, 6 * 64, 1});
+  // bf16 (cuDNN attention) follows the query's dim order: contiguous here, as recorded.
+  GraphBuilder h;
+  int hq = h.input({4, 6, 197, 64}, DType::kBFloat16), hk = h.input({4, 6, 197, 64}, DType::kBFloat16),
+      hv = h.input({4, 6, 197, 64}, DType::kBFloat16);
+  int ho = h.op("aten::scaled_dot_product_attention", {hq, hk, hv}, {}, {4, 6, 197, 64});
+  CHECK(kc::run_layout(h.g).strides[ho] == std::vector<int64_t>{6 * 197 * 64, 197 * 64, 64, 1});
   // Heads read across a transposed activation: the math path, contiguous output.
   GraphBuilder m;
   const std::vector<int64_t> shape{2, 4, 49, 32}, strides{6272, 1568, 1, 49};
   int mq = m.strided(shape, strides), mk = m.strided(shape, strides), mv = m.strided(shape, strides);
   int mo = m.op("aten::scaled_dot_product_attention", {mq, mk, mv}, {}, shape);
-  m.g.values[mo].strides = kc::sdpa_fused_output_strides(shape);  // as a fused run would record it
+  m.g.values[mo].strides = {6272, 32, 128, 1};  // as a fused run would record it
   const kc::Layout math = kc::run_layout(m.g);
   CHECK(math.strides[mo] == std::vector<int64_t>{6272, 1568, 32, 1});
 }
