@@ -19,7 +19,8 @@ text batch 2 x 128 tokens; audio batch 2 (16000 samples or 80x3000 features); vi
 transformers families added since, or left out): a hold-out whose first measurement is an
 out-of-sample figure for rules that were never checked against it (validate/corpus/fresh/).
 `--set fresh2`: an unmeasured variant of each timm family already held, at batch 4
-(validate/corpus/fresh2/).
+(validate/corpus/fresh2/). `--set fresh3`: torchvision convolutional classifiers at batch 8 and
+160 x 160 (validate/corpus/fresh3/).
 """
 import argparse
 import contextlib
@@ -388,6 +389,27 @@ def fresh2_entries():
     return timm_entries(FRESH2_TIMM, batch=4)
 
 
+# torchvision convolutional classifiers at a batch and resolution no corpus here uses (8 x
+# 160 x 160): the same architectures at other convolution shapes.
+FRESH3_TV = ["resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2", "densenet121", "mobilenet_v2",
+             "mobilenet_v3_large", "efficientnet_b0", "efficientnet_v2_s", "regnet_y_800mf", "regnet_x_1_6gf",
+             "shufflenet_v2_x1_0", "mnasnet1_0", "squeezenet1_1", "convnext_tiny", "googlenet", "vgg11_bn",
+             "resnet152"]
+
+
+def fresh3_entries():
+    import torchvision
+    out = []
+    for name in FRESH3_TV:
+        kw = {"aux_logits": False, "init_weights": False} if name == "googlenet" else {}
+
+        def build(name=name, kw=kw):
+            return torchvision.models.get_model(name, weights=None, **kw)
+        out.append(Entry(fam_of(getattr(torchvision.models, name).__module__), name + "_b8_160", build,
+                         images(160, n=8)))
+    return out
+
+
 # ------------------------------------------------------------------------------ recurrent
 class SeqModel(torch.nn.Module):
     def __init__(self, cell, layers, bidir, batch_first=True, hidden=256):
@@ -422,7 +444,7 @@ def rnn_entries():
 def all_entries(which="broad"):
     out = []
     sets = {"broad": (tv_entries, timm_entries, hf_entries, rnn_entries), "fresh": (fresh_entries,),
-            "fresh2": (fresh2_entries,)}
+            "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,)}
     for fn in sets[which]:
         try:
             out += fn()
@@ -499,7 +521,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--set", choices=("broad", "fresh", "fresh2"), default="broad")
+    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
     entries = all_entries(a.set)
