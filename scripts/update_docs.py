@@ -115,6 +115,14 @@ SECTIONS = {
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh2 --measured "
                                   "validate/results/fresh2/measured.tgz --worst 25 --misses 40", 6),
+    "fresh2": lambda: saved("validate/results/fresh2/accuracy_rules.txt",
+                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh2 --measured "
+                            "validate/results/fresh2/measured.tgz --worst 15 --misses 40 --json "
+                            "validate/results/fresh2/accuracy_rules.json > validate/results/fresh2/accuracy_rules.txt", 6),
+    "fresh3-first": lambda: saved("validate/results/fresh3/accuracy_first_look.txt",
+                                  "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh3 "
+                                  "--measured validate/results/fresh3/measured.tgz --worst 36 --misses 30   # at 7a9e51f",
+                                  6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "
