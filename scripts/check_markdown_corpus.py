@@ -140,8 +140,9 @@ def write_sample(path, results, n):
     by_size = sorted(results, key=lambda r: (-max(r[1], r[2]), r[0]))
     big = by_size[:n // 2]
     rest = sorted(by_size[n // 2:], key=lambda r: r[0])
-    step = max(1, len(rest) // max(1, n - len(big)))
-    spread = rest[::step][:n - len(big)]
+    want = max(1, n - len(big))
+    step = max(1, -(-len(rest) // want))  # rounded up: the spread reaches the list's end
+    spread = rest[::step][:want]
     with open(path, "w") as f:
         f.write("# MODEL BASELINE: the corpus pairs CI renders as markdown (ctest -R markdown_sample).\n"
                 "# Written by scripts/check_markdown_corpus.py KERNELCOUNT --write-sample "
