@@ -13,6 +13,7 @@ py=""
 for p in python3 /usr/bin/python3; do
   "$p" -c 'import markdown_it, jsonschema' 2>/dev/null && { py="$p"; break; }
 done
+[ -n "$py" ] || fail "no python3 with markdown-it-py and jsonschema (run scripts/setup.sh)"
 grep -q "docs/ci/review.sh" docs/ci/kernelcount.yml || fail "the workflow no longer runs docs/ci/review.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
