@@ -110,6 +110,9 @@ SECTIONS = {
                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
                                  "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tgz "
                                  "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
+    "broad-lofo": lambda: saved("validate/results/broad/accuracy_lofo.txt",
+                                "python3 validate/broad_accuracy.py --mode lofo --worst 15 --misses 20 --json "
+                                "validate/results/broad/accuracy_lofo.json > validate/results/broad/accuracy_lofo.txt", 3),
     "fresh2-first": lambda: saved("validate/results/fresh2/accuracy_first_look.txt",
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
