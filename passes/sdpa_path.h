@@ -12,7 +12,7 @@ namespace kc {
 // any) whose last dim is unit-strided. Otherwise the math path runs.
 bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value* mask);
 
-// A 4-D dim whose last stride is not 1 (size-1 last dims are any stride).
+// A tensor whose last dim is not unit-strided (a size-1 last dim may have any stride).
 bool last_dim_strided(const Value& t);
 
 // Output strides of a fused call. f32 runs the memory-efficient kernel, which writes

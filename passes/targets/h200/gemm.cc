@@ -95,9 +95,11 @@ Mnk gemm_mnk(const OpFacts& f) {
 // them for large outputs. Sweep: no memset up to M*N = 9.6M (6304x1000 ... 25088x384),
 // a memset from 12.58M (4096x3072 -> 384 tiles of 256x128, ~2.9 waves of 132 SMs).
 constexpr int64_t kHalfMemsetOutput = 12'000'000;
+bool half_memset_shape(const Mnk& d) {
+  return d.m > 1 && d.m * d.n >= kHalfMemsetOutput;
+}
 bool half_gemm_memset(const OpFacts& f) {
-  const Mnk d = gemm_mnk(f);
-  return is_half(f.dtype) && d.m > 1 && d.m * d.n >= kHalfMemsetOutput;
+  return is_half(f.dtype) && half_memset_shape(gemm_mnk(f));
 }
 
 // f32 (no TF32) GEMMs: which cuBLAS/cuBLASLt path runs is cuBLAS's heuristic, keyed on the
@@ -182,13 +184,15 @@ bool fp32_memset_one(const OpFacts& f) {
 // cuBLASLt splits K over nvjet + splitKreduce, 2 kernels, bias or not (sweep: M=1/7/64 with
 // K=3072 N=768 -> 2, K=4096 N=11008 -> 1; corpus: classifier heads K >= 3024 with 2 rows,
 // [98-100 rows] x K=3072/4096 MLP down-projections). The GEMM must be the one 2-D addmm/mm.
+bool half_splitk_shape(const Mnk& d) {
+  return d.m >= 1 && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000;
+}
 bool half_splitk(const OpFacts& f) {
   if (!is_half(f.dtype)) return false;
   const Value* x = f.input(0);
   const bool one_gemm = f.op->name != "aten::linear" || linear_bias_fused(f) ||
                         (!f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x)));
-  const Mnk d = gemm_mnk(f);
-  return one_gemm && d.m >= 1 && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000;
+  return one_gemm && half_splitk_shape(gemm_mnk(f));
 }
 
 // GEMV: one row (M=1) runs gemv / gemvx, 1 kernel; no split-K and no workspace.
@@ -373,9 +377,8 @@ Counts mm_counts(const Mnk& d, DType dt) {
     const Fp32Path path = fp32_path(d, false, true);
     return path == Fp32Path::kSplitReduce ? Counts{2, 0, 0, 0} : Counts{1, 0, 0, 0};
   }
-  if (is_half(dt) && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000)
-    return {2, 0, 0, 0};
-  return {1, 0, is_half(dt) && d.m * d.n >= kHalfMemsetOutput ? 1 : 0, 0};
+  if (is_half(dt) && half_splitk_shape(d)) return {2, 0, 0, 0};
+  return {1, 0, is_half(dt) && half_memset_shape(d) ? 1 : 0, 0};
 }
 }  // namespace
 
