@@ -62,10 +62,14 @@ int radix_passes(DType t) {
 // exclusive sum and one onesweep kernel per 8 key bits, each zeroing its counters: 2 + passes
 // kernels and memsets per slice) after one arange of the indices; several shorter slices
 // are sorted together on keys tagged with their slice (fill_index_and_segment, the
-// segmented radix sort, sort_postprocess: 7 + passes kernels, 5 + passes memsets). One
-// memcpy copies the values in either case.
+// segmented radix sort, sort_postprocess: 7 + passes kernels, 5 + passes memsets; measured
+// for 4 to 64 slices, more stay unknown). One memcpy copies the values in either case.
+constexpr int64_t kMeasuredSortSlices = 64;
 bool long_sort(const OpFacts& f) {
-  return self(f) && slice_size(f, -1) > 4096 && radix_passes(self(f)->dtype) > 0;
+  if (!self(f) || slice_size(f, -1) <= 4096 || radix_passes(self(f)->dtype) == 0) return false;
+  const int64_t n = slice_size(f, -1);
+  const int64_t slices = self(f)->numel() / n;
+  return slices == 1 || n >= 1'000'000 || slices <= kMeasuredSortSlices;
 }
 Counts long_sort_counts(const OpFacts& f) {
   const int64_t n = slice_size(f, -1);
@@ -84,14 +88,15 @@ bool small_mode(const OpFacts& f) {
 // Longer slices: ModeImpl runs thrust per slice (sort a copy, count runs, find the largest),
 // reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
 // f32 15 and 6 (16 from 8192 elements), int64 17 and 10 (18 from 8192); bf16/fp16 merge
-// sort, no memset: 10 from 4096 elements, 13 at 8192, + 2 per doubling beyond.
-// Shorter long slices (2049-4095) take other thrust paths and stay unknown.
+// sort, no memset: 10 from 4096 elements, 13 at 8192, + 2 per doubling beyond. Shorter long
+// slices take other thrust paths (2049 measured) and stay unknown, except f32 from 3000
+// (measured at 3000: as at 4096).
 bool long_mode(const OpFacts& f) {
   const Value* x = self(f);
   if (!x) return false;
   const int64_t n = slice_size(f, -1);
-  if (x->dtype == DType::kFloat32 || x->dtype == DType::kInt64) return n >= 3000;
-  return is_half(x->dtype) && n >= 4096;
+  if (x->dtype == DType::kFloat32) return n >= 3000;
+  return (x->dtype == DType::kInt64 || is_half(x->dtype)) && n >= 4096;
 }
 Counts long_mode_counts(const OpFacts& f) {
   const Value* x = self(f);
@@ -185,7 +190,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                ops({"aten::sort", "aten::argsort"}),
                {},
                "slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
-               "kernels and (2 + p) memsets (p = key bits / 8); several shorter slices together: 7 + p kernels, 5 + "
+               "kernels and (2 + p) memsets (p = key bits / 8); 2-64 shorter slices together: 7 + p kernels, 5 + "
                "p memsets; + 1 memcpy",
                long_sort,
                {},
@@ -198,7 +203,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"mode.long",
                ops({"aten::mode"}),
                {},
-               "slices of >= 3000 (f32, int64) or >= 4096 (bf16, fp16) elements: thrust per slice, f32 15-16 kernels "
+               "slices of >= 3000 (f32) or >= 4096 (int64, bf16, fp16) elements: thrust per slice, f32 15-16 kernels "
                "+ 6 memsets, int64 17-18 + 10, bf16/fp16 10 + 2 per doubling from 8192; 8 memcpy per slice + 1",
                long_mode,
                {},
