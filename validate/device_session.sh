@@ -8,7 +8,7 @@
 # Environment: KC_PREBUILT=BIN (skip the build), KC_MODELS=DIR (measure these stripped .pt2
 # instead of exporting; with KC_SKIP_DONE=DIR of earlier results to skip), KC_NO_SWEEP=1,
 # KC_SEED_MODELS=DIR (stripped .pt2 exported earlier, measured too), KC_SWEEP_PARTS="a:conv b:gemm,..."
-# (sweep processes: name:families), KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
+# (sweep processes: name:families, or name:families@I/N for the Ith of N shards), KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
 # KC_EXPORT_ONLY=model,model.
 set -uo pipefail
 DEFAULT_BUDGET=560
@@ -36,8 +36,11 @@ fi
 sweep_pids=()
 if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
   for part in ${KC_SWEEP_PARTS:-a:conv b:gemm,sdpa,rnn,where c:reduction,index,resample,copy,norm}; do
+    fams="${part#*:}"; shard=0/1
+    [[ "$fams" == *@* ]] && { shard="${fams#*@}"; fams="${fams%@*}"; }
     timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_${part%%:*}.jsonl \
-      --device "${KC_DEVICE:-cuda}" --families ${part#*:} --deadline-s $((BUDGET - 90)) >$W/logs/sweep_${part%%:*}.log 2>&1 &
+      --device "${KC_DEVICE:-cuda}" --families "$fams" --shard "$shard" --deadline-s $((BUDGET - 90)) \
+      >$W/logs/sweep_${part%%:*}.log 2>&1 &
     sweep_pids+=($!)
   done
 fi

@@ -20,7 +20,8 @@ transformers families added since, or left out): a hold-out whose first measurem
 out-of-sample figure for rules that were never checked against it (validate/corpus/fresh/).
 `--set fresh2`: an unmeasured variant of each timm family already held, at batch 4
 (validate/corpus/fresh2/). `--set fresh3`: torchvision convolutional classifiers at batch 8 and
-160 x 160 (validate/corpus/fresh3/).
+160 x 160 (validate/corpus/fresh3/). `--set fresh4`: convolutional timm variants no corpus holds, at
+batch 2 and 192 x 192 (validate/corpus/fresh4/).
 """
 import argparse
 import contextlib
@@ -172,7 +173,7 @@ FRESH2_TIMM = ['halo2botnet50ts_256', 'mobileone_s1', 'cait_xxs36_224', 'coat_li
                'vit_relpos_medium_patch16_rpn_224', 'ese_vovnet19b_slim', 'xcit_small_12_p16_224']
 
 
-def timm_entries(names=None, batch=B):
+def timm_entries(names=None, batch=B, size=None):
     import timm
     out = []
     for name in names or TIMM:
@@ -181,8 +182,10 @@ def timm_entries(names=None, batch=B):
 
         def inp(device, dtype, name=name):
             cfg = timm.get_pretrained_cfg(name)
-            size = (cfg.input_size if cfg is not None and cfg.input_size else (3, 224, 224))
-            return (torch.randn(batch, *size, device=device, dtype=dtype),), {}
+            shape = (cfg.input_size if cfg is not None and cfg.input_size else (3, 224, 224))
+            if size:
+                shape = (shape[0], size, size)
+            return (torch.randn(batch, *shape, device=device, dtype=dtype),), {}
         try:
             mod = timm.models.model_entrypoint(name).__module__
         except Exception:  # noqa: BLE001
@@ -397,6 +400,21 @@ FRESH3_TV = ["resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2", "dens
              "resnet152"]
 
 
+# Convolutional timm variants no corpus here holds, at batch 2 and 192 x 192 (a size none of the
+# corpora uses): convolution shapes the sweeps and the rules have not seen.
+FRESH4_TIMM = ['resnet34', 'resnext26ts', 'regnety_016', 'efficientnet_b1', 'mobilenetv3_small_100',
+               'mobilenetv4_conv_medium', 'ghostnet_130', 'dla46_c', 'dpn48b', 'densenet121', 'cspresnext50',
+               'cs3darknet_m', 'res2next50', 'resnest26d', 'skresnet34', 'selecsls60', 'tinynet_c', 'rexnet_130',
+               'lcnet_100', 'mixnet_m', 'ese_vovnet39b', 'hgnetv2_b0', 'gernet_m', 'fbnetv3_b', 'spnasnet_100',
+               'mnasnet_100', 'semnasnet_075', 'repvgg_a1', 'nf_regnet_b0', 'xception41p', 'inception_v3',
+               'convnext_pico', 'efficientnetv2_rw_t', 'mobileone_s0', 'regnetx_004', 'seresnext26d_32x4d',
+               'vgg11', 'ecaresnet50d_pruned']
+
+
+def fresh4_entries():
+    return timm_entries(FRESH4_TIMM, batch=2, size=192)
+
+
 def fresh3_entries():
     import torchvision
     out = []
@@ -444,7 +462,7 @@ def rnn_entries():
 def all_entries(which="broad"):
     out = []
     sets = {"broad": (tv_entries, timm_entries, hf_entries, rnn_entries), "fresh": (fresh_entries,),
-            "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,)}
+            "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,), "fresh4": (fresh4_entries,)}
     for fn in sets[which]:
         try:
             out += fn()
@@ -521,7 +539,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3"), default="broad")
+    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3", "fresh4"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
     entries = all_entries(a.set)

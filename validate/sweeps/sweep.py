@@ -655,6 +655,43 @@ def grouped_conv_family(S, scale):
                    rnd([cout], p["dtype"]) if p["bias"] else None]))
 
 
+def conv_dense_family(S, scale):
+    """Ungrouped conv2d, the bulk of every CNN, densely over the shape features cuDNN's engine
+    heuristics read: batch, spatial size, channels in and out, kernel, stride, dtype, layout."""
+    g = dict(dtype=["f32", "bf16"], k=[1, 3, 5, 7], stride=[1, 2],
+             batch=[1, 2, 4, 8, 16, 32, 64], hw=[5, 7, 10, 12, 14, 20, 24, 28, 40, 48, 56, 80, 96, 112, 160],
+             cin=[3, 16, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 640, 768, 1024, 1280, 2048],
+             cout=[16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048],
+             layout=["contig", "contig", "contig", "cl_both"])
+    for p in sample(g, int(7000 * scale), 93):
+        b, hw, cin, cout, k = p["batch"], p["hw"], p["cin"], p["cout"], p["k"]
+        # keep each call under ~50 GMAC and 2 GiB of activations
+        if b * cin * cout * hw * hw * k * k // p["stride"] ** 2 > 5e10 or b * max(cin, cout) * hw * hw > 5e8:
+            continue
+        S.add("conv_dense", "conv2d", dict(p, pad=(k - 1) // 2, g=1), lambda p=p, b=b, hw=hw, cin=cin, cout=cout, k=k: (
+            lambda x, w: F.conv2d(x, w, None, p["stride"], (k - 1) // 2),
+            [rnd([b, cin, hw, hw], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
+             rnd([cout, cin, k, k], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig")]))
+
+
+def gemm_small_family(S, scale):
+    """GEMMs with at most 16 rows (classifier heads, SE blocks, decoding): where cuBLASLt splits K
+    or runs a GEMV-like kernel, f32 and bf16, linear with and without a bias, addmm."""
+    g = dict(dtype=["f32", "bf16"], m=[1, 2, 3, 4, 6, 8, 12, 16],
+             k=[16, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1280, 1536, 2048, 3072, 4096],
+             n=[8, 16, 32, 64, 128, 256, 384, 512, 768, 1000, 1024, 2048, 4096],
+             op=["linear_bias", "linear", "addmm"])
+    for p in sample(g, int(1500 * scale), 94):
+        m, k, n, dt = p["m"], p["k"], p["n"], p["dtype"]
+        if p["op"] == "addmm":
+            S.add("gemm_small", "addmm", dict(p), lambda m=m, k=k, n=n, dt=dt: (
+                lambda c, a, b: torch.addmm(c, a, b), [rnd([n], dt), rnd([m, k], dt), rnd([k, n], dt)]))
+        else:
+            bias = p["op"] == "linear_bias"
+            S.add("gemm_small", "linear", dict(p, bias=bias), lambda m=m, k=k, n=n, bias=bias, dt=dt: (
+                lambda x, w, b: F.linear(x, w, b), [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -671,7 +708,8 @@ def sort_mode_family(S, scale):
 FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
-            "sortmode": sort_mode_family}
+            "sortmode": sort_mode_family,
+            "conv_dense": conv_dense_family, "gemm_small": gemm_small_family}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -772,6 +810,7 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--limit", type=int, default=0, help="at most this many configurations per family")
+    ap.add_argument("--shard", default="0/1", help="I/N: every Nth configuration from the Ith (parallel processes)")
     a = ap.parse_args()
     DEV = a.device
     t0 = time.time()
@@ -786,6 +825,8 @@ def main():
         if a.limit and len(S.cfgs) - n0 > a.limit:  # evenly spread over the family
             fam = S.cfgs[n0:]
             S.cfgs[n0:] = fam[::len(fam) // a.limit + 1]
+    shard, shards = (int(x) for x in a.shard.split("/"))
+    S.cfgs = S.cfgs[shard::shards]
     print(f"sweep: {len(S.cfgs)} configurations: " + ", ".join(
         f"{f} {sum(1 for c in S.cfgs if c[0] == f)}" for f in fams), flush=True)
     env = {"torch": torch.__version__, "cuda": torch.version.cuda,
