@@ -98,6 +98,8 @@ kc::Launch conv(GraphBuilder& b, int x, std::vector<int64_t> w_sizes, bool bias,
   b.name_arg(1, "weight");
   if (bias) b.name_arg(2, "bias");
   b.arg_ints("stride", {stride, stride});
+  const auto& ws = b.g.values[w].sizes;
+  b.arg_ints("padding", {(ws[2] - 1) / 2, (ws[3] - 1) / 2});  // "same", as the sweeps measured
   if (groups > 1) {
     kc::Arg g;
     g.name = "groups";
@@ -112,12 +114,15 @@ kc::Launch conv(GraphBuilder& b, int x, std::vector<int64_t> w_sizes, bool bias,
 
 TEST_CASE("launches: convolutions by kind") {
   GraphBuilder b;
-  int x = b.input({32, 64, 28, 28});
-  CHECK(conv(b, x, {64, 64, 3, 3}, false).counts.kernels == 4);              // transforms + implicit GEMM
-  CHECK(conv(b, x, {64, 64, 3, 3}, true).counts.kernels == 5);               // + bias add
-  CHECK(conv(b, x, {128, 64, 1, 1}, false).counts.kernels == 1);             // 1x1: a plain GEMM
-  CHECK(conv(b, x, {128, 64, 1, 1}, false, 2).counts.kernels == 3);          // strided 1x1: transforms again
-  CHECK(conv(b, x, {64, 1, 3, 3}, false, 1, 64).counts.kernels == 1);        // depthwise: ATen's kernel
+  // Shapes of the conv_dense sweep, measured on the H200.
+  int x = b.input({2, 128, 56, 56});
+  CHECK(conv(b, x, {24, 128, 3, 3}, false).counts.kernels == 4);  // transforms + implicit GEMM
+  CHECK(conv(b, x, {24, 128, 3, 3}, true).counts.kernels == 5);   // + bias add
+  int y = b.input({2, 64, 12, 12});
+  CHECK(conv(b, y, {256, 64, 1, 1}, false).counts.kernels == 1);  // 1x1: a plain GEMM
+  int z = b.input({2, 16, 12, 12}, kc::DType::kBFloat16);
+  CHECK(conv(b, z, {32, 16, 1, 1}, false, 2).counts.kernels == 3);           // strided 1x1: transforms again
+  CHECK(conv(b, x, {128, 1, 3, 3}, false, 1, 128).counts.kernels == 1);      // depthwise: ATen's kernel
   int permuted = b.strided({32, 64, 28, 28}, {50176, 1, 64 * 28 * 32, 28});  // neither NCHW nor NHWC
   CHECK(conv(b, permuted, {128, 64, 1, 1}, false).counts.kernels == 2);      // + a copy to contiguous
   int nhwc = b.strided({32, 64, 28, 28}, {50176, 1, 28 * 64, 64});

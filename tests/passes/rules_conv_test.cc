@@ -28,6 +28,11 @@ kc::Launch run_conv(GraphBuilder& b, int x, int w, const ConvSpec& s = {}) {
   b.name_arg(1, "weight");
   if (s.bias) b.name_arg(2, "bias");
   b.arg_ints("stride", s.stride);
+  // "same" padding, as the sweeps measured (1-d weights: the last dim)
+  std::vector<int64_t> pad;
+  const auto& ws = b.g.values[w].sizes;
+  for (size_t d = 2; d < ws.size(); ++d) pad.push_back((ws[d] - 1) / 2);
+  b.arg_ints("padding", pad);
   kc::Arg g;
   g.name = "groups";
   g.kind = kc::Arg::Kind::kInt;
@@ -97,20 +102,25 @@ TEST_CASE("conv: NCHW k>1 is T2 + core + T1 in half precision; small-channel ste
   CHECK(run_conv(b, img, weight(b, {64, 3, 7, 7}, DType::kBFloat16), stem).counts.kernels == 1);
 }
 
-TEST_CASE("conv: f32 NCHW k>1 by GEMM size: small C_in native, mid 3, large M 4, long K with small M a memset") {
+// Shapes measured by the conv_dense sweep (validate/sweeps/results), each a different engine
+// choice of cuDNN that the fitted trees (conv_engine_trees.inc) reproduce.
+TEST_CASE("conv: f32 NCHW k>1 follows cuDNN's measured engine choice: native, transforms, split-K") {
   GraphBuilder b;
-  int small_c = b.input({2, 16, 56, 56});
-  CHECK(run_conv(b, small_c, weight(b, {16, 16, 3, 3})).counts.kernels == 1);
-  int mid = b.input({2, 64, 56, 56});  // M = 6272
-  auto l = run_conv(b, mid, weight(b, {64, 64, 3, 3}));
-  CHECK(l.counts.kernels == 3);
+  int stem = b.input({4, 24, 56, 56});  // NCHW-native implicit GEMM: 1 kernel
+  CHECK(run_conv(b, stem, weight(b, {32, 24, 3, 3})).counts.kernels == 1);
+  int mid = b.input({2, 128, 56, 56});  // T2 + core + T1
+  auto l = run_conv(b, mid, weight(b, {24, 128, 3, 3}));
+  CHECK(l.counts.kernels == 4);
   CHECK(l.counts.memset == 0);
-  int big = b.input({8, 64, 56, 56});  // M = 25088
-  CHECK(run_conv(b, big, weight(b, {64, 64, 3, 3})).counts.kernels == 4);
-  int deep = b.input({2, 512, 7, 7});  // M = 98, K = 4608: split-K
-  auto d = run_conv(b, deep, weight(b, {512, 512, 3, 3}));
+  int wide = b.input({2, 96, 12, 12});  // T2 + core writing NCHW itself
+  CHECK(run_conv(b, wide, weight(b, {192, 96, 3, 3})).counts.kernels == 3);
+  int deep = b.input({4, 768, 5, 5});  // M = 100, K = 6912: split-K zeroes its workspace
+  auto d = run_conv(b, deep, weight(b, {64, 768, 3, 3}));
   CHECK(d.counts.kernels == 3);
   CHECK(d.counts.memset == 1);
+  ConvSpec with_bias;
+  with_bias.bias = true;  // the same engine, + the bias add
+  CHECK(run_conv(b, mid, weight(b, {24, 128, 3, 3}), with_bias).counts.kernels == 5);
 }
 
 TEST_CASE("conv: conv1d is conv2d with H = 1 after input.contiguous()") {

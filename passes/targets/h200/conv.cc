@@ -10,6 +10,7 @@
 // that corrects recorded strides to the run-time ones changes these predictions with it.
 #include <algorithm>
 
+#include "passes/targets/h200/conv_engine.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -49,6 +50,8 @@ bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_
 struct ConvView {
   std::vector<int64_t> x_sizes, x_strides, w_sizes, w_strides;
   std::vector<int64_t> stride;  // one per spatial dim
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
   int64_t groups = 1;
   bool transposed = false;
   bool bias = false;
@@ -91,14 +94,18 @@ bool conv_view(const OpFacts& f, ConvView& v) {
     v.w_strides = {v.w_sizes[1] * v.w_sizes[3], v.w_sizes[3], v.w_sizes[3], 1};
   }
   const size_t nsp = rank - 2;
-  const Arg* s = f.arg("stride");
-  std::vector<int64_t> st = s && s->kind == Arg::Kind::kIntList ? s->ints : std::vector<int64_t>{};
-  if (st.empty()) st = {1};
-  if (st.size() == 1) st.assign(nsp, st[0]);
-  if (st.size() != nsp) return false;
-  if (rank == 3) st.insert(st.begin(), 1);
-  v.stride = st;
-  return true;
+  // stride, padding, dilation: one value per spatial dim (a single one for all); 1-d gains H.
+  auto per_dim = [&](const char* name, int64_t fallback, int64_t h_value, std::vector<int64_t>& out) {
+    const Arg* a = f.arg(name);
+    out = a && a->kind == Arg::Kind::kIntList ? a->ints : std::vector<int64_t>{};
+    if (out.empty()) out = {fallback};
+    if (out.size() == 1) out.assign(nsp, out[0]);
+    if (out.size() != nsp) return false;
+    if (rank == 3) out.insert(out.begin(), h_value);
+    return true;
+  };
+  return per_dim("stride", 1, 1, v.stride) && per_dim("padding", 0, 0, v.padding) &&
+         per_dim("dilation", 1, 1, v.dilation);
 }
 
 bool conv_shapes(const OpFacts& f) {
@@ -127,6 +134,27 @@ int64_t gemm_m(const ConvView& v) {
   int64_t m = v.x_sizes[0];
   for (int i = 0; i < v.spatial(); ++i) m *= (v.x_sizes[2 + i] + v.stride[i] - 1) / v.stride[i];
   return m;
+}
+
+// An ungrouped 1-2 d convolution as cuDNN's engine heuristics see it (conv_engine.h).
+ConvProblem conv_problem(const ConvView& v) {
+  ConvProblem p;
+  p.kernel = std::max(v.w_sizes[2], v.w_sizes[3]);
+  p.stride = std::max(v.stride[0], v.stride[1]);
+  p.dilation = std::max(v.dilation[0], v.dilation[1]);
+  p.batch = v.x_sizes[0];
+  p.height = v.x_sizes[2];
+  p.width = v.x_sizes[3];
+  p.c_in = v.x_sizes[1];
+  p.c_out = v.w_sizes[0];
+  p.out_pixels = 1;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t span = v.dilation[d] * (v.w_sizes[2 + d] - 1) + 1;
+    p.out_pixels *= std::max<int64_t>(0, (v.x_sizes[2 + d] + 2 * v.padding[d] - span) / v.stride[d] + 1);
+  }
+  p.gemm_m = p.batch * p.out_pixels;
+  p.gemm_k = p.c_in * v.w_sizes[2] * v.w_sizes[3];
+  return p;
 }
 
 // Grouped convolutions on channels-last tensors (sweep gconv: 842 grouped shapes by layout).
@@ -196,7 +224,10 @@ Counts conv_counts(const OpFacts& f) {
     if (depthwise(v) && v.spatial() == 3 && v.dtype == DType::kFloat32 && cin < 256)
       return {2 * static_cast<int>(cin) + bias + copies, 0, 0, 0};  // per-channel loop, 2 kernels each
     if (v.groups > 1) return grouped_channels_last(v, bias + copies);
-    return {1 + bias + copies, 0, 0, 0};
+    if (v.spatial() == 3) return {1 + bias + copies, 0, 0, 0};
+    Counts c = cudnn_ungrouped_conv(is_half(v.dtype), true, conv_problem(v));
+    c.kernels += bias + copies;
+    return c;
   }
   copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
   if (v.groups > 1) {
@@ -216,6 +247,14 @@ Counts conv_counts(const OpFacts& f) {
     // not a multiple of 32 (from 24 up).
     return {4 + bias + copies, 0, cpg >= 24 && cpg % 32 != 0 ? 2 : 0, 0};
   }
+  if (v.spatial() <= 2) {
+    // cuDNN's engine for an ungrouped NCHW convolution: transforms around an NHWC implicit GEMM,
+    // an NCHW-native kernel, a GEMM for 1x1, split-K with a zeroed workspace (conv_engine.h).
+    Counts c = cudnn_ungrouped_conv(is_half(v.dtype), false, conv_problem(v));
+    c.kernels += bias + copies;
+    return c;
+  }
+  // 3-d (no tree: the sweeps hold 350 shapes), most frequent per bucket.
   const bool k1 = product(v.w_sizes, 2) == 1;
   const bool s1 = std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; });
   if (k1 && s1) {
@@ -270,23 +309,24 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        {},
        OpClass::kConv,
        "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
-       "a non-contiguous input. Channels last (input or weight suggests it): cuDNN NHWC core 1, +1 copy "
-       "each for input/weight not dense channels last; f32 5-d depthwise loops per channel (2 x C_in) when "
-       "C_in < 256; grouped: one call (direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel "
+       "a non-contiguous input. Ungrouped 1-2 d: cuDNN's engine choice (NHWC implicit GEMM with input, weight and "
+       "output transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace) from decision trees "
+       "over kernel, stride, dilation, batch, height, width, C_in, C_out and the implicit GEMM's M and K, fitted "
+       "per dtype class and layout on the sweeps and the corpora's measured convolutions (validate/sweeps/"
+       "fit_conv.py; leave-one-family-out 93.4% of the corpora's instances). Channels last (input or weight "
+       "suggests it): +1 copy each for input/weight not dense channels last; f32 5-d depthwise loops per channel "
+       "(2 x C_in) when C_in < 256; grouped: one call (direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel "
        "multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, kernel size and dtype "
-       "(most frequent per bucket). NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and g >= 3; "
-       "f32: "
-       "3/group when C_in/g in 16-56 and g <= 7, 1-d also for more groups with C_in/g in 16-31), + 2 memsets when one "
-       "call and C_in/g >= 24 is not a multiple "
-       "of 32; 1x1 stride 1 GEMM 1 (f32 with N*H*W <= 8 and C_in >= 1024: + split-K reduce; half precision on "
-       "<= 7x7 maps with N*H*W >= 1024: 3); 1x1 strided 3; C_in <= 4 stems 1; half "
-       "precision T2 + core + T1 = 4; f32 C_in <= 32 1, else 3 (4 when N*out_pixels >= 16384), memset "
-       "when C_in*k >= 2304 and N*out_pixels <= 392 (most frequent per bucket; cuDNN heuristics). "
-       "+1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
+       "(most frequent per bucket). NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and "
+       "g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7, 1-d also for more groups with C_in/g in 16-31), "
+       "+ 2 memsets when one call and C_in/g >= 24 is not a multiple of 32. Ungrouped 3-d, most frequent per "
+       "bucket: channels last 1; 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 1; half precision 4; f32 1-4 "
+       "by C_in and M. +1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
        conv_forward,
        {},
        conv_counts,
-       "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, sweep:gconv, broad:pit, "
+       "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv/conv2d (contig, cl_in, cl_both), "
+       "sweep:conv/conv1d, sweep:conv/conv3d, sweep:gconv, broad (every ungrouped convolution), broad:pit, "
        "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
        "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
        "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",

@@ -1,0 +1,159 @@
+// kernelcount-sweepcheck: the launch rules against the op shape sweeps. Reads sweep records
+// (validate/sweeps/sweep.py's JSON lines: op, input shapes, strides and dtypes, parameters,
+// measured counts) on stdin, builds each configuration as a one-op graph, runs the launches
+// pass with the rules alone (no measured table), and writes one JSON line per record:
+//   {"id", "run", "family", "op", "params", "measured": [k, c, s], "predicted": [k, c, s] | null, "rule"}
+// validate/sweeps/check_rules.py aggregates them. Covers the families whose records name every
+// argument the rules read: convolutions (conv, gconv, conv_dense) and 2-D GEMMs (linear, addmm).
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/error.h"
+#include "analyzer/graph.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+namespace {
+
+using nlohmann::json;
+
+kc::DType dtype_of(const std::string& s) {
+  if (s == "float32") return kc::DType::kFloat32;
+  if (s == "bfloat16") return kc::DType::kBFloat16;
+  if (s == "float16") return kc::DType::kFloat16;
+  return kc::DType::kUnknown;
+}
+
+// A sweep input `[shape, strides, dtype]` as a graph value; -1 for "None".
+int add_tensor(kc::Graph& g, const json& t, kc::ValueRole role) {
+  if (!t.is_array()) return -1;
+  kc::Value v;
+  v.sizes = t.at(0).get<std::vector<int64_t>>();
+  v.strides = t.at(1).get<std::vector<int64_t>>();
+  v.dtype = dtype_of(t.at(2).get<std::string>());
+  v.role = role;
+  const int id = g.add_value(v);
+  if (role == kc::ValueRole::kInput) g.inputs.push_back(id);
+  return id;
+}
+
+kc::Arg ints(const std::string& name, std::vector<int64_t> v, kc::Arg::Kind kind = kc::Arg::Kind::kIntList) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kind;
+  a.ints = std::move(v);
+  return a;
+}
+
+// An int or int-list sweep parameter, one value per spatial dim.
+std::vector<int64_t> per_dim(const json& p, const char* key, size_t dims, int64_t fallback) {
+  if (!p.contains(key)) return std::vector<int64_t>(dims, fallback);
+  const json& v = p.at(key);
+  if (v.is_array()) return v.get<std::vector<int64_t>>();
+  return std::vector<int64_t>(dims, v.get<int64_t>());
+}
+
+// The one-op graph of a record; nullopt for ops this tool does not build.
+std::optional<kc::Graph> build(const json& rec) {
+  const std::string op = rec.at("op").get<std::string>();
+  const json& in = rec.at("inputs");
+  const json& p = rec.at("params");
+  kc::Graph g;
+  kc::Op o;
+  std::vector<int64_t> out_sizes;
+  if (op.rfind("conv", 0) == 0) {
+    const bool transposed = op.find("transpose") != std::string::npos;
+    const int x = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    const int w = add_tensor(g, in.at(1), kc::ValueRole::kParameter);
+    const int b = in.size() > 2 ? add_tensor(g, in.at(2), kc::ValueRole::kParameter) : -1;
+    const auto& xs = g.values[x].sizes;
+    const auto& ws = g.values[w].sizes;
+    const size_t dims = xs.size() - 2;
+    const auto stride = per_dim(p, "stride", dims, 1);
+    const auto pad = per_dim(p, "pad", dims, 0);
+    const auto dil = per_dim(p, "dil", dims, 1);
+    int64_t groups = p.contains("g") ? p.at("g").get<int64_t>() : 1;
+    if (p.contains("groups") && p.at("groups").is_number_integer()) groups = p.at("groups").get<int64_t>();
+    o.name = "aten::" + op;
+    o.args = {kc::Arg::tensor("input", x), kc::Arg::tensor("weight", w)};
+    if (b >= 0) o.args.push_back(kc::Arg::tensor("bias", b));
+    o.args.push_back(ints("stride", stride));
+    o.args.push_back(ints("padding", pad));
+    o.args.push_back(ints("dilation", dil));
+    o.args.push_back(ints("groups", {groups}, kc::Arg::Kind::kInt));
+    out_sizes = {xs[0], transposed ? ws[1] * groups : ws[0]};
+    for (size_t d = 0; d < dims; ++d) {
+      const int64_t k = ws[2 + d];
+      out_sizes.push_back(transposed ? (xs[2 + d] - 1) * stride[d] - 2 * pad[d] + dil[d] * (k - 1) + 1
+                                     : (xs[2 + d] + 2 * pad[d] - dil[d] * (k - 1) - 1) / stride[d] + 1);
+    }
+  } else if (op == "linear") {
+    const int x = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    const int w = add_tensor(g, in.at(1), kc::ValueRole::kParameter);
+    const int b = in.size() > 2 ? add_tensor(g, in.at(2), kc::ValueRole::kParameter) : -1;
+    o.name = "aten::linear";
+    o.args = {kc::Arg::tensor("input", x), kc::Arg::tensor("weight", w)};
+    if (b >= 0) o.args.push_back(kc::Arg::tensor("bias", b));
+    out_sizes = g.values[x].sizes;
+    out_sizes.back() = g.values[w].sizes[0];
+  } else if (op == "addmm") {
+    const int c = add_tensor(g, in.at(0), kc::ValueRole::kParameter);
+    const int a = add_tensor(g, in.at(1), kc::ValueRole::kInput);
+    const int b = add_tensor(g, in.at(2), kc::ValueRole::kParameter);
+    o.name = "aten::addmm";
+    o.args = {kc::Arg::tensor("self", c), kc::Arg::tensor("mat1", a), kc::Arg::tensor("mat2", b)};
+    out_sizes = {g.values[a].sizes[0], g.values[b].sizes[1]};
+  } else {
+    return std::nullopt;
+  }
+  kc::Value out;
+  out.sizes = out_sizes;
+  out.strides.assign(out_sizes.size(), 1);
+  for (size_t i = out_sizes.size() - 1; i-- > 0;) out.strides[i] = out.strides[i + 1] * out_sizes[i + 1];
+  out.dtype = g.values[o.args[0].tensors[0]].dtype;
+  out.producer = 0;
+  const int out_id = g.add_value(out);
+  o.outputs = {out_id};
+  g.ops.push_back(o);
+  g.outputs = {out_id};
+  return g;
+}
+
+}  // namespace
+
+int main() {
+  const kc::Target& target = kc::default_target();
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json rec;
+    try {
+      rec = json::parse(line);
+    } catch (const json::exception&) {
+      std::cerr << "kernelcount-sweepcheck: a line that is not JSON\n";
+      return 2;
+    }
+    if (!rec.contains("op") || !rec.contains("kernels") || rec.contains("error")) continue;
+    json row = {{"id", rec.value("id", -1)},
+                {"run", rec.value("run", "")},
+                {"family", rec.value("family", "")},
+                {"op", rec.at("op")},
+                {"params", rec.at("params")},
+                {"measured", {rec.at("kernels"), rec.at("memcpy"), rec.at("memset")}},
+                {"predicted", nullptr},
+                {"rule", ""}};
+    try {
+      auto g = build(rec);
+      if (!g) continue;
+      const kc::Launch l = kc::run_launches(*g, target, {false, {}}).at(0);
+      row["rule"] = l.rule;
+      if (l.known) row["predicted"] = {l.counts.kernels, l.counts.memcpy, l.counts.memset};
+    } catch (const std::exception& e) {
+      row["rule"] = std::string("error: ") + e.what();
+    }
+    std::cout << row.dump() << '\n';
+  }
+  return 0;
+}
