@@ -6,10 +6,9 @@
 // validate/sweeps/check_rules.py aggregates them. Covers the families whose records name every
 // argument the rules read: convolutions (conv, gconv, conv_dense) and 2-D GEMMs (linear, addmm).
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "analyzer/error.h"
 #include "analyzer/graph.h"
@@ -52,8 +51,10 @@ kc::Arg ints(const std::string& name, std::vector<int64_t> v, kc::Arg::Kind kind
 std::vector<int64_t> per_dim(const json& p, const char* key, size_t dims, int64_t fallback) {
   if (!p.contains(key)) return std::vector<int64_t>(dims, fallback);
   const json& v = p.at(key);
-  if (v.is_array()) return v.get<std::vector<int64_t>>();
-  return std::vector<int64_t>(dims, v.get<int64_t>());
+  std::vector<int64_t> out = v.is_array() ? v.get<std::vector<int64_t>>() : std::vector<int64_t>{v.get<int64_t>()};
+  if (out.size() == 1) out.assign(dims, out[0]);
+  if (out.size() != dims) throw kc::Error(std::string("sweep record: ") + key + " has the wrong length");
+  return out;
 }
 
 // The one-op graph of a record; nullopt for ops this tool does not build.

@@ -1,5 +1,6 @@
-"""Fits cuDNN's engine choice for ungrouped convolutions from the shape sweeps and writes it as
-decision trees for the launch rules (passes/targets/h200/conv_engine_trees.inc).
+"""Fits cuDNN's engine choice for ungrouped convolutions from the shape sweeps and the measured
+corpora and writes it as decision trees for the launch rules
+(passes/targets/h200/conv_engine_trees.inc).
 
 Which engine cuDNN's heuristics pick for an ungrouped convolution (and so whether ATen's call
 adds layout transforms, an output transform, a split-K reduction or a zeroed workspace) is
@@ -8,10 +9,12 @@ over thousands of shapes; a decision tree over the same shape features per (dtyp
 layout) reproduces it for shapes between the measured ones. The label is what cuDNN launches
 for the convolution itself (bias add and ATen's layout copies removed: the rules add those by
 mechanism); the features are the ones the engine sees: kernel, stride, dilation, batch, input
-height and width, channels in and out, output pixels, the implicit GEMM's M and K.
+height and width, channels in and out, output pixels, the implicit GEMM's M and K. Ungrouped 1-2 d
+convolutions only: trees fitted on grouped and 3-d ones as well did worse out of sample than
+the rules' buckets for those (see conv_sample).
 
-Trained on the sweep configurations (families conv_dense, conv: conv2d and conv1d with groups
-= 1) and on the ungrouped convolutions measured in the model corpora (validate/results/: broad,
+Trained on the sweep configurations (families conv_dense, conv: conv1d and conv2d, groups = 1)
+and on the convolutions measured in the model corpora (validate/results/: broad,
 fresh, fresh2, fresh3, corpus), one sample per distinct shape and family, where real models
 put their shapes densely and the random sweep only sparsely. validate/results/fresh4 is never
 read: it is the hold-out. Prints each tree's 5-fold cross-validated accuracy and, with --lofo,
@@ -48,10 +51,11 @@ TREES = [("f32_nchw", False, False, 96), ("f32_nhwc", False, True, 32), ("half_n
 
 
 def channels_last(sizes, strides):
-    """c10's is_channels_last_strides_2d for the 4-d case the sweeps record."""
-    if len(sizes) != 4:
+    """c10's is_channels_last_strides_2d/3d: strides ordered C fastest, then W, H, (D), N."""
+    n = len(sizes)
+    if n not in (4, 5) or strides is None:
         return False
-    order, mn = [1, 3, 2, 0], 0
+    order, mn = [1] + list(range(n - 1, 1, -1)) + [0], 0
     for d in order:
         if sizes[d] == 0 or strides[d] < mn:
             return False
@@ -65,14 +69,55 @@ def out_size(n, k, stride, pad, dil):
     return (n + 2 * pad - dil * (k - 1) - 1) // stride + 1
 
 
-def features(x, w, stride, pad, dil):
-    oh = out_size(x[2], w[2], stride, pad if w[2] > 1 else 0, dil)
-    ow = out_size(x[3], w[3], stride, pad, dil)
-    return [max(w[2], w[3]), stride, dil, x[0], x[2], x[3], x[1], w[0], oh * ow, x[0] * oh * ow, x[1] * w[2] * w[3]]
+def per_dim(v, dims, fallback):
+    if v is None:
+        return [fallback] * dims
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * dims if len(v) == 1 else v
+
+
+def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, source):
+    """One convolution as (is_half, channels_last, features, (kernels, memset), source), the
+    kernels those of cuDNN's call alone; None for what the rules decide without a tree."""
+    kernels, memcpy, memset = counts
+    rank = len(xs)
+    # Grouped and 3-d convolutions keep their rules: trees fitted on them did worse out of sample
+    # (leave-one-family-out 62% of grouped, 53% of 3-d instances) than the rules' buckets.
+    if rank not in (3, 4) or len(ws) != rank or groups != 1 or memcpy:
+        return None
+    dims = rank - 2
+    stride, pad, dil = per_dim(stride, dims, 1), per_dim(pad, dims, 0), per_dim(dil, dims, 1)
+    if len(stride) != dims or len(pad) != dims or len(dil) != dims:
+        return None
+    kernels -= 1 if bias else 0
+    if rank == 3:  # ATen views a 1-d convolution as a 2-d one with H = 1, after input.contiguous()
+        kernels -= 0 if xst is None or xst == dense_strides(xs) else 1
+        xs, ws, xst, wst = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], None, None
+        stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
+    x_cl, w_cl = channels_last(xs, xst), channels_last(ws, wst)
+    cl = x_cl or w_cl  # cudnn_conv_suggest_memory_format
+    cin, cout = xs[1], ws[0]
+    depthwise = groups > 1 and groups == cin and cout % cin == 0
+    if cl:
+        kernels -= (0 if x_cl else 1) + (0 if w_cl else 1)  # ATen's copies to channels last
+        if depthwise and rank == 5 and dt == "float32" and cin < 256:
+            return None  # the per-channel loop rule
+    else:
+        if depthwise:
+            return None  # ATen's own depthwise kernel
+        if xst is not None and xst != dense_strides(xs):
+            kernels -= 1  # ATen's input.contiguous()
+    if kernels < 1:
+        return None
+    out_pixels = (out_size(xs[2], ws[2], stride[0], pad[0], dil[0]) *
+                  out_size(xs[3], ws[3], stride[1], pad[1], dil[1]))
+    f = [max(ws[2], ws[3]), max(stride), max(dil), xs[0], xs[2], xs[3], cin, cout, out_pixels, xs[0] * out_pixels,
+         cin * ws[2] * ws[3]]
+    return (dt != "float32", cl, f, (kernels, memset), source)
 
 
 def samples(path):
-    """(is_half, channels_last, features, (kernels, memset)) per usable sweep record."""
+    """Every usable convolution of the sweeps."""
     out = []
     with gzip.open(path, "rt") as f:
         for line in f:
@@ -82,23 +127,17 @@ def samples(path):
             p = d.get("params", {})
             if d.get("family") not in ("conv_dense", "conv") or "error" in d or "kernels" not in d:
                 continue
-            if d["op"] not in ("conv2d", "conv1d") or p.get("g", 1) != 1:
+            if d["op"] not in ("conv1d", "conv2d"):
                 continue
             (xs, xst, dt), (ws, wst, _) = d["inputs"][0], d["inputs"][1]
-            if d["op"] == "conv1d":  # ATen views a 1-d convolution as a 2-d one with H = 1
-                xs, ws, xst, wst = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], None, None
-            x_cl = xst is not None and channels_last(xs, xst)
-            w_cl = wst is not None and channels_last(ws, wst)
-            cl = x_cl or w_cl  # cudnn_conv_suggest_memory_format
-            kernels = d["kernels"]
-            kernels -= 1 if len(d["inputs"]) > 2 and isinstance(d["inputs"][2], list) else 0  # the bias add
-            kernels -= 1 if cl and not w_cl else 0                    # ATen's weight copy to channels last
-            kernels -= 1 if cl and not x_cl else 0                    # ATen's input copy to channels last
-            if d["memcpy"] or kernels < 1:
-                continue
-            pad = p.get("pad", 0)
-            out.append((dt != "float32", cl, features(xs, ws, p.get("stride", 1), pad, p.get("dil", 1)),
-                        (kernels, d["memset"]), "sweep"))
+            groups = p.get("g", 1)
+            k = ws[2:]
+            pad = p.get("pad", [(v - 1) // 2 for v in k])
+            bias = len(d["inputs"]) > 2 and isinstance(d["inputs"][2], list)
+            s = conv_sample(dt, xs, xst, ws, wst, groups, p.get("stride", 1), pad, p.get("dil", 1),
+                            (d["kernels"], d["memcpy"], d["memset"]), bias, "sweep")
+            if s:
+                out.append(s)
     return out
 
 
@@ -131,13 +170,13 @@ def model_files(corpus):
 
 
 def model_samples():
-    """Ungrouped 1-2 d convolutions measured in real models, one per instance, with the family."""
+    """Convolutions measured in real models, one per instance, with the model's family."""
     out = []
     for corpus in CORPORA:
         for name, d in model_files(corpus):
             family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
             for o in d.get("ops", []):
-                if o.get("op") not in ("aten::conv2d", "aten::conv1d"):
+                if o.get("op") not in ("aten::conv1d", "aten::conv2d"):
                     continue
                 tensors, ints = {}, {}
                 for a in o["args"]:
@@ -148,37 +187,16 @@ def model_samples():
                     elif "=" in a:
                         k, v = a.split("=", 1)
                         ints[k] = [int(x) for x in re.findall(r"-?\d+", v)] if v != "None" else None
-                if "input" not in tensors or "weight" not in tensors or (ints.get("groups") or [1])[0] != 1:
+                if "input" not in tensors or "weight" not in tensors:
                     continue
                 dt, xs, xst = tensors["input"]
                 _, ws, wst = tensors["weight"]
-                one_d = len(xs) == 3
-                if one_d:
-                    if xst is not None:  # the 1-d input's contiguous() copy: not the engine's
-                        continue
-                    xs, ws, xst, wst = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], None, None
-                if len(xs) != 4 or len(ws) != 4:
-                    continue
-                x_cl = xst is not None and channels_last(xs, xst)
-                w_cl = wst is not None and channels_last(ws, wst)
-                if (xst is not None and not x_cl) or (wst is not None and not w_cl):
-                    continue  # sliced operands: ATen's copies first
-                cl = x_cl or w_cl
-                stride = (ints.get("stride") or [1])[-1]
-                pad = (ints.get("padding") or [0])[-1]
-                dil = (ints.get("dilation") or [1])[-1]
                 meas = o["measured"]
-                kernels = meas["kernels"] - (1 if "bias" in tensors else 0)
-                kernels -= (1 if cl and not x_cl else 0) + (1 if cl and not w_cl else 0)
-                if meas["memcpy"] or kernels < 1:
-                    continue
-                half = dt != "float32"
-                pads = (ints.get("padding") or [0, 0])
-                f = features(xs, ws, stride, pad, dil)
-                if not one_d and len(pads) == 2:  # the output pixels with each dim's padding
-                    f[8] = (out_size(xs[2], ws[2], stride, pads[0], dil) * out_size(xs[3], ws[3], stride, pads[1], dil))
-                    f[9] = xs[0] * f[8]
-                out.append((half, cl, f, (kernels, meas["memset"]), family))
+                s = conv_sample(dt, xs, xst, ws, wst, (ints.get("groups") or [1])[0], ints.get("stride"),
+                                ints.get("padding"), ints.get("dilation"),
+                                (meas["kernels"], meas["memcpy"], meas["memset"]), "bias" in tensors, family)
+                if s:
+                    out.append(s)
     return out
 
 
@@ -219,10 +237,15 @@ def predict(tree, f):
     return int(k), int(m)
 
 
+def kind(f):
+    """The convolution kinds the leave-one-family-out figure is broken down by."""
+    return "1-d" if f[4] == 1 else "2-d"
+
+
 def lofo(rows, measured):
     """Each model family's convolution instances, predicted by trees fitted without it."""
     families = sorted({r[4] for r in measured})
-    exact = total = 0
+    tally = collections.defaultdict(lambda: [0, 0])
     worst = []
     for fam in families:
         train = [r for r in rows if r[4] != fam]
@@ -231,13 +254,20 @@ def lofo(rows, measured):
             part = [r for r in train if r[0] == half and r[1] == cl]
             trees[(half, cl)] = fit_only(part, leaves)
         mine = [r for r in measured if r[4] == fam]
-        ok = sum(predict(trees[(r[0], r[1])], r[2]) == r[3] for r in mine)
-        exact, total = exact + ok, total + len(mine)
+        ok = 0
+        for r in mine:
+            hit = predict(trees[(r[0], r[1])], r[2]) == r[3]
+            ok += hit
+            for k in ("all", kind(r[2])):
+                tally[k][0] += hit
+                tally[k][1] += 1
         worst.append((ok / len(mine), fam, ok, len(mine)))
-    print(f"leave-one-family-out: {exact}/{total} ungrouped convolution instances exact "
-          f"({100 * exact / total:.1f}%) over {len(families)} families")
-    for rate, fam, ok, n in sorted(worst)[:10]:
-        print(f"  {fam}: {ok}/{n}")
+    exact, total = tally["all"]
+    print(f"leave-one-family-out: {exact}/{total} ungrouped convolution instances exact ({100 * exact / total:.1f}%) "
+          f"over {len(families)} families; " + ", ".join(
+              f"{k} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
+              for k in ("2-d", "1-d") if tally[k][1]))
+    print("families predicted worst:", ", ".join(f"{fam} {ok}/{n}" for _, fam, ok, n in sorted(worst)[:8]))
 
 
 def fit_only(rows, leaves):

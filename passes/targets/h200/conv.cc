@@ -104,8 +104,13 @@ bool conv_view(const OpFacts& f, ConvView& v) {
     if (rank == 3) out.insert(out.begin(), h_value);
     return true;
   };
-  return per_dim("stride", 1, 1, v.stride) && per_dim("padding", 0, 0, v.padding) &&
-         per_dim("dilation", 1, 1, v.dilation);
+  if (!per_dim("stride", 1, 1, v.stride) || !per_dim("padding", 0, 0, v.padding) ||
+      !per_dim("dilation", 1, 1, v.dilation))
+    return false;
+  // Strides and dilations below 1 or negative padding are not a convolution ATen runs.
+  for (size_t d = 0; d < v.stride.size(); ++d)
+    if (v.stride[d] < 1 || v.dilation[d] < 1 || v.padding[d] < 0) return false;
+  return true;
 }
 
 bool conv_shapes(const OpFacts& f) {

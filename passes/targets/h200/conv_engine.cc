@@ -32,7 +32,7 @@ Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[11]) {
 
 Counts cudnn_ungrouped_conv(bool half, bool channels_last, const ConvProblem& p) {
   // The order of validate/sweeps/fit_conv.py's FEATURES.
-  const int64_t f[11] = {p.kernel, p.stride, p.dilation, p.batch,      p.height, p.width,
+  const int64_t f[11] = {p.kernel, p.stride, p.dilation,   p.batch,  p.height, p.width,
                          p.c_in,   p.c_out,  p.out_pixels, p.gemm_m, p.gemm_k};
   if (half) return channels_last ? walk(kConvTree_half_nhwc, f) : walk(kConvTree_half_nchw, f);
   return channels_last ? walk(kConvTree_f32_nhwc, f) : walk(kConvTree_f32_nchw, f);
