@@ -21,7 +21,8 @@ out-of-sample figure for rules that were never checked against it (validate/corp
 `--set fresh2`: an unmeasured variant of each timm family already held, at batch 4
 (validate/corpus/fresh2/). `--set fresh3`: torchvision convolutional classifiers at batch 8 and
 160 x 160 (validate/corpus/fresh3/). `--set fresh4`: convolutional timm variants no corpus holds, at
-batch 2 and 192 x 192 (validate/corpus/fresh4/).
+batch 2 and 192 x 192 (validate/corpus/fresh4/). `--set fresh5`: 69 timm models of every kind no corpus
+holds, at batch 3 (validate/corpus/fresh5/).
 """
 import argparse
 import contextlib
@@ -415,6 +416,28 @@ def fresh4_entries():
     return timm_entries(FRESH4_TIMM, batch=2, size=192)
 
 
+# timm models (convolutional, transformer, hybrid and MLP) no corpus here holds, at batch 3 (a
+# batch none of the corpora uses) and their own resolution: the hold-out of the rules that
+# learned from fresh4.
+FRESH5_TIMM = ['resnet101d', 'regnety_032', 'efficientnet_b3', 'mobilenetv4_hybrid_medium', 'convnext_nano',
+               'convnextv2_pico', 'vit_small_patch16_224', 'deit_small_patch16_224', 'levit_192', 'pvt_v2_b1',
+               'coatnet_nano_rw_224', 'maxvit_nano_rw_256', 'efficientformerv2_s2', 'fastvit_sa12', 'repvit_m0_9',
+               'ghostnetv2_130', 'rexnetr_200', 'mixnet_l', 'tf_efficientnet_b2', 'resnet50_gn', 'resnetaa50d',
+               'seresnet33ts', 'gcresnet33ts', 'eca_nfnet_l0', 'dla60x', 'hrnet_w18_small_v2', 'cs3sedarknet_l',
+               'dpn68b', 'vovnet39a', 'xception65p', 'sebotnet33ts_256', 'eca_halonext26ts', 'lambda_resnet50ts',
+               'poolformerv2_s12', 'convformer_s18', 'caformer_s18', 'edgenext_small', 'mobilevit_xs',
+               'tiny_vit_21m_224', 'twins_svt_base', 'vit_base_patch32_224', 'beitv2_base_patch16_224',
+               'swin_s3_small_224', 'nextvit_base', 'inception_next_small', 'davit_small', 'focalnet_small_srf',
+               'gcvit_xtiny', 'xcit_tiny_24_p16_224', 'crossvit_9_240', 'cait_xxs24_384', 'volo_d2_224',
+               'mvitv2_small', 'efficientvit_b1', 'efficientvit_m2', 'starnet_s2', 'rdnet_small', 'fasternet_t1',
+               'shvit_s3', 'vitamin_base_224', 'mambaout_kobe', 'hiera_base_224', 'sequencer2d_l', 'gmlp_s16_224',
+               'resmlp_big_24_224', 'mixer_b16_224', 'convmixer_1536_20', 'nest_base', 'coat_lite_mini']
+
+
+def fresh5_entries():
+    return timm_entries(FRESH5_TIMM, batch=3)
+
+
 def fresh3_entries():
     import torchvision
     out = []
@@ -462,7 +485,7 @@ def rnn_entries():
 def all_entries(which="broad"):
     out = []
     sets = {"broad": (tv_entries, timm_entries, hf_entries, rnn_entries), "fresh": (fresh_entries,),
-            "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,), "fresh4": (fresh4_entries,)}
+            "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,), "fresh4": (fresh4_entries,), "fresh5": (fresh5_entries,)}
     for fn in sets[which]:
         try:
             out += fn()
@@ -539,7 +562,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3", "fresh4"), default="broad")
+    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
     entries = all_entries(a.set)

@@ -14,10 +14,10 @@ convolutions only: trees fitted on grouped and 3-d ones as well did worse out of
 the rules' buckets for those (see conv_sample).
 
 Trained on the sweep configurations (families conv_dense, conv: conv1d and conv2d, groups = 1)
-and on the convolutions measured in the model corpora (validate/results/: broad,
-fresh, fresh2, fresh3, corpus), one sample per distinct shape and family, where real models
-put their shapes densely and the random sweep only sparsely. validate/results/fresh4 is never
-read: it is the hold-out. Prints each tree's 5-fold cross-validated accuracy and, with --lofo,
+and on the convolutions measured in the model corpora (validate/results/: broad, fresh, fresh2,
+fresh3, fresh4, corpus), one sample per distinct shape and family, where real models put their
+shapes densely and the random sweep only sparsely. A hold-out measured later must not be added
+here before its first look. Prints each tree's 5-fold cross-validated accuracy and, with --lofo,
 the leave-one-family-out accuracy over the corpora's convolution instances: each family
 predicted by trees fitted without it. Needs scikit-learn.
 
@@ -40,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
-CORPORA = ["broad", "fresh", "fresh2", "fresh3", "corpus"]
+CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "corpus"]
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array.
 FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", "c_out", "out_pixels", "gemm_m",
             "gemm_k"]

@@ -318,7 +318,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "output transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace) from decision trees "
        "over kernel, stride, dilation, batch, height, width, C_in, C_out and the implicit GEMM's M and K, fitted "
        "per dtype class and layout on the sweeps and the corpora's measured convolutions (validate/sweeps/"
-       "fit_conv.py; leave-one-family-out 93.4% of the corpora's instances). Channels last (input or weight "
+       "fit_conv.py; leave-one-family-out 93.8% of the corpora's instances). Channels last (input or weight "
        "suggests it): +1 copy each for input/weight not dense channels last; f32 5-d depthwise loops per channel "
        "(2 x C_in) when C_in < 256; grouped: one call (direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel "
        "multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, kernel size and dtype "
@@ -331,7 +331,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        {},
        conv_counts,
        "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv/conv2d (contig, cl_in, cl_both), "
-       "sweep:conv/conv1d, sweep:conv/conv3d, sweep:gconv, broad (every ungrouped convolution), broad:pit, "
+       "sweep:conv/conv1d, sweep:conv/conv3d, sweep:gconv, broad, fresh, fresh2, fresh3 and corpus (their ungrouped "
+       "convolutions), broad:pit, "
        "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
        "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
        "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",
