@@ -126,6 +126,14 @@ SECTIONS = {
                                   "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh3 "
                                   "--measured validate/results/fresh3/measured.tgz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
+    "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
+                                "python3 validate/sweeps/fit_conv.py --lofo > validate/sweeps/fit_conv.txt   "
+                                "# needs scikit-learn", 7),
+    "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
+                                  "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
+                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
+                                  "--mode rules --models validate/corpus/fresh4 --measured "
+                                  "validate/results/fresh4/measured.tgz --worst 76 --misses 40", 6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "

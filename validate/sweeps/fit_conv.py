@@ -308,7 +308,7 @@ def main():
         return
     with open(a.out, "w") as f:
         f.write(body)
-    print(f"fit_conv: wrote {a.out}")
+    print(f"fit_conv: wrote {os.path.relpath(a.out, ROOT)}")
 
 
 if __name__ == "__main__":
