@@ -81,8 +81,8 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, so
     kernels those of cuDNN's call alone; None for what the rules decide without a tree."""
     kernels, memcpy, memset = counts
     rank = len(xs)
-    # Grouped and 3-d convolutions keep their rules: trees fitted on them did worse out of sample
-    # (leave-one-family-out 62% of grouped, 53% of 3-d instances) than the rules' buckets.
+    # Grouped and 3-d convolutions keep their rules: in a trial, trees fitted on them did worse
+    # out of sample (each family left out) than the rules' buckets.
     if rank not in (3, 4) or len(ws) != rank or groups != 1 or memcpy:
         return None
     dims = rank - 2
