@@ -119,7 +119,14 @@ int64_t cdiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 Fp32Path fp32_path(const Mnk& d, bool bias, bool weight_transposed) {
-  if (d.m <= 16 || d.n <= 0 || d.k <= 0) return Fp32Path::kPlain;  // small-M gemmSN / gemv: one launch
+  if (d.n <= 0 || d.k <= 0) return Fp32Path::kPlain;
+  if (d.m <= 16) {
+    // 2-16 rows without a bias on a transposed weight (linear, mm of x and w.t()): cuBLASLt splits
+    // K (+ splitKreduce) from K > 80 unless the output is wide (N > 884) and has at most 10 rows
+    // (gemm_small sweep: 222 of 261 shapes). Otherwise gemmSN / gemv / one GEMM: one launch.
+    const bool split = !bias && weight_transposed && d.m >= 2 && d.k > 80 && (d.n <= 884 || d.m > 10);
+    return split ? Fp32Path::kSplitReduce : Fp32Path::kPlain;
+  }
   const int64_t tiles32 = cdiv(d.m, 32) * cdiv(d.n, 32);
   const double k_per_tile = static_cast<double>(d.k) / static_cast<double>(tiles32);
   const int64_t mnk = d.m * d.n * d.k;
@@ -502,8 +509,9 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                {},
                "f32 with few output tiles and a long K (linear with bias: K per 32x32 tile >= 8 on <= 41 tiles, K < "
                "2560; addmm: K > 320 and M*N <= 48K, K < 2560; no bias: K > 216 with K^2 > M*N/2 or N > 160 and K > "
-               "320 on <= 224 tiles of 64x64, or a small problem with K <= 216 and N <= 160): split-K GEMM + "
-               "splitKreduce, 2 kernels. Fitted thresholds of cuBLAS's heuristic",
+               "320 on <= 224 tiles of 64x64, or a small problem with K <= 216 and N <= 160; 2-16 rows: no bias, a "
+               "transposed weight, K > 80, and N <= 884 or M > 10): split-K GEMM + splitKreduce, 2 kernels. Fitted "
+               "thresholds of cuBLAS's heuristic",
                fp32_split_reduce,
                {},
                splitk_plain_counts,
