@@ -247,19 +247,18 @@ class Pt2Reader {
   }
 
   void read_values(JsonRef graph) {
-    if (JsonRef sv = optional_field(graph, "sym_int_values")) {
-      if (!sv.is_object())
-        throw Error("graph.sym_int_values: expected an object, found " + std::string(sv.type_name()));
-      for (const auto& [key, value] : sv.items())
-        sym_values_[std::string(key)] = sym_int(value, "sym_int_values." + std::string(key));
-    }
+    read_sym_ints(graph);
     JsonRef tvs = field(graph, "tensor_values", "graph");
     if (!tvs.is_object()) throw Error("graph.tensor_values: expected an object");
     g_.values.reserve(tvs.size());
     // In key order, as value indices always were.
-    for (const auto& [key, meta] : tvs.items()) {
+    for (const auto& [key, meta] : tvs.items()) value_index_[key] = read_value(key, meta);
+  }
+
+  int read_value(std::string_view key, JsonRef meta) {
+    {
       Value v;
-      v.name = key;
+      v.name = std::string(key);
       const std::string where = "tensor '" + v.name + "'";
       int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
       auto dtype = dtype_from_export_enum(dt);
@@ -274,8 +273,16 @@ class Pt2Reader {
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
           v.device += ":" + std::to_string(idx.integer());
       }
-      std::string name = v.name;
-      value_index_[key] = g_.add_value(std::move(v));
+      return g_.add_value(std::move(v));
+    }
+  }
+
+  void read_sym_ints(JsonRef graph) {
+    if (JsonRef sv = optional_field(graph, "sym_int_values")) {
+      if (!sv.is_object())
+        throw Error("graph.sym_int_values: expected an object, found " + std::string(sv.type_name()));
+      for (const auto& [key, value] : sv.items())
+        sym_values_[std::string(key)] = sym_int(value, "sym_int_values." + std::string(key));
     }
   }
 
@@ -403,6 +410,7 @@ class Pt2Reader {
     bool torch_op = false;   // under torch.ops; anything else is Python on the host
     bool host_only = false;  // symbolic-size arithmetic, run on the host when it yields no tensor
     std::string name, overload;
+    std::string region;                // a higher-order op: "wrap_with_autocast"
     const OpSchema* schema = nullptr;  // looked up the first time an op needs it
   };
   static Target parse_target(std::string_view target, const std::string& where) {
@@ -412,9 +420,13 @@ class Pt2Reader {
     t.torch_op = true;
     const std::string_view rest = target.substr(kPrefix.size());
     const size_t d1 = rest.find('.'), d2 = rest.rfind('.');
+    // torch.ops.higher_order.<name>: no overload
+    if (d1 != std::string::npos && rest.substr(0, d1) == "higher_order") {
+      t.region = std::string(rest.substr(d1 + 1));
+      return t;
+    }
     if (d1 == std::string::npos || d2 == d1) throw Error(where + ": malformed target '" + std::string(target) + "'");
     const std::string_view ns = rest.substr(0, d1);
-    if (ns == "higher_order") throw Error(where + ": higher-order op '" + std::string(target) + "' is not supported");
     t.name = std::string(ns) + "::" + std::string(rest.substr(d1 + 1, d2 - d1 - 1));
     t.overload = std::string(rest.substr(d2 + 1));
     t.host_only = t.name.rfind("aten::sym_", 0) == 0 || t.name == "aten::_assert_scalar";
@@ -442,6 +454,7 @@ class Pt2Reader {
     auto known = targets_.find(target);
     if (known == targets_.end()) known = targets_.emplace(target, parse_target(target, where)).first;
     Target& t = known->second;
+    if (!t.region.empty()) return read_region(node, t.region, target, where);
     if (!t.torch_op) {
       if (tensor_out) throw Error(where + ": unsupported target '" + std::string(target) + "'");
       return;
@@ -538,6 +551,100 @@ class Pt2Reader {
     g_.ops.push_back(std::move(op));
   }
 
+  // A higher-order op that only sets a mode around a subgraph (autocast switched off, grad
+  // mode): eager runs the subgraph's ops one by one as if they stood in the graph, so they are
+  // read in place. Any other higher-order op (control flow, a region with autocast on, whose
+  // dtypes depend on the device it runs on) is refused by name.
+  void read_region(JsonRef node, std::string_view region, std::string_view target, const std::string& where) {
+    const std::string refused = where + ": higher-order op '" + std::string(target) + "' is not supported";
+    if (region != "wrap_with_autocast" && region != "wrap_with_set_grad_enabled") throw Error(refused);
+    if (region_depth_ >= kMaxRegionDepth)
+      throw Error(where + ": regions nested deeper than " + std::to_string(kMaxRegionDepth));
+    JsonRef body;
+    std::vector<JsonRef> modes;
+    std::vector<int> operands;
+    for (JsonRef in : array(field(node, "inputs", where), where, ".inputs")) {
+      auto [tag, v] = tagged(field(in, "arg", where), where + ".inputs");
+      if (tag == "as_graph") {
+        if (body) throw Error(where + ": more than one subgraph");
+        body = field(v, "graph", where);
+      } else if (tag == "as_tensor") {
+        operands.push_back(value_ref(v, where, ".inputs"));
+      } else if (!body) {
+        modes.push_back(v);
+      } else {
+        throw Error(where + ": an operand of kind '" + std::string(tag) + "' after the subgraph");
+      }
+    }
+    if (!body) throw Error(where + ": no subgraph");
+    // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands)
+    if (region == "wrap_with_autocast" && !(modes.size() >= 3 && modes[2].is_boolean() && !modes[2].boolean()))
+      throw Error(refused + " with autocast enabled (the dtypes inside depend on the device it runs on)");
+
+    // The subgraph names its own tensors: bind them for the region, then restore the outer names.
+    std::vector<std::pair<std::string_view, int>> shadowed;
+    auto bind = [&](std::string_view name, int id) {
+      auto [it, added] = value_index_.try_emplace(name, id);
+      if (!added) {
+        shadowed.emplace_back(name, it->second);
+        it->second = id;
+      }
+    };
+    JsonRef sub_inputs = field(body, "inputs", where);
+    if (!sub_inputs.is_array() || sub_inputs.size() != operands.size())
+      throw Error(where + ": the subgraph does not take the " + std::to_string(operands.size()) +
+                  " tensors the node passes");
+    std::set<std::string_view> bound;
+    size_t k = 0;
+    for (JsonRef in : sub_inputs.children()) {
+      auto [tag, v] = tagged(in, where + ".inputs");
+      if (tag != "as_tensor") throw Error(where + ": a subgraph input of kind '" + std::string(tag) + "'");
+      JsonRef name = field(v, "name", where);
+      if (!name.is_string()) throw Error(where + ": a subgraph input without a name");
+      bind(name.str(), operands[k++]);
+      bound.insert(name.str());
+    }
+    read_sym_ints(body);
+    JsonRef tvs = field(body, "tensor_values", where);
+    if (!tvs.is_object()) throw Error(where + ".tensor_values: expected an object");
+    for (const auto& [key, meta] : tvs.items())
+      if (!bound.count(key)) bind(key, read_value(key, meta));
+    ++region_depth_;
+    for (JsonRef n : array(field(body, "nodes", where), where, ".nodes")) read_node(n);
+    --region_depth_;
+    std::vector<int> results;
+    for (JsonRef out : array(field(body, "outputs", where), where, ".outputs")) {
+      auto [tag, v] = tagged(out, where + ".outputs");
+      if (tag != "as_tensor") throw Error(where + ": a subgraph output of kind '" + std::string(tag) + "'");
+      results.push_back(value_ref(v, where, ".outputs"));
+    }
+    for (auto it = shadowed.rbegin(); it != shadowed.rend(); ++it) value_index_[it->first] = it->second;
+
+    // The node's outputs are the subgraph's: later nodes that read them read the region's results.
+    std::vector<std::string_view> names;
+    for (JsonRef o : array(field(node, "outputs", where), where, ".outputs")) {
+      auto [tag, v] = tagged(o, where + ".outputs");
+      auto name_of = [&](JsonRef t) {
+        JsonRef n = field(t, "name", where);
+        if (!n.is_string()) throw Error(where + ": an output without a name");
+        names.push_back(n.str());
+      };
+      if (tag == "as_tensor") {
+        name_of(v);
+      } else if (tag == "as_tensors") {
+        for (JsonRef t : array(v, where)) name_of(t);
+      } else {
+        throw Error(where + ": an output of kind '" + std::string(tag) + "'");
+      }
+    }
+    if (names.size() != results.size())
+      throw Error(where + ": the node has " + std::to_string(names.size()) + " outputs, its subgraph " +
+                  std::to_string(results.size()));
+    for (size_t i = 0; i < names.size(); ++i) value_index_[names[i]] = results[i];
+  }
+
+  static constexpr int kMaxRegionDepth = 16;
+  int region_depth_ = 0;
   JsonRef root_;
   const LoadOptions& opt_;
   Graph g_;

@@ -2,6 +2,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -105,4 +106,36 @@ TEST_CASE("pt2: non-finite floats, which the schema writes as strings, are read;
   CHECK(alpha->floats[0] < 0);
   inputs.back()["arg"] = {{"as_float", "-inf"}};
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("expected a number"));
+}
+
+TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one and control flow are refused") {
+  kc::Graph g = kc::load_model(kModels + "/autocast_off.pt2", {});
+  CHECK_FALSE(g.check());
+  std::vector<std::string> names;
+  for (const auto& op : g.ops) names.push_back(op.name);
+  // The region's casts and matmul stand between the linear and the softmax, which reads the
+  // region's result.
+  REQUIRE(names.size() >= 4);
+  CHECK(names.front() == "aten::linear");
+  CHECK(names.back() == "aten::softmax");
+  CHECK(std::count(names.begin(), names.end(), "aten::matmul") == 1);
+  const kc::Op& softmax = g.ops.back();
+  const kc::Value& scores = g.values[softmax.tensor_inputs()[0]];
+  REQUIRE(scores.producer >= 0);
+  CHECK(g.ops[scores.producer].name == "aten::matmul");
+  CHECK(scores.dtype == kc::DType::kFloat32);
+
+  auto j = model_json("autocast_off.pt2");
+  nlohmann::json* region = nullptr;
+  for (auto& node : j["graph_module"]["graph"]["nodes"])
+    if (node["target"] == "torch.ops.higher_order.wrap_with_autocast") region = &node;
+  REQUIRE(region);
+  (*region)["inputs"][2]["arg"] = {{"as_bool", true}};
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("autocast enabled"));
+  (*region)["inputs"][2]["arg"] = {{"as_bool", false}};
+  (*region)["target"] = "torch.ops.higher_order.cond";
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("higher-order op 'torch.ops.higher_order.cond'"));
+  (*region)["target"] = "torch.ops.higher_order.wrap_with_autocast";
+  (*region)["inputs"].erase((*region)["inputs"].size() - 1);
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("does not take"));
 }

@@ -156,9 +156,11 @@ def save_script(module, name):
 
 def export(name, model, args, dynamic_shapes=None, keep_sample_inputs=True):
     ep = torch.export.export(model.eval(), args, dynamic_shapes=dynamic_shapes, strict=False)
-    for node in ep.graph.nodes:
-        if isinstance(node.meta.get("stack_trace"), str):
-            node.meta["stack_trace"] = relative(node.meta["stack_trace"])
+    # Subgraphs of higher-order ops (an autocast region) are submodules with their own graphs.
+    for module in ep.graph_module.modules():
+        for node in module.graph.nodes if hasattr(module, "graph") else ():
+            if isinstance(node.meta.get("stack_trace"), str):
+                node.meta["stack_trace"] = relative(node.meta["stack_trace"])
     if not keep_sample_inputs:
         # Large example inputs would dominate the file; the graph keeps all shapes.
         ep.example_inputs = None
@@ -198,6 +200,9 @@ def make_exported():
 
     export("bf16_linear.pt2", build(models.BF16Linear).to(torch.bfloat16),
            (rand(8, 64, dtype=torch.bfloat16),))
+
+    export("autocast_off.pt2", build(models.AutocastOff).to(torch.bfloat16),
+           (rand(2, 16, 64, dtype=torch.bfloat16),))
 
 
 def make_torchscript():

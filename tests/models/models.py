@@ -189,3 +189,18 @@ class ScriptedFactory(nn.Module):
     def forward(self, x):
         z = torch.zeros(x.size(0), 4096, 1024)
         return x.sum() + z.sum()
+
+
+class AutocastOff(nn.Module):
+    """Attention scores in float32 inside an autocast-disabled region, which torch.export
+    keeps as a higher-order op (wrap_with_autocast) around a subgraph."""
+
+    def __init__(self, d: int = 64):
+        super().__init__()
+        self.qk = nn.Linear(d, 2 * d)
+
+    def forward(self, x):
+        q, k = self.qk(x).chunk(2, dim=-1)
+        with torch.autocast("cpu", enabled=False):
+            s = q.float() @ k.float().transpose(-1, -2)
+        return s.softmax(-1)
