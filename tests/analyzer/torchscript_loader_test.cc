@@ -79,6 +79,7 @@ TEST_CASE("input specs parse and reject nonsense") {
   CHECK(s.sizes == std::vector<int64_t>{8, 3, 224, 224});
   CHECK(s.dtype == kc::DType::kBFloat16);
   CHECK_THROWS_AS(kc::parse_input_spec("8xx3"), kc::Error);
+  CHECK_THROWS_WITH(kc::parse_input_spec("=32x64"), Contains("a name before '='"));
   CHECK_THROWS_AS(kc::parse_input_spec("8x3:float33"), kc::Error);
   CHECK_THROWS_WITH(kc::parse_input_spec("4294967296x4294967296x4"), Contains("overflows"));
 }

@@ -40,6 +40,7 @@ expect "forward() has no input of that name (input_ids, attention_mask)" tests/m
   --input ids=2x8:int64 --input attention_mask=2x8:int64
 expect "overflows 64 bits" tests/models/traced_mlp.pt --input 4294967296x4294967296x4:float32
 expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
+expect "a name before '='" tests/models/traced_mlp.pt --input =32x64
 expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4
 expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
 # A torch.export.Dim name is not in the archive: the error names the symbol and INPUT.DIM.
