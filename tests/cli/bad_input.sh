@@ -35,6 +35,7 @@ expect "aten::cummax at tests/models/models.py:170: no meta kernel and no TorchS
 expect "nests brackets 5000 deep" "$bad/deep_nesting.pt" --input 32x64:float32
 expect "more than deflate's 1032 to 1 allows" "$bad/lying_size.pt" --input 32x64:float32
 expect "pickle data.pkl holds a string of 2147483647 bytes" "$bad/long_pickle_string.pt" --input 32x64:float32
+expect "pickle data.pkl stores memo entry 2147483647 in a record of" "$bad/long_memo_index.pt" --input 32x64:float32
 expect "mat1 and mat2 shapes cannot be multiplied" tests/models/traced_mlp.pt --input 32x65:float32
 expect "forward() has no input of that name (input_ids, attention_mask)" tests/models/traced_tokens.pt \
   --input ids=2x8:int64 --input attention_mask=2x8:int64
