@@ -7,7 +7,8 @@ symbolic sizes that divide by zero or overflow, deeply nested expressions and JS
 hint chains, huge tables, huge strings and stack traces, graphs used before defined or
 reversed, byte totals beyond int64, FIFOs and devices as model, -o and --baseline, -o naming
 an input, bad flags (--input "=32x64"), broken baselines, damaged zips and TorchScript
-archives, pickle memo indices past the pickle's end, and random structural and byte mutations of model.json.
+archives, pickle memo indices past the pickle's end, and random structural and byte
+mutations of model.json.
 
 Usage: generate.py OUT [--sample N] [--no-big]
   --sample N  keep about N cases, every class represented, no multi-megabyte ones (for ctest)
