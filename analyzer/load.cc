@@ -22,6 +22,8 @@ InputSpec parse_input_spec(const std::string& text) {
   InputSpec spec;
   std::string rest = text;
   if (auto eq = rest.find('='); eq != std::string::npos) {
+    // "=8x64" would otherwise be a positional spec that looks named.
+    check(eq > 0, "--input " + text + ": expected NAME=SIZES with a name before '='");
     spec.name = rest.substr(0, eq);
     rest = rest.substr(eq + 1);
   }

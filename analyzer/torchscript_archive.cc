@@ -58,6 +58,10 @@ constexpr StackEffect kStackEffects[] = {
 struct PickleScan {
   std::vector<std::string> locations;
   uint64_t overrun = 0;  // the length claimed past the end, 0 when none
+  // A LONG_BINPUT memo index larger than the pickle's size, 0 when none. A pickler numbers memo
+  // entries from 0, one per opcode at most, so no valid index reaches the size; libtorch's
+  // unpickler grows its memo table to the index (16 bytes an entry) before anything else.
+  uint64_t memo_overrun = 0;
 };
 
 // The storage locations named by persistent ids in a TorchScript pickle. TorchScript's
@@ -151,6 +155,10 @@ PickleScan scan_pickle(const char* data, size_t size) {
       case 'q':  // BINPUT
       case 'r':  // LONG_BINPUT
         if (!arg(op == 'q' ? 1 : 4, &n)) return found;
+        if (n > size) {
+          found.memo_overrun = n;
+          return found;
+        }
         if (!stack.empty()) memo[n] = stack.back();
         break;
       case 0x94:  // MEMOIZE
@@ -198,6 +206,8 @@ void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
     const PickleScan scan = scan_pickle(static_cast<const char*>(data.get()), size);
     check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
                                  " bytes in a record of " + std::to_string(size) + " (a damaged length)");
+    check(scan.memo_overrun == 0, "pickle " + name + " stores memo entry " + std::to_string(scan.memo_overrun) +
+                                      " in a record of " + std::to_string(size) + " bytes (a damaged index)");
   }
 }
 

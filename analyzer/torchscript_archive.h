@@ -16,9 +16,10 @@ namespace kc {
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
 // Throws Error naming the first pickle of the archive (data.pkl, constants.pkl, a code
-// record's .debug_pkl) in which a string or bytes length runs past the pickle's end: libtorch's
-// unpickler allocates such a length before it finds the pickle short, gigabytes for a damaged
-// one. Walks the opcodes it knows up to the first it does not, never a tensor record.
+// record's .debug_pkl) in which a string or bytes length runs past the pickle's end, or a memo
+// index exceeds the pickle's size: libtorch's unpickler allocates such a length, or a memo
+// table that long, before it finds the pickle short, gigabytes for a damaged one. Walks the
+// opcodes it knows up to the first it does not, never a tensor record.
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
 
 // A file reader for torch::jit::load that never reads the bytes of a parameter or buffer

@@ -79,6 +79,7 @@ TEST_CASE("input specs parse and reject nonsense") {
   CHECK(s.sizes == std::vector<int64_t>{8, 3, 224, 224});
   CHECK(s.dtype == kc::DType::kBFloat16);
   CHECK_THROWS_AS(kc::parse_input_spec("8xx3"), kc::Error);
+  CHECK_THROWS_WITH(kc::parse_input_spec("=32x64"), Contains("a name before '='"));
   CHECK_THROWS_AS(kc::parse_input_spec("8x3:float33"), kc::Error);
   CHECK_THROWS_WITH(kc::parse_input_spec("4294967296x4294967296x4"), Contains("overflows"));
 }
@@ -185,6 +186,9 @@ TEST_CASE("torchscript: a deflated record claiming more than deflate can hold is
 TEST_CASE("torchscript: a pickle string longer than its pickle is refused before libtorch allocates it") {
   caffe2::serialize::PyTorchStreamReader bad(kModels + "/bad/long_pickle_string.pt");
   CHECK_THROWS_WITH(kc::check_pickle_lengths(bad), Contains("pickle data.pkl holds a string of 2147483647 bytes"));
+  // A memo index past the pickle's size: libtorch would grow its memo table to 2^31 entries.
+  caffe2::serialize::PyTorchStreamReader memo(kModels + "/bad/long_memo_index.pt");
+  CHECK_THROWS_WITH(kc::check_pickle_lengths(memo), Contains("stores memo entry 2147483647"));
   caffe2::serialize::PyTorchStreamReader good(kModels + "/traced_mlp.pt");
   CHECK_NOTHROW(kc::check_pickle_lengths(good));  // every pickle of a sound archive passes
 }

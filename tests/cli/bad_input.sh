@@ -35,11 +35,13 @@ expect "aten::cummax at tests/models/models.py:170: no meta kernel and no TorchS
 expect "nests brackets 5000 deep" "$bad/deep_nesting.pt" --input 32x64:float32
 expect "more than deflate's 1032 to 1 allows" "$bad/lying_size.pt" --input 32x64:float32
 expect "pickle data.pkl holds a string of 2147483647 bytes" "$bad/long_pickle_string.pt" --input 32x64:float32
+expect "pickle data.pkl stores memo entry 2147483647 in a record of" "$bad/long_memo_index.pt" --input 32x64:float32
 expect "mat1 and mat2 shapes cannot be multiplied" tests/models/traced_mlp.pt --input 32x65:float32
 expect "forward() has no input of that name (input_ids, attention_mask)" tests/models/traced_tokens.pt \
   --input ids=2x8:int64 --input attention_mask=2x8:int64
 expect "overflows 64 bits" tests/models/traced_mlp.pt --input 4294967296x4294967296x4:float32
 expect "unknown dtype" tests/models/traced_mlp.pt --input 32x64:float99
+expect "a name before '='" tests/models/traced_mlp.pt --input =32x64
 expect "no symbol of that name" tests/models/dynamic_batch.pt2 --dim nosuch=4
 expect "expected NAME=VALUE" tests/models/dynamic_batch.pt2 --dim 4
 # A torch.export.Dim name is not in the archive: the error names the symbol and INPUT.DIM.

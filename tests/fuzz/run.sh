@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan+UBSan, build-fuzz/) and runs each for SECONDS
-# on its seed corpus (tests/fuzz/seeds/<target>, from the test models), keeping what it finds
+# on its seed corpus (tests/fuzz/seeds/<target>, from the test models; a torchscript seed is
+# its --input specs on one line, then the .pt's bytes), keeping what it finds
 # new in build-fuzz/corpus/<target>. A crash leaves crash-* in build-fuzz/findings/<target>
 # and fails the script; reproduce with build-fuzz/tests/fuzz/fuzz_<target> FILE.
-# Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (targets: pt2_json sym_expr cli_specs baseline)
+# Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (targets: pt2_json sym_expr cli_specs baseline torchscript)
 set -euo pipefail
 seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pt2_json sym_expr cli_specs baseline)
+[ ${#targets[@]} -eq 0 ] && targets=(pt2_json sym_expr cli_specs baseline torchscript)
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build-fuzz"
 

@@ -6,8 +6,9 @@ Every class of the hardening issue is covered: scalar (rank-0) and wrong-rank op
 symbolic sizes that divide by zero or overflow, deeply nested expressions and JSON, long
 hint chains, huge tables, huge strings and stack traces, graphs used before defined or
 reversed, byte totals beyond int64, FIFOs and devices as model, -o and --baseline, -o naming
-an input, bad flags, broken baselines, damaged zips and TorchScript archives, and random
-structural and byte mutations of model.json.
+an input, bad flags (--input "=32x64"), broken baselines, damaged zips and TorchScript
+archives, pickle memo indices past the pickle's end, and random structural and byte
+mutations of model.json.
 
 Usage: generate.py OUT [--sample N] [--no-big]
   --sample N  keep about N cases, every class represented, no multi-megabyte ones (for ctest)
@@ -19,8 +20,10 @@ import argparse
 import copy
 import json
 import os
+import pickletools
 import random
 import shutil
+import struct
 import sys
 import zipfile
 
@@ -397,6 +400,27 @@ def torchscript(c, rng, n):
     c.add("flags", [ts, "--input", "32x64x9"], expect="2")
 
 
+def pickle_memo(c):
+    """TorchScript pickles whose memo index (LONG_BINPUT) is past the pickle's end: libtorch's
+    unpickler grows its memo table to the index, 16 bytes an entry, before reading on."""
+    for src in TS:
+        for index in (0x7fffffff, 0xffffffff, 0x72727272):
+            for pkl in ("data.pkl", "constants.pkl", ".debug_pkl"):
+                name = f"memo_{index:x}_{pkl.strip('.')}_{src}"
+                with zipfile.ZipFile(os.path.join(MODELS, src)) as zin, zipfile.ZipFile(c.path(name), "w") as zout:
+                    edited = False
+                    for info in zin.infolist():
+                        data = zin.read(info.filename)
+                        if not edited and info.filename.endswith(pkl):
+                            puts = [pos for op, _, pos in pickletools.genops(data) if op.name == "BINPUT"]
+                            if puts:
+                                data = data[:puts[0]] + b"r" + struct.pack("<I", index) + data[puts[0] + 2:]
+                                edited = True
+                        zout.writestr(info, data)
+                if edited:
+                    c.add("pickle_memo", [c.path(name)] + TS[src], expect="2")
+
+
 def special_files(c):
     """FIFOs, devices and directories as model, -o and --baseline; -o naming an input; full disks."""
     fifo = c.path("fifo")
@@ -512,6 +536,7 @@ def main():
     byte_mutations(c, rng, 400)
     json_mutations(c, rng, 2300)
     wrong_ranks(c, rng)
+    pickle_memo(c)
     cases = c.cases
     if not big:
         cases = [x for x in cases if not x["big"]]

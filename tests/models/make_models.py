@@ -7,6 +7,7 @@ import io
 import json
 import os
 import pickle
+import pickletools
 import struct
 import sys
 import sysconfig
@@ -287,6 +288,14 @@ def make_deflated():
         at = data.index(b"X")  # BINUNICODE: opcode, 4-byte length, text
         return data[:at + 1] + struct.pack("<I", 0x7fffffff) + data[at + 5:]
     rewrite_zip(src, os.path.join(BAD, "long_pickle_string.pt"), long_string)
+    # data.pkl's first BINPUT becomes a LONG_BINPUT of memo entry 2^31 - 1: libtorch's unpickler
+    # would grow its memo table to 32 GiB before reading on.
+    def long_memo_index(name, data):
+        if not name.endswith("/data.pkl"):
+            return data
+        at = next(pos for op, _, pos in pickletools.genops(data) if op.name == "BINPUT")
+        return data[:at] + b"r" + struct.pack("<I", 0x7fffffff) + data[at + 2:]
+    rewrite_zip(src, os.path.join(BAD, "long_memo_index.pt"), long_memo_index)
 
 
 def make_bad():
