@@ -206,6 +206,21 @@ TEST_CASE("conv: grouped NCHW convolutions loop per group for wide groups in bf1
   CHECK(run_conv(b, x, weight(b, {448, 16, 3, 3}, DType::kBFloat16), g28).counts.kernels == 4);
 }
 
+TEST_CASE("conv: grouped NCHW 1x1 convolutions loop over groups; f32 above 16 groups is one direct kernel") {
+  // Shapes measured by the gconv sweep.
+  GraphBuilder b;
+  ConvSpec g8;
+  g8.groups = 8;
+  int xh = b.input({1, 128, 14, 14}, DType::kBFloat16);  // 16 channels per group: 3 a group
+  CHECK(run_conv(b, xh, weight(b, {128, 16, 1, 1}, DType::kBFloat16), g8).counts.kernels == 24);
+  int xf = b.input({8, 256, 7, 7});  // f32, 32 channels per group: 1 a group
+  CHECK(run_conv(b, xf, weight(b, {256, 32, 1, 1}), g8).counts.kernels == 8);
+  ConvSpec g32;
+  g32.groups = 32;
+  int xw = b.input({8, 128, 28, 28});  // f32, 32 groups: one grouped direct kernel
+  CHECK(run_conv(b, xw, weight(b, {128, 4, 1, 1}), g32).counts.kernels == 1);
+}
+
 TEST_CASE("conv: one-call grouped convolutions zero two workspaces when channels per group are not a multiple of 32") {
   GraphBuilder b;
   int x = b.input({2, 336, 14, 14});

@@ -242,6 +242,13 @@ Counts conv_counts(const OpFacts& f) {
     // for 16-56 channels per group and <= 7 groups.
     const int64_t cpg = cin / v.groups;
     const int g = static_cast<int>(v.groups);
+    if (!v.one_d && v.spatial() == 2 && product(v.w_sizes, 2) == 1) {
+      // 1x1: cuDNN loops over the groups. Half precision from 16 channels per group: NCHW to
+      // NHWC, a GEMM and back, 3 launches a group. f32 from 3 groups: one implicit GEMM a group
+      // up to 16 groups, one grouped direct kernel for all of them above (gconv sweep, 1x1 NCHW).
+      if (is_half(v.dtype) && cpg >= 16) return {3 * g + bias + copies, 0, 0, 0};
+      if (v.dtype == DType::kFloat32 && g >= 3 && cpg >= 4) return {(g <= 16 ? g : 1) + bias + copies, 0, 0, 0};
+    }
     if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
     // 1-d f32 with 16-31 channels per group loops at any group count (gconv sweep: a tie at
     // more than 7 groups; the wav2vec2 family's 16-group positional convolution loops).
@@ -322,7 +329,9 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "suggests it): +1 copy each for input/weight not dense channels last; f32 5-d depthwise loops per channel "
        "(2 x C_in) when C_in < 256; grouped: one call (direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel "
        "multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, kernel size and dtype "
-       "(most frequent per bucket). NCHW grouped: 4, or a per-group loop (half: 4/group when C_in/g >= 56 and "
+       "(most frequent per bucket). NCHW grouped 1x1 2-d: half 3 per group from C_in/g >= 16; f32 1 per group for "
+       "3-16 groups, one direct kernel above 16 (C_in/g >= 4). Other NCHW grouped: 4, or a per-group loop (half: "
+       "4/group when C_in/g >= 56 and "
        "g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7, 1-d also for more groups with C_in/g in 16-31), "
        "+ 2 memsets when one call and C_in/g >= 24 is not a multiple of 32. Ungrouped 3-d, most frequent per "
        "bucket: channels last 1; 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 1; half precision 4; f32 1-4 "
