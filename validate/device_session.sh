@@ -9,7 +9,7 @@
 # instead of exporting; with KC_SKIP_DONE=DIR of earlier results to skip), KC_NO_SWEEP=1,
 # KC_SEED_MODELS=DIR (stripped .pt2 exported earlier, measured too), KC_SWEEP_PARTS="a:conv b:gemm,..."
 # (sweep processes: name:families, or name:families@I/N for the Ith of N shards), KC_EXPORT_SHARDS=8, KC_JOBS=10 (validate processes); for CPU dry runs KC_DEVICE=cpu,
-# KC_EXPORT_ONLY=model,model.
+# KC_EXPORT_ONLY=model,model, KC_EXPORT_SET=fresh6 (export_broad.py --set).
 set -uo pipefail
 DEFAULT_BUDGET=560
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh"
@@ -25,7 +25,7 @@ export_pids=()
 if [ -z "${KC_MODELS:-}" ]; then
   for i in $(seq 0 $((SHARDS - 1))); do
     timeout $((BUDGET - 150)) python3 validate/corpus/export_broad.py --out $W/broad --shard $i/$SHARDS \
-      --timeout 100 --deadline-s $((BUDGET - 230)) --device "${KC_DEVICE:-cuda}" ${KC_EXPORT_ONLY:+--only "$KC_EXPORT_ONLY"} \
+      --timeout 100 --deadline-s $((BUDGET - 230)) --device "${KC_DEVICE:-cuda}" ${KC_EXPORT_ONLY:+--only "$KC_EXPORT_ONLY"} ${KC_EXPORT_SET:+--set "$KC_EXPORT_SET"} \
       >$W/logs/export-$i.log 2>&1 &
     export_pids+=($!)
   done
