@@ -692,6 +692,90 @@ def gemm_small_family(S, scale):
                 lambda x, w, b: F.linear(x, w, b), [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
 
 
+def gconv_wide_family(S, scale):
+    """Grouped 2-d convolutions over wider group counts and channels per group than gconv (3 to 64
+    groups, 2 to 128 channels each, kernels 1-7): where cuDNN runs one grouped call and where it
+    loops over the groups, and how many launches each group costs."""
+    g = dict(dtype=["f32", "bf16"], groups=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64],
+             cpg=[2, 4, 8, 16, 24, 32, 48, 64, 96, 128], mult=[1, 2], k=[1, 3, 5, 7], stride=[1, 2],
+             hw=[7, 14, 28, 56], batch=[1, 2, 4, 8, 32], layout=["contig", "contig", "cl_both"])
+    for p in sample(g, int(2600 * scale), 95):
+        cin = p["groups"] * p["cpg"]
+        cout = cin * p["mult"]
+        b, hw, k = p["batch"], p["hw"], p["k"]
+        if cin > 2048 or b * cout * hw * hw > 2e8:
+            continue
+        lay = "cl" if p["layout"] == "cl_both" else "contig"
+        S.add("gconv_wide", "conv2d", dict(p, cin=cin, cout=cout, pad=(k - 1) // 2, bias=False),
+              lambda p=p, cin=cin, cout=cout, b=b, hw=hw, k=k, lay=lay: (
+                  lambda x, w: F.conv2d(x, w, None, p["stride"], (k - 1) // 2, 1, p["groups"]),
+                  [rnd([b, cin, hw, hw], p["dtype"], lay), rnd([cout, p["cpg"], k, k], p["dtype"], lay)]))
+
+
+def sdpa_layout_family(S, scale):
+    """Attention without a mask over head dims that are and are not multiples of 4 and 8, with q, k
+    and v laid out as models make them: contiguous, [B, L, H, E] transposed, unbound from a
+    [B, L, 3, H, E] projection, chunked from a [B, H, L, 3E] one, and from a channels-last
+    convolution's output: which backend runs, and what the math path copies."""
+    g = dict(dtype=["f32", "bf16"], d=[16, 20, 24, 30, 32, 36, 37, 40, 48, 60, 64, 80, 96, 100],
+             l=[49, 64, 196], bh=[(2, 3), (12, 4), (1, 8)],
+             layout=["contig", "bshd", "unbind", "chunk_last", "conv_cl"])
+    for p in sample(g, int(700 * scale), 96):
+        b, h = p["bh"]
+        d, l, dt = p["d"], p["l"], p["dtype"]
+
+        def build(p=p, b=b, h=h, d=d, l=l, dt=dt):
+            lay = p["layout"]
+            if lay == "contig":
+                q, k, v = (rnd([b, h, l, d], dt) for _ in range(3))
+            elif lay == "bshd":
+                q, k, v = (rnd([b, l, h, d], dt).transpose(1, 2) for _ in range(3))
+            elif lay == "unbind":
+                q, k, v = rnd([b, l, 3, h, d], dt).permute(2, 0, 3, 1, 4).unbind(0)
+            elif lay == "chunk_last":
+                q, k, v = rnd([b, h, l, 3 * d], dt).chunk(3, -1)
+            else:  # a channels-last conv output [B, H*3E, s, s] -> [B, H, L, 3E] -> chunks
+                s_ = int(round(l ** 0.5))
+                x = rnd([b, h * 3 * d, s_, s_], dt, "cl")
+                q, k, v = x.reshape(b, h, 3 * d, s_ * s_).permute(0, 1, 3, 2).chunk(3, -1)
+            return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v)), [q, k, v]
+        S.add("sdpa_layout", "scaled_dot_product_attention", dict(p, b=b, h=h), build)
+
+
+def matmul_bcast_family(S, scale):
+    """Batched matmul whose operands broadcast over batch dims or are 2-D, with contiguous and
+    transposed/permuted left operands: what at::matmul folds into one mm, and what it copies
+    (expand + reshape of a stride-0 or non-mergeable batch)."""
+    g = dict(dtype=["f32", "bf16"], case=["b_h1", "a_h1", "b_2d", "b_3d_bcast", "same"],
+             left=["contig", "t_last", "perm_bh"], bh=[(2, 4), (3, 8), (96, 4)], mkn=[(16, 16, 23), (64, 32, 64),
+                                                                                     (256, 16, 64), (49, 64, 49)])
+    for p in sample(g, int(400 * scale), 97):
+        b, h = p["bh"]
+        m, k, n = p["mkn"]
+        dt = p["dtype"]
+
+        def build(p=p, b=b, h=h, m=m, k=k, n=n, dt=dt):
+            def left(hh):
+                if p["left"] == "t_last":
+                    return rnd([b, hh, k, m], dt).transpose(-1, -2)
+                if p["left"] == "perm_bh":
+                    return rnd([b, m, hh, k], dt).transpose(1, 2)
+                return rnd([b, hh, m, k], dt)
+            c = p["case"]
+            if c == "b_h1":
+                a, bb = left(h), rnd([b, 1, k, n], dt)
+            elif c == "a_h1":
+                a, bb = left(1), rnd([b, h, k, n], dt)
+            elif c == "b_2d":
+                a, bb = left(h), rnd([n, k], dt).t()
+            elif c == "b_3d_bcast":
+                a, bb = left(h), rnd([h, k, n], dt)
+            else:
+                a, bb = left(h), rnd([b, h, k, n], dt)
+            return (lambda a, b_: torch.matmul(a, b_)), [a, bb]
+        S.add("matmul_bcast", "matmul", dict(p, b=b, h=h, m=m, k=k, n=n), build)
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -709,7 +793,8 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
             "sortmode": sort_mode_family,
-            "conv_dense": conv_dense_family, "gemm_small": gemm_small_family}
+            "conv_dense": conv_dense_family, "gemm_small": gemm_small_family, "gconv_wide": gconv_wide_family,
+            "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family}
 
 
 # ---------------------------------------------------------------------------------------------
