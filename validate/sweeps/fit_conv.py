@@ -40,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
-CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "corpus"]
+CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "corpus"]
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array.
 FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", "c_out", "out_pixels", "gemm_m",
             "gemm_k"]
