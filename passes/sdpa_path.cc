@@ -1,5 +1,7 @@
 #include "passes/sdpa_path.h"
 
+#include <algorithm>
+
 namespace kc {
 
 bool last_dim_strided(const Value& t) {
@@ -11,7 +13,28 @@ bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value
   if (!floats || q.sizes.size() != 4 || k.sizes.size() != 4 || v.sizes.size() != 4) return false;
   if (q.sizes[1] != k.sizes[1]) return false;  // no enable_gqa: check_batch_size_and_num_heads
   if (mask && last_dim_strided(*mask)) return false;
-  return !last_dim_strided(q) && !last_dim_strided(k) && !last_dim_strided(v);
+  if (last_dim_strided(q) || last_dim_strided(k) || last_dim_strided(v)) return false;
+  // f32 has only the memory-efficient kernel, whose GEMMs need head dims that are a multiple
+  // of 4 (minimum_gemm_alignment: 16 bytes) and equal for q and k. Half precision has flash
+  // attention, which pads any head dim.
+  if (q.dtype == DType::kFloat32) return q.sizes[3] % 4 == 0 && v.sizes[3] % 4 == 0 && q.sizes[3] == k.sizes[3];
+  return true;
+}
+
+bool sdpa_math_batch_copied(const Value& t, bool densified) {
+  if (t.sizes.size() != 4 || t.strides.size() != 4) return false;
+  std::vector<int64_t> strides = t.strides;
+  if (densified) {
+    // Dims from the largest stride to the smallest, then dense strides in that order.
+    std::vector<size_t> order{0, 1, 2, 3};
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.strides[a] > t.strides[b]; });
+    int64_t step = 1;
+    for (size_t i = order.size(); i-- > 0;) {
+      strides[order[i]] = step;
+      step *= t.sizes[order[i]];
+    }
+  }
+  return t.sizes[0] > 1 && t.sizes[1] > 1 && strides[0] != strides[1] * t.sizes[1];
 }
 
 std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& s, const Value& q) {

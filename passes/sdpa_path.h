@@ -8,9 +8,14 @@
 namespace kc {
 
 // True when a fused kernel (flash, memory-efficient or cuDNN attention) can take the call: 4-D
-// q, k and v of f32/bf16/fp16, as many key as query heads, unit-strided head dims and a mask (if
-// any) whose last dim is unit-strided. Otherwise the math path runs.
+// q, k and v of f32/bf16/fp16, as many key as query heads, unit-strided head dims (in f32 a
+// multiple of 4) and a mask (if any) whose last dim is unit-strided. Otherwise the math path runs.
 bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value* mask);
+
+// The math path reshapes each 4-D operand's [B, H] into one batch dim for its bmm: true when
+// that is no view of `t`, so matmul copies it first. With `densified`, `t` is read as an
+// elementwise op writes it (the scale multiply, the upcast): dense, in its own dim order.
+bool sdpa_math_batch_copied(const Value& t, bool densified);
 
 // A tensor whose last dim is not unit-strided (a size-1 last dim may have any stride).
 bool last_dim_strided(const Value& t);

@@ -4,7 +4,9 @@
 // pass with the rules alone (no measured table), and writes one JSON line per record:
 //   {"id", "run", "family", "op", "params", "measured": [k, c, s], "predicted": [k, c, s] | null, "rule"}
 // validate/sweeps/check_rules.py aggregates them. Covers the families whose records name every
-// argument the rules read: convolutions (conv, gconv, conv_dense) and 2-D GEMMs (linear, addmm).
+// argument the rules read: convolutions (conv, gconv, gconv_wide, conv_dense), 2-D GEMMs (linear,
+// addmm), matmul (matmul_bcast) and attention without a mask (sdpa_layout).
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -107,6 +109,33 @@ std::optional<kc::Graph> build(const json& rec) {
     o.name = "aten::addmm";
     o.args = {kc::Arg::tensor("self", c), kc::Arg::tensor("mat1", a), kc::Arg::tensor("mat2", b)};
     out_sizes = {g.values[a].sizes[0], g.values[b].sizes[1]};
+  } else if (op == "matmul") {
+    const int a = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    const int b = add_tensor(g, in.at(1), kc::ValueRole::kInput);
+    const auto& as = g.values[a].sizes;
+    const auto& bs = g.values[b].sizes;
+    if (as.size() < 2 || bs.size() < 2) return std::nullopt;
+    // Batch dims broadcast (numpy rules), then [M, N].
+    const size_t batch = std::max(as.size(), bs.size()) - 2;
+    for (size_t i = 0; i < batch; ++i) {
+      const size_t ia = i + as.size() - 2 - batch, ib = i + bs.size() - 2 - batch;
+      const int64_t da = i + as.size() >= batch + 2 ? as[ia] : 1;
+      const int64_t db = i + bs.size() >= batch + 2 ? bs[ib] : 1;
+      out_sizes.push_back(std::max(da, db));
+    }
+    out_sizes.push_back(as[as.size() - 2]);
+    out_sizes.push_back(bs.back());
+    o.name = "aten::matmul";
+    o.args = {kc::Arg::tensor("self", a), kc::Arg::tensor("other", b)};
+  } else if (op == "scaled_dot_product_attention") {
+    const int q = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    const int k = add_tensor(g, in.at(1), kc::ValueRole::kInput);
+    const int v = add_tensor(g, in.at(2), kc::ValueRole::kInput);
+    if (in.size() > 3 && in.at(3).is_array()) return std::nullopt;  // masks: the sdpa family's records
+    o.name = "aten::scaled_dot_product_attention";
+    o.args = {kc::Arg::tensor("query", q), kc::Arg::tensor("key", k), kc::Arg::tensor("value", v)};
+    out_sizes = g.values[q].sizes;
+    out_sizes.back() = g.values[v].sizes.back();
   } else {
     return std::nullopt;
   }

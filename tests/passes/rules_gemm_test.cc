@@ -335,3 +335,31 @@ TEST_CASE("gemm: a one-operand einsum that permutes is a view; a bf16 grouped mm
   f.output(f.op("aten::_grouped_mm", {a32, w32}, {}, {512, 2048}));
   CHECK_FALSE(rules_only(f).known);  // f32 not measured
 }
+
+TEST_CASE("sdpa: f32 head dims not a multiple of 4 run the math path; a [B, L, H, E] layout adds three copies") {
+  // sweep:sdpa_layout, head dim 30, no mask.
+  CHECK(rules_only(sdpa({2, 3, 49, 32}, {2, 3, 49, 32}, DType::kFloat32)).counts.kernels == 1);
+  CHECK(rules_only(sdpa({2, 3, 49, 30}, {2, 3, 49, 30}, DType::kFloat32)).counts.kernels == 9);
+  // Half precision pads the head dim for flash attention instead.
+  CHECK(rules_only(sdpa({2, 3, 49, 30}, {2, 3, 49, 30}, DType::kBFloat16)).rule == "sdpa.flash.padded");
+  // q, k and v as heads of a [B, L, H*E] projection: [B, H] folds by no view, so each is copied.
+  GraphBuilder b;
+  const std::vector<int64_t> sizes{2, 3, 49, 30}, bshd{49 * 90, 30, 90, 1};
+  int q = b.strided(sizes, bshd), k = b.strided(sizes, bshd), v = b.strided(sizes, bshd);
+  b.output(b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, sizes));
+  CHECK(rules_only(b).counts.kernels == 12);
+}
+
+TEST_CASE("gemm: matmul copies an operand broadcast over a batch dim before its batched GEMM") {
+  // sweep:matmul_bcast: [B, H, M, K] @ [B, 1, K, N] expands the right operand with stride 0.
+  GraphBuilder b;
+  int a = b.input({2, 4, 64, 32});
+  int r = b.input({2, 1, 32, 64});
+  b.output(b.op("aten::matmul", {a, r}, {}, {2, 4, 64, 64}));
+  CHECK(rules_only(b).counts.kernels == 2);
+  GraphBuilder same;
+  int a2 = same.input({2, 4, 64, 32});
+  int r2 = same.input({2, 4, 32, 64});
+  same.output(same.op("aten::matmul", {a2, r2}, {}, {2, 4, 64, 64}));
+  CHECK(rules_only(same).counts.kernels == 1);
+}

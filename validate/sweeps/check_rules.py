@@ -37,7 +37,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary")
     ap.add_argument("--sweeps", default=os.path.join(HERE, "results", "sweep.jsonl.gz"))
-    ap.add_argument("--family", default="conv,gconv,conv_dense,gemm_f32,gemm_half,gemm_small")
+    ap.add_argument("--family", default="conv,gconv,gconv_wide,conv_dense,gemm_f32,gemm_half,gemm_small,matmul_bcast,sdpa_layout")
     ap.add_argument("--by", default="family,op,dtype")
     ap.add_argument("--misses", type=int, default=0, help="print this many mispredicted configurations")
     ap.add_argument("--split-seed", type=int)

@@ -92,8 +92,16 @@ bool sdpa_math_3d_float_mask(const OpFacts& f) {
 }
 // Measured: f32 9 kernels, bf16 14 (the half-precision math path upcasts q, k and v and casts
 // the result back); + 1 for the float mask's add.
+// 4-D without a mask, + 1 copy per q, k or v whose [B, H] matmul cannot fold by a view
+// (sdpa_math_batch_copied; sweep:sdpa_layout, q/k/v from a [B, L, H, E] layout: f32 12).
 Counts sdpa_math_plain_counts(const OpFacts& f) {
-  return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0), 0, 0, 0};
+  int copies = 0;
+  const Value* q = f.input(0);
+  const Value* k = f.input(1);
+  const Value* v = f.input(2);
+  if (!sdpa_mask(f) && q && k && v && q->sizes.size() == 4)
+    copies = sdpa_math_batch_copied(*q, true) + sdpa_math_batch_copied(*k, true) + sdpa_math_batch_copied(*v, false);
+  return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0) + copies, 0, 0, 0};
 }
 
 // Fused paths. cuDNN attention (bf16/fp16) zeroes a workspace (1 memset) except for decode
@@ -175,12 +183,14 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
       {"sdpa.math.layout",
        sdpa,
        {},
-       "no mask, with 4-D q/k/v whose last dim is not unit-strided; or 3-D q/k/v (no mask, or a float "
-       "mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the mask's add",
+       "no mask, with 4-D q/k/v whose last dim is not unit-strided (or, f32, a head dim not a multiple of 4); "
+       "or 3-D q/k/v (no mask, or a float mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the "
+       "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view",
        [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); },
        {},
        sdpa_math_plain_counts,
-       "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), "
+       "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 head dims "
+       "30 and 37: 9, or 12 from a [B, L, H, E] layout), "
        "fresh:vision-transformer-sam (3-D with a float mask: f32 10, bf16 15)",
        "The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this call's "
        "are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as separate "

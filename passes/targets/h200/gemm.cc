@@ -32,9 +32,40 @@ int operand_copies(const Value* v) {
   const bool foldable = n <= 3 || view_is_possible(sz, v->strides, {batch, sz[n - 2], sz[n - 1]});
   return !foldable || !blas_readable(*v) ? 1 : 0;
 }
+// matmul of two operands of 3 or more dims broadcasts their batch dims: each is expanded to the
+// common batch shape (stride 0 on a broadcast dim) and reshaped to [batch, rows, cols], a copy
+// when that is not a view (sweep:matmul_bcast: a [B, 1, K, N] operand against [B, H, M, K]).
+int broadcast_operand_copies(const Value* v, const std::vector<int64_t>& batch) {
+  const size_t n = v->sizes.size(), nb = batch.size();
+  std::vector<int64_t> sizes = batch, strides(nb, 0);
+  for (size_t i = 0; i < nb; ++i) {
+    const size_t from_end = nb - i;  // the operand's batch dim aligned to batch[i], if it has one
+    if (from_end <= n - 2 && v->sizes[n - 2 - from_end] == batch[i]) strides[i] = v->strides[n - 2 - from_end];
+  }
+  for (size_t d = n - 2; d < n; ++d) {
+    sizes.push_back(v->sizes[d]);
+    strides.push_back(v->strides[d]);
+  }
+  int64_t b = 1;
+  for (int64_t s : batch) b *= s;
+  const bool foldable = view_is_possible(sizes, strides, {b, v->sizes[n - 2], v->sizes[n - 1]});
+  return !foldable || !blas_readable(*v) ? 1 : 0;
+}
 int gemm_copies(const OpFacts& f) {
   const int first = f.op->name == "aten::addmm" || f.op->name == "aten::baddbmm" ? 1 : 0;
-  return operand_copies(f.input(first)) + operand_copies(f.input(first + 1));
+  const Value* a = f.input(first);
+  const Value* b = f.input(first + 1);
+  if (f.op->name == "aten::matmul" && has_layout(a) && has_layout(b) && a->sizes.size() >= 3 && b->sizes.size() >= 3) {
+    const size_t na = a->sizes.size() - 2, nb = b->sizes.size() - 2, n = std::max(na, nb);
+    std::vector<int64_t> batch(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t da = i + na >= n ? a->sizes[i + na - n] : 1;
+      const int64_t db = i + nb >= n ? b->sizes[i + nb - n] : 1;
+      batch[i] = std::max(da, db);
+    }
+    return broadcast_operand_copies(a, batch) + broadcast_operand_copies(b, batch);
+  }
+  return operand_copies(a) + operand_copies(b);
 }
 
 // aten::linear with a bias and a 2-D input, or a contiguous N-D one, is one addmm with the
