@@ -776,6 +776,45 @@ def matmul_bcast_family(S, scale):
         S.add("matmul_bcast", "matmul", dict(p, b=b, h=h, m=m, k=k, n=n), build)
 
 
+def conv_align_family(S, scale):
+    """Ungrouped conv2d whose channel counts are not multiples of 8 (HRNet's 18 and 36, GhostNet's
+    odd widths): where cuDNN pads channels for its tensor-core kernels (a transform and zeroed
+    workspaces) or takes another engine."""
+    odd = [6, 10, 12, 18, 20, 36, 44, 60, 72, 100, 120, 136, 200, 260]
+    g = dict(dtype=["f32", "bf16"], k=[1, 3, 5, 7], stride=[1, 2], batch=[1, 2, 3, 8, 32],
+             hw=[7, 14, 28, 56, 112], cin=odd + [16, 64, 256], cout=odd + [16, 64, 256],
+             layout=["contig", "contig", "contig", "cl_both"])
+    for p in sample(g, int(2000 * scale), 98):
+        b, hw, cin, cout, k = p["batch"], p["hw"], p["cin"], p["cout"], p["k"]
+        if cin % 8 == 0 and cout % 8 == 0:
+            continue
+        if b * cin * cout * hw * hw * k * k // p["stride"] ** 2 > 5e10:
+            continue
+        S.add("conv_align", "conv2d", dict(p, pad=(k - 1) // 2, g=1), lambda p=p, b=b, hw=hw, cin=cin, cout=cout, k=k: (
+            lambda x, w: F.conv2d(x, w, None, p["stride"], (k - 1) // 2),
+            [rnd([b, cin, hw, hw], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
+             rnd([cout, cin, k, k], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig")]))
+
+
+def gemm_align_family(S, scale):
+    """2-D GEMMs (linear with and without a bias, mm) whose K or N is not a multiple of 8, f32 and
+    bf16: the unaligned cuBLASLt kernels and their split-K."""
+    g = dict(dtype=["f32", "bf16"], m=[16, 64, 128, 392, 1024, 1536, 4096, 12544],
+             k=[16, 23, 49, 64, 100, 196, 300, 768], n=[10, 23, 49, 64, 100, 197, 300, 1000, 1001],
+             op=["linear_bias", "linear", "mm"])
+    for p in sample(g, int(1200 * scale), 99):
+        m, k, n, dt = p["m"], p["k"], p["n"], p["dtype"]
+        if k % 8 == 0 and n % 8 == 0:
+            continue
+        if p["op"] == "mm":
+            S.add("gemm_align", "mm", dict(p), lambda m=m, k=k, n=n, dt=dt: (
+                lambda a, b: torch.mm(a, b), [rnd([m, k], dt), rnd([k, n], dt)]))
+        else:
+            bias = p["op"] == "linear_bias"
+            S.add("gemm_align", "linear", dict(p, bias=bias), lambda m=m, k=k, n=n, bias=bias, dt=dt: (
+                lambda x, w, b: F.linear(x, w, b), [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -794,7 +833,8 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
             "sortmode": sort_mode_family,
             "conv_dense": conv_dense_family, "gemm_small": gemm_small_family, "gconv_wide": gconv_wide_family,
-            "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family}
+            "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family, "conv_align": conv_align_family,
+            "gemm_align": gemm_align_family}
 
 
 # ---------------------------------------------------------------------------------------------
