@@ -5,7 +5,7 @@ made by validate/device_corpus.sh), predicts the same archives with the current 
 kernelcount, and compares op by op: an op instance matches when kernels, memcpy and memset
 all equal (an unknown prediction never matches). Prints per model the exact-match rate and
 the whole-model kernel count error, the rate per launch rule, and the fused kernel count
-against what torch.compile launched (validate/results/corpus_compile.json).
+against what torch.compile launched (validate/results/corpus_compile.json.gz).
 
 The measured table (passes/targets/torch2_11_h200_measured.inc) was made from these same measurements, so the
 default figures are in-sample. --holdout predicts each model with the table's entries from its
@@ -16,11 +16,12 @@ Standard library only. Run from the repository root:
 """
 import argparse
 import collections
-import glob
+import gzip
 import json
 import os
 import subprocess
 import sys
+import measured_io
 
 
 def predict(kc, model, extra):
@@ -38,20 +39,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--measured", default="validate/results/corpus")
-    ap.add_argument("--compile", default="validate/results/corpus_compile.json")
+    ap.add_argument("--compile", default="validate/results/corpus_compile.json.gz")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--mismatches", action="store_true", help="list mismatching op kinds, most frequent first")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--holdout", action="store_true", help="leave each architecture's own measurements out")
     mode.add_argument("--rules-only", action="store_true", help="launch rules alone, no measured table")
     args = ap.parse_args()
-    compiled = json.load(open(args.compile)) if os.path.exists(args.compile) else {}
+    compiled = {}
+    if os.path.exists(args.compile):
+        with (gzip.open(args.compile, "rt") if args.compile.endswith(".gz") else open(args.compile)) as f:
+            compiled = json.load(f)
     rows, by_rule, mism = [], collections.defaultdict(lambda: [0, 0]), collections.Counter()
     failed = []
     all_ops = all_match = 0
-    for path in sorted(glob.glob(os.path.join(args.measured, "*.json"))):
-        name = os.path.basename(path)[:-5]
-        meas = json.load(open(path))
+    for name, meas in measured_io.measured(args.measured):
         model = meas["model"] if isinstance(meas["model"], str) else meas["model"]["path"]
         arch = name.rsplit("_", 1)[0]
         extra = ["--exclude-measured", arch] if args.holdout else ["--no-measured"] if args.rules_only else []
@@ -84,9 +86,8 @@ def main():
             ratio = f"{t['fused_kernels'] / compiled[name]['compiled']['kernels']:.2f}"
         rows.append((name, n, matched, mk, pk, t["fused_kernels"],
                      compiled.get(name, {}).get("compiled", {}).get("kernels", ""), ratio))
-    for e in sorted(glob.glob(os.path.join(args.measured, "*.err"))):
-        if os.path.getsize(e):
-            failed.append((os.path.basename(e)[:-4], open(e).read().strip().splitlines()[-1][:160]))
+    for name, text in measured_io.errors(args.measured):
+        failed.append((name, text.strip().splitlines()[-1][:160]))
 
     err = lambda r: (r[4] - r[3]) / r[3] * 100 if r[3] else 0.0
     if args.markdown:

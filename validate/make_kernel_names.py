@@ -18,6 +18,7 @@ import json
 import re
 import subprocess
 import sys
+import measured_io
 
 KC = "build/kernelcount"
 OUT = "passes/targets/torch2_11_h200_kernel_names.inc"
@@ -45,8 +46,8 @@ def family(name):
 
 def measurements():
     for folder in ("corpus", "heldout"):
-        for path in sorted(glob.glob(f"validate/results/{folder}/*.json")):
-            yield json.load(open(path)), []
+        for _, meas in measured_io.measured(f"validate/results/{folder}"):
+            yield meas, []
     for path in sorted(glob.glob("validate/results/models/*.json")):
         name = path.split("/")[-1][:-5]
         if name.endswith((".profiler", "_weights")) or name.split("_")[0] in SKIP:

@@ -15,6 +15,7 @@ import glob
 import json
 import subprocess
 import sys
+import measured_io
 
 KC = "build/kernelcount"
 OUT = "passes/targets/torch2_11_h200_measured.inc"
@@ -24,8 +25,7 @@ SKIP_MODELS = {"lstm"}
 
 
 def measurements():
-    for path in sorted(glob.glob("validate/results/corpus/*.json")):
-        yield path.split("/")[-1][:-5], json.load(open(path))
+    yield from measured_io.measured("validate/results/corpus")
     # The repository's own test models (random weights, as validate runs them by default).
     for path in sorted(glob.glob("validate/results/models/*.json")):
         name = path.split("/")[-1][:-5]

@@ -1,0 +1,34 @@
+"""kernelcount-validate outputs of one results folder (validate/results/<set>/): its <name>.json
+and <name>.err files, loose or packed in the folder's measured.tgz as measured/<name>.json, which
+keeps the repository small enough to travel to the GPU machine whole."""
+import glob
+import json
+import os
+import tarfile
+
+
+def _files(folder):
+    """(name, extension, text) of every .json and .err file, sorted by name."""
+    out = []
+    tgz = os.path.join(folder, "measured.tgz")
+    if os.path.exists(tgz):
+        with tarfile.open(tgz) as tar:
+            for m in tar.getmembers():
+                base, ext = os.path.splitext(os.path.basename(m.name))
+                if m.isfile() and ext in (".json", ".err"):
+                    out.append((base, ext, tar.extractfile(m).read().decode()))
+    for path in glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.err")):
+        base, ext = os.path.splitext(os.path.basename(path))
+        with open(path) as f:
+            out.append((base, ext, f.read()))
+    return sorted(out)
+
+
+def measured(folder):
+    """[(name, validate's JSON)] of a results folder, by name."""
+    return [(name, json.loads(text)) for name, ext, text in _files(folder) if ext == ".json"]
+
+
+def errors(folder):
+    """[(name, stderr text)] of the runs that wrote something to stderr."""
+    return [(name, text) for name, ext, text in _files(folder) if ext == ".err" and text.strip()]
