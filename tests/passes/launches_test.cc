@@ -115,14 +115,14 @@ kc::Launch conv(GraphBuilder& b, int x, std::vector<int64_t> w_sizes, bool bias,
 TEST_CASE("launches: convolutions by kind") {
   GraphBuilder b;
   // Shapes of the conv_dense sweep, measured on the H200.
-  int x = b.input({2, 128, 56, 56});
-  CHECK(conv(b, x, {24, 128, 3, 3}, false).counts.kernels == 4);  // transforms + implicit GEMM
-  CHECK(conv(b, x, {24, 128, 3, 3}, true).counts.kernels == 5);   // + bias add
+  int x = b.input({4, 320, 56, 56});
+  CHECK(conv(b, x, {128, 320, 3, 3}, false).counts.kernels == 4);  // transforms + implicit GEMM
+  CHECK(conv(b, x, {128, 320, 3, 3}, true).counts.kernels == 5);   // + bias add
   int y = b.input({2, 64, 12, 12});
   CHECK(conv(b, y, {256, 64, 1, 1}, false).counts.kernels == 1);  // 1x1: a plain GEMM
   int z = b.input({2, 16, 12, 12}, kc::DType::kBFloat16);
   CHECK(conv(b, z, {32, 16, 1, 1}, false, 2).counts.kernels == 3);           // strided 1x1: transforms again
-  CHECK(conv(b, x, {128, 1, 3, 3}, false, 1, 128).counts.kernels == 1);      // depthwise: ATen's kernel
+  CHECK(conv(b, x, {320, 1, 3, 3}, false, 1, 320).counts.kernels == 1);      // depthwise: ATen's kernel
   int permuted = b.strided({32, 64, 28, 28}, {50176, 1, 64 * 28 * 32, 28});  // neither NCHW nor NHWC
   CHECK(conv(b, permuted, {128, 64, 1, 1}, false).counts.kernels == 2);      // + a copy to contiguous
   int nhwc = b.strided({32, 64, 28, 28}, {50176, 1, 28 * 64, 64});

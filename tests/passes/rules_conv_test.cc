@@ -108,8 +108,8 @@ TEST_CASE("conv: f32 NCHW k>1 follows cuDNN's measured engine choice: native, tr
   GraphBuilder b;
   int stem = b.input({4, 24, 56, 56});  // NCHW-native implicit GEMM: 1 kernel
   CHECK(run_conv(b, stem, weight(b, {32, 24, 3, 3})).counts.kernels == 1);
-  int mid = b.input({2, 128, 56, 56});  // T2 + core + T1
-  auto l = run_conv(b, mid, weight(b, {24, 128, 3, 3}));
+  int mid = b.input({4, 320, 56, 56});  // T2 + core + T1
+  auto l = run_conv(b, mid, weight(b, {128, 320, 3, 3}));
   CHECK(l.counts.kernels == 4);
   CHECK(l.counts.memset == 0);
   int wide = b.input({2, 96, 12, 12});  // T2 + core writing NCHW itself
@@ -120,7 +120,7 @@ TEST_CASE("conv: f32 NCHW k>1 follows cuDNN's measured engine choice: native, tr
   CHECK(d.counts.memset == 1);
   ConvSpec with_bias;
   with_bias.bias = true;  // the same engine, + the bias add
-  CHECK(run_conv(b, mid, weight(b, {24, 128, 3, 3}), with_bias).counts.kernels == 5);
+  CHECK(run_conv(b, mid, weight(b, {128, 320, 3, 3}), with_bias).counts.kernels == 5);
 }
 
 TEST_CASE("conv: conv1d is conv2d with H = 1 after input.contiguous()") {

@@ -27,6 +27,7 @@ import argparse
 import collections
 import gzip
 import json
+import math
 import os
 import re
 import sys
@@ -42,8 +43,10 @@ OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
 CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "corpus"]
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array.
+# c_in_align and c_out_align: the largest of 1, 2, 4, 8 dividing the channel count (tensor-core
+# kernels want multiples of 8; cuDNN pads others: sweep conv_align).
 FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", "c_out", "out_pixels", "gemm_m",
-            "gemm_k"]
+            "gemm_k", "c_in_align", "c_out_align"]
 # (name, is_half, channels_last) -> most leaves: chosen by cross-validation (more leaves stop
 # paying off beyond these).
 TREES = [("f32_nchw", False, False, 96), ("f32_nhwc", False, True, 32), ("half_nchw", True, False, 64),
@@ -112,7 +115,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, so
     out_pixels = (out_size(xs[2], ws[2], stride[0], pad[0], dil[0]) *
                   out_size(xs[3], ws[3], stride[1], pad[1], dil[1]))
     f = [max(ws[2], ws[3]), max(stride), max(dil), xs[0], xs[2], xs[3], cin, cout, out_pixels, xs[0] * out_pixels,
-         cin * ws[2] * ws[3]]
+         cin * ws[2] * ws[3], math.gcd(cin, 8), math.gcd(cout, 8)]
     return (dt != "float32", cl, f, (kernels, memset), source)
 
 
@@ -125,7 +128,7 @@ def samples(path):
                 continue
             d = json.loads(line)
             p = d.get("params", {})
-            if d.get("family") not in ("conv_dense", "conv") or "error" in d or "kernels" not in d:
+            if d.get("family") not in ("conv_dense", "conv", "conv_align") or "error" in d or "kernels" not in d:
                 continue
             if d["op"] not in ("conv1d", "conv2d"):
                 continue

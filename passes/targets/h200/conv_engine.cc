@@ -6,6 +6,8 @@
 // (validate/sweeps/fit_conv.py prints it; docs/rules.md lists it).
 #include "passes/targets/h200/conv_engine.h"
 
+#include <numeric>
+
 namespace kc::h200 {
 namespace {
 
@@ -19,7 +21,7 @@ struct ConvTreeNode {
 #include "passes/targets/h200/conv_engine_trees.inc"
 
 template <size_t N>
-Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[11]) {
+Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[13]) {
   size_t i = 0;
   for (size_t steps = 0; steps < N && tree[i].feature >= 0; ++steps) {
     const ConvTreeNode& n = tree[i];
@@ -32,8 +34,19 @@ Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[11]) {
 
 Counts cudnn_ungrouped_conv(bool half, bool channels_last, const ConvProblem& p) {
   // The order of validate/sweeps/fit_conv.py's FEATURES.
-  const int64_t f[11] = {p.kernel, p.stride, p.dilation,   p.batch,  p.height, p.width,
-                         p.c_in,   p.c_out,  p.out_pixels, p.gemm_m, p.gemm_k};
+  const int64_t f[13] = {p.kernel,
+                         p.stride,
+                         p.dilation,
+                         p.batch,
+                         p.height,
+                         p.width,
+                         p.c_in,
+                         p.c_out,
+                         p.out_pixels,
+                         p.gemm_m,
+                         p.gemm_k,
+                         std::gcd(p.c_in, int64_t{8}),
+                         std::gcd(p.c_out, int64_t{8})};
   if (half) return channels_last ? walk(kConvTree_half_nhwc, f) : walk(kConvTree_half_nchw, f);
   return channels_last ? walk(kConvTree_f32_nhwc, f) : walk(kConvTree_f32_nchw, f);
 }
