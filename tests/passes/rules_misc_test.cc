@@ -430,3 +430,15 @@ TEST_CASE("repeat_interleave: an integer count copies the expanded view; a count
   CHECK(once.counts.kernels == 0);
   CHECK(once.counts.memcpy == 1);
 }
+
+TEST_CASE("upsample: bilinear 2-d copies a strided channels-last input first") {
+  // fresh6 (coat_mini, batch 5): a channels-last view of 216 of a wider tensor's channels.
+  GraphBuilder b;
+  int x = b.strided({5, 216, 14, 14}, {42552, 1, 3024, 216});
+  b.output(b.op("aten::upsample_bilinear2d", {x}, {}, {5, 216, 28, 28}));
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder dense;
+  int y = dense.strided({5, 216, 14, 14}, {216 * 196, 1, 216 * 14, 216});
+  dense.output(dense.op("aten::upsample_bilinear2d", {y}, {}, {5, 216, 28, 28}));
+  CHECK(last(dense).counts.kernels == 1);
+}

@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
-CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "corpus"]
+CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"]
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array.
 # c_in_align and c_out_align: the largest of 1, 2, 4, 8 dividing the channel count (tensor-core
 # kernels want multiples of 8; cuDNN pads others: sweep conv_align).

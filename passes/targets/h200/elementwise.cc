@@ -7,14 +7,16 @@ namespace {
 
 // max_pool2d and avg_pool2d read their input contiguous in its suggested memory format:
 // anything else (a channel slice of a larger tensor) is copied first.
+// A 4-D tensor dense in NHWC order.
+bool nhwc_dense(const Value& x) {
+  return x.sizes.size() == 4 && x.strides.size() == 4 && x.strides[1] == 1 && x.strides[3] == x.sizes[1] &&
+         x.strides[2] == x.sizes[1] * x.sizes[3] && x.strides[0] == x.sizes[1] * x.sizes[2] * x.sizes[3];
+}
 Counts pool_counts(const OpFacts& f) {
   const Value* x = f.input(0);
   if (!x) return {1, 0, 0, 0};
   const bool copies = f.op->name == "aten::max_pool2d" || f.op->name == "aten::avg_pool2d";
-  bool dense = x->contiguous();
-  if (!dense && x->sizes.size() == 4 && x->strides.size() == 4)
-    dense = x->strides[1] == 1 && x->strides[3] == x->sizes[1] && x->strides[2] == x->sizes[1] * x->sizes[3] &&
-            x->strides[0] == x->sizes[1] * x->sizes[2] * x->sizes[3];
+  const bool dense = x->contiguous() || nhwc_dense(*x);
   return {copies && !dense ? 2 : 1, 0, 0, 0};
 }
 // upsample_*: one kernel; bicubic 2 (the output is zeroed first, then accumulated). An output
@@ -25,7 +27,12 @@ Counts upsample_counts(const OpFacts& f) {
   if (!in || !out || out->numel() == 0) return {};
   const bool bicubic = f.op->name == "aten::upsample_bicubic2d";
   if (!bicubic && in->sizes == out->sizes) return {0, 1, 0, 0};
-  return {bicubic || f.op->name == "aten::upsample_linear1d" ? 2 : 1, 0, 0, 0};
+  // The 2-d bilinear kernel on a channels-last input of >= 16 channels runs its NHWC frame on
+  // input.contiguous(channels_last): a copy first when the input is a strided view (fresh6: coat's
+  // sliced feature maps, 2 kernels).
+  const bool nhwc_copy = f.op->name == "aten::upsample_bilinear2d" && in->sizes.size() == 4 &&
+                         in->strides.size() == 4 && in->strides[1] == 1 && in->sizes[1] >= 16 && !nhwc_dense(*in);
+  return {(bicubic || f.op->name == "aten::upsample_linear1d" ? 2 : 1) + (nhwc_copy ? 1 : 0), 0, 0, 0};
 }
 // Scans: a cast of the input to the result dtype first (bool/int32 -> int64 by default, or the
 // dtype argument); a scan over every element (all other dims 1) runs cub's two-kernel scan,
@@ -90,11 +97,13 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                     "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d", "aten::upsample_bilinear2d",
                     "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"}),
                {},
-               "one kernel (bicubic, linear 1-d: 2); the input's own size: one memcpy",
+               "one kernel (bicubic, linear 1-d: 2), + a copy of a strided channels-last input to bilinear 2-d; the "
+               "input's own size: one memcpy",
                nullptr,
                {},
                upsample_counts,
-               "truth:upsample_nearest, sweep:resample/interpolate, broad:deeplabv3, broad:beit (identity size)",
+               "truth:upsample_nearest, sweep:resample/interpolate, broad:deeplabv3, broad:beit (identity size), "
+               "fresh6:coat (sliced channels-last input)",
                "An upsample is one kernel (bicubic and 1-d linear take two); an output of the input's own size is a "
                "device-to-device memcpy."});
   r.push_back({"scan",
