@@ -23,7 +23,7 @@ out-of-sample figure for rules that were never checked against it (validate/corp
 160 x 160 (validate/corpus/fresh3/). `--set fresh4`: convolutional timm variants no corpus holds, at
 batch 2 and 192 x 192 (validate/corpus/fresh4/). `--set fresh5`: 69 timm models of every kind no corpus
 holds, at batch 3 (validate/corpus/fresh5/). `--set fresh6`: 69 more, one per timm module, at batch 5
-(validate/corpus/fresh6/). `--set fresh7`: 51 more drawn the same way, at batch 7 (validate/corpus/fresh7/).
+(validate/corpus/fresh6/).
 """
 import argparse
 import contextlib
@@ -463,27 +463,6 @@ def fresh6_entries():
     return timm_entries(FRESH6_TIMM, batch=5)
 
 
-# The same draw again with random.Random(7), leaving out what the sets above hold, the giants and
-# the models the GPU machine's timm does not know: at batch 7. The hold-out of the rules that
-# learned from fresh6.
-FRESH7_TIMM = ['halonet_h1', 'gcresnext26ts', 'coat_tiny', 'convnextv2_tiny', 'cpubone_b0_bfrobust',
-               'crossvit_15_240', 'cspresnet50w', 'densenetblur121d', 'dla102x2', 'dpn131',
-               'tf_efficientnet_lite4', 'efficientvit_m4', 'fasternet_m', 'fastvit_sa36',
-               'focalnet_small_lrf', 'ghostnetv2_160', 'hardcorenas_b', 'hgnetv2_b1', 'hrnet_w48',
-               'levit_conv_128s', 'lowformer_b1', 'mambaout_small', 'maxxvitv2_nano_rw_256',
-               'poolformer_m48', 'resmlp_36_224', 'fbnetv3_d', 'mobilevitv2_175', 'nest_small',
-               'nf_ecaresnet26', 'pit_s_distilled_224', 'pvt_v2_b2_li', 'regnety_008_tv', 'repghostnet_080',
-               'repvit_m2_3', 'res2net50_48w_2s', 'seresnet152d', 'resnetv2_152d', 'rexnetr_300',
-               'selecsls84', 'legacy_seresnext50_32x4d', 'skresnext50_32x4d', 'starnet_s050',
-               'swinv2_tiny_window16_256', 'swinv2_cr_small_ns_256', 'vit_small_patch32_224',
-               'vit_small_resnet26d_224', 'vit_srelpos_small_patch16_224', 'volo_d4_224', 'vovnet57a',
-               'xception65', 'xcit_tiny_12_p8_224']
-
-
-def fresh7_entries():
-    return timm_entries(FRESH7_TIMM, batch=7)
-
-
 def fresh3_entries():
     import torchvision
     out = []
@@ -532,7 +511,7 @@ def all_entries(which="broad"):
     out = []
     sets = {"broad": (tv_entries, timm_entries, hf_entries, rnn_entries), "fresh": (fresh_entries,),
             "fresh2": (fresh2_entries,), "fresh3": (fresh3_entries,), "fresh4": (fresh4_entries,), "fresh5": (fresh5_entries,),
-            "fresh6": (fresh6_entries,), "fresh7": (fresh7_entries,)}
+            "fresh6": (fresh6_entries,)}
     for fn in sets[which]:
         try:
             out += fn()
@@ -609,7 +588,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--deadline-s", type=float, default=1e9)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"), default="broad")
+    ap.add_argument("--set", choices=("broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"), default="broad")
     a = ap.parse_args()
     t_start = time.time()
     entries = all_entries(a.set)
