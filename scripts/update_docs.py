@@ -134,6 +134,16 @@ SECTIONS = {
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh4 --measured "
                                   "validate/results/fresh4/measured.tgz --worst 76 --misses 40", 6),
+    "fresh5-first": lambda: saved("validate/results/fresh5/accuracy_first_look.txt",
+                                  "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "
+                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-cb6a623/build/kernelcount "
+                                  "--mode rules --models validate/corpus/fresh5 --measured "
+                                  "validate/results/fresh5/measured.tgz --worst 25 --misses 40", 6),
+    "fresh6-first": lambda: saved("validate/results/fresh6/accuracy_first_look.txt",
+                                  "git worktree add ../kc-588963e 588963e && (cd ../kc-588963e && ./scripts/setup.sh) && "
+                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
+                                  "--mode rules --models validate/corpus/fresh6 --measured "
+                                  "validate/results/fresh6/measured.tgz --worst 25 --misses 40", 6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "
