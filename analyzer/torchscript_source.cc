@@ -34,6 +34,9 @@ SourceLoc loc_of(const jit::Node* node, int depth) {
   SourceLoc first;
   for (const auto& r : ranges) {
     jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
+    // A damaged .debug_pkl can leave a range with no source text, or one past its end: it
+    // names no line.
+    if (!orig.source() || orig.start() > orig.end() || orig.end() > orig.source()->size()) continue;
     std::string text = orig.text().str();
     // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
     SourceLoc loc = traced_user_frame(text);
