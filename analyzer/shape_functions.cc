@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/ConvUtils.h>
 #include <torch/csrc/jit/passes/symbolic_shape_analysis.h>
 #include <torch/csrc/jit/runtime/symbolic_shape_registry.h>
 #include <torch/library.h>
@@ -86,6 +87,16 @@ enum class Family {
   // sizes; the weights are [B, T, S] averaged over heads, [B, num_head, T, S] not averaged,
   // and an empty tensor when need_weights is false (the CUDA kernel returns none).
   kMultiHeadAttention,
+  // _convolution / convolution(input, weight, bias, stride, padding, dilation, transposed,
+  // output_padding, groups): ATen's own conv_output_size / conv_input_size (ConvUtils.h). They
+  // have a shape function too; this answers first because loading the registry of shape
+  // functions costs a tenth of a second, and every CNN convolves.
+  kConvolution,
+  // The ops that run through a shape function in nearly every model, answered here so that
+  // TorchScript's shape functions load only for rarer ones; each the shape function's formula.
+  kBatchNorm,    // native_batch_norm(input, ..., training): input's sizes, then [C] twice ([0] in eval)
+  kIndexSelect,  // index_select(self, dim, index): self's sizes with dim's replaced by index's numel
+  kWhere,        // where.self(condition, self, other): the broadcast of the three
 };
 struct FamilyRule {
   const char* name;
@@ -141,6 +152,12 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::histc", "", Family::kBins},
     {"aten::bincount", "", Family::kBins},
     {"aten::_native_multi_head_attention", "", Family::kMultiHeadAttention},
+    {"aten::_convolution", "", Family::kConvolution},
+    {"aten::convolution", "", Family::kConvolution},
+    {"aten::native_batch_norm", "", Family::kBatchNorm},
+    {"aten::index_select", "", Family::kIndexSelect},
+    {"aten::where", "self", Family::kWhere},
+    {"aten::relu", "", Family::kLikeSelf},
 };
 
 const c10::IValue* arg_named(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& args,
@@ -159,6 +176,8 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
                       : rule->family == Family::kGridSample         ? "input"
                       : rule->family == Family::kEmbeddingBag       ? "weight"
                       : rule->family == Family::kMultiHeadAttention ? "query"
+                      : rule->family == Family::kConvolution        ? "input"
+                      : rule->family == Family::kBatchNorm          ? "input"
                                                                     : "self";
   const c10::IValue* self = arg_named(schema, args, first);
   if (!self || !self->isTensor()) return std::nullopt;
@@ -345,6 +364,65 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
       }
       return std::vector<OutSpec>{{out, std::nullopt}};
     }
+    case Family::kConvolution: {
+      const c10::IValue* w = arg_named(schema, args, "weight");
+      const c10::IValue* transposed = arg_named(schema, args, "transposed");
+      const c10::IValue* groups = arg_named(schema, args, "groups");
+      if (!w || !w->isTensor() || w->toTensor().dim() != rank || rank < 3 || !transposed || !transposed->isBool() ||
+          !groups || !groups->isInt())
+        return std::nullopt;
+      // Anything the formulas cannot take (a zero stride, sizes that would overflow) is left to
+      // the shape function, which rejects it as the op would.
+      constexpr int64_t kLimit = int64_t{1} << 31;
+      auto ints = [&](const char* name, int64_t lo) -> std::optional<std::vector<int64_t>> {
+        const c10::IValue* v = arg_named(schema, args, name);
+        if (!v || !v->isIntList()) return std::nullopt;
+        std::vector<int64_t> out = v->toIntVector();
+        if (static_cast<int64_t>(out.size()) != rank - 2) return std::nullopt;
+        for (int64_t x : out)
+          if (x < lo || x > kLimit) return std::nullopt;
+        return out;
+      };
+      auto stride = ints("stride", 1), padding = ints("padding", 0), dilation = ints("dilation", 1),
+           output_padding = ints("output_padding", 0);
+      const std::vector<int64_t> weight = w->toTensor().sizes().vec();
+      const int64_t g = groups->toInt();
+      if (!stride || !padding || !dilation || !output_padding || g < 1 || g > kLimit) return std::nullopt;
+      for (int64_t x : sizes)
+        if (x > kLimit) return std::nullopt;
+      for (int64_t x : weight)
+        if (x < 1 || x > kLimit) return std::nullopt;
+      std::vector<int64_t> out =
+          transposed->toBool()
+              ? at::native::conv_input_size(sizes, weight, *padding, *output_padding, *stride, *dilation, g)
+              : at::native::conv_output_size(sizes, weight, *padding, *stride, *dilation);
+      for (size_t d = 2; d < out.size(); ++d)
+        if (out[d] < 1) return std::nullopt;
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kBatchNorm: {
+      const c10::IValue* training = arg_named(schema, args, "training");
+      if (rank < 2 || !training || !training->isBool()) return std::nullopt;
+      const std::vector<int64_t> stats{training->toBool() ? sizes[1] : 0};
+      return std::vector<OutSpec>{{sizes, std::nullopt}, {stats, std::nullopt}, {stats, std::nullopt}};
+    }
+    case Family::kIndexSelect: {
+      const c10::IValue* dim = arg_named(schema, args, "dim");
+      const c10::IValue* index = arg_named(schema, args, "index");
+      if (!dim || !dim->isInt() || !index || !index->isTensor() || index->toTensor().dim() > 1) return std::nullopt;
+      const int64_t n = std::max<int64_t>(rank, 1), d = dim->toInt();
+      if (d < -n || d >= n) return std::nullopt;
+      std::vector<int64_t> out = sizes;
+      if (rank > 0) out[static_cast<size_t>(d < 0 ? d + n : d)] = index->toTensor().numel();
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kWhere: {
+      const c10::IValue* condition = arg_named(schema, args, "condition");
+      const c10::IValue* other = arg_named(schema, args, "other");
+      if (!condition || !condition->isTensor() || !other || !other->isTensor()) return std::nullopt;
+      const auto both = at::infer_size(sizes, other->toTensor().sizes());
+      return std::vector<OutSpec>{{at::infer_size(condition->toTensor().sizes(), both), std::nullopt}};
+    }
     case Family::kPdist:
       if (rank != 2) return std::nullopt;
       return std::vector<OutSpec>{{{sizes[0] * (sizes[0] - 1) / 2}, std::nullopt}};
@@ -398,15 +476,16 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
   return std::nullopt;
 }
 
-// The outputs of an op from TorchScript's shape function, else from its family's rule.
+// The outputs of an op from its family's rule, else from TorchScript's shape function (the
+// families are ops without one, and convolution, whose rule is ATen's own formula).
 std::optional<std::vector<OutSpec>> output_specs(const c10::FunctionSchema& schema,
                                                  const std::vector<c10::IValue>& args) {
-  if (auto shapes = shapes_from_shape_function(schema, args)) {
-    std::vector<OutSpec> specs;
-    for (auto& s : *shapes) specs.push_back({std::move(s), std::nullopt});
-    return specs;
-  }
-  return family_specs(schema, args);
+  if (auto specs = family_specs(schema, args)) return specs;
+  auto shapes = shapes_from_shape_function(schema, args);
+  if (!shapes) return std::nullopt;
+  std::vector<OutSpec> specs;
+  for (auto& s : *shapes) specs.push_back({std::move(s), std::nullopt});
+  return specs;
 }
 
 // The boxed Meta kernel: arguments in, one meta tensor per returned shape out (an out=
@@ -422,6 +501,9 @@ void run_shape_function(const c10::OperatorHandle& op, jit::Stack* stack) {
     for (size_t i = 0; i < n; ++i)
       if (!schema.arguments()[i].is_out()) inputs.push_back(args[i]);
     auto specs = functional ? output_specs(functional->schema(), inputs) : std::nullopt;
+    TORCH_CHECK_NOT_IMPLEMENTED(specs || (functional && (has_family_rule(functional->schema()) ||
+                                                         jit::shapeComputeGraphForSchema(functional->schema()))),
+                                schema.operator_name(), ": no meta kernel and no shape function");
     TORCH_CHECK(specs, schema.operator_name(), ": no shape function for these inputs");
     size_t k = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -431,7 +513,14 @@ void run_shape_function(const c10::OperatorHandle& op, jit::Stack* stack) {
     }
   } else {
     auto made = shape_only_outputs(schema, args, op.hasTag(at::Tag::pointwise));
-    TORCH_CHECK(made, schema.operator_name(), ": neither its shape function nor its family's rule covers these inputs");
+    if (!made) {
+      // Registered for every op without a meta kernel: one that has neither a rule here nor a
+      // shape function is as unimplemented as before; one that has them rejects these inputs.
+      TORCH_CHECK_NOT_IMPLEMENTED(has_family_rule(schema) || jit::shapeComputeGraphForSchema(schema),
+                                  schema.operator_name(), ": no meta kernel and no shape function");
+      TORCH_CHECK(false, schema.operator_name(),
+                  ": neither its shape function nor its family's rule covers these inputs");
+    }
     outs = std::move(*made);
   }
   jit::drop(*stack, n);
@@ -481,6 +570,12 @@ std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(cons
   return out;
 }
 
+bool has_family_rule(const c10::FunctionSchema& schema) {
+  for (const FamilyRule& r : kFamilies)
+    if (schema.name() == r.name && schema.overload_name() == r.overload) return true;
+  return false;
+}
+
 std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSchema& schema,
                                                           const std::vector<c10::IValue>& args, bool pointwise) {
   auto specs = output_specs(schema, args);
@@ -507,20 +602,17 @@ std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSch
 ShapeFunctionKernels::ShapeFunctionKernels()
     : library_(
           std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::Meta, __FILE__, __LINE__)) {
+  // Every aten op without a meta or composite kernel (out= variants included: composite kernels
+  // call where.self_out, kthvalue.values), not only those known to have a shape function:
+  // listing those would load TorchScript's shape functions, which only an op that needs one
+  // should pay for. An op that neither they nor a family rule cover stays unimplemented.
   auto& dispatcher = c10::Dispatcher::singleton();
-  std::vector<c10::OperatorName> functional;
-  for (const c10::FunctionSchema* schema : jit::RegisteredShapeComputeSchemas())
-    if (schema->name().rfind("aten::", 0) == 0 && !writes_out(*schema)) functional.push_back(schema->operator_name());
-  for (const FamilyRule& r : kFamilies) functional.push_back({r.name, r.overload});
-  for (const c10::OperatorName& name : functional) {
-    // The op itself, and its out= variants (composite kernels call where.self_out, kthvalue.values).
-    const std::string& o = name.overload_name;
-    for (const std::string& overload : {o, o.empty() ? "out" : o + "_out", o.empty() ? "values" : o + "_values"}) {
-      auto op = dispatcher.findSchema({name.name, overload});
-      if (!op || !needs_shape_function(*op)) continue;
-      if (writes_out(op->schema()) && !functional_of(op->schema())) continue;
-      library_->impl(qualified(op->schema()).c_str(), torch::CppFunction::makeFromBoxedFunction<&run_shape_function>());
-    }
+  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+    if (name.name.rfind("aten::", 0) != 0) continue;
+    auto op = dispatcher.findSchema(name);
+    if (!op || !needs_shape_function(*op)) continue;
+    if (writes_out(op->schema()) && !functional_of(op->schema())) continue;
+    library_->impl(qualified(op->schema()).c_str(), torch::CppFunction::makeFromBoxedFunction<&run_shape_function>());
   }
 }
 

@@ -31,6 +31,9 @@ std::optional<std::vector<std::vector<int64_t>>> shapes_from_shape_function(cons
 std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSchema& schema,
                                                           const std::vector<c10::IValue>& args, bool pointwise);
 
+// True when shape_only_outputs has a rule of its own for the op (no shape function needed).
+bool has_family_rule(const c10::FunctionSchema& schema);
+
 // While it lives, every aten op that shape_only_outputs covers but that has neither a Meta
 // kernel nor a composite kernel runs on meta tensors through that shape function, also when a
 // composite op (layer_norm -> native_layer_norm -> native_batch_norm) calls it from inside.

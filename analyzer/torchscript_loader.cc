@@ -1,6 +1,7 @@
 #include "analyzer/torchscript_loader.h"
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
@@ -28,6 +29,59 @@ std::string first_line(const std::string& s) {
   return s.substr(b, s.find('\n', b) - b);
 }
 
+// Calls nested deeper than this are refused (TorchScript has no recursion; real modules nest a
+// few dozen deep).
+constexpr int kMaxCallDepth = 256;
+
+// Inlines every call, bottom-up as torch::jit::Inline does, but from each callee's graph as
+// compiled: Inline first runs the executor's pre-optimisation passes on every callee, a third
+// of the load time of a large traced model. Of those passes only one changes an op the run
+// would see (fold_scalar_conversions below); the rest rewrite constants and tuples.
+class CallInliner {
+ public:
+  void inline_calls(jit::Block* block, int depth) {
+    check(depth <= kMaxCallDepth, "TorchScript calls nest more than " + std::to_string(kMaxCallDepth) + " deep");
+    for (auto it = block->nodes().begin(), end = block->nodes().end(); it != end;) {
+      jit::Node* cur = *it++;
+      const bool call = cur->kind() == c10::prim::CallFunction || cur->kind() == c10::prim::CallMethod;
+      if (jit::GraphFunction* fn = call ? jit::tryToGraphFunction(cur) : nullptr) {
+        if (cur->kind() == c10::prim::CallFunction) cur->removeInput(0);  // the function constant
+        jit::inlineCallTo(cur, fn, body(fn, depth).get());
+        continue;
+      }
+      for (jit::Block* sub : cur->blocks()) inline_calls(sub, depth);
+    }
+  }
+
+ private:
+  std::shared_ptr<jit::Graph> body(jit::GraphFunction* fn, int depth) {
+    auto& g = bodies_[fn];
+    if (!g) {
+      auto copy = fn->graph()->copy();
+      inline_calls(copy->block(), depth + 1);
+      g = std::move(copy);
+    }
+    return g;
+  }
+
+  std::unordered_map<jit::GraphFunction*, std::shared_ptr<jit::Graph>> bodies_;
+};
+
+// A trace records a Python number used as a size as Int(NumToTensor(n)) (or ScalarImplicit):
+// a round trip the executor's peephole pass folds away before anything runs, so it is no op.
+void fold_scalar_conversions(jit::Block* block) {
+  for (auto it = block->nodes().begin(), end = block->nodes().end(); it != end;) {
+    jit::Node* n = *it++;
+    for (jit::Block* sub : n->blocks()) fold_scalar_conversions(sub);
+    const bool conversion = n->kind() == c10::aten::Int || n->kind() == c10::aten::ScalarImplicit;
+    if (!conversion || n->inputs().size() != 1 || n->input()->node()->kind() != c10::prim::NumToTensor) continue;
+    jit::Value* number = n->input()->node()->input();
+    if (!number->type()->isSubtypeOf(*n->output()->type())) continue;
+    n->output()->replaceAllUsesWith(number);
+    n->destroy();
+  }
+}
+
 class MetaRunner {
  public:
   // saved_on: the device recorded in the archive. A model saved on a GPU computes there; one
@@ -46,7 +100,8 @@ class MetaRunner {
   Graph run() {
     module_.eval();
     auto graph = module_.get_method("forward").graph()->copy();
-    jit::Inline(*graph);
+    CallInliner().inline_calls(graph->block(), 0);
+    fold_scalar_conversions(graph->block());
     bind_inputs(*graph);
     ShapeFunctionKernels shape_functions;
     run_block(graph->block());
@@ -130,7 +185,7 @@ class MetaRunner {
   }
 
   std::string where(const jit::Node* node) const {
-    SourceLoc loc = source_of(node);
+    SourceLoc loc = locator_.of(node);
     std::string w = "node " + std::string(node->kind().toQualString());
     if (!loc.file.empty()) w += " at " + loc.file + ":" + std::to_string(loc.line);
     return w;
@@ -300,8 +355,7 @@ class MetaRunner {
       v = c10::IValue(c10::Device(host || !only_values ? c10::kMeta : c10::kCPU));
     }
     try {
-      jit::Operation op = node->getOperation();
-      op(stack);
+      node->getOperation()(stack);
     } catch (const std::exception& e) {
       // Some ops have their meta function only in Python (aten::relu), or a composite kernel
       // that picks a backend meta tensors do not have (aten::_convolution): the op's own shape
@@ -543,7 +597,7 @@ class MetaRunner {
         op.outputs.push_back(-1);
       }
     }
-    op.loc = source_of(node);
+    op.loc = locator_.of(node);
     if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_lines_.line(op.loc.file, op.loc.line);
     std::tie(op.module, op.module_type) = module_of(node, module_);
     g_.ops.push_back(std::move(op));
@@ -551,7 +605,8 @@ class MetaRunner {
 
   jit::Module module_;
   const LoadOptions& opt_;
-  SourceLines source_lines_;  // the user's files, for traced ops
+  SourceLines source_lines_;       // the user's files, for traced ops
+  mutable SourceLocator locator_;  // a cache: where() reads through it too
   const bool saved_on_gpu_;
   const std::string device_;  // where values computed on the GPU live, as the IR names it
   size_t unnamed_used_ = 0;   // positional --input specs bound so far

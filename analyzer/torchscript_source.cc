@@ -25,35 +25,23 @@ std::string whole_line(const jit::SourceRange& r) {
   return line;
 }
 
-SourceLoc loc_of(const jit::Node* node, int depth) {
-  std::vector<jit::SourceRange> ranges{node->sourceRange()};
-  if (auto cs = node->callstack()) {
-    auto frames = (*cs)->vec();
-    for (auto it = frames.rbegin(); it != frames.rend(); ++it) ranges.push_back(std::get<1>(*it));
+// The location one range names; an empty file where it names none of the user's.
+SourceLoc range_loc(const jit::SourceRange& r) {
+  jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
+  // A damaged .debug_pkl can leave a range with no source text, or one past its end: it
+  // names no line.
+  if (!orig.source() || orig.start() > orig.end() || orig.end() > orig.source()->size()) return {};
+  std::string text = orig.text().str();
+  // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
+  SourceLoc loc = traced_user_frame(text);
+  if (loc.file.empty()) {
+    auto flc = orig.file_line_col();
+    if (!flc) return {};
+    loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
   }
-  SourceLoc first;
-  for (const auto& r : ranges) {
-    jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
-    // A damaged .debug_pkl can leave a range with no source text, or one past its end: it
-    // names no line.
-    if (!orig.source() || orig.start() > orig.end() || orig.end() > orig.source()->size()) continue;
-    std::string text = orig.text().str();
-    // A traced op's range is the Python stack when it was recorded; a scripted op's is code.
-    SourceLoc loc = traced_user_frame(text);
-    if (loc.file.empty()) {
-      auto flc = orig.file_line_col();
-      if (!flc) continue;
-      loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
-    }
-    // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
-    if (loc.file.empty() || loc.file.rfind("code/__torch__/", 0) == 0) continue;
-    if (first.file.empty()) first = loc;
-    if (!is_torch_file(loc.file)) return loc;
-  }
-  // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
-  // code as their range: they belong to the line that computed their input.
-  if (first.file.empty() && depth < 4 && !node->inputs().empty()) return loc_of(node->inputs()[0]->node(), depth + 1);
-  return first;
+  // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
+  if (loc.file.rfind("code/__torch__/", 0) == 0) return {};
+  return loc;
 }
 
 // A TorchScript class name as Python names it: "__torch__.torch.nn.modules.linear.
@@ -110,8 +98,30 @@ std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::
   return {path, type};
 }
 
-SourceLoc source_of(const jit::Node* node) {
-  return loc_of(node, 0);
+const SourceLoc& SourceLocator::range(const jit::SourceRange& r) {
+  const Key key{r.source().get(), r.start(), r.end()};
+  auto it = ranges_.find(key);
+  if (it == ranges_.end()) it = ranges_.emplace(key, range_loc(r)).first;
+  return it->second;
+}
+
+SourceLoc SourceLocator::of(const jit::Node* node, int depth) {
+  SourceLoc first;
+  const SourceLoc* own = &range(node->sourceRange());
+  std::vector<const SourceLoc*> locs{own};
+  if (auto cs = node->callstack()) {
+    auto frames = (*cs)->vec();
+    for (auto it = frames.rbegin(); it != frames.rend(); ++it) locs.push_back(&range(std::get<1>(*it)));
+  }
+  for (const SourceLoc* loc : locs) {
+    if (loc->file.empty()) continue;
+    if (first.file.empty()) first = *loc;
+    if (!is_torch_file(loc->file)) return *loc;
+  }
+  // Conversions a trace adds itself (aten::Int of a size) have only TorchScript's generated
+  // code as their range: they belong to the line that computed their input.
+  if (first.file.empty() && depth < 4 && !node->inputs().empty()) return of(node->inputs()[0]->node(), depth + 1);
+  return first;
 }
 
 std::string SourceLines::line(const std::string& file, int line) {

@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -18,8 +19,24 @@ namespace kc {
 // The innermost frame outside torch: the node's own range, then its inlined call sites from
 // inner to outer. An op a trace added itself (aten::Int of a size), whose range is only
 // TorchScript's generated code, takes the location of the op that computed its input. Code is
-// the whole source line where the range carries source; a trace's carries none.
-SourceLoc source_of(const torch::jit::Node* node);
+// the whole source line where the range carries source; a trace's carries none. Each range is
+// read once (a traced range holds the whole Python stack, and a model's call sites repeat), so
+// a locator lives no longer than the graph whose ranges it has seen.
+class SourceLocator {
+ public:
+  SourceLoc of(const torch::jit::Node* node) { return of(node, 0); }
+
+ private:
+  using Key = std::tuple<const void*, size_t, size_t>;  // source, start, end
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(std::get<0>(k)) ^ (std::get<1>(k) * 0x9E3779B97F4A7C15ULL) ^ std::get<2>(k);
+    }
+  };
+  SourceLoc of(const torch::jit::Node* node, int depth);
+  const SourceLoc& range(const torch::jit::SourceRange& r);
+  std::unordered_map<Key, SourceLoc, KeyHash> ranges_;
+};
 
 // Module path ("layers.0.fc", through uncalled ModuleLists) and Python class
 // ("torch.nn.modules.linear.Linear") of the innermost module that ran the node; at the top
