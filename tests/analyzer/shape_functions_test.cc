@@ -85,3 +85,60 @@ TEST_CASE("shape functions: pads, data-dependent sizes, pools and transforms tra
   CHECK((*rfft)[0].sizes() == at::IntArrayRef{8, 513});
   CHECK((*rfft)[0].scalar_type() == at::kComplexFloat);
 }
+
+TEST_CASE("shape functions: the rules that answer before the registry agree with its shape functions") {
+  auto schema = [](const char* name, const char* overload) -> const c10::FunctionSchema& {
+    return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload).schema();
+  };
+  auto ints = [](std::vector<int64_t> v) { return c10::IValue(v); };
+  auto same = [&](const c10::FunctionSchema& s, const std::vector<c10::IValue>& args) {
+    auto ours = kc::shape_only_outputs(s, args, false);
+    auto theirs = kc::shapes_from_shape_function(s, args);
+    REQUIRE(ours);
+    REQUIRE(theirs);
+    REQUIRE(ours->size() == theirs->size());
+    for (size_t i = 0; i < ours->size(); ++i) CHECK((*ours)[i].sizes() == at::IntArrayRef((*theirs)[i]));
+  };
+  const auto& conv = schema("aten::convolution", "");
+  // Strided, padded, dilated, grouped 2-d; 1-d and 3-d; transposed with output padding.
+  same(conv, {meta({2, 8, 17, 23}), meta({16, 4, 3, 5}), c10::IValue(), ints({2, 1}), ints({1, 2}), ints({1, 2}), false,
+              ints({0, 0}), 2});
+  same(conv, {meta({2, 8, 100}), meta({4, 8, 7}), c10::IValue(), ints({3}), ints({0}), ints({1}), false, ints({0}), 1});
+  same(conv, {meta({1, 4, 5, 9, 9}), meta({8, 4, 3, 3, 3}), c10::IValue(), ints({1, 2, 2}), ints({1, 1, 1}),
+              ints({1, 1, 1}), false, ints({0, 0, 0}), 1});
+  same(conv, {meta({2, 8, 7, 7}), meta({8, 3, 4, 4}), c10::IValue(), ints({2, 2}), ints({1, 1}), ints({1, 1}), true,
+              ints({1, 0}), 1});
+  // What the formulas cannot take (a zero stride; a kernel larger than the padded input) goes on
+  // to the shape function, whose answer stands: none for the zero stride.
+  const std::vector<c10::IValue> zero_stride{meta({2, 8, 7, 7}),
+                                             meta({8, 8, 3, 3}),
+                                             c10::IValue(),
+                                             ints({0, 1}),
+                                             ints({0, 0}),
+                                             ints({1, 1}),
+                                             false,
+                                             ints({0, 0}),
+                                             1};
+  CHECK_FALSE(kc::shapes_from_shape_function(conv, zero_stride));
+  CHECK_FALSE(kc::shape_only_outputs(conv, zero_stride, false));
+  const std::vector<c10::IValue> too_small{meta({2, 8, 2, 2}),
+                                           meta({8, 8, 3, 3}),
+                                           c10::IValue(),
+                                           ints({1, 1}),
+                                           ints({0, 0}),
+                                           ints({1, 1}),
+                                           false,
+                                           ints({0, 0}),
+                                           1};
+  auto theirs = kc::shapes_from_shape_function(conv, too_small);
+  auto ours = kc::shape_only_outputs(conv, too_small, false);
+  REQUIRE(bool(theirs) == bool(ours));
+  if (ours) CHECK((*ours)[0].sizes() == at::IntArrayRef((*theirs)[0]));
+  const auto& bn = schema("aten::native_batch_norm", "");
+  for (bool training : {false, true})
+    same(bn, {meta({4, 16, 8, 8}), meta({16}), meta({16}), meta({16}), meta({16}), training, 0.1, 1e-5});
+  same(schema("aten::index_select", ""), {meta({30, 64}), 0, meta({7})});
+  same(schema("aten::index_select", ""), {meta({30, 64}), -1, meta({7})});
+  same(schema("aten::where", "self"), {meta({4, 1, 8}), meta({1, 3, 1}), meta({8})});
+  same(schema("aten::relu", ""), {meta({2, 3, 4})});
+}
