@@ -54,17 +54,15 @@ class CallInliner {
   }
 
  private:
+  // The callee's own graph, its calls inlined in place once: the module was loaded for this
+  // analysis alone, and a copy would clone every node once more per level of nesting.
   std::shared_ptr<jit::Graph> body(jit::GraphFunction* fn, int depth) {
-    auto& g = bodies_[fn];
-    if (!g) {
-      auto copy = fn->graph()->copy();
-      inline_calls(copy->block(), depth + 1);
-      g = std::move(copy);
-    }
+    std::shared_ptr<jit::Graph> g = fn->graph();
+    if (done_.insert(fn).second) inline_calls(g->block(), depth + 1);
     return g;
   }
 
-  std::unordered_map<jit::GraphFunction*, std::shared_ptr<jit::Graph>> bodies_;
+  std::unordered_set<jit::GraphFunction*> done_;
 };
 
 // A trace records a Python number used as a size as Int(NumToTensor(n)) (or ScalarImplicit):
