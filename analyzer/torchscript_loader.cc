@@ -29,14 +29,30 @@ std::string first_line(const std::string& s) {
   return s.substr(b, s.find('\n', b) - b);
 }
 
+// A trace records a Python number used as a size as Int(NumToTensor(n)) (or ScalarImplicit):
+// a round trip the pre-optimisation's peephole pass folds away inside each callee.
+void fold_scalar_conversions(jit::Block* block) {
+  for (auto it = block->nodes().begin(), end = block->nodes().end(); it != end;) {
+    jit::Node* n = *it++;
+    for (jit::Block* sub : n->blocks()) fold_scalar_conversions(sub);
+    const bool conversion = n->kind() == c10::aten::Int || n->kind() == c10::aten::ScalarImplicit;
+    if (!conversion || n->inputs().size() != 1 || n->input()->node()->kind() != c10::prim::NumToTensor) continue;
+    jit::Value* number = n->input()->node()->input();
+    if (!number->type()->isSubtypeOf(*n->output()->type())) continue;
+    n->output()->replaceAllUsesWith(number);
+    n->destroy();
+  }
+}
+
 // Calls nested deeper than this are refused (TorchScript has no recursion; real modules nest a
 // few dozen deep).
 constexpr int kMaxCallDepth = 256;
 
-// Inlines every call, bottom-up as torch::jit::Inline does, but from each callee's graph as
-// compiled: Inline first runs the executor's pre-optimisation passes on every callee, a third
-// of the load time of a large traced model. Of those passes only one changes an op the run
-// would see (fold_scalar_conversions below); the rest rewrite constants and tuples.
+// Inlines every call, bottom-up as torch::jit::Inline does, but without the executor's
+// pre-optimisation passes that Inline runs on every callee (a third of the load time of a large
+// traced model). Of those passes only one changes an op the run sees, the peephole fold of
+// fold_scalar_conversions, done here on each callee as there; the graph being inlined into is
+// not pre-optimised by Inline either, so it is not folded.
 class CallInliner {
  public:
   void inline_calls(jit::Block* block, int depth) {
@@ -58,27 +74,15 @@ class CallInliner {
   // analysis alone, and a copy would clone every node once more per level of nesting.
   std::shared_ptr<jit::Graph> body(jit::GraphFunction* fn, int depth) {
     std::shared_ptr<jit::Graph> g = fn->graph();
-    if (done_.insert(fn).second) inline_calls(g->block(), depth + 1);
+    if (done_.insert(fn).second) {
+      inline_calls(g->block(), depth + 1);
+      fold_scalar_conversions(g->block());
+    }
     return g;
   }
 
   std::unordered_set<jit::GraphFunction*> done_;
 };
-
-// A trace records a Python number used as a size as Int(NumToTensor(n)) (or ScalarImplicit):
-// a round trip the executor's peephole pass folds away before anything runs, so it is no op.
-void fold_scalar_conversions(jit::Block* block) {
-  for (auto it = block->nodes().begin(), end = block->nodes().end(); it != end;) {
-    jit::Node* n = *it++;
-    for (jit::Block* sub : n->blocks()) fold_scalar_conversions(sub);
-    const bool conversion = n->kind() == c10::aten::Int || n->kind() == c10::aten::ScalarImplicit;
-    if (!conversion || n->inputs().size() != 1 || n->input()->node()->kind() != c10::prim::NumToTensor) continue;
-    jit::Value* number = n->input()->node()->input();
-    if (!number->type()->isSubtypeOf(*n->output()->type())) continue;
-    n->output()->replaceAllUsesWith(number);
-    n->destroy();
-  }
-}
 
 class MetaRunner {
  public:
@@ -99,7 +103,6 @@ class MetaRunner {
     module_.eval();
     auto graph = module_.get_method("forward").graph()->copy();
     CallInliner().inline_calls(graph->block(), 0);
-    fold_scalar_conversions(graph->block());
     bind_inputs(*graph);
     ShapeFunctionKernels shape_functions;
     run_block(graph->block());

@@ -442,3 +442,21 @@ TEST_CASE("upsample: bilinear 2-d copies a strided channels-last input first") {
   dense.output(dense.op("aten::upsample_bilinear2d", {y}, {}, {5, 216, 28, 28}));
   CHECK(last(dense).counts.kernels == 1);
 }
+
+TEST_CASE("rules: pow of a tensor to a scalar casts a base of another result dtype first") {
+  kc::OpTraits pointwise;
+  pointwise.pointwise = true;
+  auto pow = [&](DType base, DType out) {
+    GraphBuilder b;
+    int x = b.input({}, base);
+    b.op("aten::pow", {x}, pointwise, {}, out);
+    b.g.ops.back().overload = "Tensor_Scalar";
+    return last(b);
+  };
+  // An int64 head dim ** -0.5: base.to(float32), then pow.
+  kc::Launch promoted = pow(DType::kInt64, DType::kFloat32);
+  CHECK(promoted.rule == "pow.promote");
+  CHECK(promoted.counts.kernels == 2);
+  // Same dtype: the pointwise kernel alone.
+  CHECK(pow(DType::kFloat32, DType::kFloat32).counts.kernels == 1);
+}
