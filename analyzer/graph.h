@@ -29,6 +29,9 @@ struct Value {
   Placement placement = Placement::kDevice;
   ValueRole role = ValueRole::kIntermediate;
   int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights
+  // A parameter that requires grad as the model runs (TorchScript's, as torch.jit.load leaves
+  // them; a .pt2's run as plain tensors). matmul folds its other operand differently then.
+  bool requires_grad = false;
 
   int64_t numel() const;
   // Bytes of the elements this view addresses (numel * itemsize); 0 for unknown dtypes.

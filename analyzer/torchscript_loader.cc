@@ -308,7 +308,9 @@ class MetaRunner {
     auto it = weights_.find(t.unsafeGetTensorImpl());
     if (it != weights_.end()) return it->second;
     at::Tensor m = t.is_meta() ? t : at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));
-    value_for(m, node->output()->debugNameBase(), t.requires_grad() ? ValueRole::kParameter : ValueRole::kBuffer);
+    const int id =
+        value_for(m, node->output()->debugNameBase(), t.requires_grad() ? ValueRole::kParameter : ValueRole::kBuffer);
+    g_.values[id].requires_grad = t.requires_grad();
     weights_.emplace(t.unsafeGetTensorImpl(), m);
     return m;
   }

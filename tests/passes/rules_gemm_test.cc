@@ -363,3 +363,19 @@ TEST_CASE("gemm: matmul copies an operand broadcast over a batch dim before its 
   same.output(same.op("aten::matmul", {a2, r2}, {}, {2, 4, 64, 64}));
   CHECK(rules_only(same).counts.kernels == 1);
 }
+
+TEST_CASE("gemm: a weight that requires grad makes matmul fold a transposed input by copying it") {
+  // MLP-Mixer's token mixing: linear over x.transpose(1, 2), [2, 512, 196] with strides
+  // {100352, 1, 512}. As plain tensors (a .pt2's run): bmm reads the transposed rows, then the
+  // bias add: 2 kernels. A TorchScript parameter requires grad: should_fold folds anyway and
+  // the reshape copies x: copy, mm, bias add (measured 3 in the TorchScript corpus).
+  GraphBuilder plain = linear({2, 512, 196}, {100352, 1, 512}, 256, true, DType::kFloat32);
+  CHECK(rules_only(plain).counts.kernels == 2);
+  GraphBuilder grad = linear({2, 512, 196}, {100352, 1, 512}, 256, true, DType::kFloat32);
+  grad.g.values[grad.g.ops.back().tensor_inputs()[1]].requires_grad = true;
+  CHECK(rules_only(grad).counts.kernels == 3);
+  // A contiguous input folds into a view either way: no copy.
+  GraphBuilder contiguous = linear({2, 196, 512}, {}, 256, true, DType::kFloat32);
+  contiguous.g.values[contiguous.g.ops.back().tensor_inputs()[1]].requires_grad = true;
+  CHECK(rules_only(contiguous).counts.kernels == 1);
+}

@@ -21,6 +21,20 @@ bool blas_readable(const Value& v) {
   return v.strides[n - 1] == 1 || v.strides[n - 2] == 1 || v.sizes[n - 1] == 1 || v.sizes[n - 2] == 1;
 }
 
+// matmul's should_fold: an N-D (N >= 3) left operand whose leading dims collapse into rows
+// (stride[i] == stride[i+1] * size[i+1]) becomes one 2-D mm; else the bmm path.
+bool matmul_folds(const Value& x) {
+  const size_t n = x.sizes.size();
+  for (size_t i = 0; i + 2 < n; ++i)
+    if (x.strides[i] != x.strides[i + 1] * x.sizes[i + 1]) return false;
+  return true;
+}
+// should_fold also folds when the 2-D right operand requires grad (to keep its gradient small),
+// even where the left operand's rows are no view: its reshape copies it first. Only TorchScript
+// parameters require grad as the model runs (torch.jit.load leaves them so).
+bool folds_by_copy(const Value& left, const Value* right) {
+  return right && right->requires_grad && right->sizes.size() <= 2 && left.sizes.size() >= 3 && !matmul_folds(left);
+}
 // Copy kernels a GEMM launches first: an operand whose batch dims cannot be folded into a
 // view of [batch, rows, cols] with one unit stride is made contiguous (matmul's reshape).
 int operand_copies(const Value* v) {
@@ -65,6 +79,7 @@ int gemm_copies(const OpFacts& f) {
     }
     return broadcast_operand_copies(a, batch) + broadcast_operand_copies(b, batch);
   }
+  if (f.op->name == "aten::matmul" && has_layout(a) && folds_by_copy(*a, b)) return 1 + operand_copies(b);
   return operand_copies(a) + operand_copies(b);
 }
 
@@ -79,19 +94,12 @@ bool linear_bias_separate(const OpFacts& f) {
   return f.input(2) && !linear_bias_fused(f);
 }
 
-// matmul's should_fold: an N-D (N >= 3) left operand whose leading dims collapse into rows
-// (stride[i] == stride[i+1] * size[i+1]) becomes one 2-D mm; else the bmm path.
-bool matmul_folds(const Value& x) {
-  const size_t n = x.sizes.size();
-  for (size_t i = 0; i + 2 < n; ++i)
-    if (x.strides[i] != x.strides[i + 1] * x.sizes[i + 1]) return false;
-  return true;
-}
 // Copies before linear's GEMM: the left operand as addmm, mm (folded) or bmm reads it.
 int linear_copies(const OpFacts& f) {
   const Value* x = f.input(0);
   if (!has_layout(x) || x->sizes.size() < 2) return 0;
   if (x->sizes.size() == 2 || linear_bias_fused(f) || matmul_folds(*x)) return blas_readable(*x) ? 0 : 1;
+  if (folds_by_copy(*x, f.input(1))) return 1;
   const auto& sz = x->sizes;
   const size_t n = sz.size();
   int64_t batch = 1;
