@@ -600,6 +600,14 @@ class MetaRunner {
         op.outputs.push_back(-1);
       }
     }
+    // A view of a tensor that requires grad reports requires_grad too (autograd's view metadata
+    // asks its base), in no_grad mode as well: self.weight.t() keeps the weight's flag.
+    if (op.traits.view) {
+      bool grad = false;
+      for (int in : op.tensor_inputs()) grad = grad || g_.values[in].requires_grad;
+      for (int out : op.outputs)
+        if (out >= 0) g_.values[out].requires_grad = grad;
+    }
     op.loc = locator_.of(node);
     if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_lines_.line(op.loc.file, op.loc.line);
     std::tie(op.module, op.module_type) = module_of(node, module_);

@@ -97,6 +97,7 @@ std::optional<kc::Graph> build(const json& rec) {
     const int x = add_tensor(g, in.at(0), kc::ValueRole::kInput);
     const int w = add_tensor(g, in.at(1), kc::ValueRole::kParameter);
     const int b = in.size() > 2 ? add_tensor(g, in.at(2), kc::ValueRole::kParameter) : -1;
+    g.values[w].requires_grad = p.value("wgrad", false);
     o.name = "aten::linear";
     o.args = {kc::Arg::tensor("input", x), kc::Arg::tensor("weight", w)};
     if (b >= 0) o.args.push_back(kc::Arg::tensor("bias", b));
@@ -127,6 +128,33 @@ std::optional<kc::Graph> build(const json& rec) {
     out_sizes.push_back(bs.back());
     o.name = "aten::matmul";
     o.args = {kc::Arg::tensor("self", a), kc::Arg::tensor("other", b)};
+  } else if (op == "matmul_wt") {
+    // matmul(x, w.t()): the right operand a transposed view of a weight, which reports
+    // requires_grad when the weight does.
+    const int a = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    const int w = add_tensor(g, in.at(1), kc::ValueRole::kParameter);
+    if (g.values[a].sizes.size() < 3 || g.values[w].sizes.size() != 2) return std::nullopt;
+    kc::Value wt = g.values[w];
+    std::swap(wt.sizes[0], wt.sizes[1]);
+    std::swap(wt.strides[0], wt.strides[1]);
+    wt.role = kc::ValueRole::kIntermediate;
+    wt.requires_grad = p.value("wgrad", false);
+    const int b = g.add_value(wt);
+    out_sizes = g.values[a].sizes;
+    out_sizes.back() = wt.sizes[1];
+    o.name = "aten::matmul";
+    o.args = {kc::Arg::tensor("self", a), kc::Arg::tensor("other", b)};
+  } else if (op == "pow_scalar") {
+    const int x = add_tensor(g, in.at(0), kc::ValueRole::kInput);
+    kc::Arg e;
+    e.name = "exponent";
+    e.kind = kc::Arg::Kind::kFloat;
+    e.floats = {p.at("exp").get<double>()};
+    o.name = "aten::pow";
+    o.overload = "Tensor_Scalar";
+    o.traits.pointwise = true;  // as libtorch tags it
+    o.args = {kc::Arg::tensor("self", x), e};
+    out_sizes = g.values[x].sizes;
   } else if (op == "scaled_dot_product_attention") {
     const int q = add_tensor(g, in.at(0), kc::ValueRole::kInput);
     const int k = add_tensor(g, in.at(1), kc::ValueRole::kInput);
@@ -142,8 +170,10 @@ std::optional<kc::Graph> build(const json& rec) {
   kc::Value out;
   out.sizes = out_sizes;
   out.strides.assign(out_sizes.size(), 1);
-  for (size_t i = out_sizes.size() - 1; i-- > 0;) out.strides[i] = out.strides[i + 1] * out_sizes[i + 1];
+  for (size_t i = out_sizes.size(); i-- > 1;) out.strides[i - 1] = out.strides[i] * out_sizes[i];
   out.dtype = g.values[o.args[0].tensors[0]].dtype;
+  // pow of an integer base to a fractional or float exponent: the default float dtype.
+  if (op == "pow_scalar" && !kc::is_floating(out.dtype) && p.at("exp").is_number_float()) out.dtype = kc::DType::kFloat32;
   out.producer = 0;
   const int out_id = g.add_value(out);
   o.outputs = {out_id};

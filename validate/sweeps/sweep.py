@@ -815,6 +815,38 @@ def gemm_align_family(S, scale):
                 lambda x, w, b: F.linear(x, w, b), [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
 
 
+def grad_fold_family(S, scale):
+    """linear and matmul of an N-D left operand by a 2-D weight that does or does not require grad
+    (TorchScript parameters do, as torch.jit.load leaves them), over left operands whose rows are
+    and are not a view: matmul's should_fold folds by copying for a weight that requires grad,
+    also through a view of it (w.t()). And pow(Tensor, Scalar) of a base of another dtype than the
+    result (pow's meta function casts the base first)."""
+    g = dict(dtype=["f32", "bf16"], op=["linear", "linear_nobias", "matmul_t"], wgrad=[True, False],
+             left=["contig", "t_last", "perm"], b=[1, 2, 8], m=[7, 64, 196], k=[32, 196, 512], n=[16, 256])
+    for p in sample(g, int(300 * scale), 99):
+        def build(p=p):
+            b, m, k, n, dt = p["b"], p["m"], p["k"], p["n"], p["dtype"]
+            if p["left"] == "t_last":
+                x = rnd([b, k, m], dt).transpose(-1, -2)
+            elif p["left"] == "perm":
+                x = rnd([m, b, k], dt).transpose(0, 1)
+            else:
+                x = rnd([b, m, k], dt)
+            w = rnd([n, k], dt).requires_grad_(p["wgrad"])
+            if p["op"] == "matmul_t":
+                return (lambda a, w_: torch.matmul(a, w_.t())), [x, w]
+            bias = rnd([n], dt).requires_grad_(p["wgrad"]) if p["op"] == "linear" else None
+            return (lambda a, w_, b_: F.linear(a, w_, b_)), [x, w, bias]
+        S.add("grad_fold", "matmul_wt" if p["op"] == "matmul_t" else "linear", dict(p), build)
+    pg = dict(base=["int64", "int32", "f32", "bf16"], exp=[-0.5, 2.0, 0.5, 3], shape=[[], [7], [64, 33]])
+    for p in sample(pg, 60, 100):
+        def build(p=p):
+            x = (torch.randint(1, 9, p["shape"], device=DEV, dtype=getattr(torch, p["base"]))
+                 if p["base"].startswith("int") else rnd(p["shape"], p["base"]))
+            return (lambda a, e=p["exp"]: torch.pow(a, e)), [x]
+        S.add("grad_fold", "pow_scalar", dict(p), build)
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -834,7 +866,7 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "sortmode": sort_mode_family,
             "conv_dense": conv_dense_family, "gemm_small": gemm_small_family, "gconv_wide": gconv_wide_family,
             "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family, "conv_align": conv_align_family,
-            "gemm_align": gemm_align_family}
+            "gemm_align": gemm_align_family, "grad_fold": grad_fold_family}
 
 
 # ---------------------------------------------------------------------------------------------
