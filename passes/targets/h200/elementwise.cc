@@ -147,21 +147,21 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
        nullptr,
        "broad:pow.Scalar (6 instances 2/0/0)",
        "A Python number raised to a tensor: the number is filled into a tensor by one kernel, then pow is a second."});
-  r.push_back({"pow.promote",
-               ops({"aten::pow"}),
-               {},
-               "Tensor ** Scalar of another result dtype: base.to(result dtype), then pow",
-               [](const OpFacts& f) {
-                 const Value* base = f.input(0);
-                 const Value* out = f.output(0);
-                 return f.op->overload == "Tensor_Scalar" && base && out && base->dtype != out->dtype &&
-                        out->numel() > 0;
-               },
-               {2, 0, 0, 0},
-               nullptr,
-               "torchscript:swin (int64 head dim ** -0.5, 24 instances 2/0/0)",
-               "pow's meta function converts the base to the result dtype first (an int64 tensor raised to a float "
-               "power): a cast kernel, then pow."});
+  r.push_back(
+      {"pow.promote",
+       ops({"aten::pow"}),
+       {},
+       "Tensor ** Scalar of another result dtype: base.to(result dtype), then pow",
+       [](const OpFacts& f) {
+         const Value* base = f.input(0);
+         const Value* out = f.output(0);
+         return f.op->overload == "Tensor_Scalar" && base && out && base->dtype != out->dtype && out->numel() > 0;
+       },
+       {2, 0, 0, 0},
+       nullptr,
+       "sweep:grad_fold/pow_scalar (40 calls: int and float bases, 0-2-d), torchscript:swin (int64 head dim ** -0.5)",
+       "pow's meta function converts the base to the result dtype first (an int64 tensor raised to a float "
+       "power): a cast kernel, then pow."});
   r.push_back({"weight_norm",
                ops({"aten::_weight_norm"}),
                {},

@@ -29,11 +29,22 @@ bool matmul_folds(const Value& x) {
     if (x.strides[i] != x.strides[i + 1] * x.sizes[i + 1]) return false;
   return true;
 }
-// should_fold also folds when the 2-D right operand requires grad (to keep its gradient small),
-// even where the left operand's rows are no view: its reshape copies it first. Only TorchScript
-// parameters require grad as the model runs (torch.jit.load leaves them so).
-bool folds_by_copy(const Value& left, const Value* right) {
-  return right && right->requires_grad && right->sizes.size() <= 2 && left.sizes.size() >= 3 && !matmul_folds(left);
+// should_fold folds whenever the 2-D right operand requires grad (to keep its gradient small),
+// also where the left operand's rows are no view. Only TorchScript parameters (and views of
+// them) require grad as the model runs: torch.jit.load leaves them so.
+bool folds_for_grad(const Value& left, const Value* right) {
+  return right && right->requires_grad && right->sizes.size() <= 2 && left.sizes.size() >= 3;
+}
+// Copies of a left operand folded for grad: its reshape to [rows, K] copies when that is no view.
+int fold_copies(const Value& x) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < x.sizes.size(); ++d) rows *= x.sizes[d];
+  if (!view_is_possible(x.sizes, x.strides, {rows, x.sizes.back()})) return 1;
+  return blas_readable(x) ? 0 : 1;
+}
+// The left operand of linear/matmul becomes the rows of one 2-D GEMM.
+bool one_2d_gemm(const Value& x, const Value* right) {
+  return x.sizes.size() == 2 || matmul_folds(x) || folds_for_grad(x, right);
 }
 // Copy kernels a GEMM launches first: an operand whose batch dims cannot be folded into a
 // view of [batch, rows, cols] with one unit stride is made contiguous (matmul's reshape).
@@ -79,7 +90,8 @@ int gemm_copies(const OpFacts& f) {
     }
     return broadcast_operand_copies(a, batch) + broadcast_operand_copies(b, batch);
   }
-  if (f.op->name == "aten::matmul" && has_layout(a) && folds_by_copy(*a, b)) return 1 + operand_copies(b);
+  if (f.op->name == "aten::matmul" && has_layout(a) && folds_for_grad(*a, b))
+    return fold_copies(*a) + operand_copies(b);
   return operand_copies(a) + operand_copies(b);
 }
 
@@ -99,7 +111,7 @@ int linear_copies(const OpFacts& f) {
   const Value* x = f.input(0);
   if (!has_layout(x) || x->sizes.size() < 2) return 0;
   if (x->sizes.size() == 2 || linear_bias_fused(f) || matmul_folds(*x)) return blas_readable(*x) ? 0 : 1;
-  if (folds_by_copy(*x, f.input(1))) return 1;
+  if (folds_for_grad(*x, f.input(1))) return fold_copies(*x);
   const auto& sz = x->sizes;
   const size_t n = sz.size();
   int64_t batch = 1;
@@ -121,6 +133,16 @@ Mnk gemm_mnk(const OpFacts& f) {
     const Value* w = f.input(1);
     if (!x || !w || x->sizes.empty() || w->sizes.size() != 2 || x->sizes.back() != w->sizes[1]) return {};
     return {x->numel() / std::max<int64_t>(1, x->sizes.back()), x->sizes.back(), w->sizes[0]};
+  }
+  if (op == "aten::matmul") {
+    // An N-D left operand folded into the rows of one 2-D mm against a 2-D right operand (not
+    // the batched path): the 2-D GEMM's choices apply.
+    const Value* a = f.input(0);
+    const Value* b = f.input(1);
+    if (!has_layout(a) || !b || a->sizes.size() < 2 || b->sizes.size() != 2 || a->sizes.back() != b->sizes[0] ||
+        !one_2d_gemm(*a, b))
+      return {};
+    return {a->numel() / std::max<int64_t>(1, a->sizes.back()), a->sizes.back(), b->sizes[1]};
   }
   const int first = op == "aten::addmm" ? 1 : op == "aten::mm" ? 0 : -1;
   if (first < 0) return {};
@@ -196,14 +218,14 @@ bool fp32_one_gemm(const OpFacts& f, bool& bias, bool& weight_transposed) {
   if (op == "aten::linear") {
     bias = linear_bias_fused(f);
     weight_transposed = true;
-    return bias || (!f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x)));
+    return bias || (!f.input(2) && has_layout(x) && one_2d_gemm(*x, f.input(1)));
   }
   const Value* b = f.input(op == "aten::addmm" ? 2 : 1);
   if (op == "aten::addmm") {
     const Value* self = f.input(0);
     if (!self || self->sizes.size() > 1) return false;
     bias = true;
-  } else if (op == "aten::mm") {
+  } else if (op == "aten::mm" || (op == "aten::matmul" && gemm_mnk(f).m > 0)) {
     bias = false;
   } else {
     return false;
@@ -237,7 +259,7 @@ bool half_splitk(const OpFacts& f) {
   if (!is_half(f.dtype)) return false;
   const Value* x = f.input(0);
   const bool one_gemm = f.op->name != "aten::linear" || linear_bias_fused(f) ||
-                        (!f.input(2) && has_layout(x) && (x->sizes.size() == 2 || matmul_folds(*x)));
+                        (!f.input(2) && has_layout(x) && one_2d_gemm(*x, f.input(1)));
   return one_gemm && half_splitk_shape(gemm_mnk(f));
 }
 
@@ -504,8 +526,11 @@ Counts tensordot_counts(const OpFacts& f) {
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
+  // matmul folded into one 2-D mm (an N-D left operand against a 2-D right one) makes the same
+  // split-K choices; unfolded it is the batched rule's.
+  const std::vector<std::string> split2d = ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul"});
   r.push_back({"gemm.half.splitk",
-               gemm2d,
+               split2d,
                {},
                "bf16/fp16, M <= 128, M*N <= 128K, N <= 4096, K >= 3000: nvjet split-K + splitKreduce, 2 kernels "
                "(+ copies, + memset rule as below never applies at this size)",
@@ -531,7 +556,7 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       "sweep:gemm_f32 (4000 shapes: M 16-1024, K 2-4096, N 10-1536; linear with and without bias, addmm), "
       "broad:swin, broad:vit, broad:twins, broad:mlp-mixer, broad:hubert, broad:convbert, broad:gpt2 (addmm)";
   r.push_back({"gemm.fp32.splitk_largek",
-               gemm2d,
+               split2d,
                {},
                "f32, bias in the GEMM, transposed weight (linear): K per 32x32 output tile >= 8 on 42-132 tiles "
                "(under one wave of 132 SMs), or any tiny problem (M*N*K < 2M): scal + sgemm_largek + epilogue, 3 "
@@ -544,7 +569,7 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                "partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed "
                "workspace (a memset)."});
   r.push_back({"gemm.fp32.splitk_reduce",
-               gemm2d,
+               split2d,
                {},
                "f32 with few output tiles and a long K (linear with bias: K per 32x32 tile >= 8 on <= 41 tiles, K < "
                "2560; addmm: K > 320 and M*N <= 48K, K < 2560; no bias: K > 216 with K^2 > M*N/2 or N > 160 and K > "
@@ -558,7 +583,7 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                "For this float32 shape cuBLAS splits the inner dimension: one kernel computes partial products, a "
                "second adds them up."});
   r.push_back({"gemm.fp32.splitk_memset",
-               gemm2d,
+               split2d,
                {},
                "f32 split-K written into a zeroed workspace: K >= 2560 where the bucket above would reduce, or addmm "
                "with K > 320, M*N > 48K and K per 32x32 tile >= 4: 1 kernel + a memset. Fitted thresholds of cuBLAS's "
@@ -573,13 +598,14 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                gemm2d,
                {},
                "one GEMM (bias fused for a 2-D or contiguous input, else + a bias add); + a copy when the "
-               "operand cuBLAS reads has no unit stride or matmul's reshape is not a view; bf16/fp16 + a "
-               "memset when M*N >= 12M (nvjet stream-K workspace)",
+               "operand cuBLAS reads has no unit stride or matmul's reshape is not a view (a weight that "
+               "requires grad folds it by a copy); bf16/fp16 + a memset when M*N >= 12M (nvjet stream-K "
+               "workspace)",
                nullptr,
                {},
                linear_counts,
-               "sweep:gemm/linear (contig and noncontig_in, bias and not, f32 and bf16), "
-               "broad:vit, broad:swin, broad:bert, broad:llama",
+               "sweep:gemm/linear (contig and noncontig_in, bias and not, f32 and bf16), sweep:grad_fold (weights "
+               "that require grad), broad:vit, broad:swin, broad:bert, broad:llama, torchscript:mlp-mixer",
                "A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix "
                "is copied first, and a large bf16 output zeroes a workspace for the cooperative kernel (a memset)."});
   r.push_back(
