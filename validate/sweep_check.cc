@@ -173,7 +173,8 @@ std::optional<kc::Graph> build(const json& rec) {
   for (size_t i = out_sizes.size(); i-- > 1;) out.strides[i - 1] = out.strides[i] * out_sizes[i];
   out.dtype = g.values[o.args[0].tensors[0]].dtype;
   // pow of an integer base to a fractional or float exponent: the default float dtype.
-  if (op == "pow_scalar" && !kc::is_floating(out.dtype) && p.at("exp").is_number_float()) out.dtype = kc::DType::kFloat32;
+  if (op == "pow_scalar" && !kc::is_floating(out.dtype) && p.at("exp").is_number_float())
+    out.dtype = kc::DType::kFloat32;
   out.producer = 0;
   const int out_id = g.add_value(out);
   o.outputs = {out_id};
