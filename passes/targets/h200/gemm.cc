@@ -218,7 +218,8 @@ bool fp32_one_gemm(const OpFacts& f, bool& bias, bool& weight_transposed) {
   if (op == "aten::linear") {
     bias = linear_bias_fused(f);
     weight_transposed = true;
-    return bias || (!f.input(2) && has_layout(x) && one_2d_gemm(*x, f.input(1)));
+    // Unfused, the bias is added after a GEMM without one (linear's add_).
+    return bias || (has_layout(x) && one_2d_gemm(*x, f.input(1)));
   }
   const Value* b = f.input(op == "aten::addmm" ? 2 : 1);
   if (op == "aten::addmm") {
@@ -258,14 +259,20 @@ bool half_splitk_shape(const Mnk& d) {
 bool half_splitk(const OpFacts& f) {
   if (!is_half(f.dtype)) return false;
   const Value* x = f.input(0);
-  const bool one_gemm = f.op->name != "aten::linear" || linear_bias_fused(f) ||
-                        (!f.input(2) && has_layout(x) && one_2d_gemm(*x, f.input(1)));
+  const bool one_gemm =
+      f.op->name != "aten::linear" || linear_bias_fused(f) || (has_layout(x) && one_2d_gemm(*x, f.input(1)));
   return one_gemm && half_splitk_shape(gemm_mnk(f));
 }
 
-// GEMV: one row (M=1) runs gemv / gemvx, 1 kernel; no split-K and no workspace.
+// GEMV: one row (M=1), or one output column (N=1) of many rows, is a matrix-vector product:
+// gemv / gemvx, 1 kernel; no split-K and no workspace.
+bool gemv_shape(const Mnk& d) {
+  // One output column takes gemv from 256 rows (sweep: 256-6304 rows at K = 2048); below, f32
+  // runs a dot product and a reduction (7 and 64 rows: 2 kernels), left to the other rules.
+  return d.m == 1 || (d.n == 1 && d.m >= 256);
+}
 bool gemv(const OpFacts& f) {
-  return gemm_mnk(f).m == 1;
+  return gemv_shape(gemm_mnk(f));
 }
 
 // addmm with a 1-D self fuses it in the cuBLASLt epilogue; a 2-D self is first written into
@@ -285,14 +292,19 @@ Counts linear_counts(const OpFacts& f) {
   c += addmm_self(f);
   return c;
 }
+// Copies before a split GEMM, and linear's bias add after one that does not fuse it.
+int around_gemm(const OpFacts& f) {
+  if (f.op->name != "aten::linear") return gemm_copies(f);
+  return linear_copies(f) + (linear_bias_separate(f) ? 1 : 0);
+}
 Counts splitk_bias_counts(const OpFacts& f) {
-  return {3 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 1, 0};
+  return {3 + around_gemm(f), 0, 1, 0};
 }
 Counts memset_one_counts(const OpFacts& f) {
-  return {1 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 1, 0};
+  return {1 + around_gemm(f), 0, 1, 0};
 }
 Counts splitk_plain_counts(const OpFacts& f) {
-  return {2 + (f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f)), 0, 0, 0};
+  return {2 + around_gemm(f), 0, 0, 0};
 }
 // matmul / bmm / baddbmm: one GEMM + operand copies. baddbmm (and addmm with a 2-D self) first
 // writes self into the result: a device-to-device memcpy when self already has the result's
@@ -437,10 +449,10 @@ bool einsum_permutation(const OpFacts& f) {
 // --- tensordot: permute + reshape each operand to a matrix, one mm (aten/src/ATen/native/Linear.cpp) ---
 
 // A GEMM's own launches from M, K and N, as the linear/mm rules above count them: GEMV for one
-// row; f32 split-K (GEMM + reduce) on few output tiles; bf16/fp16 split-K for long K and a
+// row or column; f32 split-K (GEMM + reduce) on few output tiles; bf16/fp16 split-K for long K and a
 // small output; bf16/fp16 stream-K's zeroed workspace for a large output.
 Counts mm_counts(const Mnk& d, DType dt) {
-  if (d.m == 1) return {1, 0, 0, 0};
+  if (gemv_shape(d)) return {1, 0, 0, 0};
   if (dt == DType::kFloat32) {
     const Fp32Path path = fp32_path(d, false, true);
     return path == Fp32Path::kSplitReduce ? Counts{2, 0, 0, 0} : Counts{1, 0, 0, 0};
@@ -545,13 +557,15 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       {"gemm.gemv",
        gemm2d,
        {},
-       "one row (M = 1): gemv, 1 kernel (+ copies), no workspace",
+       "one row, or one output column of >= 256 rows (M = 1, or N = 1 and M >= 256): gemv, 1 kernel (+ copies, "
+       "+ linear's bias add when unfused), no workspace",
        gemv,
        {},
        linear_counts,
-       "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), broad:mobilenet, broad:resnet (classifier heads)",
-       "With a single row the product is a matrix-vector multiply: one GEMV kernel (plus a copy of an operand cuBLAS "
-       "cannot read as it is)."});
+       "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), sweep:gemm/linear kn=[2048,1], broad:mobilenet, "
+       "broad:resnet (classifier heads)",
+       "With a single row or a single output column the product is a matrix-vector multiply: one GEMV kernel (plus "
+       "a copy of an operand cuBLAS cannot read as it is)."});
   const char* const fp32_evidence =
       "sweep:gemm_f32 (4000 shapes: M 16-1024, K 2-4096, N 10-1536; linear with and without bias, addmm), "
       "broad:swin, broad:vit, broad:twins, broad:mlp-mixer, broad:hubert, broad:convbert, broad:gpt2 (addmm)";
