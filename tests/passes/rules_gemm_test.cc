@@ -379,3 +379,12 @@ TEST_CASE("gemm: a weight that requires grad makes matmul fold a transposed inpu
   contiguous.g.values[contiguous.g.ops.back().tensor_inputs()[1]].requires_grad = true;
   CHECK(rules_only(contiguous).counts.kernels == 1);
 }
+
+TEST_CASE("gemm: one output column of many rows is a GEMV; few rows are not") {
+  // linear [*, 2048] -> 1 on a strided input (a copy first): gemv from 256 rows.
+  GraphBuilder many = linear({8, 512, 2048}, {2097152, 4096, 2}, 1, false, DType::kFloat32);
+  CHECK(rules_only(many).rule == "gemm.gemv");
+  CHECK(rules_only(many).counts.kernels == 2);
+  GraphBuilder few = linear({64, 2048}, {}, 1, false, DType::kFloat32);
+  CHECK(rules_only(few).rule != "gemm.gemv");
+}
