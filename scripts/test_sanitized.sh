@@ -11,7 +11,13 @@ CACHE="${KERNELCOUNT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kernelcount}"
 RUNTIME_LIBS="$(grep -s KERNELCOUNT_EXTRA_RPATH: "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true)"
 cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERNELCOUNT_SANITIZE=ON \
   -DCMAKE_PREFIX_PATH="$CACHE/libtorch-2.11.0/torch/share/cmake" -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" >/dev/null
-cmake --build "$ROOT/build-asan" -j"$(nproc)" --target kernelcount kc_pass_tests kc_loader_tests kc_validate_tests
+targets=(kernelcount kc_pass_tests kc_loader_tests kc_validate_tests)
+# The sweep checker exists where a CUDA toolkit does (as in the main build); its test needs it.
+cmake --build "$ROOT/build-asan" --target help | grep -q kernelcount-sweepcheck && targets+=(kernelcount-sweepcheck)
+cmake --build "$ROOT/build-asan" -j"$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-cd "$ROOT/build-asan" && ctest --output-on-failure "$@"
+# Every test but the malformed-input sample, whose runner caps each run's address space at
+# 1 GiB: ASan reserves terabytes of shadow memory up front and cannot start under that cap. The
+# sample runs in the main suite; the fuzz targets cover the same inputs with ASan.
+cd "$ROOT/build-asan" && ctest --output-on-failure -E '^malformed_sample$' "$@"
