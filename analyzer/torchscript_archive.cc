@@ -1,6 +1,7 @@
 #include "analyzer/torchscript_archive.h"
 
 #include <caffe2/serialize/file_adapter.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 #include <algorithm>
 #include <cstring>
@@ -208,6 +209,62 @@ void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
                                  " bytes in a record of " + std::to_string(size) + " (a damaged length)");
     check(scan.memo_overrun == 0, "pickle " + name + " stores memo entry " + std::to_string(scan.memo_overrun) +
                                       " in a record of " + std::to_string(size) + " bytes (a damaged index)");
+  }
+}
+
+namespace {
+
+// The layout libtorch's SourceRangeDeserializer reads a .debug_pkl in, indexing tuples and its
+// string table without checking (a damaged one is a segmentation fault, not an error): either
+// ("FORMAT_WITH_STRING_TABLE", (text, ...), lines) or lines alone; each line (byte offset,
+// (source, start, end), tag); each source (text index list, file name index, first line) with
+// a table, else (text, file name or None, first line). Returns what is wrong, or "".
+std::string debug_table_problem(const c10::IValue& root) {
+  if (!root.isTuple()) return "not a tuple";
+  const auto& top = root.toTupleRef().elements();
+  int64_t strings = -1;  // size of the string table, -1 when there is none
+  const c10::IValue* lines = &root;
+  if (!top.empty() && top[0].isString() && top[0].toStringRef() == "FORMAT_WITH_STRING_TABLE") {
+    if (top.size() != 3 || !top[1].isTuple() || !top[2].isTuple()) return "a string-table header of the wrong shape";
+    for (const auto& t : top[1].toTupleRef().elements())
+      if (!t.isString()) return "a string table with a non-string";
+    strings = static_cast<int64_t>(top[1].toTupleRef().elements().size());
+    lines = &top[2];
+  }
+  for (const auto& line : lines->toTupleRef().elements()) {
+    if (!line.isTuple() || line.toTupleRef().elements().size() < 2) return "a line that is not (offset, range, ...)";
+    const auto& l = line.toTupleRef().elements();
+    if (!l[0].isInt() || !l[1].isTuple() || l[1].toTupleRef().elements().size() != 3) return "a malformed range";
+    const auto& range = l[1].toTupleRef().elements();
+    if (!range[1].isInt() || !range[2].isInt() || !range[0].isTuple()) return "a malformed range";
+    const auto& source = range[0].toTupleRef().elements();
+    if (source.size() != 3 || !source[2].isInt()) return "a malformed source";
+    if (strings < 0) {
+      if (!source[0].isString() || !(source[1].isString() || source[1].isNone())) return "a malformed source";
+      continue;
+    }
+    if (!source[0].isIntList() || !source[1].isInt()) return "a malformed source";
+    const int64_t name = source[1].toInt();
+    if (name < 0 || name >= strings) return "a file name index out of its string table";
+    for (int64_t i : source[0].toIntList())
+      if (i < 0 || i >= strings) return "a text index out of its string table";
+  }
+  return "";
+}
+
+}  // namespace
+
+void check_debug_tables(caffe2::serialize::PyTorchStreamReader& archive) {
+  for (const std::string& name : archive.getAllRecords()) {
+    if (!(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0)) continue;
+    auto [data, size] = archive.getRecord(name);
+    std::string problem;
+    try {
+      problem = debug_table_problem(torch::jit::unpickle(static_cast<const char*>(data.get()), size));
+    } catch (const std::exception&) {
+      problem = "it does not unpickle";
+    }
+    check(problem.empty(), "TorchScript debug info " + name + " is damaged: " + problem);
   }
 }
 

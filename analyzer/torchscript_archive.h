@@ -22,6 +22,11 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 // opcodes it knows up to the first it does not, never a tensor record.
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
 
+// Throws Error naming the first .debug_pkl whose source-range table libtorch would index out of
+// bounds or read as the wrong types (it checks neither: a damaged one crashes the process when a
+// node's source is first asked for). Unpickles each after check_pickle_lengths has vetted it.
+void check_debug_tables(caffe2::serialize::PyTorchStreamReader& archive);
+
 // A file reader for torch::jit::load that never reads the bytes of a parameter or buffer
 // record (data/N) or a trace's example inputs (traced_inputs/N), stored or deflated: the module
 // gets tensors of the right sizes whose memory was never written (the allocator's untouched

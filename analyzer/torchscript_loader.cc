@@ -662,6 +662,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
                        const LoadOptions& options) {
   check_code_nesting(archive);
   check_pickle_lengths(archive);
+  check_debug_tables(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   auto reader = weight_skipping_reader(path);

@@ -69,6 +69,10 @@ expect "nested deeper than 64 levels" "$bad/deep_json.pt2"
 expect "totals.eager_kernels is negative" tests/models/add.pt2 --baseline "$bad/negative_totals.json"
 expect "forward() has no input of that name" tests/models/traced_mlp.pt --input nosuch=32x64
 expect "out of range" tests/models/add.pt2 --max-kernels 99999999999999999999
+# libFuzzer findings (tests/fuzz/regressions/): a .debug_pkl whose string-table index libtorch
+# would follow out of bounds.
+expect "debug info code/__torch__/models.py.debug_pkl is damaged: a text index out of its string table" \
+  tests/fuzz/regressions/torchscript_debug_table.pt --input 2x3x16x16:float32
 copy="$(mktemp -d)/model.pt2"
 cp tests/models/add.pt2 "$copy"
 expect "is an input of this run" "$copy" -o "$copy"
