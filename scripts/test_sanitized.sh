@@ -13,7 +13,8 @@ cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERNE
   -DCMAKE_PREFIX_PATH="$CACHE/libtorch-2.11.0/torch/share/cmake" -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" >/dev/null
 targets=(kernelcount kc_pass_tests kc_loader_tests kc_validate_tests)
 # The sweep checker exists where a CUDA toolkit does (as in the main build); its test needs it.
-cmake --build "$ROOT/build-asan" --target help | grep -q kernelcount-sweepcheck && targets+=(kernelcount-sweepcheck)
+available="$(cmake --build "$ROOT/build-asan" --target help)"
+[[ "$available" == *kernelcount-sweepcheck* ]] && targets+=(kernelcount-sweepcheck)
 cmake --build "$ROOT/build-asan" -j"$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
