@@ -847,6 +847,53 @@ def grad_fold_family(S, scale):
         S.add("grad_fold", "pow_scalar", dict(p), build)
 
 
+def conv3d_dense_family(S, scale):
+    """Ungrouped conv3d (video networks: R3D/MC3/R(2+1)D's 3x3x3, 1x3x3 and 3x1x1 factorizations,
+    S3D's separable blocks, 1x1x1 projections, 3x7x7 stems) over the features cuDNN's engine reads:
+    batch, time, spatial size, channels in and out (aligned and not), kernel, stride, dtype, layout."""
+    g = dict(dtype=["f32", "bf16"], k=[(1, 1, 1), (3, 3, 3), (1, 3, 3), (3, 1, 1), (3, 7, 7), (1, 7, 7), (5, 1, 1)],
+             stride=[(1, 1, 1), (1, 1, 1), (1, 2, 2), (2, 2, 2), (2, 1, 1)],
+             cin=[3, 16, 24, 32, 45, 64, 96, 128, 144, 192, 230, 256, 288, 320, 480, 512, 576, 832],
+             cout=[16, 32, 45, 64, 96, 128, 144, 192, 256, 288, 384, 512, 576, 1024],
+             t=[1, 2, 4, 8, 16], hw=[7, 14, 28, 56, 112], batch=[1, 2, 4],
+             layout=["contig", "contig", "contig", "cl_both"], bias=[False, False, True])
+    for p in sample(g, int(2400 * scale), 96):
+        b, t, hw, cin, cout, k, st = p["batch"], p["t"], p["hw"], p["cin"], p["cout"], p["k"], p["stride"]
+        if k[0] > 2 * t + 1:
+            continue
+        vol = b * t * hw * hw
+        if vol * cin * cout * math.prod(k) // math.prod(st) > 5e10 or vol * max(cin, cout) > 4e8:
+            continue
+        pad = tuple((v - 1) // 2 for v in k)
+        lay = "cl" if p["layout"] == "cl_both" else "contig"
+        S.add("conv3d_dense", "conv3d", dict(p, pad=pad, g=1),
+              lambda p=p, b=b, t=t, hw=hw, cin=cin, cout=cout, k=k, st=st, pad=pad, lay=lay: (
+                  lambda x, w, bias: F.conv3d(x, w, bias, st, pad),
+                  [rnd([b, cin, t, hw, hw], p["dtype"], lay), rnd([cout, cin, *k], p["dtype"], lay),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+
+
+def gconv_model_family(S, scale):
+    """Grouped NCHW conv2d at the shapes grouped CNNs use (ResNeXt, RegNet, ResNeSt, NFNet, DPN,
+    SE-ResNeXt, NextViT): 3x3 and 1x1, group widths 4-288 channels, 2-64 groups, channel
+    multipliers 1-4, batch 1-32, maps 7-112: where cuDNN loops over the groups and where not."""
+    g = dict(dtype=["f32", "bf16"], groups=[2, 3, 4, 6, 8, 11, 13, 16, 24, 27, 32, 48, 64],
+             cpg=[4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 120, 128, 144, 168, 192, 232, 240, 256, 288],
+             mult=[1, 1, 1, 2, 4], k=[3, 3, 3, 1], stride=[1, 1, 2], hw=[7, 14, 28, 56, 112],
+             batch=[1, 2, 4, 8, 16, 32], bias=[False, False, True])
+    for p in sample(g, int(2600 * scale), 97):
+        cin = p["groups"] * p["cpg"]
+        cout = cin * p["mult"]
+        b, hw, k = p["batch"], p["hw"], p["k"]
+        if cin > 4096 or b * cout * hw * hw > 2e8 or b * cin * hw * hw * p["cpg"] * p["mult"] * k * k > 5e10:
+            continue
+        S.add("gconv_model", "conv2d", dict(p, cin=cin, cout=cout, pad=(k - 1) // 2, layout="contig"),
+              lambda p=p, cin=cin, cout=cout, b=b, hw=hw, k=k: (
+                  lambda x, w, bias: F.conv2d(x, w, bias, p["stride"], (k - 1) // 2, 1, p["groups"]),
+                  [rnd([b, cin, hw, hw], p["dtype"]), rnd([cout, p["cpg"], k, k], p["dtype"]),
+                   rnd([cout], p["dtype"]) if p["bias"] else None]))
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -866,7 +913,8 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "sortmode": sort_mode_family,
             "conv_dense": conv_dense_family, "gemm_small": gemm_small_family, "gconv_wide": gconv_wide_family,
             "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family, "conv_align": conv_align_family,
-            "gemm_align": gemm_align_family, "grad_fold": grad_fold_family}
+            "gemm_align": gemm_align_family, "grad_fold": grad_fold_family,
+            "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family}
 
 
 # ---------------------------------------------------------------------------------------------
