@@ -111,8 +111,9 @@ SECTIONS = {
                                  "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tgz "
                                  "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
     "broad-lofo": lambda: saved("validate/results/broad/accuracy_lofo.txt",
-                                "python3 validate/broad_accuracy.py --mode lofo --worst 15 --misses 20 --json "
-                                "validate/results/broad/accuracy_lofo.json > validate/results/broad/accuracy_lofo.txt", 3),
+                                "python3 validate/broad_accuracy.py --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz "
+                                "--worst 15 --misses 20 --json validate/results/broad/accuracy_lofo.json "
+                                "> validate/results/broad/accuracy_lofo.txt", 3),
     "fresh2-first": lambda: saved("validate/results/fresh2/accuracy_first_look.txt",
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
@@ -127,8 +128,8 @@ SECTIONS = {
                                   "--measured validate/results/fresh3/measured.tgz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
     "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
-                                "python3 validate/sweeps/fit_conv.py --lofo > validate/sweeps/fit_conv.txt   "
-                                "# needs scikit-learn", 7),
+                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-out validate/sweeps/conv_lofo.json.gz "
+                                "> validate/sweeps/fit_conv.txt   # needs scikit-learn", 13),
     "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "

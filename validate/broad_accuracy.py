@@ -20,6 +20,7 @@ import argparse
 import collections
 import concurrent.futures
 import glob
+import gzip
 import json
 import os
 import re
@@ -49,6 +50,19 @@ def predict(kc, model, mode, inputs=()):
     return name, json.loads(out.stdout), None
 
 
+def conv_left_out(pred, held_out):
+    """Replaces each convolution's tree prediction by the one from trees fitted without the model's
+    family (validate/sweeps/fit_conv.py --lofo-out): the op's other launches (bias add, layout
+    copies) stay as the rules predict them."""
+    for po in pred["ops"]:
+        entry = held_out.get(str(po.get("index")))
+        pl = po["launches"]
+        if entry and entry[0] and pl.get("known"):
+            (k_out, m_out), (k_all, m_all) = entry
+            pl["kernels"] += k_out - k_all
+            pl["memset"] += m_out - m_all
+
+
 def compare(name, pred, meas, acc, op_filter=None):
     fam, dt = family_of(name), dtype_of(name)
     p_total = m_total = 0
@@ -70,8 +84,10 @@ def compare(name, pred, meas, acc, op_filter=None):
         acc["all"][0] += exact_all
         acc["all"][1] += 1
         if not exact_all and (not op_filter or re.search(op_filter, po["op"])):
-            acc["misses"][(po["op"], pl.get("rule", ""), tuple(pl[k] for k in KINDS) if known else None,
-                           tuple(ml[k] for k in KINDS))] += 1
+            key = (po["op"], pl.get("rule", ""), tuple(pl[k] for k in KINDS) if known else None,
+                   tuple(ml[k] for k in KINDS))
+            acc["misses"][key] += 1
+            acc["examples"][key].append((name, mo.get("args", [])))
         p_total += pl["kernels"] or 0
         m_total += ml["kernels"]
     m_total += meas.get("unattributed", {}).get("kernels", 0)
@@ -130,9 +146,18 @@ def main():
     ap.add_argument("--json", help="write the figures to this file")
     ap.add_argument("--only", help="models whose name matches this regular expression (for quick checks)")
     ap.add_argument("--op", help="count misses only for ops whose name matches this regular expression")
+    ap.add_argument("--conv-lofo", help="in lofo mode, convolutions predicted by trees fitted without the "
+                    "model's family: fit_conv.py --lofo-out's file (its corpus named by --conv-corpus)")
+    ap.add_argument("--conv-corpus", default="broad", help="the corpus of --models in --conv-lofo")
+    ap.add_argument("--examples", type=int, default=0,
+                    help="under each of --misses, N instances: model and arguments (distinct argument lists first)")
     args = ap.parse_args()
 
     measured = load_measured(args.measured)
+    held_out = {}
+    if args.conv_lofo and args.mode == "lofo":
+        with gzip.open(args.conv_lofo, "rt") as f:
+            held_out = json.load(f).get(args.conv_corpus, {})
     models_dir, inputs = open_models(args.models)
     jobs = []
     for name in sorted(measured):
@@ -145,7 +170,8 @@ def main():
                 break
     acc = {"kind": {k: [0, 0] for k in KINDS}, "class": collections.defaultdict(lambda: [0, 0]),
            "dtype": collections.defaultdict(lambda: [0, 0]), "family": collections.defaultdict(lambda: [0, 0]),
-           "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": []}
+           "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": [],
+           "examples": collections.defaultdict(list)}
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         futures = {pool.submit(predict, args.kernelcount, model, args.mode, inputs.get(name, ())): (name, m)
@@ -160,6 +186,8 @@ def main():
             if len(pred["ops"]) != len(meas["ops"]):
                 failed.append((name, f"{len(pred['ops'])} ops predicted, {len(meas['ops'])} measured"))
                 continue
+            if held_out:
+                conv_left_out(pred, held_out.get(name, {}))
             compare(name, pred, meas, acc, args.op)
 
     models = sorted(acc["models"])
@@ -190,6 +218,12 @@ def main():
     if args.misses:
         for (op, rule, p, m), c in acc["misses"].most_common(args.misses):
             print(f"  x{c} {op} [{rule}] predicted {p} measured {m}")
+            seen, shown = set(), 0
+            for model, op_args in sorted(acc["examples"][(op, rule, p, m)]):
+                if shown < args.examples and tuple(op_args) not in seen:
+                    seen.add(tuple(op_args))
+                    shown += 1
+                    print(f"      {model}: {' '.join(op_args)}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"mode": args.mode, "exact": acc["all"], "per_count": acc["kind"],

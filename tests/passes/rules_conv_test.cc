@@ -289,3 +289,51 @@ TEST_CASE("conv: a 1-d f32 convolution with 16-31 channels per group loops over 
   pos.bias = true;
   CHECK(run_conv(b, x, weight(b, {256, 16, 128}), pos).counts.kernels == 50);
 }
+
+// Shapes measured by the conv3d_dense sweep (validate/sweeps/results), each a different engine
+// choice that the fitted 3-d trees (conv_engine_trees.inc) reproduce.
+TEST_CASE("conv: 3-d convolutions follow cuDNN's measured engine choice per dtype and layout") {
+  GraphBuilder b;
+  ConvSpec s3;
+  s3.op = "aten::conv3d";
+  s3.stride = {1, 1, 1};
+  ConvSpec s3_bias = s3;
+  s3_bias.bias = true;
+  int small = b.input({1, 96, 4, 7, 7});  // f32: transforms around the core + the bias add
+  auto a = run_conv(b, small, weight(b, {16, 96, 3, 3, 3}), s3_bias);
+  CHECK(a.counts.kernels == 5);
+  CHECK(a.counts.memset == 0);
+  int deep = b.input({2, 64, 2, 7, 7});  // f32: a zeroed workspace, one kernel fewer
+  auto d = run_conv(b, deep, weight(b, {128, 64, 3, 3, 3}), s3_bias);
+  CHECK(d.counts.kernels == 4);
+  CHECK(d.counts.memset == 1);
+  int wide = b.input({4, 832, 2, 14, 14}, DType::kBFloat16);  // bf16: 5 kernels, 1 zeroed buffer
+  auto w = run_conv(b, wide, weight(b, {45, 832, 3, 3, 3}, DType::kBFloat16), s3);
+  CHECK(w.counts.kernels == 5);
+  CHECK(w.counts.memset == 1);
+  int proj = b.input({4, 45, 16, 112, 112}, DType::kBFloat16);  // bf16 1x1x1: one GEMM + the bias
+  CHECK(run_conv(b, proj, weight(b, {192, 45, 1, 1, 1}, DType::kBFloat16), s3_bias).counts.kernels == 2);
+}
+
+// Shapes measured by the gconv_model sweep: one call, or a loop of 3-4 launches (and zeroed
+// buffers) a group, which the fitted grouped trees reproduce.
+TEST_CASE("conv: grouped f32 NCHW convolutions run one call or loop over the groups as cuDNN chose") {
+  GraphBuilder b;
+  ConvSpec g2;
+  g2.groups = 2;
+  int x = b.input({32, 16, 7, 7});  // 8 channels a group: 3 launches a group
+  CHECK(run_conv(b, x, weight(b, {32, 8, 3, 3}), g2).counts.kernels == 6);
+  int big = b.input({1, 288, 112, 112});  // 144 channels a group: 4 launches and 1 memset a group
+  auto l = run_conv(b, big, weight(b, {1152, 144, 3, 3}), g2);
+  CHECK(l.counts.kernels == 8);
+  CHECK(l.counts.memset == 2);
+  int small = b.input({32, 240, 7, 7});  // 120 channels a group on 7x7: one call, 2 zeroed buffers
+  auto c = run_conv(b, small, weight(b, {480, 120, 3, 3}), g2);
+  CHECK(c.counts.kernels == 5);
+  CHECK(c.counts.memset == 2);
+  ConvSpec g2s = g2;
+  g2s.stride = {2, 2};
+  g2s.bias = true;
+  int strided = b.input({32, 96, 14, 14});  // 48 channels a group, stride 2: 4 a group + the bias
+  CHECK(run_conv(b, strided, weight(b, {384, 48, 3, 3}), g2s).counts.kernels == 9);
+}

@@ -1,24 +1,26 @@
-"""Fits cuDNN's engine choice for ungrouped convolutions from the shape sweeps and the measured
-corpora and writes it as decision trees for the launch rules
-(passes/targets/h200/conv_engine_trees.inc).
+"""Fits cuDNN's engine choice for convolutions from the shape sweeps and the measured corpora and
+writes it as decision trees for the launch rules (passes/targets/h200/conv_engine_trees.inc).
 
-Which engine cuDNN's heuristics pick for an ungrouped convolution (and so whether ATen's call
-adds layout transforms, an output transform, a split-K reduction or a zeroed workspace) is
-decided inside cuDNN by a learned heuristic, from the problem's shape. The sweeps measured it
-over thousands of shapes; a decision tree over the same shape features per (dtype class,
-layout) reproduces it for shapes between the measured ones. The label is what cuDNN launches
-for the convolution itself (bias add and ATen's layout copies removed: the rules add those by
-mechanism); the features are the ones the engine sees: kernel, stride, dilation, batch, input
-height and width, channels in and out, output pixels, the implicit GEMM's M and K. Ungrouped 1-2 d
-convolutions only: trees fitted on grouped and 3-d ones as well did worse out of sample than
-the rules' buckets for those (see conv_sample).
+Which engine cuDNN's heuristics pick for a convolution (and so whether ATen's call adds layout
+transforms, an output transform, a split-K reduction or a zeroed workspace, and whether cuDNN
+loops over the groups of a grouped one) is decided inside cuDNN by a learned heuristic, from the
+problem's shape. The sweeps measured it over thousands of shapes; a decision tree over the same
+shape features per problem kind reproduces it for shapes between the measured ones. The label is
+what cuDNN launches for the convolution itself (bias add and ATen's layout copies removed: the
+rules add those by mechanism); for a grouped convolution it is either one call (kernels,
+memsets) or a loop over the groups (kernels and memsets a group). The features are the ones the
+engine sees: kernel, stride, dilation, batch, input height and width, channels in and out (per
+group), output pixels, the implicit GEMM's M and K, channel alignment, groups, and for 3-d
+convolutions depth, temporal kernel and stride. Trees per kind: ungrouped 1-2 d and 3-d, each by
+dtype class and layout; grouped NCHW 1-2 d by dtype class (grouped channels-last, depthwise and
+grouped 3-d convolutions keep the rules' buckets: few measured shapes).
 
-Trained on the sweep configurations (families conv_dense, conv: conv1d and conv2d, groups = 1)
-and on the convolutions measured in the model corpora (validate/results/: broad, fresh, fresh2,
-fresh3, fresh4, corpus), one sample per distinct shape and family, where real models put their
-shapes densely and the random sweep only sparsely. A hold-out measured later must not be added
-here before its first look. Prints each tree's 5-fold cross-validated accuracy and, with --lofo,
-the leave-one-family-out accuracy over the corpora's convolution instances: each family
+Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense, gconv,
+gconv_wide, gconv_model) and on the convolutions measured in the model corpora (validate/results/:
+broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
+their shapes densely and the random sweeps only sparsely. A hold-out measured later must not be
+added here before its first look. Prints each tree's 5-fold cross-validated accuracy and, with
+--lofo, the leave-one-family-out accuracy over the corpora's convolution instances: each family
 predicted by trees fitted without it. Needs scikit-learn.
 
     python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo]
@@ -42,15 +44,21 @@ SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
 CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"]
-# Feature order; passes/targets/h200/conv_engine.cc fills the same array.
-# c_in_align and c_out_align: the largest of 1, 2, 4, 8 dividing the channel count (tensor-core
-# kernels want multiples of 8; cuDNN pads others: sweep conv_align).
+# Feature order; passes/targets/h200/conv_engine.cc fills the same array. For a grouped
+# convolution c_in, c_out and gemm_k are one group's. c_in_align and c_out_align: the largest of
+# 1, 2, 4, 8 dividing the channel count (tensor-core kernels want multiples of 8; cuDNN pads
+# others: sweep conv_align). depth, kernel_t and stride_t are 1 for a 1-2 d convolution.
 FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", "c_out", "out_pixels", "gemm_m",
-            "gemm_k", "c_in_align", "c_out_align"]
-# (name, is_half, channels_last) -> most leaves: chosen by cross-validation (more leaves stop
-# paying off beyond these).
-TREES = [("f32_nchw", False, False, 96), ("f32_nhwc", False, True, 32), ("half_nchw", True, False, 64),
-         ("half_nhwc", True, True, 32)]
+            "gemm_k", "c_in_align", "c_out_align", "groups", "depth", "kernel_t", "stride_t", "one_d"]
+# The ungrouped 1-2 d trees read the first 13 features only (fitted before the others existed;
+# the added ones are constant for them).
+UNGROUPED_2D_FEATURES = 13
+# (name, most leaves): chosen by cross-validation (more leaves stop paying off beyond these).
+# Names: <dtype class>_<kind>: nchw/nhwc ungrouped 1-2 d, ncdhw/ndhwc ungrouped 3-d, grouped
+# grouped NCHW 1-2 d.
+TREES = [("f32_nchw", 96), ("f32_nhwc", 32), ("half_nchw", 64), ("half_nhwc", 32),
+         ("f32_ncdhw", 64), ("f32_ndhwc", 8), ("half_ncdhw", 48), ("half_ndhwc", 16),
+         ("f32_grouped", 192), ("half_grouped", 96)]
 
 
 def channels_last(sizes, strides):
@@ -79,21 +87,33 @@ def per_dim(v, dims, fallback):
     return v * dims if len(v) == 1 else v
 
 
-def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, source):
-    """One convolution as (is_half, channels_last, features, (kernels, memset), source), the
-    kernels those of cuDNN's call alone; None for what the rules decide without a tree."""
+def label_of(kernels, memset, groups, names):
+    """A grouped convolution's launches as one call ("k/m") or a loop over its groups ("gk/m": k
+    kernels and m memsets a group): a loop repeats its launches once a group, so its counts are
+    multiples of the groups (a single launch a group shows as one kernel name repeated)."""
+    if groups >= 2 and memset % groups == 0:
+        if kernels >= 2 * groups and kernels % groups == 0:
+            return f"g{kernels // groups}/{memset // groups}"
+        core = collections.Counter(n for n in names if "elementwise_kernel" not in n and not n.startswith("Memset"))
+        if groups >= 3 and kernels == groups and core and core.most_common(1)[0][1] == groups:
+            return f"g1/{memset // groups}"
+    return f"{kernels}/{memset}"
+
+
+def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, names, source):
+    """One convolution as (tree name, features, label, source), the label what cuDNN's call alone
+    launches; None for what the rules decide without a tree."""
     kernels, memcpy, memset = counts
     rank = len(xs)
-    # Grouped and 3-d convolutions keep their rules: in a trial, trees fitted on them did worse
-    # out of sample (each family left out) than the rules' buckets.
-    if rank not in (3, 4) or len(ws) != rank or groups != 1 or memcpy:
+    if rank not in (3, 4, 5) or len(ws) != rank or memcpy or groups < 1 or xs[1] % groups:
         return None
     dims = rank - 2
     stride, pad, dil = per_dim(stride, dims, 1), per_dim(pad, dims, 0), per_dim(dil, dims, 1)
     if len(stride) != dims or len(pad) != dims or len(dil) != dims:
         return None
     kernels -= 1 if bias else 0
-    if rank == 3:  # ATen views a 1-d convolution as a 2-d one with H = 1, after input.contiguous()
+    one_d = rank == 3
+    if one_d:  # ATen views a 1-d convolution as a 2-d one with H = 1, after input.contiguous()
         kernels -= 0 if xst is None or xst == dense_strides(xs) else 1
         xs, ws, xst, wst = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], None, None
         stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
@@ -101,22 +121,28 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, so
     cl = x_cl or w_cl  # cudnn_conv_suggest_memory_format
     cin, cout = xs[1], ws[0]
     depthwise = groups > 1 and groups == cin and cout % cin == 0
+    if groups > 1 and (cl or depthwise or rank == 5):
+        return None  # the buckets: grouped channels last, ATen's depthwise kernel, grouped 3-d
     if cl:
         kernels -= (0 if x_cl else 1) + (0 if w_cl else 1)  # ATen's copies to channels last
-        if depthwise and rank == 5 and dt == "float32" and cin < 256:
-            return None  # the per-channel loop rule
-    else:
-        if depthwise:
-            return None  # ATen's own depthwise kernel
-        if xst is not None and xst != dense_strides(xs):
-            kernels -= 1  # ATen's input.contiguous()
+    elif xst is not None and xst != dense_strides(xs):
+        kernels -= 1  # ATen's input.contiguous()
     if kernels < 1:
         return None
-    out_pixels = (out_size(xs[2], ws[2], stride[0], pad[0], dil[0]) *
-                  out_size(xs[3], ws[3], stride[1], pad[1], dil[1]))
-    f = [max(ws[2], ws[3]), max(stride), max(dil), xs[0], xs[2], xs[3], cin, cout, out_pixels, xs[0] * out_pixels,
-         cin * ws[2] * ws[3], math.gcd(cin, 8), math.gcd(cout, 8)]
-    return (dt != "float32", cl, f, (kernels, memset), source)
+    sp = rank - 2 if rank == 5 else 2  # spatial dims as cuDNN sees them
+    outs = [out_size(xs[2 + d], ws[2 + d], stride[d], pad[d], dil[d]) for d in range(sp)]
+    cpg, opg = cin // groups, cout // groups
+    f = [max(ws[-2], ws[-1]), max(stride[-2:]), max(dil), xs[0], xs[-2], xs[-1], cpg, opg, math.prod(outs),
+         xs[0] * math.prod(outs), cpg * math.prod(ws[2:]), math.gcd(cpg, 8), math.gcd(opg, 8), groups,
+         xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, stride[0] if sp == 3 else 1, int(one_d)]
+    half = "half" if dt != "float32" else "f32"
+    if groups > 1:
+        return (f"{half}_grouped", f, label_of(kernels, memset, groups, names), source)
+    layout = ("ndhwc" if cl else "ncdhw") if sp == 3 else ("nhwc" if cl else "nchw")
+    return (f"{half}_{layout}", f, f"{kernels}/{memset}", source)
+
+
+SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "gconv_wide", "gconv_model")
 
 
 def samples(path):
@@ -128,17 +154,18 @@ def samples(path):
                 continue
             d = json.loads(line)
             p = d.get("params", {})
-            if d.get("family") not in ("conv_dense", "conv", "conv_align") or "error" in d or "kernels" not in d:
+            if d.get("family") not in SWEEP_FAMILIES or "error" in d or "kernels" not in d:
                 continue
-            if d["op"] not in ("conv1d", "conv2d"):
+            if d["op"] not in ("conv1d", "conv2d", "conv3d"):
                 continue
             (xs, xst, dt), (ws, wst, _) = d["inputs"][0], d["inputs"][1]
-            groups = p.get("g", 1)
+            groups = p.get("g", p.get("groups", 1))
             k = ws[2:]
             pad = p.get("pad", [(v - 1) // 2 for v in k])
             bias = len(d["inputs"]) > 2 and isinstance(d["inputs"][2], list)
+            names = [n for n, c in d.get("kernel_names", []) for _ in range(c)]
             s = conv_sample(dt, xs, xst, ws, wst, groups, p.get("stride", 1), pad, p.get("dil", 1),
-                            (d["kernels"], d["memcpy"], d["memset"]), bias, "sweep")
+                            (d["kernels"], d["memcpy"], d["memset"]), bias, names, "sweep")
             if s:
                 out.append(s)
     return out
@@ -173,13 +200,14 @@ def model_files(corpus):
 
 
 def model_samples():
-    """Convolutions measured in real models, one per instance, with the model's family."""
+    """Convolutions measured in real models, one per instance, with the model's family; each
+    sample's fifth element says where it was measured: (corpus, model, op index)."""
     out = []
     for corpus in CORPORA:
         for name, d in model_files(corpus):
             family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
             for o in d.get("ops", []):
-                if o.get("op") not in ("aten::conv1d", "aten::conv2d"):
+                if o.get("op") not in ("aten::conv1d", "aten::conv2d", "aten::conv3d"):
                     continue
                 tensors, ints = {}, {}
                 for a in o["args"]:
@@ -197,27 +225,44 @@ def model_samples():
                 meas = o["measured"]
                 s = conv_sample(dt, xs, xst, ws, wst, (ints.get("groups") or [1])[0], ints.get("stride"),
                                 ints.get("padding"), ints.get("dilation"),
-                                (meas["kernels"], meas["memcpy"], meas["memset"]), "bias" in tensors, family)
+                                (meas["kernels"], meas["memcpy"], meas["memset"]), "bias" in tensors,
+                                meas.get("kernel_names", []), family)
                 if s:
-                    out.append(s)
+                    out.append(s + ((corpus, name, o["index"]),))
     return out
 
 
 def distinct(rows):
-    """One sample per distinct (shape, source), with that shape's most frequent outcome."""
+    """One sample per distinct (tree, shape, source), with that shape's most frequent outcome."""
     by = collections.defaultdict(collections.Counter)
-    for half, cl, f, label, src in rows:
-        by[(half, cl, tuple(f), src)][label] += 1
-    return [(k[0], k[1], list(k[2]), c.most_common(1)[0][0], k[3]) for k, c in by.items()]
+    for tree, f, label, src, *_ in rows:
+        by[(tree, tuple(f), src)][label] += 1
+    return [(k[0], list(k[1]), c.most_common(1)[0][0], k[2]) for k, c in by.items()]
 
 
-def fit(rows, leaves):
-    X = np.array([r[2] for r in rows], dtype=float)
-    y = np.array([f"{r[3][0]}/{r[3][1]}" for r in rows])
-    tree = DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0)
-    cv = cross_val_score(tree, X, y, cv=KFold(5, shuffle=True, random_state=0)).mean()
-    tree.fit(X, y)
-    return tree, cv, collections.Counter(y).most_common(1)[0][1] / len(y)
+def matrix(rows, tree):
+    width = UNGROUPED_2D_FEATURES if tree.endswith(("_nchw", "_nhwc")) else len(FEATURES)
+    return np.array([r[1][:width] for r in rows], dtype=float), np.array([r[2] for r in rows])
+
+
+def fit_only(rows, tree, leaves):
+    X, y = matrix(rows, tree)
+    return DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0).fit(X, y)
+
+
+def fit(rows, tree, leaves):
+    X, y = matrix(rows, tree)
+    model = DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0)
+    cv = cross_val_score(model, X, y, cv=KFold(5, shuffle=True, random_state=0)).mean()
+    model.fit(X, y)
+    return model, cv, collections.Counter(y).most_common(1)[0][1] / len(y)
+
+
+def parse_label(label):
+    """(kernels, memset, per_group) of a leaf's label."""
+    per_group = label.startswith("g")
+    k, m = (int(v) for v in label.lstrip("g").split("/"))
+    return k, m, per_group
 
 
 def emit(name, tree):
@@ -225,58 +270,73 @@ def emit(name, tree):
     lines = [f"const ConvTreeNode kConvTree_{name}[] = {{"]
     for i in range(t.node_count):
         if t.children_left[i] == -1:
-            k, m = (int(v) for v in tree.classes_[int(np.argmax(t.value[i][0]))].split("/"))
-            lines.append(f"    {{-1, 0, 0, 0, {k}, {m}}},")
+            k, m, g = parse_label(tree.classes_[int(np.argmax(t.value[i][0]))])
+            lines.append(f"    {{-1, 0, 0, 0, {k}, {m}, {int(g)}}},")
         else:
             thr = float(t.threshold[i])
-            lines.append(f"    {{{t.feature[i]}, {thr!r}, {t.children_left[i]}, {t.children_right[i]}, 0, 0}},"
+            lines.append(f"    {{{t.feature[i]}, {thr!r}, {t.children_left[i]}, {t.children_right[i]}, 0, 0, 0}},"
                          f"  // {FEATURES[t.feature[i]]}")
     lines.append("};")
     return lines
 
 
-def predict(tree, f):
-    k, m = tree.predict(np.array([f], dtype=float))[0].split("/")
-    return int(k), int(m)
+def predict(model, tree, f):
+    """Total (kernels, memset) of cuDNN's call: a loop's counts times the groups."""
+    width = UNGROUPED_2D_FEATURES if tree.endswith(("_nchw", "_nhwc")) else len(FEATURES)
+    k, m, per_group = parse_label(model.predict(np.array([f[:width]], dtype=float))[0])
+    g = f[FEATURES.index("groups")] if per_group else 1
+    return k * g, m * g
 
 
-def kind(f):
+def total(label, f):
+    k, m, per_group = parse_label(label)
+    g = f[FEATURES.index("groups")] if per_group else 1
+    return k * g, m * g
+
+
+def kind(tree, f):
     """The convolution kinds the leave-one-family-out figure is broken down by."""
-    return "1-d" if f[4] == 1 else "2-d"
+    if tree.endswith("grouped"):
+        return "grouped"
+    if tree.endswith(("ncdhw", "ndhwc")):
+        return "3-d"
+    return "1-d" if f[FEATURES.index("one_d")] else "2-d"
 
 
 def lofo(rows, measured):
-    """Each model family's convolution instances, predicted by trees fitted without it."""
-    families = sorted({r[4] for r in measured})
+    """Each model family's convolution instances, predicted by trees fitted without it. Returns
+    {corpus: {model: {op index: [kernels, memset] left out, [kernels, memset] fitted on all]}}."""
+    families = sorted({r[3] for r in measured})
+    everything = {name: fit_only([r for r in rows if r[0] == name], name, leaves) for name, leaves in TREES}
+    out = collections.defaultdict(lambda: collections.defaultdict(dict))
     tally = collections.defaultdict(lambda: [0, 0])
     worst = []
     for fam in families:
-        train = [r for r in rows if r[4] != fam]
-        trees = {}
-        for name, half, cl, leaves in TREES:
-            part = [r for r in train if r[0] == half and r[1] == cl]
-            trees[(half, cl)] = fit_only(part, leaves)
-        mine = [r for r in measured if r[4] == fam]
+        train = [r for r in rows if r[3] != fam]
+        mine = [r for r in measured if r[3] == fam]
+        models = {}
+        for name, leaves in TREES:
+            part = [r for r in train if r[0] == name]
+            if any(r[0] == name for r in mine) and part:
+                models[name] = fit_only(part, name, leaves)
         ok = 0
         for r in mine:
-            hit = predict(trees[(r[0], r[1])], r[2]) == r[3]
+            left_out = predict(models[r[0]], r[0], r[1]) if r[0] in models else None
+            corpus, model, index = r[4]
+            out[corpus][model][index] = [left_out, predict(everything[r[0]], r[0], r[1])]
+            hit = left_out == total(r[2], r[1])
             ok += hit
-            for k in ("all", kind(r[2])):
+            for k in ("all", kind(r[0], r[1])):
                 tally[k][0] += hit
                 tally[k][1] += 1
         worst.append((ok / len(mine), fam, ok, len(mine)))
-    exact, total = tally["all"]
-    print(f"leave-one-family-out: {exact}/{total} ungrouped convolution instances exact ({100 * exact / total:.1f}%) "
+    exact, n = tally["all"]
+    print(f"leave-one-family-out: {exact}/{n} convolution instances exact ({100 * exact / n:.1f}%) "
           f"over {len(families)} families; " + ", ".join(
               f"{k} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
-              for k in ("2-d", "1-d") if tally[k][1]))
+              for k in ("2-d", "1-d", "3-d", "grouped") if tally[k][1]))
     print("families predicted worst:", ", ".join(f"{fam} {ok}/{n}" for _, fam, ok, n in sorted(worst)[:8]))
-
-
-def fit_only(rows, leaves):
-    X = np.array([r[2] for r in rows], dtype=float)
-    y = np.array([f"{r[3][0]}/{r[3][1]}" for r in rows])
-    return DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0).fit(X, y)
+    return out
 
 
 def main():
@@ -285,26 +345,32 @@ def main():
     ap.add_argument("--out", default=OUT)
     ap.add_argument("--check", action="store_true", help="fail when --out differs from a fresh fit")
     ap.add_argument("--lofo", action="store_true", help="also the leave-one-family-out accuracy on the corpora")
+    ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
+                    "left out and fitted on all (JSON, gzip), for validate/broad_accuracy.py --conv-lofo")
     a = ap.parse_args()
     measured = model_samples()
     rows = samples(a.sweeps) + distinct(measured)
-    print(f"fit_conv: {sum(r[4] == 'sweep' for r in rows)} sweep shapes, "
-          f"{sum(r[4] != 'sweep' for r in rows)} distinct model shapes ({len(measured)} instances)")
+    print(f"fit_conv: {sum(r[3] == 'sweep' for r in rows)} sweep shapes, "
+          f"{sum(r[3] != 'sweep' for r in rows)} distinct model shapes ({len(measured)} instances)")
     text = ["// Generated by validate/sweeps/fit_conv.py from validate/sweeps/results/sweep.jsonl.gz; do not edit.",
-            "// cuDNN's engine choice for ungrouped convolutions as decision trees over the shape: each leaf",
-            "// holds what the convolution itself launches (kernels, memsets), bias and layout copies excluded.",
-            "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset};",
+            "// cuDNN's engine choice for convolutions as decision trees over the shape: each leaf holds what",
+            "// the convolution itself launches (kernels, memsets), bias and layout copies excluded, once or",
+            "// once a group (per_group: cuDNN loops over the groups).",
+            "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset, per_group};",
             f"// features: {', '.join(FEATURES)}."]
-    for name, half, cl, leaves in TREES:
-        part = [r for r in rows if r[0] == half and r[1] == cl]
-        tree, cv, majority = fit(part, leaves)
+    for name, leaves in TREES:
+        part = [r for r in rows if r[0] == name]
+        tree, cv, majority = fit(part, name, leaves)
         summary = (f"{name}: {len(part)} shapes, {tree.get_n_leaves()} leaves, 5-fold cross-validated "
                    f"accuracy {100 * cv:.1f}% (most frequent outcome alone {100 * majority:.1f}%)")
         print(summary)
         text += ["", f"// {summary}"] + emit(name, tree)
     body = "\n".join(text) + "\n"
     if a.lofo:
-        lofo(rows, measured)
+        held_out = lofo(rows, measured)
+        if a.lofo_out:
+            with gzip.open(a.lofo_out, "wt") as f:
+                json.dump(held_out, f, sort_keys=True, separators=(",", ":"))
     if a.check:
         if not os.path.exists(a.out) or open(a.out).read() != body:
             sys.exit(f"fit_conv: {a.out} is not what the sweeps give; rerun validate/sweeps/fit_conv.py")

@@ -134,31 +134,35 @@ int64_t product(const std::vector<int64_t>& a, size_t from) {
   return p;
 }
 
-// Output pixels x batch: the implicit GEMM's M.
-int64_t gemm_m(const ConvView& v) {
-  int64_t m = v.x_sizes[0];
-  for (int i = 0; i < v.spatial(); ++i) m *= (v.x_sizes[2 + i] + v.stride[i] - 1) / v.stride[i];
-  return m;
-}
-
-// An ungrouped 1-2 d convolution as cuDNN's engine heuristics see it (conv_engine.h).
+// A 1-3 d convolution as cuDNN's engine heuristics see it (conv_engine.h); a grouped one by the
+// channels and GEMM of one group.
 ConvProblem conv_problem(const ConvView& v) {
   ConvProblem p;
-  p.kernel = std::max(v.w_sizes[2], v.w_sizes[3]);
-  p.stride = std::max(v.stride[0], v.stride[1]);
-  p.dilation = std::max(v.dilation[0], v.dilation[1]);
+  const int sp = v.spatial();        // 2 or 3: a 1-d convolution is viewed as a 2-d one
+  const size_t h = sp == 3 ? 3 : 2;  // the height's index in the sizes
+  p.three_d = sp == 3;
+  p.one_d = v.one_d;
+  p.groups = v.groups;
+  p.kernel = std::max(v.w_sizes[h], v.w_sizes[h + 1]);
+  p.stride = std::max(v.stride[h - 2], v.stride[h - 1]);
+  p.dilation = *std::max_element(v.dilation.begin(), v.dilation.end());
   p.batch = v.x_sizes[0];
-  p.height = v.x_sizes[2];
-  p.width = v.x_sizes[3];
-  p.c_in = v.x_sizes[1];
-  p.c_out = v.w_sizes[0];
+  p.height = v.x_sizes[h];
+  p.width = v.x_sizes[h + 1];
+  p.c_in = v.x_sizes[1] / v.groups;
+  p.c_out = v.w_sizes[0] / v.groups;
   p.out_pixels = 1;
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < sp; ++d) {
     const int64_t span = v.dilation[d] * (v.w_sizes[2 + d] - 1) + 1;
     p.out_pixels *= std::max<int64_t>(0, (v.x_sizes[2 + d] + 2 * v.padding[d] - span) / v.stride[d] + 1);
   }
   p.gemm_m = p.batch * p.out_pixels;
-  p.gemm_k = p.c_in * v.w_sizes[2] * v.w_sizes[3];
+  p.gemm_k = p.c_in * product(v.w_sizes, 2);
+  if (p.three_d) {
+    p.depth = v.x_sizes[2];
+    p.kernel_t = v.w_sizes[2];
+    p.stride_t = v.stride[0];
+  }
   return p;
 }
 
@@ -229,69 +233,15 @@ Counts conv_counts(const OpFacts& f) {
     if (depthwise(v) && v.spatial() == 3 && v.dtype == DType::kFloat32 && cin < 256)
       return {2 * static_cast<int>(cin) + bias + copies, 0, 0, 0};  // per-channel loop, 2 kernels each
     if (v.groups > 1) return grouped_channels_last(v, bias + copies);
-    if (v.spatial() == 3) return {1 + bias + copies, 0, 0, 0};
-    Counts c = cudnn_ungrouped_conv(is_half(v.dtype), true, conv_problem(v));
-    c.kernels += bias + copies;
-    return c;
+  } else {
+    copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
   }
-  copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
-  if (v.groups > 1) {
-    // Grouped: one T2 + core + T1 call for all groups, or cuDNN's per-group loop, which the
-    // data ties to the channels per group (most frequent per bucket): half precision loops
-    // (4 kernels a group) for >= 56 channels per group and >= 3 groups; f32 loops (3 a group)
-    // for 16-56 channels per group and <= 7 groups.
-    const int64_t cpg = cin / v.groups;
-    const int g = static_cast<int>(v.groups);
-    if (!v.one_d && v.spatial() == 2 && product(v.w_sizes, 2) == 1) {
-      // 1x1: cuDNN loops over the groups. Half precision from 16 channels per group: NCHW to
-      // NHWC, a GEMM and back, 3 launches a group. f32 from 3 groups: one implicit GEMM a group
-      // up to 16 groups, one grouped direct kernel for all of them above (gconv sweep, 1x1 NCHW).
-      if (is_half(v.dtype) && cpg >= 16) return {3 * g + bias + copies, 0, 0, 0};
-      if (v.dtype == DType::kFloat32 && g >= 3 && cpg >= 4) return {(g <= 16 ? g : 1) + bias + copies, 0, 0, 0};
-    }
-    if (is_half(v.dtype) && cpg >= 56 && v.groups >= 3) return {4 * g + bias + copies, 0, 0, 0};
-    // 1-d f32 with 16-31 channels per group loops at any group count (gconv sweep: a tie at
-    // more than 7 groups; the wav2vec2 family's 16-group positional convolution loops).
-    const bool loop_1d = v.one_d && cpg >= 16 && cpg < 32;
-    if (v.dtype == DType::kFloat32 && cpg >= 16 && cpg <= 56 && (v.groups <= 7 || loop_1d))
-      return {3 * g + bias + copies, 0, 0, 0};
-    // One call: cuDNN's grouped kernels zero two workspaces when the channels per group are
-    // not a multiple of 32 (from 24 up).
-    return {4 + bias + copies, 0, cpg >= 24 && cpg % 32 != 0 ? 2 : 0, 0};
-  }
-  if (v.spatial() <= 2) {
-    // cuDNN's engine for an ungrouped NCHW convolution: transforms around an NHWC implicit GEMM,
-    // an NCHW-native kernel, a GEMM for 1x1, split-K with a zeroed workspace (conv_engine.h).
-    Counts c = cudnn_ungrouped_conv(is_half(v.dtype), false, conv_problem(v));
-    c.kernels += bias + copies;
-    return c;
-  }
-  // 3-d (no tree: the sweeps hold 350 shapes), most frequent per bucket.
-  const bool k1 = product(v.w_sizes, 2) == 1;
-  const bool s1 = std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; });
-  if (k1 && s1) {
-    // A GEMM on the NCHW tensor; f32 GEMMs with a handful of rows (1x1 maps: SE blocks,
-    // classifier heads) and a long reduction take cuBLASLt's split-K, + 1 reduce kernel.
-    const int split_k = v.dtype == DType::kFloat32 && gemm_m(v) <= 8 && cin >= 1024 ? 1 : 0;
-    // Half precision on small maps (<= 7x7) with many rows (batch 32): cuDNN's NHWC engine
-    // with input and output transforms instead.
-    const int64_t hw = product(v.x_sizes, 2);
-    if (is_half(v.dtype) && hw > 1 && hw <= 49 && gemm_m(v) >= 1024) return {3 + bias + copies, 0, 0, 0};
-    return {1 + split_k + bias + copies, 0, 0, 0};
-  }
-  if (k1) return {3 + bias + copies, 0, 0, 0};        // input transform, core, output transform
-  if (cin <= 4) return {1 + bias + copies, 0, 0, 0};  // stems: direct NCHW implicit GEMM
-  if (v.dtype == DType::kFloat32) {
-    // f32 (TF32): small cin runs the NCHW-native kernel; else the sm80 kernel reads
-    // transformed input and weight and writes NCHW, large GEMMs add the output transform;
-    // split-K (a memset) when the reduction is long and the output small.
-    const int64_t m = gemm_m(v);
-    const int64_t k = cin * product(v.w_sizes, 2);
-    const int core = cin <= 32 ? 1 : m >= 16384 ? 4 : 3;
-    const int memset = k >= 2304 && m <= 392 ? 1 : 0;
-    return {core + bias + copies, 0, memset, 0};
-  }
-  return {4 + bias + copies, 0, 0, 0};
+  // cuDNN's engine: transforms around an NHWC implicit GEMM, an NCHW-native kernel, a GEMM for
+  // 1x1, split-K with a zeroed workspace; for grouped NCHW tensors one call or a loop over the
+  // groups (conv_engine.h).
+  Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v));
+  c.kernels += bias + copies;
+  return c;
 }
 
 // Transposed convolutions (cuDNN dgrad engines), most frequent count per (dtype, layout, groups).
@@ -321,27 +271,25 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        {},
        OpClass::kConv,
        "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
-       "a non-contiguous input. Ungrouped 1-2 d: cuDNN's engine choice (NHWC implicit GEMM with input, weight and "
-       "output transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace) from decision trees "
-       "over kernel, stride, dilation, batch, height, width, C_in, C_out and the implicit GEMM's M and K, fitted "
-       "per dtype class and layout on the sweeps and the corpora's measured convolutions (validate/sweeps/"
-       "fit_conv.py; leave-one-family-out 93.8% of the corpora's instances). Channels last (input or weight "
-       "suggests it): +1 copy each for input/weight not dense channels last; f32 5-d depthwise loops per channel "
-       "(2 x C_in) when C_in < 256; grouped: one call (direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel "
-       "multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, kernel size and dtype "
-       "(most frequent per bucket). NCHW grouped 1x1 2-d: half 3 per group from C_in/g >= 16; f32 1 per group for "
-       "3-16 groups, one direct kernel above 16 (C_in/g >= 4). Other NCHW grouped: 4, or a per-group loop (half: "
-       "4/group when C_in/g >= 56 and "
-       "g >= 3; f32: 3/group when C_in/g in 16-56 and g <= 7, 1-d also for more groups with C_in/g in 16-31), "
-       "+ 2 memsets when one call and C_in/g >= 24 is not a multiple of 32. Ungrouped 3-d, most frequent per "
-       "bucket: channels last 1; 1x1 stride 1 GEMM 1; 1x1 strided 3; C_in <= 4 1; half precision 4; f32 1-4 "
-       "by C_in and M. +1 bias add (cuDNN), +1 copy of a non-contiguous input; conv1d as conv2d with H = 1",
+       "a non-contiguous input. Otherwise cuDNN's engine choice (NHWC implicit GEMM with input, weight and output "
+       "transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace; for grouped NCHW tensors "
+       "one call or a loop of 1-4 launches a group) from decision trees over kernel, stride, dilation, batch, "
+       "height, width, channels in and out (a group's), output pixels, the implicit GEMM's M and K, channel "
+       "alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 d, "
+       "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
+       "convolutions (validate/sweeps/fit_conv.py, which prints each family left out of the fit in turn). "
+       "Grouped channels last (input or weight suggests it), most frequent per bucket: one call (direct 1, "
+       "implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, "
+       "by channels per group, kernel size and dtype; f32 5-d depthwise channels last loops per channel "
+       "(2 x C_in) when C_in < 256. Channels last: +1 copy each for input/weight not dense channels last. "
+       "+1 bias add (cuDNN), +1 copy of a non-contiguous NCHW input; conv1d as conv2d with H = 1",
        conv_forward,
        {},
        conv_counts,
-       "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv/conv2d (contig, cl_in, cl_both), "
-       "sweep:conv/conv1d, sweep:conv/conv3d, sweep:gconv, broad, fresh, fresh2, fresh3 and corpus (their ungrouped "
-       "convolutions), broad:pit, "
+       "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
+       "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_wide, sweep:gconv, sweep:conv_align, "
+       "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, broad, fresh, fresh2-6 "
+       "and corpus (their convolutions), broad:pit, "
        "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
        "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
        "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",

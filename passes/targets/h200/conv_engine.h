@@ -1,5 +1,5 @@
-// cuDNN's engine choice for ungrouped 1-2 d convolutions on the H200, fitted on the shape
-// sweeps (validate/sweeps/fit_conv.py writes conv_engine_trees.inc).
+// cuDNN's engine choice for convolutions on the H200, fitted on the shape sweeps and the measured
+// corpora (validate/sweeps/fit_conv.py writes conv_engine_trees.inc).
 #pragma once
 
 #include <cstdint>
@@ -8,23 +8,32 @@
 
 namespace kc::h200 {
 
-// The problem as cuDNN's heuristics see it; a 1-d convolution has height 1.
+// The problem as cuDNN's heuristics see it; a 1-d convolution has height 1, a 1-2 d one depth 1.
+// For a grouped convolution the channels and the GEMM's K are one group's.
 struct ConvProblem {
   int64_t kernel = 1;  // the larger of the kernel's height and width
-  int64_t stride = 1;
+  int64_t stride = 1;  // the larger of the height and width strides
   int64_t dilation = 1;
   int64_t batch = 1;
   int64_t height = 1;
   int64_t width = 1;
   int64_t c_in = 1;
   int64_t c_out = 1;
-  int64_t out_pixels = 1;
-  int64_t gemm_m = 1;  // batch x output pixels
-  int64_t gemm_k = 1;  // c_in x kernel area
+  int64_t out_pixels = 1;  // output pixels (voxels for 3-d)
+  int64_t gemm_m = 1;      // batch x output pixels
+  int64_t gemm_k = 1;      // c_in x kernel volume
+  int64_t groups = 1;
+  int64_t depth = 1;     // 3-d: input depth (time)
+  int64_t kernel_t = 1;  // 3-d: the kernel's depth
+  int64_t stride_t = 1;  // 3-d: the depth stride
+  bool one_d = false;
+  bool three_d = false;
 };
 
 // What cuDNN launches for the convolution itself (no bias add, no ATen layout copies): kernels
-// and zeroed workspaces, for half precision or f32, NCHW or channels-last tensors.
-Counts cudnn_ungrouped_conv(bool half, bool channels_last, const ConvProblem& p);
+// and zeroed workspaces, for half precision or f32, NCHW or channels-last tensors. Ungrouped 1-3 d
+// in either layout; grouped (groups > 1, not depthwise) NCHW only, where cuDNN runs one call or
+// loops over the groups.
+Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p);
 
 }  // namespace kc::h200
