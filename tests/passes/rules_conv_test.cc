@@ -184,6 +184,19 @@ TEST_CASE("conv: shapes that are not a convolution match no rule, or are refused
   CHECK_THROWS_AS(run_conv(b, s, weight(b, {})), kc::OpError);  // rank 0
 }
 
+TEST_CASE("conv: absurd groups and strides match no rule instead of overflowing") {
+  // Groups whose product with the weight's channels overflows 64 bits, and strides beyond 2^31
+  // (output sizes would overflow): no convolution, no undefined arithmetic.
+  GraphBuilder b;
+  int x = b.input({2, 64, 56, 56});
+  ConvSpec huge_groups;
+  huge_groups.groups = int64_t{1} << 62;
+  CHECK_FALSE(run_conv(b, x, weight(b, {64, 4, 3, 3}), huge_groups).known);
+  ConvSpec huge_stride;
+  huge_stride.stride = {int64_t{1} << 40, 1};
+  CHECK_FALSE(run_conv(b, x, weight(b, {64, 64, 3, 3}), huge_stride).known);
+}
+
 TEST_CASE("pools: 1-d and 3-d pools are one kernel") {
   GraphBuilder b;
   int x = b.input({2, 64, 8, 56, 56}, DType::kBFloat16);
@@ -323,12 +336,14 @@ TEST_CASE("conv: grouped f32 NCHW convolutions run one call or loop over the gro
   g2.groups = 2;
   int x = b.input({32, 16, 7, 7});  // 8 channels a group: 3 launches a group
   CHECK(run_conv(b, x, weight(b, {32, 8, 3, 3}), g2).counts.kernels == 6);
-  int big = b.input({1, 288, 112, 112});  // 144 channels a group: 4 launches and 1 memset a group
-  auto l = run_conv(b, big, weight(b, {1152, 144, 3, 3}), g2);
-  CHECK(l.counts.kernels == 8);
+  int big = b.input({1, 512, 112, 112});  // 256 channels a group: 4 launches and 1 memset a group
+  ConvSpec g2b = g2;
+  g2b.bias = true;
+  auto l = run_conv(b, big, weight(b, {1024, 256, 3, 3}), g2b);
+  CHECK(l.counts.kernels == 9);
   CHECK(l.counts.memset == 2);
-  int small = b.input({32, 240, 7, 7});  // 120 channels a group on 7x7: one call, 2 zeroed buffers
-  auto c = run_conv(b, small, weight(b, {480, 120, 3, 3}), g2);
+  int small = b.input({8, 144, 14, 14});  // 72 channels a group on 14x14: one call, 2 zeroed buffers
+  auto c = run_conv(b, small, weight(b, {288, 72, 3, 3}), g2);
   CHECK(c.counts.kernels == 5);
   CHECK(c.counts.memset == 2);
   ConvSpec g2s = g2;

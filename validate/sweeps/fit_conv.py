@@ -58,7 +58,7 @@ UNGROUPED_2D_FEATURES = 13
 # grouped NCHW 1-2 d.
 TREES = [("f32_nchw", 96), ("f32_nhwc", 32), ("half_nchw", 64), ("half_nhwc", 32),
          ("f32_ncdhw", 64), ("f32_ndhwc", 8), ("half_ncdhw", 48), ("half_ndhwc", 16),
-         ("f32_grouped", 192), ("half_grouped", 96)]
+         ("f32_grouped", 192), ("half_grouped", 128)]
 
 
 def channels_last(sizes, strides):
@@ -142,7 +142,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     return (f"{half}_{layout}", f, f"{kernels}/{memset}", source)
 
 
-SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "gconv_wide", "gconv_model")
+SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "gconv_wide", "gconv_model", "gconv_dense")
 
 
 def samples(path):

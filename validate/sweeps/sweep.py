@@ -894,6 +894,90 @@ def gconv_model_family(S, scale):
                    rnd([cout], p["dtype"]) if p["bias"] else None]))
 
 
+def conv_replay_family(S, scale):
+    """The grouped (not depthwise) and 3-d convolutions of the measured model corpora, replayed
+    alone at each model's exact shapes, strides and arguments: does cuDNN choose as it did inside
+    the model? (A check of the sweeps' premise, not training data: the corpora's own
+    measurements stay the only model samples of the trees.)"""
+    import os
+    import re
+    import tarfile
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    arg = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
+    names = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
+    seen = set()
+    for corpus in ("broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"):
+        base = os.path.join(root, "validate", "results", corpus)
+        models = []
+        if os.path.exists(os.path.join(base, "measured.tgz")):
+            with tarfile.open(os.path.join(base, "measured.tgz")) as t:
+                models = [(m.name, json.load(t.extractfile(m))) for m in t.getmembers() if m.name.endswith(".json")]
+        elif os.path.isdir(base):
+            for f in sorted(os.listdir(base)):
+                if f.endswith(".json"):
+                    with open(os.path.join(base, f)) as fh:
+                        models.append((f, json.load(fh)))
+        for mname, d in models:
+            if not isinstance(d, dict):
+                continue
+            for o in d.get("ops", []):
+                if o.get("op") not in ("aten::conv1d", "aten::conv2d", "aten::conv3d") or tuple(o["args"]) in seen:
+                    continue
+                tensors, ints = {}, {}
+                for a in o["args"]:
+                    m = arg.match(a)
+                    if m:
+                        tensors[m.group(1)] = (m.group(2), [int(v) for v in m.group(3).split(",") if v],
+                                               [int(v) for v in m.group(4).split(",")] if m.group(4) else None)
+                    elif "=" in a:
+                        k, v = a.split("=", 1)
+                        ints[k] = [int(x) for x in re.findall(r"-?\d+", v)] if v != "None" else None
+                if "input" not in tensors or "weight" not in tensors or tensors["input"][0] not in names:
+                    continue
+                dt, xs, xst = tensors["input"]
+                _, ws, wst = tensors["weight"]
+                g = (ints.get("groups") or [1])[0]
+                if not (len(xs) == 5 and g == 1 or g > 1 and g != xs[1]):
+                    continue
+                seen.add(tuple(o["args"]))
+                dims = len(xs) - 2
+                stride, pad, dil = (ints.get(k) or [dflt] for k, dflt in (("stride", 1), ("padding", 0), ("dilation", 1)))
+                fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
+                has_bias = "bias" in tensors
+                meas = o["measured"]
+
+                def tensor(sizes, strides, dt=dt):
+                    if strides is None:
+                        return rnd(sizes, names[dt])
+                    extent = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+                    return torch.randn(extent, device=DEV, dtype=DT[names[dt]]).as_strided(sizes, strides)
+                S.add("conv_replay", f"conv{dims}d",
+                      dict(dtype=names[dt], corpus=corpus, model=os.path.basename(mname)[:-5], g=g, stride=stride,
+                           pad=pad, dil=dil, bias=has_bias, measured=[meas["kernels"], meas["memcpy"], meas["memset"]]),
+                      lambda fn=fn, xs=xs, xst=xst, ws=ws, wst=wst, stride=stride, pad=pad, dil=dil, g=g,
+                      has_bias=has_bias, tensor=tensor, dt=dt: (
+                          lambda x, w, b: fn(x, w, b, stride, pad, dil, g),
+                          [tensor(xs, xst), tensor(ws, wst), rnd([ws[0]], names[dt]) if has_bias else None]))
+
+
+def gconv_dense_family(S, scale):
+    """Grouped NCHW conv2d densely where one call and a loop over the groups alternate (gconv_model:
+    from 24 channels a group up), at the batches, maps and group counts of grouped CNNs."""
+    g = dict(dtype=["f32", "bf16"], groups=[2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64],
+             cpg=[16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 104, 112, 120, 128, 144, 160, 168, 192, 208, 224, 232, 240,
+                  256, 288, 320],
+             k=[3, 3, 3, 1], stride=[1, 1, 2], hw=[7, 14, 28, 56], batch=[1, 2, 3, 4, 8])
+    for p in sample(g, int(6000 * scale), 98):
+        cin = p["groups"] * p["cpg"]
+        b, hw, k = p["batch"], p["hw"], p["k"]
+        if cin > 4096 or b * cin * hw * hw > 2e8:
+            continue
+        S.add("gconv_dense", "conv2d", dict(p, cin=cin, cout=cin, pad=(k - 1) // 2, bias=False, layout="contig"),
+              lambda p=p, cin=cin, b=b, hw=hw, k=k: (
+                  lambda x, w: F.conv2d(x, w, None, p["stride"], (k - 1) // 2, 1, p["groups"]),
+                  [rnd([b, cin, hw, hw], p["dtype"]), rnd([cin, p["cpg"], k, k], p["dtype"])]))
+
+
 def sort_mode_family(S, scale):
     """sort and mode over long slices: segmented radix sort passes, mode's per-slice loop."""
     for (op, dt, rows, n) in itertools.product(["sort", "mode"], ["f32", "bf16", "f16", "i64"], [1, 4, 32],
@@ -914,7 +998,8 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "conv_dense": conv_dense_family, "gemm_small": gemm_small_family, "gconv_wide": gconv_wide_family,
             "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family, "conv_align": conv_align_family,
             "gemm_align": gemm_align_family, "grad_fold": grad_fold_family,
-            "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family}
+            "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family,
+            "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -77,7 +77,8 @@ bool conv_view(const OpFacts& f, ConvView& v) {
   if (v.groups < 1) return false;
   v.transposed = is_transposed(f);
   // Channel check: input C = weight dim 1 x groups (dim 0 for a transposed weight).
-  const int64_t cin_w = v.transposed ? w->sizes[0] : w->sizes[1] * v.groups;
+  int64_t cin_w = w->sizes[0];
+  if (!v.transposed && __builtin_mul_overflow(w->sizes[1], v.groups, &cin_w)) return false;
   if (x->sizes[1] != cin_w) return false;
   v.bias = f.has_tensor_arg("bias");
   v.dtype = f.dtype;
@@ -107,9 +108,14 @@ bool conv_view(const OpFacts& f, ConvView& v) {
   if (!per_dim("stride", 1, 1, v.stride) || !per_dim("padding", 0, 0, v.padding) ||
       !per_dim("dilation", 1, 1, v.dilation))
     return false;
-  // Strides and dilations below 1 or negative padding are not a convolution ATen runs.
-  for (size_t d = 0; d < v.stride.size(); ++d)
+  // Strides and dilations below 1 or negative padding are not a convolution ATen runs; nor are
+  // arguments or spatial sizes beyond 2^31, which would overflow the output size arithmetic.
+  constexpr int64_t kMax = int64_t{1} << 31;
+  for (size_t d = 0; d < v.stride.size(); ++d) {
     if (v.stride[d] < 1 || v.dilation[d] < 1 || v.padding[d] < 0) return false;
+    if (v.stride[d] > kMax || v.dilation[d] > kMax || v.padding[d] > kMax) return false;
+    if (v.x_sizes[2 + d] > kMax || v.w_sizes[2 + d] > kMax) return false;
+  }
   return true;
 }
 
@@ -152,12 +158,13 @@ ConvProblem conv_problem(const ConvView& v) {
   p.c_in = v.x_sizes[1] / v.groups;
   p.c_out = v.w_sizes[0] / v.groups;
   p.out_pixels = 1;
-  for (int d = 0; d < sp; ++d) {
+  for (int d = 0; d < sp; ++d) {  // each factor < 2^63: sizes and arguments are at most 2^31
     const int64_t span = v.dilation[d] * (v.w_sizes[2 + d] - 1) + 1;
-    p.out_pixels *= std::max<int64_t>(0, (v.x_sizes[2 + d] + 2 * v.padding[d] - span) / v.stride[d] + 1);
+    const int64_t out = std::max<int64_t>(0, (v.x_sizes[2 + d] + 2 * v.padding[d] - span) / v.stride[d] + 1);
+    p.out_pixels = mul_checked(p.out_pixels, out, "convolution output size");
   }
-  p.gemm_m = p.batch * p.out_pixels;
-  p.gemm_k = p.c_in * product(v.w_sizes, 2);
+  p.gemm_m = mul_checked(p.batch, p.out_pixels, "convolution output size");
+  p.gemm_k = mul_checked(p.c_in, product(v.w_sizes, 2), "convolution weight size");
   if (p.three_d) {
     p.depth = v.x_sizes[2];
     p.kernel_t = v.w_sizes[2];
@@ -287,7 +294,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        {},
        conv_counts,
        "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
-       "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_wide, sweep:gconv, sweep:conv_align, "
+       "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_dense (4,927), sweep:gconv_wide, sweep:gconv, "
+       "sweep:conv_align, "
        "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, broad, fresh, fresh2-6 "
        "and corpus (their convolutions), broad:pit, "
        "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
