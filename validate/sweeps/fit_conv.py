@@ -16,7 +16,8 @@ dtype class and layout; grouped NCHW 1-2 d by dtype class (grouped channels-last
 grouped 3-d convolutions keep the rules' buckets: few measured shapes).
 
 Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense, gconv,
-gconv_wide, gconv_model) and on the convolutions measured in the model corpora (validate/results/:
+gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second draws held out of
+the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (validate/results/:
 broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
 their shapes densely and the random sweeps only sparsely. A hold-out measured later must not be
 added here before its first look. Prints each tree's 5-fold cross-validated accuracy and, with
@@ -369,8 +370,9 @@ def main():
     if a.lofo:
         held_out = lofo(rows, measured)
         if a.lofo_out:
-            with gzip.open(a.lofo_out, "wt") as f:
-                json.dump(held_out, f, sort_keys=True, separators=(",", ":"))
+            # mtime 0: the same predictions give the same bytes
+            with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:
+                f.write(json.dumps(held_out, sort_keys=True, separators=(",", ":")).encode())
     if a.check:
         if not os.path.exists(a.out) or open(a.out).read() != body:
             sys.exit(f"fit_conv: {a.out} is not what the sweeps give; rerun validate/sweeps/fit_conv.py")

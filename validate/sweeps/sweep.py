@@ -847,7 +847,7 @@ def grad_fold_family(S, scale):
         S.add("grad_fold", "pow_scalar", dict(p), build)
 
 
-def conv3d_dense_family(S, scale):
+def conv3d_dense_family(S, scale, family="conv3d_dense", seed=96):
     """Ungrouped conv3d (video networks: R3D/MC3/R(2+1)D's 3x3x3, 1x3x3 and 3x1x1 factorizations,
     S3D's separable blocks, 1x1x1 projections, 3x7x7 stems) over the features cuDNN's engine reads:
     batch, time, spatial size, channels in and out (aligned and not), kernel, stride, dtype, layout."""
@@ -857,7 +857,9 @@ def conv3d_dense_family(S, scale):
              cout=[16, 32, 45, 64, 96, 128, 144, 192, 256, 288, 384, 512, 576, 1024],
              t=[1, 2, 4, 8, 16], hw=[7, 14, 28, 56, 112], batch=[1, 2, 4],
              layout=["contig", "contig", "contig", "cl_both"], bias=[False, False, True])
-    for p in sample(g, int(2400 * scale), 96):
+    if family != "conv3d_dense":  # a second draw: more frames and maps
+        g.update(t=[1, 2, 3, 4, 6, 8, 12, 16], hw=[7, 10, 14, 20, 28, 40, 56, 112])
+    for p in sample(g, int(2400 * scale), seed):
         b, t, hw, cin, cout, k, st = p["batch"], p["t"], p["hw"], p["cin"], p["cout"], p["k"], p["stride"]
         if k[0] > 2 * t + 1:
             continue
@@ -866,7 +868,7 @@ def conv3d_dense_family(S, scale):
             continue
         pad = tuple((v - 1) // 2 for v in k)
         lay = "cl" if p["layout"] == "cl_both" else "contig"
-        S.add("conv3d_dense", "conv3d", dict(p, pad=pad, g=1),
+        S.add(family, "conv3d", dict(p, pad=pad, g=1),
               lambda p=p, b=b, t=t, hw=hw, cin=cin, cout=cout, k=k, st=st, pad=pad, lay=lay: (
                   lambda x, w, bias: F.conv3d(x, w, bias, st, pad),
                   [rnd([b, cin, t, hw, hw], p["dtype"], lay), rnd([cout, cin, *k], p["dtype"], lay),
@@ -960,19 +962,21 @@ def conv_replay_family(S, scale):
                           [tensor(xs, xst), tensor(ws, wst), rnd([ws[0]], names[dt]) if has_bias else None]))
 
 
-def gconv_dense_family(S, scale):
+def gconv_dense_family(S, scale, family="gconv_dense", seed=98):
     """Grouped NCHW conv2d densely where one call and a loop over the groups alternate (gconv_model:
     from 24 channels a group up), at the batches, maps and group counts of grouped CNNs."""
     g = dict(dtype=["f32", "bf16"], groups=[2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64],
              cpg=[16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 104, 112, 120, 128, 144, 160, 168, 192, 208, 224, 232, 240,
                   256, 288, 320],
              k=[3, 3, 3, 1], stride=[1, 1, 2], hw=[7, 14, 28, 56], batch=[1, 2, 3, 4, 8])
-    for p in sample(g, int(6000 * scale), 98):
+    if family != "gconv_dense":  # a second draw: also 4-12 channels a group, maps 10-40, batch 16
+        g.update(cpg=[4, 8, 12] + g["cpg"], hw=[7, 10, 14, 20, 28, 40, 56], batch=[1, 2, 3, 4, 6, 8, 16])
+    for p in sample(g, int(6000 * scale), seed):
         cin = p["groups"] * p["cpg"]
         b, hw, k = p["batch"], p["hw"], p["k"]
         if cin > 4096 or b * cin * hw * hw > 2e8:
             continue
-        S.add("gconv_dense", "conv2d", dict(p, cin=cin, cout=cin, pad=(k - 1) // 2, bias=False, layout="contig"),
+        S.add(family, "conv2d", dict(p, cin=cin, cout=cin, pad=(k - 1) // 2, bias=False, layout="contig"),
               lambda p=p, cin=cin, b=b, hw=hw, k=k: (
                   lambda x, w: F.conv2d(x, w, None, p["stride"], (k - 1) // 2, 1, p["groups"]),
                   [rnd([b, cin, hw, hw], p["dtype"]), rnd([cin, p["cpg"], k, k], p["dtype"])]))
@@ -999,7 +1003,9 @@ FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm
             "sdpa_layout": sdpa_layout_family, "matmul_bcast": matmul_bcast_family, "conv_align": conv_align_family,
             "gemm_align": gemm_align_family, "grad_fold": grad_fold_family,
             "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family,
-            "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family}
+            "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family,
+            "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
+            "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100)}
 
 
 # ---------------------------------------------------------------------------------------------
