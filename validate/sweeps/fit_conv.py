@@ -12,8 +12,9 @@ memsets) or a loop over the groups (kernels and memsets a group). The features a
 engine sees: kernel, stride, dilation, batch, input height and width, channels in and out (per
 group), output pixels, the implicit GEMM's M and K, channel alignment, groups, and for 3-d
 convolutions depth, temporal kernel and stride. Trees per kind: ungrouped 1-2 d and 3-d, each by
-dtype class and layout; grouped NCHW 1-2 d by dtype class (grouped channels-last, depthwise and
-grouped 3-d convolutions keep the rules' buckets: few measured shapes).
+dtype class and layout; grouped NCHW 1-2 d by dtype class (grouped channels-last and depthwise
+convolutions keep the rules' buckets; grouped 3-d ones, which no sweep or corpus holds, are left
+out here and get the grouped trees' answer in the rules).
 
 Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense, gconv,
 gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second draws held out of
@@ -123,7 +124,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     cin, cout = xs[1], ws[0]
     depthwise = groups > 1 and groups == cin and cout % cin == 0
     if groups > 1 and (cl or depthwise or rank == 5):
-        return None  # the buckets: grouped channels last, ATen's depthwise kernel, grouped 3-d
+        return None  # the buckets (grouped channels last, ATen's depthwise kernel); grouped 3-d: none measured
     if cl:
         kernels -= (0 if x_cl else 1) + (0 if w_cl else 1)  # ATen's copies to channels last
     elif xst is not None and xst != dense_strides(xs):
