@@ -51,7 +51,7 @@ export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:malloc_context_size=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
-(KC_REPRO=0 nice validate/device_all.sh "$W/all" >"$W/device_all.log" 2>&1
+(KC_REPRO=0 nice "$ROOT/validate/device_all.sh" "$W/all" >"$W/device_all.log" 2>&1
  echo "device_all exit $?" >>"$W/device_all.log") &
 all_pid=$!
 
