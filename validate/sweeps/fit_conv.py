@@ -35,17 +35,15 @@ import math
 import os
 import re
 import sys
-import tarfile
 
 import numpy as np
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from corpus_ops import CORPORA, ROOT, model_files, parse_args
+
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
-# Measured model corpora the trees learn from (validate/results/<set>/measured.tgz or *.json).
-CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"]
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array. For a grouped
 # convolution c_in, c_out and gemm_k are one group's. c_in_align and c_out_align: the largest of
 # 1, 2, 4, 8 dividing the channel count (tensor-core kernels want multiples of 8; cuDNN pads
@@ -173,32 +171,11 @@ def samples(path):
     return out
 
 
-ARG = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
-
-
 def dense_strides(sizes):
     st, acc = [0] * len(sizes), 1
     for i in range(len(sizes) - 1, -1, -1):
         st[i], acc = acc, acc * sizes[i]
     return st
-
-
-def model_files(corpus):
-    """(name, measured JSON) of one corpus, from its .tgz or its folder."""
-    base = os.path.join(ROOT, "validate", "results", corpus)
-    tgz = os.path.join(base, "measured.tgz")
-    if os.path.exists(tgz):
-        with tarfile.open(tgz) as t:
-            for m in t.getmembers():
-                if m.name.endswith(".json"):
-                    yield os.path.basename(m.name)[:-5], json.load(t.extractfile(m))
-    elif os.path.isdir(base):
-        for f in sorted(os.listdir(base)):
-            if f.endswith(".json"):
-                with open(os.path.join(base, f)) as fh:
-                    d = json.load(fh)
-                if isinstance(d, dict) and "ops" in d:
-                    yield f[:-5], d
 
 
 def model_samples():
@@ -211,15 +188,7 @@ def model_samples():
             for o in d.get("ops", []):
                 if o.get("op") not in ("aten::conv1d", "aten::conv2d", "aten::conv3d"):
                     continue
-                tensors, ints = {}, {}
-                for a in o["args"]:
-                    m = ARG.match(a)
-                    if m:
-                        tensors[m.group(1)] = (m.group(2), [int(v) for v in m.group(3).split(",") if v],
-                                               [int(v) for v in m.group(4).split(",")] if m.group(4) else None)
-                    elif "=" in a:
-                        k, v = a.split("=", 1)
-                        ints[k] = [int(x) for x in re.findall(r"-?\d+", v)] if v != "None" else None
+                tensors, ints = parse_args(o["args"])
                 if "input" not in tensors or "weight" not in tensors:
                     continue
                 dt, xs, xst = tensors["input"]
@@ -305,11 +274,11 @@ def kind(tree, f):
     return "1-d" if f[FEATURES.index("one_d")] else "2-d"
 
 
-def lofo(rows, measured):
-    """Each model family's convolution instances, predicted by trees fitted without it. Returns
+def lofo(rows, measured, everything):
+    """Each model family's convolution instances, predicted by trees fitted without it (everything:
+    the trees fitted on all, by name). Returns
     {corpus: {model: {op index: [kernels, memset] left out, [kernels, memset] fitted on all]}}."""
     families = sorted({r[3] for r in measured})
-    everything = {name: fit_only([r for r in rows if r[0] == name], name, leaves) for name, leaves in TREES}
     out = collections.defaultdict(lambda: collections.defaultdict(dict))
     tally = collections.defaultdict(lambda: [0, 0])
     worst = []
@@ -360,16 +329,18 @@ def main():
             "// once a group (per_group: cuDNN loops over the groups).",
             "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset, per_group};",
             f"// features: {', '.join(FEATURES)}."]
+    fitted = {}
     for name, leaves in TREES:
         part = [r for r in rows if r[0] == name]
         tree, cv, majority = fit(part, name, leaves)
+        fitted[name] = tree
         summary = (f"{name}: {len(part)} shapes, {tree.get_n_leaves()} leaves, 5-fold cross-validated "
                    f"accuracy {100 * cv:.1f}% (most frequent outcome alone {100 * majority:.1f}%)")
         print(summary)
         text += ["", f"// {summary}"] + emit(name, tree)
     body = "\n".join(text) + "\n"
     if a.lofo:
-        held_out = lofo(rows, measured)
+        held_out = lofo(rows, measured, fitted)
         if a.lofo_out:
             # mtime 0: the same predictions give the same bytes
             with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:

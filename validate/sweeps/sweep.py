@@ -901,39 +901,15 @@ def conv_replay_family(S, scale):
     alone at each model's exact shapes, strides and arguments: does cuDNN choose as it did inside
     the model? (A check of the sweeps' premise, not training data: the corpora's own
     measurements stay the only model samples of the trees.)"""
-    import os
-    import re
-    import tarfile
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    arg = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
+    from corpus_ops import CORPORA, model_files, parse_args
     names = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
     seen = set()
-    for corpus in ("broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"):
-        base = os.path.join(root, "validate", "results", corpus)
-        models = []
-        if os.path.exists(os.path.join(base, "measured.tgz")):
-            with tarfile.open(os.path.join(base, "measured.tgz")) as t:
-                models = [(m.name, json.load(t.extractfile(m))) for m in t.getmembers() if m.name.endswith(".json")]
-        elif os.path.isdir(base):
-            for f in sorted(os.listdir(base)):
-                if f.endswith(".json"):
-                    with open(os.path.join(base, f)) as fh:
-                        models.append((f, json.load(fh)))
-        for mname, d in models:
-            if not isinstance(d, dict):
-                continue
+    for corpus in CORPORA:
+        for mname, d in model_files(corpus):
             for o in d.get("ops", []):
                 if o.get("op") not in ("aten::conv1d", "aten::conv2d", "aten::conv3d") or tuple(o["args"]) in seen:
                     continue
-                tensors, ints = {}, {}
-                for a in o["args"]:
-                    m = arg.match(a)
-                    if m:
-                        tensors[m.group(1)] = (m.group(2), [int(v) for v in m.group(3).split(",") if v],
-                                               [int(v) for v in m.group(4).split(",")] if m.group(4) else None)
-                    elif "=" in a:
-                        k, v = a.split("=", 1)
-                        ints[k] = [int(x) for x in re.findall(r"-?\d+", v)] if v != "None" else None
+                tensors, ints = parse_args(o["args"])
                 if "input" not in tensors or "weight" not in tensors or tensors["input"][0] not in names:
                     continue
                 dt, xs, xst = tensors["input"]
@@ -954,7 +930,7 @@ def conv_replay_family(S, scale):
                     extent = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
                     return torch.randn(extent, device=DEV, dtype=DT[names[dt]]).as_strided(sizes, strides)
                 S.add("conv_replay", f"conv{dims}d",
-                      dict(dtype=names[dt], corpus=corpus, model=os.path.basename(mname)[:-5], g=g, stride=stride,
+                      dict(dtype=names[dt], corpus=corpus, model=mname, g=g, stride=stride,
                            pad=pad, dil=dil, bias=has_bias, measured=[meas["kernels"], meas["memcpy"], meas["memset"]]),
                       lambda fn=fn, xs=xs, xst=xst, ws=ws, wst=wst, stride=stride, pad=pad, dil=dil, g=g,
                       has_bias=has_bias, tensor=tensor, dt=dt: (

@@ -7,6 +7,7 @@
 // (validate/sweeps/fit_conv.py prints both; docs/rules.md lists them).
 #include "passes/targets/h200/conv_engine.h"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -34,10 +35,12 @@ Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[kFeatures], int64_
     i = static_cast<size_t>(static_cast<double>(f[n.feature]) <= n.threshold ? n.left : n.right);
   }
   const int64_t times = tree[i].per_group ? groups : 1;
-  const int64_t kernels = tree[i].kernels * times;  // leaf counts are < 100, groups < 2^40 (checked)
-  if (kernels > std::numeric_limits<int>::max())
+  // Leaf counts are < 100 and groups <= 2^40 (checked), so the products fit 64 bits.
+  const int64_t kernels = tree[i].kernels * times;
+  const int64_t memsets = tree[i].memset * times;
+  if (std::max(kernels, memsets) > std::numeric_limits<int>::max())
     throw Error("a convolution of " + std::to_string(groups) + " groups loops over more launches than can be counted");
-  return {static_cast<int>(kernels), 0, static_cast<int>(tree[i].memset * times), 0};
+  return {static_cast<int>(kernels), 0, static_cast<int>(memsets), 0};
 }
 
 }  // namespace
