@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -254,18 +255,23 @@ std::string debug_table_problem(const c10::IValue& root) {
 
 }  // namespace
 
-void check_debug_tables(caffe2::serialize::PyTorchStreamReader& archive) {
+std::unordered_map<std::string, c10::IValue> read_debug_tables(caffe2::serialize::PyTorchStreamReader& archive) {
+  std::unordered_map<std::string, c10::IValue> tables;
   for (const std::string& name : archive.getAllRecords()) {
     if (!(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
     std::string problem;
+    c10::IValue table;
     try {
-      problem = debug_table_problem(torch::jit::unpickle(static_cast<const char*>(data.get()), size));
+      table = torch::jit::unpickle(static_cast<const char*>(data.get()), size);
+      problem = debug_table_problem(table);
     } catch (const std::exception&) {
       problem = "it does not unpickle";
     }
     check(problem.empty(), "TorchScript debug info " + name + " is damaged: " + problem);
+    tables.emplace(name.substr(0, name.size() - 10), std::move(table));
   }
+  return tables;
 }
 
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
@@ -292,12 +298,6 @@ bool is_weight(const std::string& name) {
   return name.compare(slash + 1, 5, "data/") == 0 || name.compare(slash + 1, 14, "traced_inputs/") == 0;
 }
 
-// Bytes served in place of the file's at a file offset.
-struct Patch {
-  uint64_t at;
-  std::vector<unsigned char> bytes;
-};
-
 // The file as libtorch's zip reader sees it: each weight record stored at its uncompressed
 // size, whose one read (the whole record) leaves the destination unwritten. A deflated record
 // becomes a stored one through its directory entry, and the archive grows past the file's end
@@ -309,8 +309,7 @@ class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
   size_t size() const override { return size_; }
 
   size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
-    for (const auto& [begin, bytes] : skip_)
-      if (pos == begin && n == bytes) return n;
+    if (auto it = skip_.find(pos); it != skip_.end() && it->second == n) return n;
     if (pos >= size_) return 0;
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - pos));
     auto* out = static_cast<unsigned char*>(buf);
@@ -322,20 +321,22 @@ class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
     }
     const uint64_t tail_at = size_ - tail_.size();
     for (; done < n; ++done) out[done] = pos + done >= tail_at ? tail_[pos + done - tail_at] : 0;
-    for (const Patch& p : patches_)
-      for (size_t i = 0; i < p.bytes.size(); ++i)
-        if (p.at + i >= pos && p.at + i - pos < n) out[p.at + i - pos] = p.bytes[i];
+    // miniz reads the directory a few entries at a time: only the patches near the read are looked at.
+    for (auto it = patches_.lower_bound(pos > kMaxPatch ? pos - kMaxPatch : 0);
+         it != patches_.end() && it->first < pos + n; ++it)
+      for (size_t i = 0; i < it->second.size(); ++i)
+        if (it->first + i >= pos && it->first + i - pos < n) out[it->first + i - pos] = it->second[i];
     return n;
   }
 
   // Makes the record's bytes go unread; a deflated record is first declared stored.
   void skip(const ZipRecord& r, uint64_t data_at) {
-    skip_.emplace_back(data_at, r.uncompressed);
+    skip_.emplace(data_at, r.uncompressed);
     if (r.method == 0) return;
-    patches_.push_back({r.method_at, {0, 0}});
-    Patch size{r.compressed_at, std::vector<unsigned char>(r.compressed_width)};
-    for (int i = 0; i < r.compressed_width; ++i) size.bytes[i] = static_cast<unsigned char>(r.uncompressed >> (8 * i));
-    patches_.push_back(std::move(size));
+    patches_[r.method_at] = {0, 0};
+    std::vector<unsigned char> size(r.compressed_width);
+    for (int i = 0; i < r.compressed_width; ++i) size[i] = static_cast<unsigned char>(r.uncompressed >> (8 * i));
+    patches_[r.compressed_at] = std::move(size);
     if (data_at + r.uncompressed > size_) size_ = data_at + r.uncompressed;
   }
 
@@ -353,10 +354,13 @@ class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
  private:
   caffe2::serialize::FileAdapter file_;
   const uint64_t file_size_;
-  uint64_t size_;                                    // the archive as served: the file, then zeros and tail_
-  std::vector<unsigned char> tail_;                  // the file's end records, repeated at the end
-  std::vector<std::pair<uint64_t, uint64_t>> skip_;  // (offset, size) of each weight's bytes
-  std::vector<Patch> patches_;                       // directory entries declaring deflated weights stored
+  uint64_t size_;                                // the archive as served: the file, then zeros and tail_
+  std::vector<unsigned char> tail_;              // the file's end records, repeated at the end
+  std::unordered_map<uint64_t, uint64_t> skip_;  // offset -> size of each weight's bytes
+  // Bytes served in place of the file's, by file offset: directory entries declaring deflated
+  // weights stored (a method field, or a size field of at most 8 bytes).
+  std::map<uint64_t, std::vector<unsigned char>> patches_;
+  static constexpr uint64_t kMaxPatch = 8;
 };
 
 }  // namespace

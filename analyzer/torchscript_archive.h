@@ -7,6 +7,11 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+
+namespace c10 {
+struct IValue;  // the full header's CHECK macros would clash with a test framework's
+}
 
 namespace kc {
 
@@ -22,10 +27,12 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 // opcodes it knows up to the first it does not, never a tensor record.
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
 
-// Throws Error naming the first .debug_pkl whose source-range table libtorch would index out of
-// bounds or read as the wrong types (it checks neither: a damaged one crashes the process when a
-// node's source is first asked for). Unpickles each after check_pickle_lengths has vetted it.
-void check_debug_tables(caffe2::serialize::PyTorchStreamReader& archive);
+// Each code file's source-range table (its .debug_pkl), unpickled, by the code file's name
+// ("code/__torch__/a.py"), for SourceLocator. Throws Error naming the first table that would be
+// indexed out of bounds or read as the wrong types (libtorch checks neither: a damaged one
+// crashed the process when a node's source was first asked for). Unpickles each after
+// check_pickle_lengths has vetted it.
+std::unordered_map<std::string, c10::IValue> read_debug_tables(caffe2::serialize::PyTorchStreamReader& archive);
 
 // A file reader for torch::jit::load that never reads the bytes of a parameter or buffer
 // record (data/N) or a trace's example inputs (traced_inputs/N), stored or deflated: the module

@@ -89,10 +89,13 @@ class MetaRunner {
   // saved_on: the device recorded in the archive. A model saved on a GPU computes there; one
   // saved on the host is predicted for the target's GPU ("cuda"), as a .pt2 exported on the
   // host is.
-  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on)
+  // debug_tables: read_debug_tables' answer for the archive.
+  MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on,
+             std::unordered_map<std::string, c10::IValue> debug_tables)
       : module_(std::move(module)),
         opt_(opt),
         source_lines_(path),
+        locator_(std::move(debug_tables)),
         saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
         device_(saved_on_gpu_ ? saved_on : "cuda") {
     g_.info.path = path;
@@ -662,18 +665,19 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
                        const LoadOptions& options) {
   check_code_nesting(archive);
   check_pickle_lengths(archive);
-  check_debug_tables(archive);
+  auto debug_tables = read_debug_tables(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   auto reader = weight_skipping_reader(path);
   jit::Module module;
   try {
     try {
-      module = jit::load(reader, c10::Device(c10::kCPU));
+      // The source-range tables are read once, above, and decoded by SourceLocator.
+      module = jit::load(reader, c10::Device(c10::kCPU), /*load_debug_files=*/false);
     } catch (const c10::Error& e) {
       // A LibTorch whose zip reader checks CRCs rejects the unread records: read them after all.
       if (std::string(e.what_without_backtrace()).find("CRC") == std::string::npos) throw;
-      module = jit::load(path, c10::Device(c10::kCPU));
+      module = jit::load(path, c10::Device(c10::kCPU), /*load_debug_files=*/false);
     }
   } catch (const c10::Error& e) {
     throw Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace()));
@@ -681,7 +685,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
     throw Error("cannot load TorchScript model: " + first_line(e.what()));
   }
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
-  Graph g = MetaRunner(std::move(module), path, options, saved_on).run();
+  Graph g = MetaRunner(std::move(module), path, options, saved_on, std::move(debug_tables)).run();
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;

@@ -1,7 +1,9 @@
 #include "analyzer/torchscript_source.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <iterator>
 
 #include "analyzer/source_loc.h"
 
@@ -25,9 +27,11 @@ std::string whole_line(const jit::SourceRange& r) {
   return line;
 }
 
+}  // namespace
+
 // The location one range names; an empty file where it names none of the user's.
-SourceLoc range_loc(const jit::SourceRange& r) {
-  jit::SourceRange orig = r.findSourceRangeThatGenerated().value_or(r);
+SourceLoc SourceLocator::range_loc(const jit::SourceRange& r) {
+  jit::SourceRange orig = generated_by(r).value_or(r);
   // A damaged .debug_pkl can leave a range with no source text, or one past its end: it
   // names no line.
   if (!orig.source() || orig.start() > orig.end() || orig.end() > orig.source()->size()) return {};
@@ -43,6 +47,8 @@ SourceLoc range_loc(const jit::SourceRange& r) {
   if (loc.file.rfind("code/__torch__/", 0) == 0) return {};
   return loc;
 }
+
+namespace {
 
 // A TorchScript class name as Python names it: "__torch__.torch.nn.modules.linear.
 // ___torch_mangle_0.Linear" is torch.nn.modules.linear.Linear, as a .pt2 reports it.
@@ -96,6 +102,65 @@ std::pair<std::string, std::string> module_of(const jit::Node* node, const jit::
     }
   }
   return {path, type};
+}
+
+std::shared_ptr<jit::Source> SourceLocator::source(std::string text, std::optional<std::string> file, int64_t line) {
+  std::string key = (file ? *file : std::string()) + '\0' + std::to_string(line) + '\0' + text;
+  auto it = sources_.find(key);
+  if (it == sources_.end())
+    it = sources_.emplace(std::move(key), std::make_shared<jit::Source>(text, std::move(file), line)).first;
+  return it->second;
+}
+
+// A table as read_debug_tables vetted it: (offset, (source, start, end), ...) records, alone or
+// after a string table ("FORMAT_WITH_STRING_TABLE", (text, ...), records) where a source is (its
+// text's pieces as string indices, its file name's index, first line), else (text, file name or
+// None, first line).
+const std::vector<std::pair<int64_t, jit::SourceRange>>& SourceLocator::table(const std::string& code_file) {
+  auto done = tables_.find(code_file);
+  if (done != tables_.end()) return done->second;
+  std::vector<std::pair<int64_t, jit::SourceRange>> records;
+  auto pickle = pickles_.find(code_file);
+  if (pickle != pickles_.end()) {
+    const auto& top = pickle->second.toTupleRef().elements();
+    const c10::IValue* lines = &pickle->second;
+    std::vector<std::string_view> strings;
+    if (!top.empty() && top[0].isString() && top[0].toStringRef() == "FORMAT_WITH_STRING_TABLE") {
+      for (const auto& t : top[1].toTupleRef().elements()) strings.push_back(t.toStringRef());
+      lines = &top[2];
+    }
+    const bool table = lines != &pickle->second;
+    for (const auto& line : lines->toTupleRef().elements()) {
+      const auto& l = line.toTupleRef().elements();
+      const auto& range = l[1].toTupleRef().elements();
+      const auto& src = range[0].toTupleRef().elements();
+      std::string text;
+      std::optional<std::string> file;
+      if (table) {
+        for (int64_t i : src[0].toIntList()) text += strings[i];
+        file = std::string(strings[src[1].toInt()]);
+      } else {
+        text = src[0].toStringRef();
+        if (src[1].isString()) file = src[1].toStringRef();
+      }
+      const int64_t start = range[1].toInt(), end = range[2].toInt();
+      auto s = source(std::move(text), std::move(file), src[2].toInt());
+      // A range outside its text (a damaged table) is kept: range_loc finds it names no line.
+      records.emplace_back(l[0].toInt(), jit::SourceRange(s, start, end));
+    }
+    pickles_.erase(pickle);
+  }
+  std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return tables_.emplace(code_file, std::move(records)).first->second;
+}
+
+std::optional<jit::SourceRange> SourceLocator::generated_by(const jit::SourceRange& r) {
+  if (!r.source() || !r.source()->filename()) return std::nullopt;
+  const auto& records = table(*r.source()->filename());
+  auto after = std::upper_bound(records.begin(), records.end(), static_cast<int64_t>(r.start()),
+                                [](int64_t at, const auto& rec) { return at < rec.first; });
+  if (after == records.begin()) return std::nullopt;
+  return std::prev(after)->second;
 }
 
 const SourceLoc& SourceLocator::range(const jit::SourceRange& r) {

@@ -6,6 +6,8 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -22,11 +24,29 @@ namespace kc {
 // the whole source line where the range carries source; a trace's carries none. Each range is
 // read once (a traced range holds the whole Python stack, and a model's call sites repeat), so
 // a locator lives no longer than the graph whose ranges it has seen.
+//
+// The ranges of the user's code come from the archive's .debug_pkl tables (read_debug_tables),
+// decoded here rather than by torch::jit::load: libtorch builds a Source per table and per
+// text, scanning each for its lines, and the same file's text repeats in the table of every
+// class that ran it (700 tables in a large traced CNN). Here each distinct text is one Source.
 class SourceLocator {
  public:
+  // tables: each code file's unpickled .debug_pkl by the code file's name ("code/__torch__/a.py").
+  explicit SourceLocator(std::unordered_map<std::string, c10::IValue> tables) : pickles_(std::move(tables)) {}
   SourceLoc of(const torch::jit::Node* node) { return of(node, 0); }
 
  private:
+  // The range of the user's code that generated a range of the archive's code: the table's last
+  // record at or before its start, as libtorch's findSourceRangeThatGenerated finds it.
+  std::optional<torch::jit::SourceRange> generated_by(const torch::jit::SourceRange& r);
+  const std::vector<std::pair<int64_t, torch::jit::SourceRange>>& table(const std::string& code_file);
+  std::shared_ptr<torch::jit::Source> source(std::string text, std::optional<std::string> file, int64_t line);
+  SourceLoc range_loc(const torch::jit::SourceRange& r);
+
+  std::unordered_map<std::string, c10::IValue> pickles_;  // until a code file's table is decoded
+  std::unordered_map<std::string, std::vector<std::pair<int64_t, torch::jit::SourceRange>>> tables_;
+  std::unordered_map<std::string, std::shared_ptr<torch::jit::Source>> sources_;  // by file, line and text
+
   using Key = std::tuple<const void*, size_t, size_t>;  // source, start, end
   struct KeyHash {
     size_t operator()(const Key& k) const {
