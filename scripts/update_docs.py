@@ -41,8 +41,9 @@ def bench_table():
     if ts:
         worst = ts["worst"]
         rows = sorted(ts["models"], key=lambda r: -r["time_ratio"])
-        lines += ["", f"TorchScript (`python bench/bench.py --torchscript-only`, on a {ts['machine']} machine, median of "
-                      f"{ts['runs']} runs): each of the {len(ts['models'])} `.pt` of the TorchScript corpus (weights "
+        lines += ["", f"TorchScript (`python bench/bench.py --torchscript-only`, on a {ts['machine']} machine, "
+                      f"{ts['runs']} runs of each format, alternating; medians, and each ratio the median of the "
+                      f"runs' ratios): each of the {len(ts['models'])} `.pt` of the TorchScript corpus (weights "
                       "zeroed and deflated) against the `.pt2` of the same model. Worst ratios: time "
                       f"{worst['time_ratio']['ratio']:.2f}x ({worst['time_ratio']['model']}), CPU time "
                       f"{worst['cpu_ratio']['ratio']:.2f}x ({worst['cpu_ratio']['model']}), peak RSS "
@@ -52,6 +53,9 @@ def bench_table():
         for r in rows[:3]:
             lines.append(f"| {r['model']} | {r['pt_s']:.3f} s | {r['pt2_s']:.3f} s | {r['time_ratio']:.2f} | "
                          f"{r['cpu_ratio']:.2f} | {r['pt_rss_mib']:.0f} MiB | {r['pt2_rss_mib']:.0f} MiB |")
+        if ts.get("weights_earlier"):
+            lines += ["", "The MLP rows come from an earlier run of the same command: the last one had no PyTorch "
+                          "to export the MLP."]
         lines += ["", "| TorchScript MLP with 1.07 GB of weights | file | median time | peak RSS |",
                   "| --- | ---: | ---: | ---: |"]
         for w in ts["weights"]:
