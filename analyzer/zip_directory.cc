@@ -78,7 +78,10 @@ std::optional<ZipDirectory> read_zip_directory(const caffe2::serialize::ReadAdap
                big_offset = r.local_header == kZip64Marker;
     for (size_t x = p + kEntrySize + name_len, x_end = x + extra_len; x + 4 <= x_end;) {
       const uint64_t id = le(&cd[x], 2), len = le(&cd[x + 2], 2);
-      if (len > x_end - x - 4) return std::nullopt;
+      // An extra field running past the record's extras ends them: libtorch's zip reader
+      // ignores extras it does not need, so the directory still stands and its sizes must
+      // still be checked.
+      if (len > x_end - x - 4) break;
       if (id == kZip64ExtraId) {
         size_t v = x + 4;
         auto next = [&](uint64_t* field, bool present) {

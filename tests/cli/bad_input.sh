@@ -73,6 +73,10 @@ expect "out of range" tests/models/add.pt2 --max-kernels 99999999999999999999
 # would follow out of bounds.
 expect "debug info code/__torch__/models.py.debug_pkl is damaged: a text index out of its string table" \
   tests/fuzz/regressions/torchscript_debug_table.pt --input 2x3x16x16:float32
+# A code record claiming 4 GB inflated from 215 bytes, in a directory whose last extra field
+# overruns its record: the directory was dropped, the size went unchecked, and the code's
+# bracket scan read 4 GB (8 s; a fuzzing timeout).
+expect "claims 4194304325 bytes inflated from 215" tests/fuzz/regressions/torchscript_bad_extra_field.pt --input 64x4
 copy="$(mktemp -d)/model.pt2"
 cp tests/models/add.pt2 "$copy"
 expect "is an input of this run" "$copy" -o "$copy"
