@@ -132,8 +132,8 @@ SECTIONS = {
                                   "--measured validate/results/fresh3/measured.tgz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
     "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
-                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-out validate/sweeps/conv_lofo.json.gz "
-                                "> validate/sweeps/fit_conv.txt   # needs scikit-learn", 13),
+                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript --lofo-out "
+                                "validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt   # needs scikit-learn", 14),
     "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
@@ -157,6 +157,12 @@ SECTIONS = {
                            "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
                            "validate/results/opset/measured.tgz --worst 5 --misses 40 "
                            "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
+    "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
+                                      "python3 validate/broad_accuracy.py --mode lofo --models "
+                                      "validate/corpus/torchscript/models.tgz --measured validate/results/torchscript/measured.tgz "
+                                      "--conv-lofo validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript --worst 15 "
+                                      "--misses 30 --json validate/results/torchscript/accuracy_lofo.json "
+                                      "> validate/results/torchscript/accuracy_lofo.txt", 6),
     "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
                                  "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/torchscript/models.tgz "
                                  "--measured validate/results/torchscript/measured.tgz --worst 15 --misses 30 "

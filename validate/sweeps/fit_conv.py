@@ -25,7 +25,7 @@ added here before its first look. Prints each tree's 5-fold cross-validated accu
 --lofo, the leave-one-family-out accuracy over the corpora's convolution instances: each family
 predicted by trees fitted without it. Needs scikit-learn.
 
-    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo]
+    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]]
 """
 import argparse
 import collections
@@ -178,15 +178,20 @@ def dense_strides(sizes):
     return st
 
 
-def model_samples():
+# A TorchScript model's convolutions are aten::_convolution, with the same arguments and a flag
+# for transposed ones (which the trees do not cover).
+CONV_OPS = ("aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution")
+
+
+def model_samples(corpora=CORPORA):
     """Convolutions measured in real models, one per instance, with the model's family; each
     sample's fifth element says where it was measured: (corpus, model, op index)."""
     out = []
-    for corpus in CORPORA:
+    for corpus in corpora:
         for name, d in model_files(corpus):
             family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
             for o in d.get("ops", []):
-                if o.get("op") not in ("aten::conv1d", "aten::conv2d", "aten::conv3d"):
+                if o.get("op") not in CONV_OPS or "transposed=True" in o.get("args", []):
                     continue
                 tensors, ints = parse_args(o["args"])
                 if "input" not in tensors or "weight" not in tensors:
@@ -274,39 +279,47 @@ def kind(tree, f):
     return "1-d" if f[FEATURES.index("one_d")] else "2-d"
 
 
-def lofo(rows, measured, everything):
+def lofo(rows, measured, everything, extra=()):
     """Each model family's convolution instances, predicted by trees fitted without it (everything:
-    the trees fitted on all, by name). Returns
+    the trees fitted on all, by name); extra: instances of corpora the trees never learn from (the
+    TorchScript corpus, whose architectures are the broad corpus's), predicted the same way by
+    family. Returns
     {corpus: {model: {op index: [kernels, memset] left out, [kernels, memset] fitted on all]}}."""
-    families = sorted({r[3] for r in measured})
+    families = sorted({r[3] for r in measured} | {r[3] for r in extra})
     out = collections.defaultdict(lambda: collections.defaultdict(dict))
     tally = collections.defaultdict(lambda: [0, 0])
     worst = []
     for fam in families:
         train = [r for r in rows if r[3] != fam]
         mine = [r for r in measured if r[3] == fam]
+        theirs = [r for r in extra if r[3] == fam]
         models = {}
         for name, leaves in TREES:
             part = [r for r in train if r[0] == name]
-            if any(r[0] == name for r in mine) and part:
+            if any(r[0] == name for r in mine + theirs) and part:
                 models[name] = fit_only(part, name, leaves)
         ok = 0
-        for r in mine:
+        for r, learned in [(r, True) for r in mine] + [(r, False) for r in theirs]:
             left_out = predict(models[r[0]], r[0], r[1]) if r[0] in models else None
             corpus, model, index = r[4]
             out[corpus][model][index] = [left_out, predict(everything[r[0]], r[0], r[1])]
             hit = left_out == total(r[2], r[1])
-            ok += hit
-            for k in ("all", kind(r[0], r[1])):
+            for k in ("all", kind(r[0], r[1])) if learned else (corpus,):
                 tally[k][0] += hit
                 tally[k][1] += 1
-        worst.append((ok / len(mine), fam, ok, len(mine)))
+            ok += hit and learned
+        if mine:
+            worst.append((ok / len(mine), fam, ok, len(mine)))
     exact, n = tally["all"]
     print(f"leave-one-family-out: {exact}/{n} convolution instances exact ({100 * exact / n:.1f}%) "
           f"over {len(families)} families; " + ", ".join(
               f"{k} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
               for k in ("2-d", "1-d", "3-d", "grouped") if tally[k][1]))
     print("families predicted worst:", ", ".join(f"{fam} {ok}/{n}" for _, fam, ok, n in sorted(worst)[:8]))
+    for corpus in sorted({r[4][0] for r in extra}):
+        exact, n = tally[corpus]
+        print(f"leave-one-family-out, corpus {corpus} (never learned from): {exact}/{n} convolution instances "
+              f"exact ({100 * exact / n:.1f}%)")
     return out
 
 
@@ -316,6 +329,8 @@ def main():
     ap.add_argument("--out", default=OUT)
     ap.add_argument("--check", action="store_true", help="fail when --out differs from a fresh fit")
     ap.add_argument("--lofo", action="store_true", help="also the leave-one-family-out accuracy on the corpora")
+    ap.add_argument("--lofo-extra", nargs="*", default=[], help="with --lofo: corpora whose convolutions are "
+                    "predicted family by family but never learned from (torchscript)")
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
                     "left out and fitted on all (JSON, gzip), for validate/broad_accuracy.py --conv-lofo")
     a = ap.parse_args()
@@ -340,7 +355,7 @@ def main():
         text += ["", f"// {summary}"] + emit(name, tree)
     body = "\n".join(text) + "\n"
     if a.lofo:
-        held_out = lofo(rows, measured, fitted)
+        held_out = lofo(rows, measured, fitted, model_samples(a.lofo_extra) if a.lofo_extra else ())
         if a.lofo_out:
             # mtime 0: the same predictions give the same bytes
             with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:
