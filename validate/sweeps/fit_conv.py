@@ -21,7 +21,10 @@ gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second 
 the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (validate/results/:
 broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
 their shapes densely and the random sweeps only sparsely. A hold-out measured later must not be
-added here before its first look. Prints each tree's 5-fold cross-validated accuracy and, with
+added here before its first look. Each tree's size is chosen by 5-fold cross-validation over
+model families (LEAF_CHOICES); the leave-one-family-out figure below reuses those sizes, so one
+size per tree was chosen with every family in view. Prints each tree's 5-fold cross-validated
+accuracy over shapes and, with
 --lofo, the leave-one-family-out accuracy over the corpora's convolution instances: each family
 predicted by trees fitted without it. Needs scikit-learn.
 
@@ -53,12 +56,17 @@ FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", 
 # The ungrouped 1-2 d trees read the first 13 features only (fitted before the others existed;
 # the added ones are constant for them).
 UNGROUPED_2D_FEATURES = 13
-# (name, most leaves): chosen by cross-validation (more leaves stop paying off beyond these).
-# Names: <dtype class>_<kind>: nchw/nhwc ungrouped 1-2 d, ncdhw/ndhwc ungrouped 3-d, grouped
-# grouped NCHW 1-2 d.
+# (name, most leaves where too few families measured the kind to choose). Names: <dtype
+# class>_<kind>: nchw/nhwc ungrouped 1-2 d, ncdhw/ndhwc ungrouped 3-d, grouped grouped NCHW 1-2 d.
 TREES = [("f32_nchw", 96), ("f32_nhwc", 32), ("half_nchw", 64), ("half_nhwc", 32),
          ("f32_ncdhw", 64), ("f32_ndhwc", 8), ("half_ncdhw", 48), ("half_ndhwc", 16),
          ("f32_grouped", 192), ("half_grouped", 128)]
+# A tree's size is chosen among these by cross-validation over model families (FAMILY_FOLDS
+# folds of whole families, each predicted by trees fitted without it): what the trees are for is
+# shapes of models nobody measured, and random folds of shapes reward memorising a family's
+# neighbouring shapes instead.
+LEAF_CHOICES = (8, 16, 32, 48, 64, 96, 128, 192, 256, 400)
+FAMILY_FOLDS = 5
 
 
 def channels_last(sizes, strides):
@@ -234,6 +242,29 @@ def fit(rows, tree, leaves):
     return model, cv, collections.Counter(y).most_common(1)[0][1] / len(y)
 
 
+def choose_leaves(part, measured, default):
+    """The leaf count of LEAF_CHOICES whose trees predict held-out families' instances best, with
+    the instances so predicted and their count; the default where fewer than FAMILY_FOLDS families
+    measured the kind."""
+    families = sorted({r[3] for r in measured})
+    if len(families) < FAMILY_FOLDS:
+        return default, None, 0
+    fold_of = {fam: i % FAMILY_FOLDS for i, fam in enumerate(families)}
+    best = None
+    for leaves in LEAF_CHOICES:
+        hits = 0
+        for fold in range(FAMILY_FOLDS):
+            train = [r for r in part if fold_of.get(r[3]) != fold]
+            test = [r for r in measured if fold_of[r[3]] == fold]
+            if not test:
+                continue
+            model = fit_only(train, test[0][0], leaves)
+            hits += sum(predict(model, r[0], r[1]) == total(r[2], r[1]) for r in test)
+        if best is None or hits > best[1]:  # ties keep the smaller tree
+            best = (leaves, hits)
+    return best[0], best[1], len(measured)
+
+
 def parse_label(label):
     """(kernels, memset, per_group) of a leaf's label."""
     per_group = label.startswith("g")
@@ -279,7 +310,7 @@ def kind(tree, f):
     return "1-d" if f[FEATURES.index("one_d")] else "2-d"
 
 
-def lofo(rows, measured, everything, extra=()):
+def lofo(rows, measured, everything, sizes, extra=()):
     """Each model family's convolution instances, predicted by trees fitted without it (everything:
     the trees fitted on all, by name); extra: instances of corpora the trees never learn from (the
     TorchScript corpus, whose architectures are the broad corpus's), predicted the same way by
@@ -294,10 +325,10 @@ def lofo(rows, measured, everything, extra=()):
         mine = [r for r in measured if r[3] == fam]
         theirs = [r for r in extra if r[3] == fam]
         models = {}
-        for name, leaves in TREES:
+        for name, _ in TREES:
             part = [r for r in train if r[0] == name]
             if any(r[0] == name for r in mine + theirs) and part:
-                models[name] = fit_only(part, name, leaves)
+                models[name] = fit_only(part, name, sizes[name])
         ok = 0
         for r, learned in [(r, True) for r in mine] + [(r, False) for r in theirs]:
             left_out = predict(models[r[0]], r[0], r[1]) if r[0] in models else None
@@ -344,18 +375,22 @@ def main():
             "// once a group (per_group: cuDNN loops over the groups).",
             "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset, per_group};",
             f"// features: {', '.join(FEATURES)}."]
-    fitted = {}
-    for name, leaves in TREES:
+    fitted, sizes = {}, {}
+    for name, default in TREES:
         part = [r for r in rows if r[0] == name]
+        leaves, hits, n = choose_leaves(part, [r for r in measured if r[0] == name], default)
+        sizes[name] = leaves
         tree, cv, majority = fit(part, name, leaves)
         fitted[name] = tree
-        summary = (f"{name}: {len(part)} shapes, {tree.get_n_leaves()} leaves, 5-fold cross-validated "
-                   f"accuracy {100 * cv:.1f}% (most frequent outcome alone {100 * majority:.1f}%)")
+        chosen = (f"at most {leaves}, chosen by {FAMILY_FOLDS}-fold cross-validation over families: "
+                  f"{100 * hits / n:.1f}% of {n} instances" if hits is not None else f"at most {leaves}, few families")
+        summary = (f"{name}: {len(part)} shapes, {tree.get_n_leaves()} leaves ({chosen}); 5-fold cross-validated "
+                   f"accuracy over shapes {100 * cv:.1f}% (most frequent outcome alone {100 * majority:.1f}%)")
         print(summary)
         text += ["", f"// {summary}"] + emit(name, tree)
     body = "\n".join(text) + "\n"
     if a.lofo:
-        held_out = lofo(rows, measured, fitted, model_samples(a.lofo_extra) if a.lofo_extra else ())
+        held_out = lofo(rows, measured, fitted, sizes, model_samples(a.lofo_extra) if a.lofo_extra else ())
         if a.lofo_out:
             # mtime 0: the same predictions give the same bytes
             with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:
