@@ -145,8 +145,10 @@ const std::vector<std::pair<int64_t, jit::SourceRange>>& SourceLocator::table(co
       }
       const int64_t start = range[1].toInt(), end = range[2].toInt();
       auto s = source(std::move(text), std::move(file), src[2].toInt());
-      // A range outside its text (a damaged table) is kept: range_loc finds it names no line.
-      records.emplace_back(l[0].toInt(), jit::SourceRange(s, start, end));
+      // A range outside its text (a damaged table) still shadows the records before it, as a
+      // range with no source: it names no line.
+      const bool inside = start >= 0 && start <= end && static_cast<uint64_t>(end) <= s->size();
+      records.emplace_back(l[0].toInt(), inside ? jit::SourceRange(s, start, end) : jit::SourceRange());
     }
     pickles_.erase(pickle);
   }
