@@ -263,7 +263,7 @@ def main():
             out["torchscript"] = torchscript(kc, args.work, args.runs)
             if out["torchscript"]["weights"] is None:  # kept from the run that could export the MLP
                 out["torchscript"]["weights"] = earlier.get("weights", [])
-                out["torchscript"]["weights_earlier"] = earlier.get("weights_earlier", True) if earlier else True
+                out["torchscript"]["weights_earlier"] = True
             out["torchscript"]["machine"] = f"{os.cpu_count()} cores"
             out["torchscript"]["runs"] = args.runs
         if args.json:
