@@ -4,12 +4,14 @@
 # its --input specs on one line, then the .pt's bytes), keeping what it finds
 # new in build-fuzz/corpus/<target>. A crash leaves crash-* in build-fuzz/findings/<target>
 # and fails the script; reproduce with build-fuzz/tests/fuzz/fuzz_<target> FILE.
-# Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (targets: pt2_json sym_expr cli_specs baseline torchscript)
+# TARGET:JOBS runs JOBS libFuzzer processes on the target (one a core) and sums their executions.
+# Usage: tests/fuzz/run.sh SECONDS [TARGET[:JOBS]...]   (targets: pt2_json sym_expr cli_specs baseline torchscript)
 set -euo pipefail
-seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}"
+seconds="${1:?usage: tests/fuzz/run.sh SECONDS [TARGET[:JOBS]...]}"
 shift
-targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pt2_json sym_expr cli_specs baseline torchscript)
+specs=("$@")
+[ ${#specs[@]} -eq 0 ] && specs=(pt2_json sym_expr cli_specs baseline torchscript)
+targets=("${specs[@]%%:*}")
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build-fuzz"
 
@@ -36,16 +38,32 @@ cmake --build "$BUILD" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}"
 export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:malloc_context_size=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 status=0
-for t in "${targets[@]}"; do
+for spec in "${specs[@]}"; do
+  t="${spec%%:*}" jobs=1
+  [[ "$spec" == *:* ]] && jobs="${spec#*:}"
   corpus="$BUILD/corpus/$t" findings="$BUILD/findings/$t"
   mkdir -p "$corpus" "$findings"
   log="$BUILD/fuzz_$t.log"
-  echo "fuzz: $t for ${seconds}s (log $log)"
-  if ! "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -max_total_time="$seconds" \
+  echo "fuzz: $t for ${seconds}s, $jobs job(s) (log $log)"
+  if [ "$jobs" -eq 1 ]; then
+    "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -max_total_time="$seconds" \
       -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
-      -artifact_prefix="$findings/" >"$log" 2>&1; then
+      -artifact_prefix="$findings/" >"$log" 2>&1 || true
+    logs=("$log")
+  else
+    # Each job logs to fuzz-N.log in the working directory.
+    jobdir="$BUILD/jobs/$t" && rm -rf "$jobdir" && mkdir -p "$jobdir"
+    (cd "$jobdir" && "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -jobs="$jobs" \
+      -workers="$jobs" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 \
+      -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1 || true)
+    logs=("$jobdir"/fuzz-*.log)
+  fi
+  execs=$(cat "${logs[@]}" | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+  done_jobs=$(cat "${logs[@]}" | grep -c "stat::number_of_executed_units" || true)
+  found=$(ls "$findings" | wc -l)
+  echo "fuzz: $t: $execs executions by $done_jobs of $jobs job(s), $found findings"
+  if [ "$found" -ne 0 ] || [ "$done_jobs" -ne "$jobs" ]; then
     echo "fuzz: $t FOUND A PROBLEM: $(ls "$findings")"; status=1
   fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" | sed "s/^/fuzz: $t /"
 done
 exit $status
