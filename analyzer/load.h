@@ -25,6 +25,9 @@ std::pair<std::string, int64_t> parse_dim_spec(const std::string& text);
 struct LoadOptions {
   std::map<std::string, int64_t> dims;  // --dim NAME=VALUE for symbolic sizes of a .pt2
   std::vector<InputSpec> inputs;        // --input for TorchScript
+  // For a process that ends soon after: the loaded TorchScript module is never freed (freeing
+  // a traced network's hundreds of classes and graphs takes tens of milliseconds at exit).
+  bool keep_until_exit = false;
 };
 
 // Refuses, before anything opens it, a path that is not a regular file no larger than

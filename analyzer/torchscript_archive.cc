@@ -197,19 +197,21 @@ std::vector<std::string> locations_in(caffe2::serialize::PyTorchStreamReader& ar
   return scan_pickle(static_cast<const char*>(data.get()), size).locations;
 }
 
+void check_pickle_length(const std::string& name, const char* data, size_t size) {
+  const PickleScan scan = scan_pickle(data, size);
+  check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
+                               " bytes in a record of " + std::to_string(size) + " (a damaged length)");
+  check(scan.memo_overrun == 0, "pickle " + name + " stores memo entry " + std::to_string(scan.memo_overrun) +
+                                    " in a record of " + std::to_string(size) + " bytes (a damaged index)");
+}
+
 }  // namespace
 
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
   for (const std::string& name : archive.getAllRecords()) {
-    if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0) &&
-        !(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0))
-      continue;
+    if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
-    const PickleScan scan = scan_pickle(static_cast<const char*>(data.get()), size);
-    check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
-                                 " bytes in a record of " + std::to_string(size) + " (a damaged length)");
-    check(scan.memo_overrun == 0, "pickle " + name + " stores memo entry " + std::to_string(scan.memo_overrun) +
-                                      " in a record of " + std::to_string(size) + " bytes (a damaged index)");
+    check_pickle_length(name, static_cast<const char*>(data.get()), size);
   }
 }
 
@@ -260,6 +262,7 @@ std::unordered_map<std::string, c10::IValue> read_debug_tables(caffe2::serialize
   for (const std::string& name : archive.getAllRecords()) {
     if (!(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
+    check_pickle_length(name, static_cast<const char*>(data.get()), size);
     std::string problem;
     c10::IValue table;
     try {

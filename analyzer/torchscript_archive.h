@@ -20,18 +20,19 @@ namespace kc {
 // pickles, never a tensor record.
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
-// Throws Error naming the first pickle of the archive (data.pkl, constants.pkl, a code
-// record's .debug_pkl) in which a string or bytes length runs past the pickle's end, or a memo
-// index exceeds the pickle's size: libtorch's unpickler allocates such a length, or a memo
-// table that long, before it finds the pickle short, gigabytes for a damaged one. Walks the
-// opcodes it knows up to the first it does not, never a tensor record.
+// Throws Error naming the first pickle of the archive (data.pkl, constants.pkl) in which a string or bytes length runs
+// past the pickle's end, or a memo index exceeds the pickle's size: libtorch's unpickler allocates such a length, or a
+// memo table that long, before it finds the pickle short, gigabytes for a damaged one. Walks the opcodes it knows up to
+// the first it does not, never a tensor record.
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
 
 // Each code file's source-range table (its .debug_pkl), unpickled, by the code file's name
 // ("code/__torch__/a.py"), for SourceLocator. Throws Error naming the first table that would be
 // indexed out of bounds or read as the wrong types (libtorch checks neither: a damaged one
-// crashed the process when a node's source was first asked for). Unpickles each after
-// check_pickle_lengths has vetted it.
+// crashed the process when a node's source was first asked for), or whose lengths fail
+// check_pickle_lengths' test, which it applies to each table before unpickling it. It reads
+// the archive only through getRecord, which PyTorchStreamReader serialises: it may run while
+// another reader of the same file loads the module.
 std::unordered_map<std::string, c10::IValue> read_debug_tables(caffe2::serialize::PyTorchStreamReader& archive);
 
 // A file reader for torch::jit::load that never reads the bytes of a parameter or buffer

@@ -6,6 +6,8 @@
 #include <torch/script.h>
 
 #include <algorithm>
+#include <exception>
+#include <future>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,6 +17,7 @@
 #include "analyzer/source_loc.h"
 #include "analyzer/torch_types.h"
 #include "analyzer/torchscript_archive.h"
+#include "analyzer/torchscript_import.h"
 #include "analyzer/torchscript_source.h"
 
 namespace kc {
@@ -665,26 +668,38 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
                        const LoadOptions& options) {
   check_code_nesting(archive);
   check_pickle_lengths(archive);
-  auto debug_tables = read_debug_tables(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
-  auto reader = weight_skipping_reader(path);
+  // The source-range tables are decoded by SourceLocator, not by libtorch: read meanwhile, on
+  // another core. Their errors come first, as if read before the module.
+  auto tables = std::async(std::launch::async, [&archive] { return read_debug_tables(archive); });
   jit::Module module;
+  std::exception_ptr load_error;
   try {
+    auto reader = weight_skipping_reader(path);
     try {
-      // The source-range tables are read once, above, and decoded by SourceLocator.
-      module = jit::load(reader, c10::Device(c10::kCPU), /*load_debug_files=*/false);
+      module = import_torchscript(reader);
     } catch (const c10::Error& e) {
       // A LibTorch whose zip reader checks CRCs rejects the unread records: read them after all.
       if (std::string(e.what_without_backtrace()).find("CRC") == std::string::npos) throw;
       module = jit::load(path, c10::Device(c10::kCPU), /*load_debug_files=*/false);
     }
+  } catch (const Error&) {
+    load_error = std::current_exception();
   } catch (const c10::Error& e) {
-    throw Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace()));
+    load_error =
+        std::make_exception_ptr(Error("cannot load TorchScript model: " + first_line(e.what_without_backtrace())));
   } catch (const std::exception& e) {
-    throw Error("cannot load TorchScript model: " + first_line(e.what()));
+    load_error = std::make_exception_ptr(Error("cannot load TorchScript model: " + first_line(e.what())));
   }
+  auto debug_tables = tables.get();
+  if (load_error) std::rethrow_exception(load_error);
   check(module.find_method("forward").has_value(), "TorchScript model has no forward()");
+  if (options.keep_until_exit) {
+    // Reachable from a static, so leak checkers do not count it.
+    static auto* kept = new std::vector<jit::Module>;
+    kept->push_back(module);
+  }
   Graph g = MetaRunner(std::move(module), path, options, saved_on, std::move(debug_tables)).run();
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");

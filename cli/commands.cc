@@ -55,6 +55,7 @@ int run_explain(int argc, char** argv, std::ostream& out) {
     }
   }
   LoadOptions load;
+  load.keep_until_exit = true;
   for (const auto& s : inputs) load.inputs.push_back(parse_input_spec(s));
   for (const auto& d : dims) {
     auto [name, value] = parse_dim_spec(d);

@@ -165,6 +165,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   if (!o.list_rules) check(!o.model.empty(), "no model given (see --help)");
   for (auto& [flag, text, target] : counts)
     if (app.count(flag) > 0) *target = parse_count(flag, text);
+  o.load.keep_until_exit = true;
   for (const auto& s : inputs) o.load.inputs.push_back(parse_input_spec(s));
   for (const auto& d : dims) {
     auto [name, value] = parse_dim_spec(d);
