@@ -57,8 +57,15 @@ constexpr StackEffect kStackEffects[] = {
 // What a walk of a TorchScript pickle finds: the storage locations named by its persistent ids,
 // and whether a string or bytes argument claims more bytes than the pickle has left (libtorch
 // allocates that length before reading it).
+struct StorageRef {
+  std::string key;        // the record under data/ or constants/
+  uint64_t elements = 0;  // numel the pickle declares for it
+  int element_bytes = 0;  // from its storage class (torch.FloatStorage: 4); 0 when unknown
+};
+
 struct PickleScan {
   std::vector<std::string> locations;
+  std::vector<StorageRef> storages;
   uint64_t overrun = 0;  // the length claimed past the end, 0 when none
   // A LONG_BINPUT memo index larger than the pickle's size, 0 when none. A pickler numbers memo
   // entries from 0, one per opcode at most, so no valid index reaches the size; libtorch's
@@ -71,8 +78,27 @@ struct PickleScan {
 // followed by BINPERSID; strings repeat through the memo. Only what is needed to see those
 // tuples is modelled: each stack value is a string or "something else". Stops (returning
 // what it found) at an opcode it does not know or at a truncated argument.
+// Bytes an element of a storage class, 0 for one not listed (libtorch then names the error).
+int storage_element_bytes(const std::string& global) {
+  static const std::unordered_map<std::string, int> kBytes = {
+      {"torch.DoubleStorage", 8},      {"torch.FloatStorage", 4},         {"torch.HalfStorage", 2},
+      {"torch.BFloat16Storage", 2},    {"torch.LongStorage", 8},          {"torch.IntStorage", 4},
+      {"torch.ShortStorage", 2},       {"torch.CharStorage", 1},          {"torch.ByteStorage", 1},
+      {"torch.BoolStorage", 1},        {"torch.ComplexFloatStorage", 8},  {"torch.ComplexDoubleStorage", 16},
+      {"torch.ComplexHalfStorage", 4}, {"torch.QInt8Storage", 1},         {"torch.QUInt8Storage", 1},
+      {"torch.QInt32Storage", 4},      {"torch.Float8_e4m3fnStorage", 1}, {"torch.Float8_e5m2Storage", 1}};
+  auto it = kBytes.find(global);
+  return it == kBytes.end() ? 0 : it->second;
+}
+
 PickleScan scan_pickle(const char* data, size_t size) {
-  using Item = std::optional<std::string>;
+  // A stack value as far as this walk needs it: a string (or a GLOBAL's "module.name"), an
+  // integer, or something else.
+  struct Item {
+    std::optional<std::string> text;
+    std::optional<uint64_t> number;
+    bool operator==(const std::string& s) const { return text && *text == s; }
+  };
   std::vector<Item> stack;
   std::vector<size_t> marks;
   std::unordered_map<uint64_t, Item> memo;
@@ -99,6 +125,7 @@ PickleScan scan_pickle(const char* data, size_t size) {
     if (int fixed = fixed_push_argument(op); fixed >= 0) {
       if (!arg(fixed, &n)) return found;
       stack.emplace_back();
+      if (op == 'K' || op == 'M' || (op == 'J' && n < 0x80000000u)) stack.back().number = n;
       continue;
     }
     bool known = false;
@@ -129,7 +156,7 @@ PickleScan scan_pickle(const char* data, size_t size) {
           found.overrun = n;
           return found;
         }
-        stack.emplace_back(std::string(data + pos, n));
+        stack.push_back({std::string(data + pos, n), std::nullopt});
         pos += n;
         break;
       }
@@ -142,18 +169,27 @@ PickleScan scan_pickle(const char* data, size_t size) {
           if (op != 0x8a) found.overrun = n;  // LONG1's length is one byte: nothing to allocate
           return found;
         }
-        pos += n;
         stack.emplace_back();
+        if (op == 0x8a && n >= 1 && n <= 8 && !(data[pos + n - 1] & 0x80)) {  // a non-negative LONG1
+          uint64_t v = 0;
+          std::memcpy(&v, data + pos, n);
+          stack.back().number = v;
+        }
+        pos += n;
         break;
       }
-      case 'c':  // GLOBAL "module\nname\n"
+      case 'c': {  // GLOBAL "module\nname\n"
+        std::string name;
         for (int line = 0; line < 2; ++line) {
           const void* nl = std::memchr(data + pos, '\n', size - pos);
           if (!nl) return found;
-          pos = static_cast<const char*>(nl) - data + 1;
+          const size_t end = static_cast<const char*>(nl) - data;
+          name += (line ? "." : "") + std::string(data + pos, end - pos);
+          pos = end + 1;
         }
-        stack.emplace_back();
+        stack.push_back({std::move(name), std::nullopt});
         break;
+      }
       case 'q':  // BINPUT
       case 'r':  // LONG_BINPUT
         if (!arg(op == 'q' ? 1 : 4, &n)) return found;
@@ -175,8 +211,11 @@ PickleScan scan_pickle(const char* data, size_t size) {
       case 'l':    // LIST
       case 'd': {  // DICT
         auto items = pop_to_mark();
-        if (op == 't' && items.size() >= 4 && items[0] == std::string("storage") && items[3])
-          found.locations.push_back(*items[3]);
+        if (op == 't' && items.size() >= 4 && items[0] == "storage" && items[3].text) {
+          found.locations.push_back(*items[3].text);
+          if (items.size() == 5 && items[1].text && items[2].text && items[4].number)
+            found.storages.push_back({*items[2].text, *items[4].number, storage_element_bytes(*items[1].text)});
+        }
         stack.emplace_back();
         break;
       }
@@ -212,6 +251,19 @@ void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
     if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
     check_pickle_length(name, static_cast<const char*>(data.get()), size);
+    if (name != "data.pkl" && name != "constants.pkl") continue;
+    // libtorch sizes a storage by the numel its pickle declares and fills it from the record:
+    // a shorter record leaves the tensor reading past its buffer.
+    const std::string folder = name.substr(0, name.size() - 4) + "/";
+    for (const StorageRef& s : scan_pickle(static_cast<const char*>(data.get()), size).storages) {
+      const std::string record = folder + s.key;
+      if (!s.element_bytes || !archive.hasRecord(record)) continue;  // libtorch names these
+      const uint64_t held = archive.getRecordSize(record);
+      check(s.elements <= held / static_cast<uint64_t>(s.element_bytes),
+            "tensor record " + record + " holds " + std::to_string(held) + " bytes, but " + name + " declares " +
+                std::to_string(s.elements) + " elements of " + std::to_string(s.element_bytes) +
+                " bytes (a damaged archive)");
+    }
   }
 }
 

@@ -32,6 +32,34 @@ std::string first_line(const std::string& s) {
   return s.substr(b, s.find('\n', b) - b);
 }
 
+// libtorch's unpickler gives a tensor the sizes, strides and offset its pickle names without
+// checking them against its storage (check_pickle_lengths checks the storage against its
+// record): in a damaged archive a constant can reach past its storage, and an op that reads its
+// values would read outside it. Returns false for such a tensor, or a list or tuple holding one.
+bool within_storage(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || t.is_meta() || !t.has_storage() || t.numel() == 0) return true;
+    const c10::Storage& storage = t.storage();
+    size_t needed = 0;
+    try {
+      needed = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.dtype().itemsize(),
+                                                static_cast<size_t>(t.storage_offset()));
+    } catch (const c10::Error&) {
+      return false;  // a size that overflows
+    }
+    return needed <= storage.nbytes() && storage.data() != nullptr;
+  }
+  if (v.isList()) {
+    for (const c10::IValue& e : v.toListRef())
+      if (!within_storage(e)) return false;
+  } else if (v.isTuple()) {
+    for (const c10::IValue& e : v.toTupleRef().elements())
+      if (!within_storage(e)) return false;
+  }
+  return true;
+}
+
 // A trace records a Python number used as a size as Int(NumToTensor(n)) (or ScalarImplicit):
 // a round trip the pre-optimisation's peephole pass folds away inside each callee.
 void fold_scalar_conversions(jit::Block* block) {
@@ -338,6 +366,8 @@ class MetaRunner {
   void run_op(jit::Node* node) {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
+    for (const c10::IValue& v : inputs)
+      check(within_storage(v), where(node) + ": a tensor of the model reaches past its storage (a damaged archive)");
     jit::Stack stack = inputs;
     // Device arguments (factories, to()) run on the meta device; the op keeps the recorded one
     // in its arguments. The model's device is cuda:0 in a trace on the GPU and cpu in one saved

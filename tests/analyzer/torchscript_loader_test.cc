@@ -189,6 +189,10 @@ TEST_CASE("torchscript: a pickle string longer than its pickle is refused before
   // A memo index past the pickle's size: libtorch would grow its memo table to 2^31 entries.
   caffe2::serialize::PyTorchStreamReader memo(kModels + "/bad/long_memo_index.pt");
   CHECK_THROWS_WITH(kc::check_pickle_lengths(memo), Contains("stores memo entry 2147483647"));
+  // A storage declared longer than its record: libtorch sizes it by the declaration.
+  caffe2::serialize::PyTorchStreamReader storage(kModels + "/bad/long_storage.pt");
+  CHECK_THROWS_WITH(kc::check_pickle_lengths(storage),
+                    Contains("tensor record constants/0 holds 8 bytes, but constants.pkl declares 200 elements"));
   caffe2::serialize::PyTorchStreamReader good(kModels + "/traced_mlp.pt");
   CHECK_NOTHROW(kc::check_pickle_lengths(good));  // every pickle of a sound archive passes
 }

@@ -36,6 +36,8 @@ expect "nests brackets 5000 deep" "$bad/deep_nesting.pt" --input 32x64:float32
 expect "more than deflate's 1032 to 1 allows" "$bad/lying_size.pt" --input 32x64:float32
 expect "pickle data.pkl holds a string of 2147483647 bytes" "$bad/long_pickle_string.pt" --input 32x64:float32
 expect "pickle data.pkl stores memo entry 2147483647 in a record of" "$bad/long_memo_index.pt" --input 32x64:float32
+expect "tensor record constants/0 holds 8 bytes, but constants.pkl declares 200 elements" "$bad/long_storage.pt" \
+  --input 2x16:float32
 expect "mat1 and mat2 shapes cannot be multiplied" tests/models/traced_mlp.pt --input 32x65:float32
 expect "forward() has no input of that name (input_ids, attention_mask)" tests/models/traced_tokens.pt \
   --input ids=2x8:int64 --input attention_mask=2x8:int64
@@ -77,6 +79,10 @@ expect "debug info code/__torch__/models.py.debug_pkl is damaged: a text index o
 # overruns its record: the directory was dropped, the size went unchecked, and the code's
 # bracket scan read 4 GB (8 s; a fuzzing timeout).
 expect "claims 4194304325 bytes inflated from 215" tests/fuzz/regressions/torchscript_bad_extra_field.pt --input 64x4
+# A 0-dim constant whose storage the pickle declares empty: libtorch's unpickler sets a tensor's
+# sizes without checking them against its storage, and floor_divide read address 0.
+expect "a tensor of the model reaches past its storage" tests/fuzz/regressions/torchscript_view_past_storage.pt \
+  --input 2x16:float32
 copy="$(mktemp -d)/model.pt2"
 cp tests/models/add.pt2 "$copy"
 expect "is an input of this run" "$copy" -o "$copy"

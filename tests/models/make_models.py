@@ -297,6 +297,13 @@ def make_deflated():
         at = next(pos for op, _, pos in pickletools.genops(data) if op.name == "BINPUT")
         return data[:at] + b"r" + struct.pack("<I", 0x7fffffff) + data[at + 2:]
     rewrite_zip(src, os.path.join(BAD, "long_memo_index.pt"), long_memo_index)
+    # constants.pkl declares 200 elements for the first storage, whose record holds one int64:
+    # libtorch sizes a storage by the declared count and would read past the 8-byte record.
+    def long_storage(name, data):
+        if not name.endswith("/constants.pkl"):
+            return data
+        return data.replace(b"cpuq\x04K\x01t", b"cpuq\x04K\xc8t", 1)
+    rewrite_zip(os.path.join(OUT, "traced_shape_arith.pt"), os.path.join(BAD, "long_storage.pt"), long_storage)
     # Without its .debug_pkl records (a valid archive: debug info is optional) no op has a
     # source range with text behind it; the report names no line rather than failing.
     rewrite_zip(src, os.path.join(OUT, "traced_mlp_no_debug.pt"),
