@@ -54,15 +54,16 @@ constexpr StackEffect kStackEffects[] = {
     {'0', 1, 0},                               // POP
 };
 
-// What a walk of a TorchScript pickle finds: the storage locations named by its persistent ids,
-// and whether a string or bytes argument claims more bytes than the pickle has left (libtorch
-// allocates that length before reading it).
+// A storage a TorchScript pickle names by persistent id.
 struct StorageRef {
   std::string key;        // the record under data/ or constants/
   uint64_t elements = 0;  // numel the pickle declares for it
   int element_bytes = 0;  // from its storage class (torch.FloatStorage: 4); 0 when unknown
 };
 
+// What a walk of a TorchScript pickle finds: the storages named by its persistent ids (and their
+// locations), and whether a string or bytes argument claims more bytes than the pickle has left
+// (libtorch allocates that length before reading it).
 struct PickleScan {
   std::vector<std::string> locations;
   std::vector<StorageRef> storages;
@@ -73,11 +74,6 @@ struct PickleScan {
   uint64_t memo_overrun = 0;
 };
 
-// The storage locations named by persistent ids in a TorchScript pickle. TorchScript's
-// pickler writes each storage as the tuple ('storage', <global>, key, location, numel)
-// followed by BINPERSID; strings repeat through the memo. Only what is needed to see those
-// tuples is modelled: each stack value is a string or "something else". Stops (returning
-// what it found) at an opcode it does not know or at a truncated argument.
 // Bytes an element of a storage class, 0 for one not listed (libtorch then names the error).
 int storage_element_bytes(const std::string& global) {
   static const std::unordered_map<std::string, int> kBytes = {
@@ -91,9 +87,12 @@ int storage_element_bytes(const std::string& global) {
   return it == kBytes.end() ? 0 : it->second;
 }
 
+// The storages named by persistent ids in a TorchScript pickle. TorchScript's pickler writes
+// each storage as the tuple ('storage', <global>, key, location, numel) followed by BINPERSID;
+// strings repeat through the memo. Only what is needed to see those tuples is modelled: each
+// stack value is a string (or a GLOBAL's "module.name"), a non-negative integer or something
+// else. Stops (returning what it found) at an opcode it does not know or at a truncated argument.
 PickleScan scan_pickle(const char* data, size_t size) {
-  // A stack value as far as this walk needs it: a string (or a GLOBAL's "module.name"), an
-  // integer, or something else.
   struct Item {
     std::optional<std::string> text;
     std::optional<uint64_t> number;
@@ -236,12 +235,14 @@ std::vector<std::string> locations_in(caffe2::serialize::PyTorchStreamReader& ar
   return scan_pickle(static_cast<const char*>(data.get()), size).locations;
 }
 
-void check_pickle_length(const std::string& name, const char* data, size_t size) {
-  const PickleScan scan = scan_pickle(data, size);
+// The scan of one pickle, after throwing Error for a length or memo index past its end.
+PickleScan checked_scan(const std::string& name, const char* data, size_t size) {
+  PickleScan scan = scan_pickle(data, size);
   check(scan.overrun == 0, "pickle " + name + " holds a string of " + std::to_string(scan.overrun) +
                                " bytes in a record of " + std::to_string(size) + " (a damaged length)");
   check(scan.memo_overrun == 0, "pickle " + name + " stores memo entry " + std::to_string(scan.memo_overrun) +
                                     " in a record of " + std::to_string(size) + " bytes (a damaged index)");
+  return scan;
 }
 
 }  // namespace
@@ -250,12 +251,12 @@ void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive) {
   for (const std::string& name : archive.getAllRecords()) {
     if (!(name.size() > 4 && name.compare(name.size() - 4, 4, ".pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
-    check_pickle_length(name, static_cast<const char*>(data.get()), size);
+    const PickleScan scan = checked_scan(name, static_cast<const char*>(data.get()), size);
     if (name != "data.pkl" && name != "constants.pkl") continue;
     // libtorch sizes a storage by the numel its pickle declares and fills it from the record:
     // a shorter record leaves the tensor reading past its buffer.
     const std::string folder = name.substr(0, name.size() - 4) + "/";
-    for (const StorageRef& s : scan_pickle(static_cast<const char*>(data.get()), size).storages) {
+    for (const StorageRef& s : scan.storages) {
       const std::string record = folder + s.key;
       if (!s.element_bytes || !archive.hasRecord(record)) continue;  // libtorch names these
       const uint64_t held = archive.getRecordSize(record);
@@ -314,7 +315,7 @@ std::unordered_map<std::string, c10::IValue> read_debug_tables(caffe2::serialize
   for (const std::string& name : archive.getAllRecords()) {
     if (!(name.size() > 10 && name.compare(name.size() - 10, 10, ".debug_pkl") == 0)) continue;
     auto [data, size] = archive.getRecord(name);
-    check_pickle_length(name, static_cast<const char*>(data.get()), size);
+    checked_scan(name, static_cast<const char*>(data.get()), size);
     std::string problem;
     c10::IValue table;
     try {

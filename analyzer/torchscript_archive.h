@@ -20,12 +20,13 @@ namespace kc {
 // pickles, never a tensor record.
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
-// Throws Error naming the first pickle of the archive (data.pkl, constants.pkl) in which a string or bytes length runs
-// past the pickle's end, or a memo index exceeds the pickle's size: libtorch's unpickler allocates such a length, or a
-// memo table that long, before it finds the pickle short, gigabytes for a damaged one. Walks the opcodes it knows up to
-// the first it does not, never a tensor record. Also throws for a storage data.pkl or
-// constants.pkl declares longer than its tensor record holds: libtorch sizes the storage by the
-// declaration and fills it from the record.
+// Throws Error naming the first pickle of the archive (data.pkl, constants.pkl) in which a
+// string or bytes length runs past the pickle's end, or a memo index exceeds the pickle's size:
+// libtorch's unpickler allocates such a length, or a memo table that long, before it finds the
+// pickle short, gigabytes for a damaged one. Also for a storage data.pkl or constants.pkl
+// declares longer than its tensor record holds: libtorch sizes the storage by the declaration
+// and fills it from the record. Walks the opcodes it knows up to the first it does not, never
+// a tensor record.
 void check_pickle_lengths(caffe2::serialize::PyTorchStreamReader& archive);
 
 // Each code file's source-range table (its .debug_pkl), unpickled, by the code file's name

@@ -45,17 +45,15 @@ for spec in "${specs[@]}"; do
   mkdir -p "$corpus" "$findings"
   log="$BUILD/fuzz_$t.log"
   echo "fuzz: $t for ${seconds}s, $jobs job(s) (log $log)"
+  run=("$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -max_total_time="$seconds"
+       -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$findings/")
   if [ "$jobs" -eq 1 ]; then
-    "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -max_total_time="$seconds" \
-      -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
-      -artifact_prefix="$findings/" >"$log" 2>&1 || true
+    "${run[@]}" >"$log" 2>&1 || true
     logs=("$log")
   else
     # Each job logs to fuzz-N.log in the working directory.
     jobdir="$BUILD/jobs/$t" && rm -rf "$jobdir" && mkdir -p "$jobdir"
-    (cd "$jobdir" && "$BUILD/tests/fuzz/fuzz_$t" "$corpus" "$ROOT/tests/fuzz/seeds/$t" -jobs="$jobs" \
-      -workers="$jobs" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -close_fd_mask=3 \
-      -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1 || true)
+    (cd "$jobdir" && "${run[@]}" -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || true)
     logs=("$jobdir"/fuzz-*.log)
   fi
   execs=$(cat "${logs[@]}" | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
