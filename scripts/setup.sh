@@ -60,7 +60,28 @@ if ! ldconfig -p | grep -q 'libcupti.so.13' && [ ! -e /usr/local/cuda-13.0/lib64
   RUNTIME_LIBS="$(find "$CACHE/cuda13-runtime" -name 'libcu*.so.13' -printf '%h\n' | sort -u | paste -sd';')"
 fi
 
+# cuDNN 9.19 (the version PyTorch 2.11's CUDA wheels run) and the cuBLASLt 13 it calls: the
+# convolution rules ask cuDNN's own engine heuristics, without a GPU, where they can load it.
+# Taken from a CUDA 13 toolkit that has them, else from PyPI's wheels (about 800 MB, once);
+# KERNELCOUNT_CUDNN=off skips this and leaves the rules to their shape trees.
+CUDNN_DIRS=""
+system_cudnn=no
+for inc in /usr/local/cuda-13.0/include /usr/local/cuda/include /usr/include /usr/include/x86_64-linux-gnu; do
+  if grep -qs 'define CUDNN_MAJOR 9$' "$inc/cudnn_version.h" && grep -qs 'define CUDNN_MINOR 19$' "$inc/cudnn_version.h" &&
+     ldconfig -p | grep -q 'libcudnn.so.9 ' && ldconfig -p | grep -q 'libcublasLt.so.13 '; then
+    system_cudnn=yes
+  fi
+done
+if [ "${KERNELCOUNT_CUDNN:-}" != off ] && [ $system_cudnn = no ]; then
+  if [ ! -f "$CACHE/cudnn-9.19/.complete" ]; then
+    echo "setup: fetching cuDNN 9.19 and cuBLASLt 13 from PyPI into $CACHE/cudnn-9.19 (convolution heuristics)"
+    python3 -m pip install -q --no-deps --target "$CACHE/cudnn-9.19" "nvidia-cudnn-cu13==9.19.0.56" "nvidia-cublas==13.0.2.14"
+    touch "$CACHE/cudnn-9.19/.complete"
+  fi
+  CUDNN_DIRS="$CACHE/cudnn-9.19/nvidia/cudnn/lib;$CACHE/cudnn-9.19/nvidia/cu13/lib"
+fi
+
 cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$LIBTORCH/torch/share/cmake" \
-  -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" >/dev/null
+  -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" -DKERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" >/dev/null
 cmake --build "$ROOT/build" -j"$(nproc)" "$@"

@@ -56,6 +56,61 @@ FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", 
 # The ungrouped 1-2 d trees read the first 13 features only (fitted before the others existed;
 # the added ones are constant for them).
 UNGROUPED_2D_FEATURES = 13
+# What cuDNN 9.19's own heuristics choose for the convolution on an H200, asked without a GPU
+# (kernelcount-cudnn-engines, passes/targets/h200/cudnn_heuristics.h): the engine, its knobs
+# (cudnnBackendKnobType_t values; -9 where the engine has none), the plan's workspace and the
+# next engine in the ranking; -1 throughout where no configuration builds. A second set of trees
+# reads them after the shape features; the rules use it where cuDNN can be loaded.
+KNOBS = (2, 3, 5, 6, 13, 14, 18, 22, 23, 25, 27, 28)
+ENGINE_FEATURES = ["engine"] + [f"knob{k}" for k in KNOBS] + ["log2_workspace", "next_engine"]
+ENGINES = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_engines.jsonl.gz")
+ENGINE_TOOL = os.path.join(ROOT, "build", "validate", "kernelcount-cudnn-engines")
+# Engine answers by query (a JSON text), from ENGINES; queries not in it are collected in
+# PENDING and answered by ENGINE_TOOL before the fit.
+engine_cache, PENDING = {}, set()
+
+
+def engine_query(dt, xs, ws, cl, stride, pad, dil):
+    """The convolution as ATen hands it to cuDNN (both tensors dense in the suggested layout)."""
+    return json.dumps({"dtype": dt, "x": xs, "w": ws, "cl": bool(cl), "pad": pad, "stride": stride, "dil": dil},
+                      separators=(",", ":"))
+
+
+def engine_features(query):
+    e = engine_cache.get(query)
+    if e is None:
+        PENDING.add(query)
+        return [-2] * len(ENGINE_FEATURES)
+    if "error" in e:
+        return [-1] * len(ENGINE_FEATURES)
+    return [e["engine"]] + e["knobs"] + [math.log2(e["workspace"] + 1), e["next_engine"]]
+
+
+def load_engines():
+    if os.path.exists(ENGINES):
+        with gzip.open(ENGINES, "rt") as f:
+            for line in f:
+                d = json.loads(line)
+                engine_cache[d["q"]] = d["e"]
+
+
+def answer_pending(tool):
+    """Asks cuDNN for every collected query and rewrites ENGINES (sorted, so reruns give the same
+    bytes)."""
+    import subprocess
+    queries = sorted(PENDING)
+    if not os.path.exists(tool):
+        sys.exit(f"fit_conv: {len(queries)} convolutions have no cuDNN engine in {os.path.relpath(ENGINES, ROOT)}; "
+                 f"build {os.path.relpath(tool, ROOT)} (a cuDNN 9.19 must be loadable) or pass --engine-tool")
+    out = subprocess.run([tool], input="\n".join(queries) + "\n", capture_output=True, text=True, check=True).stdout
+    answers = out.splitlines()
+    assert len(answers) == len(queries), "kernelcount-cudnn-engines answered a different number of lines"
+    for q, a in zip(queries, answers):
+        engine_cache[q] = json.loads(a)
+    PENDING.clear()
+    with gzip.GzipFile(ENGINES, "wb", mtime=0) as f:
+        for q in sorted(engine_cache):
+            f.write((json.dumps({"q": q, "e": engine_cache[q]}, separators=(",", ":")) + "\n").encode())
 # (name, most leaves where too few families measured the kind to choose). Names: <dtype
 # class>_<kind>: nchw/nhwc ungrouped 1-2 d, ncdhw/ndhwc ungrouped 3-d, grouped grouped NCHW 1-2 d.
 TREES = [("f32_nchw", 96), ("f32_nhwc", 32), ("half_nchw", 64), ("half_nhwc", 32),
@@ -143,6 +198,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     f = [max(ws[-2], ws[-1]), max(stride[-2:]), max(dil), xs[0], xs[-2], xs[-1], cpg, opg, math.prod(outs),
          xs[0] * math.prod(outs), cpg * math.prod(ws[2:]), math.gcd(cpg, 8), math.gcd(opg, 8), groups,
          xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, stride[0] if sp == 3 else 1, int(one_d)]
+    f += engine_features(engine_query(dt, xs, ws, cl, stride, pad, dil))
     half = "half" if dt != "float32" else "f32"
     if groups > 1:
         return (f"{half}_grouped", f, label_of(kernels, memset, groups, names), source)
@@ -224,25 +280,35 @@ def distinct(rows):
     return [(k[0], list(k[1]), c.most_common(1)[0][0], k[2]) for k, c in by.items()]
 
 
-def matrix(rows, tree):
+def columns(tree, engine):
+    """The feature indices a tree reads: the shape's, then with engine=True cuDNN's choice."""
     width = UNGROUPED_2D_FEATURES if tree.endswith(("_nchw", "_nhwc")) else len(FEATURES)
-    return np.array([r[1][:width] for r in rows], dtype=float), np.array([r[2] for r in rows])
+    extra = list(range(len(FEATURES), len(FEATURES) + len(ENGINE_FEATURES))) if engine else []
+    return list(range(width)) + extra
 
 
-def fit_only(rows, tree, leaves):
-    X, y = matrix(rows, tree)
-    return DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0).fit(X, y)
+def matrix(rows, tree, engine):
+    cols = columns(tree, engine)
+    return np.array([[r[1][c] for c in cols] for r in rows], dtype=float), np.array([r[2] for r in rows])
 
 
-def fit(rows, tree, leaves):
-    X, y = matrix(rows, tree)
+def fit_only(rows, tree, leaves, engine):
+    X, y = matrix(rows, tree, engine)
+    model = DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0).fit(X, y)
+    model.kc_engine = engine
+    return model
+
+
+def fit(rows, tree, leaves, engine):
+    X, y = matrix(rows, tree, engine)
     model = DecisionTreeClassifier(max_leaf_nodes=leaves, min_samples_leaf=2, random_state=0)
     cv = cross_val_score(model, X, y, cv=KFold(5, shuffle=True, random_state=0)).mean()
     model.fit(X, y)
+    model.kc_engine = engine
     return model, cv, collections.Counter(y).most_common(1)[0][1] / len(y)
 
 
-def choose_leaves(part, measured, default):
+def choose_leaves(part, measured, default, engine):
     """The leaf count of LEAF_CHOICES whose trees predict held-out families' instances best, with
     the instances so predicted and their count; the default where fewer than FAMILY_FOLDS families
     measured the kind."""
@@ -258,7 +324,7 @@ def choose_leaves(part, measured, default):
             test = [r for r in measured if fold_of[r[3]] == fold]
             if not test:
                 continue
-            model = fit_only(train, test[0][0], leaves)
+            model = fit_only(train, test[0][0], leaves, engine)
             hits += sum(predict(model, r[0], r[1]) == total(r[2], r[1]) for r in test)
         if best is None or hits > best[1]:  # ties keep the smaller tree
             best = (leaves, hits)
@@ -274,23 +340,26 @@ def parse_label(label):
 
 def emit(name, tree):
     t = tree.tree_
-    lines = [f"const ConvTreeNode kConvTree_{name}[] = {{"]
+    cols = columns(name, tree.kc_engine)
+    names = FEATURES + ENGINE_FEATURES
+    lines = [f"const ConvTreeNode {'kConvTreeCudnn_' if tree.kc_engine else 'kConvTree_'}{name}[] = {{"]
     for i in range(t.node_count):
         if t.children_left[i] == -1:
             k, m, g = parse_label(tree.classes_[int(np.argmax(t.value[i][0]))])
             lines.append(f"    {{-1, 0, 0, 0, {k}, {m}, {int(g)}}},")
         else:
             thr = float(t.threshold[i])
-            lines.append(f"    {{{t.feature[i]}, {thr!r}, {t.children_left[i]}, {t.children_right[i]}, 0, 0, 0}},"
-                         f"  // {FEATURES[t.feature[i]]}")
+            c = cols[t.feature[i]]
+            lines.append(f"    {{{c}, {thr!r}, {t.children_left[i]}, {t.children_right[i]}, 0, 0, 0}},"
+                         f"  // {names[c]}")
     lines.append("};")
     return lines
 
 
 def predict(model, tree, f):
     """Total (kernels, memset) of cuDNN's call: a loop's counts times the groups."""
-    width = UNGROUPED_2D_FEATURES if tree.endswith(("_nchw", "_nhwc")) else len(FEATURES)
-    k, m, per_group = parse_label(model.predict(np.array([f[:width]], dtype=float))[0])
+    x = [f[c] for c in columns(tree, model.kc_engine)]
+    k, m, per_group = parse_label(model.predict(np.array([x], dtype=float))[0])
     g = f[FEATURES.index("groups")] if per_group else 1
     return k * g, m * g
 
@@ -310,7 +379,7 @@ def kind(tree, f):
     return "1-d" if f[FEATURES.index("one_d")] else "2-d"
 
 
-def lofo(rows, measured, everything, sizes, extra=()):
+def lofo(rows, measured, everything, sizes, engine, extra=()):
     """Each model family's convolution instances, predicted by trees fitted without it (everything:
     the trees fitted on all, by name); extra: instances of corpora the trees never learn from (the
     TorchScript corpus, whose architectures are the broad corpus's), predicted the same way by
@@ -328,7 +397,7 @@ def lofo(rows, measured, everything, sizes, extra=()):
         for name, _ in TREES:
             part = [r for r in train if r[0] == name]
             if any(r[0] == name for r in mine + theirs) and part:
-                models[name] = fit_only(part, name, sizes[name])
+                models[name] = fit_only(part, name, sizes[name], engine)
         ok = 0
         for r, learned in [(r, True) for r in mine] + [(r, False) for r in theirs]:
             left_out = predict(models[r[0]], r[0], r[1]) if r[0] in models else None
@@ -342,6 +411,7 @@ def lofo(rows, measured, everything, sizes, extra=()):
         if mine:
             worst.append((ok / len(mine), fam, ok, len(mine)))
     exact, n = tally["all"]
+    print(("with cuDNN's engine choice" if engine else "shape alone") + ", ", end="")
     print(f"leave-one-family-out: {exact}/{n} convolution instances exact ({100 * exact / n:.1f}%) "
           f"over {len(families)} families; " + ", ".join(
               f"{k} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
@@ -363,38 +433,53 @@ def main():
     ap.add_argument("--lofo-extra", nargs="*", default=[], help="with --lofo: corpora whose convolutions are "
                     "predicted family by family but never learned from (torchscript)")
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
-                    "left out and fitted on all (JSON, gzip), for validate/broad_accuracy.py --conv-lofo")
+                    "left out and fitted on all (JSON, gzip), by the trees with cuDNN's engine choice, for "
+                    "validate/broad_accuracy.py --conv-lofo")
+    ap.add_argument("--engine-tool", default=ENGINE_TOOL, help="kernelcount-cudnn-engines, for convolutions not yet "
+                    f"in {os.path.relpath(ENGINES, ROOT)}")
     a = ap.parse_args()
+    load_engines()
     measured = model_samples()
     rows = samples(a.sweeps) + distinct(measured)
+    extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
+    if PENDING:
+        answer_pending(a.engine_tool)
+        measured = model_samples()
+        rows = samples(a.sweeps) + distinct(measured)
+        extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
     print(f"fit_conv: {sum(r[3] == 'sweep' for r in rows)} sweep shapes, "
           f"{sum(r[3] != 'sweep' for r in rows)} distinct model shapes ({len(measured)} instances)")
-    text = ["// Generated by validate/sweeps/fit_conv.py from validate/sweeps/results/sweep.jsonl.gz; do not edit.",
+    text = ["// Generated by validate/sweeps/fit_conv.py from validate/sweeps/results/sweep.jsonl.gz and",
+            "// cudnn_engines.jsonl.gz; do not edit.",
             "// cuDNN's engine choice for convolutions as decision trees over the shape: each leaf holds what",
             "// the convolution itself launches (kernels, memsets), bias and layout copies excluded, once or",
-            "// once a group (per_group: cuDNN loops over the groups).",
+            "// once a group (per_group: cuDNN loops over the groups). kConvTree_*: the shape alone;",
+            "// kConvTreeCudnn_*: the shape and cuDNN's own heuristic choice (cudnn_heuristics.h).",
             "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset, per_group};",
-            f"// features: {', '.join(FEATURES)}."]
-    fitted, sizes = {}, {}
-    for name, default in TREES:
-        part = [r for r in rows if r[0] == name]
-        leaves, hits, n = choose_leaves(part, [r for r in measured if r[0] == name], default)
-        sizes[name] = leaves
-        tree, cv, majority = fit(part, name, leaves)
-        fitted[name] = tree
-        chosen = (f"at most {leaves}, chosen by {FAMILY_FOLDS}-fold cross-validation over families: "
-                  f"{100 * hits / n:.1f}% of {n} instances" if hits is not None else f"at most {leaves}, few families")
-        summary = (f"{name}: {len(part)} shapes, {tree.get_n_leaves()} leaves ({chosen}); 5-fold cross-validated "
-                   f"accuracy over shapes {100 * cv:.1f}% (most frequent outcome alone {100 * majority:.1f}%)")
-        print(summary)
-        text += ["", f"// {summary}"] + emit(name, tree)
+            f"// features: {', '.join(FEATURES + ENGINE_FEATURES)}."]
+    held_out = None
+    for engine in (False, True):
+        fitted, sizes = {}, {}
+        for name, default in TREES:
+            part = [r for r in rows if r[0] == name]
+            leaves, hits, n = choose_leaves(part, [r for r in measured if r[0] == name], default, engine)
+            sizes[name] = leaves
+            tree, cv, majority = fit(part, name, leaves, engine)
+            fitted[name] = tree
+            chosen = (f"at most {leaves}, chosen by {FAMILY_FOLDS}-fold cross-validation over families: "
+                      f"{100 * hits / n:.1f}% of {n} instances" if hits is not None else f"at most {leaves}, few families")
+            summary = (f"{name}{' + cuDNN' if engine else ''}: {len(part)} shapes, {tree.get_n_leaves()} leaves "
+                       f"({chosen}); 5-fold cross-validated accuracy over shapes {100 * cv:.1f}% "
+                       f"(most frequent outcome alone {100 * majority:.1f}%)")
+            print(summary)
+            text += ["", f"// {summary}"] + emit(name, tree)
+        if a.lofo:
+            held_out = lofo(rows, measured, fitted, sizes, engine, extra)
     body = "\n".join(text) + "\n"
-    if a.lofo:
-        held_out = lofo(rows, measured, fitted, sizes, model_samples(a.lofo_extra) if a.lofo_extra else ())
-        if a.lofo_out:
-            # mtime 0: the same predictions give the same bytes
-            with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:
-                f.write(json.dumps(held_out, sort_keys=True, separators=(",", ":")).encode())
+    if a.lofo and a.lofo_out:
+        # mtime 0: the same predictions give the same bytes
+        with gzip.GzipFile(a.lofo_out, "wb", mtime=0) as f:
+            f.write(json.dumps(held_out, sort_keys=True, separators=(",", ":")).encode())
     if a.check:
         if not os.path.exists(a.out) or open(a.out).read() != body:
             sys.exit(f"fit_conv: {a.out} is not what the sweeps give; rerun validate/sweeps/fit_conv.py")

@@ -173,6 +173,19 @@ ConvProblem conv_problem(const ConvView& v) {
   return p;
 }
 
+// The convolution as ATen hands it to cuDNN: input and weight made dense in the suggested layout.
+CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
+  CudnnConvQuery q;
+  q.dtype = v.dtype;
+  q.x = v.x_sizes;
+  q.w = v.w_sizes;
+  q.channels_last = channels_last;
+  q.padding = v.padding;
+  q.stride = v.stride;
+  q.dilation = v.dilation;
+  return q;
+}
+
 // Grouped convolutions on channels-last tensors (sweep gconv: 842 grouped shapes by layout).
 // cuDNN either runs one grouped call (a direct kernel, or the implicit GEMM, whose weight
 // transform for a channel multiplier of 2 adds 2 kernels and 2 zeroed buffers), or loops over
@@ -245,8 +258,11 @@ Counts conv_counts(const OpFacts& f) {
   }
   // cuDNN's engine: transforms around an NHWC implicit GEMM, an NCHW-native kernel, a GEMM for
   // 1x1, split-K with a zeroed workspace; for grouped NCHW tensors one call or a loop over the
-  // groups (conv_engine.h).
-  Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v));
+  // groups (conv_engine.h), with cuDNN's own heuristic choice where cuDNN can be asked.
+  std::optional<CudnnEngineChoice> engine;
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  if (const CudnnHeuristics* h = cudnn_dtype ? CudnnHeuristics::get() : nullptr) engine = h->choose(cudnn_query(v, cl));
+  Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
   c.kernels += bias + copies;
   return c;
 }
@@ -285,6 +301,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 d, "
        "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
        "convolutions (validate/sweeps/fit_conv.py, which prints each family left out of the fit in turn); "
+       "where cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration "
+       "cuDNN's own heuristics pick for the H200, asked without a GPU; "
        "grouped 3-d (none measured) takes the grouped trees' answer. "
        "Grouped channels last (input or weight suggests it), most frequent per bucket: one call (direct 1, "
        "implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, "

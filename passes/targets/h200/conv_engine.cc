@@ -4,10 +4,15 @@
 // call site decides it. The trees reproduce the measured choice over the shape features the
 // heuristic is given, and cross-validation on the sweeps, and each model family left out of the
 // fit in turn, say how often they are right on shapes they were not fitted to
-// (validate/sweeps/fit_conv.py prints both; docs/rules.md lists them).
+// (validate/sweeps/fit_conv.py prints both; docs/rules.md lists them). Where cuDNN itself can be
+// asked (cudnn_heuristics.h), a second set of trees also reads the engine configuration its
+// heuristics pick: the same engine can still launch different kernels (a GEMM for a 1x1
+// convolution or an implicit GEMM with layout transforms, a split-K or not), so the measured
+// launches are still learned, but the engine settles most of the shape's ambiguity.
 #include "passes/targets/h200/conv_engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -15,7 +20,8 @@
 namespace kc::h200 {
 namespace {
 
-constexpr size_t kFeatures = 18;
+constexpr size_t kShapeFeatures = 18;
+constexpr size_t kFeatures = kShapeFeatures + 3 + kCudnnKnobs.size();
 
 struct ConvTreeNode {
   int feature;  // index into the feature array below; -1 for a leaf
@@ -28,11 +34,11 @@ struct ConvTreeNode {
 #include "passes/targets/h200/conv_engine_trees.inc"
 
 template <size_t N>
-Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[kFeatures], int64_t groups) {
+Counts walk(const ConvTreeNode (&tree)[N], const double (&f)[kFeatures], int64_t groups) {
   size_t i = 0;
   for (size_t steps = 0; steps < N && tree[i].feature >= 0; ++steps) {
     const ConvTreeNode& n = tree[i];
-    i = static_cast<size_t>(static_cast<double>(f[n.feature]) <= n.threshold ? n.left : n.right);
+    i = static_cast<size_t>(f[n.feature] <= n.threshold ? n.left : n.right);
   }
   const int64_t times = tree[i].per_group ? groups : 1;
   // Leaf counts are < 100 and groups <= 2^40 (checked), so the products fit 64 bits.
@@ -45,35 +51,45 @@ Counts walk(const ConvTreeNode (&tree)[N], const int64_t (&f)[kFeatures], int64_
 
 }  // namespace
 
-Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p) {
-  // The order of validate/sweeps/fit_conv.py's FEATURES.
-  const int64_t f[kFeatures] = {p.kernel,
-                                p.stride,
-                                p.dilation,
-                                p.batch,
-                                p.height,
-                                p.width,
-                                p.c_in,
-                                p.c_out,
-                                p.out_pixels,
-                                p.gemm_m,
-                                p.gemm_k,
-                                std::gcd(p.c_in, int64_t{8}),
-                                std::gcd(p.c_out, int64_t{8}),
-                                p.groups,
-                                p.depth,
-                                p.kernel_t,
-                                p.stride_t,
-                                p.one_d ? 1 : 0};
+Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const CudnnEngineChoice* engine) {
+  // The order of validate/sweeps/fit_conv.py's FEATURES, then its ENGINE_FEATURES (read only by
+  // the kConvTreeCudnn_* trees).
+  double f[kFeatures] = {static_cast<double>(p.kernel),
+                         static_cast<double>(p.stride),
+                         static_cast<double>(p.dilation),
+                         static_cast<double>(p.batch),
+                         static_cast<double>(p.height),
+                         static_cast<double>(p.width),
+                         static_cast<double>(p.c_in),
+                         static_cast<double>(p.c_out),
+                         static_cast<double>(p.out_pixels),
+                         static_cast<double>(p.gemm_m),
+                         static_cast<double>(p.gemm_k),
+                         static_cast<double>(std::gcd(p.c_in, int64_t{8})),
+                         static_cast<double>(std::gcd(p.c_out, int64_t{8})),
+                         static_cast<double>(p.groups),
+                         static_cast<double>(p.depth),
+                         static_cast<double>(p.kernel_t),
+                         static_cast<double>(p.stride_t),
+                         p.one_d ? 1.0 : 0.0};
+  if (engine) {
+    size_t i = kShapeFeatures;
+    f[i++] = static_cast<double>(engine->engine);
+    for (int64_t k : engine->knobs) f[i++] = static_cast<double>(k);
+    f[i++] = std::log2(static_cast<double>(engine->workspace) + 1);
+    f[i++] = static_cast<double>(engine->next_engine);
+  }
   const int64_t g = p.groups;
   if (g < 1 || g > (int64_t{1} << 40)) throw Error("a convolution of " + std::to_string(g) + " groups");
-  if (g > 1) return half ? walk(kConvTree_half_grouped, f, g) : walk(kConvTree_f32_grouped, f, g);
+#define KC_CONV_TREE(name) (engine ? walk(kConvTreeCudnn_##name, f, g) : walk(kConvTree_##name, f, g))
+  if (g > 1) return half ? KC_CONV_TREE(half_grouped) : KC_CONV_TREE(f32_grouped);
   if (p.three_d) {
-    if (half) return channels_last ? walk(kConvTree_half_ndhwc, f, g) : walk(kConvTree_half_ncdhw, f, g);
-    return channels_last ? walk(kConvTree_f32_ndhwc, f, g) : walk(kConvTree_f32_ncdhw, f, g);
+    if (half) return channels_last ? KC_CONV_TREE(half_ndhwc) : KC_CONV_TREE(half_ncdhw);
+    return channels_last ? KC_CONV_TREE(f32_ndhwc) : KC_CONV_TREE(f32_ncdhw);
   }
-  if (half) return channels_last ? walk(kConvTree_half_nhwc, f, g) : walk(kConvTree_half_nchw, f, g);
-  return channels_last ? walk(kConvTree_f32_nhwc, f, g) : walk(kConvTree_f32_nchw, f, g);
+  if (half) return channels_last ? KC_CONV_TREE(half_nhwc) : KC_CONV_TREE(half_nchw);
+  return channels_last ? KC_CONV_TREE(f32_nhwc) : KC_CONV_TREE(f32_nchw);
+#undef KC_CONV_TREE
 }
 
 }  // namespace kc::h200

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "passes/counts.h"
+#include "passes/targets/h200/cudnn_heuristics.h"
 
 namespace kc::h200 {
 
@@ -33,7 +34,8 @@ struct ConvProblem {
 // What cuDNN launches for the convolution itself (no bias add, no ATen layout copies): kernels
 // and zeroed workspaces, for half precision or f32, NCHW or channels-last tensors. Ungrouped 1-3 d
 // in either layout; grouped (groups > 1, not depthwise) NCHW only, where cuDNN runs one call or
-// loops over the groups.
-Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p);
+// loops over the groups. With engine (cuDNN's own heuristic choice for the convolution), the
+// trees that read it too; without, the trees of the shape alone.
+Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const CudnnEngineChoice* engine);
 
 }  // namespace kc::h200

@@ -1,0 +1,393 @@
+#include "passes/targets/h200/cudnn_heuristics.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "analyzer/error.h"
+
+#if KC_HAVE_CUDNN_HEADERS
+#include <cudnn_graph.h>
+#include <dlfcn.h>
+#endif
+
+namespace kc::h200 {
+
+// From the H200's published specification (132 SMs at 1.98 GHz, 141 GB of HBM3e at 3.2 GHz,
+// 50 MB of L2) and compute capability 9.0's limits (228 KB of shared memory an SM, 227 KB a
+// block, 64 K registers, 32 blocks and 2048 threads an SM).
+const char* const kH200CudnnDeviceProperties = R"json({
+  "deviceVer": 900, "driverVer": 13000, "cudaDeviceId": 0, "pciDeviceId": 9013, "isTccDriver": 0,
+  "deviceName": "NVIDIA H200", "multiProcessorCount": 132, "warpSize": 32,
+  "maxSharedMemoryPerBlock": 49152, "maxSharedMemoryPerBlockOptin": 232448,
+  "reservedSharedMemoryPerBlock": 1024, "maxRegistersPerSM": 65536, "regsPerBlock": 65536,
+  "maxCtasPerSM": 32, "maxThreadsPerBlock": 1024, "maxThreadsPerSM": 2048,
+  "totalGlobalMem": 150754820096, "smClockRateKHz": 1980000, "memClockRateKHz": 3201000,
+  "l2CacheSize": 52428800, "maxBlockSize": [1024, 1024, 64], "maxGridSize": [2147483647, 65535, 65535],
+  "supportCoopLaunch": 1
+})json";
+
+#if !KC_HAVE_CUDNN_HEADERS
+
+struct CudnnHeuristics::Api {};
+
+namespace {
+const std::string kStatus = "cuDNN heuristics: not built in (no cuDNN headers when kernelcount was built)";
+}
+const CudnnHeuristics* CudnnHeuristics::get() {
+  return nullptr;
+}
+const std::string& CudnnHeuristics::status() {
+  return kStatus;
+}
+std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery&) const {
+  return std::nullopt;
+}
+
+#else
+
+// The backend entry points, resolved from the loaded library.
+struct CudnnHeuristics::Api {
+  size_t (*get_version)() = nullptr;
+  cudnnStatus_t (*create)(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t*) = nullptr;
+  cudnnStatus_t (*destroy)(cudnnBackendDescriptor_t) = nullptr;
+  cudnnStatus_t (*set)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                       const void*) = nullptr;
+  cudnnStatus_t (*get)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                       int64_t*, void*) = nullptr;
+  cudnnStatus_t (*finalize)(cudnnBackendDescriptor_t) = nullptr;
+  cudnnBackendDescriptor_t device = nullptr;  // the H200's properties, finalized
+};
+
+namespace {
+
+using Api = CudnnHeuristics::Api;
+
+// One backend descriptor, destroyed with its scope.
+class Desc {
+ public:
+  Desc(const Api& api, cudnnBackendDescriptorType_t type) : api_(api) {
+    if (api_.create(type, &d_) != CUDNN_STATUS_SUCCESS) throw Error("cuDNN: cannot create a descriptor");
+  }
+  ~Desc() {
+    if (d_) api_.destroy(d_);
+  }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  cudnnBackendDescriptor_t get() const { return d_; }
+  void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t n, const void* v) const {
+    if (api_.set(d_, name, type, n, v) != CUDNN_STATUS_SUCCESS) throw Error("cuDNN: a convolution attribute is refused");
+  }
+  void set_ints(cudnnBackendAttributeName_t name, const std::vector<int64_t>& v) const {
+    set(name, CUDNN_TYPE_INT64, static_cast<int64_t>(v.size()), v.data());
+  }
+  void set_desc(cudnnBackendAttributeName_t name, const Desc& other) const {
+    cudnnBackendDescriptor_t d = other.get();
+    set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &d);
+  }
+  bool finalize() const { return api_.finalize(d_) == CUDNN_STATUS_SUCCESS; }
+
+ private:
+  const Api& api_;
+  cudnnBackendDescriptor_t d_ = nullptr;
+};
+
+// Strides of a dense tensor, row-major or channels last; a size-1 dimension's stride as ATen's
+// fixSizeOneDimStride sets it (cuDNN checks the invariant for dense tensors).
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool channels_last) {
+  const size_t n = sizes.size();
+  std::vector<size_t> order;  // innermost first
+  if (channels_last) order.push_back(1);
+  for (size_t d = n - 1; d > 1; --d) order.push_back(d);
+  if (!channels_last) order.push_back(1);
+  order.push_back(0);
+  std::vector<int64_t> strides(n, 1);
+  int64_t z = 1;
+  for (size_t d : order) {
+    strides[d] = z;
+    if (sizes[d] != 1) z *= sizes[d];
+  }
+  return strides;
+}
+
+cudnnDataType_t cudnn_dtype(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return CUDNN_DATA_FLOAT;
+    case DType::kBFloat16:
+      return CUDNN_DATA_BFLOAT16;
+    case DType::kFloat16:
+      return CUDNN_DATA_HALF;
+    default:
+      throw Error("cuDNN heuristics: a convolution in " + std::string(dtype_name(t)));
+  }
+}
+
+std::unique_ptr<Desc> tensor(const Api& api, const std::vector<int64_t>& sizes, bool cl, int64_t id, cudnnDataType_t dt) {
+  auto t = std::make_unique<Desc>(api, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  const int64_t alignment = 16;  // ATen's getAlignment of a fresh allocation
+  t->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
+  t->set_ints(CUDNN_ATTR_TENSOR_DIMENSIONS, sizes);
+  t->set_ints(CUDNN_ATTR_TENSOR_STRIDES, dense_strides(sizes, cl));
+  t->set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &id);
+  t->set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  if (!t->finalize()) throw Error("cuDNN: a convolution tensor is refused");
+  return t;
+}
+
+// The engine behind an engine configuration: its global index and whether it down-converts its
+// inputs (ATen's filterEngineConfigs drops those).
+struct EngineInfo {
+  int64_t index = -1;
+  bool down_converts = false;
+};
+EngineInfo engine_of(const Api& api, const Desc& config) {
+  Desc engine(api, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  cudnnBackendDescriptor_t e = engine.get();
+  int64_t n = 0;
+  if (api.get(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n, &e) !=
+      CUDNN_STATUS_SUCCESS)
+    return {};
+  EngineInfo info;
+  api.get(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n, &info.index);
+  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  if (api.get(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &n,
+              notes) == CUDNN_STATUS_SUCCESS)
+    for (int64_t i = 0; i < n && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i)
+      info.down_converts |= notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+  return info;
+}
+
+// The knob values of an engine configuration, in kCudnnKnobs order.
+std::array<int64_t, kCudnnKnobs.size()> knobs_of(const Api& api, const Desc& config) {
+  std::array<int64_t, kCudnnKnobs.size()> out;
+  out.fill(-9);
+  constexpr int kMaxChoices = CUDNN_KNOB_TYPE_COUNTS;
+  std::vector<std::unique_ptr<Desc>> choices;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (int i = 0; i < kMaxChoices; ++i) {
+    choices.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR));
+    raw.push_back(choices.back()->get());
+  }
+  int64_t n = 0;
+  if (api.get(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, kMaxChoices, &n,
+              raw.data()) != CUDNN_STATUS_SUCCESS)
+    return out;
+  for (int64_t i = 0; i < n && i < kMaxChoices; ++i) {
+    cudnnBackendKnobType_t type;
+    int64_t value = 0, m = 0;
+    if (api.get(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &m, &type) != CUDNN_STATUS_SUCCESS ||
+        api.get(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &m, &value) != CUDNN_STATUS_SUCCESS)
+      continue;
+    for (size_t k = 0; k < kCudnnKnobs.size(); ++k)
+      if (kCudnnKnobs[k] == static_cast<int>(type)) out[k] = value;
+  }
+  return out;
+}
+
+// dlopen of name from each folder of dirs (':'-separated) in turn, then by the loader's search.
+void* open_from(const std::string& dirs, const char* name, int flags, std::string& where) {
+  std::stringstream ss(dirs);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    const std::string path = dir + "/" + name;
+    if (void* h = dlopen(path.c_str(), flags)) {
+      where = path;
+      return h;
+    }
+  }
+  if (void* h = dlopen(name, flags)) {
+    where = name;
+    return h;
+  }
+  return nullptr;
+}
+
+#ifndef KC_CUDNN_DIRS
+#define KC_CUDNN_DIRS ""
+#endif
+
+struct Loaded {
+  Api api;
+  std::unique_ptr<CudnnHeuristics> heuristics;
+  std::string status;
+};
+
+Loaded load() {
+  Loaded l;
+  const char* env = std::getenv("KERNELCOUNT_CUDNN");
+  const std::string setting = env ? env : "";
+  if (setting == "off") {
+    l.status = "cuDNN heuristics: off (KERNELCOUNT_CUDNN=off)";
+    return l;
+  }
+  const std::string dirs = setting + ":" + KC_CUDNN_DIRS;
+  std::string cublas_at, cudnn_at;
+  // cuDNN's engines call into cuBLASLt and abort when it is missing: it must load first.
+  if (!open_from(dirs, "libcublasLt.so.13", RTLD_LAZY | RTLD_GLOBAL, cublas_at)) {
+    l.status = "cuDNN heuristics: unavailable (no libcublasLt.so.13)";
+    return l;
+  }
+  void* h = open_from(dirs, "libcudnn.so.9", RTLD_LAZY | RTLD_LOCAL, cudnn_at);
+  if (!h) {
+    l.status = "cuDNN heuristics: unavailable (no libcudnn.so.9)";
+    return l;
+  }
+  Api& a = l.api;
+  a.get_version = reinterpret_cast<size_t (*)()>(dlsym(h, "cudnnGetVersion"));
+  a.create = reinterpret_cast<decltype(a.create)>(dlsym(h, "cudnnBackendCreateDescriptor"));
+  a.destroy = reinterpret_cast<decltype(a.destroy)>(dlsym(h, "cudnnBackendDestroyDescriptor"));
+  a.set = reinterpret_cast<decltype(a.set)>(dlsym(h, "cudnnBackendSetAttribute"));
+  a.get = reinterpret_cast<decltype(a.get)>(dlsym(h, "cudnnBackendGetAttribute"));
+  a.finalize = reinterpret_cast<decltype(a.finalize)>(dlsym(h, "cudnnBackendFinalize"));
+  if (!a.get_version || !a.create || !a.destroy || !a.set || !a.get || !a.finalize) {
+    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " lacks the backend API)";
+    return l;
+  }
+  const size_t version = a.get_version();
+  // The heuristics are the version's own: another version may choose other engines.
+  if (version < 91900 || version >= 92000) {
+    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " is cuDNN " + std::to_string(version) +
+               ", the target runs 9.19)";
+    return l;
+  }
+  if (a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) != CUDNN_STATUS_SUCCESS ||
+      a.set(a.device, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+            static_cast<int64_t>(std::char_traits<char>::length(kH200CudnnDeviceProperties)),
+            kH200CudnnDeviceProperties) != CUDNN_STATUS_SUCCESS ||
+      a.finalize(a.device) != CUDNN_STATUS_SUCCESS) {
+    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " refuses the H200's device properties)";
+    return l;
+  }
+  l.status = "cuDNN heuristics: cuDNN " + std::to_string(version) + " (" + cudnn_at + "), H200 device properties";
+  return l;
+}
+
+Loaded& loaded() {
+  static Loaded l = load();
+  return l;
+}
+
+}  // namespace
+
+const CudnnHeuristics* CudnnHeuristics::get() {
+  static const CudnnHeuristics* instance = [] {
+    Loaded& l = loaded();
+    if (!l.api.device) return static_cast<CudnnHeuristics*>(nullptr);
+    l.heuristics = std::make_unique<CudnnHeuristics>(&l.api);
+    return l.heuristics.get();
+  }();
+  return instance;
+}
+
+const std::string& CudnnHeuristics::status() {
+  return loaded().status;
+}
+
+std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery& q) const {
+  std::ostringstream key;
+  key << static_cast<int>(q.dtype) << (q.channels_last ? 'c' : 'n');
+  for (const auto* v : {&q.x, &q.w, &q.padding, &q.stride, &q.dilation}) {
+    key << '|';
+    for (int64_t d : *v) key << d << ',';
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, added] = answers_.try_emplace(key.str());
+  if (added) {
+    try {
+      it->second = ask(q);
+    } catch (const Error&) {
+      it->second = std::nullopt;
+    }
+  }
+  return it->second;
+}
+
+std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) const {
+  const Api& api = *api_;
+  const size_t rank = q.x.size();
+  const size_t nsp = rank - 2;
+  check((rank == 4 || rank == 5) && q.w.size() == rank && q.padding.size() == nsp && q.stride.size() == nsp &&
+            q.dilation.size() == nsp,
+        "cuDNN heuristics: a convolution of the wrong rank");
+  std::vector<int64_t> y = {q.x[0], q.w[0]};
+  for (size_t d = 0; d < nsp; ++d)
+    y.push_back((q.x[2 + d] + 2 * q.padding[d] - q.dilation[d] * (q.w[2 + d] - 1) - 1) / q.stride[d] + 1);
+  const cudnnDataType_t dt = cudnn_dtype(q.dtype);
+  auto x = tensor(api, q.x, q.channels_last, 'x', dt);
+  auto out = tensor(api, y, q.channels_last, 'y', dt);
+  auto w = tensor(api, q.w, q.channels_last, 'w', dt);
+
+  Desc conv(api, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;  // float accumulation for every dtype (ATen)
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const int64_t dims = static_cast<int64_t>(nsp);
+  conv.set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+  conv.set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+  conv.set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims);
+  conv.set_ints(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, q.stride);
+  conv.set_ints(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, q.padding);
+  conv.set_ints(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, q.padding);
+  conv.set_ints(CUDNN_ATTR_CONVOLUTION_DILATIONS, q.dilation);
+  check(conv.finalize(), "cuDNN heuristics: the convolution's arguments are refused");
+
+  Desc op(api, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  const float alpha = 1, beta = 0;
+  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *x);
+  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w);
+  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *out);
+  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv);
+  op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+  op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  check(op.finalize(), "cuDNN heuristics: the convolution is refused");
+
+  Desc graph(api, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  graph.set_desc(CUDNN_ATTR_OPERATIONGRAPH_OPS, op);
+  check(graph.finalize(), "cuDNN heuristics: the convolution's graph is refused");
+
+  Desc heur(api, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  const cudnnBackendHeurMode_t heur_mode = CUDNN_HEUR_MODE_INSTANT;
+  heur.set_desc(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph);
+  heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur_mode);
+  heur.set(CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &api.device);
+  CudnnEngineChoice choice;
+  if (!heur.finalize()) return choice;
+  int64_t count = 0;
+  if (api.get(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr) !=
+          CUDNN_STATUS_SUCCESS ||
+      count <= 0)
+    return choice;
+  std::vector<std::unique_ptr<Desc>> configs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (int64_t i = 0; i < count; ++i) {
+    configs.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+    raw.push_back(configs.back()->get());
+  }
+  int64_t got = 0;
+  if (api.get(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, raw.data()) !=
+      CUDNN_STATUS_SUCCESS)
+    return choice;
+  // ATen tries the configurations in the heuristic's order and runs the first whose plan builds.
+  for (int64_t i = 0; i < got; ++i) {
+    const EngineInfo info = engine_of(api, *configs[i]);
+    if (choice.engine >= 0) {
+      choice.next_engine = info.index;
+      break;
+    }
+    if (info.down_converts) continue;
+    Desc plan(api, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    plan.set_desc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs[i]);
+    if (!plan.finalize()) continue;
+    int64_t n = 0;
+    api.get(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &choice.workspace);
+    choice.engine = info.index;
+    choice.knobs = knobs_of(api, *configs[i]);
+  }
+  return choice;
+}
+
+#endif
+
+}  // namespace kc::h200

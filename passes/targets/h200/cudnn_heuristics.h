@@ -1,0 +1,73 @@
+// cuDNN's own engine heuristics, asked without a GPU: which engine (and knobs) cuDNN 9.19, the
+// version PyTorch 2.11's CUDA wheels run, picks on an H200 for a forward convolution, the way
+// ATen's Conv_v8.cpp asks for it (CUDNN_HEUR_MODE_INSTANT, engines that down-convert inputs left
+// out, the first configuration whose plan builds). Since cuDNN 9.8 the heuristics take a
+// device-property descriptor in place of a device; this one holds the H200's properties.
+// cuDNN is loaded at run time (dlopen) and only when a model has a convolution; where no
+// cuDNN 9.19 with its cuBLASLt 13 can be loaded, the rules fall back to trees without it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/dtype.h"
+
+namespace kc::h200 {
+
+// A forward convolution as ATen hands it to cuDNN: 4-d or 5-d sizes (a 1-d convolution viewed
+// as 2-d), both tensors dense in one layout (ATen makes them so first), one value per spatial
+// dimension for padding, stride and dilation.
+struct CudnnConvQuery {
+  DType dtype = DType::kFloat32;  // float32, bfloat16 or float16
+  std::vector<int64_t> x, w;      // input and weight sizes
+  bool channels_last = false;
+  std::vector<int64_t> padding, stride, dilation;
+};
+
+// The knob types whose values describe a chosen engine configuration (cudnnBackendKnobType_t
+// values: tile sizes, split-K, workspace use, cluster shape, ...), in feature order.
+inline constexpr std::array<int, 12> kCudnnKnobs = {2, 3, 5, 6, 13, 14, 18, 22, 23, 25, 27, 28};
+
+// The configuration cuDNN would run: its engine's global index, the knob values (-9 where the
+// engine has no such knob), the plan's workspace bytes, and the next configuration's engine in
+// the heuristic's ranking (-1 if none). engine is -1 when no heuristic configuration builds
+// (ATen then takes cuDNN's fallback list).
+struct CudnnEngineChoice {
+  int64_t engine = -1;
+  std::array<int64_t, kCudnnKnobs.size()> knobs{};
+  int64_t workspace = 0;
+  int64_t next_engine = -1;
+};
+
+// The loaded library. Loading happens once per process, on first use: the heuristics are a
+// property of the process's cuDNN, like the dispatcher is of libtorch.
+class CudnnHeuristics {
+ public:
+  // The process's instance, or nullptr where cuDNN could not be loaded or is switched off
+  // (KERNELCOUNT_CUDNN=off); status() then says why.
+  static const CudnnHeuristics* get();
+  // One line: the cuDNN in use and where it was loaded from, or why none is.
+  static const std::string& status();
+  // The engine configuration for q, or nullopt where cuDNN refuses to describe the problem (a
+  // dtype or size it does not take). Answers are kept: models repeat their shapes.
+  std::optional<CudnnEngineChoice> choose(const CudnnConvQuery& q) const;
+
+  struct Api;
+  explicit CudnnHeuristics(const Api* api) : api_(api) {}
+
+ private:
+  std::optional<CudnnEngineChoice> ask(const CudnnConvQuery& q) const;
+  const Api* api_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::optional<CudnnEngineChoice>> answers_;
+};
+
+// The H200's device properties in cuDNN's JSON form (CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION).
+extern const char* const kH200CudnnDeviceProperties;
+
+}  // namespace kc::h200
