@@ -5,6 +5,7 @@
 // one value per spatial dimension) and writes one line each:
 // {"engine", "knobs": [kCudnnKnobs order], "workspace", "next_engine"} or {"error"}.
 //   kernelcount-cudnn-engines < queries.jsonl > engines.jsonl
+//   kernelcount-cudnn-engines --live-properties   (a GPU machine: GPU 0's properties as JSON)
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,11 +14,20 @@
 #include "analyzer/error.h"
 #include "passes/targets/h200/cudnn_heuristics.h"
 
-int main() {
+int main(int argc, char** argv) {
   using nlohmann::json;
   const kc::h200::CudnnHeuristics* heuristics = kc::h200::CudnnHeuristics::get();
   std::cerr << kc::h200::CudnnHeuristics::status() << "\n";
   if (!heuristics) return 2;
+  if (argc > 1 && std::string(argv[1]) == "--live-properties") {
+    try {
+      std::cout << heuristics->live_device_properties(0) << "\n";
+      return 0;
+    } catch (const kc::Error& e) {
+      std::cerr << "kernelcount-cudnn-engines: " << e.what() << "\n";
+      return 2;
+    }
+  }
   std::string line;
   while (std::getline(std::cin, line)) {
     json out;

@@ -1,5 +1,6 @@
 #include "passes/targets/h200/cudnn_heuristics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -44,6 +45,9 @@ const std::string& CudnnHeuristics::status() {
 std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery&) const {
   return std::nullopt;
 }
+std::string CudnnHeuristics::live_device_properties(int) const {
+  throw Error("cuDNN heuristics are not built in");
+}
 
 #else
 
@@ -77,7 +81,8 @@ class Desc {
   Desc& operator=(const Desc&) = delete;
   cudnnBackendDescriptor_t get() const { return d_; }
   void set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t n, const void* v) const {
-    if (api_.set(d_, name, type, n, v) != CUDNN_STATUS_SUCCESS) throw Error("cuDNN: a convolution attribute is refused");
+    if (api_.set(d_, name, type, n, v) != CUDNN_STATUS_SUCCESS)
+      throw Error("cuDNN: a convolution attribute is refused");
   }
   void set_ints(cudnnBackendAttributeName_t name, const std::vector<int64_t>& v) const {
     set(name, CUDNN_TYPE_INT64, static_cast<int64_t>(v.size()), v.data());
@@ -124,7 +129,8 @@ cudnnDataType_t cudnn_dtype(DType t) {
   }
 }
 
-std::unique_ptr<Desc> tensor(const Api& api, const std::vector<int64_t>& sizes, bool cl, int64_t id, cudnnDataType_t dt) {
+std::unique_ptr<Desc> tensor(const Api& api, const std::vector<int64_t>& sizes, bool cl, int64_t id,
+                             cudnnDataType_t dt) {
   auto t = std::make_unique<Desc>(api, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   const int64_t alignment = 16;  // ATen's getAlignment of a fresh allocation
   t->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
@@ -164,7 +170,7 @@ std::array<int64_t, kCudnnKnobs.size()> knobs_of(const Api& api, const Desc& con
   std::array<int64_t, kCudnnKnobs.size()> out;
   out.fill(-9);
   constexpr int kMaxChoices = CUDNN_KNOB_TYPE_COUNTS;
-  std::vector<std::unique_ptr<Desc>> choices;
+  std::vector<std::unique_ptr<Desc> > choices;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (int i = 0; i < kMaxChoices; ++i) {
     choices.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR));
@@ -305,6 +311,22 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery& q
   return it->second;
 }
 
+std::string CudnnHeuristics::live_device_properties(int device) const {
+  const Api& api = *api_;
+  Desc props(api, CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR);
+  const int32_t id = device;
+  props.set(CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &id);
+  check(props.finalize(), "cuDNN cannot read the properties of GPU " + std::to_string(device));
+  int64_t n = 0;
+  std::string json(1 << 16, '\0');
+  check(api.get(props.get(), CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                static_cast<int64_t>(json.size()), &n, json.data()) == CUDNN_STATUS_SUCCESS,
+        "cuDNN cannot serialize the properties of GPU " + std::to_string(device));
+  json.resize(static_cast<size_t>(std::min<int64_t>(n, static_cast<int64_t>(json.size()))));
+  while (!json.empty() && json.back() == '\0') json.pop_back();
+  return json;
+}
+
 std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) const {
   const Api& api = *api_;
   const size_t rank = q.x.size();
@@ -359,7 +381,7 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) c
           CUDNN_STATUS_SUCCESS ||
       count <= 0)
     return choice;
-  std::vector<std::unique_ptr<Desc>> configs;
+  std::vector<std::unique_ptr<Desc> > configs;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (int64_t i = 0; i < count; ++i) {
     configs.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));

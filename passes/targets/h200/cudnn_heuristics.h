@@ -53,6 +53,9 @@ class CudnnHeuristics {
   static const CudnnHeuristics* get();
   // One line: the cuDNN in use and where it was loaded from, or why none is.
   static const std::string& status();
+  // The JSON of a GPU's device properties as cuDNN serializes them (a GPU machine only: what
+  // kH200CudnnDeviceProperties should hold); throws Error without a GPU.
+  std::string live_device_properties(int device) const;
   // The engine configuration for q, or nullopt where cuDNN refuses to describe the problem (a
   // dtype or size it does not take). Answers are kept: models repeat their shapes.
   std::optional<CudnnEngineChoice> choose(const CudnnConvQuery& q) const;
