@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -111,7 +112,8 @@ std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool chann
   int64_t z = 1;
   for (size_t d : order) {
     strides[d] = z;
-    if (sizes[d] != 1) z *= sizes[d];
+    if (sizes[d] != 1 && __builtin_mul_overflow(z, sizes[d], &z))
+      throw Error("cuDNN heuristics: a convolution tensor of more than 2^63 elements");
   }
   return strides;
 }
@@ -335,8 +337,15 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) c
             q.dilation.size() == nsp,
         "cuDNN heuristics: a convolution of the wrong rank");
   std::vector<int64_t> y = {q.x[0], q.w[0]};
-  for (size_t d = 0; d < nsp; ++d)
-    y.push_back((q.x[2 + d] + 2 * q.padding[d] - q.dilation[d] * (q.w[2 + d] - 1) - 1) / q.stride[d] + 1);
+  for (size_t d = 0; d < nsp; ++d) {
+    // In 128 bits: the rules bound each value by 2^31, a query from elsewhere may not.
+    const __int128 span = static_cast<__int128>(q.dilation[d]) * (q.w[2 + d] - 1) + 1;
+    const __int128 out = (static_cast<__int128>(q.x[2 + d]) + 2 * static_cast<__int128>(q.padding[d]) - span) /
+                             std::max<int64_t>(q.stride[d], 1) +
+                         1;
+    check(out >= 1 && out <= std::numeric_limits<int64_t>::max(), "cuDNN heuristics: no output pixel");
+    y.push_back(static_cast<int64_t>(out));
+  }
   const cudnnDataType_t dt = cudnn_dtype(q.dtype);
   auto x = tensor(api, q.x, q.channels_last, 'x', dt);
   auto out = tensor(api, y, q.channels_last, 'y', dt);
