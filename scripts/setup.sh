@@ -66,9 +66,10 @@ fi
 # KERNELCOUNT_CUDNN=off skips this and leaves the rules to their shape trees.
 CUDNN_DIRS=""
 system_cudnn=no
+loadable="$(ldconfig -p)"
 for inc in /usr/local/cuda-13.0/include /usr/local/cuda/include /usr/include /usr/include/x86_64-linux-gnu; do
   if grep -qs 'define CUDNN_MAJOR 9$' "$inc/cudnn_version.h" && grep -qs 'define CUDNN_MINOR 19$' "$inc/cudnn_version.h" &&
-     ldconfig -p | grep -q 'libcudnn.so.9 ' && ldconfig -p | grep -q 'libcublasLt.so.13 '; then
+     grep -q 'libcudnn.so.9 ' <<<"$loadable" && grep -q 'libcublasLt.so.13 ' <<<"$loadable"; then
     system_cudnn=yes
   fi
 done
