@@ -28,6 +28,12 @@ accuracy over shapes and, with
 --lofo, the leave-one-family-out accuracy over the corpora's convolution instances: each family
 predicted by trees fitted without it. Needs scikit-learn.
 
+Every tree is fitted twice: on the shape features alone (kConvTree_*, what the rules use where
+cuDNN cannot be loaded), and on those and the engine configuration cuDNN 9.19's own heuristics
+choose for the H200 (kConvTreeCudnn_*; ENGINE_FEATURES below). cuDNN's answers for every
+convolution are kept in results/cudnn_engines.jsonl.gz; shapes not in it are put to
+build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
+
     python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]]
 """
 import argparse
