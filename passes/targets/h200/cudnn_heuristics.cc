@@ -99,6 +99,19 @@ class Desc {
   cudnnBackendDescriptor_t d_ = nullptr;
 };
 
+// n descriptors of one type, for the attributes whose values are arrays of descriptors the
+// caller creates (cudnnBackendGetAttribute fills them).
+struct Descs {
+  Descs(const Api& api, cudnnBackendDescriptorType_t type, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      owned.push_back(std::make_unique<Desc>(api, type));
+      raw.push_back(owned.back()->get());
+    }
+  }
+  std::vector<std::unique_ptr<Desc> > owned;
+  std::vector<cudnnBackendDescriptor_t> raw;
+};
+
 // Strides of a dense tensor, row-major or channels last; a size-1 dimension's stride as ATen's
 // fixSizeOneDimStride sets it (cuDNN checks the invariant for dense tensors).
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool channels_last) {
@@ -172,12 +185,8 @@ std::array<int64_t, kCudnnKnobs.size()> knobs_of(const Api& api, const Desc& con
   std::array<int64_t, kCudnnKnobs.size()> out;
   out.fill(-9);
   constexpr int kMaxChoices = CUDNN_KNOB_TYPE_COUNTS;
-  std::vector<std::unique_ptr<Desc> > choices;
-  std::vector<cudnnBackendDescriptor_t> raw;
-  for (int i = 0; i < kMaxChoices; ++i) {
-    choices.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR));
-    raw.push_back(choices.back()->get());
-  }
+  Descs choices(api, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, kMaxChoices);
+  std::vector<cudnnBackendDescriptor_t>& raw = choices.raw;
   int64_t n = 0;
   if (api.get(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, kMaxChoices, &n,
               raw.data()) != CUDNN_STATUS_SUCCESS)
@@ -390,31 +399,26 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) c
           CUDNN_STATUS_SUCCESS ||
       count <= 0)
     return choice;
-  std::vector<std::unique_ptr<Desc> > configs;
-  std::vector<cudnnBackendDescriptor_t> raw;
-  for (int64_t i = 0; i < count; ++i) {
-    configs.push_back(std::make_unique<Desc>(api, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-    raw.push_back(configs.back()->get());
-  }
+  Descs configs(api, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count);
   int64_t got = 0;
-  if (api.get(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, raw.data()) !=
-      CUDNN_STATUS_SUCCESS)
+  if (api.get(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got,
+              configs.raw.data()) != CUDNN_STATUS_SUCCESS)
     return choice;
   // ATen tries the configurations in the heuristic's order and runs the first whose plan builds.
   for (int64_t i = 0; i < got; ++i) {
-    const EngineInfo info = engine_of(api, *configs[i]);
+    const EngineInfo info = engine_of(api, *configs.owned[i]);
     if (choice.engine >= 0) {
       choice.next_engine = info.index;
       break;
     }
     if (info.down_converts) continue;
     Desc plan(api, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    plan.set_desc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs[i]);
+    plan.set_desc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs.owned[i]);
     if (!plan.finalize()) continue;
     int64_t n = 0;
     api.get(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &choice.workspace);
     choice.engine = info.index;
-    choice.knobs = knobs_of(api, *configs[i]);
+    choice.knobs = knobs_of(api, *configs.owned[i]);
   }
   return choice;
 }
