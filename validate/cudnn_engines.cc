@@ -6,6 +6,8 @@
 // {"engine", "knobs": [kCudnnKnobs order], "workspace", "next_engine"} or {"error"}.
 //   kernelcount-cudnn-engines < queries.jsonl > engines.jsonl
 //   kernelcount-cudnn-engines --live-properties   (a GPU machine: GPU 0's properties as JSON)
+// With KERNELCOUNT_CUDNN_GPU=0 on a GPU machine the answers are cuDNN's for GPU 0 itself rather
+// than for the built-in H200 properties: validate/device_cudnn.sh compares the two.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>

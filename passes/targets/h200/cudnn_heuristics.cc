@@ -270,15 +270,27 @@ Loaded load() {
                ", the target runs 9.19)";
     return l;
   }
-  if (a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) != CUDNN_STATUS_SUCCESS ||
-      a.set(a.device, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
-            static_cast<int64_t>(std::char_traits<char>::length(kH200CudnnDeviceProperties)),
-            kH200CudnnDeviceProperties) != CUDNN_STATUS_SUCCESS ||
-      a.finalize(a.device) != CUDNN_STATUS_SUCCESS) {
-    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " refuses the H200's device properties)";
+  // KERNELCOUNT_CUDNN_GPU=N (a GPU machine) asks as GPU N itself does, which is how
+  // validate checks that the built-in properties give the GPU's own answers.
+  const char* gpu = std::getenv("KERNELCOUNT_CUDNN_GPU");
+  const std::string what =
+      gpu ? std::string("GPU ") + gpu + "'s own device properties" : "the H200's device properties";
+  bool described = a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) == CUDNN_STATUS_SUCCESS;
+  if (described && gpu) {
+    const int32_t id = static_cast<int32_t>(std::strtol(gpu, nullptr, 10));
+    described = a.set(a.device, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &id) == CUDNN_STATUS_SUCCESS;
+  } else if (described) {
+    described = a.set(a.device, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                      static_cast<int64_t>(std::char_traits<char>::length(kH200CudnnDeviceProperties)),
+                      kH200CudnnDeviceProperties) == CUDNN_STATUS_SUCCESS;
+  }
+  if (!described || a.finalize(a.device) != CUDNN_STATUS_SUCCESS) {
+    if (a.device) a.destroy(a.device);
+    a.device = nullptr;
+    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " refuses " + what + ")";
     return l;
   }
-  l.status = "cuDNN heuristics: cuDNN " + std::to_string(version) + " (" + cudnn_at + "), H200 device properties";
+  l.status = "cuDNN heuristics: cuDNN " + std::to_string(version) + " (" + cudnn_at + "), " + what;
   return l;
 }
 

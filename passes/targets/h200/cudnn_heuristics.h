@@ -49,7 +49,8 @@ struct CudnnEngineChoice {
 class CudnnHeuristics {
  public:
   // The process's instance, or nullptr where cuDNN could not be loaded or is switched off
-  // (KERNELCOUNT_CUDNN=off); status() then says why.
+  // (KERNELCOUNT_CUDNN=off); status() then says why. KERNELCOUNT_CUDNN_GPU=N asks as GPU N of
+  // the machine itself instead of as the built-in H200 (a GPU machine only).
   static const CudnnHeuristics* get();
   // One line: the cuDNN in use and where it was loaded from, or why none is.
   static const std::string& status();
