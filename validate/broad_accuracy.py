@@ -90,7 +90,11 @@ def compare(name, pred, meas, acc, op_filter=None):
             acc["examples"][key].append((name, mo.get("args", [])))
         p_total += pl["kernels"] or 0
         m_total += ml["kernels"]
-    m_total += meas.get("unattributed", {}).get("kernels", 0)
+        acc["blame"][name][cls] += (pl["kernels"] or 0) - ml["kernels"]
+    unattributed = meas.get("unattributed", {}).get("kernels", 0)
+    m_total += unattributed
+    if unattributed:
+        acc["blame"][name]["unattributed"] -= unattributed
     err = (p_total - m_total) / m_total if m_total else 0.0
     acc["models"].append((name, m_total, p_total, err))
 
@@ -171,7 +175,7 @@ def main():
     acc = {"kind": {k: [0, 0] for k in KINDS}, "class": collections.defaultdict(lambda: [0, 0]),
            "dtype": collections.defaultdict(lambda: [0, 0]), "family": collections.defaultdict(lambda: [0, 0]),
            "all": [0, 0], "unknown": collections.Counter(), "misses": collections.Counter(), "models": [],
-           "examples": collections.defaultdict(list)}
+           "examples": collections.defaultdict(list), "blame": collections.defaultdict(collections.Counter)}
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         futures = {pool.submit(predict, args.kernelcount, model, args.mode, inputs.get(name, ())): (name, m)
@@ -214,7 +218,10 @@ def main():
         print(f"not compared ({len(failed)}): " + "; ".join(f"{n}: {e}" for n, e in failed[:10]))
     if args.worst:
         for name, m, p, e in sorted(models, key=lambda r: -abs(r[3]))[:args.worst]:
-            print(f"  {name}: measured {m}, predicted {p} ({100 * e:+.1f}%)")
+            # Where the error comes from: kernels predicted minus measured, per op class.
+            blame = ", ".join(f"{c} {d:+d}" for c, d in sorted(acc["blame"][name].items(), key=lambda kv: -abs(kv[1]))
+                              if d)
+            print(f"  {name}: measured {m}, predicted {p} ({100 * e:+.1f}%){': ' + blame if blame else ''}")
     if args.misses:
         for (op, rule, p, m), c in acc["misses"].most_common(args.misses):
             print(f"  x{c} {op} [{rule}] predicted {p} measured {m}")
@@ -228,7 +235,9 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"mode": args.mode, "exact": acc["all"], "per_count": acc["kind"],
                        "per_class": acc["class"], "per_dtype": acc["dtype"], "per_family": acc["family"],
-                       "models": models, "unknown": acc["unknown"], "failed": failed}, f, indent=1)
+                       "models": models, "unknown": acc["unknown"], "failed": failed,
+                       "error_by_class": {n: {c: d for c, d in b.items() if d} for n, b in sorted(acc["blame"].items())}},
+                      f, indent=1)
 
 
 if __name__ == "__main__":

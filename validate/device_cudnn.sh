@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Checks on a GPU machine that cuDNN's engine choices asked without a GPU (the built-in H200
-# device properties of passes/targets/h200/cudnn_heuristics.cc) are the ones cuDNN makes for the
-# GPU itself. Writes GPU 0's properties as cuDNN serializes them (live_properties.json), then asks
-# every query of validate/sweeps/results/cudnn_engines.jsonl.gz twice, as the built-in H200 and
-# as GPU 0 (KERNELCOUNT_CUDNN_GPU=0), with the cuDNN and cuBLASLt of the nvidia wheels beside
-# torch (the copies PyTorch runs), and compares both with the cache (validate/sweeps/cudnn_check.py).
-#   validate/device_cudnn.sh ENGINES_BIN OUT_DIR [JOBS]
-# ENGINES_BIN: a kernelcount-cudnn-engines built anywhere (it needs no CUDA runtime to build).
+# cuDNN's engine choices on a GPU machine, with the cuDNN and cuBLASLt of the nvidia wheels
+# beside torch (the copies PyTorch runs). ENGINES_BIN: a kernelcount-cudnn-engines built
+# anywhere (it needs no CUDA runtime to build).
+#   validate/device_cudnn.sh check ENGINES_BIN OUT_DIR [JOBS]
+#     Whether the choices asked without a GPU (the built-in H200 device properties of
+#     passes/targets/h200/cudnn_heuristics.cc) are the GPU's own: writes GPU 0's properties as
+#     cuDNN serializes them (live_properties.json), asks every query of
+#     validate/sweeps/results/cudnn_engines.jsonl.gz twice, as the built-in H200 and as GPU 0
+#     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (validate/sweeps/cudnn_check.py).
+#   validate/device_cudnn.sh sweep ENGINES_BIN OUT_DIR JOBS SECONDS [SEED]
+#     GPU 0's answers for random 1x1 convolutions (validate/sweeps/cudnn_queries.py), asked by
+#     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BIN="$(readlink -f "${1:?ENGINES_BIN}")"
-OUT="$(mkdir -p "${2:?OUT_DIR}" && cd "$2" && pwd)"
-JOBS="${3:-6}"
+MODE="${1:?check or sweep}"
+BIN="$(readlink -f "${2:?ENGINES_BIN}")"
+OUT="$(mkdir -p "${3:?OUT_DIR}" && cd "$3" && pwd)"
+JOBS="${4:-6}"
 site="$(python3 -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')"
 dirs=""
 for lib in libcudnn.so.9 libcublasLt.so.13; do
@@ -21,6 +26,33 @@ for lib in libcudnn.so.9 libcublasLt.so.13; do
 done
 export KERNELCOUNT_CUDNN="$dirs"
 
+if [ "$MODE" = sweep ]; then
+  seconds="${5:?SECONDS}" W="$(mktemp -d)"
+  deadline=$(( $(date +%s) + seconds ))
+  # Chunks of 2,000, each written whole: a process stopped at the deadline loses none.
+  python3 "$ROOT/validate/sweeps/cudnn_queries.py" $((JOBS * 60000)) "${6:-1}" | split -l 2000 -d -a 4 - "$W/chunk."
+  chunks=("$W"/chunk.*)
+  for j in $(seq 0 $((JOBS - 1))); do
+    (for ((i = j; i < ${#chunks[@]}; i += JOBS)); do
+       [ "$(date +%s)" -lt "$deadline" ] || break
+       KERNELCOUNT_CUDNN_GPU=0 timeout $((deadline - $(date +%s) + 5)) "$BIN" <"${chunks[$i]}" >"${chunks[$i]}.tmp" 2>/dev/null &&
+         mv "${chunks[$i]}.tmp" "${chunks[$i]}.gpu0"
+     done) &
+  done
+  wait
+  python3 - "$W" "$OUT/sweep_gpu0.jsonl.gz" <<'PY'
+import glob, gzip, json, sys
+n = 0
+with gzip.open(sys.argv[2], "wt") as out:
+    for answers in sorted(glob.glob(sys.argv[1] + "/chunk.*.gpu0")):
+        for q, a in zip(open(answers[:-5]), open(answers)):
+            out.write(json.dumps({"q": q.strip(), "e": json.loads(a)}, separators=(",", ":")) + "\n")
+            n += 1
+print(f"device_cudnn sweep: {n} answers")
+PY
+  rm -rf "$W"
+  exit 0
+fi
 "$BIN" --live-properties >"$OUT/live_properties.json" 2>"$OUT/status.txt" ||
   echo "device_cudnn: GPU 0's properties could not be read ($(tail -n1 "$OUT/status.txt"))" >&2
 W="$(mktemp -d)"
