@@ -10,7 +10,9 @@
 #     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (validate/sweeps/cudnn_check.py).
 #   validate/device_cudnn.sh sweep ENGINES_BIN OUT_DIR JOBS SECONDS [SEED]
 #     GPU 0's answers for random 1x1 convolutions (validate/sweeps/cudnn_queries.py), asked by
-#     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form).
+#     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form);
+#     `validate/sweeps/cudnn_check.py pointwise` adds the answers without a GPU and writes
+#     validate/sweeps/results/cudnn_gpu_pointwise.csv.gz, which fit_conv.py learns from.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODE="${1:?check or sweep}"

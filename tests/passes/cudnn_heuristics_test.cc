@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "passes/targets/h200/conv_engine.h"
+
 using kc::DType;
 using kc::h200::CudnnConvQuery;
 using kc::h200::CudnnHeuristics;
@@ -86,4 +88,28 @@ TEST_CASE("cudnn heuristics: what cuDNN does not take is no answer, not an error
   (void)h->choose(far);
   CudnnConvQuery wide = conv(DType::kFloat16, {1, int64_t{1} << 40, 8, 8}, {64, int64_t{1} << 40, 3, 3});
   (void)h->choose(wide);
+}
+
+TEST_CASE(
+    "cudnn heuristics: a 1x1 convolution the GPU runs as a cuBLASLt GEMM, which cuDNN without a GPU never offers") {
+  const CudnnHeuristics* h = CudnnHeuristics::get();
+  if (!h) return;
+  // DenseNet-161's transition 1x1 in f32 (validate/results/broad: 1 kernel on the H200, where
+  // cuDNN took engine 58, its GEMM through cuBLASLt). Asked without a GPU cuDNN answers another
+  // engine; the classifier fitted on the GPU's own answers says the GPU takes the GEMM.
+  CudnnConvQuery q = conv(DType::kFloat32, {2, 1584, 14, 14}, {192, 1584, 1, 1});
+  const auto a = h->choose(q);
+  REQUIRE(a.has_value());
+  CHECK(a->engine != 58);
+  kc::h200::ConvProblem p;
+  p.batch = 2;
+  p.height = p.width = 14;
+  p.c_in = p.gemm_k = 1584;
+  p.c_out = 192;
+  p.out_pixels = 14 * 14;
+  p.gemm_m = 2 * 14 * 14;
+  p.gemm_shaped = true;
+  const kc::Counts c = kc::h200::cudnn_conv(false, false, p, &*a);
+  CHECK(c.kernels == 1);
+  CHECK(c.memset == 0);
 }

@@ -5,6 +5,11 @@
   cudnn_check.py compare QUERIES.jsonl BUILTIN.jsonl GPU.jsonl
       how many answers, asked as the built-in H200 and as the GPU itself, equal the cache's
       (engine, knobs, workspace and next engine each), and the first differences
+  cudnn_check.py pointwise SWEEP_GPU.jsonl.gz COUNT SEED [LOCAL.jsonl]
+      results/cudnn_gpu_pointwise.csv.gz from device_cudnn.sh sweep's answers (for
+      `cudnn_queries.py COUNT SEED`): per query the GPU's engine, then cuDNN's answer without a
+      GPU (LOCAL, kernelcount-cudnn-engines' output for the same queries, else asked here):
+      engine, 12 knobs, workspace, next engine; -1 for an error
 """
 import gzip
 import json
@@ -56,6 +61,30 @@ def compare(queries, builtin, gpu):
             print("\n".join(diffs))
 
 
+def pointwise(sweep, count, seed, local=None):
+    import subprocess
+    import cudnn_queries
+    queries = [json.dumps(q, separators=(",", ":")) for q in cudnn_queries.draw(int(count), int(seed))]
+    with gzip.open(sweep, "rt") as f:
+        gpu = {d["q"]: d["e"] for d in map(json.loads, f)}
+    if local:
+        answers = [json.loads(line) for line in open(local)]
+    else:
+        tool = os.path.join(os.path.dirname(CACHE), "..", "..", "..", "build", "validate", "kernelcount-cudnn-engines")
+        out = subprocess.run([tool], input="\n".join(queries) + "\n", capture_output=True, text=True, check=True)
+        answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(answers) == len(queries)
+    path = os.path.join(os.path.dirname(CACHE), "cudnn_gpu_pointwise.csv.gz")
+    with gzip.GzipFile(path, "wb", mtime=0) as f:
+        f.write(f"# cudnn_queries.py {count} {seed} -- the GPU's engine, then without a GPU: engine, knobs "
+                "(fit_conv.py's KNOBS), workspace, next engine\n".encode())
+        for q, a in zip(queries, answers):
+            g = gpu[q].get("engine", -1)
+            row = [g, -1] + [-1] * 14 if "error" in a else [g, a["engine"], *a["knobs"], a["workspace"], a["next_engine"]]
+            f.write((",".join(map(str, row)) + "\n").encode())
+    print(f"wrote {path}: {len(queries)} queries")
+
+
 def main():
     if sys.argv[1] == "queries":
         with open(sys.argv[2], "w") as f:
@@ -63,6 +92,8 @@ def main():
                 f.write(c["q"] + "\n")
     elif sys.argv[1] == "compare":
         compare(*sys.argv[2:5])
+    elif sys.argv[1] == "pointwise":
+        pointwise(*sys.argv[2:6])
     else:
         raise SystemExit(__doc__)
 

@@ -45,11 +45,14 @@ def query(rng):
             "stride": [1] * nsp, "dil": [1] * nsp}
 
 
-def main():
-    count, seed = int(sys.argv[1]), int(sys.argv[2])
+def draw(count, seed):
     rng = random.Random(seed)
-    for _ in range(count):
-        print(json.dumps(query(rng), separators=(",", ":")))
+    return [query(rng) for _ in range(count)]
+
+
+def main():
+    for q in draw(int(sys.argv[1]), int(sys.argv[2])):
+        print(json.dumps(q, separators=(",", ":")))
 
 
 if __name__ == "__main__":

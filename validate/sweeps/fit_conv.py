@@ -30,7 +30,9 @@ predicted by trees fitted without it. Needs scikit-learn.
 
 Every tree is fitted twice: on the shape features alone (kConvTree_*, what the rules use where
 cuDNN cannot be loaded), and on those and the engine configuration cuDNN 9.19's own heuristics
-choose for the H200 (kConvTreeCudnn_*; ENGINE_FEATURES below). cuDNN's answers for every
+choose for the H200 (kConvTreeCudnn_*; ENGINE_FEATURES below), with whether cuDNN on the GPU
+itself would run the convolution as a cuBLASLt GEMM instead (gpu_gemm: an engine cuDNN cannot
+offer without a GPU, decided by a classifier fitted on the GPU's own answers). cuDNN's answers for every
 convolution are kept in results/cudnn_engines.jsonl.gz; shapes not in it are put to
 build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
 
@@ -68,12 +70,26 @@ UNGROUPED_2D_FEATURES = 13
 # next engine in the ranking; -1 throughout where no configuration builds. A second set of trees
 # reads them after the shape features; the rules use it where cuDNN can be loaded.
 KNOBS = (2, 3, 5, 6, 13, 14, 18, 22, 23, 25, 27, 28)
-ENGINE_FEATURES = ["engine"] + [f"knob{k}" for k in KNOBS] + ["log2_workspace", "next_engine"]
+# gpu_gemm: whether cuDNN on the GPU itself would take engine 58 (a GEMM through cuBLASLt) for a
+# 1x1 convolution at stride 1 without padding. Asked without a GPU, cuDNN never offers that engine
+# (cuBLASLt cannot rank it without a device), though on the H200 it wins for about nine in ten
+# such shapes (validate/device_cudnn.sh check; the GPU's engine is each ENGINES line's "gpu"). A
+# classifier tree decides it (kGpuGemmEngineTree), fitted on the GPU's answers for GPU_SWEEP's
+# random 1x1 convolutions (device_cudnn.sh sweep), none of them a measured model's. Its features:
+# the shape's but one_d, half precision, channels last, then cuDNN's answer without a GPU (the
+# best other engine, which engine 58 has to beat).
+ENGINE_FEATURES = ["engine"] + [f"knob{k}" for k in KNOBS] + ["log2_workspace", "next_engine", "gpu_gemm"]
+GPU_SWEEP = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_gpu_pointwise.csv.gz")
+GPU_GEMM_ENGINE = 58
+GPU_GEMM_FEATURES = 17
+GPU_GEMM_LEAVES = 1000
 ENGINES = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_engines.jsonl.gz")
 ENGINE_TOOL = os.path.join(ROOT, "build", "validate", "kernelcount-cudnn-engines")
 # Engine answers by query (a JSON text), from ENGINES; queries not in it are collected in
 # PENDING and answered by ENGINE_TOOL before the fit.
 engine_cache, PENDING = {}, set()
+# The engine cuDNN took for the query on the H200 itself, where validate/device_cudnn.sh check asked.
+gpu_engine = {}
 
 
 def engine_query(dt, xs, ws, cl, stride, pad, dil):
@@ -82,14 +98,96 @@ def engine_query(dt, xs, ws, cl, stride, pad, dil):
                       separators=(",", ":"))
 
 
-def engine_features(query):
+def answer_features(e):
+    """cuDNN's answer without a GPU as features: engine, knobs, log2 workspace, next engine."""
+    if "error" in e:
+        return [-1] * (len(ENGINE_FEATURES) - 1)
+    return [e["engine"]] + e["knobs"] + [math.log2(e["workspace"] + 1), e["next_engine"]]
+
+
+def engine_features(query, shape):
     e = engine_cache.get(query)
     if e is None:
         PENDING.add(query)
         return [-2] * len(ENGINE_FEATURES)
     if "error" in e:
         return [-1] * len(ENGINE_FEATURES)
-    return [e["engine"]] + e["knobs"] + [math.log2(e["workspace"] + 1), e["next_engine"]]
+    answer = answer_features(e)
+    return answer + [gpu_gemm(query, shape, answer)]
+
+
+def gemm_shaped(q):
+    """A convolution cuDNN can run as one GEMM on a GPU: 1x1, stride 1, no padding, ungrouped."""
+    return (all(k == 1 for k in q["w"][2:]) and all(v == 1 for v in q["stride"]) and not any(q["pad"])
+            and q["w"][1] == q["x"][1])
+
+
+def gpu_gemm_features(q, shape, answer):
+    return shape[:GPU_GEMM_FEATURES] + [int(q["dtype"] != "float32"), int(q["cl"])] + answer
+
+
+gpu_gemm_tree = []  # the fitted classifier, once
+
+
+def gpu_gemm(query, shape, answer):
+    """1 where cuDNN on the H200 would run the convolution as a cuBLASLt GEMM (engine 58)."""
+    q = json.loads(query)
+    if not gemm_shaped(q):
+        return 0
+    if not gpu_gemm_tree:
+        gpu_gemm_tree.append(fit_gpu_gemm())
+    return int(gpu_gemm_tree[0].predict(np.array([gpu_gemm_features(q, shape, answer)], dtype=float))[0])
+
+
+def query_shape(q):
+    """The shape features of a cuDNN query (an ungrouped 1x1 one; a 1-d convolution is already 2-d)."""
+    xs, ws = q["x"], q["w"]
+    sp = len(xs) - 2
+    outs = [out_size(xs[2 + d], ws[2 + d], q["stride"][d], q["pad"][d], q["dil"][d]) for d in range(sp)]
+    return [max(ws[-2], ws[-1]), max(q["stride"][-2:]), max(q["dil"]), xs[0], xs[-2], xs[-1], xs[1], ws[0],
+            math.prod(outs), xs[0] * math.prod(outs), xs[1] * math.prod(ws[2:]), math.gcd(xs[1], 8),
+            math.gcd(ws[0], 8), 1, xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, q["stride"][0] if sp == 3 else 1, 0]
+
+
+def gpu_sweep():
+    """GPU_SWEEP's rows as (query, the GPU's engine, cuDNN's answer without a GPU). The file holds
+    the answers alone, one CSV row each; its first line names the cudnn_queries.py call that draws
+    the same queries again."""
+    import cudnn_queries
+    with gzip.open(GPU_SWEEP, "rt") as f:
+        count, seed = (int(v) for v in f.readline().split()[2:4])
+        rows = [[int(v) for v in line.split(",")] for line in f if not line.startswith("#")]
+    queries = cudnn_queries.draw(count, seed)
+    assert len(rows) == len(queries), f"{GPU_SWEEP}: {len(rows)} answers for {len(queries)} queries"
+    out = []
+    for q, r in zip(queries, rows):
+        local = {"error": True} if r[1] < 0 else {"engine": r[1], "knobs": r[2:14], "workspace": r[14],
+                                                  "next_engine": r[15]}
+        out.append((q, r[0], local))
+    return out
+
+
+def fit_gpu_gemm():
+    """The engine-58 classifier, fitted on GPU_SWEEP; prints how often it agrees with the GPU's own
+    answers on the measured convolutions (gpu_engine), which it never saw."""
+    X, y = [], []
+    for q, gpu, local in gpu_sweep():
+        if gpu >= 0 and gemm_shaped(q):
+            X.append(gpu_gemm_features(q, query_shape(q), answer_features(local)))
+            y.append(int(gpu == GPU_GEMM_ENGINE))
+    model = DecisionTreeClassifier(max_leaf_nodes=GPU_GEMM_LEAVES, min_samples_leaf=5, random_state=0)
+    model.fit(np.array(X, dtype=float), np.array(y))
+    hits = n = 0
+    for query, gpu in gpu_engine.items():
+        q = json.loads(query)
+        if gpu >= 0 and gemm_shaped(q):
+            x = np.array([gpu_gemm_features(q, query_shape(q), answer_features(engine_cache[query]))], dtype=float)
+            hits += int(model.predict(x)[0]) == int(gpu == GPU_GEMM_ENGINE)
+            n += 1
+    print(f"gpu_gemm: {len(y)} GPU answers for random 1x1 convolutions ({100 * sum(y) / len(y):.1f}% engine "
+          f"{GPU_GEMM_ENGINE}), {model.get_n_leaves()} leaves; agrees with the GPU on {hits}/{n} measured "
+          f"1x1 shapes ({100 * hits / n:.1f}%)")
+    return model
 
 
 def load_engines():
@@ -98,6 +196,8 @@ def load_engines():
             for line in f:
                 d = json.loads(line)
                 engine_cache[d["q"]] = d["e"]
+                if "gpu" in d:
+                    gpu_engine[d["q"]] = d["gpu"]
 
 
 def answer_pending(tool):
@@ -116,7 +216,8 @@ def answer_pending(tool):
     PENDING.clear()
     with gzip.GzipFile(ENGINES, "wb", mtime=0) as f:
         for q in sorted(engine_cache):
-            f.write((json.dumps({"q": q, "e": engine_cache[q]}, separators=(",", ":")) + "\n").encode())
+            line = {"q": q, "e": engine_cache[q]} | ({"gpu": gpu_engine[q]} if q in gpu_engine else {})
+            f.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
 # (name, most leaves where too few families measured the kind to choose). Names: <dtype
 # class>_<kind>: nchw/nhwc ungrouped 1-2 d, ncdhw/ndhwc ungrouped 3-d, grouped grouped NCHW 1-2 d.
 TREES = [("f32_nchw", 96), ("f32_nhwc", 32), ("half_nchw", 64), ("half_nhwc", 32),
@@ -204,7 +305,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     f = [max(ws[-2], ws[-1]), max(stride[-2:]), max(dil), xs[0], xs[-2], xs[-1], cpg, opg, math.prod(outs),
          xs[0] * math.prod(outs), cpg * math.prod(ws[2:]), math.gcd(cpg, 8), math.gcd(opg, 8), groups,
          xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, stride[0] if sp == 3 else 1, int(one_d)]
-    f += engine_features(engine_query(dt, xs, ws, cl, stride, pad, dil))
+    f += engine_features(engine_query(dt, xs, ws, cl, stride, pad, dil), f)
     half = "half" if dt != "float32" else "f32"
     if groups > 1:
         return (f"{half}_grouped", f, label_of(kernels, memset, groups, names), source)
@@ -362,6 +463,20 @@ def emit(name, tree):
     return lines
 
 
+def emit_gpu_gemm(model):
+    t = model.tree_
+    names = FEATURES[:GPU_GEMM_FEATURES] + ["half", "channels_last"] + ENGINE_FEATURES[:-1]
+    lines = ["const GpuGemmNode kGpuGemmEngineTree[] = {"]
+    for i in range(t.node_count):
+        if t.children_left[i] == -1:
+            lines.append(f"    {{-1, 0, 0, 0, {int(model.classes_[int(np.argmax(t.value[i][0]))])}}},")
+        else:
+            lines.append(f"    {{{t.feature[i]}, {float(t.threshold[i])!r}, {t.children_left[i]}, {t.children_right[i]}, 0}},"
+                         f"  // {names[t.feature[i]]}")
+    lines.append("};")
+    return lines
+
+
 def predict(model, tree, f):
     """Total (kernels, memset) of cuDNN's call: a loop's counts times the groups."""
     x = [f[c] for c in columns(tree, model.kc_engine)]
@@ -463,6 +578,12 @@ def main():
             "// kConvTreeCudnn_*: the shape and cuDNN's own heuristic choice (cudnn_heuristics.h).",
             "// Nodes: {feature, threshold (go left when feature <= threshold), left, right, kernels, memset, per_group};",
             f"// features: {', '.join(FEATURES + ENGINE_FEATURES)}."]
+    if not gpu_gemm_tree:
+        gpu_gemm_tree.append(fit_gpu_gemm())
+    text += ["", f"// gpu_gemm: 1 where cuDNN on the GPU runs a 1x1 convolution as a cuBLASLt GEMM (engine "
+                 f"{GPU_GEMM_ENGINE}); features: {', '.join(FEATURES[:GPU_GEMM_FEATURES])}, half, channels_last, "
+                 f"{', '.join(ENGINE_FEATURES[:-1])}."]
+    text += emit_gpu_gemm(gpu_gemm_tree[0])
     held_out = None
     for engine in (False, True):
         fitted, sizes = {}, {}

@@ -165,6 +165,9 @@ ConvProblem conv_problem(const ConvView& v) {
   }
   p.gemm_m = mul_checked(p.batch, p.out_pixels, "convolution output size");
   p.gemm_k = mul_checked(p.c_in, product(v.w_sizes, 2), "convolution weight size");
+  p.gemm_shaped = v.groups == 1 && product(v.w_sizes, 2) == 1 &&
+                  std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; }) &&
+                  std::all_of(v.padding.begin(), v.padding.end(), [](int64_t q) { return q == 0; });
   if (p.three_d) {
     p.depth = v.x_sizes[2];
     p.kernel_t = v.w_sizes[2];
@@ -302,7 +305,9 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
        "convolutions (validate/sweeps/fit_conv.py, which prints each family left out of the fit in turn); "
        "where cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration "
-       "cuDNN's own heuristics pick for the H200, asked without a GPU; "
+       "cuDNN's own heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 "
+       "whether the GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier "
+       "fitted on the GPU's answers); "
        "grouped 3-d (none measured) takes the grouped trees' answer. "
        "Grouped channels last (input or weight suggests it), most frequent per bucket: one call (direct 1, "
        "implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, "

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -21,7 +22,7 @@ namespace kc::h200 {
 namespace {
 
 constexpr size_t kShapeFeatures = 18;
-constexpr size_t kFeatures = kShapeFeatures + 3 + kCudnnKnobs.size();
+constexpr size_t kFeatures = kShapeFeatures + 4 + kCudnnKnobs.size();
 
 struct ConvTreeNode {
   int feature;  // index into the feature array below; -1 for a leaf
@@ -31,7 +32,38 @@ struct ConvTreeNode {
   int per_group;  // a leaf's counts are once per group (cuDNN loops over the groups)
 };
 
+// A node of the classifier saying whether cuDNN on the GPU itself takes its cuBLASLt GEMM engine.
+struct GpuGemmNode {
+  int feature;  // see gpu_takes_gemm
+  double threshold;
+  int left, right;
+  int picks;  // a leaf's answer
+};
+constexpr size_t kGpuGemmShapeFeatures = 17;              // the shape features but one_d
+constexpr size_t kEngineAnswer = 3 + kCudnnKnobs.size();  // engine, knobs, workspace, next engine
+
 #include "passes/targets/h200/conv_engine_trees.inc"
+
+// Asked without a GPU, cuDNN never offers engine 58, a GEMM through cuBLASLt (which cannot rank
+// itself without a device); on the H200 it wins for most 1x1 convolutions at stride 1, and the
+// GEMM launches differ from the implicit-GEMM engines'. Fitted on the GPU's own answers for
+// random such shapes (validate/sweeps/fit_conv.py's gpu_gemm).
+bool gpu_takes_gemm(const double (&f)[kFeatures], bool half, bool channels_last) {
+  // The classifier's features: the shape's but one_d, half precision, channels last, then cuDNN's
+  // answer without a GPU (the best other engine, which the GEMM has to beat).
+  double x[kGpuGemmShapeFeatures + 2 + kEngineAnswer];
+  std::copy(f, f + kGpuGemmShapeFeatures, x);
+  x[kGpuGemmShapeFeatures] = half ? 1.0 : 0.0;
+  x[kGpuGemmShapeFeatures + 1] = channels_last ? 1.0 : 0.0;
+  std::copy(f + kShapeFeatures, f + kShapeFeatures + kEngineAnswer, x + kGpuGemmShapeFeatures + 2);
+  constexpr size_t n = std::size(kGpuGemmEngineTree);
+  size_t i = 0;
+  for (size_t steps = 0; steps < n && kGpuGemmEngineTree[i].feature >= 0; ++steps) {
+    const GpuGemmNode& node = kGpuGemmEngineTree[i];
+    i = static_cast<size_t>(x[node.feature] <= node.threshold ? node.left : node.right);
+  }
+  return kGpuGemmEngineTree[i].picks != 0;
+}
 
 template <size_t N>
 Counts walk(const ConvTreeNode (&tree)[N], const double (&f)[kFeatures], int64_t groups) {
@@ -78,6 +110,7 @@ Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const Cud
     for (int64_t k : engine->knobs) f[i++] = static_cast<double>(k);
     f[i++] = std::log2(static_cast<double>(engine->workspace) + 1);
     f[i++] = static_cast<double>(engine->next_engine);
+    f[i++] = p.gemm_shaped && gpu_takes_gemm(f, half, channels_last) ? 1.0 : 0.0;
   }
   const int64_t g = p.groups;
   if (g < 1 || g > (int64_t{1} << 40)) throw Error("a convolution of " + std::to_string(g) + " groups");

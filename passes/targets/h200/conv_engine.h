@@ -29,6 +29,9 @@ struct ConvProblem {
   int64_t stride_t = 1;  // 3-d: the depth stride
   bool one_d = false;
   bool three_d = false;
+  // A 1x1(x1) kernel at stride 1 without padding, ungrouped: on a GPU, cuDNN can run it as one
+  // cuBLASLt GEMM (an engine it cannot offer when asked without a GPU).
+  bool gemm_shaped = false;
 };
 
 // What cuDNN launches for the convolution itself (no bias add, no ATen layout copies): kernels

@@ -16,18 +16,17 @@
 
 namespace kc::h200 {
 
-// From the H200's published specification (132 SMs at 1.98 GHz, 141 GB of HBM3e at 3.2 GHz,
-// 50 MB of L2) and compute capability 9.0's limits (228 KB of shared memory an SM, 227 KB a
-// block, 64 K registers, 32 blocks and 2048 threads an SM).
+// As cuDNN serializes the device properties of the H200 that validate measures on
+// (validate/device_cudnn.sh check writes them: live_properties.json, kept in
+// validate/sweeps/results/h200_properties.json). The published specification differs in two
+// values that change cuDNN's choices: 60 MB of L2 (not 50) and 139.8 GiB of usable memory.
 const char* const kH200CudnnDeviceProperties = R"json({
-  "deviceVer": 900, "driverVer": 13000, "cudaDeviceId": 0, "pciDeviceId": 9013, "isTccDriver": 0,
-  "deviceName": "NVIDIA H200", "multiProcessorCount": 132, "warpSize": 32,
-  "maxSharedMemoryPerBlock": 49152, "maxSharedMemoryPerBlockOptin": 232448,
-  "reservedSharedMemoryPerBlock": 1024, "maxRegistersPerSM": 65536, "regsPerBlock": 65536,
-  "maxCtasPerSM": 32, "maxThreadsPerBlock": 1024, "maxThreadsPerSM": 2048,
-  "totalGlobalMem": 150754820096, "smClockRateKHz": 1980000, "memClockRateKHz": 3201000,
-  "l2CacheSize": 52428800, "maxBlockSize": [1024, 1024, 64], "maxGridSize": [2147483647, 65535, 65535],
-  "supportCoopLaunch": 1
+  "maxGridSize": [2147483647, 65535, 65535], "maxBlockSize": [1024, 1024, 64], "regsPerBlock": 65536,
+  "multiProcessorCount": 132, "warpSize": 32, "maxSharedMemoryPerBlock": 49152,
+  "maxSharedMemoryPerBlockOptin": 232448, "reservedSharedMemoryPerBlock": 1024, "maxRegistersPerSM": 65536,
+  "maxCtasPerSM": 32, "maxThreadsPerBlock": 1024, "maxThreadsPerSM": 2048, "pciDeviceId": 6, "isTccDriver": 0,
+  "supportCoopLaunch": 1, "totalGlobalMem": 150109880320, "smClockRateKHz": 1980000, "memClockRateKHz": 3201000,
+  "l2CacheSize": 62914560, "cudaDeviceId": 0, "deviceVer": 900, "driverVer": 13000, "deviceName": "NVIDIA H200"
 })json";
 
 #if !KC_HAVE_CUDNN_HEADERS
