@@ -1,12 +1,16 @@
-"""Two studies behind FINDINGS.md's section on cuDNN's own heuristics (needs scikit-learn):
+"""Studies behind FINDINGS.md's sections on cuDNN's own heuristics (needs scikit-learn):
 
   engines  how far cuDNN's chosen engine (and its knobs) alone decides what a convolution
            launches: the share of measured convolutions whose outcome is the most frequent one
            of their (tree, engine) and (tree, engine, knobs) groups;
   curve    the shape-only trees' leave-one-family-out accuracy with a random share of the
-           sweep shapes beside the models' (FRACTION ...), at the tree sizes fit_conv.py chose.
+           sweep shapes beside the models' (FRACTION ...), at the tree sizes fit_conv.py chose;
+  gpu-gemm where the GPU itself took engine 58 (cuBLASLt's GEMM, never offered without a GPU)
+           among the measured shapes, by kind, and whether its measured instances in the
+           corpora had a layout transform, against the 1x1 instances of other engines.
 
     python3 validate/sweeps/conv_studies.py engines
+    python3 validate/sweeps/conv_studies.py gpu-gemm
     python3 validate/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
 """
 import collections
@@ -44,10 +48,52 @@ def curve(sweep, measured, fractions):
         print(f"sweep share {frac}: {out.getvalue().splitlines()[0]}")
 
 
+def gpu_gemm():
+    import json
+    kinds = collections.defaultdict(lambda: [0, 0])
+    for query, gpu in fc.gpu_engine.items():
+        q = json.loads(query)
+        if gpu < 0:
+            continue
+        one = all(k == 1 for k in q["w"][2:])
+        kind = ("1x1 stride 1 unpadded ungrouped" if fc.gemm_shaped(q) else "other 1x1" if one else "not 1x1",
+                q["dtype"], "channels last" if q["cl"] else "NCHW", f"{len(q['x']) - 2}-d")
+        kinds[kind][0] += gpu == fc.GPU_GEMM_ENGINE
+        kinds[kind][1] += 1
+    for kind, (n58, n) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        print(f"{', '.join(kind)}: engine {fc.GPU_GEMM_ENGINE} for {n58}/{n} shapes")
+    transforms = collections.defaultdict(lambda: [0, 0])
+    for corpus in fc.CORPORA:
+        for _, d in fc.model_files(corpus):
+            for o in d.get("ops", []):
+                if o.get("op") not in fc.CONV_OPS:
+                    continue
+                tensors, ints = fc.parse_args(o["args"])
+                if "input" not in tensors or "weight" not in tensors:
+                    continue
+                dt, xs, xst = tensors["input"]
+                _, ws, wst = tensors["weight"]
+                sp = len(ws) - 2
+                q = {"x": xs, "w": ws, "stride": fc.per_dim(ints.get("stride"), sp, 1),
+                     "pad": fc.per_dim(ints.get("padding"), sp, 0)}
+                if (ints.get("groups") or [1])[0] != 1 or len(xs) not in (4, 5) or not fc.gemm_shaped(q):
+                    continue
+                cl = fc.channels_last(xs, xst) or fc.channels_last(ws, wst)
+                gpu = fc.gpu_engine.get(fc.engine_query(dt, xs, ws, cl, q["stride"], q["pad"], [1] * sp))
+                names = " ".join(str(n) for n in o["measured"].get("kernel_names", []))
+                t = transforms["engine 58" if gpu == fc.GPU_GEMM_ENGINE else "other engines"]
+                t[0] += "nchwToNhwc" in names or "nhwcToNchw" in names
+                t[1] += 1
+    for what, (k, n) in sorted(transforms.items()):
+        print(f"measured 1x1 instances, {what}: {k}/{n} with a layout transform")
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm"):
         sys.exit(__doc__)
     fc.load_engines()
+    if sys.argv[1] == "gpu-gemm":
+        return gpu_gemm()
     sweep, measured = fc.samples(fc.SWEEPS), fc.model_samples()
     if fc.PENDING:
         sys.exit("conv_studies: run fit_conv.py first (cuDNN's answers for every convolution)")
