@@ -133,7 +133,7 @@ SECTIONS = {
                                   6),
     "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
                                 "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript --lofo-out "
-                                "validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt   # needs scikit-learn", 27),
+                                "validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt   # needs scikit-learn", 29),
     "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
