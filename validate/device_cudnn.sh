@@ -13,6 +13,8 @@
 #     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form);
 #     `validate/sweeps/cudnn_check.py pointwise` adds the answers without a GPU and writes
 #     validate/sweeps/results/cudnn_gpu_pointwise.csv.gz, which fit_conv.py learns from.
+# Meanwhile validate/device_all.sh runs on the test models (OUT_DIR/all; headers from
+# .carry/include, carried), unless KC_NO_DEVICE_ALL=1 (a caller that runs it itself).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODE="${1:?check or sweep}"
@@ -27,6 +29,21 @@ for lib in libcudnn.so.9 libcublasLt.so.13; do
   dirs="$dirs${dirs:+:}$(dirname "$f")"
 done
 export KERNELCOUNT_CUDNN="$dirs"
+# As every device script does, validate/device_all.sh builds kernelcount-validate and runs it on
+# the test models meanwhile (into OUT_DIR/all), unless the caller runs it (KC_NO_DEVICE_ALL=1).
+all_pid=""
+if [ "${KC_NO_DEVICE_ALL:-0}" != 1 ]; then
+  (KC_REPRO=0 nice "$ROOT/validate/device_all.sh" "$OUT/all" >"$OUT/device_all.log" 2>&1
+   echo "device_all exit $?" >>"$OUT/device_all.log") &
+  all_pid=$!
+fi
+finish() {  # the device_all run's last line, and its status as the script's
+  [ -n "$all_pid" ] || exit 0
+  wait "$all_pid"
+  tail -n1 "$OUT/device_all.log"
+  grep -q "device_all exit 0" "$OUT/device_all.log"
+  exit $?
+}
 
 if [ "$MODE" = sweep ]; then
   seconds="${5:?SECONDS}" W="$(mktemp -d)"
@@ -53,7 +70,7 @@ with gzip.open(sys.argv[2], "wt") as out:
 print(f"device_cudnn sweep: {n} answers")
 PY
   rm -rf "$W"
-  exit 0
+  finish
 fi
 "$BIN" --live-properties >"$OUT/live_properties.json" 2>"$OUT/status.txt" ||
   echo "device_cudnn: GPU 0's properties could not be read ($(tail -n1 "$OUT/status.txt"))" >&2
@@ -79,3 +96,4 @@ python3 "$ROOT/validate/sweeps/cudnn_check.py" compare "$W/queries.jsonl" "$OUT/
   "$OUT/answers_gpu0.jsonl" | tee "$OUT/compare.txt"
 gzip -f "$OUT"/answers_*.jsonl
 rm -rf "$W"
+finish

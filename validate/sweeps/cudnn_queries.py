@@ -1,5 +1,5 @@
 """Random convolution queries for kernelcount-cudnn-engines, to learn where cuDNN's choice on a
-GPU differs from its choice asked without one (validate/device_cudnn.sh --sweep).
+GPU differs from its choice asked without one (validate/device_cudnn.sh sweep).
 
 On a GPU, cuDNN 9.19 offers one more engine for a 1x1, stride-1, unpadded, ungrouped
 convolution (global index 58, a GEMM through cuBLASLt, which cannot rank itself without a
