@@ -141,12 +141,16 @@ def gpu_gemm(query, shape, answer):
 
 def query_shape(q):
     """The shape features of a cuDNN query (an ungrouped 1x1 one; a 1-d convolution is already 2-d)."""
-    xs, ws = q["x"], q["w"]
+    return shape_features(q["x"], q["w"], q["x"][1], q["w"][0], 1, q["stride"], q["pad"], q["dil"], False)
+
+
+def shape_features(xs, ws, cpg, opg, groups, stride, pad, dil, one_d):
+    """FEATURES of a convolution as cuDNN sees it (4-d or 5-d sizes; cpg, opg: channels a group)."""
     sp = len(xs) - 2
-    outs = [out_size(xs[2 + d], ws[2 + d], q["stride"][d], q["pad"][d], q["dil"][d]) for d in range(sp)]
-    return [max(ws[-2], ws[-1]), max(q["stride"][-2:]), max(q["dil"]), xs[0], xs[-2], xs[-1], xs[1], ws[0],
-            math.prod(outs), xs[0] * math.prod(outs), xs[1] * math.prod(ws[2:]), math.gcd(xs[1], 8),
-            math.gcd(ws[0], 8), 1, xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, q["stride"][0] if sp == 3 else 1, 0]
+    outs = [out_size(xs[2 + d], ws[2 + d], stride[d], pad[d], dil[d]) for d in range(sp)]
+    return [max(ws[-2], ws[-1]), max(stride[-2:]), max(dil), xs[0], xs[-2], xs[-1], cpg, opg, math.prod(outs),
+            xs[0] * math.prod(outs), cpg * math.prod(ws[2:]), math.gcd(cpg, 8), math.gcd(opg, 8), groups,
+            xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, stride[0] if sp == 3 else 1, int(one_d)]
 
 
 def gpu_sweep():
@@ -300,11 +304,7 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     if kernels < 1:
         return None
     sp = rank - 2 if rank == 5 else 2  # spatial dims as cuDNN sees them
-    outs = [out_size(xs[2 + d], ws[2 + d], stride[d], pad[d], dil[d]) for d in range(sp)]
-    cpg, opg = cin // groups, cout // groups
-    f = [max(ws[-2], ws[-1]), max(stride[-2:]), max(dil), xs[0], xs[-2], xs[-1], cpg, opg, math.prod(outs),
-         xs[0] * math.prod(outs), cpg * math.prod(ws[2:]), math.gcd(cpg, 8), math.gcd(opg, 8), groups,
-         xs[2] if sp == 3 else 1, ws[2] if sp == 3 else 1, stride[0] if sp == 3 else 1, int(one_d)]
+    f = shape_features(xs, ws, cin // groups, cout // groups, groups, stride, pad, dil, one_d)
     f += engine_features(engine_query(dt, xs, ws, cl, stride, pad, dil), f)
     half = "half" if dt != "float32" else "f32"
     if groups > 1:
