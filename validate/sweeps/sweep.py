@@ -971,7 +971,54 @@ def sort_mode_family(S, scale):
         S.add("sortmode", op, dict(dtype=dt, rows=rows, n=n), build)
 
 
-FAMILIES = {"conv": conv_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
+def gemm_dim(r, lo, hi):
+    """A GEMM extent drawn log-uniformly from [lo, hi]: half of them rounded to a multiple of 8 (as
+    model widths mostly are), the rest left as drawn, so that unaligned leading dimensions occur."""
+    v = int(round(math.exp(r.uniform(math.log(lo), math.log(hi)))))
+    if v >= 8 and r.random() < 0.5:
+        v = v // 8 * 8
+    return max(lo, min(hi, v))
+
+
+def gemm_random_family(S, scale):
+    """cuBLAS's and cuBLASLt's own choices (split-K and its reduction or zeroed workspace, stream-K,
+    GEMV), which no library call answers without a GPU: random M x K x N, log-uniform over what models
+    use and beyond, f32 and bf16, for each way ATen calls cuBLAS: linear with its bias fused (cuBLASLt
+    epilogue, weight transposed), linear without one (mm by w.t()), addmm with a 1-D bias (row-major
+    right operand), mm, and bmm with either operand transposed. No shape comes from a model."""
+    r = random.Random(101)
+    ops = ["linear_bias", "linear", "addmm", "mm", "bmm"]
+    for _ in range(int(100_000 * scale)):
+        op = ops[r.randrange(len(ops))]
+        dt = "f32" if r.random() < 0.65 else "bf16"
+        b, ta, tb = 1, False, False
+        for _ in range(100):  # redraw until the problem is small enough to time in a sweep
+            if op == "bmm":
+                b = gemm_dim(r, 1, 512)
+                m, k, n = gemm_dim(r, 1, 4096), gemm_dim(r, 1, 4096), gemm_dim(r, 1, 4096)
+                ta, tb = r.random() < 0.3, r.random() < 0.5
+            else:
+                wide = r.random() < 0.3  # else the extents models mostly have
+                m = gemm_dim(r, 1, 65536) if wide else gemm_dim(r, 16, 32768)
+                k, n = (gemm_dim(r, 1, 16384), gemm_dim(r, 1, 16384)) if wide else (gemm_dim(r, 32, 8192), gemm_dim(r, 32, 8192))
+            if b * m * k * n <= 2 ** 35 and b * max(m * k, k * n, m * n) <= 2 ** 25:
+                break
+        p = dict(dtype=dt, b=b, m=m, k=k, n=n, ta=ta, tb=tb)
+        if op == "bmm":
+            S.add("gemm_random", "bmm", p, lambda b=b, m=m, k=k, n=n, ta=ta, tb=tb, dt=dt: (
+                torch.bmm, [rnd([b, m, k], dt, "t" if ta else "contig"), rnd([b, k, n], dt, "t" if tb else "contig")]))
+        elif op == "addmm":
+            S.add("gemm_random", "addmm", p, lambda m=m, k=k, n=n, dt=dt: (
+                torch.addmm, [rnd([n], dt), rnd([m, k], dt), rnd([k, n], dt)]))
+        elif op == "mm":
+            S.add("gemm_random", "mm", p, lambda m=m, k=k, n=n, dt=dt: (torch.mm, [rnd([m, k], dt), rnd([k, n], dt)]))
+        else:
+            bias = op == "linear_bias"
+            S.add("gemm_random", "linear", dict(p, bias=bias), lambda m=m, k=k, n=n, bias=bias, dt=dt: (
+                F.linear, [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
+
+
+FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
             "sortmode": sort_mode_family,

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Op shape sweeps on the GPU machine (validate/sweeps/sweep.py) within a time budget, several
+# processes sharing the one GPU (each takes every PROCS-th configuration, so whatever finishes is
+# an even sample of the family): OUT_DIR/sweep_FAMILIES.jsonl.gz, one line per configuration.
+#   validate/device_sweep.sh OUT_DIR SECONDS FAMILIES [PROCS]        (PROCS default 4)
+# e.g. validate/device_sweep.sh $OUT 480 gemm_random 4, then on the workstation
+#   python3 validate/sweeps/fit_gemm.py --sweep OUT_DIR/sweep_gemm_random.jsonl.gz
+# Meanwhile validate/device_all.sh builds kernelcount-validate and runs it on the test models
+# (OUT_DIR/all), as every device script does, unless KC_NO_DEVICE_ALL=1 (a caller that runs it).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$(mkdir -p "${1:?OUT_DIR}" && cd "$1" && pwd)"
+SECONDS_BUDGET="${2:?SECONDS}"
+FAMILIES="${3:?FAMILIES}"
+PROCS="${4:-4}"
+W=/tmp/kc-sweep
+rm -rf "$W" && mkdir -p "$W"
+export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
+
+all_pid=""
+if [ "${KC_NO_DEVICE_ALL:-0}" != 1 ]; then
+  (KC_REPRO=0 nice "$ROOT/validate/device_all.sh" "$OUT/all" >"$OUT/device_all.log" 2>&1
+   echo "device_all exit $?" >>"$OUT/device_all.log") &
+  all_pid=$!
+fi
+
+pids=()
+for i in $(seq 0 $((PROCS - 1))); do
+  timeout $((SECONDS_BUDGET + 60)) python3 "$ROOT/validate/sweeps/sweep.py" --out "$W/part_$i.jsonl" \
+    --families "$FAMILIES" --shard "$i/$PROCS" --chunk 50 --deadline-s "$SECONDS_BUDGET" >"$W/part_$i.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+tail -qn1 "$W"/part_*.log
+name="sweep_${FAMILIES//,/_}"
+cat "$W"/part_*.jsonl | gzip -9 >"$OUT/$name.jsonl.gz"
+echo "device_sweep: $(zcat "$OUT/$name.jsonl.gz" | grep -c '"family"') configurations," \
+  "$(zcat "$OUT/$name.jsonl.gz" | grep -c '"error"') with an error, in $OUT/$name.jsonl.gz"
+
+if [ -n "$all_pid" ]; then
+  wait "$all_pid"
+  tail -n1 "$OUT/device_all.log"
+  grep -q "device_all exit 0" "$OUT/device_all.log" || status=1
+fi
+exit $status
