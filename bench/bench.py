@@ -7,7 +7,7 @@
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
 4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
    trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
-5. TorchScript: every .pt of validate/corpus/torchscript/models.tgz (weights zeroed and
+5. TorchScript: every .pt of validate/corpus/torchscript/models.tar.xz (weights zeroed and
    deflated) against the .pt2 of the same model in validate/corpus/broad/, time and peak RSS
    and their ratio, the worst printed last; and the 1 GB-weight MLP of 3 traced and saved
    with torch.jit.save (stored records), and the same archive deflated.
@@ -115,7 +115,7 @@ def deflated(path):
 def torchscript(kc, work, runs):
     """Every corpus .pt against its .pt2 (time, CPU time, peak RSS and their ratios), then the
     1 GB-weight MLP as a TorchScript archive, stored and deflated."""
-    folder, inputs = open_models(os.path.join(ROOT, "validate", "corpus", "torchscript", "models.tgz"))
+    folder, inputs = open_models(os.path.join(ROOT, "validate", "corpus", "torchscript", "models.tar.xz"))
     rows = []
     print("\nTorchScript .pt against .pt2          .pt s / .pt2 s   CPU ratio   .pt MiB / .pt2 MiB   time ratio   RSS ratio")
     for name in sorted(inputs):
@@ -142,7 +142,7 @@ def torchscript(kc, work, runs):
         print(f"{name:38s} {t:6.3f} / {t2:5.3f}   {r['cpu_ratio']:9.2f}   {rss:7.0f} / {rss2:6.0f}   "
               f"{r['time_ratio']:10.2f}   {r['rss_ratio']:9.2f}")
     unpacked = folder if os.path.basename(folder).startswith("kc-models-") else os.path.dirname(folder)
-    shutil.rmtree(unpacked, ignore_errors=True)  # open_models' temporary copy of the .tgz
+    shutil.rmtree(unpacked, ignore_errors=True)  # open_models' temporary copy of the archive
     worst = {k: max(rows, key=lambda r: r[k]) for k in ("time_ratio", "cpu_ratio", "rss_ratio")}
     for k, r in worst.items():
         print(f"worst {k.replace('_', ' ')}: {r[k]:.2f} ({r['model']})")

@@ -112,7 +112,7 @@ SECTIONS = {
     "fresh-first": lambda: saved("validate/results/fresh/accuracy_first_look.txt",
                                  "git worktree add ../kc-f06302a f06302a && (cd ../kc-f06302a && ./scripts/setup.sh) && "
                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
-                                 "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tgz "
+                                 "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tar.xz "
                                  "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
     "broad-lofo": lambda: saved("validate/results/broad/accuracy_lofo.txt",
                                 "python3 validate/broad_accuracy.py --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz "
@@ -122,14 +122,14 @@ SECTIONS = {
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh2 --measured "
-                                  "validate/results/fresh2/measured.tgz --worst 25 --misses 40", 6),
+                                  "validate/results/fresh2/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh2": lambda: saved("validate/results/fresh2/accuracy_rules.txt",
                             "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh2 --measured "
-                            "validate/results/fresh2/measured.tgz --worst 15 --misses 40 --json "
+                            "validate/results/fresh2/measured.tar.xz --worst 15 --misses 40 --json "
                             "validate/results/fresh2/accuracy_rules.json > validate/results/fresh2/accuracy_rules.txt", 6),
     "fresh3-first": lambda: saved("validate/results/fresh3/accuracy_first_look.txt",
                                   "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh3 "
-                                  "--measured validate/results/fresh3/measured.tgz --worst 36 --misses 30   # at 7a9e51f",
+                                  "--measured validate/results/fresh3/measured.tar.xz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
     "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
                                 "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript --lofo-out "
@@ -138,34 +138,34 @@ SECTIONS = {
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh4 --measured "
-                                  "validate/results/fresh4/measured.tgz --worst 76 --misses 40", 6),
+                                  "validate/results/fresh4/measured.tar.xz --worst 76 --misses 40", 6),
     "fresh5-first": lambda: saved("validate/results/fresh5/accuracy_first_look.txt",
                                   "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-cb6a623/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh5 --measured "
-                                  "validate/results/fresh5/measured.tgz --worst 25 --misses 40", 6),
+                                  "validate/results/fresh5/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh6-first": lambda: saved("validate/results/fresh6/accuracy_first_look.txt",
                                   "git worktree add ../kc-588963e 588963e && (cd ../kc-588963e && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh6 --measured "
-                                  "validate/results/fresh6/measured.tgz --worst 25 --misses 40", 6),
+                                  "validate/results/fresh6/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
-                           "validate/results/fresh/measured.tgz --worst 15 --misses 40 --json "
+                           "validate/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
                            "validate/results/fresh/accuracy_rules.json > validate/results/fresh/accuracy_rules.txt", 6),
     "opset": lambda: saved("validate/results/opset/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
-                           "validate/results/opset/measured.tgz --worst 5 --misses 40 "
+                           "validate/results/opset/measured.tar.xz --worst 5 --misses 40 "
                            "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
     "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
                                       "python3 validate/broad_accuracy.py --mode lofo --models "
-                                      "validate/corpus/torchscript/models.tgz --measured validate/results/torchscript/measured.tgz "
+                                      "validate/corpus/torchscript/models.tar.xz --measured validate/results/torchscript/measured.tar.xz "
                                       "--conv-lofo validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript --worst 15 "
                                       "--misses 30 --json validate/results/torchscript/accuracy_lofo.json "
                                       "> validate/results/torchscript/accuracy_lofo.txt", 6),
     "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
-                                 "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/torchscript/models.tgz "
-                                 "--measured validate/results/torchscript/measured.tgz --worst 15 --misses 30 "
+                                 "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/torchscript/models.tar.xz "
+                                 "--measured validate/results/torchscript/measured.tar.xz --worst 15 --misses 30 "
                                  "--json validate/results/torchscript/accuracy_rules.json "
                                  "> validate/results/torchscript/accuracy_rules.txt", 6),
 }

@@ -100,9 +100,9 @@ def compare(name, pred, meas, acc, op_filter=None):
 
 
 def load_measured(path):
-    """validate JSONs by model name, from a folder or a .tgz."""
+    """validate JSONs by model name, from a folder or a tar archive (.tgz, .tar.xz)."""
     out = {}
-    if path.endswith(".tgz"):
+    if path.endswith((".tgz", ".tar.xz")):
         with tarfile.open(path) as tar:
             for m in tar.getmembers():
                 if m.isfile() and m.name.endswith(".json"):
@@ -114,9 +114,9 @@ def load_measured(path):
 
 
 def open_models(path):
-    """The folder holding the models (a .tgz is unpacked to a temporary one), and the --input
+    """The folder holding the models (a tar archive is unpacked to a temporary one), and the --input
     specs of TorchScript models by name, from the folder's manifest.jsonl."""
-    if path.endswith(".tgz"):
+    if path.endswith((".tgz", ".tar.xz")):
         tmp = tempfile.mkdtemp(prefix="kc-models-")
         with tarfile.open(path) as tar:
             tar.extractall(tmp)
@@ -141,9 +141,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--models", default="validate/corpus/broad",
-                    help="a folder of .pt2 (or TorchScript .pt with a manifest.jsonl of --input specs), or a .tgz of one")
-    ap.add_argument("--measured", default="validate/results/broad/measured.tgz",
-                    help="a folder of validate JSONs, or a .tgz of them")
+                    help="a folder of .pt2 (or TorchScript .pt with a manifest.jsonl of --input specs), or a tar archive of one (.tgz, .tar.xz)")
+    ap.add_argument("--measured", default="validate/results/broad/measured.tar.xz",
+                    help="a folder of validate JSONs, or a tar archive of them (.tgz, .tar.xz)")
     ap.add_argument("--mode", choices=("rules", "lofo"), default="rules")
     ap.add_argument("--worst", type=int, default=0, help="list the N models with the largest kernel error")
     ap.add_argument("--misses", type=int, default=0, help="list the N most frequent mismatching op signatures")

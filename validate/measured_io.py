@@ -1,5 +1,5 @@
 """kernelcount-validate outputs of one results folder (validate/results/<set>/): its <name>.json
-and <name>.err files, loose or packed in the folder's measured.tgz as measured/<name>.json, which
+and <name>.err files, loose or packed in the folder's measured.tar.xz as measured/<name>.json, which
 keeps the repository small enough to travel to the GPU machine whole."""
 import glob
 import json
@@ -10,7 +10,7 @@ import tarfile
 def _files(folder):
     """(name, extension, text) of every .json and .err file, sorted by name."""
     out = []
-    tgz = os.path.join(folder, "measured.tgz")
+    tgz = os.path.join(folder, "measured.tar.xz")
     if os.path.exists(tgz):
         with tarfile.open(tgz) as tar:
             for m in tar.getmembers():

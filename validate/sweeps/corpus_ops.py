@@ -1,5 +1,5 @@
 """The measured model corpora as fit_conv.py and sweep.py's conv_replay read them: each corpus's
-validate JSONs (validate/results/<corpus>/measured.tgz or its folder) and an op's arguments
+validate JSONs (validate/results/<corpus>/measured.tar.xz or its folder) and an op's arguments
 parsed back from their `name=dtype[sizes]{strides}` and `name=[ints]` text. Standard library only
 (sweep.py runs it on the GPU machine)."""
 import json
@@ -14,9 +14,9 @@ ARG = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
 
 
 def model_files(corpus):
-    """(name, measured JSON) of one corpus, from its .tgz or its folder."""
+    """(name, measured JSON) of one corpus, from its measured.tar.xz or its folder."""
     base = os.path.join(ROOT, "validate", "results", corpus)
-    tgz = os.path.join(base, "measured.tgz")
+    tgz = os.path.join(base, "measured.tar.xz")
     if os.path.exists(tgz):
         with tarfile.open(tgz) as t:
             for m in t.getmembers():

@@ -1,4 +1,4 @@
-"""Summaries of the broad corpus's measurements (measured.tgz here: kernelcount-validate JSONs).
+"""Summaries of the broad corpus's measurements (measured.tar.xz here: kernelcount-validate JSONs).
 
     python3 validate/results/broad/summarize.py            # writes summary.json and op_counts.json here
 
@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def load():
-    with tarfile.open(os.path.join(HERE, "measured.tgz")) as t:
+    with tarfile.open(os.path.join(HERE, "measured.tar.xz")) as t:
         for m in t.getmembers():
             if m.name.endswith(".json"):
                 name = os.path.basename(m.name)[:-5]
