@@ -37,6 +37,10 @@ name="sweep_${FAMILIES//,/_}"
 cat "$W"/part_*.jsonl | gzip -9 >"$OUT/$name.jsonl.gz"
 echo "device_sweep: $(zcat "$OUT/$name.jsonl.gz" | grep -c '"family"') configurations," \
   "$(zcat "$OUT/$name.jsonl.gz" | grep -c '"error"') with an error, in $OUT/$name.jsonl.gz"
+# GEMM sweeps come back as validate/sweeps/gemm_table.py's compact table (a tenth of the size).
+if [[ "$FAMILIES" == gemm_random* ]]; then
+  python3 "$ROOT/validate/sweeps/gemm_table.py" "$OUT/$name.csv.gz" "$OUT/$name.jsonl.gz" && rm "$OUT/$name.jsonl.gz"
+fi
 
 if [ -n "$all_pid" ]; then
   wait "$all_pid"

@@ -980,13 +980,13 @@ def gemm_dim(r, lo, hi):
     return max(lo, min(hi, v))
 
 
-def gemm_random_family(S, scale):
+def gemm_random_family(S, scale, family="gemm_random", seed=101):
     """cuBLAS's and cuBLASLt's own choices (split-K and its reduction or zeroed workspace, stream-K,
     GEMV), which no library call answers without a GPU: random M x K x N, log-uniform over what models
     use and beyond, f32 and bf16, for each way ATen calls cuBLAS: linear with its bias fused (cuBLASLt
     epilogue, weight transposed), linear without one (mm by w.t()), addmm with a 1-D bias (row-major
     right operand), mm, and bmm with either operand transposed. No shape comes from a model."""
-    r = random.Random(101)
+    r = random.Random(seed)
     ops = ["linear_bias", "linear", "addmm", "mm", "bmm"]
     for _ in range(int(100_000 * scale)):
         op = ops[r.randrange(len(ops))]
@@ -1005,16 +1005,16 @@ def gemm_random_family(S, scale):
                 break
         p = dict(dtype=dt, b=b, m=m, k=k, n=n, ta=ta, tb=tb)
         if op == "bmm":
-            S.add("gemm_random", "bmm", p, lambda b=b, m=m, k=k, n=n, ta=ta, tb=tb, dt=dt: (
+            S.add(family, "bmm", p, lambda b=b, m=m, k=k, n=n, ta=ta, tb=tb, dt=dt: (
                 torch.bmm, [rnd([b, m, k], dt, "t" if ta else "contig"), rnd([b, k, n], dt, "t" if tb else "contig")]))
         elif op == "addmm":
-            S.add("gemm_random", "addmm", p, lambda m=m, k=k, n=n, dt=dt: (
+            S.add(family, "addmm", p, lambda m=m, k=k, n=n, dt=dt: (
                 torch.addmm, [rnd([n], dt), rnd([m, k], dt), rnd([k, n], dt)]))
         elif op == "mm":
-            S.add("gemm_random", "mm", p, lambda m=m, k=k, n=n, dt=dt: (torch.mm, [rnd([m, k], dt), rnd([k, n], dt)]))
+            S.add(family, "mm", p, lambda m=m, k=k, n=n, dt=dt: (torch.mm, [rnd([m, k], dt), rnd([k, n], dt)]))
         else:
             bias = op == "linear_bias"
-            S.add("gemm_random", "linear", dict(p, bias=bias), lambda m=m, k=k, n=n, bias=bias, dt=dt: (
+            S.add(family, "linear", dict(p, bias=bias), lambda m=m, k=k, n=n, bias=bias, dt=dt: (
                 F.linear, [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
 
 
@@ -1028,7 +1028,8 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "gemm": gemm
             "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family,
             "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family,
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
-            "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100)}
+            "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
+            "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102)}
 
 
 # ---------------------------------------------------------------------------------------------
