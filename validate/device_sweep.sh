@@ -6,7 +6,7 @@
 # e.g. validate/device_sweep.sh $OUT 480 gemm_random 4, then on the workstation
 #   python3 validate/sweeps/fit_gemm.py --sweep OUT_DIR/sweep_gemm_random.jsonl.gz
 # Meanwhile validate/device_all.sh builds kernelcount-validate and runs it on the test models
-# (OUT_DIR/all), as every device script does, unless KC_NO_DEVICE_ALL=1 (a caller that runs it).
+# (its log and outputs in OUT_DIR/device_all.tgz), as every device script does, unless KC_NO_DEVICE_ALL=1 (a caller that runs it).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:?OUT_DIR}" && cd "$1" && pwd)"
@@ -19,8 +19,8 @@ export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
 
 all_pid=""
 if [ "${KC_NO_DEVICE_ALL:-0}" != 1 ]; then
-  (KC_REPRO=0 nice "$ROOT/validate/device_all.sh" "$OUT/all" >"$OUT/device_all.log" 2>&1
-   echo "device_all exit $?" >>"$OUT/device_all.log") &
+  (KC_REPRO=0 nice "$ROOT/validate/device_all.sh" "$W/all" >"$W/device_all.log" 2>&1
+   echo "device_all exit $?" >>"$W/device_all.log") &
   all_pid=$!
 fi
 
@@ -44,7 +44,8 @@ fi
 
 if [ -n "$all_pid" ]; then
   wait "$all_pid"
-  tail -n1 "$OUT/device_all.log"
-  grep -q "device_all exit 0" "$OUT/device_all.log" || status=1
+  tail -n1 "$W/device_all.log"
+  grep -q "device_all exit 0" "$W/device_all.log" || status=1
+  tar czf "$OUT/device_all.tgz" -C "$W" device_all.log all
 fi
 exit $status
