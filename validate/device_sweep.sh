@@ -2,7 +2,7 @@
 # Op shape sweeps on the GPU machine (validate/sweeps/sweep.py) within a time budget, several
 # processes sharing the one GPU (each takes every PROCS-th configuration, so whatever finishes is
 # an even sample of the family): OUT_DIR/sweep_FAMILIES.jsonl.gz, one line per configuration.
-#   validate/device_sweep.sh OUT_DIR SECONDS FAMILIES [PROCS]        (PROCS default 4)
+#   validate/device_sweep.sh OUT_DIR SECONDS FAMILIES [PROCS [SCALE]]   (PROCS default 4; SCALE: sweep.py --scale)
 # e.g. validate/device_sweep.sh $OUT 480 gemm_random 4, then on the workstation
 #   python3 validate/sweeps/fit_gemm.py --sweep OUT_DIR/sweep_gemm_random.jsonl.gz
 # Meanwhile validate/device_all.sh builds kernelcount-validate and runs it on the test models
@@ -13,6 +13,7 @@ OUT="$(mkdir -p "${1:?OUT_DIR}" && cd "$1" && pwd)"
 SECONDS_BUDGET="${2:?SECONDS}"
 FAMILIES="${3:?FAMILIES}"
 PROCS="${4:-4}"
+SCALE="${5:-1}"
 W=/tmp/kc-sweep
 rm -rf "$W" && mkdir -p "$W"
 export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
@@ -27,7 +28,7 @@ fi
 pids=()
 for i in $(seq 0 $((PROCS - 1))); do
   timeout $((SECONDS_BUDGET + 60)) python3 "$ROOT/validate/sweeps/sweep.py" --out "$W/part_$i.jsonl" \
-    --families "$FAMILIES" --shard "$i/$PROCS" --chunk 50 --deadline-s "$SECONDS_BUDGET" >"$W/part_$i.log" 2>&1 &
+    --families "$FAMILIES" --shard "$i/$PROCS" --scale "$SCALE" --chunk 50 --deadline-s "$SECONDS_BUDGET" >"$W/part_$i.log" 2>&1 &
   pids+=($!)
 done
 status=0
