@@ -1,12 +1,12 @@
 """The gemm_random sweeps (sweep.py: gemm_random, gemm_random_b) as a compact table: one CSV row per GEMM, and the launch
-sequences (kernel names in order) stored once each in a JSON list the rows index, so that
+sequences (kernel names in order) stored once each in a gzipped JSON list the rows index, so that
 hundreds of thousands of measured GEMMs stay small enough to commit.
 
-    python3 validate/sweeps/gemm_table.py OUT.csv.gz SWEEP.jsonl[.gz]... [--paths PATHS.json]
+    python3 validate/sweeps/gemm_table.py OUT.csv.gz SWEEP.jsonl[.gz]... [--paths PATHS.json.gz]
 
 Columns: op (linear | addmm | mm | bmm), dtype, bias (1: a 1-D bias in the call), b, m, k, n,
 ta, tb (1: cuBLAS reads that operand transposed), kernels, memcpy, memset, path (index into
-PATHS.json, default OUT with .paths.json). Rows with an error are left out and counted.
+PATHS.json.gz, default OUT with .paths.json.gz). Rows with an error are left out and counted.
 """
 import argparse
 import csv
@@ -44,7 +44,7 @@ def main():
     ap.add_argument("sweeps", nargs="+")
     ap.add_argument("--paths")
     a = ap.parse_args()
-    paths_out = a.paths or a.out.replace(".csv.gz", "") + ".paths.json"
+    paths_out = a.paths or a.out.replace(".csv.gz", "") + ".paths.json.gz"
     paths, path_index, n, errors = [], {}, 0, 0
     with gzip.open(a.out, "wt", compresslevel=9, newline="") as f:
         w = csv.writer(f)
@@ -56,7 +56,7 @@ def main():
                     continue
                 w.writerow(table_row(r, paths, path_index))
                 n += 1
-    with open(paths_out, "w") as f:
+    with gzip.open(paths_out, "wt", compresslevel=9) as f:
         json.dump(paths, f, separators=(",", ":"))
     print(f"gemm_table: {n} GEMMs, {len(paths)} distinct launch sequences, {errors} left out (errors)", file=sys.stderr)
 

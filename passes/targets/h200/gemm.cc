@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
+#include "passes/targets/h200/gemm_engine.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -152,173 +154,114 @@ Mnk gemm_mnk(const OpFacts& f) {
   return {a->sizes[0], a->sizes[1], b->sizes[1]};
 }
 
-// bf16/fp16: nvjet's cooperative (stream-K) kernels zero a workspace first; cuBLASLt takes
-// them for large outputs. Sweep: no memset up to M*N = 9.6M (6304x1000 ... 25088x384),
-// a memset from 12.58M (4096x3072 -> 384 tiles of 256x128, ~2.9 waves of 132 SMs).
-constexpr int64_t kHalfMemsetOutput = 12'000'000;
-bool half_memset_shape(const Mnk& d) {
-  return d.m > 1 && d.m * d.n >= kHalfMemsetOutput;
-}
-bool half_gemm_memset(const OpFacts& f) {
-  return is_half(f.dtype) && half_memset_shape(gemm_mnk(f));
-}
+// --- The one cuBLAS call of a GEMM op, and what it launches (gemm_engine.h) ---
 
-// f32 (no TF32) GEMMs: which cuBLAS/cuBLASLt path runs is cuBLAS's heuristic, keyed on the
-// problem's size. Thresholds fitted on the gemm_f32 sweep (validate/sweeps: 4000 M x K x N
-// shapes of linear with and without a bias and addmm, 90-93% exact per op there) and
-// checked against the corpus's f32 GEMMs (97% exact, 93% with the buckets they replace).
-// The features: output tiles of 32x32 against the H200's 132 SMs, K per tile, problem size.
-// The layout matters: linear multiplies by the transposed weight ('tn' in cuBLAS's terms),
-// addmm by a row-major [K, N] matrix ('nn'), and the two take different paths.
-enum class Fp32Path {
-  kPlain,        // one GEMM kernel (gemmSN for small M, xmma, cutlass)
-  kLargeK,       // scal_kernel (beta) + sgemm_largek split-K + cuBLASLt epilogue, 1 memset: 3/0/1
-  kSplitReduce,  // split-K GEMM + splitKreduce: 2/0/0
-  kMemsetOne,    // one split-K GEMM writing into a zeroed workspace: 1/0/1
-};
-int64_t cdiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
+// An operand cuBLAS reads in place as a transposed row-major matrix: unit stride on its rows. An
+// operand ATen copies first (not readable, or matmul's reshape is no view) is then contiguous.
+bool reads_transposed(const Value* v, bool copied) {
+  if (copied || !has_layout(v) || v->sizes.size() < 2) return false;
+  const size_t n = v->sizes.size();
+  return v->strides[n - 1] != 1 && v->strides[n - 2] == 1;
 }
-Fp32Path fp32_path(const Mnk& d, bool bias, bool weight_transposed) {
-  if (d.n <= 0 || d.k <= 0) return Fp32Path::kPlain;
-  if (d.m <= 16) {
-    // 2-16 rows without a bias on a transposed weight (linear, mm of x and w.t()): cuBLASLt splits
-    // K (+ splitKreduce) from K > 80 unless the output is wide (N > 884) and has at most 10 rows
-    // (gemm_small sweep: 222 of 261 shapes). Otherwise gemmSN / gemv / one GEMM: one launch.
-    const bool split = !bias && weight_transposed && d.m >= 2 && d.k > 80 && (d.n <= 884 || d.m > 10);
-    return split ? Fp32Path::kSplitReduce : Fp32Path::kPlain;
-  }
-  const int64_t tiles32 = cdiv(d.m, 32) * cdiv(d.n, 32);
-  const double k_per_tile = static_cast<double>(d.k) / static_cast<double>(tiles32);
-  const int64_t mnk = d.m * d.n * d.k;
-  if (bias && weight_transposed) {
-    if (mnk < (int64_t{1} << 21)) return k_per_tile >= 0.125 ? Fp32Path::kLargeK : Fp32Path::kPlain;
-    if (k_per_tile < 8) return Fp32Path::kPlain;
-    if (tiles32 <= 41) return d.k < 2560 ? Fp32Path::kSplitReduce : Fp32Path::kMemsetOne;
-    return tiles32 <= 132 ? Fp32Path::kLargeK : Fp32Path::kPlain;  // under one wave of 132 SMs
-  }
-  if (bias) {
-    if (d.k <= 320) return Fp32Path::kPlain;
-    if (d.m * d.n <= 48 * 1024) return d.k < 2560 ? Fp32Path::kSplitReduce : Fp32Path::kMemsetOne;
-    return k_per_tile >= 4 ? Fp32Path::kMemsetOne : Fp32Path::kPlain;
-  }
-  const int64_t tiles64 = cdiv(d.m, 64) * cdiv(d.n, 64);
-  if (d.k > 216 && tiles64 <= 224 && (2 * d.k * d.k > d.m * d.n || (d.n > 160 && d.k > 320)))
-    return Fp32Path::kSplitReduce;
-  if (d.k <= 216 && d.n <= 160 && mnk < (int64_t{1} << 21)) return Fp32Path::kSplitReduce;
-  return Fp32Path::kPlain;
+bool copied(const Value* v) {
+  return operand_copies(v) > 0;
 }
-// The f32 GEMMs this applies to: one 2-D cuBLAS call. linear with its bias fused or, without a
-// bias, on a 2-D or foldable input; addmm with a 1-D bias; mm. The weight is transposed for
-// linear, and for addmm/mm when the right operand is not row-major.
-bool fp32_one_gemm(const OpFacts& f, bool& bias, bool& weight_transposed) {
-  if (!fp32(f)) return false;
+// A 1-D bias that addmm fuses into the call (cuBLASLt's epilogue); a 2-D self is written into the
+// result before a call without one.
+bool addmm_fuses_bias(const OpFacts& f) {
+  const Value* self = f.input(0);
+  return f.op->name == "aten::addmm" && self && self->sizes.size() <= 1;
+}
+// The batched call of matmul/bmm/baddbmm (and linear's unfused path): [batch..., M, K] x [batch...,
+// K, N], batch dims broadcast.
+std::optional<GemmCall> batched_call(const Value* a, const Value* b, bool b_transposed_weight) {
+  if (!has_layout(a) || !has_layout(b) || a->sizes.size() < 2 || b->sizes.size() < 2) return std::nullopt;
+  const size_t na = a->sizes.size(), nb = b->sizes.size();
+  GemmCall c;
+  c.batched = true;
+  c.m = a->sizes[na - 2];
+  c.k = a->sizes[na - 1];
+  c.n = b_transposed_weight ? b->sizes[0] : b->sizes[nb - 1];
+  const size_t batch_dims = std::max(na, nb) - 2;
+  for (size_t i = 0; i < batch_dims; ++i) {
+    const int64_t da = i + na >= batch_dims + 2 ? a->sizes[i + na - 2 - batch_dims] : 1;
+    const int64_t db = !b_transposed_weight && i + nb >= batch_dims + 2 ? b->sizes[i + nb - 2 - batch_dims] : 1;
+    c.b *= std::max(da, db);
+  }
+  c.ta = reads_transposed(a, copied(a));
+  c.tb = b_transposed_weight || reads_transposed(b, copied(b));
+  return c;
+}
+std::optional<GemmCall> gemm_call(const OpFacts& f) {
   const std::string& op = f.op->name;
-  const Value* x = f.input(0);
-  if (op == "aten::linear") {
-    bias = linear_bias_fused(f);
-    weight_transposed = true;
-    // Unfused, the bias is added after a GEMM without one (linear's add_).
-    return bias || (has_layout(x) && one_2d_gemm(*x, f.input(1)));
-  }
-  const Value* b = f.input(op == "aten::addmm" ? 2 : 1);
-  if (op == "aten::addmm") {
-    const Value* self = f.input(0);
-    if (!self || self->sizes.size() > 1) return false;
-    bias = true;
-  } else if (op == "aten::mm" || (op == "aten::matmul" && gemm_mnk(f).m > 0)) {
-    bias = false;
+  std::optional<GemmCall> c;
+  if (op == "aten::bmm" || op == "aten::baddbmm") {
+    const int first = op == "aten::baddbmm" ? 1 : 0;
+    c = batched_call(f.input(first), f.input(first + 1), false);
+  } else if (op == "aten::linear" && !linear_bias_fused(f) && has_layout(f.input(0)) &&
+             !one_2d_gemm(*f.input(0), f.input(1))) {
+    c = batched_call(f.input(0), f.input(1), true);  // matmul(input, weight.t()) on the bmm path
+    if (c) c->ta = c->ta && linear_copies(f) == 0;
+  } else if (op == "aten::matmul" && gemm_mnk(f).m == 0) {
+    c = batched_call(f.input(0), f.input(1), false);
   } else {
-    return false;
+    const Mnk d = gemm_mnk(f);
+    if (d.m == 0 && d.k == 0 && d.n == 0) return std::nullopt;
+    c = GemmCall{};
+    c->m = d.m;
+    c->k = d.k;
+    c->n = d.n;
+    const Value* x = f.input(op == "aten::addmm" ? 1 : 0);
+    const bool two_d = has_layout(x) && x->sizes.size() == 2;
+    if (op == "aten::linear") {
+      c->bias = linear_bias_fused(f);
+      c->ta = two_d && reads_transposed(x, linear_copies(f) > 0);
+      c->tb = true;
+    } else {
+      const Value* w = f.input(op == "aten::addmm" ? 2 : 1);
+      c->bias = addmm_fuses_bias(f);
+      c->ta = two_d && reads_transposed(x, copied(x));
+      c->tb = reads_transposed(w, copied(w));
+    }
   }
-  weight_transposed = !(has_layout(b) && b->sizes.size() == 2 && b->strides[1] == 1 && b->sizes[1] > 1);
-  return true;
+  if (c) c->half = is_half(f.dtype);
+  return c;
 }
-Fp32Path fp32_gemm_path(const OpFacts& f) {
-  bool bias = false, transposed = true;
-  if (!fp32_one_gemm(f, bias, transposed)) return Fp32Path::kPlain;
-  return fp32_path(gemm_mnk(f), bias, transposed);
+// The call's own launches: the tree's answer; an op this cannot describe as one call is one GEMM.
+Counts call_launches(const OpFacts& f) {
+  if (!fp32(f) && !is_half(f.dtype)) return {1, 0, 0, 0};  // no sweep measured other dtypes
+  const std::optional<GemmCall> c = gemm_call(f);
+  return c ? cublas_launches(*c) : Counts{1, 0, 0, 0};
 }
-bool fp32_large_k(const OpFacts& f) {
-  return fp32_gemm_path(f) == Fp32Path::kLargeK;
-}
-bool fp32_split_reduce(const OpFacts& f) {
-  return fp32_gemm_path(f) == Fp32Path::kSplitReduce;
-}
-bool fp32_memset_one(const OpFacts& f) {
-  return fp32_gemm_path(f) == Fp32Path::kMemsetOne;
+template <int Kernels, int Memcpy, int Memset>
+bool launches_are(const OpFacts& f) {
+  const Counts c = call_launches(f);
+  return c.kernels == Kernels && c.memcpy == Memcpy && c.memset == Memset;
 }
 
-// bf16/fp16 long-K GEMMs with a small output (M <= 128, M*N <= 128K, N <= 4096, K >= 3000):
-// cuBLASLt splits K over nvjet + splitKreduce, 2 kernels, bias or not (sweep: M=1/7/64 with
-// K=3072 N=768 -> 2, K=4096 N=11008 -> 1; corpus: classifier heads K >= 3024 with 2 rows,
-// [98-100 rows] x K=3072/4096 MLP down-projections). The GEMM must be the one 2-D addmm/mm.
-bool half_splitk_shape(const Mnk& d) {
-  return d.m >= 1 && d.m <= 128 && d.n > 1 && d.n <= 4096 && d.m * d.n <= 128 * 1024 && d.k >= 3000;
-}
-bool half_splitk(const OpFacts& f) {
-  if (!is_half(f.dtype)) return false;
-  const Value* x = f.input(0);
-  const bool one_gemm =
-      f.op->name != "aten::linear" || linear_bias_fused(f) || (has_layout(x) && one_2d_gemm(*x, f.input(1)));
-  return one_gemm && half_splitk_shape(gemm_mnk(f));
-}
-
-// GEMV: one row (M=1), or one output column (N=1) of many rows, is a matrix-vector product:
-// gemv / gemvx, 1 kernel; no split-K and no workspace.
-bool gemv_shape(const Mnk& d) {
-  // One output column takes gemv from 256 rows (sweep: 256-6304 rows at K = 2048); below, f32
-  // runs a dot product and a reduction (7 and 64 rows: 2 kernels), left to the other rules.
-  return d.m == 1 || (d.n == 1 && d.m >= 256);
-}
-bool gemv(const OpFacts& f) {
-  return gemv_shape(gemm_mnk(f));
-}
-
-// addmm with a 1-D self fuses it in the cuBLASLt epilogue; a 2-D self is first written into
-// the result: a memcpy when it has the result's shape, a copy kernel when broadcast (sweep:
-// addmm_b1 / addmm_beta0 1/1/0).
-Counts addmm_self(const OpFacts& f) {
+// addmm with a 2-D self first writes it into the result: a memcpy when it has the result's shape,
+// a copy kernel when broadcast (sweep: addmm_b1 / addmm_beta0 1/1/0); baddbmm likewise (sweep:
+// baddbmm 1/1/0 with a full self).
+Counts self_into_result(const OpFacts& f) {
+  const std::string& op = f.op->name;
   const Value* self = f.input(0);
   const Value* out = f.output(0);
-  if (f.op->name != "aten::addmm" || !self || !out || self->sizes.size() < 2) return {};
+  if ((op != "aten::addmm" && op != "aten::baddbmm") || addmm_fuses_bias(f) || !self || !out) return {};
   if (self->sizes == out->sizes && self->contiguous()) return {0, 1, 0, 0};
   return {1, 0, 0, 0};
 }
-Counts linear_counts(const OpFacts& f) {
-  const int copies = f.op->name == "aten::linear" ? linear_copies(f) : gemm_copies(f);
-  const int bias_add = f.op->name == "aten::linear" && linear_bias_separate(f) ? 1 : 0;
-  Counts c{1 + copies + bias_add, 0, half_gemm_memset(f) ? 1 : 0, 0};
-  c += addmm_self(f);
+// Around the call: copies of operands cuBLAS cannot read, linear's separate bias add, a 2-D self.
+Counts around_call(const OpFacts& f) {
+  Counts c = self_into_result(f);
+  if (f.op->name == "aten::linear")
+    c.kernels += linear_copies(f) + (linear_bias_separate(f) ? 1 : 0);
+  else
+    c.kernels += gemm_copies(f);
   return c;
 }
-// Copies before a split GEMM, and linear's bias add after one that does not fuse it.
-int around_gemm(const OpFacts& f) {
-  if (f.op->name != "aten::linear") return gemm_copies(f);
-  return linear_copies(f) + (linear_bias_separate(f) ? 1 : 0);
-}
-Counts splitk_bias_counts(const OpFacts& f) {
-  return {3 + around_gemm(f), 0, 1, 0};
-}
-Counts memset_one_counts(const OpFacts& f) {
-  return {1 + around_gemm(f), 0, 1, 0};
-}
-Counts splitk_plain_counts(const OpFacts& f) {
-  return {2 + around_gemm(f), 0, 0, 0};
-}
-// matmul / bmm / baddbmm: one GEMM + operand copies. baddbmm (and addmm with a 2-D self) first
-// writes self into the result: a device-to-device memcpy when self already has the result's
-// shape, a copy kernel when it is broadcast (sweep: baddbmm 1/1/0 with a full self).
-Counts gemm_counts(const OpFacts& f) {
-  Counts c{1 + gemm_copies(f), 0, 0, 0};
-  if (f.op->name == "aten::baddbmm") {
-    const Value* self = f.input(0);
-    const Value* out = f.output(0);
-    if (self && out && self->sizes == out->sizes && self->contiguous())
-      ++c.memcpy;
-    else
-      ++c.kernels;
-  }
+Counts gemm_launches(const OpFacts& f) {
+  Counts c = call_launches(f);
+  c += around_call(f);
   return c;
 }
 
@@ -448,22 +391,23 @@ bool einsum_permutation(const OpFacts& f) {
 
 // --- tensordot: permute + reshape each operand to a matrix, one mm (aten/src/ATen/native/Linear.cpp) ---
 
-// A GEMM's own launches from M, K and N, as the linear/mm rules above count them: GEMV for one
-// row or column; f32 split-K (GEMM + reduce) on few output tiles; bf16/fp16 split-K for long K and a
-// small output; bf16/fp16 stream-K's zeroed workspace for a large output.
-Counts mm_counts(const Mnk& d, DType dt) {
-  if (gemv_shape(d)) return {1, 0, 0, 0};
-  if (dt == DType::kFloat32) {
-    const Fp32Path path = fp32_path(d, false, true);
-    return path == Fp32Path::kSplitReduce ? Counts{2, 0, 0, 0} : Counts{1, 0, 0, 0};
-  }
-  if (is_half(dt) && half_splitk_shape(d)) return {2, 0, 0, 0};
-  return {1, 0, is_half(dt) && half_memset_shape(d) ? 1 : 0, 0};
+// The launches of one 2-D mm without a bias, [M, K] x [K, N], the right operand read transposed
+// or not: the tree's answer (f32 and half precision; other dtypes one kernel).
+Counts mm_counts(const Mnk& d, DType dt, bool b_transposed) {
+  if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
+  GemmCall c;
+  c.half = is_half(dt);
+  c.m = d.m;
+  c.k = d.k;
+  c.n = d.n;
+  c.tb = b_transposed;
+  return cublas_launches(c);
 }
 }  // namespace
 
+// A recurrent cell's x @ w.t(): the weight is read transposed.
 Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt) {
-  return mm_counts({m, k, n}, dt);
+  return mm_counts({m, k, n}, dt, true);
 }
 
 namespace {
@@ -471,12 +415,13 @@ namespace {
 struct TensordotPlan {
   Mnk d;
   int copies = 0;
+  bool b_transposed = false;  // the right operand's matrix is a view with unit stride on its rows
   bool ok = false;
 };
 // Operand `v` permuted to (first dims, then second dims) and reshaped to [rows, cols]: a copy
 // unless that is a view cuBLAS can read.
 int tensordot_operand_copy(const Value& v, const std::vector<int64_t>& first, const std::vector<int64_t>& second,
-                           int64_t rows, int64_t cols) {
+                           int64_t rows, int64_t cols, bool* transposed = nullptr) {
   std::vector<int64_t> sz, st;
   for (const auto* dims : {&first, &second})
     for (int64_t d : *dims) {
@@ -488,7 +433,9 @@ int tensordot_operand_copy(const Value& v, const std::vector<int64_t>& first, co
   if (!view_is_possible(sz, st, m.sizes)) return 1;
   // The view's strides are those of each group's innermost dim.
   m.strides = {first.empty() ? cols : v.strides[first.back()], second.empty() ? 1 : v.strides[second.back()]};
-  return blas_readable(m) ? 0 : 1;
+  if (!blas_readable(m)) return 1;
+  if (transposed) *transposed = reads_transposed(&m, false);
+  return 0;
 }
 TensordotPlan tensordot_plan(const OpFacts& f) {
   TensordotPlan p;
@@ -520,7 +467,7 @@ TensordotPlan tensordot_plan(const OpFacts& f) {
   };
   p.d = {prod(*a, fa), prod(*a, sa), prod(*b, fb)};
   if (p.d.k != prod(*b, sb)) return p;
-  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) + tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n);
+  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) + tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n, &p.b_transposed);
   p.ok = true;
   return p;
 }
@@ -529,7 +476,7 @@ bool tensordot_known(const OpFacts& f) {
 }
 Counts tensordot_counts(const OpFacts& f) {
   const TensordotPlan p = tensordot_plan(f);
-  Counts c = mm_counts(p.d, f.dtype);
+  Counts c = mm_counts(p.d, f.dtype, p.b_transposed);
   c.kernels += p.copies;
   return c;
 }
@@ -538,90 +485,68 @@ Counts tensordot_counts(const OpFacts& f) {
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
-  // matmul folded into one 2-D mm (an N-D left operand against a 2-D right one) makes the same
-  // split-K choices; unfolded it is the batched rule's.
-  const std::vector<std::string> split2d = ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul"});
-  r.push_back({"gemm.half.splitk",
-               split2d,
+  // Every op that is one cuBLAS call: what the call launches is cuBLAS's heuristic's answer,
+  // learned from the GPU (gemm_engine.h); the rule ids name the launch patterns it picks between.
+  const std::vector<std::string> calls =
+      ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul", "aten::bmm", "aten::baddbmm"});
+  const char* const evidence =
+      "sweep:gemm_random (500,000 random GEMMs on the H200: linear with and without a bias, addmm, mm, bmm with "
+      "transposed operands, f32 and bf16; validate/sweeps/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
+      "sweep:gemm_small, sweep:gemm_align (model-shaped, checked, not fitted)";
+  const char* const around =
+      " (+ a copy of an operand cuBLAS cannot read, + linear's bias add when unfused, + addmm's or baddbmm's 2-D "
+      "self written into the result)";
+  r.push_back({"gemm.splitk_largek",
+               calls,
                {},
-               "bf16/fp16, M <= 128, M*N <= 128K, N <= 4096, K >= 3000: nvjet split-K + splitKreduce, 2 kernels "
-               "(+ copies, + memset rule as below never applies at this size)",
-               half_splitk,
+               std::string("cuBLAS's heuristic (a tree fitted on random GEMMs measured on the H200) picks sgemm_largek: "
+                           "a scaling kernel, the split-K GEMM and an epilogue, 3 kernels + a zeroed workspace") +
+                   around,
+               launches_are<3, 0, 1>,
                {},
-               splitk_plain_counts,
-               "sweep:gemm/linear bf16 lead=[1]/[7]/[64] kn=[3072,768], broad:vgg, broad:swin, broad:vit, "
-               "broad:convnext, broad:alexnet",
-               "cuBLAS splits the long inner dimension of this small bf16 GEMM across thread blocks: one kernel "
-               "computes partial products, a second adds them up."});
-  r.push_back(
-      {"gemm.gemv",
-       gemm2d,
-       {},
-       "one row, or one output column of >= 256 rows (M = 1, or N = 1 and M >= 256): gemv, 1 kernel (+ copies, "
-       "+ linear's bias add when unfused), no workspace",
-       gemv,
-       {},
-       linear_counts,
-       "sweep:gemm/linear lead=[1] (f32 gemv2T/gemvx, bf16 nvjet), sweep:gemm/linear kn=[2048,1], broad:mobilenet, "
-       "broad:resnet (classifier heads)",
-       "With a single row or a single output column the product is a matrix-vector multiply: one GEMV kernel (plus "
-       "a copy of an operand cuBLAS cannot read as it is)."});
-  const char* const fp32_evidence =
-      "sweep:gemm_f32 (4000 shapes: M 16-1024, K 2-4096, N 10-1536; linear with and without bias, addmm), "
-      "broad:swin, broad:vit, broad:twins, broad:mlp-mixer, broad:hubert, broad:convbert, broad:gpt2 (addmm)";
-  r.push_back({"gemm.fp32.splitk_largek",
-               split2d,
-               {},
-               "f32, bias in the GEMM, transposed weight (linear): K per 32x32 output tile >= 8 on 42-132 tiles "
-               "(under one wave of 132 SMs), or any tiny problem (M*N*K < 2M): scal + sgemm_largek + epilogue, 3 "
-               "kernels + a memset. Fitted thresholds of cuBLAS's heuristic",
-               fp32_large_k,
-               {},
-               splitk_bias_counts,
-               fp32_evidence,
+               gemm_launches,
+               evidence,
                "For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes "
                "partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed "
                "workspace (a memset)."});
-  r.push_back({"gemm.fp32.splitk_reduce",
-               split2d,
+  r.push_back({"gemm.splitk_reduce",
+               calls,
                {},
-               "f32 with few output tiles and a long K (linear with bias: K per 32x32 tile >= 8 on <= 41 tiles, K < "
-               "2560; addmm: K > 320 and M*N <= 48K, K < 2560; no bias: K > 216 with K^2 > M*N/2 or N > 160 and K > "
-               "320 on <= 224 tiles of 64x64, or a small problem with K <= 216 and N <= 160; 2-16 rows: no bias, a "
-               "transposed weight, K > 80, and N <= 884 or M > 10): split-K GEMM + splitKreduce, 2 kernels. Fitted "
-               "thresholds of cuBLAS's heuristic",
-               fp32_split_reduce,
+               std::string("cuBLAS's heuristic (as above) splits K: the GEMM (or a dot product, for one output column) "
+                           "and a reduction kernel, 2 kernels") +
+                   around,
+               launches_are<2, 0, 0>,
                {},
-               splitk_plain_counts,
-               fp32_evidence,
-               "For this float32 shape cuBLAS splits the inner dimension: one kernel computes partial products, a "
-               "second adds them up."});
-  r.push_back({"gemm.fp32.splitk_memset",
-               split2d,
+               gemm_launches,
+               evidence,
+               "For this shape cuBLAS splits the inner dimension: one kernel computes partial products, a second adds "
+               "them up."});
+  r.push_back({"gemm.workspace",
+               calls,
                {},
-               "f32 split-K written into a zeroed workspace: K >= 2560 where the bucket above would reduce, or addmm "
-               "with K > 320, M*N > 48K and K per 32x32 tile >= 4: 1 kernel + a memset. Fitted thresholds of cuBLAS's "
-               "heuristic",
-               fp32_memset_one,
+               std::string("cuBLAS's heuristic (as above) picks a kernel that accumulates into a zeroed workspace "
+                           "(split-K in one kernel, or stream-K for a large half-precision output): 1 kernel + a "
+                           "memset") +
+                   around,
+               launches_are<1, 0, 1>,
                {},
-               memset_one_counts,
-               fp32_evidence,
-               "For this float32 shape cuBLAS splits the inner dimension inside one kernel that accumulates into a "
-               "zeroed workspace (a memset)."});
+               gemm_launches,
+               evidence,
+               "For this shape cuBLAS picks a kernel whose thread blocks share the work of each output tile and "
+               "accumulate into a workspace zeroed first (a memset)."});
   r.push_back({"gemm",
                gemm2d,
                {},
-               "one GEMM (bias fused for a 2-D or contiguous input, else + a bias add); + a copy when the "
-               "operand cuBLAS reads has no unit stride or matmul's reshape is not a view (a weight that "
-               "requires grad folds it by a copy); bf16/fp16 + a memset when M*N >= 12M (nvjet stream-K "
-               "workspace)",
+               std::string("one cuBLAS call; what it launches is cuBLAS's heuristic's answer (as above): mostly one "
+                           "GEMM or GEMV kernel; for one row, a bias cuBLASLt cannot fuse is first copied into the "
+                           "result (a memcpy)") +
+                   around,
                nullptr,
                {},
-               linear_counts,
-               "sweep:gemm/linear (contig and noncontig_in, bias and not, f32 and bf16), sweep:grad_fold (weights "
-               "that require grad), broad:vit, broad:swin, broad:bert, broad:llama, torchscript:mlp-mixer",
+               gemm_launches,
+               evidence,
                "A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix "
-               "is copied first, and a large bf16 output zeroes a workspace for the cooperative kernel (a memset)."});
+               "is copied first."});
   r.push_back(
       {"gemm.einsum",
        ops({"aten::einsum"}),
@@ -672,11 +597,12 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"gemm.batched",
                ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}),
                {},
-               "one GEMM, + a copy per operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped "
-               "self, or + a copy kernel of a broadcast one",
+               "one batched cuBLAS call (what it launches: cuBLAS's heuristic's answer, as above), + a copy per "
+               "operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped self, or + a copy kernel "
+               "of a broadcast one",
                nullptr,
                {},
-               gemm_counts,
+               gemm_launches,
                "sweep:gemm/matmul, sweep:gemm/bmm_or_matmul, sweep:gemm/matmul_t, sweep:gemm/baddbmm, "
                "broad:swin (attention matmuls on permuted operands), broad:bloom (baddbmm)",
                "A batched product is one cuBLAS batched GEMM, plus a copy of any operand whose batch dimensions cannot "
