@@ -348,6 +348,19 @@ TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one ke
   // Circular: the centre, then one copy per padded side.
   CHECK(pad({1, 1, 1, 1}, "circular").counts.kernels == 5);
   CHECK(pad({1, 0, 2, 0}, "circular").counts.kernels == 3);
+  // Zero amounts clone the input in its own layout: channels last and dense is still one memcpy
+  // (broad:davit), a transposed view a copy kernel.
+  auto zero_pad = [](std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+    GraphBuilder b;
+    int x = b.strided(sizes, strides);
+    b.op("aten::pad", {x});
+    b.arg_ints("pad", {0, 0, 0, 0});
+    return last(b).counts;
+  };
+  const kc::Counts cl = zero_pad({2, 192, 28, 28}, {150528, 1, 5376, 192});
+  CHECK(cl.memcpy == 1);
+  CHECK(cl.kernels == 0);
+  CHECK(zero_pad({2, 192, 28, 28}, {150528, 784, 1, 28}).kernels == 1);
 }
 
 TEST_CASE("im2col runs a kernel per batch element and copies the input over when the result outgrows it") {

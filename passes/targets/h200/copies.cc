@@ -159,9 +159,18 @@ bool pad_known(const OpFacts& f) {
 // pad with all-zero amounts is a copy of its input. Constant padding fills the result, then
 // copies the input into it; amounts that only crop (all <= 0) are a narrowed view copied once.
 // Reflect and replicate write every output element in one kernel.
+bool has_strides(const Value& v) {
+  return !v.sizes.empty() && v.strides.size() == v.sizes.size();
+}
 Counts pad_counts(const OpFacts& f) {
   const Arg* pad = f.arg("pad");
-  if (all_equal(pad, 0)) return clone_counts(f);
+  if (all_equal(pad, 0)) {
+    // constant_pad_nd with nothing to pad returns input.clone(), which keeps the input's layout:
+    // a dense tensor (row-major or channels last) is copied as one block, a memcpy.
+    const Value* in = f.input(0);
+    if (in && has_strides(*in) && dense_in_memory_format(*in)) return {0, 1, 0, 0};
+    return clone_counts(f);
+  }
   if (pad_mode(f) != "constant") return {1, 0, 0, 0};
   bool grows = false;
   if (pad)
@@ -290,17 +299,19 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                repeat_counts,
                "sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit",
                "A repeat is one kernel writing the tiled result (a plain copy when every repeat is 1)."});
-  r.push_back({"pad",
-               ops({"aten::pad", "aten::constant_pad_nd"}),
-               {},
-               "not circular. Zero amounts: a copy of the input; constant: fill then copy (1 when it only crops); "
-               "reflect/replicate: one kernel",
-               pad_known,
-               {},
-               pad_counts,
-               "truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)",
-               "Constant padding fills the result and copies the input into it (two kernels, one if it only crops); "
-               "reflect and replicate padding are one kernel; zero padding is a copy."});
+  r.push_back(
+      {"pad",
+       ops({"aten::pad", "aten::constant_pad_nd"}),
+       {},
+       "not circular. Zero amounts: a clone (a memcpy when the input is dense in its layout, else a copy kernel); "
+       "constant: fill then copy (1 when it only crops); "
+       "reflect/replicate: one kernel",
+       pad_known,
+       {},
+       pad_counts,
+       "truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)",
+       "Constant padding fills the result and copies the input into it (two kernels, one if it only crops); "
+       "reflect and replicate padding are one kernel; zero padding is a copy."});
   r.push_back({"roll",
                ops({"aten::roll"}),
                {},

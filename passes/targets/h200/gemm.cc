@@ -467,7 +467,8 @@ TensordotPlan tensordot_plan(const OpFacts& f) {
   };
   p.d = {prod(*a, fa), prod(*a, sa), prod(*b, fb)};
   if (p.d.k != prod(*b, sb)) return p;
-  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) + tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n, &p.b_transposed);
+  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) +
+             tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n, &p.b_transposed);
   p.ok = true;
   return p;
 }
@@ -493,14 +494,12 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       "sweep:gemm_random (500,000 random GEMMs on the H200: linear with and without a bias, addmm, mm, bmm with "
       "transposed operands, f32 and bf16; validate/sweeps/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
       "sweep:gemm_small, sweep:gemm_align (model-shaped, checked, not fitted)";
-  const char* const around =
-      " (+ a copy of an operand cuBLAS cannot read, + linear's bias add when unfused, + addmm's or baddbmm's 2-D "
-      "self written into the result)";
+  const char* const around = " (+ copies of operands cuBLAS cannot read, linear's unfused bias add, addmm's 2-D self)";
   r.push_back({"gemm.splitk_largek",
                calls,
                {},
-               std::string("cuBLAS's heuristic (a tree fitted on random GEMMs measured on the H200) picks sgemm_largek: "
-                           "a scaling kernel, the split-K GEMM and an epilogue, 3 kernels + a zeroed workspace") +
+               std::string("cuBLAS picks sgemm_largek (its choice learned from random GEMMs run on the H200): a "
+                           "scaling kernel, the split-K GEMM and an epilogue, 3 kernels + a zeroed workspace") +
                    around,
                launches_are<3, 0, 1>,
                {},
@@ -512,8 +511,8 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"gemm.splitk_reduce",
                calls,
                {},
-               std::string("cuBLAS's heuristic (as above) splits K: the GEMM (or a dot product, for one output column) "
-                           "and a reduction kernel, 2 kernels") +
+               std::string("cuBLAS splits K (its choice learned from random GEMMs run on the H200): the GEMM (or "
+                           "a dot product, for one output column) and a reduction kernel, 2 kernels") +
                    around,
                launches_are<2, 0, 0>,
                {},
@@ -524,9 +523,8 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"gemm.workspace",
                calls,
                {},
-               std::string("cuBLAS's heuristic (as above) picks a kernel that accumulates into a zeroed workspace "
-                           "(split-K in one kernel, or stream-K for a large half-precision output): 1 kernel + a "
-                           "memset") +
+               std::string("cuBLAS picks a kernel that accumulates into a zeroed workspace, split-K or stream-K "
+                           "(its choice learned from random GEMMs run on the H200): 1 kernel + a memset") +
                    around,
                launches_are<1, 0, 1>,
                {},
@@ -537,9 +535,9 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"gemm",
                gemm2d,
                {},
-               std::string("one cuBLAS call; what it launches is cuBLAS's heuristic's answer (as above): mostly one "
-                           "GEMM or GEMV kernel; for one row, a bias cuBLASLt cannot fuse is first copied into the "
-                           "result (a memcpy)") +
+               std::string("one cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on the "
+                           "H200): one GEMM or GEMV kernel; a bias cuBLASLt's epilogue does not take is first "
+                           "written into the result") +
                    around,
                nullptr,
                {},
@@ -597,9 +595,9 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back({"gemm.batched",
                ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}),
                {},
-               "one batched cuBLAS call (what it launches: cuBLAS's heuristic's answer, as above), + a copy per "
-               "operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped self, or + a copy kernel "
-               "of a broadcast one",
+               "one batched cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on the "
+               "H200), + a copy per operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped self, "
+               "or + a copy kernel of a broadcast one",
                nullptr,
                {},
                gemm_launches,

@@ -37,12 +37,34 @@ void features(const GemmCall& c, double (&x)[kFeatures]) {
   const double t32 = static_cast<double>(cdiv(c.m, 32) * cdiv(c.n, 32));
   const double t64 = static_cast<double>(cdiv(c.m, 64) * cdiv(c.n, 64));
   const double t128 = static_cast<double>(cdiv(c.m, 128) * cdiv(c.n, 128));
-  const double v[kFeatures] = {
-      c.half ? 1.0 : 0.0, c.bias ? 1.0 : 0.0, c.batched ? 1.0 : 0.0, c.ta ? 1.0 : 0.0, c.tb ? 1.0 : 0.0, b, m, k, n,
-      std::log2(b) + std::log2(m) + std::log2(k) + std::log2(n), m * n, t32, t64, t128, k / t32, k / t64, k / t128,
-      b * t64, b * t128, c.m % 4 == 0 ? 1.0 : 0.0, c.k % 4 == 0 ? 1.0 : 0.0, c.n % 4 == 0 ? 1.0 : 0.0,
-      c.m % 8 == 0 ? 1.0 : 0.0, c.k % 8 == 0 ? 1.0 : 0.0, c.n % 8 == 0 ? 1.0 : 0.0, c.m % 2 == 0 ? 1.0 : 0.0,
-      c.k % 2 == 0 ? 1.0 : 0.0, c.n % 2 == 0 ? 1.0 : 0.0};
+  const double v[kFeatures] = {c.half ? 1.0 : 0.0,
+                               c.bias ? 1.0 : 0.0,
+                               c.batched ? 1.0 : 0.0,
+                               c.ta ? 1.0 : 0.0,
+                               c.tb ? 1.0 : 0.0,
+                               b,
+                               m,
+                               k,
+                               n,
+                               std::log2(b) + std::log2(m) + std::log2(k) + std::log2(n),
+                               m * n,
+                               t32,
+                               t64,
+                               t128,
+                               k / t32,
+                               k / t64,
+                               k / t128,
+                               b * t64,
+                               b * t128,
+                               c.m % 4 == 0 ? 1.0 : 0.0,
+                               c.k % 4 == 0 ? 1.0 : 0.0,
+                               c.n % 4 == 0 ? 1.0 : 0.0,
+                               c.m % 8 == 0 ? 1.0 : 0.0,
+                               c.k % 8 == 0 ? 1.0 : 0.0,
+                               c.n % 8 == 0 ? 1.0 : 0.0,
+                               c.m % 2 == 0 ? 1.0 : 0.0,
+                               c.k % 2 == 0 ? 1.0 : 0.0,
+                               c.n % 2 == 0 ? 1.0 : 0.0};
   for (size_t i = 0; i < kFeatures; ++i) x[i] = static_cast<double>(static_cast<float>(v[i]));
 }
 
