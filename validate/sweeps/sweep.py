@@ -971,6 +971,26 @@ def sort_mode_family(S, scale):
         S.add("sortmode", op, dict(dtype=dt, rows=rows, n=n), build)
 
 
+def conv1x1_random_family(S, scale):
+    """Ungrouped 1x1 convolutions at stride 1 without padding, the ones cuDNN on a GPU can run as one
+    cuBLASLt GEMM (engine 58, whose split-K and workspace choices are cuBLASLt's): random batch,
+    size and channels, log-uniform, f32 and bf16, NCHW and channels last. No shape from a model."""
+    r = random.Random(103)
+    for _ in range(int(60_000 * scale)):
+        dt = "f32" if r.random() < 0.6 else "bf16"
+        layout = "cl_both" if r.random() < 0.3 else "contig"
+        for _ in range(100):
+            b, hw = gemm_dim(r, 1, 64), gemm_dim(r, 1, 112)
+            cin, cout = gemm_dim(r, 8, 4096), gemm_dim(r, 8, 4096)
+            if b * max(cin, cout) * hw * hw <= 2 ** 26 and b * cin * cout * hw * hw <= 2 ** 36:
+                break
+        p = dict(dtype=dt, layout=layout, batch=b, hw=hw, cin=cin, cout=cout, k=1, stride=1, pad=0, g=1)
+        S.add("conv1x1_random", "conv2d", p, lambda p=p, b=b, hw=hw, cin=cin, cout=cout: (
+            lambda x, w: F.conv2d(x, w),
+            [rnd([b, cin, hw, hw], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
+             rnd([cout, cin, 1, 1], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig")]))
+
+
 def gemm_dim(r, lo, hi):
     """A GEMM extent drawn log-uniformly from [lo, hi]: half of them rounded to a multiple of 8 (as
     model widths mostly are), the rest left as drawn, so that unaligned leading dimensions occur."""
@@ -1018,7 +1038,7 @@ def gemm_random_family(S, scale, family="gemm_random", seed=101):
                 F.linear, [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
 
 
-FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
+FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_random": conv1x1_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
             "sortmode": sort_mode_family,
