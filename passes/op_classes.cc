@@ -237,6 +237,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::max_pool2d_with_indices", C::kPool},
     {"aten::adaptive_max_pool2d", C::kPool},
     {"aten::_upsample_bilinear2d_aa", C::kPool},
+    {"aten::_upsample_bicubic2d_aa", C::kPool},
     {"aten::fft_rfft", C::kScan},
     {"aten::fft_irfft", C::kScan},
     {"aten::fft_fft2", C::kScan},

@@ -473,3 +473,14 @@ TEST_CASE("rules: pow of a tensor to a scalar casts a base of another result dty
   // Same dtype: the pointwise kernel alone.
   CHECK(pow(DType::kFloat32, DType::kFloat32).counts.kernels == 1);
 }
+
+TEST_CASE("antialiased bilinear and bicubic resampling are one kernel each") {
+  for (const char* op : {"aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa"}) {
+    GraphBuilder b;
+    int x = b.input({1, 96, 16, 16});
+    b.op(op, {x}, {}, {1, 96, 64, 64});
+    const auto l = last(b);
+    CHECK(l.known);
+    CHECK(l.counts.kernels == 1);
+  }
+}

@@ -274,13 +274,14 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "first converted."});
   r.push_back({"pool.indices",
                ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
-                    "aten::_upsample_bilinear2d_aa"}),
+                    "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa"}),
                {},
                "one kernel",
                nullptr,
                {},
                one_kernel_unless_empty,
-               "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa",
+               "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa, fresh2:hiera "
+               "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's)",
                "This pool or resampling reads each window once with one kernel."});
   r.push_back({"fft.r2c",
                ops({"aten::fft_rfft"}),

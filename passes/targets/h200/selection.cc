@@ -89,14 +89,17 @@ bool small_mode(const OpFacts& f) {
 // reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
 // f32 15 and 6 (16 from 8192 elements), int64 17 and 10 (18 from 8192); bf16/fp16 merge
 // sort, no memset: 10 from 4096 elements, 13 at 8192, + 2 per doubling beyond. Shorter long
-// slices take other thrust paths (2049 measured) and stay unknown, except f32 from 3000
-// (measured at 3000: as at 4096).
+// slices take other thrust paths: bf16 8 kernels a slice (measured at 2049 and 3000), fp16 10
+// (at 2049, as at 4096); f32 and int64 below 3000 and 4096 differ again (2049 measured: no
+// memset, 10 memcpy a slice) and stay unknown, except f32 from 3000 (measured at 3000: as at
+// 4096).
 bool long_mode(const OpFacts& f) {
   const Value* x = self(f);
   if (!x) return false;
   const int64_t n = slice_size(f, -1);
   if (x->dtype == DType::kFloat32) return n >= 3000;
-  return (x->dtype == DType::kInt64 || is_half(x->dtype)) && n >= 4096;
+  if (is_half(x->dtype)) return n > 2048;
+  return x->dtype == DType::kInt64 && n >= 4096;
 }
 Counts long_mode_counts(const OpFacts& f) {
   const Value* x = self(f);
@@ -109,6 +112,8 @@ Counts long_mode_counts(const OpFacts& f) {
   } else if (x->dtype == DType::kInt64) {
     kernels = n < 8192 ? 17 : 18;
     memsets = 10;
+  } else if (x->dtype == DType::kBFloat16 && n < 4096) {
+    kernels = 8;
   } else {
     kernels = 10;
     for (int64_t m = 8192; m <= n; m *= 2) kernels += m == 8192 ? 3 : 2;
@@ -203,12 +208,14 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"mode.long",
                ops({"aten::mode"}),
                {},
-               "slices of >= 3000 (f32) or >= 4096 (int64, bf16, fp16) elements: thrust per slice, f32 15-16 kernels "
-               "+ 6 memsets, int64 17-18 + 10, bf16/fp16 10 + 2 per doubling from 8192; 8 memcpy per slice + 1",
+               "slices of >= 3000 (f32), >= 4096 (int64) or > 2048 (bf16, fp16) elements: thrust per slice, f32 "
+               "15-16 kernels + 6 memsets, int64 17-18 + 10, bf16 8 below 4096, bf16/fp16 10 + 2 per doubling from "
+               "8192; 8 memcpy per slice + 1",
                long_mode,
                {},
                long_mode_counts,
-               "sweep:sortmode (mode of 1, 4, 32 slices of 2049 to 1M elements), opset:mode_long, opset:mode_long_rows",
+               "sweep:sortmode (mode of 1, 4, 32 slices of 2049 to 1M elements), opset:mode_long, opset:mode_long_rows "
+               "(bf16: 16 slices of 3000)",
                "The mode of a long slice is computed slice by slice with thrust: a sort, a run count and a search, "
                "with results copied back to the host after each slice."});
   r.push_back({"select.kth",
