@@ -7,10 +7,13 @@
            sweep shapes beside the models' (FRACTION ...), at the tree sizes fit_conv.py chose;
   gpu-gemm where the GPU itself took engine 58 (cuBLASLt's GEMM, never offered without a GPU)
            among the measured shapes, by kind, and whether its measured instances in the
-           corpora had a layout transform, against the 1x1 instances of other engines.
+           corpora had a layout transform, against the 1x1 instances of other engines;
+  gemm-tree whether the GEMM tree (passes/targets/h200/gemm_tree.inc, f32 without TF32) tells
+           which of the broad corpus's f32 NCHW 1x1 convolutions that ran a GEMM split K.
 
     python3 validate/sweeps/conv_studies.py engines
     python3 validate/sweeps/conv_studies.py gpu-gemm
+    python3 validate/sweeps/conv_studies.py gemm-tree
     python3 validate/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
 """
 import collections
@@ -88,12 +91,55 @@ def gpu_gemm():
         print(f"measured 1x1 instances, {what}: {k}/{n} with a layout transform")
 
 
+def gemm_tree():
+    import os
+    import re
+
+    import fit_gemm
+    import numpy as np
+    path = os.path.join(fc.ROOT, "passes", "targets", "h200", "gemm_tree.inc")
+    nodes = [(int(m[1]), float(m[2]), int(m[3]), int(m[4]), int(m[5]))
+             for m in re.finditer(r"\{(-?\d+), ([^,]+), (-?\d+), (-?\d+), (\d+), \d+, \d+\}", open(path).read())]
+
+    def kernels(call):
+        x = [float(np.float32(v)) for v in fit_gemm.features(*call)]
+        i = 0
+        while nodes[i][0] >= 0:
+            i = nodes[i][2] if x[nodes[i][0]] <= nodes[i][1] else nodes[i][3]
+        return nodes[i][4]
+    table = collections.Counter()
+    for _, d in fc.model_files("broad"):
+        for o in d.get("ops", []):
+            if o.get("op") != "aten::conv2d":
+                continue
+            tensors, ints = fc.parse_args(o["args"])
+            if "input" not in tensors or "weight" not in tensors or (ints.get("groups") or [1])[0] != 1:
+                continue
+            dt, xs, xst = tensors["input"]
+            _, ws, wst = tensors["weight"]
+            q = {"x": xs, "w": ws, "stride": fc.per_dim(ints.get("stride"), 2, 1),
+                 "pad": fc.per_dim(ints.get("padding"), 2, 0)}
+            if dt != "float32" or not fc.gemm_shaped(q) or fc.channels_last(xs, wst) or fc.channels_last(xs, xst):
+                continue
+            names = " ".join(str(n) for n in o["measured"].get("kernel_names", []))
+            if "gemm" not in names.lower() or "implicit" in names or "fprop" in names:
+                continue  # not the GEMM engine
+            n, c, h, w = xs
+            split = kernels((0, 0, 0, 0, 1, 1, n * h * w, c, ws[0])) == 2
+            table[("measured split-K" if "splitKreduce" in names else "measured without", split)] += 1
+    for what in ("measured split-K", "measured without"):
+        said, total = table[(what, True)], table[(what, True)] + table[(what, False)]
+        print(f"f32 NCHW 1x1 convolutions run as a GEMM, {what}: {total}; the GEMM tree says split-K for {said}")
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm", "gemm-tree"):
         sys.exit(__doc__)
     fc.load_engines()
     if sys.argv[1] == "gpu-gemm":
         return gpu_gemm()
+    if sys.argv[1] == "gemm-tree":
+        return gemm_tree()
     sweep, measured = fc.samples(fc.SWEEPS), fc.model_samples()
     if fc.PENDING:
         sys.exit("conv_studies: run fit_conv.py first (cuDNN's answers for every convolution)")

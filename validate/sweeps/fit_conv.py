@@ -41,6 +41,7 @@ build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.1
 import argparse
 import collections
 import gzip
+import lzma
 import json
 import math
 import os
@@ -313,15 +314,22 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     return (f"{half}_{layout}", f, f"{kernels}/{memset}", source)
 
 
-SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "gconv_wide", "gconv_model", "gconv_dense")
+SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "gconv_wide", "gconv_model", "gconv_dense",
+                  "conv1x1_random")
+# Random 1x1 convolutions (sweep.py conv1x1_random: 120,000 measured, counts only). With
+# --conv1x1 every CONV1X1_EVERY-th joins the fit (whose time grows with the shapes); the trees in
+# the repository are fitted without them (FINDINGS.md says what they change).
+CONV1X1_SWEEP = os.path.join(ROOT, "validate", "sweeps", "results", "conv1x1_random.jsonl.xz")
+CONV1X1_EVERY = 6
 
 
-def samples(path):
-    """Every usable convolution of the sweeps."""
+def samples(path, every=1):
+    """Every usable convolution of a sweep file (.gz or .xz); with every=N, every Nth line."""
     out = []
-    with gzip.open(path, "rt") as f:
-        for line in f:
-            if '"conv' not in line:
+    opener = lzma.open if path.endswith(".xz") else gzip.open
+    with opener(path, "rt") as f:
+        for i, line in enumerate(f):
+            if '"conv' not in line or i % every:
                 continue
             d = json.loads(line)
             p = d.get("params", {})
@@ -545,6 +553,10 @@ def lofo(rows, measured, everything, sizes, engine, extra=()):
     return out
 
 
+def extra_sweep(a):
+    return samples(CONV1X1_SWEEP, CONV1X1_EVERY) if a.conv1x1 else []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sweeps", default=SWEEPS)
@@ -556,17 +568,19 @@ def main():
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
                     "left out and fitted on all (JSON, gzip), by the trees with cuDNN's engine choice, for "
                     "validate/broad_accuracy.py --conv-lofo")
+    ap.add_argument("--conv1x1", action="store_true", help="also learn from the random 1x1 convolutions of "
+                    f"{os.path.relpath(CONV1X1_SWEEP, ROOT)} (every {CONV1X1_EVERY}th)")
     ap.add_argument("--engine-tool", default=ENGINE_TOOL, help="kernelcount-cudnn-engines, for convolutions not yet "
                     f"in {os.path.relpath(ENGINES, ROOT)}")
     a = ap.parse_args()
     load_engines()
     measured = model_samples()
-    rows = samples(a.sweeps) + distinct(measured)
+    rows = samples(a.sweeps) + extra_sweep(a) + distinct(measured)
     extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
     if PENDING:
         answer_pending(a.engine_tool)
         measured = model_samples()
-        rows = samples(a.sweeps) + distinct(measured)
+        rows = samples(a.sweeps) + extra_sweep(a) + distinct(measured)
         extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
     print(f"fit_conv: {sum(r[3] == 'sweep' for r in rows)} sweep shapes, "
           f"{sum(r[3] != 'sweep' for r in rows)} distinct model shapes ({len(measured)} instances)")
