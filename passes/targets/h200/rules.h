@@ -29,8 +29,9 @@ void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, s
 void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
 void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
 
-// The launches of one 2-D GEMM without a bias, [M, K] x [K, N] in dtype `dt`, as the mm rules
-// count them (gemm.cc): for composites that run matrix multiplies inside (recurrent cells).
+// The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
+// `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
+// inside (recurrent cells).
 Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt);
 
 }  // namespace kc::h200
