@@ -10,8 +10,8 @@ product and a reduction) is its heuristic's answer for the problem's size, and n
 gives that answer without a GPU. What the heuristic reads is the shape: output tiles against the
 132 SMs, K per tile, alignment of the leading dimensions. The tree's features are those.
 
-    ~/.cache/kc-sk/bin/python validate/sweeps/fit_gemm.py [--leaves 4000] [--out passes/targets/h200/gemm_tree.inc]
-        [--report validate/sweeps/fit_gemm.txt]
+    python3 validate/sweeps/fit_gemm.py [--leaves 4000] [--out passes/targets/h200/gemm_tree.inc]
+        [--report validate/sweeps/fit_gemm.txt]   # needs scikit-learn
 
 Reports, all on GEMMs the tree never saw: a random fifth of the random GEMMs held out of a
 second fit, and every 2-D GEMM of the older model-shaped sweep families (gemm_f32, gemm_half,
