@@ -8,12 +8,14 @@
   gpu-gemm where the GPU itself took engine 58 (cuBLASLt's GEMM, never offered without a GPU)
            among the measured shapes, by kind, and whether its measured instances in the
            corpora had a layout transform, against the 1x1 instances of other engines;
+  conv1x1  the random 1x1 convolutions of results/conv1x1_random.jsonl.xz by their launches;
   gemm-tree whether the GEMM tree (passes/targets/h200/gemm_tree.inc, f32 without TF32) tells
            which of the broad corpus's f32 NCHW 1x1 convolutions that ran a GEMM split K.
 
     python3 validate/sweeps/conv_studies.py engines
     python3 validate/sweeps/conv_studies.py gpu-gemm
     python3 validate/sweeps/conv_studies.py gemm-tree
+    python3 validate/sweeps/conv_studies.py conv1x1
     python3 validate/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
 """
 import collections
@@ -132,9 +134,24 @@ def gemm_tree():
         print(f"f32 NCHW 1x1 convolutions run as a GEMM, {what}: {total}; the GEMM tree says split-K for {said}")
 
 
+def conv1x1():
+    import json
+    import lzma
+    counts = collections.Counter()
+    with lzma.open(fc.CONV1X1_SWEEP, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if "kernels" in r:
+                counts[(r["kernels"], r["memset"])] += 1
+    for (k, m), n in counts.most_common():
+        print(f"{k} kernels, {m} memsets: {n} convolutions")
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm", "gemm-tree"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm", "gemm-tree", "conv1x1"):
         sys.exit(__doc__)
+    if sys.argv[1] == "conv1x1":
+        return conv1x1()
     fc.load_engines()
     if sys.argv[1] == "gpu-gemm":
         return gpu_gemm()

@@ -64,7 +64,7 @@ def load_tables(paths):
 
 def reads_transposed(t):
     """cuBLAS reads a row-major [rows, cols] view as is, one with unit stride on the rows transposed."""
-    sizes, strides = t[0], t[1]
+    strides = t[1]
     return int(strides[-1] != 1 and strides[-2] == 1)
 
 

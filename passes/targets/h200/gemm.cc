@@ -194,6 +194,7 @@ std::optional<GemmCall> batched_call(const Value* a, const Value* b, bool b_tran
 }
 std::optional<GemmCall> gemm_call(const OpFacts& f) {
   const std::string& op = f.op->name;
+  const Mnk d = gemm_mnk(f);
   std::optional<GemmCall> c;
   if (op == "aten::bmm" || op == "aten::baddbmm") {
     const int first = op == "aten::baddbmm" ? 1 : 0;
@@ -202,10 +203,9 @@ std::optional<GemmCall> gemm_call(const OpFacts& f) {
              !one_2d_gemm(*f.input(0), f.input(1))) {
     c = batched_call(f.input(0), f.input(1), true);  // matmul(input, weight.t()) on the bmm path
     if (c) c->ta = c->ta && linear_copies(f) == 0;
-  } else if (op == "aten::matmul" && gemm_mnk(f).m == 0) {
+  } else if (op == "aten::matmul" && d.m == 0) {
     c = batched_call(f.input(0), f.input(1), false);
   } else {
-    const Mnk d = gemm_mnk(f);
     if (d.m == 0 && d.k == 0 && d.n == 0) return std::nullopt;
     c = GemmCall{};
     c->m = d.m;
