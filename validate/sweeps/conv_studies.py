@@ -10,12 +10,19 @@
            corpora had a layout transform, against the 1x1 instances of other engines;
   conv1x1  the random 1x1 convolutions of results/conv1x1_random.jsonl.xz by their launches;
   gemm-tree whether the GEMM tree (passes/targets/h200/gemm_tree.inc, f32 without TF32) tells
-           which of the broad corpus's f32 NCHW 1x1 convolutions that ran a GEMM split K.
+           which of the broad corpus's f32 NCHW 1x1 convolutions that ran a GEMM split K;
+  replay   the corpora's 1x1 convolutions replayed alone (results/conv1x1_replay.jsonl.xz): how
+           many launched what they launched in their model, and whether the ones that did not
+           read other strides at run time than their model recorded (conv_runtime_strides.json.gz);
+  bias     the random 1x1 convolutions with and without a bias (results/conv1x1_random_bias.csv.xz):
+           whether a bias changes the convolution's own launches.
 
     python3 validate/sweeps/conv_studies.py engines
     python3 validate/sweeps/conv_studies.py gpu-gemm
     python3 validate/sweeps/conv_studies.py gemm-tree
     python3 validate/sweeps/conv_studies.py conv1x1
+    python3 validate/sweeps/conv_studies.py replay
+    python3 validate/sweeps/conv_studies.py bias
     python3 validate/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
 """
 import collections
@@ -147,11 +154,71 @@ def conv1x1():
         print(f"{k} kernels, {m} memsets: {n} convolutions")
 
 
+def replay():
+    import gzip
+    import json
+    import lzma
+    import os
+    results = os.path.join(fc.ROOT, "validate", "sweeps", "results")
+    with gzip.open(fc.RUNTIME_STRIDES, "rt") as f:
+        runtime = json.load(f)
+    # (corpus, model, input sizes, weight sizes): whether such a convolution of the model reads
+    # other strides at run time than recorded.
+    diverges = collections.defaultdict(bool)
+    for corpus in fc.CORPORA:
+        for name, d in fc.model_files(corpus):
+            differ = runtime.get(corpus, {}).get(name, {})
+            for o in d.get("ops", []):
+                tensors, _ = fc.parse_args(o.get("args", []))
+                if "input" in tensors and "weight" in tensors:
+                    key = (corpus, name, str(tensors["input"][1]), str(tensors["weight"][1]))
+                    diverges[key] |= str(o["index"]) in differ
+    same, bias_same, pairs = collections.Counter(), 0, collections.defaultdict(dict)
+    with lzma.open(os.path.join(results, "conv1x1_replay.jsonl.xz"), "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            p = r["params"]
+            got = [r["kernels"], r["memcpy"], r["memset"]]
+            pairs[(json.dumps(r["inputs"][:2]), p["corpus"], p["model"])][p["bias"]] = got
+            if p["bias"] != p["model_bias"]:
+                continue
+            key = (p["corpus"], p["model"], str(r["inputs"][0][0]), str(r["inputs"][1][0]))
+            same[(got == p["measured"], diverges[key])] += 1
+    for b in pairs.values():
+        bias_same += b[True][0] - 1 == b[False][0] and b[True][2] == b[False][2]
+    total = sum(same.values())
+    print(f"{total} distinct 1x1 convolutions of the corpora replayed alone with their model's bias: "
+          f"{same[(True, False)] + same[(True, True)]} launched what they launched in their model; of the "
+          f"{same[(False, False)] + same[(False, True)]} that did not, {same[(False, True)]} read other strides at "
+          f"run time than their model recorded (of those that did, {same[(True, True)]})")
+    print(f"with the bias flipped: the convolution's own launches the same for {bias_same} of {len(pairs)}")
+
+
+def bias():
+    import json
+    import lzma
+    import os
+    with lzma.open(fc.CONV1X1_SWEEP, "rt") as f:
+        plain = [json.loads(line) for line in f]
+    plain = [r for r in plain if "kernels" in r]
+    with lzma.open(os.path.join(fc.ROOT, "validate", "sweeps", "results", "conv1x1_random_bias.csv.xz"), "rt") as f:
+        biased = [[int(v) for v in line.split(",")] for line in f if not line.startswith("#")]
+    assert len(biased) == len(plain), "conv1x1_random_bias.csv.xz has a line per convolution of conv1x1_random"
+    same = sum(r["kernels"] == k - 1 and r["memcpy"] == c and r["memset"] == s for r, (k, c, s) in zip(plain, biased))
+    print(f"{len(plain)} random 1x1 convolutions: with a bias, {same} launch their launches without it and one "
+          f"kernel more (the bias add)")
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm", "gemm-tree", "conv1x1"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("engines", "curve", "gpu-gemm", "gemm-tree", "conv1x1", "replay",
+                                                "bias"):
         sys.exit(__doc__)
     if sys.argv[1] == "conv1x1":
         return conv1x1()
+    if sys.argv[1] == "bias":
+        return bias()
+    if sys.argv[1] == "replay":
+        return replay()
     fc.load_engines()
     if sys.argv[1] == "gpu-gemm":
         return gpu_gemm()

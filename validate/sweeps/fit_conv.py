@@ -20,7 +20,9 @@ Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense,
 gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second draws held out of
 the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (validate/results/:
 broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
-their shapes densely and the random sweeps only sparsely. A hold-out measured later must not be
+their shapes densely and the random sweeps only sparsely. A model's convolution is taken with the
+strides it read on the GPU, which differ from its recorded ones where a cuDNN output ran channels
+last (results/conv_runtime_strides.json.gz, from kernelcount's layout pass by runtime_strides.py). A hold-out measured later must not be
 added here before its first look. Each tree's size is chosen by 5-fold cross-validation over
 model families (LEAF_CHOICES); the leave-one-family-out figure below reuses those sizes, so one
 size per tree was chosen with every family in view. Prints each tree's 5-fold cross-validated
@@ -85,6 +87,9 @@ GPU_GEMM_ENGINE = 58
 GPU_GEMM_FEATURES = 17
 GPU_GEMM_LEAVES = 1000
 ENGINES = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_engines.jsonl.gz")
+# The run-time strides of the corpora's convolutions where they differ from the recorded ones
+# (runtime_strides.py: a convolution fed from a channels-last cuDNN output).
+RUNTIME_STRIDES = os.path.join(ROOT, "validate", "sweeps", "results", "conv_runtime_strides.json.gz")
 ENGINE_TOOL = os.path.join(ROOT, "build", "validate", "kernelcount-cudnn-engines")
 # Engine answers by query (a JSON text), from ENGINES; queries not in it are collected in
 # PENDING and answered by ENGINE_TOOL before the fit.
@@ -266,6 +271,25 @@ def channels_last(sizes, strides):
     return True
 
 
+def channels_last_order(sizes):
+    """Dimensions from the fastest-varying, channels last: C, then W, H, (D), N."""
+    return [1] + list(range(len(sizes) - 1, 1, -1)) + [0]
+
+
+def dense_in(sizes, strides, order):
+    """Whether strides (None: row-major dense) are dense in the given order, size-1 dimensions
+    ignored: c10's is_contiguous for that memory format (launch_rules.cc's row_major_dense and
+    channels_last_dense)."""
+    if strides is None:
+        strides = dense_strides(sizes)
+    expected = 1
+    for d in order:
+        if sizes[d] != 1 and strides[d] != expected:
+            return False
+        expected *= sizes[d]
+    return True
+
+
 def out_size(n, k, stride, pad, dil):
     return (n + 2 * pad - dil * (k - 1) - 1) // stride + 1
 
@@ -304,19 +328,21 @@ def conv_sample(dt, xs, xst, ws, wst, groups, stride, pad, dil, counts, bias, na
     kernels -= 1 if bias else 0
     one_d = rank == 3
     if one_d:  # ATen views a 1-d convolution as a 2-d one with H = 1, after input.contiguous()
-        kernels -= 0 if xst is None or xst == dense_strides(xs) else 1
+        kernels -= 0 if dense_in(xs, xst, range(len(xs) - 1, -1, -1)) else 1
         xs, ws, xst, wst = [xs[0], xs[1], 1, xs[2]], [ws[0], ws[1], 1, ws[2]], None, None
         stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
-    x_cl, w_cl = channels_last(xs, xst), channels_last(ws, wst)
-    cl = x_cl or w_cl  # cudnn_conv_suggest_memory_format
+    cl = channels_last(xs, xst) or channels_last(ws, wst)  # cudnn_conv_suggest_memory_format
     cin, cout = xs[1], ws[0]
     depthwise = groups > 1 and groups == cin and cout % cin == 0
     if groups > 1 and (cl or depthwise or rank == 5):
         return None  # the buckets (grouped channels last, ATen's depthwise kernel); grouped 3-d: none measured
+    # ATen's .contiguous(format) of input and weight copies what is not dense in that format (a
+    # 1x1 weight is dense in both), as the rules count it (conv.cc).
     if cl:
-        kernels -= (0 if x_cl else 1) + (0 if w_cl else 1)  # ATen's copies to channels last
-    elif xst is not None and xst != dense_strides(xs):
-        kernels -= 1  # ATen's input.contiguous()
+        kernels -= (0 if dense_in(xs, xst, channels_last_order(xs)) else 1) + \
+            (0 if dense_in(ws, wst, channels_last_order(ws)) else 1)
+    elif not dense_in(xs, xst, range(len(xs) - 1, -1, -1)):
+        kernels -= 1
     if kernels < 1:
         return None
     sp = rank - 2 if rank == 5 else 2  # spatial dims as cuDNN sees them
@@ -379,10 +405,14 @@ CONV_OPS = ("aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution"
 
 def model_samples(corpora=CORPORA):
     """Convolutions measured in real models, one per instance, with the model's family; each
-    sample's fifth element says where it was measured: (corpus, model, op index)."""
+    sample's fifth element says where it was measured: (corpus, model, op index). Each is taken
+    with the strides it read on the GPU (RUNTIME_STRIDES), not the recorded ones where those differ."""
+    with gzip.open(RUNTIME_STRIDES, "rt") as f:
+        runtime = json.load(f)
     out = []
     for corpus in corpora:
         for name, d in model_files(corpus):
+            differ = runtime.get(corpus, {}).get(name, {})
             family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
             for o in d.get("ops", []):
                 if o.get("op") not in CONV_OPS or "transposed=True" in o.get("args", []):
@@ -392,6 +422,8 @@ def model_samples(corpora=CORPORA):
                     continue
                 dt, xs, xst = tensors["input"]
                 _, ws, wst = tensors["weight"]
+                x_rt, w_rt = differ.get(str(o["index"]), (None, None))
+                xst, wst = x_rt or xst, w_rt or wst
                 meas = o["measured"]
                 s = conv_sample(dt, xs, xst, ws, wst, (ints.get("groups") or [1])[0], ints.get("stride"),
                                 ints.get("padding"), ints.get("dilation"),

@@ -901,6 +901,21 @@ def conv_replay_family(S, scale):
     alone at each model's exact shapes, strides and arguments: does cuDNN choose as it did inside
     the model? (A check of the sweeps' premise, not training data: the corpora's own
     measurements stay the only model samples of the trees.)"""
+    replay_convs(S, "conv_replay", lambda xs, g, gemm_shaped: len(xs) == 5 and g == 1 or g > 1 and g != xs[1])
+
+
+def conv1x1_replay_family(S, scale):
+    """The corpora's ungrouped 1x1 convolutions at stride 1 without padding (the ones cuDNN can run
+    as one cuBLASLt GEMM), replayed alone at each model's exact shapes and strides, once with the
+    model's bias and once with the other choice: does a shape launch alone what it launched inside
+    its model, and does a bias change the convolution's own launches?"""
+    replay_convs(S, "conv1x1_replay", lambda xs, g, gemm_shaped: g == 1 and len(xs) == 4 and gemm_shaped,
+                 both_biases=True)
+
+
+def replay_convs(S, family, keep, both_biases=False):
+    """Adds each distinct measured convolution of the corpora that keep(input sizes, groups,
+    gemm_shaped) accepts, as the model called it (and with both_biases, with the bias flipped)."""
     from corpus_ops import CORPORA, model_files, parse_args
     names = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
     seen = set()
@@ -915,13 +930,13 @@ def conv_replay_family(S, scale):
                 dt, xs, xst = tensors["input"]
                 _, ws, wst = tensors["weight"]
                 g = (ints.get("groups") or [1])[0]
-                if not (len(xs) == 5 and g == 1 or g > 1 and g != xs[1]):
-                    continue
-                seen.add(tuple(o["args"]))
                 dims = len(xs) - 2
                 stride, pad, dil = (ints.get(k) or [dflt] for k, dflt in (("stride", 1), ("padding", 0), ("dilation", 1)))
+                gemm_shaped = all(k == 1 for k in ws[2:]) and set(stride) == {1} and not any(pad)
+                if not keep(xs, g, gemm_shaped):
+                    continue
+                seen.add(tuple(o["args"]))
                 fn = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
-                has_bias = "bias" in tensors
                 meas = o["measured"]
 
                 def tensor(sizes, strides, dt=dt):
@@ -929,13 +944,16 @@ def conv_replay_family(S, scale):
                         return rnd(sizes, names[dt])
                     extent = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
                     return torch.randn(extent, device=DEV, dtype=DT[names[dt]]).as_strided(sizes, strides)
-                S.add("conv_replay", f"conv{dims}d",
-                      dict(dtype=names[dt], corpus=corpus, model=mname, g=g, stride=stride,
-                           pad=pad, dil=dil, bias=has_bias, measured=[meas["kernels"], meas["memcpy"], meas["memset"]]),
-                      lambda fn=fn, xs=xs, xst=xst, ws=ws, wst=wst, stride=stride, pad=pad, dil=dil, g=g,
-                      has_bias=has_bias, tensor=tensor, dt=dt: (
-                          lambda x, w, b: fn(x, w, b, stride, pad, dil, g),
-                          [tensor(xs, xst), tensor(ws, wst), rnd([ws[0]], names[dt]) if has_bias else None]))
+                model_bias = "bias" in tensors
+                for has_bias in (model_bias, not model_bias) if both_biases else (model_bias,):
+                    S.add(family, f"conv{dims}d",
+                          dict(dtype=names[dt], corpus=corpus, model=mname, g=g, stride=stride, pad=pad, dil=dil,
+                               bias=has_bias, model_bias=model_bias,
+                               measured=[meas["kernels"], meas["memcpy"], meas["memset"]]),
+                          lambda fn=fn, xs=xs, xst=xst, ws=ws, wst=wst, stride=stride, pad=pad, dil=dil, g=g,
+                          has_bias=has_bias, tensor=tensor, dt=dt: (
+                              lambda x, w, b: fn(x, w, b, stride, pad, dil, g),
+                              [tensor(xs, xst), tensor(ws, wst), rnd([ws[0]], names[dt]) if has_bias else None]))
 
 
 def gconv_dense_family(S, scale, family="gconv_dense", seed=98):
@@ -971,10 +989,11 @@ def sort_mode_family(S, scale):
         S.add("sortmode", op, dict(dtype=dt, rows=rows, n=n), build)
 
 
-def conv1x1_random_family(S, scale):
+def conv1x1_random_family(S, scale, family="conv1x1_random", bias=False):
     """Ungrouped 1x1 convolutions at stride 1 without padding, the ones cuDNN on a GPU can run as one
     cuBLASLt GEMM (engine 58, whose split-K and workspace choices are cuBLASLt's): random batch,
-    size and channels, log-uniform, f32 and bf16, NCHW and channels last. No shape from a model."""
+    size and channels, log-uniform, f32 and bf16, NCHW and channels last. No shape from a model.
+    With bias (conv1x1_random_bias), the same draws with a bias."""
     r = random.Random(103)
     for _ in range(int(60_000 * scale)):
         dt = "f32" if r.random() < 0.6 else "bf16"
@@ -985,10 +1004,13 @@ def conv1x1_random_family(S, scale):
             if b * max(cin, cout) * hw * hw <= 2 ** 26 and b * cin * cout * hw * hw <= 2 ** 36:
                 break
         p = dict(dtype=dt, layout=layout, batch=b, hw=hw, cin=cin, cout=cout, k=1, stride=1, pad=0, g=1)
-        S.add("conv1x1_random", "conv2d", p, lambda p=p, b=b, hw=hw, cin=cin, cout=cout: (
-            lambda x, w: F.conv2d(x, w),
+        if bias:
+            p["bias"] = True
+        S.add(family, "conv2d", p, lambda p=p, b=b, hw=hw, cin=cin, cout=cout: (
+            lambda x, w, *bb: F.conv2d(x, w, *bb),
             [rnd([b, cin, hw, hw], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig"),
-             rnd([cout, cin, 1, 1], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig")]))
+             rnd([cout, cin, 1, 1], p["dtype"], "cl" if p["layout"] == "cl_both" else "contig")]
+            + ([rnd([cout], p["dtype"])] if bias else [])))
 
 
 def gemm_dim(r, lo, hi):
@@ -1047,6 +1069,8 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "gemm_align": gemm_align_family, "grad_fold": grad_fold_family,
             "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family,
             "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family,
+            "conv1x1_replay": conv1x1_replay_family,
+            "conv1x1_random_bias": lambda S, scale: conv1x1_random_family(S, scale, "conv1x1_random_bias", True),
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
             "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102)}
