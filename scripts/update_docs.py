@@ -108,6 +108,7 @@ SECTIONS = {
     "corpus": corpus,
     "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
+                           "--json validate/results/broad/accuracy_rules.json "
                            "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
     "fresh-first": lambda: saved("validate/results/fresh/accuracy_first_look.txt",
                                  "git worktree add ../kc-f06302a f06302a && (cd ../kc-f06302a && ./scripts/setup.sh) && "
