@@ -1013,6 +1013,40 @@ def conv1x1_random_family(S, scale, family="conv1x1_random", bias=False):
             + ([rnd([cout], p["dtype"])] if bias else [])))
 
 
+def reduction_random_family(S, scale):
+    """Reductions at random: rank 1-4, sizes log-uniform, the storage order of the dims shuffled
+    (so any stride pattern a permute gives), a random set of dims reduced (or all), f32 and bf16,
+    over the ops that run ATen's reduce kernel. No shape from a model: a check of the reduce
+    config port (passes/targets/h200/reduce_config.cc) on layouts the `reduction` sweep lacks."""
+    r = random.Random(104)
+    ops = {"sum": lambda x, d: x.sum(d) if d else x.sum(), "mean": lambda x, d: x.mean(d) if d else x.mean(),
+           "amax": lambda x, d: x.amax(d) if d else x.amax(), "var": lambda x, d: x.var(d) if d else x.var(),
+           "norm2": lambda x, d: torch.linalg.vector_norm(x, 2, d if d else None),
+           "argmax": lambda x, d: x.argmax(d[0]) if d else x.argmax(),
+           "max_dim": lambda x, d: x.max(d[0])[0] if d else x.max(), "prod": lambda x, d: x.prod(d[0]) if d else x.prod()}
+    one_dim = ("argmax", "max_dim", "prod")
+    for _ in range(int(4000 * scale)):
+        rank = r.randint(1, 4)
+        for _ in range(100):
+            sizes = [gemm_dim(r, 1, 2048) for _ in range(rank)]
+            if math.prod(sizes) <= 2 ** 24:
+                break
+        order = list(range(rank))
+        r.shuffle(order)  # storage order: dims listed from the outermost
+        op = r.choice(list(ops))
+        if op in one_dim or r.random() < 0.5:
+            dims = [r.randrange(rank)] if r.random() < 0.9 else []
+        else:
+            dims = sorted(r.sample(range(rank), r.randint(1, rank))) if r.random() < 0.9 else []
+        p = dict(op=op, dtype="f32" if r.random() < 0.6 else "bf16", sizes=sizes, order=order, dims=dims)
+
+        def build(p=p):
+            stored = rnd([p["sizes"][d] for d in p["order"]], p["dtype"])
+            x = stored.permute(*[p["order"].index(d) for d in range(len(p["sizes"]))])
+            return (lambda x: ops[p["op"]](x, p["dims"])), [x]
+        S.add("reduction_random", op, p, build)
+
+
 def gemm_dim(r, lo, hi):
     """A GEMM extent drawn log-uniformly from [lo, hi]: half of them rounded to a multiple of 8 (as
     model widths mostly are), the rest left as drawn, so that unaligned leading dimensions occur."""
@@ -1069,7 +1103,7 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "gemm_align": gemm_align_family, "grad_fold": grad_fold_family,
             "conv3d_dense": conv3d_dense_family, "gconv_model": gconv_model_family,
             "conv_replay": conv_replay_family, "gconv_dense": gconv_dense_family,
-            "conv1x1_replay": conv1x1_replay_family,
+            "conv1x1_replay": conv1x1_replay_family, "reduction_random": reduction_random_family,
             "conv1x1_random_bias": lambda S, scale: conv1x1_random_family(S, scale, "conv1x1_random_bias", True),
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),

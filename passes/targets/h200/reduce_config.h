@@ -1,0 +1,18 @@
+// ATen's launch configuration for its reduce kernel on the H200: whether a reduction splits its
+// input across thread blocks, which zeroes a semaphore buffer with a memset before the kernel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace kc::h200 {
+
+// sizes and strides (in elements) of the reduced tensor as it is at run time; dims: the reduced
+// dimensions (negative ones count from the end; empty: all of them). True when
+// at::native::gpu_reduce_kernel (aten/src/ATen/native/cuda/Reduce.cuh) takes a global reduction:
+// TensorIterator's reduce geometry (reduced dimensions first, each group ordered by strides, then
+// coalesced), then setReduceConfig's block shape and its split of the input over blocks.
+bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dims);
+
+}  // namespace kc::h200

@@ -1,0 +1,69 @@
+// ATen's reduce config as ported (passes/targets/h200/reduce_config.h) against the H200: every
+// reduction of the `reduction` sweep (tests/passes/reduce_config_cases.inc) launched a memset
+// exactly where the port says the input splits across blocks; and the rule reads the run-time
+// layout, so a mean over H and W of a convolution's channels-last output zeroes its semaphores
+// where the recorded NCHW strides would say it does not.
+#include "passes/targets/h200/reduce_config.h"
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "passes/graph_builder.h"
+#include "passes/launches.h"
+#include "passes/layout.h"
+#include "passes/target.h"
+
+using kc::test::GraphBuilder;
+
+namespace {
+
+struct ReduceCase {
+  const char* op;
+  std::vector<int64_t> sizes, strides, dims;
+  bool memset;
+};
+
+#include "tests/passes/reduce_config_cases.inc"
+
+}  // namespace
+
+TEST_CASE("reduce config: a memset exactly where the GPU launched one, for every reduction of the sweep") {
+  int with_memset = 0;
+  for (const ReduceCase& c : kReduceCases) {
+    INFO(c.op << " sizes " << c.sizes.size() << "-d, first " << c.sizes[0] << ", strides[0] " << c.strides[0]);
+    CHECK(kc::h200::reduce_splits_across_blocks(c.sizes, c.strides, c.dims) == c.memset);
+    with_memset += c.memset;
+  }
+  CHECK(with_memset > 100);  // the sweep holds both outcomes
+}
+
+TEST_CASE("reduce config: one value per thread block is no split; 2^17 values to one output is") {
+  // opset:sum_all: 32,768 values no memset, 131,072 one.
+  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({32768}, {1}, {}));
+  CHECK(kc::h200::reduce_splits_across_blocks({131072}, {1}, {}));
+  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({0, 4}, {4, 1}, {}));  // empty: nothing reduced
+  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({}, {}, {}));          // a 0-d tensor
+}
+
+TEST_CASE("reduce config: the rule reads run-time strides (a mean over H, W of a channels-last conv output)") {
+  // focalnet_tiny_srf: mean(x, [2, 3], keepdim) of [2, 96, 56, 56] that a cuDNN conv returned
+  // channels last, recorded contiguous by the export; measured one reduce kernel and one memset.
+  GraphBuilder b;
+  int x = b.strided({2, 96, 56, 56}, {301056, 1, 5376, 96});
+  int w = b.input({96, 96, 1, 1}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 96, 56, 56});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  int m = b.reduction("aten::mean.dim", y, {2, 96, 1, 1});
+  b.arg_ints("dim", {2, 3});
+  b.output(m);
+  const kc::LaunchOptions rules_only{false, {}};
+  kc::Layout l = kc::run_layout(b.g);
+  const auto recorded = kc::run_launches(b.g, kc::default_target(), rules_only);
+  const auto run_time = kc::run_launches(b.g, kc::default_target(), rules_only, &l);
+  CHECK(recorded[1].counts.memset == 0);
+  CHECK(run_time[1].counts.kernels == 1);
+  CHECK(run_time[1].counts.memset == 1);
+  CHECK(run_time[1].rule == "reduction.global");
+}
