@@ -6,6 +6,7 @@
 // Evidence `opset:` names the blocks of validate/corpus/opset measured in validate/results/opset.
 #include <cmath>
 
+#include "passes/targets/h200/reduce_config.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -14,6 +15,42 @@ namespace {
 bool floating_input(const OpFacts& f) {
   const Value* x = f.input(0);
   return x && is_floating(x->dtype);
+}
+// The reduced dims of a reduction's `dim` argument: empty for all (absent, None or []).
+std::vector<int64_t> reduced_dims(const OpFacts& f) {
+  const Arg* a = f.arg("dim");
+  return a && (a->kind == Arg::Kind::kIntList || a->kind == Arg::Kind::kInt) ? a->ints : std::vector<int64_t>{};
+}
+// One memset where ATen's reduce kernel splits the reduction of the first input over `dims`
+// across blocks (reduce_config.h); the composites' temporaries keep the input's layout
+// (TensorIterator), so their reductions split as the input's would.
+int split_memsets(const OpFacts& f, const std::vector<int64_t>& dims) {
+  const Value* x = f.input(0);
+  return x && reduce_splits_across_blocks(x->sizes, x->strides, dims) ? 1 : 0;
+}
+// logsumexp reduces twice over the same dims (amax, then the sum of exp(x - max)).
+Counts logsumexp_counts(const OpFacts& f) {
+  return {9, 0, 2 * split_memsets(f, reduced_dims(f)), 0};
+}
+Counts count_nonzero_counts(const OpFacts& f) {
+  return {3, 0, split_memsets(f, reduced_dims(f)), 0};
+}
+// max()/min() of all elements and argmax/argmin without a dim reduce a flattened input: ATen
+// takes input.contiguous() (max_all) or input.reshape(-1) (argmax), which copies a tensor that is
+// not contiguous first; the reduction then runs on dense memory.
+bool reduces_flattened(const OpFacts& f) {
+  const std::string& n = f.op->name;
+  if (n == "aten::max" || n == "aten::min") return f.input(0) != nullptr;
+  const Arg* dim = f.arg("dim");
+  return f.input(0) && (!dim || dim->kind == Arg::Kind::kNone);
+}
+Counts flattened_reduction(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const bool copy = !x->contiguous();
+  std::vector<int64_t> dense(x->sizes.size(), 1);
+  for (size_t i = dense.size(); i-- > 1;) dense[i - 1] = dense[i] * x->sizes[i];
+  const bool split = reduce_splits_across_blocks(x->sizes, copy ? dense : x->strides, {});
+  return {1 + (copy ? 1 : 0), 0, split ? 1 : 0, 0};
 }
 // _pad_circular: the centre is copied, then each side with a non-zero pad is copied from the
 // opposite edge: 1 + one copy per non-zero pad entry.
@@ -122,10 +159,11 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"logsumexp",
                ops({"aten::logsumexp"}),
                {},
-               "floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, add = 9",
+               "floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, add = 9; "
+               "amax and sum each zero a semaphore buffer where the reduction splits across blocks",
                floating_input,
                {9, 0, 0, 0},
-               nullptr,
+               logsumexp_counts,
                "opset:logsumexp (4-D and rows), sweep:reduction/logsumexp (all dims, f32 and bf16)",
                "logsumexp is computed as max + log(sum(exp(x - max))) with a guard for infinite maxima: nine "
                "separate kernels."});
@@ -150,12 +188,23 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"count_nonzero",
                ops({"aten::count_nonzero"}),
                {},
-               "x != 0, a cast to int64, a sum",
+               "x != 0, a cast to int64, a sum (and its semaphore memset where the sum splits across blocks)",
                nullptr,
                {3, 0, 0, 0},
-               nullptr,
+               count_nonzero_counts,
                "opset:count_nonzero, sweep:reduction/count_nonzero",
                "count_nonzero compares with zero, casts the result to integers and sums them: three kernels."});
+  r.push_back({"reduction.flatten",
+               ops({"aten::max", "aten::min", "aten::argmax", "aten::argmin"}),
+               {},
+               "over all elements (max()/min(), argmax/argmin without a dim): a copy when the input is not "
+               "contiguous, the reduce kernel, a memset where it splits across blocks",
+               reduces_flattened,
+               {1, 0, 0, 0},
+               flattened_reduction,
+               "sweep:reduction_random (max and argmax of permuted inputs: 98 of 98 copy first)",
+               "max() and argmax() of all elements reduce the input flattened; ATen makes a contiguous copy of a "
+               "tensor that is not contiguous first (one more kernel)."});
   r.push_back({"cosine_similarity",
                ops({"aten::cosine_similarity"}),
                {},
