@@ -208,10 +208,6 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::isinf", C::kPointwise},
     {"aten::isfinite", C::kPointwise},
     {"aten::count_nonzero", C::kReduction},
-    {"aten::max", C::kReduction},  // of all elements (max.dim, max.other are other overloads)
-    {"aten::min", C::kReduction},
-    {"aten::argmax", C::kReduction},
-    {"aten::argmin", C::kReduction},
     {"aten::cosine_similarity", C::kReduction},
     {"aten::cdist", C::kGemm},
     {"aten::_cdist_forward", C::kGemm},

@@ -38,11 +38,15 @@ Counts count_nonzero_counts(const OpFacts& f) {
 // max()/min() of all elements and argmax/argmin without a dim reduce a flattened input: ATen
 // takes input.contiguous() (max_all) or input.reshape(-1) (argmax), which copies a tensor that is
 // not contiguous first; the reduction then runs on dense memory.
+// (max and min name their overloads over a dim and against another tensor too; the reduction of
+// all elements is the default one.)
 bool reduces_flattened(const OpFacts& f) {
   const std::string& n = f.op->name;
-  if (n == "aten::max" || n == "aten::min") return f.input(0) != nullptr;
+  if (!f.input(0)) return false;
+  if (n == "aten::max" || n == "aten::min") return f.op->overload.empty() || f.op->overload == "default";
+  if (n != "aten::argmax" && n != "aten::argmin") return false;
   const Arg* dim = f.arg("dim");
-  return f.input(0) && (!dim || dim->kind == Arg::Kind::kNone);
+  return !dim || dim->kind == Arg::Kind::kNone;
 }
 Counts flattened_reduction(const OpFacts& f) {
   const Value* x = f.input(0);
@@ -195,8 +199,8 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "opset:count_nonzero, sweep:reduction/count_nonzero",
                "count_nonzero compares with zero, casts the result to integers and sums them: three kernels."});
   r.push_back({"reduction.flatten",
-               ops({"aten::max", "aten::min", "aten::argmax", "aten::argmin"}),
                {},
+               OpClass::kReduction,
                "over all elements (max()/min(), argmax/argmin without a dim): a copy when the input is not "
                "contiguous, the reduce kernel, a memset where it splits across blocks",
                reduces_flattened,
