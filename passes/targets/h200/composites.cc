@@ -16,24 +16,14 @@ bool floating_input(const OpFacts& f) {
   const Value* x = f.input(0);
   return x && is_floating(x->dtype);
 }
-// The reduced dims of a reduction's `dim` argument: empty for all (absent, None or []).
-std::vector<int64_t> reduced_dims(const OpFacts& f) {
-  const Arg* a = f.arg("dim");
-  return a && (a->kind == Arg::Kind::kIntList || a->kind == Arg::Kind::kInt) ? a->ints : std::vector<int64_t>{};
-}
-// One memset where ATen's reduce kernel splits the reduction of the first input over `dims`
-// across blocks (reduce_config.h); the composites' temporaries keep the input's layout
-// (TensorIterator), so their reductions split as the input's would.
-int split_memsets(const OpFacts& f, const std::vector<int64_t>& dims) {
-  const Value* x = f.input(0);
-  return x && reduce_splits_across_blocks(x->sizes, x->strides, dims) ? 1 : 0;
-}
-// logsumexp reduces twice over the same dims (amax, then the sum of exp(x - max)).
+// logsumexp reduces twice over the same dims (amax, then the sum of exp(x - max)), count_nonzero
+// once (the sum of x != 0); their temporaries keep the input's layout (TensorIterator), so each
+// reduction splits across blocks as the input's would.
 Counts logsumexp_counts(const OpFacts& f) {
-  return {9, 0, 2 * split_memsets(f, reduced_dims(f)), 0};
+  return {9, 0, reduction_splits(f) ? 2 : 0, 0};
 }
 Counts count_nonzero_counts(const OpFacts& f) {
-  return {3, 0, split_memsets(f, reduced_dims(f)), 0};
+  return {3, 0, reduction_splits(f) ? 1 : 0, 0};
 }
 // max()/min() of all elements and argmax/argmin without a dim reduce a flattened input: ATen
 // takes input.contiguous() (max_all) or input.reshape(-1) (argmax), which copies a tensor that is

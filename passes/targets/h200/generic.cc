@@ -10,23 +10,25 @@ namespace {
 bool tagged_reduction(const OpFacts& f) {
   return f.op->traits.reduction;
 }
-// ATen's reduce kernel splits a reduction's input across blocks that meet in global memory when
-// a thread would otherwise reduce >= 256 values and the outputs leave SMs idle, and zeroes their
-// semaphores with a memset first: a function of the run-time layout, not only of the sizes (a
-// mean over H and W splits for a channels-last tensor, not for an NCHW one). reduce_config.h
-// ports the decision.
+// A memset where ATen's reduce kernel splits the input across blocks: a function of the run-time
+// layout, not only of the sizes (a mean over H and W splits for a channels-last tensor, not for
+// an NCHW one).
 bool global_reduction(const OpFacts& f) {
-  const Value* x = f.input(0);
-  if (!tagged_reduction(f) || !x) return false;
-  std::vector<int64_t> dims;  // empty: all of them (no dim, None, or [])
-  if (const Arg* a = f.arg("dim"); a && (a->kind == Arg::Kind::kIntList || a->kind == Arg::Kind::kInt)) dims = a->ints;
-  return reduce_splits_across_blocks(x->sizes, x->strides, dims);
+  return tagged_reduction(f) && reduction_splits(f);
 }
 bool tagged_pointwise(const OpFacts& f) {
   return f.op->traits.pointwise;
 }
 
 }  // namespace
+
+bool reduction_splits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x) return false;
+  const Arg* a = f.arg("dim");
+  const bool listed = a && (a->kind == Arg::Kind::kIntList || a->kind == Arg::Kind::kInt);
+  return reduce_splits_across_blocks(x->sizes, x->strides, listed ? a->ints : std::vector<int64_t>{});
+}
 
 void add_generic_rules(std::vector<LaunchRule>& r) {
   // Classes by libtorch's own tags, after every explicit rule.

@@ -34,4 +34,9 @@ void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, red
 // inside (recurrent cells).
 Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt);
 
+// Whether ATen's reduce kernel, reducing the op's first input over its `dim` argument (all dims
+// where that is absent, None or []), splits across blocks and so zeroes a semaphore buffer first
+// (reduce_config.h); for the reduction rules and the composites that reduce inside (generic.cc).
+bool reduction_splits(const OpFacts& f);
+
 }  // namespace kc::h200
