@@ -103,4 +103,14 @@ std::optional<std::string> Graph::check() const {
   return std::nullopt;
 }
 
+void propagate_requires_grad_to_views(Graph& g) {
+  for (const Op& op : g.ops) {
+    if (!op.traits.view) continue;
+    bool grad = false;
+    for (int in : op.tensor_inputs()) grad = grad || g.values[in].requires_grad;
+    for (int out : op.outputs)
+      if (out >= 0) g.values[out].requires_grad = grad;
+  }
+}
+
 }  // namespace kc

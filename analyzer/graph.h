@@ -30,7 +30,8 @@ struct Value {
   ValueRole role = ValueRole::kIntermediate;
   int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights
   // A parameter that requires grad as the model runs (TorchScript's, as torch.jit.load leaves
-  // them; a .pt2's run as plain tensors). matmul folds its other operand differently then.
+  // them; a .pt2's as its tensor_meta records), or a view of one. matmul folds its other
+  // operand differently then.
   bool requires_grad = false;
 
   int64_t numel() const;
@@ -123,5 +124,10 @@ struct Graph {
   // Checks the invariants every pass relies on; returns a description of the first broken one.
   std::optional<std::string> check() const;
 };
+
+// Marks every view of a value that requires grad as requiring grad too, in op order: autograd's
+// view metadata asks its base, in no_grad mode as well (self.weight.t() keeps the weight's
+// flag). Other ops' outputs never require grad: the model runs under no_grad.
+void propagate_requires_grad_to_views(Graph& g);
 
 }  // namespace kc

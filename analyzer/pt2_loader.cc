@@ -96,6 +96,7 @@ class Pt2Reader {
     const JsonRef::Children nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
     g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) read_node(node);
+    propagate_requires_grad_to_views(g_);
     for (JsonRef out : array(field(graph, "outputs", "graph"), "graph.outputs")) {
       auto [tag, v] = tagged(out, "graph.outputs");
       g_.outputs.push_back(tag == "as_tensor" ? value_ref(v, "graph.outputs") : -1);
@@ -273,7 +274,12 @@ class Pt2Reader {
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
           v.device += ":" + std::to_string(idx.integer());
       }
-      return g_.add_value(std::move(v));
+      const int index = g_.add_value(std::move(v));
+      // Kept for parameters and buffers only (read_signature): the run's own intermediates never
+      // require grad under no_grad, whatever grad mode the export traced in.
+      if (JsonRef rg = optional_field(meta, "requires_grad"); rg && rg.is_boolean() && rg.boolean())
+        recorded_grad_.insert(index);
+      return index;
     }
   }
 
@@ -303,6 +309,9 @@ class Pt2Reader {
       auto it = value_index_.find(name);
       if (it == value_index_.end()) continue;
       Value& v = g_.values[it->second];
+      // ep.module() keeps parameters as nn.Parameters with the flag they were exported with
+      // (frozen models export False); matmul folds differently when a weight requires grad.
+      v.requires_grad = (kind == "parameter" || kind == "buffer") && recorded_grad_.count(it->second) > 0;
       if (kind == "user_input") {
         v.role = ValueRole::kInput;
         g_.inputs.push_back(it->second);
@@ -653,6 +662,7 @@ class Pt2Reader {
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string_view, int> value_index_;
+  std::set<int> recorded_grad_;  // values whose tensor_meta says requires_grad
   std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document
   // Parsed stack_trace and nn_module_stack texts, keyed by views into the document.
   std::unordered_map<std::string_view, SourceLoc> source_locs_;

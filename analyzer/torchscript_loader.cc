@@ -141,6 +141,7 @@ class MetaRunner {
     ShapeFunctionKernels shape_functions;
     run_block(graph->block());
     for (jit::Value* out : graph->outputs()) collect_outputs(env_.at(out));
+    propagate_requires_grad_to_views(g_);
     if (auto bad = g_.check()) throw Error("graph: " + *bad);
     return std::move(g_);
   }
@@ -635,14 +636,6 @@ class MetaRunner {
       } else {
         op.outputs.push_back(-1);
       }
-    }
-    // A view of a tensor that requires grad reports requires_grad too (autograd's view metadata
-    // asks its base), in no_grad mode as well: self.weight.t() keeps the weight's flag.
-    if (op.traits.view) {
-      bool grad = false;
-      for (int in : op.tensor_inputs()) grad = grad || g_.values[in].requires_grad;
-      for (int out : op.outputs)
-        if (out >= 0) g_.values[out].requires_grad = grad;
     }
     op.loc = locator_.of(node);
     if (op.loc.code.empty() && op.loc.line > 0) op.loc.code = source_lines_.line(op.loc.file, op.loc.line);

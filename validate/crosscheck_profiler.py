@@ -66,13 +66,15 @@ def measure(fn, args, warmup=2):
     # Raw Kineto events: GPU work links (linked_correlation_id) to the innermost CPU op that
     # launched it; each such op belongs to the outermost aten op around it on its thread.
     raw = list(prof.profiler.kineto_results.events())
+    # Dispatcher ops of any namespace (aten::, torchvision::, a custom op library's).
     cpu_ops = sorted((e for e in raw if e.device_type() == DeviceType.CPU and e.linked_correlation_id() == 0
-                      and e.name().startswith("aten::")), key=lambda e: (e.start_ns(), -e.end_ns()))
+                      and "::" in e.name()), key=lambda e: (e.start_ns(), -e.end_ns()))
     outermost, top_of, current = [], {}, {}
     for e in cpu_ops:
         top = current.get(e.start_thread_id())
         if top is None or e.start_ns() >= top["end"]:
-            top = {"op": e.name(), "end": e.end_ns(), "kernels": 0, "memcpy": 0, "memset": 0, "kernel_names": []}
+            top = {"op": e.name(), "end": e.end_ns(), "kernels": 0, "memcpy": 0, "memset": 0, "kernel_names": [],
+                   "memcpy_kinds": []}
             outermost.append(top)
             current[e.start_thread_id()] = top
         top_of[e.correlation_id()] = top
@@ -86,6 +88,8 @@ def measure(fn, args, warmup=2):
         (top if top is not None else unattributed)[key] += 1
         if top is not None and key == "kernels":
             top["kernel_names"].append(name[:120])
+        elif top is not None and key == "memcpy":
+            top["memcpy_kinds"].append(name)
     ops = [{k: v for k, v in o.items() if k != "end"} for o in outermost]
     return total, ops, unattributed
 

@@ -91,6 +91,20 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     for (const Arg& a : op.args)
       if (a.kind == Arg::Kind::kTensor && (a.name == "running_var" || a.name == "var")) positive.insert(a.tensors[0]);
 
+  // Offsets of a bag must be sorted and within the indices (a device-side assert otherwise):
+  // random 0/1 values are not, so they are spread evenly over the indices instead.
+  std::map<int, int> offsets_of;  // offsets value -> the indices value it splits
+  for (const Op& op : g.ops) {
+    if (op.name.find("embedding_bag") == std::string::npos) continue;
+    int offsets = -1, indices = -1;
+    for (const Arg& a : op.args) {
+      if (a.kind != Arg::Kind::kTensor) continue;
+      if (a.name == "offsets") offsets = a.tensors[0];
+      if (a.name == "indices") indices = a.tensors[0];
+    }
+    if (offsets >= 0 && indices >= 0) offsets_of[offsets] = indices;
+  }
+
   std::map<std::string, at::Tensor> stored;
   if (real_weights) stored = load_pt2_weights(g.info.path);
   // Stored tensors that share a storage (an LSTM's flattened weights) keep sharing it on the
@@ -116,6 +130,16 @@ GraphRunner::GraphRunner(const Graph& g, bool real_weights, c10::Device device)
     } else {
       initial_[v] = random_tensor(val, place(val.placement), positive.count(static_cast<int>(v)) > 0);
     }
+    if (auto it = offsets_of.find(static_cast<int>(v)); it != offsets_of.end() && val.sizes.size() == 1) {
+      const int64_t bags = val.sizes[0], indices = g.values[it->second].numel();
+      initial_[v] = at::arange(bags, at::TensorOptions().dtype(c10::kLong))
+                        .mul_(indices)
+                        .div_(std::max<int64_t>(bags, 1), "floor")
+                        .to(place(val.placement), to_scalar_type(val.dtype));
+    }
+    // ep.module() runs parameters as nn.Parameters with the flag they were exported with, and
+    // ATen's matmul folds differently for a weight that requires grad, in no_grad mode too.
+    if (val.requires_grad && is_floating(val.dtype)) initial_[v] = initial_[v].detach().requires_grad_(true);
   }
 }
 

@@ -32,8 +32,9 @@ bool matmul_folds(const Value& x) {
   return true;
 }
 // should_fold folds whenever the 2-D right operand requires grad (to keep its gradient small),
-// also where the left operand's rows are no view. Only TorchScript parameters (and views of
-// them) require grad as the model runs: torch.jit.load leaves them so.
+// also where the left operand's rows are no view, with grad mode off too. Parameters (and views
+// of them) require grad as the model runs: torch.jit.load leaves them so, and ep.module() keeps
+// a .pt2's parameters as exported (a frozen model exports them without).
 bool folds_for_grad(const Value& left, const Value* right) {
   return right && right->requires_grad && right->sizes.size() <= 2 && left.sizes.size() >= 3;
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# One GPU-machine session for the truth of record: measures the corpora's real runs
+# (validate/real_run.py: ep.module() under torch.profiler) and, beside them, kernelcount-validate's
+# op-by-op replay of the same archives, within a wall-clock budget; also builds validate and
+# runs it over the test models (validate/device_all.sh), as every device script does.
+#   validate/device_truth.sh OUT_DIR BUDGET_S SET [SET ...]
+# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset);
+# sets are taken in the order given and each model's real run and replay run at once.
+# Writes OUT_DIR/real.tar.xz (SET/<name>.real.json, SET/real_status.jsonl), OUT_DIR/replay.tar.xz
+# (SET/<name>.json, .err), OUT_DIR/logs.tgz, OUT_DIR/all.tgz. Compare them with
+# validate/real_truth.py. Environment: KC_REAL_JOBS=8, KC_JOBS=6 (replay processes), KC_NO_REPLAY=1.
+set -uo pipefail
+DEFAULT_BUDGET=540
+OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
+. "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
+W=/tmp/kct; mkdir -p $W/logs $W/real $W/replay
+nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
+
+models_of() { ls "validate/corpus/$1"/*.pt2 2>/dev/null; }
+
+# 1. real runs need no build: they start at once, set after set, in the background
+(
+  for set in "$@"; do
+    mkdir -p $W/real/$set
+    python3 validate/real_run.py $W/real/$set $(models_of $set) --jobs "${KC_REAL_JOBS:-8}" \
+      --timeout 120 --deadline-s $(( $(left) - 45 )) >>$W/logs/real.log 2>&1
+    echo "real $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/real.log
+  done
+) &
+real_pid=$!
+
+# 2. build, then the test models in the background and the replays of each set
+KC_BUILD_DIAG=1 validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1
+BIN="$(tail -n1 $W/logs/build.log)"
+echo "device_truth: build done at $(( $(date +%s) - T0 )) s: $BIN"
+if [ -x "$BIN" ]; then
+  (KC_PREBUILT="$BIN" timeout $(( $(left) - 40 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
+   echo "device_all exit $?" >>$W/logs/device_all.log) &
+  all_pid=$!
+  if [ "${KC_NO_REPLAY:-0}" != 1 ]; then
+    for set in "$@"; do
+      [ "$(left)" -gt 60 ] || break
+      python3 validate/corpus/measure_broad.py "$BIN" "validate/corpus/$set" $W/replay/$set --jobs "${KC_JOBS:-6}" \
+        --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
+      echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
+    done
+  fi
+  wait $all_pid
+  echo "device_truth: $(tail -n1 $W/logs/device_all.log)"
+else
+  tail -30 $W/logs/build.log
+fi
+wait $real_pid
+grep -h "^real_run:\|done at" $W/logs/real.log $W/logs/replay.log
+
+# 3. pack (at most 8 files back)
+export XZ_OPT="-6 -T0"
+tar cJf $OUT/real.tar.xz -C $W/real . 2>/dev/null
+tar cJf $OUT/replay.tar.xz -C $W/replay . 2>/dev/null
+tar czf $OUT/logs.tgz -C $W logs 2>/dev/null
+tar czf $OUT/all.tgz -C $W all 2>/dev/null
+ls -la $OUT
+echo "device_truth: done at $(( $(date +%s) - T0 )) s"

@@ -1,0 +1,166 @@
+"""Turns real-run measurements (validate/real_run.py) into the corpora's truth, and says where
+kernelcount-validate's op-by-op replay launches something else.
+
+The real run lists the outermost dispatcher ops it saw, in order, with what each launched. They
+are aligned to kernelcount's op list for the same archive (a replay JSON's `ops`, which is that
+list) by name, in order: both are the graph's calls in execution order, so each graph op finds
+its event among the next ones of its name. Events no graph op claims (and work launched outside
+any op) count as `unattributed`, so a model's total is always the real run's own.
+
+    python3 validate/real_truth.py truth REPLAY_SET REAL_DIR OUT_SET
+        REPLAY_SET: a folder or measured.tar.xz of replay JSONs (<name>.json); REAL_DIR: the
+        <name>.real.json files; writes OUT_SET/measured.tar.xz of JSONs in the replay's schema
+        whose measured counts are the real run's (the predictions in them are the replay's).
+    python3 validate/real_truth.py compare REPLAY_SET REAL_DIR [--json OUT.json] [--list]
+        per model: the replay's totals against the real run's, and per op where they differ.
+Standard library only.
+"""
+import argparse
+import collections
+import io
+import json
+import os
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measured_io import measured  # noqa: E402
+
+KINDS = ("kernels", "memcpy", "memset")
+WINDOW = 64  # how far ahead an op's event may lie behind events no graph op claims
+
+
+def base_name(op):
+    """aten::add.Tensor -> aten::add: the profiler names ops without their overload."""
+    ns, _, rest = op.partition("::")
+    return ns + "::" + rest.split(".", 1)[0]
+
+
+def align(graph_ops, events):
+    """Returns (event index or None per graph op, indices of events no op claimed)."""
+    out, claimed, j = [], set(), 0
+    for op in graph_ops:
+        want = base_name(op)
+        k = next((k for k in range(j, min(len(events), j + WINDOW)) if events[k]["op"] == want), None)
+        out.append(k)
+        if k is not None:
+            claimed.add(k)
+            j = k + 1
+    return out, [k for k in range(len(events)) if k not in claimed]
+
+
+def truth(replay, real):
+    """A replay JSON with its measured counts replaced by the real run's."""
+    events = real["ops"]
+    at, loose = align([o["op"] for o in replay["ops"]], events)
+    ops = []
+    missed = 0
+    for o, k in zip(replay["ops"], at):
+        e = events[k] if k is not None else None
+        missed += e is None
+        m = {kind: (e[kind] if e else 0) for kind in KINDS}
+        m["kernel_names"] = e.get("kernel_names", []) if e else []
+        m["memcpy_kinds"] = e.get("memcpy_kinds", []) if e else []
+        ops.append({**o, "measured": m, "match": None})
+    un = {kind: real["unattributed"][kind] + sum(events[k][kind] for k in loose) for kind in KINDS}
+    names = [n for k in loose for n in events[k].get("kernel_names", [])]
+    summary = dict(replay.get("summary", {}))
+    summary["measured"] = dict(real["totals"])
+    summary["ops_without_event"] = missed
+    return {"model": replay.get("model"), "target": replay.get("target"),
+            "run": real.get("run"), "truth": "real run", "weights": real.get("weights"),
+            "inputs": real.get("inputs"), "parameters_requiring_grad": real.get("parameters_requiring_grad"),
+            "ops": ops, "unattributed": {**un, "kernel_names": names[:20]}, "summary": summary}
+
+
+def load_real(real_dir):
+    out = {}
+    for f in os.listdir(real_dir):
+        if f.endswith(".real.json"):
+            with open(os.path.join(real_dir, f)) as fh:
+                out[f[: -len(".real.json")]] = json.load(fh)
+    return out
+
+
+def cmd_truth(a):
+    replays = dict(measured(a.replay_set))
+    real = load_real(a.real_dir)
+    os.makedirs(a.out_set, exist_ok=True)
+    path = os.path.join(a.out_set, "measured.tar.xz")
+    n = 0
+    with tarfile.open(path, "w:xz") as tar:
+        for name in sorted(real):
+            if name not in replays:
+                continue
+            data = json.dumps(truth(replays[name], real[name]), separators=(",", ":")).encode()
+            info = tarfile.TarInfo(f"measured/{name}.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            n += 1
+    print(f"{path}: {n} models whose truth is the real run ({len(real) - n} real runs without a replay JSON)")
+
+
+def per_op(replay_ops, truth_ops):
+    """Ops where the replay and the real run launched other counts."""
+    diffs = []
+    for r, t in zip(replay_ops, truth_ops):
+        a = tuple(r["measured"][k] for k in KINDS)
+        b = tuple(t["measured"][k] for k in KINDS)
+        if a != b:
+            diffs.append({"index": r.get("index"), "op": r["op"], "replay": a, "real": b,
+                          "replay_kernels": r["measured"].get("kernel_names", [])[:4],
+                          "real_kernels": t["measured"].get("kernel_names", [])[:4]})
+    return diffs
+
+
+def cmd_compare(a):
+    replays = dict(measured(a.replay_set))
+    real = load_real(a.real_dir)
+    rows, equal = [], 0
+    for name in sorted(set(replays) & set(real)):
+        r, t = replays[name], truth(replays[name], real[name])
+        rm = dict(r["summary"]["measured"])
+        for k in KINDS:  # the replay's totals, work outside any op included
+            rm[k] = rm.get(k, 0)
+        tm = t["summary"]["measured"]
+        same = all(rm[k] == tm[k] for k in KINDS)
+        equal += same
+        row = {"name": name, "replay": [rm[k] for k in KINDS], "real": [tm[k] for k in KINDS], "equal": same}
+        if not same:
+            row["ops"] = per_op(r["ops"], t["ops"])
+        rows.append(row)
+    only_real = sorted(set(real) - set(replays))
+    only_replay = sorted(set(replays) - set(real))
+    print(f"{len(rows)} models run both ways: totals equal for {equal}, differ for {len(rows) - equal}; "
+          f"real run only {len(only_real)}, replay only {len(only_replay)}")
+    if a.list:
+        for row in rows:
+            if not row["equal"]:
+                print(f"  {row['name']}: replay {row['replay']} real {row['real']}")
+                for d in row["ops"][:6]:
+                    print(f"    op {d['index']} {d['op']}: replay {d['replay']} {d['replay_kernels']} "
+                          f"real {d['real']} {d['real_kernels']}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"models": len(rows), "equal": equal, "only_real": only_real, "only_replay": only_replay,
+                       "rows": rows}, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("truth")
+    t.add_argument("replay_set")
+    t.add_argument("real_dir")
+    t.add_argument("out_set")
+    c = sub.add_parser("compare")
+    c.add_argument("replay_set")
+    c.add_argument("real_dir")
+    c.add_argument("--json")
+    c.add_argument("--list", action="store_true")
+    a = p.parse_args()
+    {"truth": cmd_truth, "compare": cmd_compare}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
