@@ -4,11 +4,13 @@
 # op-by-op replay of the same archives, within a wall-clock budget; also builds validate and
 # runs it over the test models (validate/device_all.sh), as every device script does.
 #   validate/device_truth.sh OUT_DIR BUDGET_S SET [SET ...]
-# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset);
+# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset, or
+# torchscript, whose real runs need no replay here);
 # sets are taken in the order given and each model's real run and replay run at once.
 # Writes OUT_DIR/real.tar.xz (SET/<name>.real.json, SET/real_status.jsonl), OUT_DIR/replay.tar.xz
 # (SET/<name>.json, .err), OUT_DIR/logs.tgz, OUT_DIR/all.tgz. Compare them with
-# validate/real_truth.py. Environment: KC_REAL_JOBS=8, KC_JOBS=6 (replay processes), KC_NO_REPLAY=1.
+# validate/real_truth.py. Environment: KC_REAL_JOBS=8, KC_JOBS=6 (replay processes), KC_NO_REPLAY=1,
+# KC_REPLAY_SETS="set set" (replay only these).
 set -uo pipefail
 DEFAULT_BUDGET=540
 OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
@@ -16,13 +18,18 @@ OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
 W=/tmp/kct; mkdir -p $W/logs $W/real $W/replay
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
-models_of() { ls "validate/corpus/$1"/*.pt2 2>/dev/null; }
+# The TorchScript set is packed: unpacked here, run with its manifest's input specs.
+mkdir -p $W/ts && tar xJf validate/corpus/torchscript/models.tar.xz -C $W/ts
+models_of() {
+  if [ "$1" = torchscript ]; then ls $W/ts/ts/*.pt; else ls "validate/corpus/$1"/*.pt2 2>/dev/null; fi
+}
 
 # 1. real runs need no build: they start at once, set after set, in the background
 (
   for set in "$@"; do
     mkdir -p $W/real/$set
     python3 validate/real_run.py $W/real/$set $(models_of $set) --jobs "${KC_REAL_JOBS:-8}" \
+      --manifest validate/corpus/torchscript/manifest.jsonl \
       --timeout 120 --deadline-s $(( $(left) - 45 )) >>$W/logs/real.log 2>&1
     echo "real $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/real.log
   done
@@ -38,7 +45,8 @@ if [ -x "$BIN" ]; then
    echo "device_all exit $?" >>$W/logs/device_all.log) &
   all_pid=$!
   if [ "${KC_NO_REPLAY:-0}" != 1 ]; then
-    for set in "$@"; do
+    for set in ${KC_REPLAY_SETS:-$@}; do
+      [ "$set" != torchscript ] || continue  # its replay needs input specs: device_torchscript.sh
       [ "$(left)" -gt 60 ] || break
       python3 validate/corpus/measure_broad.py "$BIN" "validate/corpus/$set" $W/replay/$set --jobs "${KC_JOBS:-6}" \
         --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1

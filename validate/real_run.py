@@ -13,7 +13,11 @@ nn.Parameters with the recorded requires_grad, buffers and constants as plain te
 Inputs come from the archive's sample inputs where it keeps them, else random with the recorded
 shapes; inputs that must be valid (a bag's offsets, a box list's batch index) are made valid.
 
+A TorchScript file runs as torch.jit.load leaves it (every tensor where it was saved), with
+graph optimizations off and inputs on the GPU as its manifest line's `--input` specs say.
+
     python3 validate/real_run.py OUT_DIR MODEL.pt2 [MODEL.pt2 ...] [--jobs 8] [--timeout 120]
+    python3 validate/real_run.py OUT_DIR MODEL.pt [...] --manifest validate/corpus/torchscript/manifest.jsonl
 
 Writes OUT_DIR/<name>.real.json per model (totals, unattributed work, the outermost ops in
 order with their counts and kernel names) and OUT_DIR/real_status.jsonl. Several worker
@@ -56,7 +60,7 @@ def _random_fill(t, positive):
 def _tensor_of(meta, positive=False):
     """A random tensor with the sizes, strides, dtype and storage offset a TensorMeta records."""
     import torch
-    from torch._export.serde.serialize import (deserialize_scalar_type, deserialize_size,
+    from torch._export.serde.serialize import (deserialize_device, deserialize_scalar_type, deserialize_size,
                                                deserialize_storage_offset, deserialize_stride)
     sizes = deserialize_size(meta.sizes)
     strides = deserialize_stride(meta.strides)
@@ -64,7 +68,9 @@ def _tensor_of(meta, positive=False):
     dtype = deserialize_scalar_type(meta.dtype)
     n = offset + 1 + sum((s - 1) * st for s, st in zip(sizes, strides)) if all(s > 0 for s in sizes) else 0
     flat = _random_fill(torch.empty(n, dtype=dtype), positive)
-    return torch.as_strided(flat, sizes, strides, offset)
+    # Where the archive saved it: a GPU export's weights on the GPU, its host constants on the host.
+    device = deserialize_device(meta.device) if meta.device is not None else torch.device("cpu")
+    return torch.as_strided(flat, sizes, strides, offset).to(device)
 
 
 def _positive_inputs(serialized):
@@ -126,8 +132,15 @@ def load(path):
                 raise ValueError(f"input of kind {kind} cannot be made without the archive's data")
         ep = _deserialize(lambda: ExportedProgramDeserializer(None).deserialize(ser, state_dict, constants, None))
         made = "random"
-    ep = torch.export.passes.move_to_device_pass(ep, "cuda")
-    return ep, made
+    # A GPU export runs where it was saved: its host tensors (a constant made by torch.tensor(),
+    # a factory with device="cpu") stay on the host, as in the user's run. A CPU export has no
+    # GPU to keep: it runs moved there whole, every "cpu" standing for the GPU, as kernelcount reads it.
+    on_gpu = any(isinstance(v, torch.Tensor) and v.device.type == "cuda"
+                 for v in list(ep.state_dict.values()) + list(ep.constants.values()) +
+                 [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"])
+    if not on_gpu:
+        ep = torch.export.passes.move_to_device_pass(ep, "cuda")
+    return ep, made, "as saved" if on_gpu else "moved to the GPU"
 
 
 def _valid_inputs(ep, args):
@@ -164,32 +177,59 @@ def _valid_inputs(ep, args):
     return args
 
 
-def inputs_for(ep):
+def inputs_for(ep, moved):
     import torch
     sys.path.insert(0, HERE)
     from crosscheck_profiler import random_tensor
     if ep.example_inputs is not None:
         args, kwargs = ep.example_inputs
-        return [a.cuda() if isinstance(a, torch.Tensor) else a for a in args], dict(kwargs), "stored"
+        return [a.cuda() if moved and isinstance(a, torch.Tensor) else a for a in args], dict(kwargs), "stored"
+    import torch.utils._pytree as pytree
     user = set(ep.graph_signature.user_inputs)
-    vals = [n.meta["val"] for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
-    args = [random_tensor([int(s) for s in v.shape], v.dtype) if isinstance(v, torch.Tensor) else v for v in vals]
-    return _valid_inputs(ep, args), {}, "random"
+    vals = [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
+    # Constant inputs (an int argument) keep the value they were exported with.
+    flat = [random_tensor([int(s) for s in v.shape], v.dtype, "cuda" if moved else v.device)
+            if isinstance(v, torch.Tensor) else v for v in vals]
+    flat = _valid_inputs(ep, flat)
+    # The user's call: positional and keyword arguments as the export's input spec lays them out.
+    args, kwargs = pytree.tree_unflatten(flat, ep.call_spec.in_spec)
+    return list(args), dict(kwargs), "random"
 
 
-def measure_one(path, warmup):
+def measure_torchscript(path, warmup, specs):
+    """A traced or scripted module as torch.jit.load leaves it: every tensor where it was saved
+    (a GPU machine's .pt holds host constants too), inputs on the GPU, graph optimizations off."""
+    import torch
+    sys.path.insert(0, HERE)
+    from crosscheck_profiler import measure, parse_input
+    module = torch.jit.load(path).eval()
+    params = list(module.parameters())
+    args = [parse_input(s) for s in specs]
+    total, ops, unattributed = measure(module, args, warmup)
+    return {"model": path, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
+            "run": "torch.jit.load(path) under torch.no_grad() and optimized_execution(False), after %d "
+                   "warm-up calls" % warmup, "weights": "stored", "inputs": "random", "placement": "as saved",
+            "parameters": len(params), "parameters_requiring_grad": sum(p.requires_grad for p in params),
+            "totals": total, "unattributed": unattributed, "ops": ops}
+
+
+def measure_one(path, warmup, specs=None):
     import torch
     sys.path.insert(0, HERE)
     from crosscheck_profiler import measure
-    ep, weights = load(path)
+    if not zipfile.is_zipfile(path) or not any(n.endswith("models/model.json") for n in zipfile.ZipFile(path).namelist()):
+        if specs is None:
+            raise ValueError("a TorchScript file needs its input specs (--manifest)")
+        return measure_torchscript(path, warmup, specs)
+    ep, weights, placement = load(path)
     module = ep.module()
     params = list(module.parameters())
-    args, kwargs, inputs = inputs_for(ep)
+    args, kwargs, inputs = inputs_for(ep, placement != "as saved")
     fn = (lambda *a: module(*a, **kwargs)) if kwargs else module
     total, ops, unattributed = measure(fn, args, warmup)
     return {"model": path, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
             "run": "ep.module() under torch.no_grad(), eager, after %d warm-up calls" % warmup,
-            "weights": weights, "inputs": inputs,
+            "weights": weights, "inputs": inputs, "placement": placement,
             "parameters": len(params), "parameters_requiring_grad": sum(p.requires_grad for p in params),
             "totals": total, "unattributed": unattributed, "ops": ops}
 
@@ -198,21 +238,27 @@ class _Timeout(Exception):
     pass
 
 
-def worker(out_dir, models, warmup, timeout):
+def worker(out_dir, models, warmup, timeout, manifest):
     """Measures models in order in this process; records which one it is on, so that a driver
     can skip it when the process dies."""
     def on_alarm(signum, frame):
         raise _Timeout()
     signal.signal(signal.SIGALRM, on_alarm)
     status = open(os.path.join(out_dir, "real_status.jsonl"), "a")
+    specs = {}
+    if manifest:
+        for line in open(manifest):
+            r = json.loads(line)
+            if "inputs" in r and "file" in r:
+                specs[r["file"]] = r["inputs"]
     for path in models:
-        name = os.path.basename(path)[:-4]
+        name = os.path.splitext(os.path.basename(path))[0]
         with open(os.path.join(out_dir, ".current"), "w") as f:
             f.write(path)
         t0 = time.time()
         signal.alarm(timeout)
         try:
-            result = measure_one(path, warmup)
+            result = measure_one(path, warmup, specs.get(os.path.basename(path)))
             with open(os.path.join(out_dir, name + ".real.json"), "w") as f:
                 json.dump(result, f, separators=(",", ":"))
             rec = {"name": name, "ok": True}
@@ -229,7 +275,7 @@ def worker(out_dir, models, warmup, timeout):
             sys.exit(3)  # the context may be broken: let the driver start a fresh process
 
 
-def drive(out_dir, models, jobs, warmup, timeout, deadline):
+def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest):
     """Splits models over `jobs` worker processes; restarts a worker that died after the model
     it was on."""
     os.makedirs(out_dir, exist_ok=True)
@@ -241,7 +287,7 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline):
         wd = os.path.join(out_dir, f".w{k}")
         os.makedirs(wd, exist_ok=True)
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", wd, "--warmup", str(warmup),
-               "--timeout", str(timeout), *todo]
+               "--timeout", str(timeout), *(["--manifest", manifest] if manifest else []), *todo]
         running[k] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(wd, "log"), "a")), todo)
 
     for k, todo in enumerate(shards):
@@ -261,9 +307,9 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline):
             if rc != 0 and cur in todo and time.time() - t0 < deadline:
                 done = {json.loads(l)["name"] for l in open(os.path.join(wd, "real_status.jsonl"))} \
                     if os.path.exists(os.path.join(wd, "real_status.jsonl")) else set()
-                if os.path.basename(cur)[:-4] not in done:
+                if os.path.splitext(os.path.basename(cur))[0] not in done:
                     with open(os.path.join(wd, "real_status.jsonl"), "a") as f:
-                        f.write(json.dumps({"name": os.path.basename(cur)[:-4], "ok": False,
+                        f.write(json.dumps({"name": os.path.splitext(os.path.basename(cur))[0], "ok": False,
                                             "error": f"worker exited {rc}"}) + "\n")
                 rest = todo[todo.index(cur) + 1:]
                 if rest:
@@ -291,12 +337,13 @@ def main():
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--timeout", type=int, default=120, help="seconds per model")
     p.add_argument("--deadline-s", type=float, default=1e9, help="stop all workers after this long")
+    p.add_argument("--manifest", help="TorchScript input specs: a JSONL of {file, inputs: [\"x=2x3x224x224:float32\"]}")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
-        worker(a.out_dir, a.models, a.warmup, a.timeout)
+        worker(a.out_dir, a.models, a.warmup, a.timeout, a.manifest)
     else:
-        drive(a.out_dir, a.models, a.jobs, a.warmup, a.timeout, a.deadline_s)
+        drive(a.out_dir, a.models, a.jobs, a.warmup, a.timeout, a.deadline_s, a.manifest and os.path.abspath(a.manifest))
 
 
 if __name__ == "__main__":
