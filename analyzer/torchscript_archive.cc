@@ -341,6 +341,13 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive) {
   return "";
 }
 
+std::string constants_device(caffe2::serialize::PyTorchStreamReader& archive) {
+  const auto locations = locations_in(archive, "constants.pkl");
+  for (const auto& l : locations)
+    if (l != locations.front()) return "";
+  return locations.empty() ? "" : locations.front();
+}
+
 namespace {
 
 constexpr uint32_t kLocalHeaderSignature = 0x04034b50;

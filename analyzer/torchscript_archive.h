@@ -20,6 +20,11 @@ namespace kc {
 // pickles, never a tensor record.
 std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 
+// Where the module's tensor constants (constants.pkl: torch.tensor(...) literals of a trace,
+// CONSTANTS.cN in its code) were saved, when they all were saved in one place ("cpu",
+// "cuda:0"); empty when there are none or they are split between devices.
+std::string constants_device(caffe2::serialize::PyTorchStreamReader& archive);
+
 // Throws Error naming the first pickle of the archive (data.pkl, constants.pkl) in which a
 // string or bytes length runs past the pickle's end, or a memo index exceeds the pickle's size:
 // libtorch's unpickler allocates such a length, or a memo table that long, before it finds the

@@ -121,13 +121,15 @@ class MetaRunner {
   // saved on the host is predicted for the target's GPU ("cuda"), as a .pt2 exported on the
   // host is.
   // debug_tables: read_debug_tables' answer for the archive.
+  // constants_on: where the tensor constants were saved, empty when unknown (split).
   MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on,
-             std::unordered_map<std::string, c10::IValue> debug_tables)
+             const std::string& constants_on, std::unordered_map<std::string, c10::IValue> debug_tables)
       : module_(std::move(module)),
         opt_(opt),
         source_lines_(path),
         locator_(std::move(debug_tables)),
         saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
+        constants_on_gpu_(!saved_on_gpu_ || constants_on != "cpu"),
         device_(saved_on_gpu_ ? saved_on : "cuda") {
     g_.info.path = path;
     g_.info.format = "torchscript";
@@ -245,9 +247,12 @@ class MetaRunner {
       case c10::prim::Constant: {
         auto v = jit::toIValue(node->output());
         env_[node->output()] = v ? *v : c10::IValue();
-        // A tensor constant moves to the GPU with the model (torch.jit.load's map_location); it
-        // keeps its CPU value here because shape arithmetic (x.size(1) // 4 in a trace) needs it.
-        if (v && v->isTensor()) on_gpu_.insert(v->toTensor().unsafeGetTensorImpl());
+        // A tensor constant is where it was saved: torch.jit.load restores each tensor to its
+        // saved device, so a GPU trace's literals (torch.tensor(4) in x.size(1) // 4) stay on
+        // the host, where arithmetic with sizes runs and launches nothing. A model saved on the
+        // host is analyzed as moved to the GPU whole (map_location), its constants with it. It
+        // keeps its CPU value either way: shape arithmetic needs it.
+        if (v && v->isTensor() && constants_on_gpu_) on_gpu_.insert(v->toTensor().unsafeGetTensorImpl());
         return;
       }
       case c10::prim::GetAttr: {
@@ -648,6 +653,7 @@ class MetaRunner {
   SourceLines source_lines_;       // the user's files, for traced ops
   mutable SourceLocator locator_;  // a cache: where() reads through it too
   const bool saved_on_gpu_;
+  const bool constants_on_gpu_;  // the tensor constants run on the GPU
   const std::string device_;  // where values computed on the GPU live, as the IR names it
   size_t unnamed_used_ = 0;   // positional --input specs bound so far
   Graph g_;
@@ -693,6 +699,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   check_pickle_lengths(archive);
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
+  const std::string constants_on = constants_device(archive);
   // The source-range tables are decoded by SourceLocator, not by libtorch: read meanwhile, on
   // another core. Their errors come first, as if read before the module.
   auto tables = std::async(std::launch::async, [&archive] { return read_debug_tables(archive); });
@@ -723,7 +730,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
     static auto* kept = new std::vector<jit::Module>;
     kept->push_back(module);
   }
-  Graph g = MetaRunner(std::move(module), path, options, saved_on, std::move(debug_tables)).run();
+  Graph g = MetaRunner(std::move(module), path, options, saved_on, constants_on, std::move(debug_tables)).run();
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
