@@ -4,8 +4,8 @@
 # op-by-op replay of the same archives, within a wall-clock budget; also builds validate and
 # runs it over the test models (validate/device_all.sh), as every device script does.
 #   validate/device_truth.sh OUT_DIR BUDGET_S SET [SET ...]
-# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset, or
-# torchscript, whose real runs need no replay here);
+# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset,
+# torchscript);
 # sets are taken in the order given and each model's real run and replay run at once.
 # Writes OUT_DIR/real.tar.xz (SET/<name>.real.json, SET/real_status.jsonl), OUT_DIR/replay.tar.xz
 # (SET/<name>.json, .err), OUT_DIR/logs.tgz, OUT_DIR/all.tgz. Compare them with
@@ -29,7 +29,7 @@ models_of() {
   for set in "$@"; do
     mkdir -p $W/real/$set
     python3 validate/real_run.py $W/real/$set $(models_of $set) --jobs "${KC_REAL_JOBS:-8}" \
-      --manifest validate/corpus/torchscript/manifest.jsonl \
+      --manifest validate/corpus/torchscript/manifest.jsonl --import transformers.integrations.moe \
       --timeout 120 --deadline-s $(( $(left) - 45 )) >>$W/logs/real.log 2>&1
     echo "real $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/real.log
   done
@@ -46,9 +46,10 @@ if [ -x "$BIN" ]; then
   all_pid=$!
   if [ "${KC_NO_REPLAY:-0}" != 1 ]; then
     for set in ${KC_REPLAY_SETS:-$@}; do
-      [ "$set" != torchscript ] || continue  # its replay needs input specs: device_torchscript.sh
       [ "$(left)" -gt 60 ] || break
-      python3 validate/corpus/measure_broad.py "$BIN" "validate/corpus/$set" $W/replay/$set --jobs "${KC_JOBS:-6}" \
+      dir="validate/corpus/$set"; ts=()
+      [ "$set" = torchscript ] && { dir=$W/ts/ts; ts=(--manifest validate/corpus/torchscript/manifest.jsonl); }
+      python3 validate/corpus/measure_broad.py "$BIN" "$dir" $W/replay/$set --jobs "${KC_JOBS:-6}" "${ts[@]}" \
         --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
       echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
     done

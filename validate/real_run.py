@@ -147,8 +147,9 @@ def _valid_inputs(ep, args):
     """Makes random integer inputs that must be valid what a user's would be: a bag's offsets
     sorted within its indices, a box list's batch index within the batch."""
     import torch
-    user = [n for n in ep.graph.nodes if n.op == "placeholder" and n.name in set(ep.graph_signature.user_inputs)]
-    index = {n.name: i for i, n in enumerate(user)}
+    from torch.export.graph_signature import InputKind
+    user = [s.arg for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+    index = {a.name: i for i, a in enumerate(user) if hasattr(a, "name")}
     for node in ep.graph.nodes:
         if node.op != "call_function" or not hasattr(node.target, "_schema"):
             continue
@@ -185,9 +186,12 @@ def inputs_for(ep, moved):
         args, kwargs = ep.example_inputs
         return [a.cuda() if moved and isinstance(a, torch.Tensor) else a for a in args], dict(kwargs), "stored"
     import torch.utils._pytree as pytree
-    user = set(ep.graph_signature.user_inputs)
-    vals = [n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
-    # Constant inputs (an int argument) keep the value they were exported with.
+    from torch.export.graph_signature import ConstantArgument, InputKind
+    placeholders = {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
+    # The user's inputs in call order; constant ones (use_cache=False, an int) are no graph
+    # placeholder and keep the value they were exported with.
+    vals = [s.arg.value if isinstance(s.arg, ConstantArgument) else placeholders[s.arg.name]
+            for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
     flat = [random_tensor([int(s) for s in v.shape], v.dtype, "cuda" if moved else v.device)
             if isinstance(v, torch.Tensor) else v for v in vals]
     flat = _valid_inputs(ep, flat)
@@ -275,7 +279,7 @@ def worker(out_dir, models, warmup, timeout, manifest):
             sys.exit(3)  # the context may be broken: let the driver start a fresh process
 
 
-def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest):
+def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=()):
     """Splits models over `jobs` worker processes; restarts a worker that died after the model
     it was on."""
     os.makedirs(out_dir, exist_ok=True)
@@ -287,7 +291,8 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest):
         wd = os.path.join(out_dir, f".w{k}")
         os.makedirs(wd, exist_ok=True)
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", wd, "--warmup", str(warmup),
-               "--timeout", str(timeout), *(["--manifest", manifest] if manifest else []), *todo]
+               "--timeout", str(timeout), *(["--manifest", manifest] if manifest else []),
+               *[f"--import={m}" for m in imports], *todo]
         running[k] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(wd, "log"), "a")), todo)
 
     for k, todo in enumerate(shards):
@@ -338,12 +343,21 @@ def main():
     p.add_argument("--timeout", type=int, default=120, help="seconds per model")
     p.add_argument("--deadline-s", type=float, default=1e9, help="stop all workers after this long")
     p.add_argument("--manifest", help="TorchScript input specs: a JSONL of {file, inputs: [\"x=2x3x224x224:float32\"]}")
+    p.add_argument("--import", dest="imports", action="append", default=[],
+                   help="a module that registers custom ops the archives call (transformers.integrations.moe)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
+        import importlib
+        for m in a.imports:
+            try:
+                importlib.import_module(m)
+            except ImportError as e:  # the models that need it fail and say so
+                print(f"real_run: cannot import {m}: {e}", file=sys.stderr)
         worker(a.out_dir, a.models, a.warmup, a.timeout, a.manifest)
     else:
-        drive(a.out_dir, a.models, a.jobs, a.warmup, a.timeout, a.deadline_s, a.manifest and os.path.abspath(a.manifest))
+        drive(a.out_dir, a.models, a.jobs, a.warmup, a.timeout, a.deadline_s, a.manifest and os.path.abspath(a.manifest),
+              a.imports)
 
 
 if __name__ == "__main__":
