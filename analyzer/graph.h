@@ -110,6 +110,7 @@ struct ModelInfo {
   std::string producer_version;    // torch version or schema version recorded in the file
   std::vector<std::string> notes;  // e.g. symbolic sizes and the values they were given
   std::string device;              // where the user's inputs live in the file; stands for the target GPU
+  std::string saved_device;        // TorchScript: where the archive's tensors were saved ("cpu", "cuda:0")
 };
 
 // A whole model: values and ops in execution order.

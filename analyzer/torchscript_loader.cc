@@ -731,6 +731,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
     kept->push_back(module);
   }
   Graph g = MetaRunner(std::move(module), path, options, saved_on, constants_on, std::move(debug_tables)).run();
+  g.info.saved_device = saved_on;
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;

@@ -207,6 +207,9 @@ def measure_torchscript(path, warmup, specs):
     sys.path.insert(0, HERE)
     from crosscheck_profiler import measure, parse_input
     module = torch.jit.load(path).eval()
+    on = {t.device.type for t in list(module.parameters()) + list(module.buffers())}
+    if "cuda" not in on:  # saved on the host: moved to the GPU whole, as kernelcount reads it
+        module = torch.jit.load(path, map_location="cuda").eval()
     params = list(module.parameters())
     args = [parse_input(s) for s in specs]
     total, ops, unattributed = measure(module, args, warmup)

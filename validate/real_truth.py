@@ -116,34 +116,38 @@ def per_op(replay_ops, truth_ops):
 def cmd_compare(a):
     replays = dict(measured(a.replay_set))
     real = load_real(a.real_dir)
-    rows, equal = [], 0
+    rows, equal, ops_equal = [], 0, 0
     for name in sorted(set(replays) & set(real)):
         r, t = replays[name], truth(replays[name], real[name])
-        rm = dict(r["summary"]["measured"])
-        for k in KINDS:  # the replay's totals, work outside any op included
-            rm[k] = rm.get(k, 0)
+        rm = {k: r["summary"]["measured"].get(k, 0) for k in KINDS}  # work outside any op included
         tm = t["summary"]["measured"]
         same = all(rm[k] == tm[k] for k in KINDS)
+        diffs = per_op(r["ops"], t["ops"])
         equal += same
+        ops_equal += not diffs
         row = {"name": name, "replay": [rm[k] for k in KINDS], "real": [tm[k] for k in KINDS], "equal": same}
-        if not same:
-            row["ops"] = per_op(r["ops"], t["ops"])
+        if diffs:
+            row["ops"] = diffs
         rows.append(row)
     only_real = sorted(set(real) - set(replays))
     only_replay = sorted(set(replays) - set(real))
-    print(f"{len(rows)} models run both ways: totals equal for {equal}, differ for {len(rows) - equal}; "
-          f"real run only {len(only_real)}, replay only {len(only_replay)}")
+    label = f"{a.name}: " if a.name else ""
+    print(f"{label}{len(rows)} models run both ways: totals equal for {equal}, differ for {len(rows) - equal}; "
+          f"every op's counts equal for {ops_equal}; real run only {len(only_real)}"
+          f"{' (' + ', '.join(only_real) + ')' if only_real else ''}, replay only {len(only_replay)}"
+          f"{' (' + ', '.join(only_replay) + ')' if only_replay else ''}")
     if a.list:
         for row in rows:
-            if not row["equal"]:
+            if not row["equal"] or row.get("ops"):
                 print(f"  {row['name']}: replay {row['replay']} real {row['real']}")
-                for d in row["ops"][:6]:
+                for d in row.get("ops", [])[:6]:
                     print(f"    op {d['index']} {d['op']}: replay {d['replay']} {d['replay_kernels']} "
                           f"real {d['real']} {d['real_kernels']}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"models": len(rows), "equal": equal, "only_real": only_real, "only_replay": only_replay,
-                       "rows": rows}, f, indent=1)
+            json.dump({"set": a.name, "models": len(rows), "totals_equal": equal, "ops_equal": ops_equal,
+                       "only_real": only_real, "only_replay": only_replay,
+                       "differ": [r for r in rows if not r["equal"] or r.get("ops")]}, f, indent=1)
 
 
 def main():
@@ -158,6 +162,7 @@ def main():
     c.add_argument("real_dir")
     c.add_argument("--json")
     c.add_argument("--list", action="store_true")
+    c.add_argument("--name", help="the set's name, for the printed line")
     a = p.parse_args()
     {"truth": cmd_truth, "compare": cmd_compare}[a.cmd](a)
 

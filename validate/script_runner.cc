@@ -68,7 +68,7 @@ ScriptRunner::ScriptRunner(const Graph& g, c10::Device device) : g_(g) {
   try {
     // As a user's torch.jit.load leaves it: a model saved on a GPU keeps each tensor where it
     // was saved (its literal constants on the host); one saved on the host moves there whole.
-    const bool saved_on_gpu = g.info.device.rfind("cuda", 0) == 0;
+    const bool saved_on_gpu = g.info.saved_device.rfind("cuda", 0) == 0;
     module_ = saved_on_gpu ? torch::jit::load(g.info.path) : torch::jit::load(g.info.path, device);
   } catch (const c10::Error& e) {
     throw Error("cannot load TorchScript model onto the GPU: " +
