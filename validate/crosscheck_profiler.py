@@ -91,7 +91,7 @@ def measure(fn, args, warmup=2):
         top = top_of.get(e.linked_correlation_id())
         (top if top is not None else unattributed)[key] += 1
         if top is not None and key == "kernels":
-            top["kernel_names"].append(name[:120])
+            top["kernel_names"].append(name[:400])
         elif top is not None and key == "memcpy":
             top["memcpy_kinds"].append(name)
     ops = [{k: v for k, v in o.items() if k != "end"} for o in outermost]

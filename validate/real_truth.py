@@ -36,6 +36,31 @@ def base_name(op):
     return ns + "::" + rest.split(".", 1)[0]
 
 
+def short_kernel_name(name, max_len=200):
+    """A profiler kernel name as kernelcount-validate writes a CUPTI one (validate/measurement.cc):
+    no `void `, no parameter list, no ATen namespaces."""
+    if name.startswith("void "):
+        name = name[5:]
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += name[i] == ")"
+            if name[i] == "(":
+                depth -= 1
+                if depth == 0:
+                    name = name[:i] if i > 0 else name
+                    break
+    for ns in ("(anonymous namespace)::", "at::native::", "at::cuda::", "at::", "c10::", "cutlass::"):
+        name = name.replace(ns, "")
+    return name[: max_len - 3] + "..." if len(name) > max_len > 3 else name
+
+
+def memcpy_kind(name):
+    """`Memcpy DtoD (Device -> Device)` -> `DtoD`, CUPTI's name for the kind."""
+    parts = name.split()
+    return parts[1] if len(parts) > 1 and parts[0] == "Memcpy" else name
+
+
 def align(graph_ops, events):
     """Returns (event index or None per graph op, indices of events no op claimed)."""
     out, claimed, j = [], set(), 0
@@ -59,11 +84,11 @@ def truth(replay, real):
         e = events[k] if k is not None else None
         missed += e is None
         m = {kind: (e[kind] if e else 0) for kind in KINDS}
-        m["kernel_names"] = e.get("kernel_names", []) if e else []
-        m["memcpy_kinds"] = e.get("memcpy_kinds", []) if e else []
+        m["kernel_names"] = [short_kernel_name(n) for n in e.get("kernel_names", [])] if e else []
+        m["memcpy_kinds"] = [memcpy_kind(n) for n in e.get("memcpy_kinds", [])] if e else []
         ops.append({**o, "measured": m, "match": None})
     un = {kind: real["unattributed"][kind] + sum(events[k][kind] for k in loose) for kind in KINDS}
-    names = [n for k in loose for n in events[k].get("kernel_names", [])]
+    names = [short_kernel_name(n) for k in loose for n in events[k].get("kernel_names", [])]
     summary = dict(replay.get("summary", {}))
     summary["measured"] = dict(real["totals"])
     summary["ops_without_event"] = missed

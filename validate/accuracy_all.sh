@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Regenerates every saved accuracy figure of the current rules against the corpora's truth (the
+# real run, validate/results/*/measured.tar.xz): validate/results/<set>/accuracy_{rules,lofo}.{txt,json}.
+# The README and docs quote these files (scripts/update_docs.py). Run from the repository root
+# after building; about 30 minutes on two cores.
+#   validate/accuracy_all.sh [SET ...]    (default: every set below)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+A="python3 validate/broad_accuracy.py"
+R=validate/results
+run() {  # NAME OUT_BASE ARGS...
+  local out="$2"; shift 2
+  echo "accuracy_all: $out" >&2
+  $A "$@" --json "$out.json" >"$out.txt"
+}
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset torchscript-lofo torchscript}; do
+  case "$set" in
+    broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz --worst 15 --misses 20 ;;
+    broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
+    fresh*) run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set --measured $R/$set/measured.tar.xz \
+              --worst 15 --misses 40 ;;
+    opset) run "$set" $R/opset/accuracy_rules --models validate/corpus/opset --measured $R/opset/measured.tar.xz --worst 5 --misses 40 ;;
+    torchscript-lofo) run "$set" $R/torchscript/accuracy_lofo --mode lofo --models validate/corpus/torchscript/models.tar.xz \
+                        --measured $R/torchscript/measured.tar.xz --conv-lofo validate/sweeps/conv_lofo.json.gz \
+                        --conv-corpus torchscript --worst 15 --misses 30 ;;
+    torchscript) run "$set" $R/torchscript/accuracy_rules --mode rules --models validate/corpus/torchscript/models.tar.xz \
+                   --measured $R/torchscript/measured.tar.xz --worst 15 --misses 30 ;;
+    *) echo "accuracy_all: unknown set $set" >&2; exit 2 ;;
+  esac
+done
