@@ -1,7 +1,7 @@
 """Regenerates every generated part of README.md and docs/ from real runs, so they never go stale.
 
-Each README section between <!-- NAME:begin --> and <!-- NAME:end --> is the output of the
-command written in the section's first line. Run from the repository root after building:
+Each section of README.md and docs/accuracy.md between <!-- NAME:begin --> and <!-- NAME:end -->
+is the output of the command written in the section's first line, or a table of saved figures. Run from the repository root after building:
   python3 scripts/update_docs.py
 """
 import json
@@ -97,7 +97,68 @@ def saved(path, cmd, lines=6):
     return "```\n$ " + cmd + "\n" + "\n".join(head) + "\n```"
 
 
+# The figures of validate/accuracy_all.sh: (label, what the set is, accuracy JSON).
+ACCURACY_SETS = [
+    ("broad, leave one family out", "569 exports, 133 families (torchvision, timm, transformers, RNNs)",
+     "validate/results/broad/accuracy_lofo.json"),
+    ("broad, rules alone", "the same, no measured table", "validate/results/broad/accuracy_rules.json"),
+    ("fresh", "85 exports of 38 families no other set holds", "validate/results/fresh/accuracy_rules.json"),
+    ("fresh2", "134: one more model per timm family, batch 4", "validate/results/fresh2/accuracy_rules.json"),
+    ("fresh3", "36 CNNs at batch 8, 160 x 160", "validate/results/fresh3/accuracy_rules.json"),
+    ("fresh4", "76 timm models", "validate/results/fresh4/accuracy_rules.json"),
+    ("fresh5", "138 timm and transformers models", "validate/results/fresh5/accuracy_rules.json"),
+    ("fresh6", "130 models exported on the GPU", "validate/results/fresh6/accuracy_rules.json"),
+    ("opset", "726 one-op blocks, every op a family", "validate/results/opset/accuracy_rules.json"),
+    ("TorchScript, leave one family out", "60 traces of 30 architectures",
+     "validate/results/torchscript/accuracy_lofo.json"),
+    ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
+]
+
+
+def accuracy_row(label, what, path):
+    d = json.load(open(path))
+    errs = [abs(m[3]) for m in d["models"]]
+    n = len(errs)
+    within = [sum(e <= t for e in errs) for t in (0.01, 0.02, 0.05)]
+    exact, total = d["exact"]
+    return (f"| {label} | {what} | {n} | {100.0 * exact / total:.1f}% of {total:,} | "
+            + " | ".join(f"{w}/{n}" for w in within) + f" | {100.0 * max(errs):.1f}% |")
+
+
+def accuracy_table(rows=None):
+    out = ["| set | what it is | models | op instances exact | kernels within 1% | 2% | 5% | largest error |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for label, what, path in ACCURACY_SETS:
+        if rows is None or label in rows:
+            out.append(accuracy_row(label, what, path))
+    return "\n".join(out)
+
+
+def truth_of_record():
+    d = json.load(open("validate/results/truth_of_record.json"))
+    sets = d["sets"]
+    n = sum(s["models"] for s in sets)
+    totals = sum(s["totals_equal"] for s in sets)
+    ops = sum(s["ops_equal"] for s in sets)
+    only = [(s["set"], m, "real run only") for s in sets for m in s["only_real"]] + \
+           [(s["set"], m, "replay only") for s in sets for m in s["only_replay"]]
+    out = ["| set | models run both ways | totals equal | every op's counts equal |",
+           "| --- | ---: | ---: | ---: |"]
+    out += [f"| {s['set']} | {s['models']} | {s['totals_equal']} | {s['ops_equal']} |" for s in sets]
+    out.append(f"| all | {n} | {totals} | {ops} |")
+    text = ("From `validate/results/truth_of_record.json` (`python3 validate/real_truth.py compare "
+            "REPLAY_SET REAL_DIR` per set, on the outputs of `validate/device_truth.sh`):\n\n" + "\n".join(out))
+    if only:
+        text += "\n\nMeasured one way only: " + ", ".join(f"{m} ({s}, {w})" for s, m, w in only) + "."
+    return text
+
+
 SECTIONS = {
+    "truth-of-record": truth_of_record,
+    "accuracy-table": accuracy_table,
+    "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "fresh", "fresh2", "fresh3",
+                                                "fresh4", "fresh5", "fresh6", "opset",
+                                                "TorchScript, leave one family out"}),
     "example": lambda: block(f"{KC} tests/models/transformer_block.pt2"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
@@ -172,17 +233,23 @@ SECTIONS = {
 }
 
 
+FILES = ("README.md", "docs/accuracy.md")
+
+
 def main():
-    text = open("README.md").read()
+    texts = {f: open(f).read() for f in FILES}
     for name, make in SECTIONS.items():
         pat = re.compile(rf"(<!-- {name}:begin -->\n)(?:.*?\n)?(<!-- {name}:end -->)", re.S)
-        if not pat.search(text):
-            sys.exit(f"README.md has no {name} section")
-        text = pat.sub(lambda m: m.group(1) + make() + "\n" + m.group(2), text)
-    open("README.md", "w").write(text)
+        where = [f for f in FILES if pat.search(texts[f])]
+        if not where:
+            sys.exit(f"no file of {', '.join(FILES)} has a {name} section")
+        for f in where:
+            texts[f] = pat.sub(lambda m: m.group(1) + make() + "\n" + m.group(2), texts[f])
+    for f, text in texts.items():
+        open(f, "w").write(text)
     with open("docs/rules.md", "w") as f:
         f.write(sh(f"{KC} --list-rules --format markdown") + "\n")
-    print("README.md and docs/rules.md regenerated")
+    print(f"{', '.join(FILES)} and docs/rules.md regenerated")
 
 
 if __name__ == "__main__":
