@@ -97,6 +97,12 @@ class Pt2Reader {
     g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) read_node(node);
     propagate_requires_grad_to_views(g_);
+    if (!unregistered_names_.empty()) {
+      std::string names;
+      for (const auto& n : unregistered_names_) names += (names.empty() ? "" : ", ") + n;
+      g_.info.notes.push_back("ops LibTorch " + libtorch_version() +
+                              " does not know, read from their recorded outputs " + "and counted as unknown: " + names);
+    }
     for (JsonRef out : array(field(graph, "outputs", "graph"), "graph.outputs")) {
       auto [tag, v] = tagged(out, "graph.outputs");
       g_.outputs.push_back(tag == "as_tensor" ? value_ref(v, "graph.outputs") : -1);
@@ -442,6 +448,27 @@ class Pt2Reader {
     return t;
   }
 
+  // An op LibTorch does not know (torchvision::nms, a torch.library custom op, a Triton kernel
+  // wrapper): the archive records its outputs, so it needs no schema to take its place in the
+  // graph. Its arguments are the node's, by name; it claims no aliasing and no tags, so no rule
+  // matches it and it is reported as unknown, never as free.
+  const OpSchema& unregistered_op(const Target& t, JsonRef node, const std::string& where) {
+    const std::string key = t.name + "." + t.overload;
+    auto it = unregistered_.find(key);
+    if (it != unregistered_.end()) return it->second;
+    OpSchema schema;
+    schema.name = t.name;
+    schema.overload = t.overload == "default" ? "" : t.overload;
+    for (JsonRef in : array(field(node, "inputs", where), where, ".inputs")) {
+      JsonRef name = field(in, "name", where);
+      if (!name.is_string())
+        throw Error(where + ".inputs.name: expected a string, found " + std::string(name.type_name()));
+      schema.args.push_back(SchemaArg{std::string(name.str()), "Any", false, true});
+    }
+    unregistered_names_.insert(t.name + (schema.overload.empty() ? "" : "." + schema.overload));
+    return unregistered_.emplace(key, std::move(schema)).first->second;
+  }
+
   void read_node(JsonRef node) {
     std::string node_name = "?";
     if (JsonRef n = optional_field(node, "name"); n && n.is_string()) node_name = std::string(n.str());
@@ -469,11 +496,16 @@ class Pt2Reader {
       return;
     }
     if (!tensor_out && t.host_only) return;
-    if (!t.schema) try {
+    if (!t.schema) {
+      try {
         t.schema = &lookup_op(t.name, t.overload);
       } catch (const Error& e) {
-        throw Error(where + ": " + e.what());
+        // An aten op this LibTorch lacks comes from another PyTorch release: its rules would
+        // read arguments by a schema we do not have, so it is refused by name.
+        if (t.name.rfind("aten::", 0) == 0 || t.name.rfind("prims::", 0) == 0) throw Error(where + ": " + e.what());
+        t.schema = &unregistered_op(t, node, where);
       }
+    }
     const OpSchema* schema = t.schema;
     Op op;
     op.name = schema->name;
@@ -662,7 +694,9 @@ class Pt2Reader {
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string_view, int> value_index_;
-  std::set<int> recorded_grad_;  // values whose tensor_meta says requires_grad
+  std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
+  std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
+  std::set<std::string> unregistered_names_;
   std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document
   // Parsed stack_trace and nn_module_stack texts, keyed by views into the document.
   std::unordered_map<std::string_view, SourceLoc> source_locs_;

@@ -654,8 +654,8 @@ class MetaRunner {
   mutable SourceLocator locator_;  // a cache: where() reads through it too
   const bool saved_on_gpu_;
   const bool constants_on_gpu_;  // the tensor constants run on the GPU
-  const std::string device_;  // where values computed on the GPU live, as the IR names it
-  size_t unnamed_used_ = 0;   // positional --input specs bound so far
+  const std::string device_;     // where values computed on the GPU live, as the IR names it
+  size_t unnamed_used_ = 0;      // positional --input specs bound so far
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
   std::unordered_map<const c10::TensorImpl*, int> ids_;

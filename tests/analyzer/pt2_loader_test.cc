@@ -71,10 +71,34 @@ TEST_CASE("pt2: a wrong-typed field names the node") {
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("target") && Contains("expected a string"));
 }
 
-TEST_CASE("pt2: an op libtorch does not know is an error") {
+TEST_CASE("pt2: an op libtorch does not know loads from its recorded outputs, with a note") {
   auto j = model_json("add.pt2");
+  j["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.mylib.no_such_op.default";
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  REQUIRE(g.ops.size() == 1);
+  CHECK(g.ops[0].full_name() == "mylib::no_such_op");
+  CHECK(g.ops[0].args.size() == 2);  // the node's own arguments, by name
+  CHECK_FALSE(g.ops[0].traits.view);
+  CHECK_FALSE(g.ops[0].traits.pointwise);
+  REQUIRE(g.ops[0].outputs.size() == 1);
+  CHECK(g.values[g.ops[0].outputs[0]].sizes == std::vector<int64_t>{256, 1024});
+  REQUIRE_FALSE(g.info.notes.empty());
+  CHECK_THAT(g.info.notes.back(), Contains("does not know") && Contains("mylib::no_such_op"));
+  // An aten op this LibTorch lacks is another release's: refused by name.
   j["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default";
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("unknown op aten::no_such_op"));
+  // Known ops add no such note.
+  kc::Graph known = kc::load_pt2_json(model_json("add.pt2").dump(), "x", {});
+  for (const auto& n : known.info.notes) CHECK_THAT(n, !Contains("does not know"));
+}
+
+TEST_CASE("pt2: torchvision's ops load, and the rest of the model is counted") {
+  kc::Graph g = kc::load_model(kModels + "/detection_head.pt2", {});
+  std::vector<std::string> names;
+  for (const auto& op : g.ops) names.push_back(op.full_name());
+  CHECK(std::count(names.begin(), names.end(), "torchvision::nms") == 1);
+  CHECK(std::count(names.begin(), names.end(), "torchvision::roi_align") == 1);
+  CHECK(std::count(names.begin(), names.end(), "aten::conv2d") == 1);
 }
 
 TEST_CASE("pt2: a shape past 64 bits is an error, not a wrap-around") {

@@ -207,6 +207,15 @@ def make_exported():
            (rand(2, 16, 64, dtype=torch.bfloat16),))
 
 
+def make_detection():
+    """A model calling torchvision's ops (needs torchvision): LibTorch has no schema for them."""
+    boxes = rand(100, 4, seed=5).abs() * 20
+    boxes[:, 2:] += boxes[:, :2]
+    rois = torch.cat([torch.tensor([[0.0]] * 8 + [[1.0]] * 8), boxes[:16]], 1)
+    export("detection_head.pt2", build(models.DetectionHead),
+           (rand(2, 3, 64, 64), boxes, rand(100, seed=6).sigmoid(), rois), keep_sample_inputs=False)
+
+
 def make_torchscript():
     save_script(torch.jit.script(build(models.ScriptedControlFlow).eval()),
                 "scripted_control_flow.pt")
@@ -338,6 +347,7 @@ def main():
     if not os.path.isfile(os.path.join(OUT, "models.py")):
         sys.exit("run from the repository root: python tests/models/make_models.py")
     make_exported()
+    make_detection()
     make_torchscript()
     make_bad()
     make_deflated()

@@ -204,3 +204,20 @@ class AutocastOff(nn.Module):
         with torch.autocast("cpu", enabled=False):
             s = q.float() @ k.float().transpose(-1, -2)
         return s.softmax(-1)
+
+
+class DetectionHead(nn.Module):
+    """A detector's post-processing: torchvision's nms over scored boxes and roi_align over a
+    feature map, ops that live in torchvision's library and not in LibTorch."""
+
+    def __init__(self, c: int = 8):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3, padding=1)
+
+    def forward(self, x, boxes, scores, rois):
+        import torchvision.ops
+
+        f = self.conv(x).relu()
+        keep = torchvision.ops.nms(boxes, scores, 0.5)
+        pooled = torchvision.ops.roi_align(f, rois, (7, 7), spatial_scale=0.25, sampling_ratio=2)
+        return pooled.mean(), keep
