@@ -100,8 +100,9 @@ class Pt2Reader {
     if (!unregistered_names_.empty()) {
       std::string names;
       for (const auto& n : unregistered_names_) names += (names.empty() ? "" : ", ") + n;
-      g_.info.notes.push_back("ops LibTorch " + libtorch_version() +
-                              " does not know, read from their recorded outputs " + "and counted as unknown: " + names);
+      g_.info.notes.push_back(
+          "ops LibTorch " + libtorch_version() +
+          " does not know, read from their recorded outputs (one no rule covers is unknown): " + names);
     }
     for (JsonRef out : array(field(graph, "outputs", "graph"), "graph.outputs")) {
       auto [tag, v] = tagged(out, "graph.outputs");
@@ -450,8 +451,9 @@ class Pt2Reader {
 
   // An op LibTorch does not know (torchvision::nms, a torch.library custom op, a Triton kernel
   // wrapper): the archive records its outputs, so it needs no schema to take its place in the
-  // graph. Its arguments are the node's, by name; it claims no aliasing and no tags, so no rule
-  // matches it and it is reported as unknown, never as free.
+  // graph. Its arguments are the node's, by name; it claims no aliasing and no tags. Only a rule
+  // written for it by name can match it (checking the ranks it reads); otherwise it is reported
+  // as unknown, never as free.
   const OpSchema& unregistered_op(const Target& t, JsonRef node, const std::string& where) {
     const std::string key = t.name + "." + t.overload;
     auto it = unregistered_.find(key);

@@ -168,6 +168,13 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::logcumsumexp", C::kScan},
     // Selections, scatters and data-dependent sizes (passes/targets/h200/selection.cc).
     {"aten::sort", C::kIndex},
+    // torchvision's detection ops (no LibTorch schema; loaded from their recorded arguments)
+    {"torchvision::nms", C::kIndex},
+    {"torchvision::roi_align", C::kPool},
+    {"torchvision::roi_pool", C::kPool},
+    {"torchvision::ps_roi_align", C::kPool},
+    {"torchvision::ps_roi_pool", C::kPool},
+    {"torchvision::_cuda_version", C::kMetadata},
     {"aten::argsort", C::kIndex},
     {"aten::kthvalue", C::kReduction},
     {"aten::median", C::kReduction},

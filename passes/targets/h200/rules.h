@@ -28,6 +28,11 @@ void add_elementwise_rules(std::vector<LaunchRule>& r);  // untagged elementwise
 void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, scatters, data-dependent sizes
 void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
 void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
+void add_torchvision_rules(std::vector<LaunchRule>& r);  // torchvision's detection ops (nms, roi_align, ...)
+
+// The launches of aten::sort on one slice of n elements of dtype dt, as the sort rules count
+// them (selection.cc): for composites that sort inside (torchvision's nms).
+Counts sort_1d_launches(int64_t n, DType dt);
 
 // The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies

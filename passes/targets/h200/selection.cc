@@ -81,6 +81,18 @@ Counts long_sort_counts(const OpFacts& f) {
   }
   return {7 + passes, 1, 5 + passes, 0};
 }
+}  // namespace
+
+Counts sort_1d_launches(int64_t n, DType dt) {
+  if (n <= 0) return {};
+  if (n == 1) return {1, 3, 0, 0};  // no sort kernel for one element (sweep:torchvision_ops nms)
+  if (n <= 4096) return {2, 3, 0, 0};
+  const int passes = radix_passes(dt);
+  return {3 + passes, 1, 2 + passes, 0};
+}
+
+namespace {
+
 // mode: one fused kernel per slice while a slice fits a block's shared memory.
 bool small_mode(const OpFacts& f) {
   return self(f) && slice_size(f, -1) <= 2048;
