@@ -1,6 +1,6 @@
 """Regenerates every generated part of README.md and docs/ from real runs, so they never go stale.
 
-Each section of README.md and docs/accuracy.md between <!-- NAME:begin --> and <!-- NAME:end -->
+Each section of README.md and docs/ (accuracy, usage, speed) between <!-- NAME:begin --> and <!-- NAME:end -->
 is the output of the command written in the section's first line, or a table of saved figures. Run from the repository root after building:
   python3 scripts/update_docs.py
 """
@@ -159,7 +159,7 @@ SECTIONS = {
     "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "fresh", "fresh2", "fresh3",
                                                 "fresh4", "fresh5", "fresh6", "opset",
                                                 "TorchScript, leave one family out"}),
-    "example": lambda: block(f"{KC} tests/models/transformer_block.pt2"),
+    "example": lambda: block(f"{KC} tests/models/transformer_block.pt2 --top 3"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
     "example-explain": lambda: block(f"{KC} explain tests/models/add_relu.pt2 --op 1"),
@@ -233,7 +233,7 @@ SECTIONS = {
 }
 
 
-FILES = ("README.md", "docs/accuracy.md")
+FILES = ("README.md", "docs/accuracy.md", "docs/usage.md", "docs/speed.md")
 
 
 def main():
