@@ -61,3 +61,29 @@ TEST_CASE("graph: check refuses values read before they are written") {
   orphan.values[x].role = kc::ValueRole::kIntermediate;
   CHECK(orphan.check()->find("which no op writes") != std::string::npos);
 }
+
+TEST_CASE("graph: views of a value that requires grad require grad; other ops' outputs never do") {
+  GraphBuilder b;
+  int w = b.input({64, 32}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  b.g.values[w].requires_grad = true;
+  int x = b.input({8, 32});
+  int t = b.view("aten::t", w, {32, 64});
+  int tt = b.view("aten::view", t, {2048});
+  int y = b.op("aten::mm", {x, t}, {}, {8, 64});
+  int yv = b.view("aten::view", y, {512});
+  kc::propagate_requires_grad_to_views(b.g);
+  CHECK(b.g.values[t].requires_grad);
+  CHECK(b.g.values[tt].requires_grad);
+  CHECK_FALSE(b.g.values[y].requires_grad);
+  CHECK_FALSE(b.g.values[yv].requires_grad);
+  CHECK_FALSE(b.g.values[x].requires_grad);
+}
+
+TEST_CASE("graph: with no value requiring grad, propagation changes nothing") {
+  GraphBuilder b;
+  int x = b.input({8, 32});
+  int v = b.view("aten::view", x, {256});
+  kc::propagate_requires_grad_to_views(b.g);
+  CHECK_FALSE(b.g.values[x].requires_grad);
+  CHECK_FALSE(b.g.values[v].requires_grad);
+}

@@ -71,6 +71,25 @@ TEST_CASE("pt2: a wrong-typed field names the node") {
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("target") && Contains("expected a string"));
 }
 
+TEST_CASE("pt2: parameters keep the requires_grad they were exported with; nothing else requires grad") {
+  auto j = model_json("mlp.pt2");
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  int params = 0;
+  for (const auto& v : g.values) {
+    if (v.role == kc::ValueRole::kParameter) {
+      ++params;
+      CHECK(v.requires_grad);  // exported as nn.Parameters with requires_grad=True
+    } else if (v.producer >= 0 || v.role == kc::ValueRole::kInput) {
+      CHECK_FALSE(v.requires_grad);
+    }
+  }
+  CHECK(params > 0);
+  // A frozen model (requires_grad_(False) before export) records False.
+  for (auto& [name, meta] : j["graph_module"]["graph"]["tensor_values"].items()) meta["requires_grad"] = false;
+  kc::Graph frozen = kc::load_pt2_json(j.dump(), "x", {});
+  for (const auto& v : frozen.values) CHECK_FALSE(v.requires_grad);
+}
+
 TEST_CASE("pt2: an op libtorch does not know loads from its recorded outputs, with a note") {
   auto j = model_json("add.pt2");
   j["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.mylib.no_such_op.default";

@@ -31,10 +31,15 @@ sys.path.insert(0, "tests/models")
 import torch  # noqa: E402
 from make_models import rewrite_zip, rand  # noqa: E402
 
-# (archive saved on the host, the GPU-saved copy, an example input)
+# (archive saved on the host, the GPU-saved copy, an example input, whether the tensor constants
+# move too). A trace made on a GPU keeps its literal constants (torch.tensor(4) in d // h) on the
+# host, as the traces of validate/corpus/torchscript do: _gpu_trace is that file; _cuda has every
+# storage on the GPU, as a module whose constants were made there would.
 MODELS = [
-    ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_cuda.pt", (2, 16, 64)),
-    ("tests/models/scripted_to_host.pt", "tests/models/scripted_to_host_cuda.pt", (4, 16)),
+    ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_cuda.pt", (2, 16, 64), True),
+    ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_gpu_trace.pt", (2, 16, 64),
+     False),
+    ("tests/models/scripted_to_host.pt", "tests/models/scripted_to_host_cuda.pt", (4, 16), True),
 ]
 DEVICE = "cuda:0"
 MEMO_OPS = {"BINPUT", "LONG_BINPUT", "MEMOIZE"}
@@ -93,12 +98,14 @@ def storage_locations(data):
     return u.locations
 
 
-def make(src, dst, shape):
+def make(src, dst, shape, constants_too):
     if not os.path.isfile(src):
         sys.exit(f"run from the repository root after make_models.py ({src} is missing)")
 
+    moved = ("/data.pkl", "/constants.pkl") if constants_too else ("/data.pkl",)
+
     def edit(name, data):
-        return relocate(data) if name.endswith(("/data.pkl", "/constants.pkl")) else data
+        return relocate(data) if name.endswith(moved) else data
 
     rewrite_zip(src, dst, edit)
 
@@ -106,8 +113,9 @@ def make(src, dst, shape):
         for name in z.namelist():
             if name.endswith(("/data.pkl", "/constants.pkl")):
                 locs = storage_locations(z.read(name))
-                if any(loc != DEVICE for loc in locs):
-                    raise RuntimeError(f"{name}: storages still on {set(locs)}")
+                want = DEVICE if name.endswith(moved) else "cpu"
+                if any(loc != want for loc in locs):
+                    raise RuntimeError(f"{name}: storages on {set(locs)}, not {want}")
     if not torch.cuda.is_available():
         try:
             torch.jit.load(dst)
@@ -121,12 +129,12 @@ def make(src, dst, shape):
     if not all(torch.equal(a, b) for a, b in zip(torch.utils._pytree.tree_leaves(want),
                                                   torch.utils._pytree.tree_leaves(got))):
         raise RuntimeError("the relocated module computes something else")
-    print(f"{os.path.getsize(dst):>9}  {dst} (storages on {DEVICE})")
+    print(f"{os.path.getsize(dst):>9}  {dst} (storages on {DEVICE}{'' if constants_too else ', constants on the host'})")
 
 
 def main():
-    for src, dst, shape in MODELS:
-        make(src, dst, shape)
+    for src, dst, shape, constants_too in MODELS:
+        make(src, dst, shape, constants_too)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ TEST_CASE("nms: the scores' sort, then 8 kernels (9 above 4096 boxes) and one co
   check(nms(0, DType::kFloat32), 0, 0, 0);
   check(nms(1, DType::kFloat32), 9, 4, 0);
   for (int64_t n : {2, 7, 100, 4096}) check(nms(n, DType::kFloat32), 10, 4, 0);
-  check(nms(4097, DType::kFloat32), 16, 2, 6);   // cub radix sort: 4 passes of 8 key bits
+  check(nms(4097, DType::kFloat32), 16, 2, 6);    // cub radix sort: 4 passes of 8 key bits
   check(nms(100000, DType::kFloat16), 14, 2, 4);  // 2 passes
   check(nms(1000, DType::kFloat32, true), 10, 4, 0);
   CHECK(nms(100, DType::kFloat32).host_syncs == 1);
