@@ -19,6 +19,7 @@
 #include "analyzer/torchscript_archive.h"
 #include "analyzer/torchscript_import.h"
 #include "analyzer/torchscript_source.h"
+#include "analyzer/torchvision_ops.h"
 
 namespace kc {
 namespace {
@@ -427,8 +428,10 @@ class MetaRunner {
     if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
 
+    // aten's ops and torchvision's detection ops (register_torchvision_ops) are recorded;
+    // prim:: bookkeeping launches nothing.
     const std::string ns = node->kind().ns().toUnqualString();
-    if (ns != "aten" || !(touches_tensors(inputs) || touches_tensors(stack))) return;
+    if ((ns != "aten" && ns != "torchvision") || !(touches_tensors(inputs) || touches_tensors(stack))) return;
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return;
     record(node, *schema, inputs, stack);
@@ -697,6 +700,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
                        const LoadOptions& options) {
   check_code_nesting(archive);
   check_pickle_lengths(archive);
+  register_torchvision_ops();  // a traced detector calls them
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   const std::string constants_on = constants_device(archive);
@@ -732,6 +736,13 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   }
   Graph g = MetaRunner(std::move(module), path, options, saved_on, constants_on, std::move(debug_tables)).run();
   g.info.saved_device = saved_on;
+  for (const Op& op : g.ops)
+    if (op.name == "torchvision::nms") {
+      g.info.notes.push_back(
+          "torchvision::nms keeps every box in the shapes that follow: how many it keeps depends on "
+          "the data (its own launches do not)");
+      break;
+    }
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;

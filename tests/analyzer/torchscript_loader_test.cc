@@ -283,3 +283,23 @@ TEST_CASE("torchscript: a factory without a device is shape-only, never allocate
   CHECK(g.values[zeros->outputs[0]].sizes == std::vector<int64_t>{64, 4096, 1024});
   CHECK(g.values[zeros->outputs[0]].device == "cuda");  // saved on the host: predicted for the GPU
 }
+
+TEST_CASE("torchscript: torchvision's ops load, their outputs shaped by their meta kernels") {
+  kc::Graph g = kc::load_model(
+      kModels + "/traced_detection_head.pt",
+      with_inputs({"x=2x3x64x64:float32", "boxes=100x4:float32", "scores=100:float32", "rois=16x5:float32"}));
+  CHECK_FALSE(g.check());
+  const kc::Op* nms = first(g, "torchvision::nms");
+  const kc::Op* roi = first(g, "torchvision::roi_align");
+  REQUIRE(nms);
+  REQUIRE(roi);
+  CHECK(g.values[nms->outputs[0]].sizes == std::vector<int64_t>{100});  // every box kept: the upper bound
+  CHECK(g.values[nms->outputs[0]].dtype == kc::DType::kInt64);
+  CHECK(g.values[roi->outputs[0]].sizes == std::vector<int64_t>{16, 8, 7, 7});
+  bool noted = false;
+  for (const auto& n : g.info.notes) noted = noted || n.find("torchvision::nms keeps every box") != std::string::npos;
+  CHECK(noted);
+  // A model without them gets no such note.
+  kc::Graph mlp = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
+  for (const auto& n : mlp.info.notes) CHECK(n.find("torchvision") == std::string::npos);
+}

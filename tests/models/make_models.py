@@ -208,12 +208,14 @@ def make_exported():
 
 
 def make_detection():
-    """A model calling torchvision's ops (needs torchvision): LibTorch has no schema for them."""
+    """A model calling torchvision's ops (needs torchvision): LibTorch has no schema for them.
+    Exported to .pt2 and traced to TorchScript."""
     boxes = rand(100, 4, seed=5).abs() * 20
     boxes[:, 2:] += boxes[:, :2]
     rois = torch.cat([torch.tensor([[0.0]] * 8 + [[1.0]] * 8), boxes[:16]], 1)
-    export("detection_head.pt2", build(models.DetectionHead),
-           (rand(2, 3, 64, 64), boxes, rand(100, seed=6).sigmoid(), rois), keep_sample_inputs=False)
+    args = (rand(2, 3, 64, 64), boxes, rand(100, seed=6).sigmoid(), rois)
+    export("detection_head.pt2", build(models.DetectionHead), args, keep_sample_inputs=False)
+    save_script(torch.jit.trace(build(models.DetectionHead).eval(), args), "traced_detection_head.pt")
 
 
 def make_torchscript():
