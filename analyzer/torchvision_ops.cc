@@ -43,15 +43,16 @@ std::tuple<at::Tensor, at::Tensor> ps_roi_align_meta(const at::Tensor& input, co
                                                      int64_t ph, int64_t pw, int64_t) {
   return ps_roi_meta(input, rois, ph, pw);
 }
-std::tuple<at::Tensor, at::Tensor> ps_roi_pool_meta(const at::Tensor& input, const at::Tensor& rois, double,
-                                                    int64_t ph, int64_t pw) {
+std::tuple<at::Tensor, at::Tensor> ps_roi_pool_meta(const at::Tensor& input, const at::Tensor& rois, double, int64_t ph,
+                                                    int64_t pw) {
   return ps_roi_meta(input, rois, ph, pw);
 }
 at::Tensor deform_conv2d_meta(const at::Tensor& input, const at::Tensor& weight, const at::Tensor&, const at::Tensor&,
                               const at::Tensor&, int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
                               int64_t dil_h, int64_t dil_w, int64_t, int64_t, bool) {
   TORCH_CHECK(input.dim() == 4 && weight.dim() == 4, "deform_conv2d takes 4-d input and weight");
-  TORCH_CHECK(stride_h > 0 && stride_w > 0 && dil_h > 0 && dil_w > 0, "deform_conv2d: strides and dilations must be positive");
+  TORCH_CHECK(stride_h > 0 && stride_w > 0 && dil_h > 0 && dil_w > 0,
+              "deform_conv2d: strides and dilations must be positive");
   const int64_t h = (input.size(2) + 2 * pad_h - (dil_h * (weight.size(2) - 1) + 1)) / stride_h + 1;
   const int64_t w = (input.size(3) + 2 * pad_w - (dil_w * (weight.size(3) - 1) + 1)) / stride_w + 1;
   TORCH_CHECK(h > 0 && w > 0, "deform_conv2d: the output would be empty");
@@ -94,10 +95,10 @@ void register_torchvision_ops() {
   std::call_once(once, [] {
     // Kept for the process's life: the registrations end with these objects.
     static auto* defs = new torch::Library(torch::Library::FRAGMENT, "torchvision", std::nullopt, __FILE__, __LINE__);
-    static auto* metas = new torch::Library(torch::Library::IMPL, "torchvision", c10::DispatchKey::Meta, __FILE__,
-                                            __LINE__);
-    static auto* any = new torch::Library(torch::Library::IMPL, "torchvision", c10::DispatchKey::CompositeExplicitAutograd,
-                                          __FILE__, __LINE__);
+    static auto* metas =
+        new torch::Library(torch::Library::IMPL, "torchvision", c10::DispatchKey::Meta, __FILE__, __LINE__);
+    static auto* any = new torch::Library(torch::Library::IMPL, "torchvision",
+                                          c10::DispatchKey::CompositeExplicitAutograd, __FILE__, __LINE__);
     if (c10::Dispatcher::singleton().findSchema({"torchvision::nms", ""})) return;  // torchvision is loaded
     for (const Op& op : kOps) defs->def(op.schema);
     metas->impl("nms", TORCH_FN(nms_meta));

@@ -13,29 +13,27 @@
 
 namespace kc {
 
-int64_t parse_byte_count(const std::string& s) {
+int64_t parse_byte_count(const std::string& s, const std::string& flag) {
+  const std::string what = (flag.empty() ? "" : flag + " ") + "'" + s + "'";
   size_t pos = 0;
   double v = 0;
   try {
     v = std::stod(s, &pos);
   } catch (const std::exception&) {
-    throw Error("'" + s + "' is not a byte count (examples: 5000000, 300MB, 1.5G)");
+    throw Error(what + " is not a byte count (examples: 5000000, 300MB, 1.5G, 64KiB)");
   }
   std::string unit = s.substr(pos);
   if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  double scale = 1;
-  if (unit == "k" || unit == "K")
-    scale = 1e3;
-  else if (unit == "M")
-    scale = 1e6;
-  else if (unit == "G")
-    scale = 1e9;
-  else if (unit == "T")
-    scale = 1e12;
-  else if (!unit.empty())
-    throw Error("'" + s + "': unknown unit '" + unit + "' (use k, M, G or T)");
+  // Decimal units (k = 1000) and binary ones (Ki = 1024), as `ls -h` and IEC write them.
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},        {"k", 1e3},     {"K", 1e3},     {"M", 1e6},     {"G", 1e9},     {"T", 1e12},
+      {"Ki", 0x1p10}, {"KI", 0x1p10}, {"ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40}};
+  double scale = 0;
+  for (const auto& [name, factor] : kUnits)
+    if (unit == name) scale = factor;
+  if (scale == 0) throw Error(what + ": unknown unit '" + unit + "' (use k, M, G, T or Ki, Mi, Gi, Ti)");
   double bytes = v * scale;
-  check(bytes >= 0 && bytes < 9.2e18 && std::isfinite(bytes), "'" + s + "' is out of range");
+  check(bytes >= 0 && bytes < 9.2e18 && std::isfinite(bytes), what + " is out of range");
   return static_cast<int64_t>(bytes);
 }
 
@@ -139,7 +137,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
       {"--max-kernel-increase", "", &o.max_kernel_increase}};
   app.add_option("--max-kernels", std::get<1>(counts[0]), "budget: eager kernels")->type_name("N");
   app.add_option("--max-fused-kernels", std::get<1>(counts[1]), "budget: kernels after fusion")->type_name("N");
-  app.add_option("--max-bytes", max_bytes, "budget: eager HBM bytes (300MB, 1.5G)")->type_name("BYTES");
+  app.add_option("--max-bytes", max_bytes, "budget: eager HBM bytes (300MB, 1.5G, 64KiB)")->type_name("BYTES");
   app.add_option("--max-unknown", std::get<1>(counts[2]), "budget: ops without a launch rule")->type_name("N");
   app.add_option("--max-syncs", std::get<1>(counts[3]), "budget: host synchronisations")->type_name("N");
   app.add_option("--baseline", o.baseline,
@@ -173,8 +171,9 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   }
   check(!o.top || *o.top >= 0, "--top must be 0 (all rows) or more");
   check(!o.depth || *o.depth >= 0, "--depth must be 0 or more");
-  if (app.count("--max-bytes") > 0) o.max_bytes = parse_byte_count(max_bytes);
-  if (app.count("--max-bytes-increase") > 0) o.max_bytes_increase = parse_byte_count(max_bytes_increase);
+  if (app.count("--max-bytes") > 0) o.max_bytes = parse_byte_count(max_bytes, "--max-bytes");
+  if (app.count("--max-bytes-increase") > 0)
+    o.max_bytes_increase = parse_byte_count(max_bytes_increase, "--max-bytes-increase");
   check(!(o.max_kernel_increase || o.max_bytes_increase) || !o.baseline.empty(),
         "--max-kernel-increase and --max-bytes-increase need --baseline");
   o.use_measured = !no_measured;

@@ -35,7 +35,8 @@ struct Options {
 // Error for bad usage.
 std::optional<Options> parse_options(int argc, char** argv, const std::string& version_line);
 
-// "12", "1.5G", "300MB": a byte count with an optional decimal unit; throws Error.
-int64_t parse_byte_count(const std::string& s);
+// "12", "1.5G", "300MB", "64KiB": a byte count with an optional decimal or binary unit; throws
+// Error naming `flag` (when given) and the text.
+int64_t parse_byte_count(const std::string& s, const std::string& flag = "");
 
 }  // namespace kc

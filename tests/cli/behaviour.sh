@@ -15,6 +15,11 @@ err="$("$kc" tests/models/add_relu.pt2 --max-kernels 1 --max-fused-kernels 0 2>&
 status=$?
 [ $status -eq 1 ] || fail "over budget exited $status, expected 1"
 [ "$(printf '%s\n' "$err" | grep -c 'over budget')" -eq 2 ] || fail "expected two over-budget lines, got: $err"
+# Byte budgets take binary units (KiB = 1024 bytes) too; a bad one names its flag.
+"$kc" tests/models/add_relu.pt2 --max-bytes 5MiB >/dev/null || fail "--max-bytes 5MiB (5,242,880 B) did not pass"
+"$kc" tests/models/add_relu.pt2 --max-bytes 5000KiB >/dev/null 2>&1 && fail "--max-bytes 5000KiB (5,120,000 B) passed"
+err="$("$kc" tests/models/add_relu.pt2 --max-bytes 3Qi 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"--max-bytes '3Qi': unknown unit"* ]] || fail "a bad unit: $err"
 
 # JSON: the documented totals keys, and the acceptance examples of the product.
 json="$("$kc" tests/models/add_relu.pt2 --format json)"
