@@ -1,6 +1,8 @@
 // --format trace: Chrome / Perfetto trace JSON (the Trace Event Format) of the predicted
 // launches, back to back at their time floors: eager on one track, fused on another. Open it
 // in ui.perfetto.dev or chrome://tracing beside a torch.profiler trace of the real run.
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/describe.h"
@@ -21,18 +23,21 @@ nlohmann::json meta(const char* what, int tid, const std::string& name) {
 struct Track {
   nlohmann::json& events;
   int tid;
-  double now_us = 0;
+  // The clock counts whole picoseconds, so that timestamps read 27.2, not the float sum
+  // 27.200000000000003, and each event starts exactly where the last one ended.
+  int64_t now_ps = 0;
   // One complete event ("ph": "X") starting where the last one ended.
   void add(const std::string& name, const char* cat, double dur_us, nlohmann::json args) {
+    const int64_t dur_ps = std::llround(dur_us * 1e6);
     events.push_back({{"name", name},
                       {"cat", cat},
                       {"ph", "X"},
                       {"pid", kPid},
                       {"tid", tid},
-                      {"ts", now_us},
-                      {"dur", dur_us},
+                      {"ts", static_cast<double>(now_ps) / 1e6},
+                      {"dur", static_cast<double>(dur_ps) / 1e6},
                       {"args", std::move(args)}});
-    now_us += dur_us;
+    now_ps += dur_ps;
   }
 };
 
