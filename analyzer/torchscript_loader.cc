@@ -743,6 +743,17 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
           "the data (its own launches do not)");
       break;
     }
+  // A trace run under no_grad records PyTorch's inference fast paths as single composite ops;
+  // torch.export of the same module records the decomposed layer, so the two files are
+  // different programs and their counts differ.
+  for (const char* fast : {"aten::_native_multi_head_attention", "aten::_transformer_encoder_layer_fwd"}) {
+    const bool found = std::any_of(g.ops.begin(), g.ops.end(), [&](const Op& op) { return op.name == fast; });
+    if (found) {
+      g.info.notes.push_back(std::string("the trace recorded an inference fast path (") + fast +
+                             "); torch.export of the same module records the decomposed layer, whose .pt2 launches "
+                             "other kernels");
+    }
+  }
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;

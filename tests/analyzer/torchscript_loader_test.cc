@@ -303,3 +303,13 @@ TEST_CASE("torchscript: torchvision's ops load, their outputs shaped by their me
   kc::Graph mlp = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
   for (const auto& n : mlp.info.notes) CHECK(n.find("torchvision") == std::string::npos);
 }
+
+TEST_CASE("torchscript: a trace that recorded an inference fast path says its .pt2 differs") {
+  kc::Graph g = kc::load_model(kModels + "/traced_fast_path_attention.pt", with_input("2x16x64:float32"));
+  CHECK(count(g, "aten::_native_multi_head_attention") == 1);
+  bool noted = false;
+  for (const auto& n : g.info.notes) noted = noted || n.find("inference fast path") != std::string::npos;
+  CHECK(noted);
+  kc::Graph mlp = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
+  for (const auto& n : mlp.info.notes) CHECK(n.find("fast path") == std::string::npos);
+}

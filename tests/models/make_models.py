@@ -218,6 +218,13 @@ def make_detection():
     save_script(torch.jit.trace(build(models.DetectionHead).eval(), args), "traced_detection_head.pt")
 
 
+def make_fast_path():
+    """A trace that records an inference fast path, traced under no_grad as inference code is."""
+    with torch.no_grad():
+        save_script(torch.jit.trace(build(models.FastPathAttention).eval(), (rand(2, 16, 64),)),
+                    "traced_fast_path_attention.pt")
+
+
 def make_torchscript():
     save_script(torch.jit.script(build(models.ScriptedControlFlow).eval()),
                 "scripted_control_flow.pt")
@@ -351,6 +358,7 @@ def main():
     make_exported()
     make_detection()
     make_torchscript()
+    make_fast_path()
     make_bad()
     make_deflated()
     for d in (OUT, BAD):

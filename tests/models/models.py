@@ -221,3 +221,15 @@ class DetectionHead(nn.Module):
         keep = torchvision.ops.nms(boxes, scores, 0.5)
         pooled = torchvision.ops.roi_align(f, rois, (7, 7), spatial_scale=0.25, sampling_ratio=2)
         return pooled.mean(), keep
+
+
+class FastPathAttention(nn.Module):
+    """nn.MultiheadAttention in eval, traced under no_grad: the trace records its inference fast
+    path (aten::_native_multi_head_attention), which torch.export never does."""
+
+    def __init__(self, d: int = 64, heads: int = 4):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=False)[0]
