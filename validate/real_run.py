@@ -102,7 +102,8 @@ def _deserialize(build):
 
 
 def load(path):
-    """Returns (ExportedProgram on the GPU, how its weights were made)."""
+    """Returns (the ExportedProgram ready to run on the GPU, how its weights were made: "stored" or
+    "random", where it runs: "as saved" or "moved to the GPU")."""
     import torch
     import torch.export.passes
     raw, has_weights = _model_json(path)
@@ -144,8 +145,8 @@ def load(path):
 
 
 def _valid_inputs(ep, args):
-    """Makes random integer inputs that must be valid what a user's would be: a bag's offsets
-    sorted within its indices, a box list's batch index within the batch."""
+    """Makes the random inputs that must be valid ones valid, as a user's would be: a bag's offsets
+    sorted within its indices; a box list's corners ordered and its batch index within the batch."""
     import torch
     from torch.export.graph_signature import InputKind
     user = [s.arg for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
