@@ -97,9 +97,10 @@ class Pt2Reader {
     g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) read_node(node);
     propagate_requires_grad_to_views(g_);
-    if (!unregistered_names_.empty()) {
+    if (!unregistered_.empty()) {
       std::string names;
-      for (const auto& n : unregistered_names_) names += (names.empty() ? "" : ", ") + n;
+      for (const auto& [key, op] : unregistered_)
+        names += (names.empty() ? "" : ", ") + op.name + (op.overload.empty() ? "" : "." + op.overload);
       g_.info.notes.push_back(
           "ops LibTorch " + libtorch_version() +
           " does not know, read from their recorded outputs (one no rule covers is unknown): " + names);
@@ -467,7 +468,6 @@ class Pt2Reader {
         throw Error(where + ".inputs.name: expected a string, found " + std::string(name.type_name()));
       schema.args.push_back(SchemaArg{std::string(name.str()), "Any", false, true});
     }
-    unregistered_names_.insert(t.name + (schema.overload.empty() ? "" : "." + schema.overload));
     return unregistered_.emplace(key, std::move(schema)).first->second;
   }
 
@@ -696,9 +696,8 @@ class Pt2Reader {
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string_view, int> value_index_;
-  std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
-  std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
-  std::set<std::string> unregistered_names_;
+  std::set<int> recorded_grad_;                           // values whose tensor_meta says requires_grad
+  std::map<std::string, OpSchema> unregistered_;          // ops LibTorch does not know, by target
   std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document
   // Parsed stack_trace and nn_module_stack texts, keyed by views into the document.
   std::unordered_map<std::string_view, SourceLoc> source_locs_;

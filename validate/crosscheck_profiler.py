@@ -36,17 +36,21 @@ def parse_input(spec):
     return random_tensor(sizes, getattr(torch, dtype or "float32"))
 
 
+def load_torchscript(path):
+    """A TorchScript module as torch.jit.load leaves it: a model saved on a GPU keeps each tensor
+    where it was saved (its literal constants on the host); one saved on the host moves there whole."""
+    module = torch.jit.load(path).eval()
+    if "cuda" not in {t.device.type for t in list(module.parameters()) + list(module.buffers())}:
+        module = torch.jit.load(path, map_location="cuda").eval()
+    return module
+
+
 def load(path, input_specs):
     """Returns (callable, args) on the GPU."""
     with zipfile.ZipFile(path) as z:
         is_torchscript = not any(n.endswith("models/model.json") for n in z.namelist())
     if is_torchscript:
-        # As torch.jit.load leaves it: a model saved on a GPU keeps each tensor where it was
-        # saved (its literal constants on the host); one saved on the host moves there whole.
-        module = torch.jit.load(path).eval()
-        if "cuda" not in {t.device.type for t in list(module.parameters()) + list(module.buffers())}:
-            module = torch.jit.load(path, map_location="cuda").eval()
-        return module, [parse_input(s) for s in input_specs]
+        return load_torchscript(path), [parse_input(s) for s in input_specs]
     ep = torch.export.load(path)
     ep = torch.export.passes.move_to_device_pass(ep, "cuda")
     if ep.example_inputs is not None:

@@ -206,11 +206,8 @@ def measure_torchscript(path, warmup, specs):
     (a GPU machine's .pt holds host constants too), inputs on the GPU, graph optimizations off."""
     import torch
     sys.path.insert(0, HERE)
-    from crosscheck_profiler import measure, parse_input
-    module = torch.jit.load(path).eval()
-    on = {t.device.type for t in list(module.parameters()) + list(module.buffers())}
-    if "cuda" not in on:  # saved on the host: moved to the GPU whole, as kernelcount reads it
-        module = torch.jit.load(path, map_location="cuda").eval()
+    from crosscheck_profiler import load_torchscript, measure, parse_input
+    module = load_torchscript(path)
     params = list(module.parameters())
     args = [parse_input(s) for s in specs]
     total, ops, unattributed = measure(module, args, warmup)
