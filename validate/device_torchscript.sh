@@ -19,13 +19,7 @@ for i in $(seq 0 $((SHARDS - 1))); do
   pids+=($!)
 done
 
-validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1
-BIN="$(tail -n1 $W/logs/build.log)"
-echo "device_torchscript: build done at $(( $(date +%s) - T0 )) s: $BIN"
-if [ -x "$BIN" ]; then
-  (KC_PREBUILT="$BIN" timeout $(( $(left) - 30 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
-   echo "device_all exit $?" >>$W/logs/device_all.log) &
-  all_pid=$!
+if build_and_check_test_models device_torchscript 30; then
   for p in "${pids[@]}"; do wait $p; done
   cat $W/ts/manifest-*.jsonl >$W/ts/manifest.jsonl 2>/dev/null
   echo "device_torchscript: traced $(ls $W/ts/*.pt 2>/dev/null | wc -l) at $(( $(date +%s) - T0 )) s"
@@ -54,7 +48,7 @@ with ThreadPoolExecutor(8) as pool, open(os.path.join(out, "status.txt"), "w") a
         st.write(f"{name}: {status}\n")
         print(name, status.splitlines()[0] if status else "", flush=True)
 PY
-  wait $all_pid
+  wait $ALL_PID
   echo "device_torchscript: $(tail -n1 $W/logs/device_all.log)"
   grep -E '^=== ' $W/logs/device_all.log | head -40
 fi

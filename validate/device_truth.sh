@@ -37,13 +37,7 @@ models_of() {
 real_pid=$!
 
 # 2. build, then the test models in the background and the replays of each set
-KC_BUILD_DIAG=1 validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1
-BIN="$(tail -n1 $W/logs/build.log)"
-echo "device_truth: build done at $(( $(date +%s) - T0 )) s: $BIN"
-if [ -x "$BIN" ]; then
-  (KC_PREBUILT="$BIN" timeout $(( $(left) - 40 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
-   echo "device_all exit $?" >>$W/logs/device_all.log) &
-  all_pid=$!
+if build_and_check_test_models device_truth 40; then
   if [ "${KC_NO_REPLAY:-0}" != 1 ]; then
     for set in ${KC_REPLAY_SETS:-$@}; do
       [ "$(left)" -gt 60 ] || break
@@ -54,10 +48,8 @@ if [ -x "$BIN" ]; then
       echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
     done
   fi
-  wait $all_pid
+  wait $ALL_PID
   echo "device_truth: $(tail -n1 $W/logs/device_all.log)"
-else
-  tail -30 $W/logs/build.log
 fi
 wait $real_pid
 grep -h "^real_run:\|done at" $W/logs/real.log $W/logs/replay.log
