@@ -304,6 +304,68 @@ block("sort_long_rows", lambda x: x.sort(-1)[0], lambda dt: rn((64, 8192), dt))
 block("tensordot_perm", lambda a, b: torch.tensordot(a, b, dims=([0, 2], [1, 0])), lambda dt: rn((32, 16, 64), dt),
       lambda dt: rn((64, 32, 48), dt))
 
+# Losses computed in a forward pass (a model that returns its loss, an auxiliary or commitment
+# loss), at the shapes a model computes them on: logits of 8x1024 rows, activations.
+L = (32, 1000)  # logits
+block("mse_loss", F.mse_loss, lambda dt: rn(A, dt), lambda dt: rn(A, dt))
+block("mse_loss_none", lambda a, b: F.mse_loss(a, b, reduction="none"), lambda dt: rn(A, dt), lambda dt: rn(A, dt))
+block("l1_loss", F.l1_loss, lambda dt: rn(A, dt), lambda dt: rn(A, dt))
+block("smooth_l1_loss", F.smooth_l1_loss, lambda dt: rn(A, dt), lambda dt: rn(A, dt))
+block("huber_loss", F.huber_loss, lambda dt: rn(A, dt), lambda dt: rn(A, dt))
+block("cross_entropy", F.cross_entropy, lambda dt: rn(L, dt), lambda dt: idx(L[0], L[1]))
+block("cross_entropy_smooth", lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), lambda dt: rn(L, dt),
+      lambda dt: idx(L[0], L[1]))
+block("cross_entropy_probs", F.cross_entropy, lambda dt: rn(L, dt), lambda dt: rn(L, dt).softmax(-1))
+block("cross_entropy_seq", lambda x, t: F.cross_entropy(x.flatten(0, 1), t.flatten()), lambda dt: rn((8, 128, 512), dt),
+      lambda dt: idx(0, 512, (8, 128)))
+block("nll_loss", F.nll_loss, lambda dt: rn(L, dt).log_softmax(-1), lambda dt: idx(L[0], L[1]))
+block("bce_with_logits", F.binary_cross_entropy_with_logits, lambda dt: rn(L, dt), lambda dt: pos(L, dt) - 0.5)
+block("bce", F.binary_cross_entropy, lambda dt: pos(L, dt) - 0.5, lambda dt: pos(L, dt) - 0.5)
+block("kl_div", lambda a, b: F.kl_div(a, b, reduction="batchmean"), lambda dt: rn(L, dt).log_softmax(-1),
+      lambda dt: rn(L, dt).softmax(-1))
+block("cosine_embedding_loss", lambda a, b, y: F.cosine_embedding_loss(a, b, y), lambda dt: rn((64, 256), dt),
+      lambda dt: rn((64, 256), dt), lambda dt: (idx(64, 2) * 2 - 1).to(dt))
+block("margin_ranking_loss", F.margin_ranking_loss, lambda dt: rn((4096,), dt), lambda dt: rn((4096,), dt),
+      lambda dt: (idx(4096, 2) * 2 - 1).to(dt))
+block("triplet_margin_loss", F.triplet_margin_loss, lambda dt: rn((64, 256), dt), lambda dt: rn((64, 256), dt),
+      lambda dt: rn((64, 256), dt))
+block("poisson_nll_loss", F.poisson_nll_loss, lambda dt: rn(L, dt), lambda dt: pos(L, dt))
+block("gaussian_nll_loss", F.gaussian_nll_loss, lambda dt: rn(L, dt), lambda dt: rn(L, dt), lambda dt: pos(L, dt))
+block("soft_margin_loss", F.soft_margin_loss, lambda dt: rn(L, dt), lambda dt: (idx(0, 2, L) * 2 - 1).to(dt))
+block("multilabel_soft_margin_loss", F.multilabel_soft_margin_loss, lambda dt: rn(L, dt), lambda dt: idx(0, 2, L).to(dt))
+block("hinge_embedding_loss", F.hinge_embedding_loss, lambda dt: rn(L, dt), lambda dt: (idx(0, 2, L) * 2 - 1).to(dt))
+# broadcast_tensors: views only
+block("broadcast_tensors", lambda a, b: [t + 0 for t in torch.broadcast_tensors(a, b)], lambda dt: rn((64, 1, 32), dt),
+      lambda dt: rn((1, 16, 32), dt))
+# einsum in its batched-GEMM-with-permutes forms (mixture-of-experts dispatch and combine,
+# attention written as einsum)
+block("einsum_dispatch", lambda a, b: torch.einsum("nec,nd->ecd", a, b), lambda dt: rn((512, 8, 64), dt),
+      lambda dt: rn((512, 256), dt))
+block("einsum_combine", lambda a, b: torch.einsum("nec,ecd->nd", a, b), lambda dt: rn((512, 8, 64), dt),
+      lambda dt: rn((8, 64, 256), dt))
+block("einsum_attn", lambda q, k: torch.einsum("bhqd,bhkd->bhqk", q, k), lambda dt: rn((2, 8, 128, 64), dt),
+      lambda dt: rn((2, 8, 128, 64), dt))
+block("einsum_attn_out", lambda p, v: torch.einsum("bhqk,bkhd->bqhd", p, v), lambda dt: rn((2, 8, 128, 128), dt),
+      lambda dt: rn((2, 128, 8, 64), dt))
+block("einsum_outer", lambda a, b: torch.einsum("i,j->ij", a, b), lambda dt: rn((1024,), dt), lambda dt: rn((512,), dt))
+block("einsum_trace_sum", lambda a: torch.einsum("bii->b", a), lambda dt: rn((16, 128, 128), dt))
+# transposed convolutions at decoder shapes (UNet and VAE up-sampling, GAN generators, 1-d
+# vocoders, 3-d video decoders)
+block("conv_transpose2d_up2", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+      lambda dt: rn((4, 256, 32, 32), dt), lambda dt: rn((256, 128, 3, 3), dt), lambda dt: rn((128,), dt))
+block("conv_transpose2d_k4s2", lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1),
+      lambda dt: rn((8, 512, 8, 8), dt), lambda dt: rn((512, 256, 4, 4), dt))
+block("conv_transpose2d_k2s2", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2),
+      lambda dt: rn((2, 128, 64, 64), dt), lambda dt: rn((128, 64, 2, 2), dt), lambda dt: rn((64,), dt))
+block("conv_transpose2d_gen", lambda x, w: F.conv_transpose2d(x, w, stride=1, padding=0),
+      lambda dt: rn((16, 100, 1, 1), dt), lambda dt: rn((100, 512, 4, 4), dt))
+block("conv_transpose1d_vocoder", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=8, padding=4),
+      lambda dt: rn((2, 512, 256), dt), lambda dt: rn((512, 256, 16), dt), lambda dt: rn((256,), dt))
+block("conv_transpose3d_up2", lambda x, w, b: F.conv_transpose3d(x, w, b, stride=2),
+      lambda dt: rn((1, 64, 8, 16, 16), dt), lambda dt: rn((64, 32, 2, 2, 2), dt), lambda dt: rn((32,), dt))
+block("conv2d_9x9", lambda x, w, b: F.conv2d(x, w, b, padding=4), lambda dt: rn((4, 64, 64, 64), dt),
+      lambda dt: rn((64, 64, 9, 9), dt), lambda dt: rn((64,), dt))
+
 
 class Block(torch.nn.Module):
     def __init__(self, fn):
