@@ -92,6 +92,25 @@ class WhileTrips(torch.nn.Module):
         return while_loop(lambda i, x: i < 5, lambda i, x: (i + 1, (x * 2).tanh()), (i, x))
 
 
+@case("autocast", "linear_bf16", rn(32, 128))
+class AutocastLinear(torch.nn.Module):
+    """An autocast region that is on: its matmuls run in bfloat16 with casts around them."""
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(128, 256)
+
+    def forward(self, x):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            y = self.lin(x).relu()
+        return y.float() + 1
+
+
+@case("cond", "nested_map", torch.ones(4, 16, 32))
+class CondOfMap(torch.nn.Module):
+    def forward(self, xs):
+        return torch.cond(xs.sum() > 0, lambda xs: hmap(lambda x: x.cos(), xs), lambda xs: xs.neg(), (xs,))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/control"
     os.makedirs(out, exist_ok=True)

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Exports torchvision's detection models (random weights, eval mode) as a user would ship them:
+torch.export (.pt2, strict=False) and torch.jit.trace (.pt), each through a wrapper that takes a
+batch of images as one tensor and returns every image's boxes, scores and labels as a flat tuple.
+Their heads call torchvision's nms and roi_align, whose output sizes hang on the data, so a
+model that torch.export cannot export is listed with the reason, not dropped silently.
+
+Names are `detection-<model>_fp32.pt2` / `.pt`; OUT/manifest.jsonl holds one record per model
+and format ({file, inputs: ["images=1x3x320x320:float32"]} for the traced ones, as the
+TorchScript corpus's manifest).
+  python3 validate/corpus/export_detection.py OUT [--only fasterrcnn_mobilenet_v3_large_320_fpn]
+"""
+import argparse
+import json
+import os
+import sys
+
+import torch
+import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from strip_weights import relative_in_place  # noqa: E402
+
+# model name -> image size: the sizes their transforms resize to anyway, so the input is not
+# scaled twice.
+MODELS = {
+    "fasterrcnn_mobilenet_v3_large_320_fpn": 320,
+    "fasterrcnn_resnet50_fpn": 512,
+    "retinanet_resnet50_fpn": 512,
+    "fcos_resnet50_fpn": 512,
+    "ssdlite320_mobilenet_v3_large": 320,
+    "ssd300_vgg16": 300,
+    "maskrcnn_resnet50_fpn": 512,
+}
+
+
+class Flat(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, images):
+        out = []
+        for d in self.model(list(images.unbind(0))):
+            out.extend(d[k] for k in sorted(d))
+        return tuple(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    names = a.only.split(",") if a.only else list(MODELS)
+    with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+        for name in names:
+            torch.manual_seed(0)
+            size = MODELS[name]
+            model = torchvision.models.get_model(name, weights=None, weights_backbone=None).eval()
+            images = torch.rand(1, 3, size, size)
+            wrapped = Flat(model)
+            stem = "detection-%s_fp32" % name
+            rec = {"file": stem + ".pt", "inputs": ["images=1x3x%dx%d:float32" % (size, size)]}
+            try:
+                with torch.no_grad():
+                    ts = torch.jit.trace(wrapped, (images,), check_trace=False, strict=False)
+                ts.save(os.path.join(a.out, stem + ".pt"))
+            except Exception as e:
+                rec["error"] = "trace: %s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:200])
+            man.write(json.dumps(rec) + "\n")
+            rec = {"file": stem + ".pt2"}
+            try:
+                ep = torch.export.export(wrapped, (images,), strict=False)
+                torch.export.save(ep, os.path.join(a.out, stem + ".pt2"))
+                relative_in_place(os.path.join(a.out, stem + ".pt2"))
+            except Exception as e:
+                rec["error"] = "export: %s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:200])
+            man.write(json.dumps(rec) + "\n")
+            man.flush()
+            print(json.dumps(rec))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One GPU-machine session for the sets exported there: PyTorch's OpInfo samples
+# (corpus/export_opinfo.py), the control-flow programs (export_control_flow.py) and torchvision's
+# detection models (export_detection.py) are exported on the machine (its 16 cores do it in
+# seconds), and their real runs measured (validate/real_run.py), with those of the opset archives
+# no measured.tar.xz holds yet; kernelcount-validate is built, replays the small sets and runs over
+# the test models (validate/device_all.sh), as every device script does.
+#   validate/device_exported_sets.sh OUT_DIR [BUDGET_S]
+# Writes OUT_DIR/real.tar.xz (SET/<name>.real.json), replay.tar.xz (SET/<name>.json, .err),
+# sets.tar.xz (control/, detection/ as exported, opset_new/ names), opinfo.tar.xz[.partN] (the
+# OpInfo archives without their sample inputs, and manifest.jsonl), logs.tgz, all.tgz.
+set -uo pipefail
+DEFAULT_BUDGET=500
+. "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$@"
+W=/tmp/kcx; mkdir -p $W/logs $W/real $W/replay $W/sets/opset_new
+nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
+
+# 1. exports on the CPU, beside the build
+python3 validate/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
+opinfo_pid=$!
+python3 validate/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
+python3 validate/corpus/export_detection.py $W/sets/detection >$W/logs/export_detection.log 2>&1 &
+detection_pid=$!
+python3 - >$W/logs/opset_new.txt <<'PY'
+import os, sys
+sys.path.insert(0, "validate")
+from measured_io import measured
+have = {name for name, _ in measured("validate/results/opset")}
+for f in sorted(os.listdir("validate/corpus/opset")):
+    if f.endswith(".pt2") and f[:-4] not in have:
+        print(f)
+PY
+for f in $(cat $W/logs/opset_new.txt); do ln -s "$ROOT/validate/corpus/opset/$f" $W/sets/opset_new/$f; done
+
+# 2. real runs, set after set, in the background
+real_set() {  # SET [MANIFEST]
+  mkdir -p $W/real/$1
+  python3 validate/real_run.py $W/real/$1 $(ls $W/sets/$1/*.pt2 $W/sets/$1/*.pt 2>/dev/null) \
+    --jobs "${KC_REAL_JOBS:-12}" ${2:+--manifest $2} --timeout 120 --deadline-s $(( $(left) - 40 )) >>$W/logs/real.log 2>&1
+  echo "real $1 done at $(( $(date +%s) - T0 )) s" >>$W/logs/real.log
+}
+(
+  real_set control
+  real_set opset_new
+  while kill -0 $opinfo_pid 2>/dev/null; do sleep 2; done
+  real_set opinfo
+  while kill -0 $detection_pid 2>/dev/null; do sleep 2; done
+  real_set detection $W/sets/detection/manifest.jsonl
+) &
+real_pid=$!
+
+# 3. build, the test models, and the replays of the small sets
+if build_and_check_test_models device_exported_sets 40; then
+  for set in control opset_new detection; do
+    while [ "$set" = detection ] && kill -0 $detection_pid 2>/dev/null; do sleep 2; done
+    [ "$(left)" -gt 60 ] || break
+    ts=(); [ "$set" = detection ] && ts=(--manifest $W/sets/detection/manifest.jsonl)
+    python3 validate/corpus/measure_broad.py "$BIN" $W/sets/$set $W/replay/$set --jobs 4 "${ts[@]}" \
+      --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
+    echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
+  done
+  wait $ALL_PID
+  echo "device_exported_sets: $(tail -n1 $W/logs/device_all.log)"
+fi
+wait $real_pid
+grep -h "^real_run:\|done at\|export_opinfo:" $W/logs/*.log
+
+# 4. pack: the OpInfo archives without sample inputs (the exporter regenerates them, seeded)
+mkdir -p $W/pack/opinfo
+python3 -c 'import glob, os, sys; sys.path.insert(0, "validate"); from strip_weights import strip_weights
+for f in glob.glob(sys.argv[1] + "/*.pt2"): strip_weights(f, os.path.join(sys.argv[2], os.path.basename(f)))' \
+  $W/sets/opinfo $W/pack/opinfo 2>>$W/logs/pack.log
+cp $W/sets/opinfo/manifest.jsonl $W/pack/opinfo/
+export XZ_OPT="-6 -T0"
+tar cJf $W/opinfo.tar.xz -C $W/pack opinfo
+split -b 15m -d $W/opinfo.tar.xz $OUT/opinfo.tar.xz.part
+tar cJf $OUT/sets.tar.xz -C $W/sets control detection -C $W/logs opset_new.txt 2>/dev/null
+tar cJf $OUT/real.tar.xz -C $W/real . 2>/dev/null
+tar cJf $OUT/replay.tar.xz -C $W/replay . 2>/dev/null
+tar czf $OUT/logs.tgz -C $W logs 2>/dev/null
+tar czf $OUT/all.tgz -C $W all 2>/dev/null
+ls -la $OUT
+echo "device_exported_sets: done at $(( $(date +%s) - T0 )) s"
