@@ -56,6 +56,14 @@ Error json_parse_error(const nlohmann::json::exception& e, const std::string& wh
   std::string msg = e.what();
   if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos)
     msg = msg.substr(msg.find("] ") + 2);
+  // nlohmann quotes what it last read, which for a bad byte is the byte itself: an error line
+  // must be text, so the quote is cut and the fault named.
+  if (msg.find("ill-formed UTF-8") != std::string::npos || msg.find("invalid UTF-8") != std::string::npos) {
+    const size_t at = msg.find(" - ");
+    return Error(what + " is not valid UTF-8" + (at == std::string::npos ? "" : ": " + msg.substr(0, at)));
+  }
+  for (char& c : msg)
+    if (static_cast<unsigned char>(c) >= 0x80 || static_cast<unsigned char>(c) < 0x20) c = '?';
   return Error(what + " is not valid JSON: " + msg);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -574,6 +575,12 @@ class Pt2Reader {
         op.outputs.push_back(-1);
       }
     }
+    locate(op, node);
+    g_.ops.push_back(std::move(op));
+  }
+
+  // The user's source line and module of a node, from its metadata.
+  void locate(Op& op, JsonRef node) {
     if (JsonRef meta = optional_field(node, "metadata")) {
       if (JsonRef st = optional_field(meta, "stack_trace"); st && st.is_string()) {
         const std::string_view trace = st.str();
@@ -591,18 +598,20 @@ class Pt2Reader {
         std::tie(op.module, op.module_type) = module->second;
       }
     }
-    g_.ops.push_back(std::move(op));
   }
 
-  // A higher-order op that only sets a mode around a subgraph (autocast switched off, grad
-  // mode): eager runs the subgraph's ops one by one as if they stood in the graph, so they are
-  // read in place. Any other higher-order op (control flow, a region with autocast on, whose
-  // dtypes depend on the device it runs on) is refused by name.
+  // A higher-order op: its subgraphs are read in place of the node, as eager runs them.
+  // wrap_with_autocast (switched off) and wrap_with_set_grad_enabled only set a mode: their ops
+  // run one by one as if they stood in the graph. Control flow (cond, map_impl, scan, while_loop) is
+  // read by read_control_flow. Anything else (autocast switched on, whose dtypes depend on the
+  // device it runs on; invoke_subgraph) is refused by name.
   void read_region(JsonRef node, std::string_view region, std::string_view target, const std::string& where) {
     const std::string refused = where + ": higher-order op '" + std::string(target) + "' is not supported";
-    if (region != "wrap_with_autocast" && region != "wrap_with_set_grad_enabled") throw Error(refused);
     if (region_depth_ >= kMaxRegionDepth)
       throw Error(where + ": regions nested deeper than " + std::to_string(kMaxRegionDepth));
+    if (region == "cond" || region == "map_impl" || region == "while_loop" || region == "scan")
+      return read_control_flow(node, region, where);
+    if (region != "wrap_with_autocast" && region != "wrap_with_set_grad_enabled") throw Error(refused);
     JsonRef body;
     std::vector<JsonRef> modes;
     std::vector<int> operands;
@@ -623,8 +632,19 @@ class Pt2Reader {
     // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands)
     if (region == "wrap_with_autocast" && !(modes.size() >= 3 && modes[2].is_boolean() && !modes[2].boolean()))
       throw Error(refused + " with autocast enabled (the dtypes inside depend on the device it runs on)");
+    bind_outputs(node, inline_graph(body, operands, where), where);
+  }
 
-    // The subgraph names its own tensors: bind them for the region, then restore the outer names.
+  // Reads a subgraph's nodes in place, its inputs bound to `operands`; returns the values of its
+  // outputs. The subgraph names its own tensors: they are bound while it is read and the outer
+  // names restored after. Each reading makes fresh values, so a loop body read once per trip
+  // writes new tensors each time, as eager does.
+  std::vector<int> inline_graph(JsonRef body, const std::vector<int>& operands, const std::string& where) {
+    const JsonRef::Children nodes = array(field(body, "nodes", where), where, ".nodes");
+    inlined_nodes_ += static_cast<int64_t>(field(body, "nodes", where).size());
+    if (inlined_nodes_ > kMaxInlinedNodes)
+      throw Error(where + ": its subgraphs unroll to more than " + std::to_string(kMaxInlinedNodes) +
+                  " ops (a loop's trips times its body), more than kernelcount reads");
     std::vector<std::pair<std::string_view, int>> shadowed;
     auto bind = [&](std::string_view name, int id) {
       auto [it, added] = value_index_.try_emplace(name, id);
@@ -653,7 +673,7 @@ class Pt2Reader {
     for (const auto& [key, meta] : tvs.items())
       if (!bound.count(key)) bind(key, read_value(key, meta));
     ++region_depth_;
-    for (JsonRef n : array(field(body, "nodes", where), where, ".nodes")) read_node(n);
+    for (JsonRef n : nodes) read_node(n);
     --region_depth_;
     std::vector<int> results;
     for (JsonRef out : array(field(body, "outputs", where), where, ".outputs")) {
@@ -662,8 +682,11 @@ class Pt2Reader {
       results.push_back(value_ref(v, where, ".outputs"));
     }
     for (auto it = shadowed.rbegin(); it != shadowed.rend(); ++it) value_index_[it->first] = it->second;
+    return results;
+  }
 
-    // The node's outputs are the subgraph's: later nodes that read them read the region's results.
+  // The names of a node's tensor outputs, in order.
+  std::vector<std::string_view> output_names(JsonRef node, const std::string& where) {
     std::vector<std::string_view> names;
     for (JsonRef o : array(field(node, "outputs", where), where, ".outputs")) {
       auto [tag, v] = tagged(o, where + ".outputs");
@@ -680,13 +703,296 @@ class Pt2Reader {
         throw Error(where + ": an output of kind '" + std::string(tag) + "'");
       }
     }
+    return names;
+  }
+
+  // The node's outputs are the subgraph's: later nodes that read them read its results.
+  void bind_outputs(JsonRef node, const std::vector<int>& results, const std::string& where) {
+    const std::vector<std::string_view> names = output_names(node, where);
     if (names.size() != results.size())
       throw Error(where + ": the node has " + std::to_string(names.size()) + " outputs, its subgraph " +
                   std::to_string(results.size()));
     for (size_t i = 0; i < names.size(); ++i) value_index_[names[i]] = results[i];
   }
 
+  // An op eager runs around a higher-order op's subgraphs that the graph holds no node for
+  // (is_nonzero reading cond's predicate, unbind and stack around map's body), placed at the
+  // higher-order op's source line.
+  void add_hop_op(const char* name, const char* overload, std::vector<Arg> args, const std::vector<int>& outputs,
+                  JsonRef node) {
+    const OpSchema& schema = lookup_op(name, overload);
+    Op op;
+    op.name = schema.name;
+    op.overload = schema.overload;
+    op.traits = schema.traits;
+    op.args = std::move(args);
+    const int index = static_cast<int>(g_.ops.size());
+    for (int id : outputs) {
+      if (id >= 0) g_.values[id].producer = index;
+      op.outputs.push_back(id);
+    }
+    locate(op, node);
+    g_.ops.push_back(std::move(op));
+  }
+
+  static Arg int_arg(const char* name, int64_t v) {
+    Arg a;
+    a.name = name;
+    a.kind = Arg::Kind::kInt;
+    a.ints = {v};
+    return a;
+  }
+  static Arg int_list_arg(const char* name, std::vector<int64_t> v) {
+    Arg a;
+    a.name = name;
+    a.kind = Arg::Kind::kIntList;
+    a.ints = std::move(v);
+    return a;
+  }
+  static Arg tensor_list_arg(const char* name, std::vector<int> values) {
+    Arg a;
+    a.name = name;
+    a.kind = Arg::Kind::kTensorList;
+    a.tensors = std::move(values);
+    return a;
+  }
+
+  // The subgraphs (as_graph) and tensor operands (as_tensor, as_tensors) of a node, in order.
+  struct HopArgs {
+    std::vector<JsonRef> graphs;
+    std::vector<std::vector<int>> tensors;  // per argument: its tensors (empty for other kinds)
+    std::vector<std::string_view> tags;     // per argument: its kind
+    std::vector<JsonRef> values;
+  };
+  HopArgs hop_args(JsonRef node, const std::string& where) {
+    HopArgs h;
+    for (JsonRef in : array(field(node, "inputs", where), where, ".inputs")) {
+      auto [tag, v] = tagged(field(in, "arg", where), where + ".inputs");
+      h.tags.push_back(tag);
+      h.values.push_back(v);
+      h.tensors.emplace_back();
+      if (tag == "as_graph") {
+        h.graphs.push_back(field(v, "graph", where));
+      } else if (tag == "as_tensor") {
+        h.tensors.back().push_back(value_ref(v, where, ".inputs"));
+      } else if (tag == "as_tensors") {
+        for (JsonRef t : array(v, where)) h.tensors.back().push_back(value_ref(t, where, ".inputs"));
+      }
+    }
+    return h;
+  }
+
+  // cond, map_impl and while_loop, as torch/_higher_order_ops runs them in eager mode.
+  void read_control_flow(JsonRef node, std::string_view region, const std::string& where) {
+    const HopArgs h = hop_args(node, where);
+    auto need = [&](bool ok, const char* layout) {
+      if (!ok) throw Error(where + ": " + std::string(region) + " expected as " + layout);
+    };
+    if (region == "cond") {
+      // cond(pred, true_fn, false_fn, operands): cond_op_dense runs `if pred:` on the host, so a
+      // tensor predicate is read back (is_nonzero: a copy to the host and a sync), then one branch.
+      need(h.graphs.size() == 2 && h.tags.size() == 4 && h.tags[1] == "as_graph" && h.tags[2] == "as_graph" &&
+               h.tags[3] == "as_tensors",
+           "(pred, true_fn, false_fn, operands)");
+      std::optional<bool> taken;
+      if (h.tags[0] == "as_tensor") {
+        add_hop_op("aten::is_nonzero", "", {Arg::tensor("self", h.tensors[0][0])}, {-1}, node);
+      } else if (h.tags[0] == "as_bool" && h.values[0].is_boolean()) {
+        taken = h.values[0].boolean();
+      }
+      const size_t n_true = field(h.graphs[0], "nodes", where).size();
+      const size_t n_false = field(h.graphs[1], "nodes", where).size();
+      if (!taken) {
+        // The branch depends on the data: the larger one is counted, and the report says so.
+        taken = n_true >= n_false;
+        auto nodes = [](size_t n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); };
+        const char* counted = *taken ? "true" : "false";
+        const char* other = *taken ? "false" : "true";
+        g_.info.notes.push_back(where + ": cond's predicate is decided by the data at run time; counted the " +
+                                counted + " branch (" + nodes(*taken ? n_true : n_false) + "), not the " + other +
+                                " branch (" + nodes(*taken ? n_false : n_true) + ")");
+      }
+      return bind_outputs(node, inline_graph(h.graphs[*taken ? 0 : 1], h.tensors[3], where), where);
+    }
+    if (region == "map_impl") {
+      // map_impl(body, xs, pos_args): map_dense iterates each x (Tensor.__iter__: unbind(0), a
+      // view), runs the body once per slice and stacks each output's slices.
+      need(h.graphs.size() == 1 && h.tags.size() == 3 && h.tags[0] == "as_graph" && h.tags[1] == "as_tensors" &&
+               h.tags[2] == "as_tensors" && !h.tensors[1].empty(),
+           "(body, xs, pos_args)");
+      const std::vector<int>& xs = h.tensors[1];
+      if (g_.values[xs[0]].sizes.empty()) throw Error(where + ": map over a 0-d tensor");
+      const int64_t trips = g_.values[xs[0]].sizes[0];
+      if (trips <= 0) throw Error(where + ": map over a leading dimension of " + std::to_string(trips));
+      std::vector<std::vector<int>> slices(xs.size());
+      for (size_t j = 0; j < xs.size(); ++j) {
+        const Value x = g_.values[xs[j]];  // a copy: add_value below grows the table
+        if (x.sizes.empty() || x.sizes[0] != trips) throw Error(where + ": map's inputs differ in leading dimension");
+        std::vector<int> outs;
+        for (int64_t i = 0; i < trips; ++i) {
+          if (static_cast<int64_t>(slices[j].size()) + inlined_nodes_ > kMaxInlinedNodes)
+            throw Error(where + ": map of " + std::to_string(trips) + " trips, more than kernelcount reads");
+          Value v = x;
+          v.name = x.name + "[" + std::to_string(i) + "]";
+          v.sizes.erase(v.sizes.begin());
+          if (!v.strides.empty()) v.strides.erase(v.strides.begin());
+          v.role = ValueRole::kIntermediate;
+          v.producer = -1;
+          v.requires_grad = false;
+          slices[j].push_back(g_.add_value(std::move(v)));
+        }
+        add_hop_op("aten::unbind", "int", {Arg::tensor("self", xs[j]), int_arg("dim", 0)}, slices[j], node);
+      }
+      std::vector<std::vector<int>> per_output;
+      for (int64_t i = 0; i < trips; ++i) {
+        std::vector<int> operands;
+        for (const auto& s : slices) operands.push_back(s[i]);
+        operands.insert(operands.end(), h.tensors[2].begin(), h.tensors[2].end());
+        std::vector<int> results = inline_graph(h.graphs[0], operands, where);
+        per_output.resize(results.size());
+        for (size_t k = 0; k < results.size(); ++k) per_output[k].push_back(results[k]);
+      }
+      const std::vector<std::string_view> names = output_names(node, where);
+      if (names.size() != per_output.size())
+        throw Error(where + ": the node has " + std::to_string(names.size()) + " outputs, its body " +
+                    std::to_string(per_output.size()));
+      for (size_t k = 0; k < names.size(); ++k) {
+        const int out = value_index_.at(names[k]);
+        add_hop_op("aten::stack", "", {tensor_list_arg("tensors", per_output[k]), int_arg("dim", 0)}, {out}, node);
+      }
+      return;
+    }
+    if (region == "scan") return read_scan(node, h, where);
+    // while_loop(cond_fn, body_fn, carried_inputs, additional_inputs): while_loop_dense reads the
+    // condition's tensor on the host before every trip (a copy and a sync each), so the trip
+    // count is the data's. Where the condition compares a carried counter with a constant the
+    // export recorded, the trips could be worked out; in general they cannot, so one trip is
+    // counted, and the report says so.
+    need(h.graphs.size() == 2 && h.tags.size() == 4 && h.tags[0] == "as_graph" && h.tags[1] == "as_graph" &&
+             h.tags[2] == "as_tensors" && h.tags[3] == "as_tensors",
+         "(cond_fn, body_fn, carried_inputs, additional_inputs)");
+    std::vector<int> carried = h.tensors[2];
+    auto operands_of = [&](const std::vector<int>& c) {
+      std::vector<int> ops = c;
+      ops.insert(ops.end(), h.tensors[3].begin(), h.tensors[3].end());
+      return ops;
+    };
+    for (int trip = 0; trip < 2; ++trip) {
+      std::vector<int> pred = inline_graph(h.graphs[0], operands_of(carried), where);
+      if (pred.size() != 1)
+        throw Error(where + ": while_loop's condition returns " + std::to_string(pred.size()) + " values");
+      add_hop_op("aten::is_nonzero", "", {Arg::tensor("self", pred[0])}, {-1}, node);
+      if (trip == 1) break;
+      carried = inline_graph(h.graphs[1], operands_of(carried), where);
+    }
+    g_.info.notes.push_back(where + ": while_loop runs as many trips as its data decides; counted one trip");
+    bind_outputs(node, carried, where);
+  }
+
+  // A value made for an op a higher-order op runs: `like`'s metadata with other sizes and dtype,
+  // contiguous.
+  int new_value(int like, std::string name, std::vector<int64_t> sizes, DType dtype) {
+    Value v;
+    v.name = std::move(name);
+    v.device = g_.values[like].device;
+    v.dtype = dtype;
+    v.strides.assign(sizes.size(), 1);
+    for (size_t i = sizes.size(); i-- > 1;) v.strides[i - 1] = v.strides[i] * std::max<int64_t>(sizes[i], 1);
+    v.sizes = std::move(sizes);
+    return g_.add_value(std::move(v));
+  }
+
+  // scan(combine_fn, init, xs, additional_inputs), as generic_scan runs it: the body once on a
+  // copy of each x's first slice (select_copy) to learn its outputs, a zeros result and a ones_like
+  // index per output, then per trip the body on each x's slice (select, a view) and per output
+  // `ind * idx` and scatter_ of the slice into the result.
+  void read_scan(JsonRef node, const HopArgs& h, const std::string& where) {
+    if (!(h.graphs.size() == 1 && h.tags.size() == 4 && h.tags[0] == "as_graph" && h.tags[1] == "as_tensors" &&
+          h.tags[2] == "as_tensors" && h.tags[3] == "as_tensors"))
+      throw Error(where + ": scan expected as (combine_fn, init, xs, additional_inputs)");
+    const std::vector<int>& init = h.tensors[1];
+    const std::vector<int>& xs = h.tensors[2];
+    const std::vector<int>& extra = h.tensors[3];
+    const std::vector<std::string_view> names = output_names(node, where);
+    if (xs.empty()) {  // nothing to scan: the carry is the init
+      if (names.size() != init.size()) throw Error(where + ": scan's outputs differ from its init");
+      for (size_t i = 0; i < names.size(); ++i) value_index_[names[i]] = init[i];
+      return;
+    }
+    for (int x : xs)
+      if (g_.values[x].sizes.empty()) throw Error(where + ": scan over a 0-d tensor");
+    const int64_t trips = g_.values[xs[0]].sizes[0];
+    auto slice = [&](int x, const char* op, int64_t i) {
+      const Value base = g_.values[x];  // a copy: new_value grows the table
+      std::vector<int64_t> sizes(base.sizes.begin() + 1, base.sizes.end());
+      const int id = new_value(x, base.name + "[" + std::to_string(i) + "]", sizes, base.dtype);
+      if (std::string_view(op) == "aten::select") {  // a view keeps the base's strides
+        g_.values[id].strides.assign(base.strides.begin() + (base.strides.empty() ? 0 : 1), base.strides.end());
+        add_hop_op(op, "int", {Arg::tensor("self", x), int_arg("dim", 0), int_arg("index", i)}, {id}, node);
+      } else {
+        add_hop_op(op, "int", {Arg::tensor("self", x), int_arg("dim", 0), int_arg("index", i)}, {id}, node);
+      }
+      return id;
+    };
+    auto run_body = [&](const std::vector<int>& carry, const char* op, int64_t i) {
+      std::vector<int> operands = carry;
+      for (int x : xs) operands.push_back(slice(x, op, i));
+      operands.insert(operands.end(), extra.begin(), extra.end());
+      std::vector<int> results = inline_graph(h.graphs[0], operands, where);
+      if (results.size() < init.size()) throw Error(where + ": scan's body returns fewer values than it carries");
+      return results;
+    };
+    std::vector<int> first = run_body(init, "aten::select_copy", 0);
+    std::vector<int> outs, idxs;
+    for (size_t k = init.size(); k < first.size(); ++k) {
+      const Value e = g_.values[first[k]];
+      std::vector<int64_t> sizes{trips};
+      sizes.insert(sizes.end(), e.sizes.begin(), e.sizes.end());
+      const int out = new_value(first[k], "scan_out" + std::to_string(k), sizes, e.dtype);
+      add_hop_op("aten::zeros", "", {int_list_arg("size", sizes)}, {out}, node);
+      outs.push_back(out);
+      const int ones = new_value(first[k], "scan_idx" + std::to_string(k), e.sizes, DType::kInt64);
+      add_hop_op("aten::ones_like", "", {Arg::tensor("self", first[k])}, {ones}, node);
+      std::vector<int64_t> un{1};
+      un.insert(un.end(), e.sizes.begin(), e.sizes.end());
+      const int idx = new_value(ones, "scan_idx" + std::to_string(k) + "_1", un, DType::kInt64);
+      add_hop_op("aten::unsqueeze", "", {Arg::tensor("self", ones), int_arg("dim", 0)}, {idx}, node);
+      idxs.push_back(idx);
+    }
+    std::vector<int> carry = init;
+    for (int64_t i = 0; i < trips; ++i) {
+      std::vector<int> results = run_body(carry, "aten::select", i);
+      carry.assign(results.begin(), results.begin() + static_cast<long>(init.size()));
+      for (size_t k = 0; k < outs.size(); ++k) {
+        const int x = results[init.size() + k];
+        const Value idx = g_.values[idxs[k]];
+        const int index = new_value(idxs[k], idx.name + "*" + std::to_string(i), idx.sizes, DType::kInt64);
+        add_hop_op("aten::mul", "Scalar", {Arg::tensor("self", idxs[k]), int_arg("other", i)}, {index}, node);
+        std::vector<int64_t> un{1};
+        un.insert(un.end(), g_.values[x].sizes.begin(), g_.values[x].sizes.end());
+        const int src = new_value(x, g_.values[x].name + "_1", un, g_.values[x].dtype);
+        g_.values[src].strides = g_.values[x].strides;
+        g_.values[src].strides.insert(g_.values[src].strides.begin(), 1);
+        add_hop_op("aten::unsqueeze", "", {Arg::tensor("self", x), int_arg("dim", 0)}, {src}, node);
+        const Value o = g_.values[outs[k]];
+        const int written = new_value(outs[k], o.name + "'", o.sizes, o.dtype);
+        add_hop_op(
+            "aten::scatter_", "src",
+            {Arg::tensor("self", outs[k]), int_arg("dim", 0), Arg::tensor("index", index), Arg::tensor("src", src)},
+            {written}, node);
+        outs[k] = written;
+      }
+    }
+    std::vector<int> results = carry;
+    results.insert(results.end(), outs.begin(), outs.end());
+    bind_outputs(node, results, where);
+  }
+
   static constexpr int kMaxRegionDepth = 16;
+  // Ops read from subgraphs, every trip of a loop counted: bounds the graph a small archive with
+  // a 10^9-trip map can make.
+  static constexpr int64_t kMaxInlinedNodes = 200000;
+  int64_t inlined_nodes_ = 0;
   int region_depth_ = 0;
   JsonRef root_;
   const LoadOptions& opt_;

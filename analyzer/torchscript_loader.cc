@@ -231,7 +231,16 @@ class MetaRunner {
   }
 
   void run_block(jit::Block* block) {
-    for (jit::Node* node : block->nodes()) run_node(node);
+    for (jit::Node* node : block->nodes()) {
+      // A loop is unrolled trip by trip, so a `while True`, a range(10**12) or a loop over
+      // every row of a large input is stopped by what it has run, not by its trip count.
+      if (++executed_ > kMaxExecutedNodes || static_cast<int64_t>(g_.ops.size()) > kMaxOps)
+        throw Error(where(node) + ": the model runs more than " +
+                    std::to_string(executed_ > kMaxExecutedNodes ? kMaxExecutedNodes : kMaxOps) +
+                    (executed_ > kMaxExecutedNodes ? " TorchScript instructions" : " ops") +
+                    " for these inputs (a loop's trips unrolled), more than kernelcount reads");
+      run_node(node);
+    }
   }
 
   // Runs a block with the given inputs bound and returns its outputs.
@@ -659,6 +668,11 @@ class MetaRunner {
   const bool constants_on_gpu_;  // the tensor constants run on the GPU
   const std::string device_;     // where values computed on the GPU live, as the IR names it
   size_t unnamed_used_ = 0;      // positional --input specs bound so far
+  // Bounds on a run: 200,000 ops is several times the largest model of the corpora, and
+  // 2,000,000 instructions (shape arithmetic included) run in about a second.
+  static constexpr int64_t kMaxOps = 200000;
+  static constexpr int64_t kMaxExecutedNodes = 2000000;
+  int64_t executed_ = 0;
   Graph g_;
   std::unordered_map<const jit::Value*, c10::IValue> env_;
   std::unordered_map<const c10::TensorImpl*, int> ids_;

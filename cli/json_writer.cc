@@ -68,7 +68,7 @@ void JsonWriter::end_array() {
 
 void JsonWriter::write_string(std::string_view s) {
   // Most strings need no escaping and no UTF-8 check: they go out as they are. The rest go
-  // through nlohmann's serializer, which escapes them (and rejects invalid UTF-8) as dump does.
+  // through nlohmann's serializer, which escapes them (and replaces invalid UTF-8).
   bool plain = true;
   for (char c : s) plain &= c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
   if (!plain) {
@@ -83,7 +83,9 @@ void JsonWriter::write_string(std::string_view s) {
 
 void JsonWriter::dump(const nlohmann::ordered_json& j) {
   // One serializer for the whole report: making one allocates and reads the locale.
-  if (!serializer_) serializer_.emplace(nlohmann::detail::output_adapter<char>(buf_), ' ');
+  // Source text from a damaged archive may hold invalid UTF-8: it is written as U+FFFD.
+  if (!serializer_)
+    serializer_.emplace(nlohmann::detail::output_adapter<char>(buf_), ' ', nlohmann::json::error_handler_t::replace);
   serializer_->dump(j, true, false, 1, static_cast<unsigned int>(open_.size()));
   if (buf_.size() >= kFlushBytes) flush();
 }

@@ -54,7 +54,7 @@ void render_sarif(std::ostream& os, const Graph& g, const Report& r, const Rende
               {"results", results}};
   json log = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
-  os << log.dump(1) << '\n';
+  os << log.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace kc

@@ -124,7 +124,7 @@ void render_trace(std::ostream& os, const Graph& g, const Report& r, const Rende
                           {"memset", t.eager.memset},
                           {"eager_time_floor_us", t.eager_time_floor_s * 1e6},
                           {"fused_time_floor_us", t.fused_time_floor_s * 1e6}}}};
-  os << doc.dump(1) << '\n';
+  os << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace kc

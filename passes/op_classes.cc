@@ -105,6 +105,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::randn", C::kFactory},
     {"aten::item", C::kHostRead},
     {"aten::_local_scalar_dense", C::kHostRead},
+    {"aten::is_nonzero", C::kHostRead},  // `if tensor:` (cond's and while_loop's predicates)
     {"aten::Int", C::kHostRead},
     {"aten::Float", C::kHostRead},
     {"aten::Bool", C::kHostRead},

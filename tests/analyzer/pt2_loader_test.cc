@@ -151,7 +151,7 @@ TEST_CASE("pt2: non-finite floats, which the schema writes as strings, are read;
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("expected a number"));
 }
 
-TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one and control flow are refused") {
+TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one is refused") {
   kc::Graph g = kc::load_model(kModels + "/autocast_off.pt2", {});
   CHECK_FALSE(g.check());
   std::vector<std::string> names;
@@ -176,9 +176,87 @@ TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one and
   (*region)["inputs"][2]["arg"] = {{"as_bool", true}};
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("autocast enabled"));
   (*region)["inputs"][2]["arg"] = {{"as_bool", false}};
-  (*region)["target"] = "torch.ops.higher_order.cond";
-  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("higher-order op 'torch.ops.higher_order.cond'"));
+  (*region)["target"] = "torch.ops.higher_order.invoke_subgraph";
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}),
+                    Contains("higher-order op 'torch.ops.higher_order.invoke_subgraph'"));
   (*region)["target"] = "torch.ops.higher_order.wrap_with_autocast";
   (*region)["inputs"].erase((*region)["inputs"].size() - 1);
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("does not take"));
+}
+
+namespace {
+std::vector<std::string> op_names(const kc::Graph& g) {
+  std::vector<std::string> names;
+  for (const auto& op : g.ops) names.push_back(op.full_name());
+  return names;
+}
+size_t count_of(const std::vector<std::string>& names, const std::string& name) {
+  return static_cast<size_t>(std::count(names.begin(), names.end(), name));
+}
+}  // namespace
+
+TEST_CASE("pt2: control flow runs its subgraphs as eager does: cond, map, scan, while_loop") {
+  // control_flow.pt2: y = cond(x.sum() > 0, (x*2).relu().sin(), x-1); map over xs [4, 16];
+  // scan over xs with a carry; while_loop(i < 3) around tanh.
+  kc::Graph g = kc::load_model(kModels + "/control_flow.pt2", {});
+  CHECK_FALSE(g.check());
+  const auto names = op_names(g);
+  // cond: the predicate read on the host, then the larger branch only (relu and sin, not sub).
+  CHECK(count_of(names, "aten::is_nonzero") == 3);  // cond once, while_loop before and after its trip
+  CHECK(count_of(names, "aten::relu") == 1);
+  CHECK(count_of(names, "aten::sub.Tensor") == 0);
+  bool noted = false;
+  for (const auto& n : g.info.notes)
+    noted |= n.find("counted the true branch (3 nodes), not the false branch (1 node)") != std::string::npos;
+  CHECK(noted);
+  // map: unbind once, the body (add, sin) per row, one stack of the four results.
+  CHECK(count_of(names, "aten::unbind.int") == 1);
+  CHECK(count_of(names, "aten::stack") == 1);
+  const kc::Op* stack = nullptr;
+  for (const auto& op : g.ops)
+    if (op.name == "aten::stack") stack = &op;
+  REQUIRE(stack);
+  CHECK(stack->args[0].tensors.size() == 4);
+  CHECK(g.values[stack->outputs[0]].sizes == std::vector<int64_t>{4, 16});
+  // scan: the body on a copy of the first slice, zeros + ones_like per output, then per trip
+  // the body on a view of the slice and a scatter_ of its output.
+  CHECK(count_of(names, "aten::select_copy.int") == 1);
+  CHECK(count_of(names, "aten::select.int") == 4 + 2);  // and y[0], twice in the graph
+  CHECK(count_of(names, "aten::scatter_.src") == 4);
+  CHECK(count_of(names, "aten::zeros") == 1);
+  CHECK(count_of(names, "aten::cos") == 5);  // 1 + 4 trips
+  // while_loop: one trip counted, and said so.
+  CHECK(count_of(names, "aten::tanh") == 1);
+  noted = false;
+  for (const auto& n : g.info.notes)
+    noted |= n.find("while_loop runs as many trips as its data decides") != std::string::npos;
+  CHECK(noted);
+  // Every graph output is written by an op.
+  for (int out : g.outputs) {
+    REQUIRE(out >= 0);
+    CHECK(g.values[out].producer >= 0);
+  }
+}
+
+TEST_CASE("pt2: a cond whose predicate the export fixed takes that branch; a map too long to unroll is refused") {
+  auto j = model_json("control_flow.pt2");
+  nlohmann::json* cond = nullptr;
+  nlohmann::json* map = nullptr;
+  for (auto& node : j["graph_module"]["graph"]["nodes"]) {
+    if (node["target"] == "torch.ops.higher_order.cond") cond = &node;
+    if (node["target"] == "torch.ops.higher_order.map_impl") map = &node;
+  }
+  REQUIRE(cond);
+  REQUIRE(map);
+  (*cond)["inputs"][0]["arg"] = {{"as_bool", false}};
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  const auto names = op_names(g);
+  CHECK(count_of(names, "aten::sub.Tensor") == 1);
+  CHECK(count_of(names, "aten::relu") == 0);
+  CHECK(count_of(names, "aten::is_nonzero") == 2);  // only the while_loop's
+
+  // A leading dimension of 10^9 rows would unroll past the bound: one line, no hang.
+  const std::string xs = (*map)["inputs"][1]["arg"]["as_tensors"][0]["name"];
+  j["graph_module"]["graph"]["tensor_values"][xs]["sizes"][0] = {{"as_int", 1000000000}};
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("more than kernelcount reads"));
 }

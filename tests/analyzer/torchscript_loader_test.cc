@@ -2,6 +2,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <tuple>
@@ -312,4 +313,12 @@ TEST_CASE("torchscript: a trace that recorded an inference fast path says its .p
   CHECK(noted);
   kc::Graph mlp = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
   for (const auto& n : mlp.info.notes) CHECK(n.find("fast path") == std::string::npos);
+}
+
+TEST_CASE("torchscript: a loop is unrolled trip by trip up to a bound, past which it is refused in one line") {
+  // scripted_row_loop.pt: `for _ in range(x.size(0) // 4): x = x * 2`.
+  kc::Graph g = kc::load_model(kModels + "/scripted_row_loop.pt", with_input("8x16"));
+  CHECK(std::count_if(g.ops.begin(), g.ops.end(), [](const kc::Op& op) { return op.name == "aten::mul"; }) == 2);
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/scripted_row_loop.pt", with_input("4000000x16")),
+                    Contains("more than 200000 ops for these inputs"));
 }

@@ -207,6 +207,11 @@ def make_exported():
            (rand(2, 16, 64, dtype=torch.bfloat16),))
 
 
+def make_control_flow():
+    """cond, map, scan and while_loop: higher-order ops whose subgraphs eager runs as it goes."""
+    export("control_flow.pt2", models.ControlFlow(), (rand(8, 16), rand(4, 16, seed=2), torch.tensor(0)))
+
+
 def make_detection():
     """A model calling torchvision's ops (needs torchvision): LibTorch has no schema for them.
     Exported to .pt2 and traced to TorchScript."""
@@ -245,6 +250,7 @@ def make_torchscript():
     save_script(torch.jit.trace(cn.eval(), (rand(2, 3, 16, 16),)), "traced_conv_norms.pt")
     save_script(torch.jit.script(build(models.ToHost).eval()), "scripted_to_host.pt")
     save_script(torch.jit.script(models.ScriptedFactory().eval()), "scripted_factory.pt")
+    save_script(torch.jit.script(models.RowLoop().eval()), "scripted_row_loop.pt")
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -356,6 +362,7 @@ def main():
     if not os.path.isfile(os.path.join(OUT, "models.py")):
         sys.exit("run from the repository root: python tests/models/make_models.py")
     make_exported()
+    make_control_flow()
     make_detection()
     make_torchscript()
     make_fast_path()

@@ -233,3 +233,29 @@ class FastPathAttention(nn.Module):
 
     def forward(self, x):
         return self.attn(x, x, x, need_weights=False)[0]
+
+
+class ControlFlow(nn.Module):
+    """torch.export's control flow, each a higher-order op around subgraphs: cond on the data,
+    map over rows, scan with a carry, and while_loop."""
+
+    def forward(self, x, xs, i):
+        from torch._higher_order_ops.map import map as hmap
+        from torch._higher_order_ops.scan import scan
+        from torch._higher_order_ops.while_loop import while_loop
+
+        y = torch.cond(x.sum() > 0, lambda x: (x * 2).relu().sin(), lambda x: x - 1, (x,))
+        m = hmap(lambda r, b: (r + b).sin(), xs, y[0])
+        c, ys = scan(lambda c, r: (c + r, (c * r).cos()), y[0], xs)
+        _, z = while_loop(lambda i, z: i < 3, lambda i, z: (i + 1, z.tanh()), (i, c))
+        return y, m, ys, z
+
+
+class RowLoop(nn.Module):
+    """A scripted loop whose trip count is the input's row count over 4: the loader unrolls it
+    trip by trip, so a large input meets its bound."""
+
+    def forward(self, x):
+        for _ in range(x.size(0) // 4):
+            x = x * 2
+        return x

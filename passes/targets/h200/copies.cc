@@ -255,14 +255,15 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
                "launches nothing."});
   r.push_back({"item",
-               ops({"aten::item", "aten::_local_scalar_dense", "aten::Int", "aten::Float", "aten::Bool",
-                    "aten::ScalarImplicit"}),
+               ops({"aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::Int", "aten::Float",
+                    "aten::Bool", "aten::ScalarImplicit"}),
                {},
                "a GPU value read by the host: device-to-host copy and a wait",
                nullptr,
                {0, 1, 0, 1},
                nullptr,
-               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4)",
+               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4), control:cond "
+               "(is_nonzero: cond's predicate)",
                "The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and the host "
                "waits (a sync) for every kernel queued before it."});
   r.push_back({"cat",
