@@ -8,9 +8,11 @@ its event among the next ones of its name. Events no graph op claims (and work l
 any op) count as `unattributed`, so a model's total is always the real run's own.
 
     python3 validate/real_truth.py truth REPLAY_SET REAL_DIR OUT_SET
-        REPLAY_SET: a folder or measured.tar.xz of replay JSONs (<name>.json); REAL_DIR: the
-        <name>.real.json files; writes OUT_SET/measured.tar.xz of JSONs in the replay's schema
-        whose measured counts are the real run's (the predictions in them are the replay's).
+        REPLAY_SET: a folder or measured.tar.xz of replay JSONs (<name>.json), or of kernelcount's
+        own reports (`kernelcount --format json`: its op list, for a set nobody replayed); REAL_DIR:
+        the <name>.real.json files; writes OUT_SET/measured.tar.xz of JSONs in the replay's schema
+        whose measured counts are the real run's (the predictions in them are the replay's, or the
+        report's).
     python3 validate/real_truth.py compare REPLAY_SET REAL_DIR [--json OUT.json] [--list]
         per model: the replay's totals against the real run's, and per op where they differ.
 Standard library only.
@@ -74,8 +76,23 @@ def align(graph_ops, events):
     return out, [k for k in range(len(events)) if k not in claimed]
 
 
+def replay_ops(report):
+    """The op list of a replay JSON, or of a kernelcount report (which names its schema): index,
+    op and the prediction, as the replay writes them."""
+    if "schema" not in report:
+        return report["ops"]
+    out = []
+    for o in report["ops"]:
+        la = o.get("launches", {})
+        out.append({"index": o["index"], "op": o["op"],
+                    "predicted": {"known": la.get("known", False), "rule": la.get("rule", ""),
+                                  **{k: la.get(k, 0) for k in KINDS}}})
+    return out
+
+
 def truth(replay, real):
     """A replay JSON with its measured counts replaced by the real run's."""
+    replay = dict(replay, ops=replay_ops(replay))
     events = real["ops"]
     at, loose = align([o["op"] for o in replay["ops"]], events)
     ops = []

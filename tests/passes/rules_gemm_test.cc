@@ -143,9 +143,30 @@ TEST_CASE("gemm: einsum is one bmm + a copy per operand whose permutation is not
     CHECK(einsum("B G H I D, B G H J D -> B G H I J", q, k, g).counts.kernels == 3);
   }
   {
-    GraphBuilder g;  // an outer product is no bmm: the rule must not match
+    GraphBuilder g;  // nothing contracted: sumproduct_pair is one multiply
     int a = g.input({4, 8}), c = g.input({4, 16});
-    CHECK_FALSE(einsum("bi,bj->bij", a, c, g).known);
+    CHECK(einsum("bi,bj->bij", a, c, g).counts.kernels == 1);
+  }
+  {
+    // A mixture-of-experts combine: the contracted labels e, c go in subscript order (c, e),
+    // which neither operand holds as one block: two copies, then a split-K GEMM (opset:
+    // einsum_combine measured 4).
+    GraphBuilder g;
+    int x = g.input({512, 8, 64}), y = g.input({8, 64, 256});
+    CHECK(einsum("nec,ecd->nd", x, y, g).counts.kernels == 4);
+  }
+  {
+    // The dispatch: n contracted, the left operand read transposed as it is (no copy), one split-K
+    // GEMM (opset:einsum_dispatch measured 2).
+    GraphBuilder g;
+    int x = g.input({512, 8, 64}), y = g.input({512, 256});
+    CHECK(einsum("nec,nd->ecd", x, y, g).counts.kernels == 2);
+  }
+  {
+    // A label one operand has and neither the other nor the output: summed first, one kernel.
+    GraphBuilder g;
+    int x = g.input({4, 8, 3}), y = g.input({8, 16});
+    CHECK(einsum("bks,kn->bn", x, y, g).counts.kernels == 2);
   }
 }
 

@@ -171,15 +171,6 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "broad:hubert",
                "Weight normalization over the first or last dimension is one fused kernel."});
-  r.push_back({"cross_entropy",
-               ops({"aten::cross_entropy_loss"}),
-               {},
-               "log_softmax then nll_loss",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "truth:cross_entropy",
-               "Cross entropy is log_softmax then nll_loss: two kernels."});
   // Factories.
   r.push_back({"factory.empty",
                ops({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty"}),

@@ -266,111 +266,196 @@ Counts gemm_launches(const OpFacts& f) {
   return c;
 }
 
-// --- einsum: views + one bmm (at::einsum, aten/src/ATen/native/Linear.cpp) ---
+// --- einsum: at::einsum (aten/src/ATen/native/Linear.cpp) followed on shapes and strides ---
 
-// One einsum operand: its subscripts and the tensor.
-struct EinsumTerm {
-  std::string labels;
-  const Value* v = nullptr;
+// An einsum operand aligned to the permuted order (output labels as written, then the summed
+// labels in subscript order, A-Z before a-z): a label the operand lacks is a size-1 dim.
+struct EinsumOperand {
+  std::vector<int64_t> sizes, strides;
 };
-// Parses "ab,bc->ac" for two operands whose labels are single letters with no ellipsis and
-// no repeated letter inside an operand; false otherwise (the rule then does not match).
-bool parse_einsum(const OpFacts& f, EinsumTerm& a, EinsumTerm& b, std::string& out) {
+// The labels of "ab,bc->ac" per operand and of the output; false for an ellipsis, an implicit
+// output, a repeated label inside a term or a term whose rank is not its tensor's.
+bool parse_einsum(const OpFacts& f, std::vector<std::string>& terms, std::string& out,
+                  std::vector<const Value*>& values) {
   const Arg* eq = f.arg("equation");
   const Arg* ts = f.arg("tensors");
-  if (!eq || eq->kind != Arg::Kind::kString || !ts || ts->tensors.size() != 2) return false;
+  if (!eq || eq->kind != Arg::Kind::kString || !ts || ts->tensors.empty()) return false;
   std::string e;
   for (char c : eq->text)
     if (c != ' ') e += c;
   const size_t arrow = e.find("->");
-  const size_t comma = e.find(',');
-  if (arrow == std::string::npos || comma == std::string::npos || comma > arrow) return false;
-  a.labels = e.substr(0, comma);
-  b.labels = e.substr(comma + 1, arrow - comma - 1);
+  if (arrow == std::string::npos) return false;
   out = e.substr(arrow + 2);
-  for (const std::string* s : {&a.labels, &b.labels, &out}) {
+  terms.clear();
+  std::string lhs = e.substr(0, arrow) + ",";
+  for (size_t from = 0, comma; (comma = lhs.find(',', from)) != std::string::npos; from = comma + 1)
+    terms.push_back(lhs.substr(from, comma - from));
+  if (terms.size() != ts->tensors.size()) return false;
+  for (const std::string* t : {&out}) {
     std::map<char, int> seen;
-    for (char c : *s)
+    for (char c : *t)
       if (!std::isalpha(static_cast<unsigned char>(c)) || seen[c]++) return false;
   }
-  a.v = ts->tensors[0] >= 0 ? &f.graph->values[ts->tensors[0]] : nullptr;
-  b.v = ts->tensors[1] >= 0 ? &f.graph->values[ts->tensors[1]] : nullptr;
-  return has_layout(a.v) && has_layout(b.v) && a.v->sizes.size() == a.labels.size() &&
-         b.v->sizes.size() == b.labels.size();
-}
-// True when the operand, permuted to the dims `order` (labels), can be viewed as
-// [prod(group1), prod(group2), ...] for consecutive groups of the given sizes without a copy.
-bool groups_are_view(const EinsumTerm& t, const std::string& order, const std::vector<size_t>& groups) {
-  std::vector<int64_t> sizes, strides, folded;
-  for (char c : order) {
-    const size_t i = t.labels.find(c);
-    sizes.push_back(t.v->sizes[i]);
-    strides.push_back(t.v->strides[i]);
+  values.clear();
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::map<char, int> seen;
+    for (char c : terms[i])
+      if (!std::isalpha(static_cast<unsigned char>(c)) || seen[c]++) return false;
+    const int id = ts->tensors[i];
+    const Value* v = id >= 0 ? &f.graph->values[id] : nullptr;
+    if (!has_layout(v) || v->sizes.size() != terms[i].size()) return false;
+    values.push_back(v);
   }
-  size_t at = 0;
-  for (size_t g : groups) {
-    int64_t p = 1;
-    for (size_t j = 0; j < g; ++j) p *= sizes[at + j];
-    folded.push_back(p);
-    at += g;
-  }
-  return view_is_possible(sizes, strides, folded);
+  return true;
 }
-// The kernels of a two-operand contraction: labels in both operands and the output are the
-// batch (b), in both but not the output are summed (k), the rest belong to one side
-// (left l, right r). at::einsum permutes each operand to [b, l, k] / [b, k, r], reshapes
-// (a copy when not a view) and runs one bmm, then views the result to the output order (a copy
-// when the output's order is not [b, l, r]). Labels of one operand missing from the other and
-// the output are summed first (one reduction each side).
-Counts einsum_counts(const OpFacts& f) {
-  EinsumTerm a, b;
+// at::einsum's order for the dims: the output's labels as written, then the summed ones by
+// subscript (A-Z, then a-z).
+std::string einsum_order(const std::vector<std::string>& terms, const std::string& out) {
+  std::string summed;
+  for (const std::string& t : terms)
+    for (char c : t)
+      if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
+  std::sort(summed.begin(), summed.end(), [](char x, char y) {
+    const bool ux = std::isupper(static_cast<unsigned char>(x)), uy = std::isupper(static_cast<unsigned char>(y));
+    return ux != uy ? ux : x < y;
+  });
+  return out + summed;
+}
+// ATen's reshape of a permuted operand into [d0, d1, d2] groups: the view's strides, or a copy
+// (a contiguous tensor) when no view fits.
+EinsumOperand folded(const EinsumOperand& t, const std::vector<int64_t>& perm, const std::vector<int64_t>& groups,
+                     int& copies) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d : perm) {
+    sizes.push_back(t.sizes[d]);
+    strides.push_back(t.strides[d]);
+  }
+  EinsumOperand r;
+  r.sizes = groups;
+  if (auto s = view_strides(sizes, strides, groups)) {
+    r.strides = *s;
+  } else {
+    ++copies;
+    r.strides = {groups[1] * groups[2], groups[2], 1};
+  }
+  return r;
+}
+// The kernels of a two-operand einsum, step by step as at::einsum runs it: a sum of the labels
+// only one operand has and the output lacks (one kernel per operand), then sumproduct_pair: a
+// multiply when nothing is contracted, else each operand permuted and reshaped to [batch, rows,
+// inner] / [batch, inner, cols] (a copy kernel when no view fits), bmm (its own copy of an
+// operand cuBLAS cannot read, and the GEMM's launches from the tree), and views back.
+std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
+  std::vector<std::string> terms;
   std::string out;
-  if (!parse_einsum(f, a, b, out)) return {};
-  std::string batch, left, right, sum;
-  int reductions = 0;
-  for (char c : a.labels) {
-    const bool in_b = b.labels.find(c) != std::string::npos, in_out = out.find(c) != std::string::npos;
-    if (in_b && in_out)
-      batch += c;
-    else if (in_b)
-      sum += c;
-    else if (in_out)
-      left += c;
-    else
-      ++reductions;
+  std::vector<const Value*> vals;
+  if (!parse_einsum(f, terms, out, vals) || terms.size() != 2) return std::nullopt;
+  const std::string order = einsum_order(terms, out);
+  const size_t n = order.size(), n_out = out.size();
+  std::vector<EinsumOperand> t(2);
+  for (int i = 0; i < 2; ++i)
+    for (char c : order) {
+      const size_t at = terms[i].find(c);
+      t[i].sizes.push_back(at == std::string::npos ? 1 : vals[i]->sizes[at]);
+      t[i].strides.push_back(at == std::string::npos ? 0 : vals[i]->strides[at]);
+    }
+  Counts c{};
+  // Summed labels: contracted when both operands have them, else summed on their side first.
+  std::vector<bool> summed(n, false);
+  for (int i = 0; i < 2; ++i) {
+    bool sums = false;
+    for (size_t d = n_out; d < n; ++d)
+      if (t[i].sizes[d] != 1 && t[1 - i].sizes[d] == 1) {
+        sums = true;
+        t[i].sizes[d] = 1;
+      }
+    c.kernels += sums ? 1 : 0;
+    if (sums) {  // the sum's result is a new contiguous tensor
+      int64_t st = 1;
+      for (size_t d = n; d-- > 0;) {
+        t[i].strides[d] = st;
+        st *= t[i].sizes[d];
+      }
+    }
   }
-  for (char c : b.labels) {
-    const bool in_a = a.labels.find(c) != std::string::npos, in_out = out.find(c) != std::string::npos;
-    if (!in_a && in_out)
-      right += c;
-    else if (!in_a)
-      ++reductions;
+  std::vector<int64_t> lro, lo, ro, sum;
+  int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
+  for (size_t d = 0; d < n; ++d) {
+    const bool sl = t[0].sizes[d] != 1, sr = t[1].sizes[d] != 1;
+    if (d >= n_out) {
+      if (sl && sr) {
+        sum.push_back(static_cast<int64_t>(d));
+        sum_size *= t[0].sizes[d];
+      }
+    } else if (sl && sr) {
+      lro.push_back(static_cast<int64_t>(d));
+      lro_size *= t[0].sizes[d];
+    } else if (sl) {
+      lo.push_back(static_cast<int64_t>(d));
+      lo_size *= t[0].sizes[d];
+    } else {
+      ro.push_back(static_cast<int64_t>(d));
+      ro_size *= t[1].sizes[d];
+    }
   }
-  if (sum.empty()) return {};  // outer/elementwise products are not bmm; no rule
-  int copies = 0;
-  auto operand_copy = [&](const EinsumTerm& t, const std::string& rows, const std::string& cols) {
-    std::vector<size_t> groups;
-    if (!batch.empty()) groups.push_back(batch.size());
-    if (!rows.empty()) groups.push_back(rows.size());
-    if (!cols.empty()) groups.push_back(cols.size());
-    const std::string order = batch + rows + cols;
-    if (order.size() != t.labels.size()) return 0;
-    if (!groups_are_view(t, order, groups)) return 1;
-    // The viewed matrix needs a unit stride in one of its two trailing groups.
-    const char last_rows = rows.empty() ? 0 : rows.back(), last_cols = cols.empty() ? 0 : cols.back();
-    auto stride_of = [&](char c) { return c ? t.v->strides[t.labels.find(c)] : int64_t{1}; };
-    auto size_of = [&](char c) { return c ? t.v->sizes[t.labels.find(c)] : int64_t{1}; };
-    const bool ok =
-        stride_of(last_cols) == 1 || stride_of(last_rows) == 1 || size_of(last_cols) == 1 || size_of(last_rows) == 1;
-    return ok ? 0 : 1;
+  if (sum.empty()) {  // sumproduct_pair without contraction is at::mul
+    c.kernels += 1;
+    return c;
+  }
+  // Dims summed on one side are size 1 now: they ride along in the permutation as ATen's do.
+  std::vector<int64_t> rest;
+  for (size_t d = n_out; d < n; ++d)
+    if (std::find(sum.begin(), sum.end(), static_cast<int64_t>(d)) == sum.end())
+      rest.push_back(static_cast<int64_t>(d));
+  auto cat = [](std::initializer_list<const std::vector<int64_t>*> parts) {
+    std::vector<int64_t> v;
+    for (const auto* p : parts) v.insert(v.end(), p->begin(), p->end());
+    return v;
   };
-  copies += operand_copy(a, left, sum);
-  copies += operand_copy(b, sum, right);
-  // The bmm result [batch, left, right] is permuted to the output order as a view: no copy.
-  return {1 + copies + reductions, 0, 0, 0};
+  int copies = 0;
+  const EinsumOperand left = folded(t[0], cat({&lro, &lo, &sum, &ro, &rest}), {lro_size, lo_size, sum_size}, copies);
+  const EinsumOperand right = folded(t[1], cat({&lro, &sum, &ro, &lo, &rest}), {lro_size, sum_size, ro_size}, copies);
+  Value a, b;
+  a.sizes = left.sizes;
+  a.strides = left.strides;
+  b.sizes = right.sizes;
+  b.strides = right.strides;
+  a.dtype = b.dtype = vals[0]->dtype;
+  copies += operand_copies(&a) + operand_copies(&b);
+  c.kernels += copies;
+  if (!fp32(f) && !is_half(f.dtype)) {
+    c.kernels += 1;  // no sweep measured the GEMM of other dtypes: one kernel
+    return c;
+  }
+  GemmCall call;
+  call.batched = true;
+  call.half = is_half(f.dtype);
+  call.b = lro_size;
+  call.m = lo_size;
+  call.k = sum_size;
+  call.n = ro_size;
+  call.ta = reads_transposed(&a, copied(&a));
+  call.tb = reads_transposed(&b, copied(&b));
+  c += cublas_launches(call);
+  return c;
+}
+Counts einsum_counts(const OpFacts& f) {
+  return einsum_pair_counts(f).value_or(Counts{});
 }
 bool einsum_contraction(const OpFacts& f) {
-  return einsum_counts(f).kernels > 0;
+  return einsum_pair_counts(f).has_value();
+}
+// One operand with labels the output lacks: at::einsum takes diagonals of repeated labels (views)
+// and sums the rest away in one reduce kernel.
+bool einsum_single_sum(const OpFacts& f) {
+  const Arg* ts = f.arg("tensors");
+  const std::string eq = f.text_arg("equation", "");
+  const size_t arrow = eq.find("->");
+  if (!ts || ts->tensors.size() != 1 || arrow == std::string::npos) return false;
+  const std::string out = eq.substr(arrow + 2);
+  for (char c : eq.substr(0, arrow))
+    if (std::isalpha(static_cast<unsigned char>(c)) && out.find(c) == std::string::npos) return true;
+  return false;
 }
 // One operand whose output subscripts are a permutation of its own (no repeated label, none
 // summed): at::einsum returns a permuted view, no kernel.
@@ -550,15 +635,27 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       {"gemm.einsum",
        ops({"aten::einsum"}),
        {},
-       "two-operand contraction: one bmm + a copy per operand whose permutation to [batch, rows, "
-       "inner] is not a view, + one reduction per label summed on one side only",
+       "two operands: a sum per operand of the labels only it has (and the output lacks); then, with "
+       "labels to contract, each operand permuted to [batch, rows, inner] (output labels in order, "
+       "contracted ones A-Z then a-z; a copy when that is not a view, or not one cuBLAS reads) and one "
+       "batched GEMM (the GEMM tree's launches), else one multiply",
        einsum_contraction,
        {},
        einsum_counts,
        "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
-       "broad:maxvit, broad:mvit, broad:mvitv2",
+       "broad:maxvit, broad:mvit, broad:mvitv2, opset:einsum_dispatch (nec,nd->ecd: split-K GEMM, 2), "
+       "opset:einsum_combine (nec,ecd->nd: 2 copies and a split-K GEMM, 4), opset:einsum_outer (i,j->ij: 1)",
        "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, rows, "
-       "inner] by a view is copied first, and a label summed on one side only is one reduction kernel."});
+       "inner] by a view is copied first, and labels summed on one side only are one reduction kernel."});
+  r.push_back({"gemm.einsum.sum",
+               ops({"aten::einsum"}),
+               {},
+               "one operand with labels the output lacks: diagonals (views), then one reduce kernel",
+               einsum_single_sum,
+               {1, 0, 0, 0},
+               nullptr,
+               "opset:einsum_trace_sum (bii->b: 1 kernel)",
+               "A single operand's einsum that sums labels away is a diagonal view and one reduction."});
   r.push_back({"gemm.einsum.view",
                ops({"aten::einsum"}),
                {},

@@ -2,7 +2,8 @@
 // and the shape mechanisms they are written with; torch2_11_h200.cc assembles them in match
 // order. Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
 // validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:),
-// validate/results/torchscript (torchscript:).
+// validate/results/torchscript (torchscript:), validate/results/opinfo (opinfo:: PyTorch's OpInfo
+// samples), validate/results/control (control:).
 #pragma once
 
 #include <initializer_list>
@@ -17,6 +18,7 @@ inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
   return std::vector<std::string>(names.begin(), names.end());
 }
 
+void add_view_copies_rules(std::vector<LaunchRule>& r);  // empty results, *_copy views, aliases, no-ops
 void add_copies_rules(std::vector<LaunchRule>& r);       // shape ops, copies, conversions, host reads
 void add_gemm_rules(std::vector<LaunchRule>& r);         // cuBLAS / cuBLASLt
 void add_conv_rules(std::vector<LaunchRule>& r);         // cuDNN and ATen's depthwise kernels
@@ -26,6 +28,7 @@ void add_rnn_rules(std::vector<LaunchRule>& r);          // cuDNN RNN, GRU, LSTM
 void add_indexing_rules(std::vector<LaunchRule>& r);     // gathers, scatters, selections
 void add_elementwise_rules(std::vector<LaunchRule>& r);  // untagged elementwise, pools, scans, factories
 void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, scatters, data-dependent sizes
+void add_loss_rules(std::vector<LaunchRule>& r);         // loss functions: elementwise chains and reductions
 void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
 void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
 void add_torchvision_rules(std::vector<LaunchRule>& r);  // torchvision's detection ops (nms, roi_align, ...)

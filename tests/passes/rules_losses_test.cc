@@ -1,0 +1,96 @@
+// Losses, empty results and the *_copy views: counts read off ATen's composites, as measured on
+// the H200 for PyTorch's OpInfo samples and the opset corpus.
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::DType;
+using kc::test::GraphBuilder;
+
+namespace {
+kc::Launch rules_only(const GraphBuilder& b) {
+  kc::LaunchOptions o;
+  o.use_measured = false;
+  return kc::run_launches(b.g, kc::default_target(), o).back();
+}
+void arg_int(GraphBuilder& b, const std::string& name, int64_t v) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kInt;
+  a.ints = {v};
+  b.g.ops.back().args.push_back(a);
+}
+}  // namespace
+
+TEST_CASE("losses: the elementwise chain, then the reduction and its memset where it splits") {
+  GraphBuilder b;
+  int x = b.input({256, 1024}), t = b.input({256, 1024});
+  b.op("aten::mse_loss", {x, t}, {}, std::vector<int64_t>{});
+  auto mean = rules_only(b);
+  CHECK(mean.rule == "loss.pointwise");
+  CHECK(mean.counts.kernels == 2);
+  CHECK(mean.counts.memset == 1);  // a mean of 262,144 values splits across blocks
+  arg_int(b, "reduction", 0);
+  auto none = rules_only(b);
+  CHECK(none.counts.kernels == 1);
+  CHECK(none.counts.memset == 0);
+
+  GraphBuilder s;
+  int a = s.input({5}), c = s.input({5});
+  s.op("aten::soft_margin_loss", {a, c}, {}, std::vector<int64_t>{});
+  auto soft = rules_only(s);
+  CHECK(soft.counts.kernels == 5);  // neg, mul, exp, log1p, mean
+  CHECK(soft.counts.memcpy == 1);   // the reduced value copied into the output
+  CHECK(soft.counts.memset == 0);
+  s.op("aten::l1_loss", {a, c}, {}, std::vector<int64_t>{});
+  CHECK(rules_only(s).counts.kernels == 3);
+  s.op("aten::binary_cross_entropy_with_logits", {a, c}, {}, std::vector<int64_t>{});
+  CHECK(rules_only(s).counts.kernels == 6);
+}
+
+TEST_CASE("losses: cross entropy by its target: class indices or probabilities; smoothing is unknown") {
+  GraphBuilder b;
+  int x = b.input({8, 10}), idx = b.input({8}, DType::kInt64), p = b.input({8, 10});
+  b.op("aten::cross_entropy_loss", {x, idx}, {}, std::vector<int64_t>{});
+  CHECK(rules_only(b).counts.kernels == 2);
+  b.op("aten::cross_entropy_loss", {x, p}, {}, std::vector<int64_t>{});
+  CHECK(rules_only(b).counts.kernels == 5);
+  kc::Arg ls;
+  ls.name = "label_smoothing";
+  ls.kind = kc::Arg::Kind::kFloat;
+  ls.floats = {0.1};
+  b.g.ops.back().args.push_back(ls);
+  CHECK_FALSE(rules_only(b).known);
+}
+
+TEST_CASE("empty results launch nothing; a selection whose size the data decides still counts") {
+  GraphBuilder b;
+  int x = b.input({0, 5});
+  b.pointwise("aten::exp", {x});
+  auto l = rules_only(b);
+  CHECK(l.rule == "empty");
+  CHECK(l.counts.kernels == 0);
+  int y = b.input({5, 5});
+  b.op("aten::nonzero", {y}, {}, {0, 2}, DType::kInt64);
+  CHECK(rules_only(b).rule != "empty");
+}
+
+TEST_CASE("*_copy ops: a memcpy per output whose view is contiguous, else a copy kernel") {
+  GraphBuilder b;
+  int x = b.input({5, 5});
+  b.op("aten::unbind_copy", {x}, {}, {5});
+  // unbind along dim 0 of a row-major tensor: each row is contiguous (five outputs in ATen; one
+  // here is enough to read the rule).
+  CHECK(rules_only(b).counts.memcpy == 1);
+  arg_int(b, "dim", 1);
+  auto cols = rules_only(b);
+  CHECK(cols.counts.kernels == 1);
+  CHECK(cols.counts.memcpy == 0);
+  b.op("aten::t_copy", {x}, {}, {5, 5});
+  CHECK(rules_only(b).counts.kernels == 1);
+  int row = b.input({1, 5});
+  b.op("aten::t_copy", {row}, {}, {5, 1});
+  CHECK(rules_only(b).counts.memcpy == 1);  // a size-1 dim moves without changing the order
+}
