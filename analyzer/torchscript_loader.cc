@@ -409,6 +409,10 @@ class MetaRunner {
       to_gpu = to_gpu || (!host && only_values);
       v = c10::IValue(c10::Device(host || !only_values ? c10::kMeta : c10::kCPU));
     }
+    // A tensor constant that stands on the GPU (a model saved on the host runs moved there
+    // whole) keeps its host value for shape arithmetic; beside shape-only tensors it takes part
+    // as one of them, as it would beside the model's other GPU tensors (0-dim ones are scalars).
+    if (has_shape_only(stack)) shape_only_gpu_constants(stack);
     try {
       node->getOperation()(stack);
     } catch (const std::exception& e) {
@@ -444,6 +448,37 @@ class MetaRunner {
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return;
     record(node, *schema, inputs, stack);
+  }
+
+  static bool has_shape_only(const jit::Stack& stack) {
+    for (const auto& v : stack) {
+      if (v.isTensor() && v.toTensor().is_meta()) return true;
+      if (v.isTensorList())
+        for (const at::Tensor& t : v.toTensorList())
+          if (t.is_meta()) return true;
+    }
+    return false;
+  }
+  void shape_only_gpu_constants(jit::Stack& stack) const {
+    auto as_meta = [&](c10::IValue& v) {
+      if (!v.isTensor()) return false;
+      const at::Tensor& t = v.toTensor();
+      if (t.is_meta() || t.dim() == 0 || !on_gpu_.count(t.unsafeGetTensorImpl())) return false;
+      v = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));
+      return true;
+    };
+    for (auto& v : stack) {
+      if (as_meta(v) || !v.isTensorList()) continue;
+      c10::List<at::Tensor> list = v.toTensorList();
+      bool changed = false;
+      std::vector<at::Tensor> ts;
+      for (const at::Tensor& t : list) {
+        c10::IValue e(t);
+        changed |= as_meta(e);
+        ts.push_back(e.toTensor());
+      }
+      if (changed) v = c10::IValue(c10::List<at::Tensor>(ts));
+    }
   }
 
   // True when the op has tensor inputs and each one is a real host tensor (shape arithmetic,

@@ -3,7 +3,14 @@
 torch.export (.pt2, strict=False) and torch.jit.trace (.pt), each through a wrapper that takes a
 batch of images as one tensor and returns every image's boxes, scores and labels as a flat tuple.
 Their heads call torchvision's nms and roi_align, whose output sizes hang on the data, so a
-model that torch.export cannot export is listed with the reason, not dropped silently.
+model that torch.export cannot export is listed with the reason, not dropped silently (in
+PyTorch 2.11 none of them exports: their heads branch on data-dependent sizes).
+
+Traced on the GPU where there is one (a trace on the host records host devices for the anchors).
+Each .pt is written twice: as traced, for the real run (random weights, so that scores and the
+boxes nms keeps are those of a model, not of zeros), and as OUT/zeroed/<name>.pt with every
+parameter and buffer zeroed, which compresses to almost nothing and is what the repository keeps:
+kernelcount reads shapes, never values.
 
 Names are `detection-<model>_fp32.pt2` / `.pt`; OUT/manifest.jsonl holds one record per model
 and format ({file, inputs: ["images=1x3x320x320:float32"]} for the traced ones, as the
@@ -51,14 +58,15 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--only")
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
+    os.makedirs(os.path.join(a.out, "zeroed"), exist_ok=True)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     names = a.only.split(",") if a.only else list(MODELS)
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
         for name in names:
             torch.manual_seed(0)
             size = MODELS[name]
-            model = torchvision.models.get_model(name, weights=None, weights_backbone=None).eval()
-            images = torch.rand(1, 3, size, size)
+            model = torchvision.models.get_model(name, weights=None, weights_backbone=None).eval().to(device)
+            images = torch.rand(1, 3, size, size, device=device)
             wrapped = Flat(model)
             stem = "detection-%s_fp32" % name
             rec = {"file": stem + ".pt", "inputs": ["images=1x3x%dx%d:float32" % (size, size)]}
@@ -66,12 +74,17 @@ def main():
                 with torch.no_grad():
                     ts = torch.jit.trace(wrapped, (images,), check_trace=False, strict=False)
                 ts.save(os.path.join(a.out, stem + ".pt"))
+                with torch.no_grad():
+                    for t in list(ts.parameters()) + list(ts.buffers()):
+                        t.zero_()
+                ts.save(os.path.join(a.out, "zeroed", stem + ".pt"))
             except Exception as e:
                 rec["error"] = "trace: %s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:200])
             man.write(json.dumps(rec) + "\n")
             rec = {"file": stem + ".pt2"}
+            wrapped = Flat(torchvision.models.get_model(name, weights=None, weights_backbone=None).eval())
             try:
-                ep = torch.export.export(wrapped, (images,), strict=False)
+                ep = torch.export.export(wrapped, (images.cpu(),), strict=False)
                 torch.export.save(ep, os.path.join(a.out, stem + ".pt2"))
                 relative_in_place(os.path.join(a.out, stem + ".pt2"))
             except Exception as e:

@@ -1047,6 +1047,34 @@ def reduction_random_family(S, scale):
         S.add("reduction_random", op, p, build)
 
 
+def convt_decoder_family(S, scale):
+    """Transposed convolutions at the shapes decoders, upsamplers and vocoders use: random
+    channels (16-1024), sizes (4-128 in 2-d), kernel-stride pairs (k = s, k = 2s, odd k at stride
+    1 or 2), with and without a bias, NCHW, float32 and bfloat16, 1-3 d."""
+    r = random.Random(103)
+    for _ in range(int(2400 * scale)):
+        d = r.choice([1, 2, 2, 2, 3])
+        dtype = r.choice(["f32", "bf16"])
+        s = r.choice([1, 2, 2, 2, 4]) if d < 3 else r.choice([1, 2])
+        k = r.choice([s, 2 * s, 3 if s <= 2 else 2 * s, 4 if s == 2 else s])
+        pad = max(0, (k - s + 1) // 2)
+        cin = r.choice([16, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024])
+        cout = r.choice([1, 3, 16, 32, 64, 128, 256, 512]) if r.random() < 0.3 else max(1, cin // r.choice([1, 2, 4]))
+        hw = {1: r.choice([16, 64, 256, 1024, 4096]), 2: r.choice([4, 8, 16, 32, 64, 128]), 3: r.choice([4, 8, 16])}[d]
+        batch = r.choice([1, 2, 4, 8, 16])
+        while batch * cin * hw ** d > 16 * 256 * 64 * 64 and batch > 1:
+            batch //= 2
+        bias = r.random() < 0.7
+        fn = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[d]
+        p = dict(dtype=dtype, dims=d, k=k, stride=s, pad=pad, cin=cin, cout=cout, hw=hw, batch=batch, bias=bias)
+        S.add("convt_decoder", f"conv_transpose{d}d", p,
+              lambda p=p, fn=fn, d=d: (
+                  lambda x, w, b: fn(x, w, b, p["stride"], p["pad"]),
+                  [rnd([p["batch"], p["cin"], *([p["hw"]] * d)], p["dtype"]),
+                   rnd([p["cin"], p["cout"], *([p["k"]] * d)], p["dtype"]),
+                   rnd([p["cout"]], p["dtype"]) if p["bias"] else None]))
+
+
 def gemm_dim(r, lo, hi):
     """A GEMM extent drawn log-uniformly from [lo, hi]: half of them rounded to a multiple of 8 (as
     model widths mostly are), the rest left as drawn, so that unaligned leading dimensions occur."""
@@ -1107,7 +1135,8 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "conv1x1_random_bias": lambda S, scale: conv1x1_random_family(S, scale, "conv1x1_random_bias", True),
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
-            "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102)}
+            "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102),
+            "convt_decoder": convt_decoder_family}
 
 
 # ---------------------------------------------------------------------------------------------
