@@ -59,6 +59,11 @@ def dtypes_of(op):
     return []
 
 
+def _remove(path):
+    if os.path.exists(path):
+        os.remove(path)
+
+
 class _Timeout(Exception):
     pass
 
@@ -92,7 +97,7 @@ def export_op(task):
             flat, spec = pytree.tree_flatten((s.input, s.args, s.kwargs))
             where = [i for i, v in enumerate(flat) if isinstance(v, torch.Tensor)]
             tensors = tuple(flat[i] for i in where)
-            rec["inputs"] = [[list(t.shape), str(t.dtype).replace("torch.", "")] for t in tensors]
+            rec["sample_inputs"] = [[list(t.shape), str(t.dtype).replace("torch.", "")] for t in tensors]
 
             class Sample(torch.nn.Module):
                 def forward(self, *xs):
@@ -113,9 +118,11 @@ def export_op(task):
                 rec["nodes"] = sum(1 for n in ep.graph.nodes if n.op == "call_function")
             except _Timeout:
                 rec["error"] = "export: timed out after %d s" % timeout
+                _remove(os.path.join(out, name + ".pt2"))
             except BaseException as e:  # a sample that does not export is listed with its reason
                 msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
                 rec["error"] = "export: %s: %s" % (type(e).__name__, msg[:200])
+                _remove(os.path.join(out, name + ".pt2"))  # a save that failed half-way
             finally:
                 signal.alarm(0)
             rec["seconds"] = round(time.time() - t0, 2)
