@@ -168,7 +168,9 @@ class Pt2Reader {
     // the bytes of the ops that read it are an upper bound; with no finite bound, the lower one.
     for (const auto& [name, range] : ranges)
       if (!symbols_.count(name) && name.rfind('u', 0) == 0) {  // "u0": unbacked int; "zuf0": a float
-        const bool bounded = range.second != INT64_MAX;
+        // A bound past 2^40 is the export's "unbounded" in another spelling (int_oo - 1, a
+        // product of int64 limits): as a size it would only overflow the byte counts.
+        const bool bounded = range.second < (int64_t{1} << 40);
         symbols_[name] = bounded ? range.second : std::max<int64_t>(range.first, 1);
         unbacked_[name] =
             bounded ? "data-dependent: the export's upper bound" : "data-dependent: the export's lower bound";
@@ -742,6 +744,21 @@ class Pt2Reader {
     a.ints = {v};
     return a;
   }
+  // zeros(..., dtype=e.dtype, device=e.device), as generic_scan allocates its results.
+  static Arg dtype_arg(DType dt) {
+    Arg a;
+    a.name = "dtype";
+    a.kind = Arg::Kind::kScalarType;
+    a.ints = {static_cast<int64_t>(dt)};
+    return a;
+  }
+  static Arg device_arg(const std::string& device) {
+    Arg a;
+    a.name = "device";
+    a.kind = Arg::Kind::kDevice;
+    a.text = device.empty() ? "cuda" : device;
+    return a;
+  }
   static Arg int_list_arg(const char* name, std::vector<int64_t> v) {
     Arg a;
     a.name = name;
@@ -949,10 +966,11 @@ class Pt2Reader {
       std::vector<int64_t> sizes{trips};
       sizes.insert(sizes.end(), e.sizes.begin(), e.sizes.end());
       const int out = new_value(first[k], "scan_out" + std::to_string(k), sizes, e.dtype);
-      add_hop_op("aten::zeros", "", {int_list_arg("size", sizes)}, {out}, node);
+      add_hop_op("aten::zeros", "", {int_list_arg("size", sizes), dtype_arg(e.dtype), device_arg(e.device)}, {out},
+                 node);
       outs.push_back(out);
       const int ones = new_value(first[k], "scan_idx" + std::to_string(k), e.sizes, DType::kInt64);
-      add_hop_op("aten::ones_like", "", {Arg::tensor("self", first[k])}, {ones}, node);
+      add_hop_op("aten::ones_like", "", {Arg::tensor("self", first[k]), dtype_arg(DType::kInt64)}, {ones}, node);
       std::vector<int64_t> un{1};
       un.insert(un.end(), e.sizes.begin(), e.sizes.end());
       const int idx = new_value(ones, "scan_idx" + std::to_string(k) + "_1", un, DType::kInt64);

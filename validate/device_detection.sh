@@ -4,7 +4,7 @@
 # cannot export them), their real runs measured with validate/real_run.py, and the
 # convt_decoder sweep (validate/sweeps/sweep.py) runs beside them; kernelcount-validate is built
 # and run over the test models (validate/device_all.sh), as every device script does.
-#   validate/device_detection.sh OUT_DIR [BUDGET_S]
+#   validate/device_detection.sh OUT_DIR [BUDGET_S]        (KC_NO_SWEEP=1: the detectors only)
 # Writes OUT_DIR/detection.tar.xz (the zero-weight traces, manifest.jsonl, the export log),
 # real.tar.xz (detection/<name>.real.json, real_status.jsonl), sweep_convt_decoder.jsonl.gz,
 # logs.tgz, all.tgz.
@@ -14,18 +14,20 @@ DEFAULT_BUDGET=420
 W=/tmp/kcd; mkdir -p $W/logs $W/real/detection $W/sets
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
-(KC_NO_DEVICE_ALL=1 validate/device_sweep.sh $W/sweep $(( $(left) - 120 )) convt_decoder 3 >$W/logs/sweep.log 2>&1) &
-sweep_pid=$!
+if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
+  (KC_NO_DEVICE_ALL=1 validate/device_sweep.sh $W/sweep $(( $(left) - 120 )) convt_decoder 3 >$W/logs/sweep.log 2>&1) &
+  sweep_pid=$!
+fi
 python3 validate/corpus/export_detection.py $W/sets/detection >$W/logs/export_detection.log 2>&1
 python3 validate/real_run.py $W/real/detection $W/sets/detection/*.pt --jobs 4 \
-  --manifest $W/sets/detection/manifest.jsonl --timeout 150 --deadline-s $(( $(left) - 60 )) >$W/logs/real.log 2>&1 &
+  --manifest $W/sets/detection/manifest.jsonl --import torchvision --timeout 150 --deadline-s $(( $(left) - 60 )) >$W/logs/real.log 2>&1 &
 real_pid=$!
 if build_and_check_test_models device_detection 40; then
   wait $ALL_PID
   echo "device_detection: $(tail -n1 $W/logs/device_all.log)"
 fi
 wait $real_pid
-wait $sweep_pid
+[ -n "${sweep_pid:-}" ] && wait $sweep_pid
 grep -h "^real_run:\|^device_sweep:" $W/logs/*.log
 grep '^{' $W/logs/export_detection.log | cut -c1-200
 
