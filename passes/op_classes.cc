@@ -116,6 +116,9 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::atleast_3d", C::kView},
     {"aten::unsafe_chunk", C::kView},
     {"aten::unsafe_split", C::kView},
+    {"aten::mvlgamma", C::kPointwise},
+    {"aten::ldexp", C::kPointwise},
+    {"aten::float_power", C::kPointwise},
     {"aten::_reshape_copy", C::kCopy},  // a view, then its clone
     {"aten::alias_copy", C::kCopy},
     {"aten::as_strided_copy", C::kCopy},

@@ -289,6 +289,17 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                one_kernel_unless_empty,
                "opset:outer, opset:kron",
                "outer and kron multiply broadcast views of their inputs: one kernel."});
+  r.push_back({"pixel_shuffle.identity",
+               ops({"aten::pixel_shuffle", "aten::pixel_unshuffle"}),
+               {},
+               "a factor of 1: a clone (a memcpy of a contiguous input)",
+               [](const OpFacts& f) {
+                 return f.int_arg(f.op->name == "aten::pixel_shuffle" ? "upscale_factor" : "downscale_factor", 0) == 1;
+               },
+               {},
+               clone_counts,
+               "opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)",
+               "With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."});
   r.push_back({"elementwise.untagged",
                ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::tril", "aten::triu",
                     "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle", "aten::tile",

@@ -46,6 +46,11 @@ Counts scan_counts(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", 0);
   const int64_t rank = static_cast<int64_t>(in->sizes.size());
   if (dim < 0) dim += rank;
+  // A scan of nothing to accumulate (a 0-d input, or one element along the dim) copies its
+  // input: a memcpy; cummax also fills its indices with zeros (opinfo: cumsum, logcumsumexp,
+  // cummax of a 0-d tensor).
+  if (rank == 0 || (dim >= 0 && dim < rank && in->sizes[dim] == 1 && cast == 0))
+    return {f.op->name == "aten::cummax" || f.op->name == "aten::cummin" ? 1 : 0, 1, 0, 0};
   const bool whole = dim >= 0 && dim < rank && in->sizes[dim] == in->numel() && in->numel() > 1;
   return {cast + (whole ? 2 : 1), 0, 0, 0};
 }
@@ -63,14 +68,61 @@ bool weight_norm_fused(const OpFacts& f) {
 
 void add_elementwise_rules(std::vector<LaunchRule>& r) {
   r.push_back({"dropout.eval",
-               ops({"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout"}),
+               ops({"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout",
+                    "aten::feature_alpha_dropout"}),
                {},
                "train=False",
                eval_mode,
                {0, 0, 0, 0},
                nullptr,
-               "truth:dropout_eval_float32, truth:dropout_eval_bfloat16, corpus:efficientnet_b0 (dropout_)",
+               "truth:dropout_eval_float32, truth:dropout_eval_bfloat16, corpus:efficientnet_b0 (dropout_), opinfo: "
+               "feature_dropout, alpha_dropout, feature_alpha_dropout with train=False (0 kernels)",
                "In evaluation mode dropout does nothing: no kernel."});
+  r.push_back({"float_power",
+               ops({"aten::float_power"}),
+               {},
+               "each tensor operand not already float64 converted to it, then one pow",
+               nullptr,
+               {},
+               [](const OpFacts& f) {
+                 int casts = 0;
+                 for (int id : f.inputs) casts += f.graph->values[id].dtype != DType::kFloat64 ? 1 : 0;
+                 return Counts{1 + casts, 0, 0, 0};
+               },
+               "opinfo: float_power (Tensor, Tensor) in float32 and bfloat16 (3 kernels)",
+               "float_power computes in double precision: each operand is converted to float64 (one kernel each), "
+               "then one pow kernel."});
+  r.push_back({"ldexp",
+               ops({"aten::ldexp"}),
+               {},
+               "self * pow(2, other): a fill of 2s, the pow and the multiply",
+               nullptr,
+               {3, 0, 0, 0},
+               nullptr,
+               "opinfo: ldexp (3 kernels)",
+               "ldexp is self * 2**other: the base 2 is filled into a tensor, raised to other, and multiplied in."});
+  r.push_back({"mvlgamma",
+               ops({"aten::mvlgamma"}),
+               {},
+               "arange, add, lgamma, sum, add",
+               nullptr,
+               {5, 0, 0, 0},
+               nullptr,
+               "opinfo: mvlgamma p = 1, 2, 3 (5 kernels)",
+               "The multivariate log-gamma is a composite: an arange of offsets, their sum with the input, "
+               "lgamma, a sum over the offsets and the constant term: five kernels."});
+  r.push_back({"dropout.p0",
+               ops({"aten::dropout"}),
+               {},
+               "p = 0: the input is returned",
+               [](const OpFacts& f) {
+                 const Arg* p = f.arg("p");
+                 return p && !p->floats.empty() && p->floats[0] == 0.0;
+               },
+               {0, 0, 0, 0},
+               nullptr,
+               "opinfo: dropout with p = 0 and train = True (0 kernels)",
+               "Dropout with probability 0 drops nothing: ATen returns the input."});
   r.push_back({"dropout.train",
                ops({"aten::dropout", "aten::native_dropout"}),
                {},
@@ -113,7 +165,8 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                nullptr,
                {},
                scan_counts,
-               "sweep:scan/cumsum, sweep:scan/cumsum_int, sweep:scan/cumprod, corpus:gpt2, broad:codegen, broad:bloom",
+               "sweep:scan/cumsum, sweep:scan/cumsum_int, sweep:scan/cumprod, corpus:gpt2, broad:codegen, broad:bloom, "
+               "opinfo: cumsum, logcumsumexp, cummax of a 0-d tensor (a memcpy)",
                "A scan over one dimension is one kernel (two when it scans every element); an input of another dtype "
                "is converted first."});
   r.push_back({"diff",

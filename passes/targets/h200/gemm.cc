@@ -571,6 +571,20 @@ Counts tensordot_counts(const OpFacts& f) {
 }  // namespace
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"gemm.matmul.dot",
+               ops({"aten::matmul"}),
+               {},
+               "two 1-D operands: at::dot, cuBLAS's dot kernel + a one-block reduction",
+               [](const OpFacts& f) {
+                 const Value* a = f.input(0);
+                 const Value* b = f.input(1);
+                 return a && b && a->sizes.size() == 1 && b->sizes.size() == 1 && a->sizes[0] > 0;
+               },
+               {2, 0, 0, 0},
+               nullptr,
+               "opinfo: matmul and __rmatmul__ of two vectors of 20 (2 kernels, f32 and bf16), opset:dot",
+               "matmul of two vectors is a dot product: cuBLAS's dot kernel and a one-block reduction of its "
+               "partial sums."});
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
   // Every op that is one cuBLAS call: what the call launches is cuBLAS's heuristic's answer,
   // learned from the GPU (gemm_engine.h); the rule ids name the launch patterns it picks between.

@@ -52,7 +52,8 @@ bool instance_norm_stats(const OpFacts& f) {
 // layer_norm / rms_norm read a contiguous input (expect_contiguous): one kernel, + a copy of a
 // non-contiguous one. layer_norm's one-kernel path is the vectorized one, which reads rows of
 // 4 elements (layer_norm_kernel.cu: N % vec_size == 0); other row lengths run
-// RowwiseMomentsCUDAKernel then LayerNormForwardCUDAKernel.
+// RowwiseMomentsCUDAKernel then LayerNormForwardCUDAKernel. rms_norm shares the kernels (their
+// rms_norm instantiation) and the choice (opinfo: rms_norm over 6 elements, 2 kernels).
 int64_t normalized_elements(const OpFacts& f) {
   const Arg* a = f.arg("normalized_shape");
   if (!a || a->ints.empty()) return 0;
@@ -61,9 +62,8 @@ int64_t normalized_elements(const OpFacts& f) {
   return n;
 }
 Counts norm_counts(const OpFacts& f) {
-  const bool layer_norm = f.op->name == "aten::layer_norm" || f.op->name == "aten::native_layer_norm";
   const int64_t n = normalized_elements(f);
-  const int rowwise = layer_norm && n > 0 && n % 4 != 0 ? 1 : 0;
+  const int rowwise = n > 0 && n % 4 != 0 ? 1 : 0;
   return {1 + rowwise + copy_unless_contiguous(f), 0, 0, 0};
 }
 // group_norm on CUDA makes its input contiguous (NCHW) first: moments, fused params,

@@ -1,6 +1,6 @@
-// Ops that launch nothing because there is nothing to compute (empty results, views, allocations,
-// eval-mode dropout), the *_copy ops ATen generates from its views, and the aliases ATen
-// forwards to one pointwise op.
+// Ops that launch nothing because there is nothing to compute (empty results, views,
+// allocations), the *_copy ops ATen generates from its views, and the aliases ATen forwards to
+// one pointwise op.
 #include <algorithm>
 #include <set>
 
@@ -12,10 +12,10 @@ namespace {
 // Ops whose output size is decided by the data: they run their counting kernels and read the
 // count back even when nothing is selected.
 bool data_dependent(const Op& op) {
-  static const std::set<std::string> kOps = {
-      "aten::nonzero",       "aten::argwhere", "aten::masked_select", "aten::nonzero_static", "aten::unique",
-      "aten::_unique2",      "aten::_unique",  "aten::unique_dim",    "aten::unique_consecutive",
-      "aten::nonzero_numpy", "aten::index_put"};
+  static const std::set<std::string> kOps = {"aten::nonzero",        "aten::argwhere",   "aten::masked_select",
+                                             "aten::nonzero_static", "aten::unique",     "aten::_unique2",
+                                             "aten::_unique",        "aten::unique_dim", "aten::unique_consecutive",
+                                             "aten::nonzero_numpy",  "aten::index_put"};
   return kOps.count(op.name) > 0 || (op.name == "aten::where" && op.overload.empty());  // where(cond)
 }
 bool linspace_of_tensors(const OpFacts& f) {
@@ -62,8 +62,7 @@ std::optional<std::vector<int64_t>> copied_view_strides(const OpFacts& f, const 
   auto wrap = [&](int64_t d, int64_t r) { return d < 0 ? d + r : d; };
   std::vector<int64_t> s = in.strides;
   if (n == "aten::alias_copy") return s;
-  if (n == "aten::view_copy" || n == "aten::squeeze_copy" || n == "aten::unsqueeze_copy" ||
-      n == "aten::_reshape_copy")
+  if (n == "aten::view_copy" || n == "aten::squeeze_copy" || n == "aten::unsqueeze_copy" || n == "aten::_reshape_copy")
     return view_strides(in.sizes, in.strides, out.sizes);
   if (n == "aten::t_copy" || n == "aten::transpose_copy") {
     if (rank < 2) return s;
@@ -154,11 +153,6 @@ Counts view_copy_counts(const OpFacts& f) {
   return c;
 }
 
-// Dropout in eval mode (train=False) returns its input: no kernel. In training it draws a mask.
-bool dropout_off(const OpFacts& f) {
-  return !f.bool_arg("train", true);
-}
-
 }  // namespace
 
 void add_view_copies_rules(std::vector<LaunchRule>& r) {
@@ -173,22 +167,22 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                "opinfo: 135 ops whose results are empty (98 pointwise, 56 factories, 24 gathers, 10 copies, "
                "6 GEMMs, 4 pools, 3 views, 2 reductions): none launched anything",
                "Its result holds no element, so ATen returns before launching a kernel: there is nothing to compute."});
-  r.push_back({"view_copy",
-               ops({"aten::alias_copy", "aten::view_copy", "aten::squeeze_copy", "aten::unsqueeze_copy",
-                    "aten::_reshape_copy", "aten::t_copy", "aten::transpose_copy", "aten::permute_copy",
-                    "aten::expand_copy", "aten::narrow_copy", "aten::slice_copy", "aten::split_copy",
-                    "aten::split_with_sizes_copy", "aten::select_copy", "aten::unbind_copy", "aten::diagonal_copy",
-                    "aten::unfold_copy", "aten::as_strided_copy"}),
-               {},
-               "each non-empty output: a memcpy when its view is contiguous, else a copy kernel",
-               nullptr,
-               {},
-               view_copy_counts,
-               "opinfo: view_copy, alias_copy, t_copy, transpose_copy, permute_copy, expand_copy, narrow_copy, "
-               "unbind_copy, split_with_sizes_copy, as_strided_copy, unfold_copy, diagonal_copy, squeeze_copy, "
-               "unsqueeze_copy (75 op instances)",
-               "ATen makes each *_copy op from its view: the view (free), then a clone into a new contiguous tensor, "
-               "one memcpy where the view is already contiguous, else one copy kernel per output."});
+  r.push_back(
+      {"view_copy",
+       ops({"aten::alias_copy", "aten::view_copy", "aten::squeeze_copy", "aten::unsqueeze_copy", "aten::_reshape_copy",
+            "aten::t_copy", "aten::transpose_copy", "aten::permute_copy", "aten::expand_copy", "aten::narrow_copy",
+            "aten::slice_copy", "aten::split_copy", "aten::split_with_sizes_copy", "aten::select_copy",
+            "aten::unbind_copy", "aten::diagonal_copy", "aten::unfold_copy", "aten::as_strided_copy"}),
+       {},
+       "each non-empty output: a memcpy when its view is contiguous, else a copy kernel",
+       nullptr,
+       {},
+       view_copy_counts,
+       "opinfo: view_copy, alias_copy, t_copy, transpose_copy, permute_copy, expand_copy, narrow_copy, "
+       "unbind_copy, split_with_sizes_copy, as_strided_copy, unfold_copy, diagonal_copy, squeeze_copy, "
+       "unsqueeze_copy (75 op instances)",
+       "ATen makes each *_copy op from its view: the view (free), then a clone into a new contiguous tensor, "
+       "one memcpy where the view is already contiguous, else one copy kernel per output."});
   r.push_back({"alias.view",
                ops({"aten::broadcast_tensors", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d",
                     "aten::unsafe_chunk", "aten::unsafe_split", "aten::unsafe_split_with_sizes"}),
@@ -208,16 +202,6 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "opinfo: empty_permuted (6), new_empty_strided (6), resize_ (6), resize_as_ (6): 0 kernels",
                "It only reserves (or re-labels) memory from the caching allocator; nothing is written: no kernel."});
-  r.push_back({"dropout.eval",
-               ops({"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"}),
-               {},
-               "train=False: the input is returned",
-               dropout_off,
-               {0, 0, 0, 0},
-               nullptr,
-               "opinfo: dropout, feature_dropout, alpha_dropout, feature_alpha_dropout with train=False (14): 0 "
-               "kernels",
-               "Dropout switched off for inference returns its input unchanged: no kernel."});
   r.push_back({"pointwise.alias",
                ops({"aten::divide", "aten::subtract", "aten::multiply", "aten::true_divide", "aten::rsub"}),
                {},
