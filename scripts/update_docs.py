@@ -202,12 +202,12 @@ SECTIONS = {
     "fresh5-first": lambda: saved("validate/results/fresh5/accuracy_first_look.txt",
                                   "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-cb6a623/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh5 --measured "
+                                  "--mode rules --models validate/corpus/fresh5/models.tar.xz --measured "
                                   "validate/results/fresh5/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh6-first": lambda: saved("validate/results/fresh6/accuracy_first_look.txt",
                                   "git worktree add ../kc-588963e 588963e && (cd ../kc-588963e && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh6 --measured "
+                                  "--mode rules --models validate/corpus/fresh6/models.tar.xz --measured "
                                   "validate/results/fresh6/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "

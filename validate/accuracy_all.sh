@@ -13,12 +13,17 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset torchscript-lofo torchscript}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
-    fresh*) run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set --measured $R/$set/measured.tar.xz \
+    fresh*) models=validate/corpus/$set; [ -f $models/models.tar.xz ] && models=$models/models.tar.xz
+            run "$set" $R/$set/accuracy_rules --mode rules --models $models --measured $R/$set/measured.tar.xz \
               --worst 15 --misses 40 ;;
+    opinfo) run "$set" $R/opinfo/accuracy_rules --models validate/corpus/opinfo/models.tar.xz \
+              --measured $R/opinfo/measured.tar.xz --worst 10 --misses 40 ;;
+    control) run "$set" $R/control/accuracy_rules --models validate/corpus/control --measured $R/control/measured.tar.xz \
+               --worst 12 ;;
     opset) run "$set" $R/opset/accuracy_rules --models validate/corpus/opset --measured $R/opset/measured.tar.xz --worst 5 --misses 40 ;;
     torchscript-lofo) run "$set" $R/torchscript/accuracy_lofo --mode lofo --models validate/corpus/torchscript/models.tar.xz \
                         --measured $R/torchscript/measured.tar.xz --conv-lofo validate/sweeps/conv_lofo.json.gz \

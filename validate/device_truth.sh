@@ -18,10 +18,16 @@ OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
 W=/tmp/kct; mkdir -p $W/logs $W/real $W/replay
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
-# The TorchScript set is packed: unpacked here, run with its manifest's input specs.
+# The TorchScript set is packed: unpacked here, run with its manifest's input specs. Other sets
+# packed as models.tar.xz (fresh5, fresh6, opinfo) are unpacked too.
 mkdir -p $W/ts && tar xJf validate/corpus/torchscript/models.tar.xz -C $W/ts
 models_of() {
-  if [ "$1" = torchscript ]; then ls $W/ts/ts/*.pt; else ls "validate/corpus/$1"/*.pt2 2>/dev/null; fi
+  if [ "$1" = torchscript ]; then ls $W/ts/ts/*.pt; return; fi
+  if [ -f "validate/corpus/$1/models.tar.xz" ]; then
+    mkdir -p $W/packed && tar xJf "validate/corpus/$1/models.tar.xz" -C $W/packed && ls $W/packed/$1/*.pt2
+  else
+    ls "validate/corpus/$1"/*.pt2 2>/dev/null
+  fi
 }
 
 # 1. real runs need no build: they start at once, set after set, in the background
@@ -42,6 +48,7 @@ if build_and_check_test_models device_truth 40; then
     for set in ${KC_REPLAY_SETS:-$@}; do
       [ "$(left)" -gt 60 ] || break
       dir="validate/corpus/$set"; ts=()
+      [ -f "$dir/models.tar.xz" ] && dir=$W/packed/$set
       [ "$set" = torchscript ] && { dir=$W/ts/ts; ts=(--manifest validate/corpus/torchscript/manifest.jsonl); }
       python3 validate/corpus/measure_broad.py "$BIN" "$dir" $W/replay/$set --jobs "${KC_JOBS:-6}" "${ts[@]}" \
         --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
