@@ -151,24 +151,37 @@ TEST_CASE("conv: f32 channels-last depthwise conv3d loops per channel, two kerne
   CHECK(run_conv(b, ncdhw, weight(b, {64, 1, 3, 3, 3}), dw).counts.kernels == 1);  // native depthwise3d
 }
 
-TEST_CASE("conv: transposed convolutions take the dgrad rule, f32 NCHW reads NCHW directly") {
-  GraphBuilder b;
-  int x = b.input({2, 64, 28, 28});
-  ConvSpec t;
-  t.op = "aten::conv_transpose2d";
-  t.stride = {2, 2};
-  t.bias = true;
-  auto l = run_conv(b, x, weight(b, {64, 32, 4, 4}), t);
-  CHECK(l.rule == "conv.transposed");
-  CHECK(l.counts.kernels == 2);
-  int xh = b.input({2, 64, 28, 28}, DType::kBFloat16);
-  ConvSpec c;
-  c.op = "aten::convolution";
-  c.transposed_arg = true;
-  auto h = run_conv(b, xh, weight(b, {64, 32, 4, 4}, DType::kBFloat16), c);
-  CHECK(h.rule == "conv.transposed");
-  CHECK(h.counts.kernels == 4);
-  CHECK(h.counts.memset == 1);
+TEST_CASE("conv: transposed convolutions take cuDNN's dgrad engine as the convt_decoder sweep measured it") {
+  // Three configurations of the sweep (validate/sweeps/results/sweep_convt_decoder.jsonl.gz),
+  // one per engine family.
+  auto convt = [](DType dt, std::vector<int64_t> x_sizes, std::vector<int64_t> w_sizes, int64_t stride, int64_t out_hw,
+                  bool bias) {
+    GraphBuilder b;
+    int x = b.input(x_sizes, dt);
+    int w = b.input(w_sizes, dt, kc::ValueRole::kParameter);
+    std::vector<int> ins{x, w};
+    if (bias) ins.push_back(b.input({w_sizes[1]}, dt, kc::ValueRole::kParameter));
+    b.op("aten::conv_transpose2d", ins, {}, {x_sizes[0], w_sizes[1], out_hw, out_hw});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    if (bias) b.name_arg(2, "bias");
+    b.arg_ints("stride", {stride, stride});
+    kc::LaunchOptions o;
+    o.use_measured = false;
+    return kc::run_launches(b.g, kc::default_target(), o).back();
+  };
+  // f32, few channels and pixels: the NCHW-native kernels (scale, dgrad) and the bias add.
+  auto native = convt(DType::kFloat32, {1, 16, 4, 4}, {16, 16, 4, 4}, 4, 16, true);
+  CHECK(native.rule == "conv.transposed");
+  CHECK(native.counts.kernels == 3);
+  CHECK(native.counts.memset == 0);
+  // bf16 decoder stage: NHWC transforms around the implicit-GEMM dgrad, one zeroed workspace.
+  auto nhwc = convt(DType::kBFloat16, {16, 384, 16, 16}, {384, 192, 4, 4}, 2, 32, false);
+  CHECK(nhwc.counts.kernels == 4);
+  CHECK(nhwc.counts.memset == 1);
+  // 1x1 at stride 1: one GEMM, then the bias.
+  auto gemm = convt(DType::kFloat32, {2, 1024, 32, 32}, {1024, 512, 1, 1}, 1, 32, true);
+  CHECK(gemm.counts.kernels == 2);
 }
 
 TEST_CASE("conv: shapes that are not a convolution match no rule, or are refused when the rank is wrong") {

@@ -76,6 +76,16 @@ def fit(rows, depth, min_leaf=8):
             "gt": fit([r for r in rows if r[0][f] > t], depth - 1, min_leaf)}
 
 
+def collapse(node):
+    """The same tree with every split whose two sides answer alike replaced by that answer."""
+    if "leaf" in node:
+        return node
+    le, gt = collapse(node["le"]), collapse(node["gt"])
+    if "leaf" in le and "leaf" in gt and le["leaf"] == gt["leaf"]:
+        return {"leaf": le["leaf"], "n": le["n"] + gt["n"]}
+    return dict(node, le=le, gt=gt)
+
+
 def predict(node, x):
     while "leaf" not in node:
         node = node["le"] if x[node["f"]] <= node["t"] else node["gt"]
@@ -103,7 +113,7 @@ def main():
     ok = sum(predict(tree, x) == y for x, y in test)
     print(f"fit_convt: {len(rows)} configurations; fitted on {len(train)}, "
           f"held-out fifth exact {ok}/{len(test)} ({100.0 * ok / len(test):.1f}%)")
-    tree = fit(rows, a.depth)
+    tree = collapse(fit(rows, a.depth))
     ok = sum(predict(tree, x) == y for x, y in rows)
     print(f"fit_convt: fitted on all: {ok}/{len(rows)} ({100.0 * ok / len(rows):.1f}%) of the configurations it saw")
     if a.cpp:
