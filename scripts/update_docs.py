@@ -109,6 +109,9 @@ ACCURACY_SETS = [
     ("fresh5", "138 timm and transformers models", "validate/results/fresh5/accuracy_rules.json"),
     ("fresh6", "130 models exported on the GPU", "validate/results/fresh6/accuracy_rules.json"),
     ("opset", "726 one-op blocks, every op a family", "validate/results/opset/accuracy_rules.json"),
+    ("OpInfo", "3,345 samples of PyTorch's OpInfo database, every OpInfo a family",
+     "validate/results/opinfo/accuracy_rules.json"),
+    ("control flow", "cond, map, scan and while_loop programs", "validate/results/control/accuracy_rules.json"),
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
      "validate/results/torchscript/accuracy_lofo.json"),
     ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
@@ -209,6 +212,11 @@ SECTIONS = {
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
                                   "--mode rules --models validate/corpus/fresh6/models.tar.xz --measured "
                                   "validate/results/fresh6/measured.tar.xz --worst 25 --misses 40", 6),
+    "opinfo-first": lambda: saved("validate/results/opinfo/accuracy_first_look.txt",
+                                  "git worktree add ../kc-8b9e379 8b9e379 && (cd ../kc-8b9e379 && ./scripts/setup.sh) && "
+                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-8b9e379/build/kernelcount "
+                                  "--models validate/corpus/opinfo/models.tar.xz --measured "
+                                  "validate/results/opinfo/measured.tar.xz --worst 10 --misses 40", 5),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
