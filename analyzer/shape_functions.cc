@@ -87,6 +87,9 @@ enum class Family {
   // sizes; the weights are [B, T, S] averaged over heads, [B, num_head, T, S] not averaged,
   // and an empty tensor when need_weights is false (the CUDA kernel returns none).
   kMultiHeadAttention,
+  // _transformer_encoder_layer_fwd(src [B, T, D], ...): a whole encoder layer (nn.TransformerEncoderLayer's
+  // inference fast path) returns src's sizes.
+  kEncoderLayer,
   // _convolution / convolution(input, weight, bias, stride, padding, dilation, transposed,
   // output_padding, groups): ATen's own conv_output_size / conv_input_size (ConvUtils.h). They
   // have a shape function too; this answers first because loading the registry of shape
@@ -152,6 +155,7 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::histc", "", Family::kBins},
     {"aten::bincount", "", Family::kBins},
     {"aten::_native_multi_head_attention", "", Family::kMultiHeadAttention},
+    {"aten::_transformer_encoder_layer_fwd", "", Family::kEncoderLayer},
     {"aten::_convolution", "", Family::kConvolution},
     {"aten::convolution", "", Family::kConvolution},
     {"aten::native_batch_norm", "", Family::kBatchNorm},
@@ -176,6 +180,7 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
                       : rule->family == Family::kGridSample         ? "input"
                       : rule->family == Family::kEmbeddingBag       ? "weight"
                       : rule->family == Family::kMultiHeadAttention ? "query"
+                      : rule->family == Family::kEncoderLayer       ? "src"
                       : rule->family == Family::kConvolution        ? "input"
                       : rule->family == Family::kBatchNorm          ? "input"
                                                                     : "self";
@@ -198,6 +203,7 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
     return out;
   };
   switch (rule->family) {
+    case Family::kEncoderLayer:
     case Family::kLikeSelf: {
       std::vector<OutSpec> outs{{sizes, std::nullopt}};
       while (outs.size() < schema.returns().size()) outs.push_back({{0}, std::nullopt});

@@ -313,6 +313,14 @@ TEST_CASE("torchscript: a trace that recorded an inference fast path says its .p
   CHECK(noted);
   kc::Graph mlp = kc::load_model(kModels + "/traced_mlp.pt", with_input("32x64:float32"));
   for (const auto& n : mlp.info.notes) CHECK(n.find("fast path") == std::string::npos);
+
+  // A traced nn.TransformerEncoder records each layer whole: it loads (the layer keeps its
+  // input's sizes), and no rule claims it, so it is reported unknown, never refused.
+  kc::Graph enc = kc::load_model(kModels + "/traced_fast_path_encoder.pt", with_input("2x16x32:float32"));
+  REQUIRE(count(enc, "aten::_transformer_encoder_layer_fwd") == 2);
+  for (const auto& op : enc.ops)
+    if (op.name == "aten::_transformer_encoder_layer_fwd")
+      CHECK(enc.values[op.outputs[0]].sizes == std::vector<int64_t>{2, 16, 32});
 }
 
 TEST_CASE("torchscript: a loop is unrolled trip by trip up to a bound, past which it is refused in one line") {

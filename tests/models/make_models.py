@@ -228,6 +228,8 @@ def make_fast_path():
     with torch.no_grad():
         save_script(torch.jit.trace(build(models.FastPathAttention).eval(), (rand(2, 16, 64),)),
                     "traced_fast_path_attention.pt")
+        save_script(torch.jit.trace(build(models.FastPathEncoder).eval(), (rand(2, 16, 32),)),
+                    "traced_fast_path_encoder.pt")
 
 
 def make_torchscript():

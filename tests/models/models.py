@@ -259,3 +259,16 @@ class RowLoop(nn.Module):
         for _ in range(x.size(0) // 4):
             x = x * 2
         return x
+
+
+class FastPathEncoder(nn.Module):
+    """nn.TransformerEncoder in eval, traced under no_grad: each layer is recorded whole as
+    aten::_transformer_encoder_layer_fwd, its inference fast path."""
+
+    def __init__(self, d: int = 32, heads: int = 4):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d, heads, 2 * d, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
