@@ -672,6 +672,12 @@ class Pt2Reader {
     read_sym_ints(body);
     JsonRef tvs = field(body, "tensor_values", where);
     if (!tvs.is_object()) throw Error(where + ".tensor_values: expected an object");
+    // The values each reading makes count against the bound too: a body of few nodes and many
+    // recorded tensors, read once per trip, must not grow the graph without limit.
+    inlined_nodes_ += static_cast<int64_t>(tvs.size());
+    if (inlined_nodes_ > kMaxInlinedNodes)
+      throw Error(where + ": its subgraphs unroll to more than " + std::to_string(kMaxInlinedNodes) +
+                  " ops and tensors (a loop's trips times its body), more than kernelcount reads");
     for (const auto& [key, meta] : tvs.items())
       if (!bound.count(key)) bind(key, read_value(key, meta));
     ++region_depth_;
@@ -1007,9 +1013,9 @@ class Pt2Reader {
   }
 
   static constexpr int kMaxRegionDepth = 16;
-  // Ops read from subgraphs, every trip of a loop counted: bounds the graph a small archive with
-  // a 10^9-trip map can make.
-  static constexpr int64_t kMaxInlinedNodes = 200000;
+  // Ops and tensors read from subgraphs, every trip of a loop counted: bounds the graph a small
+  // archive with a 10^9-trip map can make.
+  static constexpr int64_t kMaxInlinedNodes = 400000;
   int64_t inlined_nodes_ = 0;
   int region_depth_ = 0;
   JsonRef root_;
