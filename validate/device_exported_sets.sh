@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # One GPU-machine session for the sets exported there: PyTorch's OpInfo samples
-# (corpus/export_opinfo.py), the control-flow programs (export_control_flow.py) and torchvision's
-# detection models (export_detection.py) are exported on the machine (its 16 cores do it in
-# seconds), and their real runs measured (validate/real_run.py), with those of the opset archives
-# no measured.tar.xz holds yet; kernelcount-validate is built, replays the small sets and runs over
-# the test models (validate/device_all.sh), as every device script does.
+# (corpus/export_opinfo.py) and the control-flow programs (export_control_flow.py) are exported on
+# the machine (its 16 cores do it in seconds), and their real runs measured (validate/real_run.py),
+# with those of the opset archives no measured.tar.xz holds yet; kernelcount-validate is built,
+# replays the small sets and runs over the test models (validate/device_all.sh), as every device
+# script does. torchvision's detectors have their own session (device_detection.sh).
 #   validate/device_exported_sets.sh OUT_DIR [BUDGET_S]
 # Writes OUT_DIR/real.tar.xz (SET/<name>.real.json), replay.tar.xz (SET/<name>.json, .err),
-# sets.tar.xz (control/, detection/ as exported, opset_new/ names), opinfo.tar.xz[.partN] (the
-# OpInfo archives without their sample inputs, and manifest.jsonl), logs.tgz, all.tgz.
+# sets.tar.xz (control/ as exported, the opset_new names), opinfo.tar.xz.partNN (the OpInfo
+# archives without their sample inputs, and manifest.jsonl), logs.tgz, all.tgz.
 set -uo pipefail
 DEFAULT_BUDGET=500
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$@"
@@ -19,8 +19,6 @@ nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu
 python3 validate/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
 opinfo_pid=$!
 python3 validate/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
-python3 validate/corpus/export_detection.py $W/sets/detection >$W/logs/export_detection.log 2>&1 &
-detection_pid=$!
 python3 - >$W/logs/opset_new.txt <<'PY'
 import os, sys
 sys.path.insert(0, "validate")
@@ -44,18 +42,14 @@ real_set() {  # SET [MANIFEST]
   real_set opset_new
   while kill -0 $opinfo_pid 2>/dev/null; do sleep 2; done
   real_set opinfo
-  while kill -0 $detection_pid 2>/dev/null; do sleep 2; done
-  real_set detection $W/sets/detection/manifest.jsonl
 ) &
 real_pid=$!
 
 # 3. build, the test models, and the replays of the small sets
 if build_and_check_test_models device_exported_sets 40; then
-  for set in control opset_new detection; do
-    while [ "$set" = detection ] && kill -0 $detection_pid 2>/dev/null; do sleep 2; done
+  for set in control opset_new; do
     [ "$(left)" -gt 60 ] || break
-    ts=(); [ "$set" = detection ] && ts=(--manifest $W/sets/detection/manifest.jsonl)
-    python3 validate/corpus/measure_broad.py "$BIN" $W/sets/$set $W/replay/$set --jobs 4 "${ts[@]}" \
+    python3 validate/corpus/measure_broad.py "$BIN" $W/sets/$set $W/replay/$set --jobs 4 \
       --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
     echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
   done
@@ -74,7 +68,7 @@ cp $W/sets/opinfo/manifest.jsonl $W/pack/opinfo/
 export XZ_OPT="-6 -T0"
 tar cJf $W/opinfo.tar.xz -C $W/pack opinfo
 split -b 15m -d $W/opinfo.tar.xz $OUT/opinfo.tar.xz.part
-tar cJf $OUT/sets.tar.xz -C $W/sets control detection -C $W/logs opset_new.txt 2>/dev/null
+tar cJf $OUT/sets.tar.xz -C $W/sets control -C $W/logs opset_new.txt 2>/dev/null
 tar cJf $OUT/real.tar.xz -C $W/real . 2>/dev/null
 tar cJf $OUT/replay.tar.xz -C $W/replay . 2>/dev/null
 tar czf $OUT/logs.tgz -C $W logs 2>/dev/null
