@@ -949,12 +949,9 @@ class Pt2Reader {
       const Value base = g_.values[x];  // a copy: new_value grows the table
       std::vector<int64_t> sizes(base.sizes.begin() + 1, base.sizes.end());
       const int id = new_value(x, base.name + "[" + std::to_string(i) + "]", sizes, base.dtype);
-      if (std::string_view(op) == "aten::select") {  // a view keeps the base's strides
+      if (std::string_view(op) == "aten::select")  // a view keeps the base's strides; select_copy is contiguous
         g_.values[id].strides.assign(base.strides.begin() + (base.strides.empty() ? 0 : 1), base.strides.end());
-        add_hop_op(op, "int", {Arg::tensor("self", x), int_arg("dim", 0), int_arg("index", i)}, {id}, node);
-      } else {
-        add_hop_op(op, "int", {Arg::tensor("self", x), int_arg("dim", 0), int_arg("index", i)}, {id}, node);
-      }
+      add_hop_op(op, "int", {Arg::tensor("self", x), int_arg("dim", 0), int_arg("index", i)}, {id}, node);
       return id;
     };
     auto run_body = [&](const std::vector<int>& carry, const char* op, int64_t i) {
