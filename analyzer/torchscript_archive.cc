@@ -59,6 +59,7 @@ struct StorageRef {
   std::string key;        // the record under data/ or constants/
   uint64_t elements = 0;  // numel the pickle declares for it
   int element_bytes = 0;  // from its storage class (torch.FloatStorage: 4); 0 when unknown
+  std::string location;   // where it was saved: "cpu", "cuda:0"
 };
 
 // What a walk of a TorchScript pickle finds: the storages named by its persistent ids (and their
@@ -213,7 +214,8 @@ PickleScan scan_pickle(const char* data, size_t size) {
         if (op == 't' && items.size() >= 4 && items[0] == "storage" && items[3].text) {
           found.locations.push_back(*items[3].text);
           if (items.size() == 5 && items[1].text && items[2].text && items[4].number)
-            found.storages.push_back({*items[2].text, *items[4].number, storage_element_bytes(*items[1].text)});
+            found.storages.push_back(
+                {*items[2].text, *items[4].number, storage_element_bytes(*items[1].text), *items[3].text});
         }
         stack.emplace_back();
         break;
@@ -346,6 +348,19 @@ std::string constants_device(caffe2::serialize::PyTorchStreamReader& archive) {
   for (const auto& l : locations)
     if (l != locations.front()) return "";
   return locations.empty() ? "" : locations.front();
+}
+
+std::vector<std::pair<std::string, std::string>> constant_storages(caffe2::serialize::PyTorchStreamReader& archive) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!archive.hasRecord("constants.pkl")) return out;
+  auto [data, size] = archive.getRecord("constants.pkl");
+  for (const StorageRef& s : scan_pickle(static_cast<const char*>(data.get()), size).storages) {
+    const std::string record = "constants/" + s.key;
+    if (!archive.hasRecord(record)) continue;
+    auto [bytes, n] = archive.getRecord(record);
+    out.emplace_back(std::string(static_cast<const char*>(bytes.get()), n), s.location);
+  }
+  return out;
 }
 
 namespace {

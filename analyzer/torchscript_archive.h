@@ -25,6 +25,11 @@ std::string saved_device(caffe2::serialize::PyTorchStreamReader& archive);
 // "cuda:0"); empty when there are none or they are split between devices.
 std::string constants_device(caffe2::serialize::PyTorchStreamReader& archive);
 
+// The storages of the module's tensor constants (constants/N records named by constants.pkl):
+// each one's bytes and the location it was saved on. libtorch's load maps every tensor to one
+// device, so a constant's own location is found by matching its storage's bytes.
+std::vector<std::pair<std::string, std::string>> constant_storages(caffe2::serialize::PyTorchStreamReader& archive);
+
 // Throws Error naming the first pickle of the archive (data.pkl, constants.pkl) in which a
 // string or bytes length runs past the pickle's end, or a memo index exceeds the pickle's size:
 // libtorch's unpickler allocates such a length, or a memo table that long, before it finds the

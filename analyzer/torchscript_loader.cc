@@ -6,6 +6,7 @@
 #include <torch/script.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <future>
 #include <unordered_map>
@@ -123,12 +124,15 @@ class MetaRunner {
   // host is.
   // debug_tables: read_debug_tables' answer for the archive.
   // constants_on: where the tensor constants were saved, empty when unknown (split).
+  // constant_storages: constant_storages' answer, each constant storage's bytes and location.
   MetaRunner(jit::Module module, const std::string& path, const LoadOptions& opt, const std::string& saved_on,
-             const std::string& constants_on, std::unordered_map<std::string, c10::IValue> debug_tables)
+             const std::string& constants_on, std::vector<std::pair<std::string, std::string>> constant_storages,
+             std::unordered_map<std::string, c10::IValue> debug_tables)
       : module_(std::move(module)),
         opt_(opt),
         source_lines_(path),
         locator_(std::move(debug_tables)),
+        constant_storages_(std::move(constant_storages)),
         saved_on_gpu_(saved_on.rfind("cuda", 0) == 0),
         constants_on_gpu_(!saved_on_gpu_ || constants_on != "cpu"),
         device_(saved_on_gpu_ ? saved_on : "cuda") {
@@ -262,7 +266,7 @@ class MetaRunner {
         // the host, where arithmetic with sizes runs and launches nothing. A model saved on the
         // host is analyzed as moved to the GPU whole (map_location), its constants with it. It
         // keeps its CPU value either way: shape arithmetic needs it.
-        if (v && v->isTensor() && constants_on_gpu_) on_gpu_.insert(v->toTensor().unsafeGetTensorImpl());
+        if (v && v->isTensor() && constant_on_gpu(v->toTensor())) on_gpu_.insert(v->toTensor().unsafeGetTensorImpl());
         return;
       }
       case c10::prim::GetAttr: {
@@ -353,6 +357,30 @@ class MetaRunner {
     }
   }
 
+  // Where a tensor constant runs: a model saved on the host runs on the GPU whole; in one saved
+  // on the GPU each constant stays where it was saved (a trace's torch.as_tensor(list) on the
+  // host, moved by a later .to(device), a memcpy), found by its storage's bytes; where they
+  // do not tell (equal bytes saved in two places), where the constants were saved together.
+  bool constant_on_gpu(const at::Tensor& t) {
+    if (!saved_on_gpu_) return true;
+    auto known = constant_on_gpu_.find(t.unsafeGetTensorImpl());
+    if (known != constant_on_gpu_.end()) return known->second;
+    std::optional<std::string> where;
+    bool ambiguous = false;
+    if (t.has_storage() && t.storage().data() != nullptr) {
+      const size_t n = t.storage().nbytes();
+      const char* bytes = static_cast<const char*>(t.storage().data());
+      for (const auto& [stored, location] : constant_storages_) {
+        if (stored.size() != n || std::memcmp(stored.data(), bytes, n) != 0) continue;
+        ambiguous |= where && *where != location;
+        where = location;
+      }
+    }
+    const bool gpu = where && !ambiguous ? *where != "cpu" : constants_on_gpu_;
+    constant_on_gpu_.emplace(t.unsafeGetTensorImpl(), gpu);
+    return gpu;
+  }
+
   // Parameters and buffers become meta tensors of the same shape: their values never matter.
   c10::IValue weight(const at::Tensor& t, const jit::Node* node) {
     auto it = weights_.find(t.unsafeGetTensorImpl());
@@ -407,7 +435,9 @@ class MetaRunner {
       const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
       to_host = to_host || host;
       to_gpu = to_gpu || (!host && only_values);
-      v = c10::IValue(c10::Device(host || !only_values ? c10::kMeta : c10::kCPU));
+      // Host values moved to the host (a scale computed from sizes, .to("cpu") in a trace's
+      // interpolate) keep their values: sizes are computed from them later.
+      v = c10::IValue(c10::Device(only_values ? c10::kCPU : c10::kMeta));
     }
     // A tensor constant that stands on the GPU (a model saved on the host runs moved there
     // whole) keeps its host value for shape arithmetic; beside shape-only tensors it takes part
@@ -433,13 +463,40 @@ class MetaRunner {
     if (node->kind() == c10::Symbol::fromQualString("aten::scaled_dot_product_attention")) gpu_attention_layout(stack);
     // A move to the host is a copy even where the meta run returned its input itself.
     if (to_host)
-      for (auto& v : stack)
-        if (v.isTensor() && v.toTensor().is_meta())
-          v = at::empty_strided(v.toTensor().sizes(), v.toTensor().strides(), v.toTensor().options());
+      for (auto& v : stack) {
+        if (!v.isTensor()) continue;
+        const at::Tensor& t = v.toTensor();
+        if (t.is_meta())
+          v = at::empty_strided(t.sizes(), t.strides(), t.options());
+        else if (on_gpu_.count(t.unsafeGetTensorImpl()))
+          v = t.clone();  // a GPU constant brought to the host is a new tensor there
+      }
+    // A host value moved to the GPU is a new tensor there, even where the run on the host
+    // returned its input itself.
+    if (to_gpu && !to_host)
+      for (auto& v : stack) {
+        if (!v.isTensor() || v.toTensor().is_meta()) continue;
+        for (const auto& in : inputs)
+          if (in.isTensor() && in.toTensor().unsafeGetTensorImpl() == v.toTensor().unsafeGetTensorImpl()) {
+            v = v.toTensor().clone();
+            break;
+          }
+      }
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
-    if (to_gpu || reads_gpu_constant(inputs)) mark_on_gpu(stack);
+    if (!to_host && (to_gpu || reads_gpu_constant(inputs))) mark_on_gpu(stack);
     if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+    if (getenv("KC_DBG")) {
+      std::string d;
+      for (auto& v : stack) {
+        if (v.isTensor())
+          d += v.toTensor().is_meta() ? (on_host_.count(v.toTensor().unsafeGetTensorImpl()) ? " meta-host" : " meta")
+                                      : (on_gpu_.count(v.toTensor().unsafeGetTensorImpl()) ? " cpu-gpu" : " cpu");
+        else
+          d += " " + v.tagKind();
+      }
+      fprintf(stderr, "%s %s ->%s\n", node->kind().toQualString(), node->output(0)->debugName().c_str(), d.c_str());
+    }
 
     // aten's ops and torchvision's detection ops (register_torchvision_ops) are recorded;
     // prim:: bookkeeping launches nothing.
@@ -699,6 +756,8 @@ class MetaRunner {
   const LoadOptions& opt_;
   SourceLines source_lines_;       // the user's files, for traced ops
   mutable SourceLocator locator_;  // a cache: where() reads through it too
+  const std::vector<std::pair<std::string, std::string>> constant_storages_;
+  std::unordered_map<const c10::TensorImpl*, bool> constant_on_gpu_;
   const bool saved_on_gpu_;
   const bool constants_on_gpu_;  // the tensor constants run on the GPU
   const std::string device_;     // where values computed on the GPU live, as the IR names it
@@ -753,6 +812,7 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   const std::string constants_on = constants_device(archive);
+  auto storages = constant_storages(archive);
   // The source-range tables are decoded by SourceLocator, not by libtorch: read meanwhile, on
   // another core. Their errors come first, as if read before the module.
   auto tables = std::async(std::launch::async, [&archive] { return read_debug_tables(archive); });
@@ -783,7 +843,9 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
     static auto* kept = new std::vector<jit::Module>;
     kept->push_back(module);
   }
-  Graph g = MetaRunner(std::move(module), path, options, saved_on, constants_on, std::move(debug_tables)).run();
+  Graph g =
+      MetaRunner(std::move(module), path, options, saved_on, constants_on, std::move(storages), std::move(debug_tables))
+          .run();
   g.info.saved_device = saved_on;
   for (const Op& op : g.ops)
     if (op.name == "torchvision::nms") {

@@ -169,6 +169,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::lift_fresh", C::kView},
     {"aten::size", C::kMetadata},
     {"aten::sym_size", C::kMetadata},
+    {"aten::_shape_as_tensor", C::kMetadata},
     {"aten::dim", C::kMetadata},
     {"aten::numel", C::kMetadata},
     {"aten::stride", C::kMetadata},

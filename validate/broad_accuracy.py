@@ -129,7 +129,8 @@ def open_models(path):
                 if line.strip():
                     r = json.loads(line)
                     if "inputs" in r and isinstance(r["inputs"], list):
-                        inputs[r["name"]] = r["inputs"]
+                        name = r.get("name") or os.path.splitext(r["file"])[0]
+                        inputs[name] = r["inputs"]
     return path, inputs
 
 

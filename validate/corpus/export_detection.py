@@ -12,10 +12,15 @@ boxes nms keeps are those of a model, not of zeros), and as OUT/zeroed/<name>.pt
 parameter and buffer zeroed, which compresses to almost nothing and is what the repository keeps:
 kernelcount reads shapes, never values.
 
+--all-scores sets every score threshold the model has to 0 and traces only (`detection-<model>-all_scores_fp32.pt`):
+random weights score every box below the default thresholds, so the post-processing of the
+plain traces runs on empty tensors; with no threshold it runs on every candidate box, as it
+does on a trained model's detections.
+
 Names are `detection-<model>_fp32.pt2` / `.pt`; OUT/manifest.jsonl holds one record per model
 and format ({file, inputs: ["images=1x3x320x320:float32"]} for the traced ones, as the
 TorchScript corpus's manifest).
-  python3 validate/corpus/export_detection.py OUT [--only fasterrcnn_mobilenet_v3_large_320_fpn]
+  python3 validate/corpus/export_detection.py OUT [--only fasterrcnn_mobilenet_v3_large_320_fpn] [--all-scores]
 """
 import argparse
 import json
@@ -57,6 +62,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--only")
+    ap.add_argument("--all-scores", action="store_true", help="score thresholds at 0; trace only")
     a = ap.parse_args()
     os.makedirs(os.path.join(a.out, "zeroed"), exist_ok=True)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -66,9 +72,13 @@ def main():
             torch.manual_seed(0)
             size = MODELS[name]
             model = torchvision.models.get_model(name, weights=None, weights_backbone=None).eval().to(device)
+            if a.all_scores:
+                for owner in (model, getattr(model, "roi_heads", None)):
+                    if owner is not None and hasattr(owner, "score_thresh"):
+                        owner.score_thresh = 0.0
             images = torch.rand(1, 3, size, size, device=device)
             wrapped = Flat(model)
-            stem = "detection-%s_fp32" % name
+            stem = "detection-%s%s_fp32" % (name, "-all_scores" if a.all_scores else "")
             rec = {"file": stem + ".pt", "inputs": ["images=1x3x%dx%d:float32" % (size, size)]}
             try:
                 with torch.no_grad():
@@ -81,6 +91,9 @@ def main():
             except Exception as e:
                 rec["error"] = "trace: %s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:200])
             man.write(json.dumps(rec) + "\n")
+            if a.all_scores:
+                print(json.dumps(rec))
+                continue
             rec = {"file": stem + ".pt2"}
             wrapped = Flat(torchvision.models.get_model(name, weights=None, weights_backbone=None).eval())
             try:

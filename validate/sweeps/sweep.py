@@ -1122,6 +1122,52 @@ def gemm_random_family(S, scale, family="gemm_random", seed=101):
                 F.linear, [rnd([m, k], dt), rnd([n, k], dt), rnd([n], dt) if bias else None]))
 
 
+def select_sizes_family(S, scale):
+    """nonzero, masked_select and advanced indexing over the sizes and layouts that change their
+    launches: nonzero's cub count is one kernel up to a tile and two above it, its select is
+    skipped for 0-d inputs, its coordinates kernel needs rank >= 2, and a non-contiguous input is
+    copied first; index's int indices are made contiguous when their broadcast strides differ."""
+    sizes = [1, 7, 100, 450, 1000, 2048, 4095, 4096, 4097, 5000, 8192, 13500, 65536, 250000]
+    for n, rank, layout, dtype in itertools.product(sizes, [1, 2, 3], ["contig", "t", "expand"], ["bool", "f32"]):
+        if rank == 1 and layout == "t":
+            continue
+        shape = {1: [n], 2: [max(1, n // 8), 8] if n >= 8 else [n, 1], 3: [max(1, n // 16), 4, 4] if n >= 16 else [n, 1, 1]}[rank]
+
+        def build(shape=shape, layout=layout, dtype=dtype):
+            if layout == "expand":
+                base = torch.rand([1] + shape[1:], device=DEV) > 0.5 if len(shape) > 1 else torch.rand(1, device=DEV) > 0.5
+                x = base.expand(shape)
+            elif layout == "t":
+                x = (torch.rand(shape[:-2] + [shape[-1], shape[-2]], device=DEV) > 0.5).transpose(-1, -2)
+            else:
+                x = torch.rand(shape, device=DEV) > 0.5
+            if dtype == "f32":
+                x = x.float() if layout != "expand" else x.float().expand(shape)
+            return (lambda m: torch.nonzero(m)), [x]
+        S.add("select_sizes", "nonzero", dict(n=n, rank=rank, layout=layout, dtype=dtype), build)
+    S.add("select_sizes", "nonzero", dict(n=1, rank=0, layout="contig", dtype="bool"),
+          lambda: ((lambda m: torch.nonzero(m)), [torch.ones((), device=DEV, dtype=torch.bool)]))
+    for n, mask in itertools.product([100, 4096, 20000], ["same", "row", "col", "scalar"]):
+        shp = [max(1, n // 64), 64]
+        mshape = {"same": shp, "row": [1, 64], "col": [shp[0], 1], "scalar": [1]}[mask]
+        S.add("select_sizes", "masked_select", dict(n=n, mask=mask), lambda shp=shp, mshape=mshape: (
+            lambda x, m: torch.masked_select(x, m), [rnd(shp), torch.rand(mshape, device=DEV) > 0.5]))
+    forms = {"[B,1],[1,S]": ([8, 1], [1, 300]), "[1,1],[1,S]": ([1, 1], [1, 450]), "[S],[S]": ([450], [450]),
+             "[B,S],[S]": ([8, 300], [300]), "[B,1],[B,S]": ([8, 1], [8, 300]), "[1],[S]": ([1], [450]),
+             "[S],[1]": ([450], [1]), "[B,S],[B,S]t": ([8, 300], "t")}
+    for form, (a, b) in forms.items():
+        def build(a=a, b=b):
+            x = rnd([500, 500])
+            i = torch.randint(0, 500, a, device=DEV)
+            j = torch.randint(0, 500, [a[1], a[0]], device=DEV).t() if b == "t" else torch.randint(0, 500, b, device=DEV)
+            return (lambda x, i, j: x[i, j]), [x, i, j]
+        S.add("select_sizes", "index:x[i,j]", dict(form=form), build)
+    for n, rank in itertools.product([100, 4096, 20000], [1, 2]):
+        shp = [n] if rank == 1 else [max(1, n // 64), 64]
+        S.add("select_sizes", "index:x[mask]", dict(n=n, rank=rank), lambda shp=shp: (
+            lambda x, m: x[m], [rnd(shp), torch.rand(shp, device=DEV) > 0.5]))
+
+
 FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_random": conv1x1_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
@@ -1136,7 +1182,7 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
             "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102),
-            "convt_decoder": convt_decoder_family}
+            "convt_decoder": convt_decoder_family, "select_sizes": select_sizes_family}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -185,13 +185,14 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
       {"metadata",
        ops({"aten::size", "aten::sym_size", "aten::dim", "aten::numel", "aten::stride", "aten::sym_numel",
             "aten::sym_stride", "aten::is_contiguous", "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
-            "aten::lift_fresh", "aten::detach_"}),
+            "aten::lift_fresh", "aten::detach_", "aten::_shape_as_tensor"}),
        {},
        "always",
        nullptr,
        {},
        nullptr,
-       "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias)",
+       "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias), detection:* "
+       "(_shape_as_tensor: a host tensor of the sizes, 202 of 202)",
        "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
   r.push_back({"meshgrid",
                ops({"aten::meshgrid"}),

@@ -4,29 +4,74 @@
 namespace kc::h200 {
 namespace {
 
-// index with several index tensors of different shapes broadcasts them and copies each before
-// the gather; index tensors of one shape need no copy (x[rows, cols]). Index
-// tensors on the host (built from CPU aranges) are first copied to the device, one
-// host-to-device memcpy each (index's make_info moves them to self's device).
-// A boolean (mask) index is first turned into integer indices by nonzero, which reads the
-// count back to the host: 5 kernels, 1 memcpy, 1 host sync each (opset:index_bool).
+// The strides expand() gives t at `shape` (inferExpandGeometry): a broadcast dimension gets
+// stride 0, a new leading one of size 1 the stride it would have if contiguous over the rest.
+std::vector<int64_t> expanded_strides(const Value& t, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> out(shape.size(), 0);
+  const int64_t lead = static_cast<int64_t>(shape.size()) - static_cast<int64_t>(t.sizes.size());
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    const int64_t d = i - lead;
+    int64_t size = d >= 0 ? t.sizes[d] : 1;
+    int64_t stride =
+        d >= 0 ? t.strides[d] : (i + 1 < static_cast<int64_t>(shape.size()) ? shape[i + 1] * out[i + 1] : 1);
+    if (size != shape[i]) stride = 0;
+    out[i] = stride;
+  }
+  return out;
+}
+bool dense_at(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t expected = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (sizes[i] == 0) return true;
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+// index (AdvancedIndex in TensorAdvancedIndexing.cpp): index tensors on the host are first
+// copied to the device, one host-to-device memcpy each (make_info moves them to self's device).
+// A boolean (mask) index is first turned into integer indices by nonzero, which reads the count
+// back to the host (nonzero_launches). The index tensors are expanded to their broadcast shape;
+// on CUDA, when two or more of them then differ in strides, each is made contiguous, a copy
+// kernel for every one that is an expanded (or otherwise non-contiguous) view. One gather.
 Counts index_counts(const OpFacts& f) {
   const Arg* idx = f.arg("indices");
-  int n = 0, host = 0, masks = 0;
-  bool same_shape = true;
   const Value* self = f.input(0);
-  const Value* first = nullptr;
+  Counts c{1, 0, 0, 0};
+  std::vector<const Value*> ints;
   if (idx)
     for (int v : idx->tensors) {
       if (v < 0) continue;
-      ++n;
       const Value& t = f.graph->values[v];
-      if (t.dtype == DType::kBool || t.dtype == DType::kUInt8) ++masks;
-      if (!first) first = &t;
-      same_shape &= t.sizes == first->sizes;
-      if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++host;
+      if (t.dtype == DType::kBool || t.dtype == DType::kUInt8) {
+        const Counts nz = nonzero_launches(t);
+        c.kernels += nz.kernels;
+        c.memcpy += nz.memcpy;
+        c.host_syncs += nz.host_syncs;
+        continue;  // its coordinates: columns of one (rank, n) tensor, of equal strides
+      }
+      ints.push_back(&t);
+      if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++c.memcpy;
     }
-  return {(n > 1 && !same_shape ? 1 + n : 1) + 5 * masks, host + masks, 0, masks};
+  if (ints.size() >= 2) {
+    std::vector<int64_t> shape;
+    for (const Value* t : ints) {
+      if (t->sizes.size() > shape.size()) shape.insert(shape.begin(), t->sizes.size() - shape.size(), 1);
+      for (size_t i = 0; i < t->sizes.size(); ++i) {
+        int64_t& s = shape[shape.size() - t->sizes.size() + i];
+        if (s == 1) s = t->sizes[i];
+      }
+    }
+    std::vector<std::vector<int64_t>> strides;
+    for (const Value* t : ints) strides.push_back(expanded_strides(*t, shape));
+    bool match = true;
+    for (const auto& s : strides) match &= s == strides[0];
+    if (!match)
+      for (const auto& s : strides) c.kernels += dense_at(shape, s) ? 0 : 1;
+  }
+  return c;
 }
 // embedding flattens its indices (indices.reshape(-1)): expanded (stride-0) indices, which no
 // view can flatten, are copied first.
@@ -75,15 +120,15 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
   r.push_back({"index",
                ops({"aten::index"}),
                {},
-               "one gather; with several index tensors of different shapes, a copy of each first; + a "
-               "host-to-device memcpy per index tensor on the host; + nonzero (5, 1 memcpy, 1 host sync) per "
-               "boolean mask",
+               "one gather; with several index tensors whose strides differ once broadcast, a copy of each "
+               "expanded one first; + a host-to-device memcpy per index tensor on the host; + nonzero per boolean "
+               "mask",
                nullptr,
                {},
                index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
                "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
-               "broad:clip (same-shape indices 1), opset:index_bool",
+               "broad:clip (same-shape indices 1), opset:index_bool, detection:* ([1,1] and [1,450] indices: 2)",
                "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
                "index tensors on the host are copied to the device."});
   r.push_back({"embedding",

@@ -37,6 +37,10 @@ void add_torchvision_rules(std::vector<LaunchRule>& r);  // torchvision's detect
 // them (selection.cc): for composites that sort inside (torchvision's nms).
 Counts sort_1d_launches(int64_t n, DType dt);
 
+// The launches of nonzero on x, as the nonzero rule counts them (selection.cc): for ops that
+// run it inside (masked_select, indexing with a boolean mask).
+Counts nonzero_launches(const Value& x);
+
 // The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
 // inside (recurrent cells).

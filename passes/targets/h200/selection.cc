@@ -81,7 +81,43 @@ Counts long_sort_counts(const OpFacts& f) {
   }
   return {7 + passes, 1, 5 + passes, 0};
 }
+// masked_select (MaskedSelect: expand_outplace(mask, self), then index with the mask) runs
+// nonzero on the mask expanded to the broadcast shape, which nonzero copies contiguous when the
+// expansion is not the mask itself, then one gather.
+Counts masked_select_counts(const OpFacts& f) {
+  const Value& mask = *f.input(1);
+  const std::vector<int64_t>& a = f.input(0)->sizes;
+  const std::vector<int64_t>& b = mask.sizes;
+  Value wide = mask;
+  wide.sizes.assign(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < wide.sizes.size(); ++i) {
+    const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    wide.sizes[wide.sizes.size() - 1 - i] = x == 1 ? y : x;
+  }
+  if (wide.sizes != mask.sizes) wide.strides.assign(wide.sizes.size(), 0);  // an expanded view
+  Counts c = nonzero_launches(wide);
+  c.kernels += 1;
+  return c;
+}
+
 }  // namespace
+
+// nonzero (Nonzero.cu) makes its input contiguous (a copy when it is not), counts the non-zero
+// elements with cub's DeviceReduce::Sum of int counts (one single-tile kernel up to 256 threads x
+// 16 items = 4096 elements, Policy600 on sm90; a partial and a final kernel above), copies the
+// count to pinned host memory and syncs; for an input of rank >= 1 cub's DeviceSelect::Flagged
+// writes the flat indices (an init and a sweep kernel, the init alone over no elements), and
+// for rank >= 2 write_indices turns them into coordinates when any element is non-zero, as a
+// shape-only run assumes.
+Counts nonzero_launches(const Value& x) {
+  constexpr int64_t kSingleTile = 256 * 16;
+  const int64_t n = x.numel();
+  const size_t rank = x.sizes.size();
+  int kernels = (x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
+  if (rank >= 1) kernels += n > 0 ? 2 : 1;
+  if (rank >= 2 && n > 0) kernels += 1;
+  return {kernels, 1, 0, 1};
+}
 
 Counts sort_1d_launches(int64_t n, DType dt) {
   if (n <= 0) return {};
@@ -251,24 +287,29 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"nonzero",
                ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"}),
                {},
-               "nonzero, argwhere, where(condition): cub count (2) + compact (2) + write indices; the count is "
-               "read back: 1 memcpy, 1 host sync",
+               "nonzero, argwhere, where(condition): cub count (1 kernel up to 4096 elements, else 2), the count "
+               "read back (1 memcpy, 1 host sync), cub select (2) for rank >= 1, write_indices for rank >= 2; a copy "
+               "of a non-contiguous input first",
                [](const OpFacts& f) {
-                 return f.op->name != "aten::where" ||
-                        (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default"));
+                 return f.input(0) &&
+                        (f.op->name != "aten::where" ||
+                         (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default")));
                },
-               {5, 1, 0, 1},
-               nullptr,
-               "opset:nonzero, opset:argwhere, opset:where_cond",
+               {},
+               [](const OpFacts& f) { return nonzero_launches(*f.input(0)); },
+               "opset:nonzero, opset:argwhere, opset:where_cond (8x1024: 5), opinfo:argwhere (4: 3; 5x5: 4), "
+               "opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of 13500: 4)",
                "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
-               "output: a host sync; cub's select then writes the indices."});
+               "output: a host sync; cub's select then writes the flat indices, and a last kernel turns them into "
+               "coordinates for a tensor of rank 2 or more."});
   r.push_back({"masked_select",
                ops({"aten::masked_select"}),
                {},
-               "nonzero of the mask (5, 1 memcpy, 1 host sync) + one gather",
-               nullptr,
-               {6, 1, 0, 1},
-               nullptr,
+               "nonzero of the mask broadcast to self's shape (a copy of the broadcast mask first when it is "
+               "expanded) + one gather",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               masked_select_counts,
                "opset:masked_select",
                "masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
                "gather kernel."});
