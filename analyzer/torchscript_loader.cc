@@ -486,17 +486,6 @@ class MetaRunner {
     if (!to_host && (to_gpu || reads_gpu_constant(inputs))) mark_on_gpu(stack);
     if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
-    if (getenv("KC_DBG")) {
-      std::string d;
-      for (auto& v : stack) {
-        if (v.isTensor())
-          d += v.toTensor().is_meta() ? (on_host_.count(v.toTensor().unsafeGetTensorImpl()) ? " meta-host" : " meta")
-                                      : (on_gpu_.count(v.toTensor().unsafeGetTensorImpl()) ? " cpu-gpu" : " cpu");
-        else
-          d += " " + v.tagKind();
-      }
-      fprintf(stderr, "%s %s ->%s\n", node->kind().toQualString(), node->output(0)->debugName().c_str(), d.c_str());
-    }
 
     // aten's ops and torchvision's detection ops (register_torchvision_ops) are recorded;
     // prim:: bookkeeping launches nothing.
