@@ -418,7 +418,7 @@ class MetaRunner {
     // on the host, which is analyzed as if on the GPU. Two exceptions: a GPU model that names
     // the host (x.cpu(), a factory on the CPU) makes a shape-only value that lives there, and
     // shape arithmetic on host values moved to the GPU keeps its values (as constants do).
-    bool to_host = false, to_gpu = false;
+    bool to_host = false, to_gpu = false, names_gpu = false;
     const bool only_values = all_tensors_have_values(inputs);
     // A factory with no device (torch.zeros(n) in scripted code) makes its tensor on the
     // default device, the host: shape-only as well, never an allocation of activation size.
@@ -434,6 +434,7 @@ class MetaRunner {
       if (!v.isDevice()) continue;
       const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
       to_host = to_host || host;
+      names_gpu = names_gpu || !host;
       to_gpu = to_gpu || (!host && only_values);
       // Host values moved to the host (a scale computed from sizes, .to("cpu") in a trace's
       // interpolate) keep their values: sizes are computed from them later.
@@ -482,9 +483,15 @@ class MetaRunner {
             break;
           }
       }
+    // A shape-only host value moved to the GPU (anchors made on the host, then .to(device)) is a
+    // new tensor there, even where the meta run returned its input itself.
+    if (names_gpu && !to_host)
+      for (auto& v : stack)
+        if (v.isTensor() && v.toTensor().is_meta() && on_host_.count(v.toTensor().unsafeGetTensorImpl()))
+          v = at::empty_strided(v.toTensor().sizes(), v.toTensor().strides(), v.toTensor().options());
     // On the GPU, an op with any GPU tensor input computes there (CPU 0-dim tensors are scalars).
     if (!to_host && (to_gpu || reads_gpu_constant(inputs))) mark_on_gpu(stack);
-    if (to_host || (!to_gpu && reads_only_host(inputs))) mark_on_host(stack);
+    if (to_host || (!to_gpu && !names_gpu && reads_only_host(inputs))) mark_on_host(stack);
     for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
 
     // aten's ops and torchvision's detection ops (register_torchvision_ops) are recorded;
@@ -538,19 +545,33 @@ class MetaRunner {
     }
     return any;
   }
-  // True when the op has tensor inputs and each one is a shape-only value on the host.
+  // True when the op has tensor inputs, at least one shape-only, and each one lives on the host:
+  // a shape-only value made there, or a value the run holds that does not stand for the GPU (a
+  // size made a tensor, a constant saved on the host).
   bool reads_only_host(const std::vector<c10::IValue>& vals) const {
-    bool any = false;
+    bool any = false, gpu = false;
+    auto see = [&](const at::Tensor& t) {
+      gpu =
+          gpu || (t.is_meta() ? !on_host_.count(t.unsafeGetTensorImpl()) : on_gpu_.count(t.unsafeGetTensorImpl()) > 0);
+      any = any || t.is_meta();
+    };
     for (const auto& v : vals) {
-      if (!v.isTensor()) continue;
-      if (!on_host_.count(v.toTensor().unsafeGetTensorImpl())) return false;
-      any = true;
+      if (v.isTensor()) see(v.toTensor());
+      if (v.isTensorList())
+        for (const at::Tensor& t : v.toTensorList()) see(t);
     }
-    return any;
+    return any && !gpu;
   }
+  // Marks the shape-only tensors among the outputs (a list's too) as living on the host.
   void mark_on_host(const jit::Stack& outs) {
-    for (const auto& v : outs)
-      if (v.isTensor() && v.toTensor().is_meta()) on_host_.insert(v.toTensor().unsafeGetTensorImpl());
+    auto mark = [&](const at::Tensor& t) {
+      if (t.is_meta()) on_host_.insert(t.unsafeGetTensorImpl());
+    };
+    for (const auto& v : outs) {
+      if (v.isTensor()) mark(v.toTensor());
+      if (v.isTensorList())
+        for (const at::Tensor& t : v.toTensorList()) mark(t);
+    }
   }
 
   bool reads_gpu_constant(const std::vector<c10::IValue>& vals) const {
@@ -563,8 +584,14 @@ class MetaRunner {
     return false;
   }
   void mark_on_gpu(const jit::Stack& outs) {
-    for (const auto& v : outs)
-      if (v.isTensor() && !v.toTensor().is_meta()) on_gpu_.insert(v.toTensor().unsafeGetTensorImpl());
+    auto mark = [&](const at::Tensor& t) {
+      if (!t.is_meta()) on_gpu_.insert(t.unsafeGetTensorImpl());
+    };
+    for (const auto& v : outs) {
+      if (v.isTensor()) mark(v.toTensor());
+      if (v.isTensorList())
+        for (const at::Tensor& t : v.toTensorList()) mark(t);
+    }
   }
 
   std::optional<jit::Stack> shape_function_result(jit::Node* node, const std::vector<c10::IValue>& inputs) {
@@ -843,6 +870,24 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
           "the data (its own launches do not)");
       break;
     }
+  // nonzero, masked_select, x[mask], unique: sized by the values, which a shape-only run does not
+  // have; the shapes take every element as selected.
+  int selections = 0;
+  for (const Op& op : g.ops) {
+    auto known = c10::Dispatcher::singleton().findSchema({op.name, op.overload});
+    bool mask_index = false;
+    if (op.name == "aten::index")
+      for (const Arg& a : op.args)
+        for (int v : a.tensors)
+          mask_index =
+              mask_index || (v >= 0 && (g.values[v].dtype == DType::kBool || g.values[v].dtype == DType::kUInt8));
+    selections += mask_index || (known && known->hasTag(at::Tag::data_dependent_output));
+  }
+  if (selections > 0)
+    g.info.notes.push_back(std::to_string(selections) +
+                           " op(s) (nonzero, x[mask], masked_select, ...) size their results by the data: every "
+                           "element is taken as selected; where the data selects none, the ops on their results "
+                           "launch nothing");
   // A trace run under no_grad records PyTorch's inference fast paths as single composite ops;
   // torch.export of the same module records the decomposed layer, so the two files are
   // different programs and their counts differ.

@@ -275,6 +275,47 @@ TEST_CASE("torchscript: a GPU model that moves a result to the host makes shape-
       if (v >= 0) CHECK(host.values[v].device == "cuda");
 }
 
+TEST_CASE("torchscript: anchors built on the host stay there until moved to the model's device") {
+  kc::Graph g = kc::load_model(kModels + "/scripted_host_anchors_cuda.pt", with_input("6x8"));
+  CHECK_FALSE(g.check());
+  auto device_of = [&](const char* op, int output = 0) {
+    const kc::Op* o = first(g, op);
+    REQUIRE(o);
+    return g.values[o->outputs[output]].device;
+  };
+  // arange without a device, a host scalar tensor beside it, a meshgrid and a stack: the host.
+  for (const char* op : {"aten::arange", "aten::div", "aten::stack", "aten::reshape"}) CHECK(device_of(op) == "cpu");
+  CHECK(device_of("aten::meshgrid", 0) == "cpu");
+  CHECK(device_of("aten::meshgrid", 1) == "cpu");
+  // .to(x.device): a new tensor on the GPU, not the host value itself.
+  const kc::Op* to = first(g, "aten::to");
+  REQUIRE(to);
+  CHECK(g.values[to->tensor_inputs()[0]].device == "cpu");
+  CHECK(g.values[to->outputs[0]].device == "cuda:0");
+  CHECK(to->outputs[0] != to->tensor_inputs()[0]);
+  CHECK(device_of("aten::repeat") == "cuda:0");
+}
+
+TEST_CASE("torchscript: each tensor constant's saved location is read from its storage") {
+  auto locations = [](const std::string& file) {
+    caffe2::serialize::PyTorchStreamReader archive(kModels + "/" + file);
+    std::vector<std::string> out;
+    for (const auto& [bytes, location] : kc::constant_storages(archive)) {
+      CHECK_FALSE(bytes.empty());
+      out.push_back(location);
+    }
+    return out;
+  };
+  // A trace made on the GPU keeps its literals on the host; a module whose constants were
+  // made on the GPU saves them there.
+  const auto trace = locations("traced_transformer_block_gpu_trace.pt");
+  const auto cuda = locations("traced_transformer_block_cuda.pt");
+  REQUIRE_FALSE(trace.empty());
+  CHECK(trace.size() == cuda.size());
+  for (const auto& l : trace) CHECK(l == "cpu");
+  for (const auto& l : cuda) CHECK(l == "cuda:0");
+}
+
 TEST_CASE("torchscript: a factory without a device is shape-only, never allocated") {
   // torch.zeros(64, 4096, 1024): 1 GiB that this test would otherwise allocate.
   kc::Graph g = kc::load_model(kModels + "/scripted_factory.pt", with_input("64x4"));

@@ -40,6 +40,7 @@ MODELS = [
     ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_gpu_trace.pt", (2, 16, 64),
      False),
     ("tests/models/scripted_to_host.pt", "tests/models/scripted_to_host_cuda.pt", (4, 16), True),
+    ("tests/models/scripted_host_anchors.pt", "tests/models/scripted_host_anchors_cuda.pt", (6, 8), True),
 ]
 DEVICE = "cuda:0"
 MEMO_OPS = {"BINPUT", "LONG_BINPUT", "MEMOIZE"}

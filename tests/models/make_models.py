@@ -252,6 +252,7 @@ def make_torchscript():
     save_script(torch.jit.trace(cn.eval(), (rand(2, 3, 16, 16),)), "traced_conv_norms.pt")
     save_script(torch.jit.script(build(models.ToHost).eval()), "scripted_to_host.pt")
     save_script(torch.jit.script(models.ScriptedFactory().eval()), "scripted_factory.pt")
+    save_script(torch.jit.script(build(models.HostAnchors).eval()), "scripted_host_anchors.pt")
     save_script(torch.jit.script(models.RowLoop().eval()), "scripted_row_loop.pt")
 
 

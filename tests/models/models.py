@@ -272,3 +272,20 @@ class FastPathEncoder(nn.Module):
 
     def forward(self, x):
         return self.encoder(x)
+
+
+class HostAnchors(nn.Module):
+    """Anchor points built on the host from the input's size, as detectors build them: an arange
+    without a device, arithmetic with a host scalar tensor, a meshgrid and a stack, then moved to
+    the model's device (a host-to-device copy) and used beside its activations."""
+
+    def __init__(self, d: int = 8):
+        super().__init__()
+        self.fc = nn.Linear(d, 2)
+
+    def forward(self, x):
+        n = x.size(0)
+        steps = (torch.arange(n) + 0.5) / torch.tensor(float(n))
+        ys, xs = torch.meshgrid([steps, steps], indexing="ij")
+        grid = torch.stack([xs, ys], -1).reshape(-1, 2).to(x.device)
+        return self.fc(x).repeat(n, 1) + grid

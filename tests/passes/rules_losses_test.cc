@@ -50,6 +50,28 @@ TEST_CASE("losses: the elementwise chain, then the reduction and its memset wher
   CHECK(rules_only(s).counts.kernels == 6);
 }
 
+TEST_CASE("losses: cross entropy with label smoothing over class indices: the smoothing term's chain") {
+  GraphBuilder b;
+  int x = b.input({32, 1000}), idx = b.input({32}, DType::kInt64);
+  kc::Arg ls;
+  ls.name = "label_smoothing";
+  ls.kind = kc::Arg::Kind::kFloat;
+  ls.floats = {0.1};
+  for (auto [reduction, kernels] : {std::pair{1, 14}, {2, 10}, {0, 10}}) {
+    b.op("aten::cross_entropy_loss", {x, idx}, {}, reduction == 0 ? std::vector<int64_t>{32} : std::vector<int64_t>{});
+    kc::Arg red;
+    red.name = "reduction";
+    red.kind = kc::Arg::Kind::kInt;
+    red.ints = {reduction};
+    b.g.ops.back().args.push_back(red);
+    b.g.ops.back().args.push_back(ls);
+    auto l = rules_only(b);
+    CHECK(l.rule == "cross_entropy.smoothing");
+    CHECK(l.counts.kernels == kernels);  // mean: 14, as the opset block measured
+    CHECK(l.counts.memset == 0);         // 32 rows of 1000: no reduce splits
+  }
+}
+
 TEST_CASE("losses: cross entropy by its target: class indices or probabilities; smoothing is unknown") {
   GraphBuilder b;
   int x = b.input({8, 10}), idx = b.input({8}, DType::kInt64), p = b.input({8, 10});

@@ -1,4 +1,6 @@
 // Gathers, scatters and selections on the H200.
+#include <algorithm>
+
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -113,6 +115,38 @@ Counts unfold_fold_counts(const OpFacts& f) {
   return {copy + static_cast<int>(launches), grows, 0, 0};
 }
 
+// topk (TensorTopK.cu): the input made contiguous, then the k-selection: one radix-select kernel
+// per slice (sbtopk), or for long slices (should_use_multiblock: few slices of >= 20000 down to
+// many of >= 400) the multi-block select: a fill, per 8-bit radix digit of the element (4 passes
+// for float32) a digit count, a cumulative sum and a within-k count, a kth count, two cub scans by
+// key (an init and a scan each) and the gather, with two memsets of its counters. Sorted results
+// of k > 1 are sorted in place by one kernel while k fits its shared memory (4096).
+bool multiblock_topk(int64_t slices, int64_t slice) {
+  return (slices <= 20 && slice >= 20000) || (slices > 20 && slices <= 40 && slice >= 10000) ||
+         (slices > 40 && slices <= 80 && slice >= 8000) || (slices > 80 && slices < 200 && slice >= 5000) ||
+         (slices >= 200 && slices < 800 && slice >= 3000) || (slices >= 800 && slices <= 4000 && slice >= 800) ||
+         (slices > 4000 && slice >= 400);
+}
+bool topk_sorts_in_place(const OpFacts& f) {
+  return f.input(0) && f.int_arg("k", 1) <= 4096;
+}
+Counts topk_counts(const OpFacts& f) {
+  const Value& x = *f.input(0);
+  const int64_t rank = static_cast<int64_t>(x.sizes.size());
+  int64_t dim = f.int_arg("dim", -1);
+  if (dim < 0) dim += rank;
+  const int64_t slice = rank == 0 ? 1 : x.sizes[std::clamp<int64_t>(dim, 0, rank - 1)];
+  const int64_t slices = slice > 0 ? x.numel() / slice : 0;
+  const int64_t k = f.int_arg("k", 1);
+  Counts c{x.contiguous() ? 0 : 1, 0, 0, 0};
+  if (multiblock_topk(slices, slice))
+    c += Counts{7 + 3 * dtype_size(x.dtype), 0, 2, 0};
+  else
+    c.kernels += 1;
+  if (f.bool_arg("sorted", true) && k > 1 && slices * k > 1) c.kernels += 1;
+  return c;
+}
+
 }  // namespace
 
 void add_indexing_rules(std::vector<LaunchRule>& r) {
@@ -128,7 +162,9 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
                "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
-               "broad:clip (same-shape indices 1), opset:index_bool, detection:* ([1,1] and [1,450] indices: 2)",
+               "broad:clip (same-shape indices 1), opset:index_bool, sweep:select_sizes (x[i, j] in 8 broadcast forms, "
+               "x[mask]), "
+               "detection:* ([1,1] and [1,450] indices: 2)",
                "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
                "index tensors on the host are copied to the device."});
   r.push_back({"embedding",
@@ -179,12 +215,16 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
   r.push_back({"topk",
                ops({"aten::topk"}),
                {},
-               "always",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "truth:topk",
-               "topk selects the k largest with one kernel, then sorts them with another."});
+               "k <= 4096: one select kernel per slice, or the multi-block radix select on long slices (7 + 3 per "
+               "byte of the dtype, 2 memsets); + an in-place sort when sorted and k > 1; a copy of a non-contiguous "
+               "input first",
+               topk_sorts_in_place,
+               {},
+               topk_counts,
+               "truth:topk, detection:retinanet_resnet50_fpn-all_scores (float32 slices of 40131 to 8190000, k "
+               "1000: 20 kernels, 2 memsets), detection:fcos_resnet50_fpn-all_scores",
+               "topk selects the k largest with one kernel, or on long slices with a radix select over several "
+               "blocks (three kernels per byte of the key, then scans and a gather), then sorts them."});
   r.push_back({"repeat_interleave.int",
                ops({"aten::repeat_interleave"}),
                {},

@@ -118,6 +118,39 @@ bool index_target(const OpFacts& f) {
   const Value* t = f.input(1);
   return in && t && !is_floating(t->dtype) && !f.has_tensor_arg("weight") && no_smoothing(f);
 }
+// cross_entropy_loss_label_smoothing, class indices, no weight: log_softmax and nll_loss, then
+// smooth_loss = -input.sum(class dim) (sum, neg), ignore_mask = target == ignore_index (eq),
+// smooth_loss.masked_fill_(ignore_mask, 0); mean: ~ignore_mask (bitwise_not), smooth_loss.sum(),
+// true_mask.sum() (a bool sum casts to int64 first: a copy, then the sum) and the division; sum:
+// smooth_loss.sum(); then (1 - s) * nll + ret * (s / C): two multiplies and an add. Each
+// reduction zeroes its semaphores where it splits across blocks.
+bool smoothed_index_target(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const Value* t = f.input(1);
+  return in && t && !in->sizes.empty() && !is_floating(t->dtype) && !f.has_tensor_arg("weight") && !no_smoothing(f);
+}
+Counts cross_entropy_smoothing_counts(const OpFacts& f) {
+  const Value& in = *f.input(0);
+  const int64_t r = reduction(f);
+  auto contiguous_strides = [](const std::vector<int64_t>& sizes) {
+    std::vector<int64_t> st(sizes.size(), 1);
+    for (size_t i = st.size(); i-- > 1;) st[i - 1] = st[i] * std::max<int64_t>(sizes[i], 1);
+    return st;
+  };
+  auto splits = [&](const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+    return reduce_splits_across_blocks(sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+  };
+  const int64_t class_dim = in.sizes.size() == 1 ? 0 : 1;
+  std::vector<int64_t> rows = in.sizes;  // smooth_loss: the input without its class dim
+  rows.erase(rows.begin() + class_dim);
+  Counts c{1 + (r == kNone ? 2 : 1), 0, 0, 0};          // log_softmax, nll_loss
+  c += Counts{2, 0, splits(in.sizes, {class_dim}), 0};  // sum over the classes, neg
+  c.kernels += 2;                                       // eq, masked_fill_
+  if (r == 1) c += Counts{5, 0, 2 * splits(rows, {}), 0};
+  if (r == 2) c += Counts{1, 0, splits(rows, {}), 0};
+  c.kernels += 3;
+  return c;
+}
 Counts cross_entropy_probs_counts(const OpFacts& f) {
   const int64_t r = reduction(f);
   return {4 + (r == 1 ? 1 : 0), 0, 0, 0};
@@ -274,6 +307,17 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq",
                "Cross entropy is log_softmax then nll_loss: two kernels."});
+  r.push_back({"cross_entropy.smoothing",
+               ops({"aten::cross_entropy_loss"}),
+               {},
+               "class indices, no weight, label smoothing: log_softmax, nll_loss, the smoothing term (sum, neg, eq, "
+               "masked_fill; mean: bitwise_not, two sums, a cast, a div; sum: one sum) and the mix (mul, mul, add)",
+               smoothed_index_target,
+               {},
+               cross_entropy_smoothing_counts,
+               "opset:cross_entropy_smooth ([32,1000], mean: 14 kernels)",
+               "Label smoothing adds a second loss over every class to cross entropy: its reductions and the "
+               "elementwise ops that mix the two losses are separate kernels."});
   r.push_back({"loss.nll",
                ops({"aten::nll_loss_nd", "aten::nll_loss"}),
                {},

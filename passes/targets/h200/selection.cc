@@ -297,8 +297,10 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                },
                {},
                [](const OpFacts& f) { return nonzero_launches(*f.input(0)); },
-               "opset:nonzero, opset:argwhere, opset:where_cond (8x1024: 5), opinfo:argwhere (4: 3; 5x5: 4), "
-               "opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of 13500: 4)",
+               "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, "
+               "expanded: validate/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, "
+               "opinfo:argwhere, opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of "
+               "13500: 4)",
                "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
                "output: a host sync; cub's select then writes the flat indices, and a last kernel turns them into "
                "coordinates for a tensor of rank 2 or more."});
@@ -310,6 +312,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                [](const OpFacts& f) { return f.input(0) && f.input(1); },
                {},
                masked_select_counts,
+               "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), "
                "opset:masked_select",
                "masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
                "gather kernel."});
