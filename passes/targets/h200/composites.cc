@@ -326,16 +326,31 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "opset:bernoulli (fp32 1, bf16 2)",
                "bernoulli draws one random bit per element with one kernel; half-precision probabilities are "
                "first converted."});
+  r.push_back({"max_unpool",
+               ops({"aten::max_unpool2d", "aten::max_unpool3d"}),
+               {},
+               "a zero fill of the output, then the unpooling kernel",
+               nullptr,
+               {},
+               [](const OpFacts& f) -> Counts {
+                 const Value* out = f.output(0);
+                 return out && out->numel() > 0 ? Counts{2, 0, 0, 0} : Counts{};
+               },
+               "opinfo: max_unpool1d, max_unpool2d, max_unpool3d (36 of 36)",
+               "Unpooling zero-fills the output, then scatters each pooled value back to its recorded position."});
   r.push_back({"pool.indices",
                ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
-                    "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa"}),
+                    "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa", "aten::max_pool1d_with_indices",
+                    "aten::max_pool3d_with_indices", "aten::adaptive_max_pool1d", "aten::adaptive_max_pool3d",
+                    "aten::fractional_max_pool2d", "aten::fractional_max_pool3d"}),
                {},
                "one kernel",
                nullptr,
                {},
                one_kernel_unless_empty,
                "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa, fresh2:hiera "
-               "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's)",
+               "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's), opinfo: max_pool1d, max_pool3d, "
+               "adaptive_max_pool1d, adaptive_max_pool3d, fractional_max_pool2d, fractional_max_pool3d",
                "This pool or resampling reads each window once with one kernel."});
   r.push_back({"fft.r2c",
                ops({"aten::fft_rfft"}),

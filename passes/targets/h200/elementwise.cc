@@ -146,8 +146,8 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "Pooling and nearest upsampling are one kernel each."});
   r.push_back({"upsample",
                ops({"aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d",
-                    "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d", "aten::upsample_bilinear2d",
-                    "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"}),
+                    "aten::_upsample_nearest_exact1d", "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d",
+                    "aten::upsample_bilinear2d", "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"}),
                {},
                "one kernel (bicubic, linear 1-d: 2), + a copy of a strided channels-last input to bilinear 2-d; the "
                "input's own size: one memcpy",
@@ -159,7 +159,7 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "An upsample is one kernel (bicubic and 1-d linear take two); an output of the input's own size is a "
                "device-to-device memcpy."});
   r.push_back({"scan",
-               ops({"aten::cumsum", "aten::cumprod", "aten::cummax", "aten::logcumsumexp"}),
+               ops({"aten::cumsum", "aten::cumprod", "aten::cummax", "aten::cummin", "aten::logcumsumexp"}),
                {},
                "+ a cast to the result dtype; a scan over all elements: 2 (cub), else 1",
                nullptr,
@@ -254,16 +254,29 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "truth:arange",
                "arange writes its sequence with one kernel."});
-  // Only randn is measured; other generators run other kernels and stay unknown until they are.
+  // The generators measured so far; others (uniform_, normal_, random_) stay unknown until they are.
   r.push_back({"factory.random",
-               ops({"aten::randn"}),
+               ops({"aten::randn", "aten::rand", "aten::cauchy_", "aten::exponential_", "aten::geometric_",
+                    "aten::log_normal_"}),
                {},
-               "always",
+               "one distribution kernel (nothing for an empty tensor)",
                nullptr,
-               {1, 0, 0, 0},
+               {},
+               one_kernel_unless_empty,
+               "truth:randn, opinfo: rand (fractional_max_pool's samples), cauchy_, exponential_, geometric_, "
+               "log_normal_ (36 of 36)",
+               "A random tensor, or one refilled in place from a distribution, is written by one random-number "
+               "kernel (distribution_elementwise_grid_stride_kernel)."});
+  r.push_back({"elementwise.one",
+               ops({"aten::addr", "aten::chalf", "aten::fill", "aten::isreal", "aten::special_polygamma"}),
+               {},
+               "one kernel (nothing for an empty result)",
                nullptr,
-               "truth:randn",
-               "randn draws its numbers with one random-number kernel."});
+               {},
+               one_kernel_unless_empty,
+               "opinfo: addr, chalf, fill, isreal, special_polygamma (n 1 to 3)",
+               "One TensorIterator kernel writes the result: addr's scaled outer product plus the input, a "
+               "conversion, a fill (isreal of a real tensor fills with true), a polygamma."});
 }
 
 }  // namespace kc::h200

@@ -251,13 +251,15 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
        "broad:convbert, broad:volo, broad:tnt",
        "im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is copied first."});
   r.push_back({"grid_sampler",
-               ops({"aten::grid_sampler", "aten::grid_sampler_2d"}),
+               ops({"aten::grid_sampler", "aten::grid_sampler_2d", "aten::grid_sampler_3d"}),
                {},
                "one sampling kernel (cuDNN's or ATen's)",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 4; },
+               [](const OpFacts& f) {
+                 return f.input(0) && f.input(0)->sizes.size() == (f.op->name == "aten::grid_sampler_3d" ? 5u : 4u);
+               },
                {1, 0, 0, 0},
                nullptr,
-               "broad:raft",
+               "broad:raft, opinfo: grid_sampler_3d",
                "Grid sampling of a 4-d input is one kernel."});
 }
 

@@ -31,6 +31,7 @@ void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, s
 void add_loss_rules(std::vector<LaunchRule>& r);         // loss functions: elementwise chains and reductions
 void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
 void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
+void add_rearrange_rules(std::vector<LaunchRule>& r);    // stacks, rot90, diag, fftshift, take, put
 void add_torchvision_rules(std::vector<LaunchRule>& r);  // torchvision's detection ops (nms, roi_align, ...)
 
 // The launches of aten::sort on one slice of n elements of dtype dt, as the sort rules count

@@ -267,13 +267,13 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "The mode of a long slice is computed slice by slice with thrust: a sort, a run count and a search, "
                "with results copied back to the host after each slice."});
   r.push_back({"select.kth",
-               ops({"aten::kthvalue", "aten::median"}),
+               ops({"aten::kthvalue", "aten::median", "aten::nanmedian"}),
                {},
-               "median along a dim / kthvalue: one radix-select kernel",
+               "median or nanmedian along a dim / kthvalue: one radix-select kernel",
                [](const OpFacts& f) { return f.op->name == "aten::kthvalue" || f.op->overload == "dim"; },
                {1, 0, 0, 0},
                nullptr,
-               "opset:kthvalue, opset:median_dim (4-D and rows)",
+               "opset:kthvalue, opset:median_dim (4-D and rows), opinfo: nanmedian.dim, masked.median",
                "A k-th value or median along a dimension is found by one radix-select kernel per slice."});
   r.push_back({"mode.small",
                ops({"aten::mode"}),
