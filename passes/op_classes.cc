@@ -356,6 +356,17 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::fft_ifftshift", C::kIndex},
     {"aten::take", C::kIndex},
     {"aten::put", C::kIndex},
+    {"aten::dist", C::kReduction},
+    {"aten::pairwise_distance", C::kReduction},
+    {"aten::isclose", C::kPointwise},
+    {"aten::nanmean", C::kReduction},
+    {"aten::trapezoid", C::kReduction},
+    {"aten::trapz", C::kReduction},
+    {"aten::cumulative_trapezoid", C::kScan},
+    {"aten::_softmax_backward_data", C::kReduction},
+    {"aten::_chunk_cat", C::kIndex},
+    {"aten::diagonal_scatter", C::kCopy},
+    {"aten::as_strided_scatter", C::kCopy},
 };
 
 const std::unordered_map<std::string, OpClass>& index() {

@@ -33,6 +33,7 @@ std::vector<LaunchRule> rules() {
   h200::add_loss_rules(r);
   h200::add_composite_rules(r);
   h200::add_rearrange_rules(r);
+  h200::add_numeric_composite_rules(r);
   h200::add_torchvision_rules(r);
   h200::add_generic_rules(r);
   return r;

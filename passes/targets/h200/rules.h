@@ -18,21 +18,22 @@ inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
   return std::vector<std::string>(names.begin(), names.end());
 }
 
-void add_view_copies_rules(std::vector<LaunchRule>& r);  // empty results, *_copy views, aliases, no-ops
-void add_copies_rules(std::vector<LaunchRule>& r);       // shape ops, copies, conversions, host reads
-void add_gemm_rules(std::vector<LaunchRule>& r);         // cuBLAS / cuBLASLt
-void add_conv_rules(std::vector<LaunchRule>& r);         // cuDNN and ATen's depthwise kernels
-void add_norm_rules(std::vector<LaunchRule>& r);         // batch, layer, group norms and softmax
-void add_attention_rules(std::vector<LaunchRule>& r);    // scaled dot-product attention
-void add_rnn_rules(std::vector<LaunchRule>& r);          // cuDNN RNN, GRU, LSTM
-void add_indexing_rules(std::vector<LaunchRule>& r);     // gathers, scatters, selections
-void add_elementwise_rules(std::vector<LaunchRule>& r);  // untagged elementwise, pools, scans, factories
-void add_selection_rules(std::vector<LaunchRule>& r);    // sorts, selections, scatters, data-dependent sizes
-void add_loss_rules(std::vector<LaunchRule>& r);         // loss functions: elementwise chains and reductions
-void add_composite_rules(std::vector<LaunchRule>& r);    // multi-kernel ATen composites, untagged elementwise
-void add_generic_rules(std::vector<LaunchRule>& r);      // by class: views, reductions, pointwise
-void add_rearrange_rules(std::vector<LaunchRule>& r);    // stacks, rot90, diag, fftshift, take, put
-void add_torchvision_rules(std::vector<LaunchRule>& r);  // torchvision's detection ops (nms, roi_align, ...)
+void add_view_copies_rules(std::vector<LaunchRule>& r);        // empty results, *_copy views, aliases, no-ops
+void add_copies_rules(std::vector<LaunchRule>& r);             // shape ops, copies, conversions, host reads
+void add_gemm_rules(std::vector<LaunchRule>& r);               // cuBLAS / cuBLASLt
+void add_conv_rules(std::vector<LaunchRule>& r);               // cuDNN and ATen's depthwise kernels
+void add_norm_rules(std::vector<LaunchRule>& r);               // batch, layer, group norms and softmax
+void add_attention_rules(std::vector<LaunchRule>& r);          // scaled dot-product attention
+void add_rnn_rules(std::vector<LaunchRule>& r);                // cuDNN RNN, GRU, LSTM
+void add_indexing_rules(std::vector<LaunchRule>& r);           // gathers, scatters, selections
+void add_elementwise_rules(std::vector<LaunchRule>& r);        // untagged elementwise, pools, scans, factories
+void add_selection_rules(std::vector<LaunchRule>& r);          // sorts, selections, scatters, data-dependent sizes
+void add_loss_rules(std::vector<LaunchRule>& r);               // loss functions: elementwise chains and reductions
+void add_composite_rules(std::vector<LaunchRule>& r);          // multi-kernel ATen composites, untagged elementwise
+void add_generic_rules(std::vector<LaunchRule>& r);            // by class: views, reductions, pointwise
+void add_numeric_composite_rules(std::vector<LaunchRule>& r);  // dist, isclose, nanmean, trapezoid, ...
+void add_rearrange_rules(std::vector<LaunchRule>& r);          // stacks, rot90, diag, fftshift, take, put
+void add_torchvision_rules(std::vector<LaunchRule>& r);        // torchvision's detection ops (nms, roi_align, ...)
 
 // The launches of aten::sort on one slice of n elements of dtype dt, as the sort rules count
 // them (selection.cc): for composites that sort inside (torchvision's nms).

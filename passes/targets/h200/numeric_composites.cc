@@ -1,0 +1,186 @@
+// Composite ops ATen writes as short chains of other ops (Distance.cpp, TensorCompare.cpp,
+// ReduceOps.cpp, Integration.cpp, TensorShape.cpp): each step one kernel, every reduction
+// zeroing its semaphores first where it splits across blocks (reduce_config.h).
+#include <algorithm>
+
+#include "passes/targets/h200/reduce_config.h"
+#include "passes/targets/h200/rules.h"
+
+namespace kc::h200 {
+namespace {
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> st(sizes.size(), 1);
+  for (size_t i = st.size(); i-- > 1;) st[i - 1] = st[i] * std::max<int64_t>(sizes[i], 1);
+  return st;
+}
+std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    out[out.size() - 1 - i] = x == 1 ? y : x;
+  }
+  return out;
+}
+// 1 when a reduction of a fresh contiguous tensor of `sizes` over `dims` (empty: all) zeroes
+// its semaphores first.
+int split_memset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+  return reduce_splits_across_blocks(sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+}
+std::vector<int64_t> dims_arg(const OpFacts& f, const char* name) {
+  const Arg* a = f.arg(name);
+  return a ? a->ints : std::vector<int64_t>{};
+}
+
+// dist(a, b, p) = norm(a - b, p): the difference, then one norm reduction over every element.
+Counts dist_counts(const OpFacts& f) {
+  const auto shape = broadcast(f.input(0)->sizes, f.input(1)->sizes);
+  return {2, 0, split_memset(shape, {}), 0};
+}
+// pairwise_distance(x1, x2, p, eps) = norm(x1 - x2 + eps, p, last dim): sub, add, the norm.
+Counts pairwise_distance_counts(const OpFacts& f) {
+  const auto shape = broadcast(f.input(0)->sizes, f.input(1)->sizes);
+  return {3, 0, shape.empty() ? 0 : split_memset(shape, {-1}), 0};
+}
+// isclose of floating tensors (equal_nan false, a tolerance): self == other, the allowed error
+// atol + |rtol * other| (mul, abs, add), the actual error |self - other| (sub, abs), its
+// finiteness, <=, and the and/or that combine them: 13 kernels.
+bool isclose_default(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  return a && b && is_floating(a->dtype) && is_floating(b->dtype) && !f.bool_arg("equal_nan", false);
+}
+// nanmean = nansum(x, dim) / logical_not(isnan(x)).sum(dim): isnan, logical_not, the bool count
+// (a cast to int64, then its sum), nansum, div.
+Counts nanmean_counts(const OpFacts& f) {
+  const Value& x = *f.input(0);
+  const auto dims = dims_arg(f, "dim");
+  return {6, 0, 2 * split_memset(x.sizes, dims), 0};
+}
+// trapezoid(y, x, dim) = ((x[1:] - x[:-1]) * (y[1:] + y[:-1])).sum(dim) / 2 along dim: sub, add,
+// mul, sum, div; cumulative_trapezoid takes a cumsum instead of the sum (two kernels when it
+// scans every element).
+Counts trapezoid_counts(const OpFacts& f) {
+  const Value& y = *f.input(0);
+  int64_t dim = f.int_arg("dim", -1);
+  const int64_t rank = static_cast<int64_t>(y.sizes.size());
+  if (dim < 0) dim += rank;
+  std::vector<int64_t> sliced = broadcast(y.sizes, f.input(1)->sizes);
+  if (dim >= 0 && dim < static_cast<int64_t>(sliced.size())) sliced[dim] = std::max<int64_t>(sliced[dim] - 1, 0);
+  if (f.op->name == "aten::cumulative_trapezoid") {
+    int64_t n = 1;
+    for (int64_t s : sliced) n *= s;
+    const bool whole = dim >= 0 && dim < static_cast<int64_t>(sliced.size()) && sliced[dim] == n && n > 1;
+    return {whole ? 6 : 5, 0, 0, 0};
+  }
+  return {5, 0, split_memset(sliced, {dim}), 0};
+}
+bool trapezoid_shapes(const OpFacts& f) {
+  const Value* y = f.input(0);
+  const Value* x = f.input(1);
+  return y && x && !y->sizes.empty() && y->numel() > 0;
+}
+// diagonal_scatter / as_strided_scatter: a clone of the input (a memcpy when dense), then src
+// copied into the view: a memcpy where the view and src are both dense alike, else a kernel.
+Counts scatter_into_view_counts(const OpFacts& f) {
+  const Value& self = *f.input(0);
+  const Value& src = *f.input(1);
+  Counts c = self.contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  if (src.numel() == 0) return c;
+  bool dense_view = src.numel() == 1;
+  if (f.op->name == "aten::as_strided_scatter") {
+    const Arg* size = f.arg("size");
+    const Arg* stride = f.arg("stride");
+    dense_view = size && stride && stride->ints == contiguous_strides(size->ints);
+    if (size && size->ints.size() <= 1 && src.numel() <= 1) dense_view = true;
+  }
+  if (dense_view && src.contiguous() && src.dtype == self.dtype)
+    c.memcpy += 1;
+  else
+    c.kernels += 1;
+  return c;
+}
+
+}  // namespace
+
+void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"dist",
+               ops({"aten::dist"}),
+               {},
+               "the difference, then one norm reduction over every element",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               dist_counts,
+               "opinfo: dist (p 2 and 4, broadcast; 6 of 6)",
+               "dist subtracts the tensors with one kernel and reduces the difference's norm with another."});
+  r.push_back({"pairwise_distance",
+               ops({"aten::pairwise_distance"}),
+               {},
+               "sub, add eps, a norm over the last dim",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               pairwise_distance_counts,
+               "opinfo: pairwise_distance, triplet_margin_with_distance_loss (18 of 18)",
+               "The distance is x1 - x2 + eps (two elementwise kernels) and its norm along the last dimension."});
+  r.push_back({"isclose",
+               ops({"aten::isclose"}),
+               {},
+               "floating inputs, equal_nan false: 13 elementwise kernels",
+               isclose_default,
+               {13, 0, 0, 0},
+               nullptr,
+               "opinfo: isclose (0-d, 1-d, broadcast; 6 of 6)",
+               "isclose compares, builds the allowed and the actual error and combines the tests, one elementwise "
+               "kernel per step: 13."});
+  r.push_back({"nanmean",
+               ops({"aten::nanmean"}),
+               {},
+               "isnan, logical_not, a cast and a sum for the count, nansum, div",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
+               {},
+               nanmean_counts,
+               "opinfo: nanmean (6 of 6)",
+               "nanmean sums the non-NaN values and divides by their count, which takes its own elementwise kernels "
+               "and sum."});
+  r.push_back({"trapezoid",
+               ops({"aten::trapezoid", "aten::trapz", "aten::cumulative_trapezoid"}),
+               {},
+               "with x: sub, add, mul, the sum (cumulative: cumsum, two kernels over a whole 1-d input), div",
+               [](const OpFacts& f) { return f.op->overload == "x" && trapezoid_shapes(f); },
+               {},
+               trapezoid_counts,
+               "opinfo: trapezoid.x, trapz.x, cumulative_trapezoid.x (18 of 18)",
+               "The trapezoid rule takes the spacing and the pairwise sums with elementwise kernels, multiplies them "
+               "and sums (or scans) the products, then halves them."});
+  r.push_back({"softmax.backward_data",
+               ops({"aten::_softmax_backward_data"}),
+               {},
+               "grad * output, then the softmax backward kernel",
+               nullptr,
+               {},
+               [](const OpFacts& f) { return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{}; },
+               "opinfo: _softmax_backward_data (6 of 6)",
+               "Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."});
+  r.push_back({"chunk_cat",
+               ops({"aten::_chunk_cat"}),
+               {},
+               "the inputs' pointers and sizes copied to the device, one chunk_cat kernel",
+               nullptr,
+               {1, 1, 0, 0},
+               nullptr,
+               "opinfo: _chunk_cat (6 of 6)",
+               "chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every chunk "
+               "with one kernel."});
+  r.push_back({"scatter_into_view",
+               ops({"aten::diagonal_scatter", "aten::as_strided_scatter"}),
+               {},
+               "a clone of the input (memcpy when dense), then src copied into the view (memcpy when both are dense, "
+               "else a kernel)",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               scatter_into_view_counts,
+               "opinfo: diagonal_scatter, as_strided_scatter (12 of 12)",
+               "The scatter copies its input, then copies src into a view of the copy."});
+}
+
+}  // namespace kc::h200
