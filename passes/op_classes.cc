@@ -357,6 +357,8 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::take", C::kIndex},
     {"aten::put", C::kIndex},
     {"aten::dist", C::kReduction},
+    {"aten::all", C::kReduction},
+    {"aten::any", C::kReduction},
     {"aten::pairwise_distance", C::kReduction},
     {"aten::isclose", C::kPointwise},
     {"aten::nanmean", C::kReduction},

@@ -329,10 +329,12 @@ TEST_CASE("roll launches one kernel per rolled dim") {
 }
 
 TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one kernel, circular copies per side") {
-  auto pad = [](std::vector<int64_t> amounts, const std::string& mode) {
+  auto pad = [](std::vector<int64_t> amounts, const std::string& mode, std::vector<int64_t> sizes = {2, 64, 56, 56}) {
     GraphBuilder b;
-    int x = b.input({2, 64, 56, 56});
-    b.op("aten::pad", {x});
+    int x = b.input(sizes);
+    std::vector<int64_t> out = sizes;  // (left, right) pairs from the last dim inwards
+    for (size_t i = 0; i + 1 < amounts.size(); i += 2) out[out.size() - 1 - i / 2] += amounts[i] + amounts[i + 1];
+    b.op("aten::pad", {x}, {}, out);
     b.arg_ints("pad", amounts);
     Arg m;
     m.name = "mode";
@@ -343,6 +345,10 @@ TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one ke
   };
   CHECK(pad({0, 0, 0, 0}, "constant").counts.memcpy == 1);
   CHECK(pad({1, 1, 1, 1}, "constant").counts.kernels == 2);
+  // A row of a batch of one copied into the filled result is one dense block: a memcpy.
+  const kc::Counts row = pad({1, 2}, "constant", {1, 3}).counts;
+  CHECK(row.kernels == 1);
+  CHECK(row.memcpy == 1);
   CHECK(pad({-1, -1, 0, 0}, "constant").counts.kernels == 1);
   CHECK(pad({1, 1, 1, 1}, "reflect").counts.kernels == 1);
   // Circular: the centre, then one copy per padded side.

@@ -172,10 +172,29 @@ Counts pad_counts(const OpFacts& f) {
     return clone_counts(f);
   }
   if (pad_mode(f) != "constant") return {1, 0, 0, 0};
-  bool grows = false;
+  bool grows = false, crops = false;
   if (pad)
-    for (int64_t x : pad->ints) grows |= x > 0;
-  return {grows ? 2 : 1, 0, 0, 0};
+    for (int64_t x : pad->ints) {
+      grows |= x > 0;
+      crops |= x < 0;
+    }
+  if (!grows) return {1, 0, 0, 0};
+  // The input is copied into the interior of the filled result: a memcpy when that view, with
+  // the result's strides, is contiguous once its size-1 dims are dropped (copy_'s TensorIterator
+  // coalesces them), as for a row padded inside a batch of one.
+  const Value* in = f.input(0);
+  const Value* out = f.output(0);
+  if (!crops && in && out && in->contiguous() && in->dtype == out->dtype && in->sizes.size() == out->strides.size()) {
+    int64_t expected = 1;
+    bool dense = true;
+    for (size_t i = in->sizes.size(); i-- > 0;) {
+      if (in->sizes[i] == 1) continue;
+      dense = dense && out->strides[i] == expected;
+      expected *= in->sizes[i];
+    }
+    if (dense && in->numel() > 0) return {1, 1, 0, 0};
+  }
+  return {2, 0, 0, 0};
 }
 
 }  // namespace

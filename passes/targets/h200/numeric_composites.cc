@@ -101,9 +101,27 @@ Counts scatter_into_view_counts(const OpFacts& f) {
   return c;
 }
 
+// all / any of one element (allany_impl): result.copy_(self.view_as(result).to(kBool)), a cast
+// kernel unless the input is bool, then a device-to-device memcpy.
+bool one_element(const OpFacts& f) {
+  return f.input(0) && f.input(0)->numel() == 1;
+}
+
 }  // namespace
 
 void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"allany.one_element",
+               ops({"aten::all", "aten::any"}),
+               {},
+               "an input of one element: a cast to bool (none for a bool input), then a memcpy",
+               one_element,
+               {},
+               [](const OpFacts& f) {
+                 return Counts{f.input(0)->dtype == DType::kBool ? 0 : 1, 1, 0, 0};
+               },
+               "opinfo: all, any of 0-d tensors (12 of 12)",
+               "all and any of a single element skip the reduction: the element is converted to bool and copied "
+               "into the result."});
   r.push_back({"dist",
                ops({"aten::dist"}),
                {},
@@ -158,7 +176,9 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                "grad * output, then the softmax backward kernel",
                nullptr,
                {},
-               [](const OpFacts& f) { return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{}; },
+               [](const OpFacts& f) {
+                 return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
+               },
                "opinfo: _softmax_backward_data (6 of 6)",
                "Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."});
   r.push_back({"chunk_cat",

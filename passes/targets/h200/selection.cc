@@ -133,6 +133,29 @@ namespace {
 bool small_mode(const OpFacts& f) {
   return self(f) && slice_size(f, -1) <= 2048;
 }
+// mode moves the dim innermost (transpose(dim, -1).contiguous(): a copy unless that is already
+// contiguous, size-1 dims aside), then one kernel.
+Counts small_mode_counts(const OpFacts& f) {
+  const Value* x = self(f);
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  if (x->numel() == 0) return {};
+  if (rank == 0 || x->strides.size() != x->sizes.size()) return {1, 0, 0, 0};
+  int64_t dim = f.int_arg("dim", -1);
+  if (dim < 0) dim += rank;
+  std::vector<int64_t> sizes = x->sizes, strides = x->strides;
+  if (dim >= 0 && dim < rank) {
+    std::swap(sizes[dim], sizes[rank - 1]);
+    std::swap(strides[dim], strides[rank - 1]);
+  }
+  int64_t expected = 1;
+  bool dense = true;
+  for (int64_t i = rank; i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    dense = dense && strides[i] == expected;
+    expected *= sizes[i];
+  }
+  return {dense ? 1 : 2, 0, 0, 0};
+}
 // Longer slices: ModeImpl runs thrust per slice (sort a copy, count runs, find the largest),
 // reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
 // f32 15 and 6 (16 from 8192 elements), int64 17 and 10 (18 from 8192); bf16/fp16 merge
@@ -278,11 +301,11 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"mode.small",
                ops({"aten::mode"}),
                {},
-               "slices of at most 2048 elements: one fused kernel",
+               "slices of at most 2048 elements: one fused kernel; a copy first when the dim is not the innermost",
                small_mode,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:mode (slices of 32 and 4)",
+               {},
+               small_mode_counts,
+               "opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)",
                "The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."});
   r.push_back({"nonzero",
                ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"}),
