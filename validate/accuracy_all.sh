@@ -13,7 +13,7 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript detection detection_all_scores detection_heldout}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
@@ -30,6 +30,8 @@ for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset 
                         --conv-corpus torchscript --worst 15 --misses 30 ;;
     torchscript) run "$set" $R/torchscript/accuracy_rules --mode rules --models validate/corpus/torchscript/models.tar.xz \
                    --measured $R/torchscript/measured.tar.xz --worst 15 --misses 30 ;;
+    detection*) run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set/models.tar.xz \
+                  --measured $R/$set/measured.tar.xz --worst 6 --misses 30 ;;
     *) echo "accuracy_all: unknown set $set" >&2; exit 2 ;;
   esac
 done
