@@ -6,7 +6,7 @@
 #   validate/accuracy_all.sh [SET ...]    (default: every set below)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-A="python3 validate/broad_accuracy.py"
+A="python3 validate/broad_accuracy.py --kernelcount ${KC_BIN:-build/kernelcount}"  # KC_BIN: a copy, to keep building meanwhile
 R=validate/results
 run() {  # NAME OUT_BASE ARGS...
   local out="$2"; shift 2

@@ -112,7 +112,7 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "The multivariate log-gamma is a composite: an arange of offsets, their sum with the input, "
                "lgamma, a sum over the offsets and the constant term: five kernels."});
   r.push_back({"dropout.p0",
-               ops({"aten::dropout"}),
+               ops({"aten::dropout", "aten::feature_dropout"}),
                {},
                "p = 0: the input is returned",
                [](const OpFacts& f) {
@@ -121,8 +121,24 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                },
                {0, 0, 0, 0},
                nullptr,
-               "opinfo: dropout with p = 0 and train = True (0 kernels)",
+               "opinfo: dropout, dropout2d, dropout3d with p = 0 and train = True (0 kernels)",
                "Dropout with probability 0 drops nothing: ATen returns the input."});
+  r.push_back({"feature_dropout.train",
+               ops({"aten::feature_dropout"}),
+               {},
+               "train, 0 < p < 1: a Bernoulli mask per channel, its scaling, the product",
+               [](const OpFacts& f) {
+                 const Arg* p = f.arg("p");
+                 return f.bool_arg("train", true) && p && !p->floats.empty() && p->floats[0] > 0.0 &&
+                        p->floats[0] < 1.0;
+               },
+               {},
+               [](const OpFacts& f) {
+                 return f.out_numel > 0 ? Counts{3, 0, 0, 0} : Counts{};
+               },
+               "opinfo: dropout2d, dropout3d with p = 0.5 (4 of 4)",
+               "Channel dropout draws one keep-bit per channel (a Bernoulli kernel), scales the mask by 1/(1-p) and "
+               "multiplies the input by it: three kernels."});
   r.push_back({"dropout.train",
                ops({"aten::dropout", "aten::native_dropout"}),
                {},

@@ -211,6 +211,12 @@ bool scatter_reduce_including_self(const OpFacts& f) {
   const std::string r = f.text_arg("reduce", "");
   return f.bool_arg("include_self", true) && (r == "sum" || r == "prod" || r == "amax" || r == "amin");
 }
+// sum/prod/amax/amin excluding self: the positions scattered to are first set to the
+// reduction's identity (one more scatter kernel).
+bool scatter_reduce_excluding_self(const OpFacts& f) {
+  const std::string r = f.text_arg("reduce", "");
+  return !f.bool_arg("include_self", true) && (r == "sum" || r == "prod" || r == "amax" || r == "amin");
+}
 bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
   return !f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
@@ -464,6 +470,17 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "opset:scatter_reduce (amax)",
                "scatter_reduce clones its input and reduces the scattered values into it with one kernel."});
+  r.push_back({"scatter_reduce.excluding_self",
+               ops({"aten::scatter_reduce"}),
+               {},
+               "sum/prod/amax/amin excluding self: clone, the identity scattered to the targets, the scatter: 2 "
+               "kernels, 2 memcpy",
+               scatter_reduce_excluding_self,
+               {2, 2, 0, 0},
+               nullptr,
+               "opinfo: scatter_reduce amax, amin, prod, sum with include_self=False (16 of 16)",
+               "Without the input's own values, scatter_reduce first resets every target position to the reduction's "
+               "identity, then reduces the scattered values into them."});
   r.push_back({"scatter_reduce.mean",
                ops({"aten::scatter_reduce"}),
                {},
