@@ -178,7 +178,10 @@ TEST_CASE("one_hot needs num_classes; scatter_reduce by mode") {
     a.ints = {0};
     return a;
   }());
-  CHECK_FALSE(last(b).known);  // sum excluding self: not measured
+  // Excluding self: the targets reset to the identity first (opinfo: scatter_reduce_sum, include_self=False).
+  CHECK(last(b).rule == "scatter_reduce.excluding_self");
+  CHECK(last(b).counts.kernels == 2);
+  CHECK(last(b).counts.memcpy == 2);
 }
 
 TEST_CASE("recurrent cells: two GEMMs without bias as the mm rules count them, + the fused cell kernel") {
