@@ -108,13 +108,19 @@ ACCURACY_SETS = [
     ("fresh4", "76 timm models", "validate/results/fresh4/accuracy_rules.json"),
     ("fresh5", "138 timm and transformers models", "validate/results/fresh5/accuracy_rules.json"),
     ("fresh6", "130 models exported on the GPU", "validate/results/fresh6/accuracy_rules.json"),
-    ("opset", "726 one-op blocks, every op a family", "validate/results/opset/accuracy_rules.json"),
+    ("opset", "792 one-op blocks, every op a family", "validate/results/opset/accuracy_rules.json"),
     ("OpInfo", "3,345 samples of PyTorch's OpInfo database, every OpInfo a family",
      "validate/results/opinfo/accuracy_rules.json"),
     ("control flow", "cond, map, scan and while_loop programs", "validate/results/control/accuracy_rules.json"),
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
      "validate/results/torchscript/accuracy_lofo.json"),
     ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
+    ("detection, as exported", "6 torchvision detectors traced on the GPU; random weights keep no box",
+     "validate/results/detection/accuracy_rules.json"),
+    ("detection, all scores", "the same with every score threshold at 0",
+     "validate/results/detection_all_scores/accuracy_rules.json"),
+    ("detection, held out", "3 more detectors, all scores, measured after the rules",
+     "validate/results/detection_heldout/accuracy_rules.json"),
 ]
 
 
@@ -217,6 +223,12 @@ SECTIONS = {
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-8b9e379/build/kernelcount "
                                   "--models validate/corpus/opinfo/models.tar.xz --measured "
                                   "validate/results/opinfo/measured.tar.xz --worst 10 --misses 40", 5),
+    "detection-heldout": lambda: saved("validate/results/detection_heldout/accuracy_first_look.txt",
+                                       "git worktree add ../kc-c2fc540 c2fc540 && (cd ../kc-c2fc540 && "
+                                       "./scripts/setup.sh) && python3 validate/broad_accuracy.py --kernelcount "
+                                       "../kc-c2fc540/build/kernelcount --mode rules --models "
+                                       "validate/corpus/detection_heldout/models.tar.xz --measured "
+                                       "validate/results/detection_heldout/measured.tar.xz --worst 6 --misses 30", 9),
     "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
                            "validate/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
