@@ -78,6 +78,7 @@ std::optional<std::string> Graph::check() const {
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = ops[i];
     const std::string at = "op " + std::to_string(i) + " (" + op.full_name() + ")";
+    if (op.repeat < 1 || op.repeat > kMaxRepeat) return at + " runs " + std::to_string(op.repeat) + " times";
     // Every value is defined before it is read: the graph is a straight line, so this also
     // rules out cycles. In-place and out= ops may name their own result among their inputs.
     for (int v : op.tensor_inputs()) {

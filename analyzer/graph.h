@@ -97,6 +97,10 @@ struct Op {
   SourceLoc loc;
   std::string module;       // module path, "layer1.0.conv1"; empty at the top level
   std::string module_type;  // class of the innermost module, "torch.nn.modules.conv.Conv2d"
+  // How many times the op runs with these shapes: a TorchScript loop whose shapes do not change
+  // from trip to trip keeps its body's ops once, each standing for every trip. Passes count an
+  // op's launches, traffic and time this many times.
+  int64_t repeat = 1;
 
   std::string full_name() const;  // "aten::add.Tensor"
   // Tensor values this op reads, in argument order (a value may repeat).
@@ -112,6 +116,10 @@ struct ModelInfo {
   std::string device;              // where the user's inputs live in the file; stands for the target GPU
   std::string saved_device;        // TorchScript: where the archive's tensors were saved ("cpu", "cuda:0")
 };
+
+// The most runs one op may stand for (a loop's trips, nested loops multiplied): past it, counts
+// of launches leave 32-bit integers.
+constexpr int64_t kMaxRepeat = 10'000'000;
 
 // A whole model: values and ops in execution order.
 struct Graph {

@@ -286,7 +286,10 @@ class MetaRunner {
         return;
       }
       case c10::prim::Loop: {
-        // Unrolled: the count is every iteration that runs, as eager would run them.
+        // Run trip by trip, as eager runs them, until a trip repeats the one before it: a `for`
+        // loop whose body mutates no list, dict or attribute, whose trip ran the same ops on the
+        // same shapes as the trip before and hands the next trip values of the shapes it got,
+        // runs every later trip alike. Its ops then stand for all the trips left (Op::repeat).
         c10::IValue trip = env_.at(node->inputs()[0]);
         c10::IValue cond = env_.at(node->inputs()[1]);
         if (!(trip.isInt() && cond.isBool()))
@@ -294,13 +297,33 @@ class MetaRunner {
         std::vector<c10::IValue> carried;
         for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(env_.at(node->inputs()[i]));
         jit::Block* body = node->blocks()[0];
-        for (int64_t i = 0; i < trip.toInt() && cond.toBool(); ++i) {
+        const bool may_repeat = counted_loop(body) && !mutates_state(body);
+        const int64_t trips = trip.toInt();
+        size_t previous_begin = 0;
+        for (int64_t i = 0; i < trips && cond.toBool(); ++i) {
+          const size_t begin = g_.ops.size();
           std::vector<c10::IValue> in{c10::IValue(i)};
           in.insert(in.end(), carried.begin(), carried.end());
           auto outs = run_sub(body, in);
           cond = outs[0];
           if (!(cond.isBool())) throw Error(where(node) + ": loop condition is not known before the run");
+          const std::vector<c10::IValue> before = std::move(carried);
           carried.assign(outs.begin() + 1, outs.end());
+          const int64_t rest = trips - 1 - i;
+          if (may_repeat && i > 0 && rest > 0 && same_kinds(before, carried) &&
+              same_trip(previous_begin, begin, g_.ops.size(), i)) {
+            for (size_t k = begin; k < g_.ops.size(); ++k) {
+              Op& op = g_.ops[k];
+              const int64_t runs = op.repeat > kMaxRepeat / (rest + 1) ? kMaxRepeat + 1 : op.repeat * (rest + 1);
+              if (runs > kMaxRepeat)
+                throw Error(where(node) + ": a loop runs its body " + std::to_string(trips) + " times (" +
+                            op.full_name() + " more than " + std::to_string(kMaxRepeat) +
+                            " times in all), more than kernelcount counts");
+              op.repeat = runs;
+            }
+            break;
+          }
+          previous_begin = begin;
         }
         for (size_t i = 0; i < carried.size(); ++i) env_[node->outputs()[i]] = carried[i];
         return;
@@ -381,6 +404,81 @@ class MetaRunner {
     return gpu;
   }
 
+  // A `for` loop: its body hands back a constant `true` as the condition to go on.
+  static bool counted_loop(jit::Block* body) {
+    const jit::Node* cond = body->outputs()[0]->node();
+    return cond->kind() == c10::prim::Constant;
+  }
+  // Whether the block (or one nested in it) changes state a later trip reads other than through
+  // tensors: an attribute set, or a list or dict written in place (append, _set_item, ...).
+  static bool mutates_state(jit::Block* block) {
+    for (jit::Node* n : block->nodes()) {
+      if (n->kind() == c10::prim::SetAttr) return true;
+      if (const c10::FunctionSchema* schema = n->maybeSchema())
+        for (const c10::Argument& a : schema->arguments())
+          if (a.alias_info() && a.alias_info()->isWrite() && a.type()->kind() != c10::TypeKind::TensorType) return true;
+      for (jit::Block* sub : n->blocks())
+        if (mutates_state(sub)) return true;
+    }
+    return false;
+  }
+  // The loop-carried values going into a trip and coming out of it are alike: tensors of the
+  // same sizes, strides, dtype and device (and place), numbers, flags and strings equal.
+  bool same_kinds(const std::vector<c10::IValue>& a, const std::vector<c10::IValue>& b) const {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const c10::IValue& x = a[i];
+      const c10::IValue& y = b[i];
+      if (x.isTensor() && y.isTensor()) {
+        const at::Tensor& s = x.toTensor();
+        const at::Tensor& t = y.toTensor();
+        if (s.sizes() != t.sizes() || s.strides() != t.strides() || s.scalar_type() != t.scalar_type() ||
+            s.is_meta() != t.is_meta() ||
+            on_host_.count(s.unsafeGetTensorImpl()) != on_host_.count(t.unsafeGetTensorImpl()) ||
+            on_gpu_.count(s.unsafeGetTensorImpl()) != on_gpu_.count(t.unsafeGetTensorImpl()))
+          return false;
+      } else if (x.isInt() || x.isDouble() || x.isBool() || x.isString() || x.isNone() || x.isDevice()) {
+        if (!(x == y)) return false;
+      } else {
+        return false;  // containers and objects: not compared, not repeated
+      }
+    }
+    return true;
+  }
+  // Ops [a, b) (the trip before) and [b, c) (trip `trip`) are the same calls on the same shapes:
+  // names, source lines, repeats, tensor arguments alike, other arguments equal but for integers
+  // that are each trip's own index (x[i]).
+  bool same_trip(size_t a, size_t b, size_t c, int64_t trip) const {
+    if (b - a != c - b) return false;
+    auto same_value = [&](int u, int v) {
+      if (u < 0 || v < 0) return u == v;
+      const Value& x = g_.values[u];
+      const Value& y = g_.values[v];
+      return x.sizes == y.sizes && x.strides == y.strides && x.dtype == y.dtype && x.device == y.device;
+    };
+    for (size_t k = 0; k < c - b; ++k) {
+      const Op& p = g_.ops[a + k];
+      const Op& q = g_.ops[b + k];
+      if (p.name != q.name || p.overload != q.overload || p.repeat != q.repeat || p.loc.file != q.loc.file ||
+          p.loc.line != q.loc.line || p.args.size() != q.args.size() || p.outputs.size() != q.outputs.size())
+        return false;
+      for (size_t j = 0; j < p.outputs.size(); ++j)
+        if (!same_value(p.outputs[j], q.outputs[j])) return false;
+      for (size_t j = 0; j < p.args.size(); ++j) {
+        const Arg& x = p.args[j];
+        const Arg& y = q.args[j];
+        if (x.kind != y.kind || x.floats != y.floats || x.text != y.text || x.tensors.size() != y.tensors.size() ||
+            x.ints.size() != y.ints.size())
+          return false;
+        for (size_t m = 0; m < x.ints.size(); ++m)
+          if (x.ints[m] != y.ints[m] && !(x.ints[m] == trip - 1 && y.ints[m] == trip)) return false;
+        for (size_t m = 0; m < x.tensors.size(); ++m)
+          if (!same_value(x.tensors[m], y.tensors[m])) return false;
+      }
+    }
+    return true;
+  }
+
   // Parameters and buffers become meta tensors of the same shape: their values never matter.
   c10::IValue weight(const at::Tensor& t, const jit::Node* node) {
     auto it = weights_.find(t.unsafeGetTensorImpl());
@@ -410,6 +508,19 @@ class MetaRunner {
   void run_op(jit::Node* node) {
     std::vector<c10::IValue> inputs;
     for (jit::Value* in : node->inputs()) inputs.push_back(env_.at(in));
+    // A list or dict builtin moves references only: run it as it is, without looking through
+    // the container (which a loop appending to it would make quadratic).
+    if (const c10::FunctionSchema* schema = node->maybeSchema(); schema && container_builtin(*schema)) {
+      jit::Stack stack = inputs;
+      try {
+        node->getOperation()(stack);
+      } catch (const std::exception& e) {
+        throw Error(where(node) + ": " + first_line(e.what()));
+      }
+      if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
+      for (size_t i = 0; i < stack.size(); ++i) env_[node->outputs()[i]] = stack[i];
+      return;
+    }
     for (const c10::IValue& v : inputs)
       check(within_storage(v), where(node) + ": a tensor of the model reaches past its storage (a damaged archive)");
     jit::Stack stack = inputs;
@@ -499,8 +610,22 @@ class MetaRunner {
     const std::string ns = node->kind().ns().toUnqualString();
     if ((ns != "aten" && ns != "torchvision") || !(touches_tensors(inputs) || touches_tensors(stack))) return;
     const c10::FunctionSchema* schema = node->maybeSchema();
-    if (!schema) return;
+    if (!schema || container_builtin(*schema)) return;
     record(node, *schema, inputs, stack);
+  }
+
+  // TorchScript's list and dict builtins (append, __getitem__, len, ...): interpreter
+  // instructions on containers that happen to hold tensors, outside the dispatcher.
+  static bool container_builtin(const c10::FunctionSchema& schema) {
+    if (c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema.name(), schema.overload_name()))) return false;
+    auto container = [](const c10::TypePtr& t) {
+      return t->kind() == c10::TypeKind::ListType || t->kind() == c10::TypeKind::DictType;
+    };
+    for (const c10::Argument& a : schema.arguments())
+      if (container(a.type())) return true;
+    for (const c10::Argument& r : schema.returns())
+      if (container(r.type())) return true;
+    return false;
   }
 
   static bool has_shape_only(const jit::Stack& stack) {
@@ -870,6 +995,11 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
           "the data (its own launches do not)");
       break;
     }
+  const auto repeated = std::count_if(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.repeat > 1; });
+  if (repeated > 0)
+    g.info.notes.push_back(std::to_string(repeated) +
+                           " op(s) in loops stand for several trips (xN in the op table): once a trip runs the "
+                           "same ops on the same shapes as the trip before, the rest are counted, not run");
   // nonzero, masked_select, x[mask], unique: sized by the values, which a shape-only run does not
   // have; the shapes take every element as selected.
   int selections = 0;

@@ -234,6 +234,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("time_floor_s", r.time[i].floor_s());
   w.member("memory_bound", r.time[i].memory_bound());
   w.member("bound", r.time[i].bound());
+  if (op.repeat > 1) w.member("repeat", op.repeat);  // its counts are for every run
   w.member("fusion_group", r.fusion.group_of[i]);
   w.member("fusion_group_reduction", r.fusion_reduction.group_of[i]);
   w.end_object();

@@ -93,7 +93,8 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
       if (v >= 0) outs.push_back(v);
     int grp = r.fusion.group_of[i];
     bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
-    t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module, op_type_name(op),
+    const std::string name = op.repeat > 1 ? op_type_name(op) + " x" + std::to_string(op.repeat) : op_type_name(op);
+    t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module, name,
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
                       count(l, l.counts.memcpy), count(l, l.counts.memset), count(l, l.counts.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
@@ -278,12 +279,13 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
       {"bytes", "bytes those reads and writes move, decimal units (1 MB = 10^6 B)"},
   };
   if (table == "op") {
-    rows.insert(rows.begin(),
-                {{"#", "the op's position in execution order"},
-                 {"source", "the innermost line of your code that called the op"},
-                 {"module", "the module path the op ran in"},
-                 {"op", "the aten op and overload"},
-                 {"inputs -> outputs", "tensor shapes and dtypes (f32 = float32, bf16 = bfloat16, ...)"}});
+    rows.insert(
+        rows.begin(),
+        {{"#", "the op's position in execution order"},
+         {"source", "the innermost line of your code that called the op"},
+         {"module", "the module path the op ran in"},
+         {"op", "the aten op and overload; xN: it runs N times (a loop's trips), and its counts are for all of them"},
+         {"inputs -> outputs", "tensor shapes and dtypes (f32 = float32, bf16 = bfloat16, ...)"}});
     rows.push_back({"floor",
                     "lower bound on the op's time and what sets it: M bytes / HBM bandwidth, C FLOPs / "
                     "compute rate, L launch-rate bound (kernels x the host's smallest time per launch: the "

@@ -84,6 +84,8 @@ struct Builder {
           fits = kind == "pointwise" && !has_reduction[grp];
         else
           fits = numel[grp] == out_numel(op);
+        // A loop body's ops stand for every trip: they fuse with ops of the same trip count only.
+        fits = fits && g.ops[first[grp]].repeat == op.repeat;
         if (fits && can_join(grp, i)) chosen = grp;
       }
     }
@@ -109,7 +111,9 @@ struct Builder {
       return;
     }
     grp.fused.flops = grp.eager.flops;
-    grp.fused_kernels = grp.eager_kernels > 0 ? 1 : 0;
+    // One kernel per run: members share their repeat (a loop's trips), see place().
+    const int64_t runs = g.ops[grp.ops.front()].repeat;
+    grp.fused_kernels = grp.eager_kernels > 0 ? static_cast<int>(runs) : 0;
     // Reads: each array from outside the group once, as much of it as the group's views of it
     // cover (never more than the array). Writes: results used outside it or returned. Host
     // values never cross HBM.
@@ -127,13 +131,15 @@ struct Builder {
         if (v >= 0 && escapes_[v] && g.values[v].placement == Placement::kDevice) writes.insert(v);
     }
     for (const auto& [v, bytes] : reads) {
-      ++grp.fused.reads;
-      grp.fused.read_bytes = add_checked(grp.fused.read_bytes, bytes, "fused HBM bytes");
+      grp.fused.reads += static_cast<int>(runs);
+      grp.fused.read_bytes =
+          add_checked(grp.fused.read_bytes, mul_checked(bytes, runs, "fused HBM bytes"), "fused HBM bytes");
       grp.fused_reads.push_back(v);
     }
     for (int v : writes) {
-      ++grp.fused.writes;
-      grp.fused.write_bytes = add_checked(grp.fused.write_bytes, g.values[v].bytes(), "fused HBM bytes");
+      grp.fused.writes += static_cast<int>(runs);
+      grp.fused.write_bytes = add_checked(grp.fused.write_bytes,
+                                          mul_checked(g.values[v].bytes(), runs, "fused HBM bytes"), "fused HBM bytes");
       grp.fused_writes.push_back(v);
     }
   }

@@ -1,6 +1,7 @@
 #include "passes/hbm_traffic.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "analyzer/error.h"
 #include "passes/op_classes.h"
@@ -49,6 +50,17 @@ std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& 
       t.write_bytes = bytes_of(g, arrays.writes);
       t.bytes();
       t.flops = op_flops(g, g.ops[i]);
+      if (const int64_t r = g.ops[i].repeat; r > 1) {
+        // Every run moves its arrays again (a loop's trips).
+        const int64_t reads = mul_checked(t.reads, r, "HBM transfers");
+        const int64_t writes = mul_checked(t.writes, r, "HBM transfers");
+        check(reads + writes <= std::numeric_limits<int>::max() / 2, "its loop moves more arrays than can be counted");
+        t.reads = static_cast<int>(reads);
+        t.writes = static_cast<int>(writes);
+        t.read_bytes = mul_checked(t.read_bytes, r, "HBM bytes");
+        t.write_bytes = mul_checked(t.write_bytes, r, "HBM bytes");
+        t.flops = mul_checked(t.flops, r, "FLOPs");
+      }
     } catch (const OpError&) {
       throw;
     } catch (const Error& e) {

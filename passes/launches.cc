@@ -1,9 +1,25 @@
 #include "passes/launches.h"
 
+#include <limits>
+
 #include "analyzer/describe.h"
 #include "passes/launch_rules.h"
 
 namespace kc {
+
+namespace {
+
+// An op's counts for every run it stands for (Op::repeat).
+Counts times(const Counts& c, int64_t repeat, int op) {
+  auto scale = [&](int n) {
+    const int64_t v = int64_t{n} * repeat;
+    if (v > std::numeric_limits<int>::max()) throw OpError(op, "its loop launches more than can be counted");
+    return static_cast<int>(v);
+  };
+  return {scale(c.kernels), scale(c.memcpy), scale(c.memset), scale(c.host_syncs)};
+}
+
+}  // namespace
 
 std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options,
                                  const Layout* layout) {
@@ -32,7 +48,14 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         l.rule = "measured";
       }
     }
+    if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));
   }
+  // Totals are summed in 32-bit counts: a model (its loops' trips included) must fit them.
+  int64_t launches = 0;
+  for (const Launch& l : out)
+    launches += int64_t{l.counts.kernels} + l.counts.memcpy + l.counts.memset + l.counts.host_syncs;
+  check(launches <= std::numeric_limits<int>::max(),
+        "the model launches " + std::to_string(launches) + " times, more than can be counted");
   return out;
 }
 

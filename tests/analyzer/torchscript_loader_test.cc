@@ -39,6 +39,12 @@ int count(const kc::Graph& g, const std::string& op) {
   for (const auto& o : g.ops) n += o.name == op;
   return n;
 }
+// Runs of the op: an op in a loop stands for the trips it repeats (Op::repeat).
+int64_t runs(const kc::Graph& g, const std::string& op) {
+  int64_t n = 0;
+  for (const auto& o : g.ops) n += o.name == op ? o.repeat : 0;
+  return n;
+}
 }  // namespace
 
 TEST_CASE("torchscript: a traced MLP flows shapes from --input") {
@@ -53,13 +59,14 @@ TEST_CASE("torchscript: a traced MLP flows shapes from --input") {
   CHECK(g8.values[g8.outputs[0]].sizes[0] == 8);
 }
 
-TEST_CASE("torchscript: loops unroll and known branches are taken") {
+TEST_CASE("torchscript: loops run every trip and known branches are taken") {
   // forward: x.size(0) // 4 multiplies, three Linear layers, relu when the last dim > 32.
   kc::Graph b8 = kc::load_model(kModels + "/scripted_control_flow.pt", with_input("8x64:float32"));
   kc::Graph b16 = kc::load_model(kModels + "/scripted_control_flow.pt", with_input("16x64:float32"));
-  CHECK(count(b8, "aten::mul") == 2);
-  CHECK(count(b16, "aten::mul") == 4);
-  CHECK(count(b8, "aten::linear") == 3);
+  CHECK(runs(b8, "aten::mul") == 2);
+  CHECK(runs(b16, "aten::mul") == 4);
+  CHECK(count(b16, "aten::mul") == 2);  // the second trip stands for the third and fourth
+  CHECK(runs(b8, "aten::linear") == 3);
   CHECK(count(b8, "aten::relu") == 1);
   CHECK(count(b8, "aten::sigmoid") == 0);
   for (const auto& op : b8.ops) CHECK(op.loc.file == "tests/models/models.py");
@@ -364,10 +371,28 @@ TEST_CASE("torchscript: a trace that recorded an inference fast path says its .p
       CHECK(enc.values[op.outputs[0]].sizes == std::vector<int64_t>{2, 16, 32});
 }
 
-TEST_CASE("torchscript: a loop is unrolled trip by trip up to a bound, past which it is refused in one line") {
+TEST_CASE("torchscript: a loop whose trips repeat is its body times the trips left; others unroll to a bound") {
   // scripted_row_loop.pt: `for _ in range(x.size(0) // 4): x = x * 2`.
-  kc::Graph g = kc::load_model(kModels + "/scripted_row_loop.pt", with_input("8x16"));
-  CHECK(std::count_if(g.ops.begin(), g.ops.end(), [](const kc::Op& op) { return op.name == "aten::mul"; }) == 2);
-  CHECK_THROWS_WITH(kc::load_model(kModels + "/scripted_row_loop.pt", with_input("4000000x16")),
+  auto muls = [](const kc::Graph& g) {
+    std::vector<int64_t> out;
+    for (const kc::Op& op : g.ops)
+      if (op.name == "aten::mul") out.push_back(op.repeat);
+    return out;
+  };
+  // Two trips: nothing is left to count.
+  CHECK(muls(kc::load_model(kModels + "/scripted_row_loop.pt", with_input("8x16"))) == std::vector<int64_t>{1, 1});
+  // Ten trips: the first, then the second standing for itself and the eight after it.
+  kc::Graph ten = kc::load_model(kModels + "/scripted_row_loop.pt", with_input("40x16"));
+  CHECK(muls(ten) == std::vector<int64_t>{1, 9});
+  CHECK_THAT(ten.info.notes.back(), Contains("stand for several trips"));
+  // A million trips load as two ops.
+  CHECK(muls(kc::load_model(kModels + "/scripted_row_loop.pt", with_input("4000000x16"))) ==
+        std::vector<int64_t>{1, 999999});
+  // scripted_list_loop.pt appends each trip's result to a list: state the next trip changes,
+  // so every trip runs, up to the bound on what is unrolled.
+  kc::Graph five = kc::load_model(kModels + "/scripted_list_loop.pt", with_input("5x16"));
+  CHECK(muls(five) == std::vector<int64_t>(5, 1));
+  CHECK(first(five, "aten::append") == nullptr);  // a list builtin, not an op
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/scripted_list_loop.pt", with_input("4000000x16")),
                     Contains("more than 200000 ops for these inputs"));
 }

@@ -254,6 +254,7 @@ def make_torchscript():
     save_script(torch.jit.script(models.ScriptedFactory().eval()), "scripted_factory.pt")
     save_script(torch.jit.script(build(models.HostAnchors).eval()), "scripted_host_anchors.pt")
     save_script(torch.jit.script(models.RowLoop().eval()), "scripted_row_loop.pt")
+    save_script(torch.jit.script(models.ListLoop().eval()), "scripted_list_loop.pt")
 
 
 # ---------------------------------------------------------------- bad inputs

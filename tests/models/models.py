@@ -289,3 +289,17 @@ class HostAnchors(nn.Module):
         ys, xs = torch.meshgrid([steps, steps], indexing="ij")
         grid = torch.stack([xs, ys], -1).reshape(-1, 2).to(x.device)
         return self.fc(x).repeat(n, 1) + grid
+
+
+from typing import List  # noqa: E402  (here, not at the top: traced models keep their line numbers)
+
+
+class ListLoop(nn.Module):
+    """A scripted loop that appends each trip's result to a list: the list is state the next trip
+    changes, so the loader unrolls it trip by trip (and a large input meets its bound)."""
+
+    def forward(self, x):
+        ys: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            ys.append(x[i] * 2)
+        return torch.stack(ys)

@@ -127,3 +127,29 @@ TEST_CASE("fusion: a fused group names the arrays its one kernel reads and write
   CHECK(p.groups[0].fused_reads == std::vector<int>{a, c});
   CHECK(p.groups[0].fused_writes == std::vector<int>{out});  // the sum never leaves the chip
 }
+
+TEST_CASE("a loop body's ops count once per trip: launches, traffic and fusion scale with Op::repeat") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  int s = b.pointwise("aten::add", {x, y});  // before the loop: runs once
+  int t = b.pointwise("aten::mul", {s, y});  // the loop body: two ops, ten trips
+  int u = b.pointwise("aten::relu", {t});
+  b.g.ops[1].repeat = 10;
+  b.g.ops[2].repeat = 10;
+  b.output(u);
+  auto l = kc::run_launches(b.g, kc::default_target());
+  CHECK(l[0].counts.kernels == 1);
+  CHECK(l[1].counts.kernels == 10);
+  auto traffic = kc::run_hbm_traffic(b.g, l);
+  CHECK(traffic[1].transfers() == 30);  // 2 reads + 1 write, ten times
+  CHECK(traffic[1].bytes() == 10 * 3 * 4000);
+  auto p = kc::run_fusion(b.g, l, traffic, FusionVariant::kPointwise);
+  // The body fuses within a trip (one kernel a trip), never with the op before the loop.
+  CHECK(p.group_of[0] != p.group_of[1]);
+  CHECK(p.group_of[1] == p.group_of[2]);
+  const kc::FusionGroup& body = p.groups[p.group_of[1]];
+  CHECK(body.eager_kernels == 20);
+  CHECK(body.fused_kernels == 10);
+  CHECK(body.fused.transfers() == 30);  // s and y in, u out, per trip
+  CHECK(fused_kernels(p) == 11);
+}
