@@ -605,15 +605,17 @@ class Pt2Reader {
   // A higher-order op: its subgraphs are read in place of the node, as eager runs them.
   // wrap_with_autocast (switched off) and wrap_with_set_grad_enabled only set a mode: their ops
   // run one by one as if they stood in the graph. Control flow (cond, map_impl, scan, while_loop) is
-  // read by read_control_flow. Anything else (autocast switched on, whose dtypes depend on the
-  // device it runs on; invoke_subgraph) is refused by name.
+  // read by read_control_flow. invoke_subgraph (a region torch.compiler.nested_compile_region
+  // marked, exported once and called at each use) runs its subgraph on its operands in eager
+  // mode. Autocast switched on, whose dtypes depend on the device it runs on, is refused by name.
   void read_region(JsonRef node, std::string_view region, std::string_view target, const std::string& where) {
     const std::string refused = where + ": higher-order op '" + std::string(target) + "' is not supported";
     if (region_depth_ >= kMaxRegionDepth)
       throw Error(where + ": regions nested deeper than " + std::to_string(kMaxRegionDepth));
     if (region == "cond" || region == "map_impl" || region == "while_loop" || region == "scan")
       return read_control_flow(node, region, where);
-    if (region != "wrap_with_autocast" && region != "wrap_with_set_grad_enabled") throw Error(refused);
+    if (region != "wrap_with_autocast" && region != "wrap_with_set_grad_enabled" && region != "invoke_subgraph")
+      throw Error(refused);
     JsonRef body;
     std::vector<JsonRef> modes;
     std::vector<int> operands;
@@ -626,11 +628,15 @@ class Pt2Reader {
         operands.push_back(value_ref(v, where, ".inputs"));
       } else if (!body) {
         modes.push_back(v);
+      } else if (region == "invoke_subgraph" && tag == "as_string" && operands.empty()) {
+        // invoke_subgraph(subgraph, identifier, *operands): the identifier names the region only.
       } else {
         throw Error(where + ": an operand of kind '" + std::string(tag) + "' after the subgraph");
       }
     }
     if (!body) throw Error(where + ": no subgraph");
+    if (region == "invoke_subgraph" && !modes.empty())
+      throw Error(where + ": invoke_subgraph expected as (subgraph, identifier, operands)");
     // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, body, *operands)
     if (region == "wrap_with_autocast" && !(modes.size() >= 3 && modes[2].is_boolean() && !modes[2].boolean()))
       throw Error(refused + " with autocast enabled (the dtypes inside depend on the device it runs on)");

@@ -176,9 +176,11 @@ TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one is 
   (*region)["inputs"][2]["arg"] = {{"as_bool", true}};
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("autocast enabled"));
   (*region)["inputs"][2]["arg"] = {{"as_bool", false}};
-  (*region)["target"] = "torch.ops.higher_order.invoke_subgraph";
+  (*region)["target"] = "torch.ops.higher_order.flex_attention";
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}),
-                    Contains("higher-order op 'torch.ops.higher_order.invoke_subgraph'"));
+                    Contains("higher-order op 'torch.ops.higher_order.flex_attention' is not supported"));
+  (*region)["target"] = "torch.ops.higher_order.invoke_subgraph";  // with autocast's arguments
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("invoke_subgraph expected as"));
   (*region)["target"] = "torch.ops.higher_order.wrap_with_autocast";
   (*region)["inputs"].erase((*region)["inputs"].size() - 1);
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("does not take"));
@@ -194,6 +196,21 @@ size_t count_of(const std::vector<std::string>& names, const std::string& name) 
   return static_cast<size_t>(std::count(names.begin(), names.end(), name));
 }
 }  // namespace
+
+TEST_CASE("pt2: invoke_subgraph runs its one exported subgraph at every call") {
+  // invoke_subgraph.pt2: relu(x @ w) + 1, a nested_compile_region called twice.
+  kc::Graph g = kc::load_model(kModels + "/invoke_subgraph.pt2", {});
+  CHECK_FALSE(g.check());
+  const auto names = op_names(g);
+  CHECK(count_of(names, "aten::matmul") == 2);
+  CHECK(count_of(names, "aten::relu") == 2);
+  CHECK(count_of(names, "aten::add.Tensor") == 2);
+  // The second call reads the first's result.
+  const kc::Op& second = g.ops[3];
+  REQUIRE(second.name == "aten::matmul");
+  CHECK(g.values[second.tensor_inputs()[0]].producer == 2);
+  for (const auto& op : g.ops) CHECK(op.loc.file == "tests/models/models.py");
+}
 
 TEST_CASE("pt2: control flow runs its subgraphs as eager does: cond, map, scan, while_loop") {
   // control_flow.pt2: y = cond(x.sum() > 0, (x*2).relu().sin(), x-1); map over xs [4, 16];

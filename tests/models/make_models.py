@@ -210,6 +210,7 @@ def make_exported():
 def make_control_flow():
     """cond, map, scan and while_loop: higher-order ops whose subgraphs eager runs as it goes."""
     export("control_flow.pt2", models.ControlFlow(), (rand(8, 16), rand(4, 16, seed=2), torch.tensor(0)))
+    export("invoke_subgraph.pt2", build(models.SharedRegion), (rand(4, 16),))
 
 
 def make_detection():

@@ -303,3 +303,20 @@ class ListLoop(nn.Module):
         for i in range(x.size(0)):
             ys.append(x[i] * 2)
         return torch.stack(ys)
+
+
+@torch.compiler.nested_compile_region
+def _shared_block(x, w):
+    return torch.relu(x @ w) + 1
+
+
+class SharedRegion(nn.Module):
+    """A region marked with torch.compiler.nested_compile_region and called twice: torch.export
+    keeps its graph once and calls it through the invoke_subgraph higher-order op."""
+
+    def __init__(self, d: int = 16):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(d, d))
+
+    def forward(self, x):
+        return _shared_block(_shared_block(x, self.w), self.w)
