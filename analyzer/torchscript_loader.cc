@@ -953,7 +953,9 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   // Recorded before loading: mapping every storage to the host erases it.
   const std::string saved_on = saved_device(archive);
   const std::string constants_on = constants_device(archive);
-  auto storages = constant_storages(archive);
+  // Each constant's own location matters only in a model saved on a GPU (constant_on_gpu).
+  auto storages =
+      saved_on.rfind("cuda", 0) == 0 ? constant_storages(archive) : std::vector<std::pair<std::string, std::string>>{};
   // The source-range tables are decoded by SourceLocator, not by libtorch: read meanwhile, on
   // another core. Their errors come first, as if read before the module.
   auto tables = std::async(std::launch::async, [&archive] { return read_debug_tables(archive); });
