@@ -48,7 +48,13 @@ Counts pairwise_distance_counts(const OpFacts& f) {
 bool isclose_default(const OpFacts& f) {
   const Value* a = f.input(0);
   const Value* b = f.input(1);
-  return a && b && is_floating(a->dtype) && is_floating(b->dtype) && !f.bool_arg("equal_nan", false);
+  // Zero tolerances return after the equality (one kernel): not this chain.
+  auto tolerance = [&](const char* name, double fallback) {
+    const Arg* t = f.arg(name);
+    return t && t->kind == Arg::Kind::kFloat && !t->floats.empty() ? t->floats[0] : fallback;
+  };
+  const bool tolerant = tolerance("rtol", 1e-05) != 0.0 || tolerance("atol", 1e-08) != 0.0;
+  return a && b && is_floating(a->dtype) && is_floating(b->dtype) && !f.bool_arg("equal_nan", false) && tolerant;
 }
 // nanmean = nansum(x, dim) / logical_not(isnan(x)).sum(dim): isnan, logical_not, the bool count
 // (a cast to int64, then its sum), nansum, div.
@@ -143,7 +149,7 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"isclose",
                ops({"aten::isclose"}),
                {},
-               "floating inputs, equal_nan false: 13 elementwise kernels",
+               "floating inputs, equal_nan false, a non-zero tolerance: 13 elementwise kernels",
                isclose_default,
                {13, 0, 0, 0},
                nullptr,

@@ -1,0 +1,150 @@
+// Rearrangements, ATen composites and data-dependent selections: counts read off ATen's code
+// paths, as the H200 measured them for PyTorch's OpInfo samples and the select_sizes sweep.
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::DType;
+using kc::test::GraphBuilder;
+
+namespace {
+kc::Launch rules_only(const GraphBuilder& b) {
+  kc::LaunchOptions o;
+  o.use_measured = false;
+  return kc::run_launches(b.g, kc::default_target(), o).back();
+}
+void arg_int(GraphBuilder& b, const std::string& name, int64_t v) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kInt;
+  a.ints = {v};
+  b.g.ops.back().args.push_back(a);
+}
+void arg_float(GraphBuilder& b, const std::string& name, double v) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kFloat;
+  a.floats = {v};
+  b.g.ops.back().args.push_back(a);
+}
+kc::Arg tensor_list(const std::string& name, std::vector<int> values) {
+  kc::Arg a;
+  a.name = name;
+  a.kind = kc::Arg::Kind::kTensorList;
+  a.tensors = std::move(values);
+  return a;
+}
+kc::Counts counts(const GraphBuilder& b) {
+  const kc::Launch l = rules_only(b);
+  REQUIRE(l.known);
+  return l.counts;
+}
+}  // namespace
+
+TEST_CASE("nonzero: cub's count in one kernel up to 4096 elements, the select, coordinates for rank >= 2") {
+  auto nonzero = [](std::vector<int64_t> sizes) {
+    GraphBuilder b;
+    int x = b.input(sizes, DType::kBool);
+    b.op("aten::nonzero", {x}, {}, {0, static_cast<int64_t>(sizes.size())}, DType::kInt64);
+    return counts(b);
+  };
+  CHECK(nonzero({450}).kernels == 3);      // single tile, init, sweep
+  CHECK(nonzero({13500}).kernels == 4);    // two reduce kernels
+  CHECK(nonzero({64, 64}).kernels == 4);   // 4096: still one tile, + write_indices
+  CHECK(nonzero({8, 1024}).kernels == 5);  // two reduce kernels, + write_indices
+  CHECK(nonzero({}).kernels == 1);         // a 0-d input: the count only
+  const kc::Counts c = nonzero({100});
+  CHECK(c.memcpy == 1);
+  CHECK(c.host_syncs == 1);
+  // A transposed input is made contiguous first.
+  GraphBuilder b;
+  int t = b.strided({8, 16}, {1, 8}, DType::kBool);
+  b.op("aten::nonzero", {t}, {}, {0, 2}, DType::kInt64);
+  CHECK(counts(b).kernels == 5);
+}
+
+TEST_CASE("index: indices are copied only when their broadcast strides differ") {
+  auto index = [](std::vector<int64_t> a, std::vector<int64_t> c) {
+    GraphBuilder b;
+    int x = b.input({500, 500});
+    int i = b.input(a, DType::kInt64), j = b.input(c, DType::kInt64);
+    b.op("aten::index", {x}, {}, {8, 300});
+    b.g.ops.back().args.push_back(tensor_list("indices", {i, j}));
+    return counts(b).kernels;
+  };
+  CHECK(index({8, 1}, {1, 300}) == 3);  // both expanded: a copy of each, then the gather
+  CHECK(index({1, 1}, {1, 450}) == 2);  // one expanded
+  CHECK(index({450}, {450}) == 1);      // same strides: the gather alone
+}
+
+TEST_CASE("topk: one select kernel, or the multi-block radix select on long slices; then the sort") {
+  auto topk = [](std::vector<int64_t> sizes, int64_t k, DType dt = DType::kFloat32) {
+    GraphBuilder b;
+    int x = b.input(sizes, dt);
+    std::vector<int64_t> out = sizes;
+    out.back() = k;
+    b.op("aten::topk", {x}, {}, out);
+    arg_int(b, "k", k);
+    return counts(b);
+  };
+  CHECK(topk({1, 1000}, 10).kernels == 2);
+  const kc::Counts long_slice = topk({8190000}, 1000);  // retinanet's candidates
+  CHECK(long_slice.kernels == 20);                      // fill, 4 passes x 3, kth counts, 2 scans x 2, gather, sort
+  CHECK(long_slice.memset == 2);
+  CHECK(topk({40131}, 1000, DType::kBFloat16).kernels == 14);  // 2 passes for a 2-byte key
+  CHECK(topk({40131}, 1).kernels == 19);                        // k = 1: nothing to sort
+}
+
+TEST_CASE("rearrangements: stacks, rot90, diag, fftshift, take and put") {
+  GraphBuilder b;
+  int u = b.input({5}), v = b.input({5});
+  b.op("aten::hstack", {}, {}, {10});
+  b.g.ops.back().args.push_back(tensor_list("tensors", {u, v}));
+  CHECK(counts(b).kernels == 1);
+  int m = b.input({5, 5, 5});
+  b.op("aten::rot90", {m});
+  CHECK(counts(b).kernels == 1);  // k = 1: a flip
+  b.op("aten::rot90", {m});
+  arg_int(b, "k", 4);
+  CHECK(counts(b).memcpy == 1);  // a full turn: a clone
+  b.op("aten::diag", {u}, {}, {5, 5});
+  CHECK(counts(b).kernels == 2);  // fill, copy into the diagonal
+  b.op("aten::diag", {b.input({10, 10})}, {}, {10});
+  CHECK(counts(b).kernels == 1);
+  b.op("aten::diagflat", {b.input({})}, {}, {1, 1});
+  const kc::Counts one = counts(b);
+  CHECK(one.kernels == 1);  // the fill; one element copied by memcpy
+  CHECK(one.memcpy == 1);
+  b.op("aten::fft_fftshift", {b.input({9, 10})});
+  CHECK(counts(b).kernels == 2);  // one roll per dim
+  int idx = b.input({3}, DType::kInt64);
+  b.op("aten::put", {b.input({3, 3}), idx, b.input({3})});
+  const kc::Counts put = counts(b);
+  CHECK(put.kernels == 1);
+  CHECK(put.memcpy == 1);
+}
+
+TEST_CASE("composites: dist, pairwise_distance, isclose, nanmean, trapezoid") {
+  GraphBuilder b;
+  int x = b.input({5, 10}), y = b.input({5, 10});
+  b.op("aten::dist", {x, y}, {}, std::vector<int64_t>{});
+  CHECK(counts(b).kernels == 2);
+  b.op("aten::pairwise_distance", {x, y}, {}, {5});
+  CHECK(counts(b).kernels == 3);
+  b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
+  CHECK(counts(b).kernels == 13);
+  b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
+  arg_float(b, "rtol", 0.0);
+  arg_float(b, "atol", 0.0);
+  CHECK_FALSE(rules_only(b).known);  // zero tolerances: an equality only, not measured
+  b.op("aten::nanmean", {x}, {}, std::vector<int64_t>{});
+  CHECK(counts(b).kernels == 6);
+  b.op("aten::trapezoid", {x, y}, {}, {5});
+  b.g.ops.back().overload = "x";
+  CHECK(counts(b).kernels == 5);
+  b.op("aten::cumulative_trapezoid", {b.input({6}), b.input({6})}, {}, {5});
+  b.g.ops.back().overload = "x";
+  CHECK(counts(b).kernels == 6);  // a cumsum over every element: two kernels
+}
