@@ -94,7 +94,7 @@ TEST_CASE("topk: one select kernel, or the multi-block radix select on long slic
   CHECK(long_slice.kernels == 20);                      // fill, 4 passes x 3, kth counts, 2 scans x 2, gather, sort
   CHECK(long_slice.memset == 2);
   CHECK(topk({40131}, 1000, DType::kBFloat16).kernels == 14);  // 2 passes for a 2-byte key
-  CHECK(topk({40131}, 1).kernels == 19);                        // k = 1: nothing to sort
+  CHECK(topk({40131}, 1).kernels == 19);                       // k = 1: nothing to sort
 }
 
 TEST_CASE("rearrangements: stacks, rot90, diag, fftshift, take and put") {
