@@ -1,8 +1,5 @@
 #include "analyzer/load.h"
 
-#include <c10/util/Logging.h>
-#include <caffe2/serialize/file_adapter.h>
-#include <caffe2/serialize/inline_container.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -13,8 +10,8 @@
 #include "analyzer/error.h"
 #include "analyzer/placement.h"
 #include "analyzer/pt2_loader.h"
-#include "analyzer/torchscript_loader.h"
-#include "analyzer/zip_directory.h"
+#include "analyzer/torchscript_plugin.h"
+#include "analyzer/zip_archive.h"
 
 namespace kc {
 
@@ -70,7 +67,7 @@ void check_regular_file(const std::string& path, uint64_t max_bytes) {
 
 namespace {
 
-// libtorch's messages span lines and carry C++ frames; the user gets the first line.
+// Messages of exceptions that are not ours may span lines; the user gets the first.
 std::string first_line(const std::string& msg) {
   std::string line = msg.substr(0, msg.find('\n'));
   return line.size() > 300 ? line.substr(0, 300) + "..." : line;
@@ -90,21 +87,23 @@ void check_input_names(const Graph& g, const LoadOptions& options) {
   }
 }
 
+Graph load_torchscript_archive(const ZipArchive&, const std::string& path, const LoadOptions& options) {
+  return (options.torchscript ? options.torchscript : load_torchscript_plugin)(path, options);
+}
+
 // One input format: how to recognise its archive, how to load it, which options it takes.
 struct Loader {
   const char* name;  // "pt2", "torchscript": Graph::info.format
-  bool (*sniff)(caffe2::serialize::PyTorchStreamReader&);
-  Graph (*load)(caffe2::serialize::PyTorchStreamReader&, const std::string& path, const LoadOptions&);
+  bool (*sniff)(const ZipArchive&);
+  Graph (*load)(const ZipArchive&, const std::string& path, const LoadOptions&);
   bool takes_dims;    // --dim: symbolic sizes recorded in the file
   bool takes_inputs;  // --input: shapes the file does not record
 };
 
 const Loader kLoaders[] = {
-    {"pt2", [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("models/model.json"); }, load_pt2, true,
-     false},
-    {"torchscript",
-     [](caffe2::serialize::PyTorchStreamReader& a) { return a.hasRecord("data.pkl") && a.hasRecord("constants.pkl"); },
-     load_torchscript, false, true},
+    {"pt2", [](const ZipArchive& a) { return a.has_record("models/model.json"); }, load_pt2, true, false},
+    {"torchscript", [](const ZipArchive& a) { return a.has_record("data.pkl") && a.has_record("constants.pkl"); },
+     load_torchscript_archive, false, true},
 };
 
 // Options a format cannot use are an error, not silently ignored.
@@ -119,16 +118,6 @@ void check_options(const Loader& l, const LoadOptions& options) {
 }  // namespace
 
 Graph load_model(const std::string& path, const LoadOptions& options) {
-  // libtorch captures a C++ backtrace for every c10::Error it constructs, and loading a
-  // TorchScript model raises and catches many (meta kernels that are missing, then the
-  // fallbacks): symbolizing them took a fifth of the load. Only an error's first line ever
-  // reaches the user, so none is captured.
-  static const bool no_backtraces = [] {
-    c10::SetStackTraceFetcher(
-        []() -> c10::Backtrace { return std::make_shared<c10::PrecomputedLazyValue<std::string>>(std::string()); });
-    return true;
-  }();
-  (void)no_backtraces;
   check_regular_file(path, kMaxModelFileBytes);
   {
     std::ifstream f(path, std::ios::binary);
@@ -139,39 +128,19 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
     check(f.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K',
           path + ": not a model archive (expected a .pt2 or TorchScript zip file)");
   }
-  // libtorch allocates a deflated record's uncompressed size before inflating it: a size field
-  // no deflate stream can have is refused before any record is read.
-  if (auto dir = read_zip_directory(caffe2::serialize::FileAdapter(path))) {
-    try {
-      check_deflated_sizes(*dir);
-    } catch (const Error& e) {
-      throw Error(path + ": " + e.what());
-    }
-  }
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> archive;
-  try {
-    archive = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-  } catch (const c10::Error& e) {
-    std::string msg = e.what_without_backtrace();
-    if (msg.find("hasRecord(\"version\")") != std::string::npos)
-      throw Error(path + ": a zip archive, but not a PyTorch model (it has no version record)");
-    msg = msg.substr(0, msg.find('\n'));
-    msg = msg.substr(0, msg.find(". "));
-    throw Error(path + ": not a readable zip archive (truncated or damaged: " + msg + ")");
-  }
+  const ZipArchive archive(path);
   for (const Loader& l : kLoaders) {
-    if (!l.sniff(*archive)) continue;
+    if (!l.sniff(archive)) continue;
     try {
       check_options(l, options);
-      Graph g = l.load(*archive, path, options);
+      Graph g = l.load(archive, path, options);
       check_input_names(g, options);
       assign_placement(g);
       return g;
     } catch (const Error& e) {
-      throw Error(path + ": " + e.what());
-    } catch (const c10::Error& e) {
-      // The loader boundary: libtorch's own errors (a damaged record, a TorchScript failure).
-      throw Error(path + ": " + first_line(e.what_without_backtrace()));
+      const std::string what = e.what();
+      // The TorchScript loader names the file itself.
+      throw Error(what.rfind(path + ": ", 0) == 0 ? what : path + ": " + what);
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const std::exception& e) {

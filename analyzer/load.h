@@ -22,12 +22,20 @@ InputSpec parse_input_spec(const std::string& text);
 // Parses --dim NAME=VALUE (VALUE a non-negative integer); throws Error naming what is wrong.
 std::pair<std::string, int64_t> parse_dim_spec(const std::string& text);
 
+struct LoadOptions;
+// Loads a TorchScript archive: LibTorch's work, kept out of the rest of kernelcount. nullptr in
+// LoadOptions means the kernelcount-torchscript library, loaded on the first .pt given
+// (analyzer/torchscript_plugin.h); kernelcount-validate and the tests link the loader in
+// (analyzer/torchscript_loader.h: load_torchscript_file).
+using TorchScriptLoader = Graph (*)(const std::string& path, const LoadOptions& options);
+
 struct LoadOptions {
   std::map<std::string, int64_t> dims;  // --dim NAME=VALUE for symbolic sizes of a .pt2
   std::vector<InputSpec> inputs;        // --input for TorchScript
   // For a process that ends soon after: the loaded TorchScript module is never freed (freeing
   // a traced network's hundreds of classes and graphs takes tens of milliseconds at exit).
   bool keep_until_exit = false;
+  TorchScriptLoader torchscript = nullptr;
 };
 
 // Refuses, before anything opens it, a path that is not a regular file no larger than

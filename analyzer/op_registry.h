@@ -1,14 +1,12 @@
-// What libtorch's operator registry knows about an op: its schema, tags and aliasing.
+// The operators a LibTorch release registers, with their schemas and tags, read from a table
+// generated from that release's dispatcher (analyzer/schemas/, checked against the live
+// registry by the schema_table test). Needs no LibTorch at build or run time.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analyzer/graph.h"
-
-namespace c10 {
-struct FunctionSchema;
-}
 
 namespace kc {
 
@@ -19,7 +17,7 @@ struct SchemaArg {
   bool has_default = false;
 };
 
-// The registered op with its traits. Throws Error when libtorch has no such op.
+// The registered op with its traits.
 struct OpSchema {
   std::string name;
   std::string overload;
@@ -28,15 +26,17 @@ struct OpSchema {
   OpTraits traits;
 };
 
-// Looks the op up in libtorch's dispatcher ("aten::add", "Tensor"; "" or "default" for the
-// default overload). Results are cached per name; the cache is per process and thread-safe.
-// "2.11.0": the LibTorch this binary links.
+// "2.11.0": the LibTorch release whose operators the table holds.
 std::string libtorch_version();
 
+// Looks the op up ("aten::add", "Tensor"; "" or "default" for the default overload). Throws
+// Error when the release has no such op. Results are kept; thread-safe.
 const OpSchema& lookup_op(const std::string& name, const std::string& overload);
 
-// Describes an op from its schema alone, for TorchScript-only operators (aten::Int.Tensor)
-// that the dispatcher does not hold: aliasing from the schema, no tags.
-OpSchema describe_schema(const c10::FunctionSchema& schema);
+// One table line per op, in the table's format: "name\toverload\ttraits\targs\treturns".
+// traits: p pointwise, r reduction (the two tags the rules read), v view, i in-place,
+// o out= variant, then ":" and the indices of the arguments it writes; args separated by ';',
+// each "[*]name:type[=]" (* keyword-only, = has a default); returns separated by ';'.
+std::string schema_table_line(const OpSchema& op);
 
 }  // namespace kc

@@ -1,7 +1,5 @@
 #include "analyzer/pt2_loader.h"
 
-#include <caffe2/serialize/inline_container.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -1056,17 +1054,15 @@ Graph load_pt2_json(const std::string& text, const std::string& path, const Load
   return read_model_json(JsonDoc::parse(text, "models/model.json"), path, options);
 }
 
-Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path, const LoadOptions& options) {
+Graph load_pt2(const ZipArchive& archive, const std::string& path, const LoadOptions& options) {
+  // The size first: a small archive can inflate to gigabytes.
+  if (archive.record_size("models/model.json") > kMaxModelJsonBytes)
+    throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
   std::string text;
   try {
-    // The size first: a small archive can inflate to gigabytes.
-    const size_t size = archive.getRecordSize("models/model.json");
-    if (size > kMaxModelJsonBytes) throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
-    text.resize(size);
-    archive.getRecord("models/model.json", text.data(), size);
-  } catch (const c10::Error& e) {
-    std::string msg = e.what_without_backtrace();
-    throw Error("cannot read models/model.json: " + msg.substr(0, msg.find('\n')));
+    text = archive.read_record("models/model.json", kMaxModelJsonBytes);
+  } catch (const Error& e) {
+    throw Error(std::string("cannot read models/model.json: ") + e.what());
   }
   const JsonDoc doc = JsonDoc::parse(text, "models/model.json");
   // The document holds what the reader needs; the text would only add to the peak.

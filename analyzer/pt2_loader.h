@@ -4,15 +4,12 @@
 #include <string>
 
 #include "analyzer/load.h"
-
-namespace caffe2::serialize {
-class PyTorchStreamReader;
-}
+#include "analyzer/zip_archive.h"
 
 namespace kc {
 
 // Builds the graph from models/model.json of an opened archive; reads no other record.
-Graph load_pt2(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path, const LoadOptions& options);
+Graph load_pt2(const ZipArchive& archive, const std::string& path, const LoadOptions& options);
 // Same, from the JSON text itself (tests, and archives read some other way).
 Graph load_pt2_json(const std::string& json_text, const std::string& path, const LoadOptions& options);
 

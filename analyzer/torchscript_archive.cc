@@ -446,7 +446,8 @@ class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
 std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(const std::string& path) {
   auto reader = std::make_shared<WeightSkippingReader>(path);
   const auto& file = reader->file();
-  auto dir = read_zip_directory(file);
+  auto dir = read_zip_directory(
+      ByteSource{file.size(), [&](uint64_t pos, void* buf, size_t n) { return file.read(pos, buf, n, "zip"); }});
   if (!dir) return reader;     // not a zip libtorch can read either: its reader says why
   check_deflated_sizes(*dir);  // the sizes below become allocations
   for (const ZipRecord& r : dir->records) {

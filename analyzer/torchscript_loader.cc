@@ -1,5 +1,6 @@
 #include "analyzer/torchscript_loader.h"
 
+#include <c10/util/Logging.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -13,7 +14,7 @@
 #include <unordered_set>
 
 #include "analyzer/error.h"
-#include "analyzer/op_registry.h"
+#include "analyzer/live_op_registry.h"
 #include "analyzer/shape_functions.h"
 #include "analyzer/source_loc.h"
 #include "analyzer/torch_types.h"
@@ -750,7 +751,7 @@ class MetaRunner {
     if (!schema || schema->returns().size() != 1) return std::nullopt;
     if (!c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema->name(), schema->overload_name())))
       return std::nullopt;
-    const OpSchema& info = lookup_op(schema->name(), schema->overload_name());
+    const OpSchema& info = lookup_live_op(schema->name(), schema->overload_name());
     if (!info.traits.pointwise) return std::nullopt;
     if (info.traits.inplace && !inputs.empty() && inputs[0].isTensor()) return jit::Stack{inputs[0]};
     std::vector<int64_t> shape;
@@ -848,7 +849,7 @@ class MetaRunner {
     // TorchScript's own operators (aten::Int.Tensor) are not in the dispatcher.
     const bool dispatched =
         c10::Dispatcher::singleton().findSchema(c10::OperatorName(schema.name(), schema.overload_name())).has_value();
-    const OpSchema info = dispatched ? lookup_op(schema.name(), schema.overload_name()) : describe_schema(schema);
+    const OpSchema info = dispatched ? lookup_live_op(schema.name(), schema.overload_name()) : describe_schema(schema);
     Op op;
     op.name = info.name;
     op.overload = info.overload;
@@ -1034,6 +1035,26 @@ Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const st
   if (saved_on.rfind("cuda", 0) == 0)
     g.info.notes.push_back("saved on " + saved_on + ": every tensor mapped to the host to load");
   return g;
+}
+
+Graph load_torchscript_file(const std::string& path, const LoadOptions& options) {
+  // libtorch captures a C++ backtrace for every c10::Error it constructs, and loading a
+  // TorchScript model raises and catches many (meta kernels that are missing, then the
+  // fallbacks): symbolizing them took a fifth of the load. Only an error's first line ever
+  // reaches the user, so none is captured.
+  static const bool no_backtraces = [] {
+    c10::SetStackTraceFetcher(
+        []() -> c10::Backtrace { return std::make_shared<c10::PrecomputedLazyValue<std::string>>(std::string()); });
+    return true;
+  }();
+  (void)no_backtraces;
+  try {
+    caffe2::serialize::PyTorchStreamReader archive(path);
+    return load_torchscript(archive, path, options);
+  } catch (const c10::Error& e) {
+    // The loader boundary: libtorch's own errors (a damaged record, a TorchScript failure).
+    throw Error(path + ": " + first_line(e.what_without_backtrace()));
+  }
 }
 
 }  // namespace kc

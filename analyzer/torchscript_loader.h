@@ -21,4 +21,8 @@ namespace kc {
 Graph load_torchscript(caffe2::serialize::PyTorchStreamReader& archive, const std::string& path,
                        const LoadOptions& options);
 
+// The same from the file at path, which load_model has already found to be a TorchScript
+// archive; LibTorch's own errors become one-line Errors naming the file. A TorchScriptLoader.
+Graph load_torchscript_file(const std::string& path, const LoadOptions& options);
+
 }  // namespace kc

@@ -1,7 +1,5 @@
 #include "analyzer/zip_directory.h"
 
-#include <caffe2/serialize/read_adapter_interface.h>
-
 #include <algorithm>
 
 #include "analyzer/error.h"
@@ -23,15 +21,14 @@ constexpr uint16_t kDeflated = 8;
 // 258 * 8 / 2 = 1032 bytes per byte it takes in the file.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 
-bool read_exactly(const caffe2::serialize::ReadAdapterInterface& file, uint64_t pos, std::vector<unsigned char>& buf) {
-  return pos <= file.size() && buf.size() <= file.size() - pos &&
-         file.read(pos, buf.data(), buf.size(), "zip central directory") == buf.size();
+bool read_exactly(const ByteSource& file, uint64_t pos, std::vector<unsigned char>& buf) {
+  return pos <= file.size && buf.size() <= file.size - pos && file.read(pos, buf.data(), buf.size()) == buf.size();
 }
 
 }  // namespace
 
-std::optional<ZipDirectory> read_zip_directory(const caffe2::serialize::ReadAdapterInterface& file) {
-  const uint64_t size = file.size();
+std::optional<ZipDirectory> read_zip_directory(const ByteSource& file) {
+  const uint64_t size = file.size;
   if (size < kEndSize) return std::nullopt;
   // The end record is the last signature with room for the record after it (a comment may follow).
   const uint64_t scan_from = size > kEndSize + kMaxComment ? size - kEndSize - kMaxComment : 0;
@@ -67,6 +64,7 @@ std::optional<ZipDirectory> read_zip_directory(const caffe2::serialize::ReadAdap
     ZipRecord r;
     r.name.assign(reinterpret_cast<const char*>(h + kEntrySize), name_len);
     r.method = le(h + 10, 2);
+    r.crc32 = static_cast<uint32_t>(le(h + 16, 4));
     r.compressed = le(h + 20, 4);
     r.uncompressed = le(h + 24, 4);
     r.local_header = le(h + 42, 4);

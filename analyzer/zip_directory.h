@@ -4,15 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace caffe2::serialize {
-class ReadAdapterInterface;
-}
-
 namespace kc {
+
+// Random access to a file's bytes: its size, and a reader of up to n bytes at pos that returns
+// how many it read.
+struct ByteSource {
+  uint64_t size = 0;
+  std::function<size_t(uint64_t pos, void* buf, size_t n)> read;
+};
 
 // The little-endian unsigned integer of `bytes` bytes at p (zip fields are little-endian).
 uint64_t le(const unsigned char* p, int bytes);
@@ -21,6 +25,7 @@ struct ZipRecord {
   std::string name;
   uint16_t method = 0;  // 0 stored, 8 deflated
   uint64_t compressed = 0, uncompressed = 0;
+  uint32_t crc32 = 0;
   uint64_t local_header = 0;  // file offset of the record's local header
   uint64_t method_at = 0;     // file offset of the method field in the directory entry
   // File offset and width (4, or 8 in a zip64 extra field) of the compressed size in the
@@ -38,7 +43,7 @@ struct ZipDirectory {
 
 // The directory of the archive `file` reads, or nullopt when its end records or entries are
 // not where and what the format says (libtorch's reader gives the error for such an archive).
-std::optional<ZipDirectory> read_zip_directory(const caffe2::serialize::ReadAdapterInterface& file);
+std::optional<ZipDirectory> read_zip_directory(const ByteSource& file);
 
 // Throws Error naming the first deflated record whose uncompressed size no deflate stream of
 // its compressed size can reach: a lying size field, which a zip reader would allocate before

@@ -9,6 +9,7 @@
 
 #include "analyzer/error.h"
 #include "analyzer/load.h"
+#include "analyzer/torchscript_loader.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 #include "validate/compare.h"
@@ -31,6 +32,7 @@ struct Options {
 
 kc::LoadOptions load_options(const Options& opt) {
   kc::LoadOptions lo;
+  lo.torchscript = kc::load_torchscript_file;
   for (const auto& s : opt.inputs) lo.inputs.push_back(kc::parse_input_spec(s));
   for (const auto& d : opt.dims) {
     auto [name, value] = kc::parse_dim_spec(d);

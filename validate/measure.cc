@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "analyzer/error.h"
-#include "analyzer/op_registry.h"
+#include "analyzer/live_op_registry.h"
 #include "validate/cupti_recorder.h"
 #include "validate/graph_runner.h"
 #include "validate/script_runner.h"
@@ -27,7 +27,7 @@ Measurement measure(const Graph& g, const MeasureOptions& options) {
   check(torch::cuda::is_available(), "no CUDA GPU is visible: kernelcount-validate measures on a GPU");
   Measurement m;
   m.device = gpu_name();
-  m.libtorch = libtorch_version();
+  m.libtorch = linked_libtorch_version();
   m.warmup = options.warmup;
   m.ops.resize(g.ops.size());
   // Registered first, so that a CUPTI that is unavailable fails before any work is done.

@@ -1,7 +1,5 @@
 #include "analyzer/pt2_loader.h"
 
-#include <caffe2/serialize/inline_container.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -9,6 +7,7 @@
 
 #include "analyzer/error.h"
 #include "analyzer/load.h"
+#include "analyzer/zip_archive.h"
 
 using Catch::Matchers::Contains;
 
@@ -16,9 +15,7 @@ namespace {
 const std::string kModels = KC_TEST_MODELS;
 
 nlohmann::json model_json(const std::string& file) {
-  caffe2::serialize::PyTorchStreamReader r(kModels + "/" + file);
-  auto [data, size] = r.getRecord("models/model.json");
-  return nlohmann::json::parse(std::string(static_cast<const char*>(data.get()), size));
+  return nlohmann::json::parse(kc::ZipArchive(kModels + "/" + file).read_record("models/model.json", 1 << 30));
 }
 }  // namespace
 

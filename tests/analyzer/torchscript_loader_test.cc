@@ -16,14 +16,21 @@ using Catch::Matchers::Contains;
 namespace {
 const std::string kModels = KC_TEST_MODELS;
 
-kc::LoadOptions with_input(const std::string& spec) {
+// The TorchScript loader linked in, as kernelcount-validate has it.
+kc::LoadOptions linked() {
   kc::LoadOptions o;
+  o.torchscript = kc::load_torchscript_file;
+  return o;
+}
+
+kc::LoadOptions with_input(const std::string& spec) {
+  kc::LoadOptions o = linked();
   o.inputs.push_back(kc::parse_input_spec(spec));
   return o;
 }
 
 kc::LoadOptions with_inputs(const std::vector<std::string>& specs) {
-  kc::LoadOptions o;
+  kc::LoadOptions o = linked();
   for (const auto& s : specs) o.inputs.push_back(kc::parse_input_spec(s));
   return o;
 }
@@ -73,7 +80,7 @@ TEST_CASE("torchscript: loops run every trip and known branches are taken") {
 }
 
 TEST_CASE("torchscript: inputs are required and checked") {
-  CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_mlp.pt", {}), Contains("--input"));
+  CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_mlp.pt", linked()), Contains("--input"));
   kc::LoadOptions two = with_input("32x64");
   two.inputs.push_back(kc::parse_input_spec("32x64"));
   CHECK_THROWS_WITH(kc::load_model(kModels + "/traced_mlp.pt", two), Contains("takes 1 input"));

@@ -13,6 +13,7 @@
 
 #include "analyzer/error.h"
 #include "analyzer/load.h"
+#include "analyzer/torchscript_loader.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -27,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t nl = text.find('\n');
   if (nl > kMaxSpecLine) nl = std::string::npos;
   kc::LoadOptions options;
+  options.torchscript = kc::load_torchscript_file;
   if (nl != std::string::npos) {
     std::istringstream specs(text.substr(0, nl));
     std::string spec;

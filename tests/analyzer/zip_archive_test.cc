@@ -1,0 +1,73 @@
+#include "analyzer/zip_archive.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "analyzer/error.h"
+
+using Catch::Matchers::Contains;
+
+namespace {
+const std::string kModels = KC_TEST_MODELS;
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A copy of a test model with `edit` applied to its bytes, removed at the end of the test.
+struct EditedCopy {
+  std::string path;
+  EditedCopy(const std::string& model, const std::function<void(std::string&)>& edit) {
+    std::string bytes = file_bytes(kModels + "/" + model);
+    edit(bytes);
+    char name[] = "/tmp/kc-zip-test-XXXXXX";
+    const int fd = ::mkstemp(name);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    path = name;
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  ~EditedCopy() { std::remove(path.c_str()); }
+};
+}  // namespace
+
+TEST_CASE("zip: a .pt2's records are named inside its top folder and read whole") {
+  const kc::ZipArchive a(kModels + "/add.pt2");
+  CHECK(a.has_record("models/model.json"));
+  CHECK(a.has_record(".data/version"));
+  CHECK_FALSE(a.has_record("add/models/model.json"));
+  const std::string json = a.read_record("models/model.json", 1 << 20);
+  CHECK(json.size() == a.record_size("models/model.json"));
+  CHECK(json.front() == '{');
+  CHECK_THROWS_WITH(a.read_record("models/model.json", 100), Contains("larger than the limit"));
+  CHECK_THROWS_WITH(a.read_record("models/none.json", 100), Contains("no record models/none.json"));
+}
+
+TEST_CASE("zip: deflated records inflate to their recorded bytes") {
+  const kc::ZipArchive a(kModels + "/traced_mlp_deflated.pt");
+  const std::string pkl = a.read_record("data.pkl", 1 << 20);
+  CHECK(pkl.size() == 631);
+  CHECK(static_cast<unsigned char>(pkl[0]) == 0x80);  // a pickle's PROTO opcode
+}
+
+TEST_CASE("zip: damaged, truncated and foreign archives are one-line errors") {
+  CHECK_THROWS_WITH(kc::ZipArchive(kModels + "/bad/truncated.pt2"), Contains("truncated or damaged"));
+  CHECK_THROWS_WITH(kc::ZipArchive(kModels + "/bad/foreign.zip"), Contains("not a PyTorch model"));
+  CHECK_THROWS_WITH(kc::ZipArchive(kModels + "/no_such_file.pt2"), Contains("cannot open file"));
+  // One byte of model.json changed: its CRC no longer matches.
+  EditedCopy flipped("add.pt2", [](std::string& b) {
+    const size_t at = b.find("\"graph_module\"");
+    REQUIRE(at != std::string::npos);
+    b[at + 1] = 'G';
+  });
+  const kc::ZipArchive a(flipped.path);
+  CHECK_THROWS_WITH(a.read_record("models/model.json", 1 << 20), Contains("CRC-32 does not match"));
+}
