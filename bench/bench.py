@@ -13,6 +13,11 @@
    with torch.jit.save (stored records), and the same archive deflated.
 6. A Llama-3-70B-shaped model (80 layers, 70.6 B parameters) exported from the meta device, so
    that its archive holds no weight bytes: peak RSS of a real large export.
+7. Start-up: CPU time and peak RSS of an empty `python3 -I -S -c pass` beside kernelcount's
+   --version, ResNet-50 with cuDNN's answers warm, cold and off, 100,000 ops and a TorchScript
+   MLP, in one interleaved loop.
+8. On a GPU machine (--gpu): kernelcount against building ResNet-50 and counting its kernels
+   under torch.profiler (bench/profiler_route.py), whole processes.
 Needs Python with torch (and torchvision for ResNet-50, transformers for 6) to export the models
 of 1-3, 5's MLP and 6; they are cached in --work. Run from the repository root:
 python bench/bench.py [--kernelcount build/kernelcount]
@@ -36,10 +41,10 @@ from broad_accuracy import open_models  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def run(cmd):
+def run(cmd, env=None):
     """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     if status != 0:
@@ -215,6 +220,63 @@ def synthetic(kc, work, runs):
     return rows
 
 
+def startup(kc, work, runs):
+    """What a run costs beside starting an empty Python, in one interleaved loop (so that a load
+    on the machine weighs on every row alike): CPU seconds (user + system) and peak RSS, medians
+    of `runs` rounds. ResNet-50 is timed with cuDNN's answers warm (the shipped table or the
+    cache) and cold (a fresh, empty cache folder and no table: cuDNN loaded and asked), and with
+    cuDNN switched off; a TorchScript MLP loads LibTorch through the TorchScript library."""
+    resnet = cached(os.path.join(work, "resnet50.pt2"), "resnet50")
+    chain = os.path.join(work, "synthetic_chain100000.pt2")
+    if not os.path.exists(chain):
+        make = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_synthetic.py")
+        subprocess.run([sys.executable, make, chain, "--ops", "100000"], check=True)
+    traced = os.path.join(ROOT, "tests", "models", "traced_mlp.pt")
+    cold = os.path.join(work, "cold-cache")
+    rows = [
+        ("python3 -I -S -c pass", ["python3", "-I", "-S", "-c", "pass"], {}),
+        ("kernelcount --version", [kc, "--version"], {}),
+        ("ResNet-50 .pt2, cuDNN answers warm", [kc, resnet, "--format", "json"], {}),
+        ("ResNet-50 .pt2, cuDNN cold (no cache, no table)", [kc, resnet, "--format", "json"],
+         {"KERNELCOUNT_CACHE": cold, "KERNELCOUNT_CUDNN_TABLE": "off"}),
+        ("ResNet-50 .pt2, cuDNN off (trees alone)", [kc, resnet, "--format", "json"], {"KERNELCOUNT_CUDNN": "off"}),
+        ("100,000 pointwise ops .pt2", [kc, chain, "--format", "json"], {}),
+        ("TorchScript MLP .pt (loads LibTorch)", [kc, traced, "--input", "32x64", "--format", "json"], {}),
+    ]
+    subprocess.run(rows[2][1], stdout=subprocess.DEVNULL, check=True)  # the warm row's answers cached
+    samples = {name: [] for name, _, _ in rows}
+    for _ in range(runs):
+        for name, cmd, env in rows:
+            shutil.rmtree(cold, ignore_errors=True)
+            samples[name].append(run(cmd, {**os.environ, **env}))
+    out = []
+    py_cpu = statistics.median(s[2] for s in samples[rows[0][0]])
+    print("\nstart-up and small runs           CPU s   wall s   peak RSS MiB   CPU / empty Python")
+    for name, _, _ in rows:
+        r = samples[name]
+        cpu, wall, rss = statistics.median(x[2] for x in r), statistics.median(x[0] for x in r), max(x[1] for x in r)
+        out.append({"what": name, "cpu_s": cpu, "median_s": wall, "peak_rss_mib": rss, "cpu_vs_python": cpu / py_cpu})
+        print(f"{name:48s} {cpu:6.3f}   {wall:6.3f}   {rss:8.0f}   {cpu / py_cpu:6.2f}")
+    return out
+
+
+def gpu_route(kc, work, runs):
+    """On a GPU machine: `kernelcount resnet50.pt2` against the route without it (build the model,
+    run it once under torch.profiler, count; bench/profiler_route.py), whole processes, wall time."""
+    resnet = cached(os.path.join(work, "resnet50.pt2"), "resnet50")
+    route = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "profiler_route.py"), "resnet50"]
+    subprocess.run([kc, resnet], stdout=subprocess.DEVNULL, check=True)
+    kc_runs, route_runs = [], []
+    for _ in range(runs):
+        kc_runs.append(run([kc, resnet, "--format", "json"]))
+        route_runs.append(run(route))
+    k, p = statistics.median(r[0] for r in kc_runs), statistics.median(r[0] for r in route_runs)
+    row = {"kernelcount_s": k, "kernelcount_rss_mib": max(r[1] for r in kc_runs), "profiler_route_s": p,
+           "profiler_route_rss_mib": max(r[1] for r in route_runs), "speedup": p / k}
+    print(f"\nResNet-50 on the GPU machine: kernelcount {k:.3f} s, profiler route {p:.2f} s: {p / k:.0f}x")
+    return row
+
+
 def llama(kc, work, runs):
     """Time and peak RSS of the Llama-3-70B-shaped export."""
     path = cached(os.path.join(work, "llama70b_meta.pt2"), "llama70b")
@@ -240,6 +302,8 @@ def main():
     ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic scale runs (no PyTorch needed)")
     ap.add_argument("--torchscript-only", action="store_true", help="only the TorchScript runs (5)")
     ap.add_argument("--scale", action="store_true", help="only the scale runs: synthetic and the Llama-70B export")
+    ap.add_argument("--startup", action="store_true", help="only the start-up rows (7), merged into --json")
+    ap.add_argument("--gpu", action="store_true", help="only the GPU machine's comparison with the profiler route (8)")
     ap.add_argument("--export", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.export:
@@ -247,7 +311,7 @@ def main():
         return EXPORTS[kind](path, *map(int, extra))
     os.makedirs(args.work, exist_ok=True)
     kc = args.kernelcount
-    if args.synthetic_only or args.scale or args.torchscript_only:
+    if args.synthetic_only or args.scale or args.torchscript_only or args.startup or args.gpu:
         out = {}
         if args.json and os.path.exists(args.json):
             with open(args.json) as f:
@@ -258,6 +322,11 @@ def main():
             out["synthetic_runs"] = args.runs
         if args.scale:
             out["llama70b"] = llama(kc, args.work, args.runs)
+        if args.startup:
+            out["startup"] = startup(kc, args.work, args.runs)
+            out["startup_machine"] = f"{os.cpu_count()} cores"
+        if args.gpu:
+            out["gpu_route"] = gpu_route(kc, args.work, args.runs)
         if args.torchscript_only:
             earlier = out.get("torchscript", {})
             out["torchscript"] = torchscript(kc, args.work, args.runs)
@@ -304,6 +373,8 @@ def main():
     out["synthetic_runs"] = args.runs
     out["llama70b"] = llama(kc, args.work, args.runs)
     out["torchscript"] = torchscript(kc, args.work, args.runs)
+    out["startup"] = startup(kc, args.work, args.runs)
+    out["startup_machine"] = out["machine"]
     out["torchscript"]["machine"] = out["machine"]
     out["torchscript"]["runs"] = args.runs
     if args.json:
