@@ -16,8 +16,9 @@ for tool in cmake g++ make unzip python3; do
 done
 # python3-markdown-it and python3-jsonschema: the tests parse the markdown report as CommonMark
 # and validate the SARIF log (tests/cli/check_markdown.py, check_sarif.py); graphviz: the
-# tests render --format dot (tests/cli/pictures.sh).
-for p in libcli11-dev nlohmann-json3-dev catch2 python3-markdown-it python3-jsonschema graphviz clang-format; do
+# tests render --format dot (tests/cli/pictures.sh); zlib1g-dev: the built-in cuDNN answers are
+# gzip-compressed (passes/targets/h200/cudnn_table.h).
+for p in libcli11-dev nlohmann-json3-dev catch2 python3-markdown-it python3-jsonschema graphviz clang-format zlib1g-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
 python3 -m pip --version >/dev/null 2>&1 || need_pkgs+=(python3-pip)

@@ -101,10 +101,11 @@ TEST_CASE("cudnn answers: a line reads back as written, a refusal included") {
 TEST_CASE("cudnn answers: damaged lines are skipped, the good ones kept") {
   const std::string good = kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(64)), choice(38));
   const std::string other = kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(32)), std::nullopt);
-  const std::string text = "f32 n 8,64,56,56 64,64,3,3 1,1 1,1 1,1 38 4096 7 3,-9\n"  // too few knobs
-                           "garbage\n" +
-                           good + good.substr(0, 20) + other +  // a torn write glued to the next line
-                           other + good.substr(0, good.size() - 3);  // the last line still being written
+  const std::string text =
+      "f32 n 8,64,56,56 64,64,3,3 1,1 1,1 1,1 38 4096 7 3,-9\n"  // too few knobs
+      "garbage\n" +
+      good + good.substr(0, 20) + other +       // a torn write glued to the next line
+      other + good.substr(0, good.size() - 3);  // the last line still being written
   CudnnAnswerMap answers;
   CHECK(kc::h200::read_cudnn_answer_lines(text, answers) == 4);
   CHECK(answers.size() == 2);

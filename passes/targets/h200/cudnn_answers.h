@@ -100,9 +100,9 @@ class CudnnAnswers {
   Options o_;
   mutable std::mutex mutex_;
   bool cache_read_ = false;
-  CudnnAnswerMap cache_;              // the disk cache's answers, read at the first miss of the table
-  CudnnAnswerMap asked_;              // cuDNN's answers in this run
-  bool cudnn_missing_ = false;        // cuDNN could not be loaded: not asked again
+  CudnnAnswerMap cache_;        // the disk cache's answers, read at the first miss of the table
+  CudnnAnswerMap asked_;        // cuDNN's answers in this run
+  bool cudnn_missing_ = false;  // cuDNN could not be loaded: not asked again
   bool asked_cudnn_ = false;
 };
 

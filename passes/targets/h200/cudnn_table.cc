@@ -10,7 +10,8 @@
 asm(".pushsection .rodata\n"
     ".balign 16\n"
     "kc_cudnn_table_gz:\n"
-    ".incbin \"" KC_CUDNN_TABLE_FILE "\"\n"
+    ".incbin \"" KC_CUDNN_TABLE_FILE
+    "\"\n"
     "kc_cudnn_table_gz_end:\n"
     ".popsection\n");
 extern "C" const unsigned char kc_cudnn_table_gz[];
