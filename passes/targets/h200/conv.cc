@@ -270,6 +270,7 @@ Counts conv_counts(const OpFacts& f) {
   if (CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get() : nullptr) {
     const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
     engine = a.choice;
+    if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
   }
   Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
   c.kernels += bias + copies;
