@@ -212,6 +212,17 @@ TEST_CASE("cudnn answers: without cuDNN, known shapes are answered and the rest 
   CHECK(store.choose(query(8)).source == CudnnSource::kNone);
   CHECK(cudnn.calls == 1);  // the failed load is not tried again
   CHECK(read(file).find("16,56,56") == std::string::npos);
+  CHECK(store.status().find("known answers only") != std::string::npos);
+}
+
+TEST_CASE("cudnn answers: the status says cuDNN was not loaded while the table answered everything") {
+  const CudnnAnswerMap table = {{kc::h200::cudnn_query_key(query(64)), choice(38)}};
+  FakeCudnn cudnn;
+  CudnnAnswers store({&table, "", cudnn.ask(), "cuDNN 91900, built-in table"});
+  CHECK(store.choose(query(64)).source == CudnnSource::kTable);
+  const std::string status = store.status();
+  CHECK(status.find("cuDNN 91900, built-in table") != std::string::npos);
+  CHECK(status.find("cuDNN not loaded") != std::string::npos);
 }
 
 TEST_CASE("cudnn answers: the built-in table names its cuDNN and properties, and holds well-formed answers") {
