@@ -207,6 +207,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("rule", l.rule);
   w.member("key", l.key);
   w.member("fitting_rule", l.fitting_rule);
+  if (!l.cudnn.empty()) w.member("cudnn", l.cudnn);  // only where the rule read cuDNN's answer
   w.member("kernel_names", r.explain[i].kernel_names);
   if (l.known) {
     w.member("kernels", l.counts.kernels);

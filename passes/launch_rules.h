@@ -25,6 +25,9 @@ struct OpFacts {
   bool on_host = false;           // every tensor involved lives on the host: nothing reaches the GPU
   int64_t out_numel = 0;          // elements of the first output
   int64_t in_numel = 0;           // elements of the first tensor input
+  // Where a rule that asks cuDNN's heuristics notes where the answer came from ("table",
+  // "cache", "cudnn", "none"); nullptr: the caller does not ask.
+  std::string* cudnn_answer = nullptr;
 
   const Value* input(int i) const;  // i-th tensor input, nullptr when absent
   const Value* output(int i) const;

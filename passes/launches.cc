@@ -29,9 +29,10 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
   const Graph& seen = layout && layout->diverging > 0 ? runtime : g;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    const OpFacts facts = op_facts(seen, static_cast<int>(i));
-    check_operands(facts);
     Launch& l = out[i];
+    OpFacts facts = op_facts(seen, static_cast<int>(i));
+    facts.cudnn_answer = &l.cudnn;
+    check_operands(facts);
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);
     for (const LaunchRule& rule : target.rules) {
@@ -46,6 +47,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         l.known = true;
         l.counts = m->counts;
         l.rule = "measured";
+        l.cudnn.clear();  // the rule's answer did not decide
       }
     }
     if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));

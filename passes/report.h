@@ -19,6 +19,7 @@ struct Launch {
   std::string rule;          // id of the rule that decided, or why none did
   std::string key;           // the op's signature (launch_key), as the measured table is keyed
   std::string fitting_rule;  // the first rule that fits, also where the measured table decided
+  std::string cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "passes/targets/h200/conv_engine.h"
+#include "passes/targets/h200/cudnn_answers.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -262,10 +263,15 @@ Counts conv_counts(const OpFacts& f) {
   }
   // cuDNN's engine: transforms around an NHWC implicit GEMM, an NCHW-native kernel, a GEMM for
   // 1x1, split-K with a zeroed workspace; for grouped NCHW tensors one call or a loop over the
-  // groups (conv_engine.h), with cuDNN's own heuristic choice where cuDNN can be asked.
+  // groups (conv_engine.h), with cuDNN's own heuristic choice where cuDNN, or the answers it gave
+  // before (cudnn_answers.h), can tell it.
   std::optional<CudnnEngineChoice> engine;
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  if (const CudnnHeuristics* h = cudnn_dtype ? CudnnHeuristics::get() : nullptr) engine = h->choose(cudnn_query(v, cl));
+  if (CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get() : nullptr) {
+    const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
+    engine = a.choice;
+    if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  }
   Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
   c.kernels += bias + copies;
   return c;

@@ -42,6 +42,12 @@ const CudnnHeuristics* CudnnHeuristics::get() {
 const std::string& CudnnHeuristics::status() {
   return kStatus;
 }
+size_t CudnnHeuristics::probe_version() {
+  return 0;
+}
+size_t CudnnHeuristics::version() const {
+  return 0;
+}
 std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery&) const {
   return std::nullopt;
 }
@@ -231,15 +237,22 @@ struct Loaded {
   std::string status;
 };
 
+// KERNELCOUNT_CUDNN: "off", or folders to look for cuDNN in before the build's own.
+std::string cudnn_setting() {
+  const char* env = std::getenv("KERNELCOUNT_CUDNN");
+  return env ? env : "";
+}
+std::string cudnn_dirs() {
+  return cudnn_setting() + ":" + KC_CUDNN_DIRS;
+}
+
 Loaded load() {
   Loaded l;
-  const char* env = std::getenv("KERNELCOUNT_CUDNN");
-  const std::string setting = env ? env : "";
-  if (setting == "off") {
+  if (cudnn_setting() == "off") {
     l.status = "cuDNN heuristics: off (KERNELCOUNT_CUDNN=off)";
     return l;
   }
-  const std::string dirs = setting + ":" + KC_CUDNN_DIRS;
+  const std::string dirs = cudnn_dirs();
   std::string cublas_at, cudnn_at;
   // cuDNN's engines call into cuBLASLt and abort when it is missing: it must load first.
   if (!open_from(dirs, "libcublasLt.so.13", RTLD_LAZY | RTLD_GLOBAL, cublas_at)) {
@@ -264,7 +277,7 @@ Loaded load() {
   }
   const size_t version = a.get_version();
   // The heuristics are the version's own: another version may choose other engines.
-  if (version < 91900 || version >= 92000) {
+  if (!CudnnHeuristics::supported_version(version)) {
     l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " is cuDNN " + std::to_string(version) +
                ", the target runs 9.19)";
     return l;
@@ -312,6 +325,23 @@ const CudnnHeuristics* CudnnHeuristics::get() {
 
 const std::string& CudnnHeuristics::status() {
   return loaded().status;
+}
+
+size_t CudnnHeuristics::probe_version() {
+  if (cudnn_setting() == "off") return 0;
+  // libcudnn.so.9 alone is a small front: its engines, sub-libraries and cuBLASLt load on the
+  // first descriptor, so opening it to read the version costs next to nothing.
+  std::string where;
+  void* h = open_from(cudnn_dirs(), "libcudnn.so.9", RTLD_LAZY | RTLD_LOCAL, where);
+  if (!h) return 0;
+  auto get_version = reinterpret_cast<size_t (*)()>(dlsym(h, "cudnnGetVersion"));
+  const size_t version = get_version ? get_version() : 0;
+  dlclose(h);
+  return version;
+}
+
+size_t CudnnHeuristics::version() const {
+  return api_->get_version();
 }
 
 std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery& q) const {

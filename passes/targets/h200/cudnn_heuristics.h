@@ -3,8 +3,9 @@
 // ATen's Conv_v8.cpp asks for it (CUDNN_HEUR_MODE_INSTANT, engines that down-convert inputs left
 // out, the first configuration whose plan builds). Since cuDNN 9.8 the heuristics take a
 // device-property descriptor in place of a device; this one holds the H200's properties.
-// cuDNN is loaded at run time (dlopen) and only when a model has a convolution; where no
-// cuDNN 9.19 with its cuBLASLt 13 can be loaded, the rules fall back to trees without it.
+// cuDNN is loaded at run time (dlopen), and only for a convolution whose answer was not kept
+// (cudnn_answers.h); where no cuDNN 9.19 with its cuBLASLt 13 can be loaded, the rules take the
+// answers kept, else fall back to trees without one.
 #pragma once
 
 #include <array>
@@ -54,6 +55,14 @@ class CudnnHeuristics {
   static const CudnnHeuristics* get();
   // One line: the cuDNN in use and where it was loaded from, or why none is.
   static const std::string& status();
+  // The version (cudnnGetVersion: 91900 for 9.19.0) of the cuDNN that get() would load, read
+  // without loading its engines or cuBLASLt (a millisecond, not a fifth of a second); 0 where
+  // none can be opened, it is switched off or not built in. Says nothing of whether it loads.
+  static size_t probe_version();
+  // Whether get() takes a cuDNN of this version: its heuristics are the version's own.
+  static bool supported_version(size_t version) { return version >= 91900 && version < 92000; }
+  // The loaded cuDNN's version.
+  size_t version() const;
   // The JSON of a GPU's device properties as cuDNN serializes them (a GPU machine only: what
   // kH200CudnnDeviceProperties should hold); throws Error without a GPU.
   std::string live_device_properties(int device) const;

@@ -1,0 +1,73 @@
+#include "passes/targets/h200/cudnn_table.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+
+// The gzip-compressed table, linked in as it is committed: the assembler's .incbin copies the
+// file's bytes, so no generated source has to be kept beside it.
+#ifdef KC_CUDNN_TABLE_FILE
+asm(".pushsection .rodata\n"
+    ".balign 16\n"
+    "kc_cudnn_table_gz:\n"
+    ".incbin \"" KC_CUDNN_TABLE_FILE
+    "\"\n"
+    "kc_cudnn_table_gz_end:\n"
+    ".popsection\n");
+extern "C" const unsigned char kc_cudnn_table_gz[];
+extern "C" const unsigned char kc_cudnn_table_gz_end[];
+#endif
+
+namespace kc::h200 {
+
+namespace {
+
+// gzip data inflated; empty where it is damaged.
+std::string gunzip(const unsigned char* data, size_t size) {
+  std::string out;
+  z_stream s{};
+  if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK) return out;
+  s.next_in = const_cast<unsigned char*>(data);
+  s.avail_in = static_cast<uInt>(size);
+  char buffer[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    s.next_out = reinterpret_cast<unsigned char*>(buffer);
+    s.avail_out = sizeof buffer;
+    rc = inflate(&s, Z_NO_FLUSH);
+    out.append(buffer, sizeof buffer - s.avail_out);
+  }
+  inflateEnd(&s);
+  if (rc != Z_STREAM_END) out.clear();
+  return out;
+}
+
+CudnnTable built_in() {
+  CudnnTable t;
+#ifdef KC_CUDNN_TABLE_FILE
+  read_cudnn_table(gunzip(kc_cudnn_table_gz, static_cast<size_t>(kc_cudnn_table_gz_end - kc_cudnn_table_gz)), t);
+#endif
+  return t;
+}
+
+}  // namespace
+
+bool read_cudnn_table(std::string_view text, CudnnTable& t) {
+  const size_t eol = text.find('\n');
+  if (eol == std::string_view::npos) return false;
+  const std::string first(text.substr(0, eol));
+  unsigned long long version = 0;
+  char hash[17] = {};
+  if (std::sscanf(first.c_str(), "# cuDNN %llu properties %16[0-9a-f]", &version, hash) != 2) return false;
+  t.version = static_cast<size_t>(version);
+  t.properties_hash = hash;
+  read_cudnn_answer_lines(text.substr(eol + 1), t.answers);
+  return true;
+}
+
+const CudnnTable& cudnn_table() {
+  static const CudnnTable table = built_in();
+  return table;
+}
+
+}  // namespace kc::h200
