@@ -27,7 +27,22 @@ def bench_table():
         return "(no bench/results.json yet: run `python bench/bench.py --json bench/results.json`)"
     b = json.load(open(path))
     r = b["resnet50"]
-    lines = [f"Measured by `python bench/bench.py --json bench/results.json` on a {b['machine']} machine, "
+    lines = []
+    if "startup" in b:
+        lines += [f"Start-up (`python bench/bench.py --startup`, on a {b['startup_machine']} machine; each row the median "
+                  "CPU time (user + system) and the largest peak RSS of rounds that run every row once, in turn):", "",
+                  "| run | CPU time | wall time | peak RSS | CPU time / empty Python |", "| --- | ---: | ---: | ---: | ---: |"]
+        for s in b["startup"]:
+            lines.append(f"| {s['what']} | {s['cpu_s']:.3f} s | {s['median_s']:.3f} s | {s['peak_rss_mib']:.0f} MiB | "
+                         f"{s['cpu_vs_python']:.2f} |")
+        lines.append("")
+    if "gpu_route" in b:
+        g = b["gpu_route"]
+        lines += [f"On the GPU machine (one H200; `python bench/bench.py --gpu`, whole processes, median wall time): "
+                  f"`kernelcount resnet50.pt2` {g['kernelcount_s']:.2f} s and {g['kernelcount_rss_mib']:.0f} MiB; building "
+                  f"ResNet-50 and counting its kernels under torch.profiler (`bench/profiler_route.py`) "
+                  f"{g['profiler_route_s']:.1f} s and {g['profiler_route_rss_mib']:.0f} MiB: {g['speedup']:.0f} times as long.", ""]
+    lines += [f"Measured by `python bench/bench.py --json bench/results.json` on a {b['machine']} machine, "
              f"median of {b['runs']} whole-process runs:", "",
              "| model | ops | median time | peak RSS |", "| --- | ---: | ---: | ---: |",
              f"| ResNet-50, batch 32, with its {r['file_mb']:.0f} MB of weights | {r['ops']} | {r['median_s']:.3f} s | {r['peak_rss_mib']:.0f} MiB |",
