@@ -149,6 +149,23 @@ def accuracy_row(label, what, path):
             + " | ".join(f"{w}/{n}" for w in within) + f" | {100.0 * max(errs):.1f}% |")
 
 
+def speed_summary():
+    """The README's few lines: the start-up rows and the GPU machine's comparison."""
+    b = json.load(open("bench/results.json"))
+    if "startup" not in b:
+        return "(no start-up rows yet: run `python bench/bench.py --startup --json bench/results.json`)"
+    lines = [f"CPU time and peak memory of whole processes (`python bench/bench.py --startup`, "
+             f"{b['startup_machine']}; docs/speed.md has the rest):", "",
+             "| run | CPU time | peak RSS |", "| --- | ---: | ---: |"]
+    lines += [f"| {r['what']} | {r['cpu_s']:.3f} s | {r['peak_rss_mib']:.0f} MiB |" for r in b["startup"]]
+    if "gpu_route" in b:
+        g = b["gpu_route"]
+        lines += ["", f"On an H200 machine, `kernelcount resnet50.pt2` takes {g['kernelcount_s']:.2f} s; building the "
+                      f"model and counting its kernels under torch.profiler takes {g['profiler_route_s']:.1f} s "
+                      f"({g['speedup']:.0f} times as long; `python bench/bench.py --gpu`)."]
+    return "\n".join(lines)
+
+
 def accuracy_table(rows=None):
     out = ["| set | what it is | models | op instances exact | kernels within 1% | 2% | 5% | largest error |",
            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -188,6 +205,7 @@ SECTIONS = {
     "truth": lambda: "```\n$ python3 validate/truth/truth_accuracy.py | tail -2\n"
                      + sh("python3 validate/truth/truth_accuracy.py | tail -2") + "\n```",
     "bench": bench_table,
+    "speed-summary": speed_summary,
     "corpus": corpus,
     "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
                            "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
