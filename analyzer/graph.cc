@@ -38,7 +38,12 @@ std::string Op::full_name() const {
 }
 
 std::vector<int> Op::tensor_inputs() const {
+  // Sized first: every pass asks for every op's inputs, and growing would allocate again.
+  size_t n = 0;
+  for (const auto& a : args)
+    if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList) n += a.tensors.size();
   std::vector<int> out;
+  out.reserve(n);
   for (const auto& a : args)
     if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList)
       for (int v : a.tensors)
