@@ -19,8 +19,11 @@ const LaunchRule* find_rule(const Target& t, const std::string& id) {
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
 std::string op_dtype(const Graph& g, const Op& op) {
-  auto ins = op.tensor_inputs();
-  if (!ins.empty()) return dtype_name(g.values[ins[0]].dtype);
+  int first = -1;
+  op.for_each_tensor_input([&](int v) {
+    if (first < 0) first = v;
+  });
+  if (first >= 0) return dtype_name(g.values[first].dtype);
   for (int v : op.outputs)
     if (v >= 0) return dtype_name(g.values[v].dtype);
   return "";
