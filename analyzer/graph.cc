@@ -38,7 +38,12 @@ std::string Op::full_name() const {
 }
 
 std::vector<int> Op::tensor_inputs() const {
+  // Sized first: every pass asks for every op's inputs, and growing would allocate again.
+  size_t n = 0;
+  for (const auto& a : args)
+    if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList) n += a.tensors.size();
   std::vector<int> out;
+  out.reserve(n);
   for (const auto& a : args)
     if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList)
       for (int v : a.tensors)
@@ -77,26 +82,33 @@ std::optional<std::string> Graph::check() const {
     if (v < -1 || v >= n) return "a graph output is a value that does not exist";
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = ops[i];
-    const std::string at = "op " + std::to_string(i) + " (" + op.full_name() + ")";
-    if (op.repeat < 1 || op.repeat > kMaxRepeat) return at + " runs " + std::to_string(op.repeat) + " times";
+    // Built only for a message: this runs for every op of every graph.
+    auto at = [&] { return "op " + std::to_string(i) + " (" + op.full_name() + ")"; };
+    if (op.repeat < 1 || op.repeat > kMaxRepeat) return at() + " runs " + std::to_string(op.repeat) + " times";
     // Every value is defined before it is read: the graph is a straight line, so this also
     // rules out cycles. In-place and out= ops may name their own result among their inputs.
-    for (int v : op.tensor_inputs()) {
-      if (v >= n) return at + " reads a value that does not exist";
+    std::optional<std::string> broken;
+    op.for_each_tensor_input([&](int v) {
+      if (broken) return;
+      if (v >= n) {
+        broken = at() + " reads a value that does not exist";
+        return;
+      }
       const Value& val = values[v];
-      if (val.role != ValueRole::kIntermediate) continue;
+      if (val.role != ValueRole::kIntermediate) return;
       if (val.producer < 0)
-        return at + " reads " + val.name + ", which no op writes and which is not an input, weight or constant";
-      if (val.producer > i)
-        return at + " reads " + val.name + " before op " + std::to_string(val.producer) + " writes it";
-      if (val.producer == i && !op.traits.inplace && !op.traits.out_variant)
-        return at + " reads its own output " + val.name;
-    }
+        broken = at() + " reads " + val.name + ", which no op writes and which is not an input, weight or constant";
+      else if (val.producer > i)
+        broken = at() + " reads " + val.name + " before op " + std::to_string(val.producer) + " writes it";
+      else if (val.producer == i && !op.traits.inplace && !op.traits.out_variant)
+        broken = at() + " reads its own output " + val.name;
+    });
+    if (broken) return broken;
     for (const Arg& a : op.args)
       for (int v : a.tensors)
-        if (v < -1) return at + " reads a value that does not exist";
+        if (v < -1) return at() + " reads a value that does not exist";
     for (int v : op.outputs) {
-      if (v >= n || v < -1) return at + " writes a value that does not exist";
+      if (v >= n || v < -1) return at() + " writes a value that does not exist";
       if (v >= 0 && values[v].producer != static_cast<int>(i) && !ops[i].traits.inplace && !ops[i].traits.out_variant)
         return "value " + values[v].name + " does not name op " + std::to_string(i) + " as producer";
     }
@@ -108,7 +120,7 @@ void propagate_requires_grad_to_views(Graph& g) {
   for (const Op& op : g.ops) {
     if (!op.traits.view) continue;
     bool grad = false;
-    for (int in : op.tensor_inputs()) grad = grad || g.values[in].requires_grad;
+    op.for_each_tensor_input([&](int in) { grad = grad || g.values[in].requires_grad; });
     for (int out : op.outputs)
       if (out >= 0) g.values[out].requires_grad = grad;
   }

@@ -105,6 +105,14 @@ struct Op {
   std::string full_name() const;  // "aten::add.Tensor"
   // Tensor values this op reads, in argument order (a value may repeat).
   std::vector<int> tensor_inputs() const;
+  // Calls f(value) for each of tensor_inputs() in turn, without making the list.
+  template <typename F>
+  void for_each_tensor_input(F&& f) const {
+    for (const Arg& a : args)
+      if (a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList)
+        for (int v : a.tensors)
+          if (v >= 0) f(v);
+  }
 };
 
 // What the model file was and which assumptions shaped the graph.

@@ -40,6 +40,16 @@ class JsonDocBuilder {
   bool end_array() { return close(); }
   bool key(std::string& k) { return key_view(k); }
   bool key_view(std::string_view k) {
+    // A document repeats a few dozen keys millions of times: a small table, indexed by the
+    // key's length and ends, answers most lookups with one comparison and no hash.
+    Recent& recent = recent_[k.empty() ? 0
+                                       : (k.size() * 31 + static_cast<unsigned char>(k.front()) * 7 +
+                                          static_cast<unsigned char>(k.back())) %
+                                             kRecent];
+    if (recent.id != JsonDoc::kNoKey && recent.key == k) {
+      key_ = recent.id;
+      return true;
+    }
     auto it = key_ids_.find(k);
     if (it == key_ids_.end()) {
       // keys_ is a deque: its strings never move, so the map can hold views of them.
@@ -47,6 +57,7 @@ class JsonDocBuilder {
       it = key_ids_.emplace(doc_.keys_.back(), static_cast<uint32_t>(doc_.keys_.size() - 1)).first;
     }
     key_ = it->second;
+    recent = {it->first, it->second};
     return true;
   }
   bool parse_error(size_t, const std::string&, const nlohmann::json::exception& e) { throw e; }
@@ -75,6 +86,12 @@ class JsonDocBuilder {
   std::vector<uint32_t> open_;  // containers not yet closed, innermost last
   uint32_t key_ = JsonDoc::kNoKey;
   std::unordered_map<std::string_view, uint32_t> key_ids_;
+  struct Recent {
+    std::string_view key;  // a view of the interned key
+    uint32_t id = JsonDoc::kNoKey;
+  };
+  static constexpr size_t kRecent = 256;
+  Recent recent_[kRecent];
 };
 
 namespace {

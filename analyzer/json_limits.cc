@@ -1,5 +1,7 @@
 #include "analyzer/json_limits.h"
 
+#include <cstring>
+
 #include "analyzer/error.h"
 
 namespace kc {
@@ -12,24 +14,26 @@ JsonTextStats check_json_limits(std::string_view text, const std::string& what) 
   // Only brackets outside strings nest; the scan tracks strings and escapes and nothing else,
   // so a malformed document still gets its precise message from the parser below.
   size_t depth = 0, string_start = 0, line = 1;
-  bool in_string = false, escaped = false;
+  bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
     if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-        stats.string_bytes += i - string_start;
-        // The message is built only on failure: this runs for every string of a 200 MB file.
-        if (i - string_start > kMaxJsonStringLength)
-          throw Error(what + ": a string at line " + std::to_string(line) + " is longer than the limit of " +
-                      std::to_string(kMaxJsonStringLength >> 20) + " MiB");
-      }
+      // Straight to the next quote: a quote is the string's end unless an odd run of
+      // backslashes escapes it; nothing else inside a string matters here.
+      const void* quote = std::memchr(text.data() + i, '"', text.size() - i);
+      if (!quote) break;
+      i = static_cast<size_t>(static_cast<const char*>(quote) - text.data());
+      size_t slashes = 0;
+      while (i - slashes > string_start && text[i - slashes - 1] == '\\') ++slashes;
+      if (slashes % 2 == 1) continue;
+      in_string = false;
+      stats.string_bytes += i - string_start;
+      // The message is built only on failure: this runs for every string of a 200 MB file.
+      if (i - string_start > kMaxJsonStringLength)
+        throw Error(what + ": a string at line " + std::to_string(line) + " is longer than the limit of " +
+                    std::to_string(kMaxJsonStringLength >> 20) + " MiB");
       continue;
     }
+    const char c = text[i];
     if (c == '\n') ++line;
     if (c == '"') {
       in_string = true;

@@ -261,6 +261,7 @@ class Pt2Reader {
     JsonRef tvs = field(graph, "tensor_values", "graph");
     if (!tvs.is_object()) throw Error("graph.tensor_values: expected an object");
     g_.values.reserve(tvs.size());
+    value_index_.reserve(tvs.size());
     // In key order, as value indices always were.
     for (const auto& [key, meta] : tvs.items()) value_index_[key] = read_value(key, meta);
   }
@@ -516,31 +517,46 @@ class Pt2Reader {
     op.traits = schema->traits;
     const JsonRef::Children inputs = array(field(node, "inputs", where), where, ".inputs");
     // Arguments in schema order, so that positions match the schema (mutated_args too).
-    // Keyed by views into the document: no copy of a name. A hash map, not a list: a hostile
-    // node may have a million inputs.
-    std::unordered_map<std::string_view, JsonRef> by_name;
+    // Keyed by views into the document: no copy of a name. A node has a handful of inputs,
+    // looked for along a list; a hash map only past a few dozen (a hostile node may have a
+    // million).
+    by_name_.clear();
     for (JsonRef in : inputs) {
       JsonRef name = field(in, "name", where);
       if (!name.is_string())
         throw Error(where + ".inputs.name: expected a string, found " + std::string(name.type_name()));
-      by_name[name.str()] = in;
+      by_name_.push_back({name.str(), in, false});
     }
+    constexpr size_t kListed = 32;
+    std::unordered_map<std::string_view, size_t> last;  // the last input of each name, past kListed
+    if (by_name_.size() > kListed)
+      for (size_t k = 0; k < by_name_.size(); ++k) last[by_name_[k].name] = k;
+    // The last input of a name (a repeated name counts once, with its last value).
+    auto find_input = [&](std::string_view name) -> NamedInput* {
+      if (by_name_.size() > kListed) {
+        auto it = last.find(name);
+        return it == last.end() || by_name_[it->second].taken ? nullptr : &by_name_[it->second];
+      }
+      for (size_t k = by_name_.size(); k-- > 0;)
+        if (by_name_[k].name == name) return by_name_[k].taken ? nullptr : &by_name_[k];
+      return nullptr;
+    };
     std::vector<int> schema_pos;
     for (size_t i = 0; i < schema->args.size(); ++i) {
-      auto it = by_name.find(schema->args[i].name);
-      if (it == by_name.end()) {
+      NamedInput* in = find_input(schema->args[i].name);
+      if (!in) {
         if (!(schema->args[i].has_default || schema->args[i].type.back() == '?'))
           throw Error(where + ": argument '" + schema->args[i].name + "' of " + t.name + " is missing");
         continue;
       }
-      op.args.push_back(read_arg(schema->args[i].name, field(it->second, "arg", where),
+      op.args.push_back(read_arg(schema->args[i].name, field(in->value, "arg", where),
                                  where + " argument '" + schema->args[i].name + "'"));
       schema_pos.push_back(static_cast<int>(i));
-      by_name.erase(it);
+      for (NamedInput& same : by_name_) same.taken |= same.name == in->name;
     }
-    if (!by_name.empty())
-      throw Error(where + ": argument '" + (by_name.empty() ? "" : std::string(by_name.begin()->first)) +
-                  "' is not in the schema of " + t.name);
+    for (const NamedInput& in : by_name_)
+      if (!in.taken)
+        throw Error(where + ": argument '" + unknown_input(schema) + "' is not in the schema of " + t.name);
     // mutated_args index the schema; re-index them to op.args.
     std::vector<int> mutated;
     for (int m : op.traits.mutated_args)
@@ -577,6 +593,16 @@ class Pt2Reader {
     }
     locate(op, node);
     g_.ops.push_back(std::move(op));
+  }
+
+  // The input an error names when a node has inputs its schema lacks: the one a hash map of
+  // the names, less those the schema took, gives first, as errors always named it.
+  std::string unknown_input(const OpSchema* schema) const {
+    std::unordered_map<std::string_view, JsonRef> by_name;
+    for (const NamedInput& in : by_name_) by_name[in.name] = in.value;
+    for (const SchemaArg& arg : schema->args)
+      if (auto it = by_name.find(arg.name); it != by_name.end()) by_name.erase(it);
+    return by_name.empty() ? "" : std::string(by_name.begin()->first);
   }
 
   // The user's source line and module of a node, from its metadata.
@@ -1027,6 +1053,13 @@ class Pt2Reader {
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
   std::unordered_map<std::string_view, int> value_index_;
+  // The current node's inputs by name, kept between nodes for its storage.
+  struct NamedInput {
+    std::string_view name;
+    JsonRef value;
+    bool taken = false;  // matched to a schema argument
+  };
+  std::vector<NamedInput> by_name_;
   std::set<int> recorded_grad_;                           // values whose tensor_meta says requires_grad
   std::map<std::string, OpSchema> unregistered_;          // ops LibTorch does not know, by target
   std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document

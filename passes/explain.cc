@@ -1,5 +1,9 @@
 #include "passes/explain.h"
 
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
 #include "analyzer/dtype.h"
 #include "passes/hbm_traffic.h"
 #include "passes/launch_rules.h"
@@ -15,8 +19,11 @@ const LaunchRule* find_rule(const Target& t, const std::string& id) {
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
 std::string op_dtype(const Graph& g, const Op& op) {
-  auto ins = op.tensor_inputs();
-  if (!ins.empty()) return dtype_name(g.values[ins[0]].dtype);
+  int first = -1;
+  op.for_each_tensor_input([&](int v) {
+    if (first < 0) first = v;
+  });
+  if (first >= 0) return dtype_name(g.values[first].dtype);
   for (int v : op.outputs)
     if (v >= 0) return dtype_name(g.values[v].dtype);
   return "";
@@ -26,12 +33,25 @@ std::string op_dtype(const Graph& g, const Op& op) {
 
 std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>& launches, const Target& target) {
   std::vector<OpExplanation> out(g.ops.size());
+  // A graph repeats a few rules and kernel-name entries many times: each is looked up and its
+  // families split once, not once per op.
+  std::unordered_map<std::string, const LaunchRule*> rules;
+  auto rule_of = [&](const std::string& id) {
+    auto it = rules.find(id);
+    if (it == rules.end()) it = rules.emplace(id, find_rule(target, id)).first;
+    return it->second;
+  };
+  struct Names {
+    const KernelNames* found = nullptr;
+    std::vector<std::string> families;
+  };
+  std::map<std::tuple<std::string, std::string, int>, Names> names_of;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Launch& l = launches[i];
     OpExplanation& e = out[i];
-    const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), l);
-    e.reads = arrays.reads;
-    e.writes = arrays.writes;
+    HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), l);
+    e.reads = std::move(arrays.reads);
+    e.writes = std::move(arrays.writes);
     if (!l.known) {
       e.kind = OpExplanation::Kind::kUnknown;
       e.rule = l.rule;
@@ -40,7 +60,7 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
     e.kind = l.counts.none() ? OpExplanation::Kind::kFree : OpExplanation::Kind::kLaunch;
     e.measured = l.rule == "measured";
     e.rule = e.measured ? l.fitting_rule : l.rule;
-    if (const LaunchRule* rule = find_rule(target, e.rule)) {
+    if (const LaunchRule* rule = rule_of(e.rule)) {
       e.when = rule->when;
       e.why = rule->why;
       e.evidence = rule->evidence;
@@ -49,10 +69,17 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
       if (const MeasuredLaunch* m = target.find_measured(l.key, {})) e.measured_in = m->models;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     if (launched == 0) continue;
-    if (const KernelNames* k = find_kernel_names(target.kernel_names, e.rule, op_dtype(g, g.ops[i]), launched)) {
-      e.kernel_names = split_families(k->families);
-      e.names_seen = k->seen;
-      e.names_of = k->of;
+    auto [it, fresh] = names_of.try_emplace({e.rule, op_dtype(g, g.ops[i]), launched});
+    Names& names = it->second;
+    if (fresh) {
+      const auto& [rule, dtype, n] = it->first;
+      names.found = find_kernel_names(target.kernel_names, rule, dtype, n);
+      if (names.found) names.families = split_families(names.found->families);
+    }
+    if (names.found) {
+      e.kernel_names = names.families;
+      e.names_seen = names.found->seen;
+      e.names_of = names.found->of;
     }
   }
   return out;

@@ -49,12 +49,12 @@ struct Builder {
   // A group can take op i when every input of i from outside the group was produced before
   // the group's first member: then no outside op sits between group members.
   bool can_join(int grp, int i) const {
-    for (int v : g.ops[i].tensor_inputs()) {
-      int p = g.values[base[v]].producer;
-      if (p < 0 || plan.group_of[p] == grp) continue;
-      if (p > first[grp]) return false;
-    }
-    return true;
+    bool joins = true;
+    g.ops[i].for_each_tensor_input([&](int v) {
+      const int p = g.values[base[v]].producer;
+      if (p >= 0 && plan.group_of[p] != grp && p > first[grp]) joins = false;
+    });
+    return joins;
   }
 
   int new_group(int i, const std::string& kind) {
@@ -120,13 +120,13 @@ struct Builder {
     std::map<int, int64_t> reads;
     std::set<int> writes;
     for (int i : grp.ops) {
-      for (int v : g.ops[i].tensor_inputs()) {
+      g.ops[i].for_each_tensor_input([&](int v) {
         const int b = base[v];
         const int p = g.values[b].producer;
-        if (g.values[v].placement != Placement::kDevice || (p >= 0 && plan.group_of[p] == id)) continue;
+        if (g.values[v].placement != Placement::kDevice || (p >= 0 && plan.group_of[p] == id)) return;
         int64_t& bytes = reads[b];
         bytes = std::max(bytes, std::min(g.values[v].bytes(), g.values[b].bytes()));
-      }
+      });
       for (int v : g.ops[i].outputs)
         if (v >= 0 && escapes_[v] && g.values[v].placement == Placement::kDevice) writes.insert(v);
     }
@@ -168,10 +168,10 @@ struct Builder {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       int mine = plan.group_of[i];
       if (mine < 0) continue;
-      for (int v : g.ops[i].tensor_inputs()) {
-        int p = g.values[base[v]].producer;
+      g.ops[i].for_each_tensor_input([&](int v) {
+        const int p = g.values[base[v]].producer;
         if (p >= 0 && plan.group_of[p] != mine) escapes_[base[v]] = true;
-      }
+      });
     }
     for (size_t k = 0; k < plan.groups.size(); ++k) account(plan.groups[k], static_cast<int>(k));
     return std::move(plan);

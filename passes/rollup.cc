@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 namespace kc {
 namespace {
@@ -28,6 +29,19 @@ std::string key_of(const Op& op, RollupKey key) {
   return "";
 }
 
+// Whether two ops land in the same row: what key_of and the row's first op read are equal.
+bool same_key(const Op& a, const Op& b, RollupKey key) {
+  switch (key) {
+    case RollupKey::kLine:
+      return a.loc.file == b.loc.file && a.loc.line == b.loc.line && !a.loc.file.empty();
+    case RollupKey::kModule:
+      return a.module == b.module && a.module_type == b.module_type;
+    case RollupKey::kOpType:
+      return a.name == b.name && a.overload == b.overload;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string op_type_name(const Op& op) {
@@ -36,9 +50,16 @@ std::string op_type_name(const Op& op) {
 }
 
 std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
-  std::map<std::string, RollupRow> rows;
+  std::unordered_map<std::string, RollupRow> rows;
+  const Op* prev = nullptr;
+  RollupRow* prev_row = nullptr;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
+    // Neighbouring ops mostly share their line, module and type: the row is the one before.
+    if (prev && same_key(*prev, op, key)) {
+      add_op(*prev_row, r, i);
+      continue;
+    }
     std::string k = key_of(op, key);
     // The model's own forward() has an empty module path but a class.
     if (k.empty()) k = key == RollupKey::kModule && !op.module_type.empty() ? "(top level)" : "(none)";
@@ -50,6 +71,8 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
       row.first_op = static_cast<int>(i);
     }
     add_op(row, r, i);
+    prev = &op;
+    prev_row = &row;
   }
   std::vector<RollupRow> out;
   for (auto& [k, row] : rows) out.push_back(std::move(row));
