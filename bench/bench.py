@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 
@@ -42,14 +43,19 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def run(cmd, env=None):
-    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process."""
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process. The peak is
+    GNU time's: a child forked from this Python starts with the parent's pages, and the kernel's
+    own figure for it would never read below them."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    with tempfile.NamedTemporaryFile("r") as peak:
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak.name, *cmd], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if status != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
+        rss_kib = int(peak.read().split()[-1])
+    return wall, rss_kib / 1024, usage.ru_utime + usage.ru_stime
 
 
 def measure(kc, model, runs, cpu=False, args=()):
