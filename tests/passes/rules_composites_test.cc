@@ -148,3 +148,53 @@ TEST_CASE("composites: dist, pairwise_distance, isclose, nanmean, trapezoid") {
   b.g.ops.back().overload = "x";
   CHECK(counts(b).kernels == 6);  // a cumsum over every element: two kernels
 }
+
+TEST_CASE("alpha dropout in training: mask, offset and scale, product and offset; a product with zero at p = 1") {
+  auto alpha = [](const char* name, double p, bool train) {
+    GraphBuilder b;
+    int x = b.input({4, 8, 16});
+    b.op(name, {x}, {}, {4, 8, 16});
+    arg_float(b, "p", p);
+    b.arg_bool("train", train);
+    return rules_only(b).counts;
+  };
+  CHECK(alpha("aten::alpha_dropout", 0.5, true).kernels == 7);
+  CHECK(alpha("aten::feature_alpha_dropout", 0.5, true).kernels == 7);
+  CHECK(alpha("aten::feature_alpha_dropout", 1.0, true).kernels == 2);
+  CHECK(alpha("aten::alpha_dropout", 0.0, true).kernels == 0);
+  CHECK(alpha("aten::alpha_dropout", 0.5, false).kernels == 0);
+}
+
+TEST_CASE("sum_to_size: nothing when the size is the input's, one reduction otherwise, all of it for an empty size") {
+  auto sum_to = [](std::vector<int64_t> in, std::vector<int64_t> size) {
+    GraphBuilder b;
+    int x = b.input(in);
+    b.op("aten::sum_to_size", {x}, {}, size);
+    b.arg_ints("size", size);
+    return counts(b);
+  };
+  CHECK(sum_to({4, 8}, {4, 8}).kernels == 0);
+  CHECK(sum_to({4, 8}, {1, 8}).kernels == 1);
+  CHECK(sum_to({3, 4, 8}, {8}).kernels == 1);
+  CHECK(sum_to({}, {}).kernels == 1);  // a 0-d input still sums (ExpandUtils.h's sum_to)
+}
+
+TEST_CASE("trace, special_ndtr and _safe_softmax follow their ATen composites") {
+  GraphBuilder t;
+  int m = t.input({5, 7});
+  t.op("aten::trace", {m}, {}, {});
+  CHECK(counts(t).kernels == 1);
+  GraphBuilder n;
+  int x = n.input({16});
+  n.op("aten::special_ndtr", {x}, {}, {16});
+  CHECK(counts(n).kernels == 4);
+  GraphBuilder e;
+  int z = e.input({0});
+  e.op("aten::special_ndtr", {z}, {}, {0});
+  CHECK(counts(e).kernels == 0);
+  GraphBuilder s;
+  int y = s.input({4, 32});
+  s.op("aten::_safe_softmax", {y}, {}, {4, 32});
+  arg_int(s, "dim", -1);
+  CHECK(counts(s).kernels == 5);
+}

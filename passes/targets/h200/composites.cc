@@ -300,20 +300,22 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                clone_counts,
                "opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)",
                "With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."});
-  r.push_back({"elementwise.untagged",
-               ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::tril", "aten::triu",
-                    "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle", "aten::tile",
-                    "aten::linspace", "aten::rand_like", "aten::randn_like"}),
-               {},
-               "one kernel (nothing for an empty result)",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
-               "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, opset:tile, "
-               "opset:linspace, opset:rand_like, opset:randn_like",
-               "This op reads each input element once and writes its result with one kernel (a gather for flips and "
-               "shuffles, a generator for random and spaced values)."});
+  r.push_back(
+      {"elementwise.untagged",
+       ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud", "aten::tril",
+            "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle", "aten::tile",
+            "aten::linspace", "aten::rand_like", "aten::randn_like", "aten::complex", "aten::polar"}),
+       {},
+       "one kernel (nothing for an empty result)",
+       nullptr,
+       {},
+       one_kernel_unless_empty,
+       "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
+       "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, opset:tile, "
+       "opset:linspace, opset:rand_like, opset:randn_like, opinfo:fliplr, opinfo:flipud (1 kernel; 0 for "
+       "the empty sample), opinfo:complex, opinfo:polar",
+       "This op reads each input element once and writes its result with one kernel (a gather for flips and "
+       "shuffles, a generator for random and spaced values)."});
   r.push_back({"bernoulli.tensor",
                ops({"aten::bernoulli"}),
                {},

@@ -113,9 +113,94 @@ bool one_element(const OpFacts& f) {
   return f.input(0) && f.input(0)->numel() == 1;
 }
 
+// Dropout.cpp's _dropout_impl for alpha dropout in training: p = 1 multiplies by a zero scalar
+// (a fill, the product); 0 < p < 1 draws the mask (bernoulli_), builds the offset b (add, mul_,
+// add_), scales the mask (mul_), then input * mask + b: seven kernels.
+Counts alpha_dropout_counts(const OpFacts& f) {
+  const Arg* p = f.arg("p");
+  const double prob = p && !p->floats.empty() ? p->floats[0] : 0.5;
+  if (f.out_numel == 0 || prob == 0.0) return {};
+  return prob >= 1.0 ? Counts{2, 0, 0, 0} : Counts{7, 0, 0, 0};
+}
+// sum_to_size (ExpandUtils.h's sum_to): an empty size sums everything, a 0-dim input too; else
+// the input itself when it already has the size, else one sum (keepdim) over the leading
+// dimensions and those the size holds at 1.
+Counts sum_to_size_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const std::vector<int64_t> size = dims_arg(f, "size");
+  if (size.empty()) return {1, 0, in->numel() > 0 ? split_memset(in->sizes, {}) : 0, 0};
+  if (in->sizes == size) return {};
+  std::vector<int64_t> dims;
+  const size_t lead = in->sizes.size() - std::min(in->sizes.size(), size.size());
+  for (size_t i = 0; i < in->sizes.size(); ++i)
+    if (i < lead || (size[i - lead] == 1 && in->sizes[i] != 1)) dims.push_back(static_cast<int64_t>(i));
+  return {1, 0, in->numel() > 0 ? split_memset(in->sizes, dims) : 0, 0};
+}
+
 }  // namespace
 
 void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"alpha_dropout.train",
+               ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"}),
+               {},
+               "train: 0 < p < 1 a mask, its offset and scale, the product and the offset added; p = 1 a product "
+               "with zero",
+               [](const OpFacts& f) { return f.bool_arg("train", true); },
+               {},
+               alpha_dropout_counts,
+               "opinfo: alpha_dropout, feature_alpha_dropout with train = True (7 kernels; 2 at p = 1)",
+               "Alpha dropout keeps the activations' mean and variance: a Bernoulli mask, an offset built from it "
+               "with three elementwise kernels, the mask scaled, then the input times the mask plus the offset."});
+  r.push_back({"sum_to_size",
+               ops({"aten::sum_to_size"}),
+               {},
+               "the input when it has the size; else one sum over the dimensions the size reduces",
+               [](const OpFacts& f) {
+                 return f.input(0) && f.arg("size") && dims_arg(f, "size").size() <= f.input(0)->sizes.size();
+               },
+               {},
+               sum_to_size_counts,
+               "opinfo: sum_to_size (6 of 6: one reduce kernel)",
+               "sum_to_size is a sum with keepdim over the dimensions it removes or shrinks to 1: one reduce kernel."});
+  r.push_back({"trace",
+               ops({"aten::trace"}),
+               {},
+               "the diagonal's sum: one reduce kernel",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2; },
+               {},
+               [](const OpFacts& f) {
+                 const Value* in = f.input(0);
+                 const int64_t n = std::min(in->sizes[0], in->sizes[1]);
+                 if (n == 0) return Counts{1, 0, 0, 0};  // the sum of nothing still writes its zero
+                 const bool split = reduce_splits_across_blocks({n}, {in->sizes[1] + 1}, {});
+                 return Counts{1, 0, split ? 1 : 0, 0};
+               },
+               "opinfo: trace (2 of 2)",
+               "trace sums the matrix's diagonal, a strided view, with one reduce kernel."});
+  r.push_back({"special_ndtr",
+               ops({"aten::special_ndtr"}),
+               {},
+               "x * sqrt(1/2), erf, + 1, * 0.5: four elementwise kernels (none for an empty input)",
+               nullptr,
+               {},
+               [](const OpFacts& f) {
+                 return f.out_numel > 0 ? Counts{4, 0, 0, 0} : Counts{};
+               },
+               "opinfo: special_ndtr (6 of 6: 4 kernels, 0 for the empty sample)",
+               "The normal distribution's CDF is written as (1 + erf(x / sqrt(2))) / 2, each step its own kernel."});
+  r.push_back({"safe_softmax",
+               ops({"aten::_safe_softmax"}),
+               {},
+               "softmax, isneginf, all over the dimension, a zero fill, where",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
+               {},
+               [](const OpFacts& f) {
+                 const Value* in = f.input(0);
+                 return Counts{5, 0, split_memset(in->sizes, {f.int_arg("dim", -1)}), 0};
+               },
+               "opinfo: _safe_softmax (6 of 6: 5 kernels)",
+               "_safe_softmax gives zeros for rows that are entirely -inf: the softmax, then a mask of -inf "
+               "inputs, its all() over the dimension, a tensor of zeros and a where."});
   r.push_back({"allany.one_element",
                ops({"aten::all", "aten::any"}),
                {},
