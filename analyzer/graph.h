@@ -118,11 +118,12 @@ struct Op {
 // What the model file was and which assumptions shaped the graph.
 struct ModelInfo {
   std::string path;
-  std::string format;              // "pt2" or "torchscript"
-  std::string producer_version;    // torch version or schema version recorded in the file
-  std::vector<std::string> notes;  // e.g. symbolic sizes and the values they were given
-  std::string device;              // where the user's inputs live in the file; stands for the target GPU
-  std::string saved_device;        // TorchScript: where the archive's tensors were saved ("cpu", "cuda:0")
+  std::string format;                     // "pt2" or "torchscript"
+  std::string producer_version;           // torch version or schema version recorded in the file
+  std::vector<std::string> notes;         // e.g. symbolic sizes and the values they were given
+  std::string device;                     // where the user's inputs live in the file; stands for the target GPU
+  std::string saved_device;               // TorchScript: where the archive's tensors were saved ("cpu", "cuda:0")
+  std::vector<std::string> dims_applied;  // the --dim names (as given) that named a symbol of the model
 };
 
 // The most runs one op may stand for (a loop's trips, nested loops multiplied): past it, counts

@@ -132,9 +132,14 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
   for (const Loader& l : kLoaders) {
     if (!l.sniff(archive)) continue;
     try {
-      check_options(l, options);
-      Graph g = l.load(archive, path, options);
-      check_input_names(g, options);
+      LoadOptions applicable = options;
+      if (options.only_applicable) {
+        if (!l.takes_dims) applicable.dims.clear();
+        if (!l.takes_inputs) applicable.inputs.clear();
+      }
+      check_options(l, applicable);
+      Graph g = l.load(archive, path, applicable);
+      check_input_names(g, applicable);
       assign_placement(g);
       return g;
     } catch (const Error& e) {

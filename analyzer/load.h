@@ -36,6 +36,10 @@ struct LoadOptions {
   // a traced network's hundreds of classes and graphs takes tens of milliseconds at exit).
   bool keep_until_exit = false;
   TorchScriptLoader torchscript = nullptr;
+  // For a model compared with another (--baseline): the options it cannot use are left out, not
+  // refused (--input for a .pt2, --dim for a TorchScript model, a --dim naming none of its
+  // symbols), so that a .pt is compared with its .pt2, a dynamic export with a static one.
+  bool only_applicable = false;
 };
 
 // Refuses, before anything opens it, a path that is not a regular file no larger than

@@ -204,6 +204,7 @@ class Pt2Reader {
     for (const auto& [given, value] : opt_.dims) {
       const std::string name = aliases.count(given) ? aliases.at(given) : given;
       bool known = hints_.count(name) || ranges.count(name);
+      if (!known && opt_.only_applicable) continue;
       if (!known) {
         std::string names;
         for (const auto& [s, r] : ranges) {
@@ -224,6 +225,7 @@ class Pt2Reader {
                       "] the model was exported for");
       symbols_[name] = value;
       given_.insert(name);
+      g_.info.dims_applied.push_back(given);
     }
     for (const auto& [name, value] : symbols_)
       g_.info.notes.push_back("symbol " + name + " = " + std::to_string(value) +

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,10 +27,29 @@
 
 namespace {
 
-// The baseline's numbers: a JSON report as it is, a model analyzed like the model itself.
-kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, const kc::LaunchOptions& launches) {
+// Whether the model's format takes --input (TorchScript) and --dim (.pt2).
+bool takes_inputs(const kc::Graph& g) {
+  return g.info.format == "torchscript";
+}
+
+// The baseline's numbers: a JSON report as it is, a model analyzed like the model itself, with
+// the options that apply to it. An --input or --dim that applies to neither model is an error.
+kc::Summary baseline_summary(const kc::Options& o, const kc::Graph& model, const kc::Target& target,
+                             const kc::LaunchOptions& launches) {
   if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
-  kc::Graph g = kc::load_model(o.baseline, o.load);
+  kc::LoadOptions options = o.load;
+  options.only_applicable = true;
+  kc::Graph g = kc::load_model(o.baseline, options);
+  kc::check(o.load.inputs.empty() || takes_inputs(model) || takes_inputs(g),
+            "--input applies to TorchScript models, and neither the model nor the baseline is one");
+  for (const auto& [name, value] : o.load.dims) {
+    auto applied = [&](const kc::Graph& m) {
+      const auto& a = m.info.dims_applied;
+      return std::find(a.begin(), a.end(), name) != a.end();
+    };
+    kc::check(applied(model) || applied(g),
+              "--dim " + name + ": neither the model nor the baseline has a symbol of that name");
+  }
   return kc::summarize(g, kc::analyze(g, target, launches), KC_VERSION);
 }
 
@@ -101,11 +121,14 @@ int run(int argc, char** argv) {
   if (o.list_rules) {
     render = [&](std::ostream& out) { kc::render_rules(out, target, format.rules_markdown); };
   } else {
-    g = kc::load_model(o.model, o.load);
+    kc::LoadOptions options = o.load;
+    // Against a model, options may be meant for either side (a .pt compared with its .pt2).
+    options.only_applicable = !o.baseline.empty() && !kc::is_report_path(o.baseline);
+    g = kc::load_model(o.model, options);
     const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
     r = kc::analyze(*g, target, launch_options);
     if (!o.baseline.empty())
-      base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(*g, *r, version));
+      base = kc::diff(baseline_summary(o, *g, target, launch_options), kc::summarize(*g, *r, version));
     if (base) warnings = base->warnings;
     budgets = kc::check_budgets(o, r->totals, base ? &*base : nullptr);
     ro.by = o.by;

@@ -130,6 +130,20 @@ out="$("$kc" tests/models/transformer_block.pt2 --top 2)"
   fail "summary --top 2: $out"
 "$kc" tests/models/transformer_block.pt2 --legend | grep -q "^R+W" || fail "--legend"
 
+# The baseline takes the options that apply to it: a .pt (with --input) against its .pt2, and a
+# dynamic export with --dim against a static one.
+"$kc" tests/models/traced_transformer_block.pt --input 2x16x64 --baseline tests/models/transformer_block.pt2 \
+  --format json | python3 -c 'import json,sys; assert json.load(sys.stdin)["baseline"]["totals"]["eager_kernels"]' ||
+  fail "a .pt against its .pt2"
+"$kc" tests/models/transformer_block.pt2 --baseline tests/models/traced_transformer_block.pt --input 2x16x64 >/dev/null ||
+  fail "a .pt2 against a .pt given --input"
+dim="$("$kc" tests/models/dynamic_batch.pt2 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["model"]["notes"][0].split()[1])')"
+"$kc" tests/models/dynamic_batch.pt2 --dim "$dim=64" --baseline tests/models/mlp.pt2 >/dev/null ||
+  fail "a dynamic export with --dim against a static one"
+"$kc" tests/models/mlp.pt2 --dim "$dim=64" >/dev/null 2>&1 && fail "--dim naming no symbol of the model itself passed"
+err="$("$kc" tests/models/dynamic_batch.pt2 --dim nosuch=64 --baseline tests/models/mlp.pt2 2>&1 >/dev/null)"
+[[ "$err" == *"--dim nosuch: neither the model nor the baseline"* ]] || fail "a --dim naming neither model: $err"
+
 # A baseline from another target or kernelcount version is called out.
 report="$(mktemp --suffix=.json)"
 "$kc" tests/models/mlp.pt2 --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); j["kernelcount_version"]="0.0.1"; j["target"]["name"]="torch2.10-h100"; print(json.dumps(j))' >"$report"
