@@ -44,17 +44,18 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 def run(cmd, env=None):
     """Wall seconds, peak RSS (MiB) and CPU seconds (user + system) of one process. The peak is
-    GNU time's: a child forked from this Python starts with the parent's pages, and the kernel's
-    own figure for it would never read below them."""
+    GNU time's where it is installed: a child forked from this Python starts with the parent's
+    pages, and the kernel's own figure for it never reads below them."""
+    gnu_time = os.path.exists("/usr/bin/time")
     t0 = time.perf_counter()
     with tempfile.NamedTemporaryFile("r") as peak:
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak.name, *cmd], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, env=env)
+        wrapped = ["/usr/bin/time", "-f", "%M", "-o", peak.name, *cmd] if gnu_time else cmd
+        p = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         if status != 0:
             raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.read().decode()}")
-        rss_kib = int(peak.read().split()[-1])
+        rss_kib = int(peak.read().split()[-1]) if gnu_time else usage.ru_maxrss
     return wall, rss_kib / 1024, usage.ru_utime + usage.ru_stime
 
 

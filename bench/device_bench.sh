@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The benchmark's GPU-machine row: builds kernelcount there (with kernelcount-validate,
+# validate/device_build.sh), times `kernelcount resnet50.pt2` against building ResNet-50 and
+# counting its kernels under torch.profiler (python bench/bench.py --gpu), then runs
+# kernelcount-validate over the test models (validate/device_all.sh), as every device script does.
+#   bench/device_bench.sh OUT_DIR
+# Writes OUT_DIR/bench_gpu.json (merge its gpu_route into bench/results.json), OUT_DIR/bench.log,
+# OUT_DIR/all/ and OUT_DIR/device_all.log.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$(mkdir -p "$1" && cd "$1" && pwd)"
+cd "$ROOT"
+export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
+B=/tmp/kc-validate
+validate/device_build.sh $B >"$OUT/build.log" 2>&1
+BIN="$(tail -n1 "$OUT/build.log")"
+cmake --build $B --target kernelcount -j"$(nproc)" >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+echo "device_bench: built $B/kernelcount and $BIN"
+python3 bench/bench.py --gpu --kernelcount $B/kernelcount --runs 5 --work /tmp/kcbench --json "$OUT/bench_gpu.json" \
+  >"$OUT/bench.log" 2>&1
+echo "device_bench: bench exit $?"; tail -5 "$OUT/bench.log"
+python3 bench/profiler_route.py resnet50 2>&1 | tail -1
+$B/kernelcount /tmp/kcbench/resnet50.pt2 | sed -n 5,9p
+KC_PREBUILT="$BIN" validate/device_all.sh "$OUT/all" >"$OUT/device_all.log" 2>&1
+echo "device_all exit $?"
+grep -E '^=== ' "$OUT/device_all.log" | head -20
