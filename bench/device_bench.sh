@@ -4,11 +4,13 @@
 # counting its kernels under torch.profiler (python bench/bench.py --gpu), then runs
 # kernelcount-validate over the test models (validate/device_all.sh), as every device script does.
 #   bench/device_bench.sh OUT_DIR
-# Writes OUT_DIR/bench_gpu.json (merge its gpu_route into bench/results.json), OUT_DIR/bench.log,
-# OUT_DIR/all/ and OUT_DIR/device_all.log.
+# Writes OUT_DIR/bench_gpu.json (merge its gpu_route into bench/results.json) and
+# OUT_DIR/bench_logs.tgz (the build, the benchmark and device_all's logs and outputs).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$(mkdir -p "$1" && cd "$1" && pwd)"
+FINAL="$(mkdir -p "$1" && cd "$1" && pwd)"
+OUT=/tmp/kc-device-bench; mkdir -p $OUT
+trap 'cp "$OUT/bench_gpu.json" "$FINAL/" 2>/dev/null; tar czf "$FINAL/bench_logs.tgz" -C "$OUT" . 2>/dev/null' EXIT
 cd "$ROOT"
 export PYTHONUNBUFFERED=1 PYTHONWARNINGS=ignore
 B=/tmp/kc-validate

@@ -6,8 +6,10 @@
 # kernelcount-validate and runs it over the test models (validate/device_all.sh), as every
 # device script does.
 #   KC_TS_ONLY=model,model validate/device_torchscript_real.sh OUT_DIR [BUDGET_S]   (default 540)
-# Writes OUT_DIR/models.tar.xz (ts/*.pt and ts/manifest.jsonl), OUT_DIR/real.tar.xz (*.real.json,
-# real_status.jsonl) and OUT_DIR/logs.tgz. Environment: KC_SHARDS=8, KC_REAL_JOBS=8.
+# Writes OUT_DIR/models.tar.xz.part-* (ts/*.pt and ts/manifest.jsonl, in parts of 15 MiB: a device
+# call brings back files of at most 16 MiB; `cat models.tar.xz.part-* > models.tar.xz`),
+# OUT_DIR/real.tar.xz (*.real.json, real_status.jsonl) and OUT_DIR/logs.tgz.
+# Environment: KC_SHARDS=8, KC_REAL_JOBS=8.
 set -uo pipefail
 DEFAULT_BUDGET=540
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh"
@@ -32,7 +34,7 @@ echo "device_torchscript_real: measured $(ls $W/real/*.real.json 2>/dev/null | w
 [ -n "${ALL_PID:-}" ] && wait $ALL_PID
 echo "device_torchscript_real: $(tail -n1 $W/logs/device_all.log 2>/dev/null)"
 grep -E '^=== ' $W/logs/device_all.log 2>/dev/null | head -20
-tar cJf $OUT/models.tar.xz -C $W ts
+tar cJf $W/models.tar.xz -C $W ts && split -b 15M $W/models.tar.xz $OUT/models.tar.xz.part-
 tar cJf $OUT/real.tar.xz -C $W/real .
 tar czf $OUT/logs.tgz -C $W logs all 2>/dev/null
 exit 0
