@@ -123,8 +123,9 @@ std::string ZipArchive::read_record(std::string_view name, uint64_t max_bytes) c
   check(r.method == kStored || r.method == kDeflated, "zip record " + full + " uses compression method " +
                                                           std::to_string(r.method) +
                                                           " (PyTorch archives store or deflate)");
-  check(r.uncompressed <= max_bytes,
-        "zip record " + full + " is larger than the limit of " + std::to_string(max_bytes >> 20) + " MiB");
+  check(r.uncompressed <= max_bytes, "zip record " + full + " is larger than the limit of " +
+                                         (max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                                                  : std::to_string(max_bytes) + " bytes"));
   unsigned char local[kLocalHeaderSize];
   check(r.local_header <= size_ && size_ - r.local_header >= kLocalHeaderSize &&
             read_at(r.local_header, local, kLocalHeaderSize) == kLocalHeaderSize &&
