@@ -95,6 +95,11 @@ enum class Family {
   // have a shape function too; this answers first because loading the registry of shape
   // functions costs a tenth of a second, and every CNN convolves.
   kConvolution,
+  // _convolution_mode(input, weight, bias, stride, padding: "same" or "valid", dilation, groups):
+  // "valid" convolves without padding, "same" keeps the input's spatial sizes (stride 1 only).
+  kConvolutionMode,
+  // _weight_norm(v, g, dim): v's sizes (its _weight_norm_interface has no meta kernel).
+  kWeightNorm,
   // The ops that run through a shape function in nearly every model, answered here so that
   // TorchScript's shape functions load only for rarer ones; each the shape function's formula.
   kBatchNorm,    // native_batch_norm(input, ..., training): input's sizes, then [C] twice ([0] in eval)
@@ -158,6 +163,8 @@ constexpr FamilyRule kFamilies[] = {
     {"aten::_transformer_encoder_layer_fwd", "", Family::kEncoderLayer},
     {"aten::_convolution", "", Family::kConvolution},
     {"aten::convolution", "", Family::kConvolution},
+    {"aten::_convolution_mode", "", Family::kConvolutionMode},
+    {"aten::_weight_norm", "", Family::kWeightNorm},
     {"aten::native_batch_norm", "", Family::kBatchNorm},
     {"aten::index_select", "", Family::kIndexSelect},
     {"aten::where", "self", Family::kWhere},
@@ -182,6 +189,8 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
                       : rule->family == Family::kMultiHeadAttention ? "query"
                       : rule->family == Family::kEncoderLayer       ? "src"
                       : rule->family == Family::kConvolution        ? "input"
+                      : rule->family == Family::kConvolutionMode    ? "input"
+                      : rule->family == Family::kWeightNorm         ? "v"
                       : rule->family == Family::kBatchNorm          ? "input"
                                                                     : "self";
   const c10::IValue* self = arg_named(schema, args, first);
@@ -404,6 +413,39 @@ std::optional<std::vector<OutSpec>> family_specs(const c10::FunctionSchema& sche
               : at::native::conv_output_size(sizes, weight, *padding, *stride, *dilation);
       for (size_t d = 2; d < out.size(); ++d)
         if (out[d] < 1) return std::nullopt;
+      return std::vector<OutSpec>{{out, std::nullopt}};
+    }
+    case Family::kWeightNorm:
+      return std::vector<OutSpec>{{sizes, std::nullopt}};
+    case Family::kConvolutionMode: {
+      const c10::IValue* w = arg_named(schema, args, "weight");
+      const c10::IValue* padding = arg_named(schema, args, "padding");
+      const c10::IValue* stride = arg_named(schema, args, "stride");
+      const c10::IValue* dilation = arg_named(schema, args, "dilation");
+      if (!w || !w->isTensor() || w->toTensor().dim() != rank || rank < 3 || !padding || !padding->isString() ||
+          !stride || !stride->isIntList() || !dilation || !dilation->isIntList())
+        return std::nullopt;
+      const std::vector<int64_t> weight = w->toTensor().sizes().vec();
+      const std::string mode = padding->toStringRef();
+      auto per_dim = [&](const c10::IValue* v, size_t d) {
+        const std::vector<int64_t> xs = v->toIntVector();
+        return xs.size() == 1 ? xs[0] : d < xs.size() ? xs[d] : 0;
+      };
+      std::vector<int64_t> out{sizes[0], weight[0]};
+      for (size_t d = 0; d + 2 < sizes.size(); ++d) {
+        const int64_t s = per_dim(stride, d), dil = per_dim(dilation, d), k = weight[d + 2];
+        if (s < 1 || dil < 1 || k < 1) return std::nullopt;
+        if (mode == "same") {
+          if (s != 1) return std::nullopt;
+          out.push_back(sizes[d + 2]);
+        } else if (mode == "valid") {
+          const int64_t span = dil * (k - 1) + 1;
+          if (sizes[d + 2] < span) return std::nullopt;
+          out.push_back((sizes[d + 2] - span) / s + 1);
+        } else {
+          return std::nullopt;
+        }
+      }
       return std::vector<OutSpec>{{out, std::nullopt}};
     }
     case Family::kBatchNorm: {

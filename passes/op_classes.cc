@@ -24,6 +24,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::conv_transpose2d", C::kConv},
     {"aten::conv_transpose3d", C::kConv},
     {"aten::convolution", C::kConv},
+    {"aten::_convolution_mode", C::kConv},
     {"aten::_convolution", C::kConv},
     {"aten::cudnn_convolution", C::kConv},
     {"aten::scaled_dot_product_attention", C::kAttention},

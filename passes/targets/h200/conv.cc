@@ -110,6 +110,17 @@ bool conv_view(const OpFacts& f, ConvView& v) {
   if (!per_dim("stride", 1, 1, v.stride) || !per_dim("padding", 0, 0, v.padding) ||
       !per_dim("dilation", 1, 1, v.dilation))
     return false;
+  // padding="valid" or "same" (conv2d.padding, _convolution_mode): ATen's _convolution_same
+  // convolves with dilation * (k - 1) / 2 on each side when that is symmetric; an even kernel
+  // needs an asymmetric pad, which ATen applies to the input first (not read here).
+  if (const Arg* pad = f.arg("padding"); pad && pad->kind == Arg::Kind::kString) {
+    if (pad->text != "valid" && pad->text != "same") return false;
+    for (size_t d = 0; d < v.padding.size(); ++d) {
+      const int64_t total = pad->text == "same" ? v.dilation[d] * (v.w_sizes[2 + d] - 1) : 0;
+      if (total % 2 != 0 || (pad->text == "same" && v.stride[d] != 1)) return false;
+      v.padding[d] = total / 2;
+    }
+  }
   // Strides and dilations below 1 or negative padding are not a convolution ATen runs; nor are
   // arguments or spatial sizes beyond 2^31, which would overflow the output size arithmetic.
   constexpr int64_t kMax = int64_t{1} << 31;
