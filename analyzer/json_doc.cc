@@ -260,11 +260,16 @@ class FastParser {
         scratch_.append(from, static_cast<size_t>(p_ - from));
         continue;
       }
-      ++p_;
       if (c != '\\') {
-        scratch_ += static_cast<char>(c);
+        // A run of plain bytes at once.
+        const char* from = p_;
+        while (p_ != end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x80 &&
+               *p_ != '"' && *p_ != '\\')
+          ++p_;
+        scratch_.append(from, static_cast<size_t>(p_ - from));
         continue;
       }
+      ++p_;
       if (p_ == end_) return false;
       const char e = *p_++;
       switch (e) {
@@ -616,12 +621,28 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
   std::vector<std::pair<std::string_view, JsonRef>> out;
   const JsonDoc::Node& n = KC_NODE;
   if (n.type != Type::kObject) return out;
-  out.reserve(n.count);
-  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span)
-    out.emplace_back(JsonRef(doc_, c).key(), JsonRef(doc_, c));
   // Sorted and, among equal keys, the last in the document kept: what std::map gives
-  // nlohmann::json.
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // nlohmann::json. Sorted by each key's first eight bytes, as a number, first: most
+  // comparisons of 100,000 names then touch no string.
+  struct Entry {
+    uint64_t prefix;
+    uint32_t index;  // document order, which decides among equal keys
+  };
+  std::vector<Entry> entries;
+  entries.reserve(n.count);
+  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span) {
+    const std::string_view key = JsonRef(doc_, c).key();
+    uint64_t prefix = 0;
+    for (size_t i = 0; i < 8; ++i) prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+    entries.push_back({prefix, c});
+  }
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const std::string_view ka = JsonRef(doc_, a.index).key(), kb = JsonRef(doc_, b.index).key();
+    return ka != kb ? ka < kb : a.index < b.index;
+  });
+  out.reserve(entries.size());
+  for (const Entry& e : entries) out.emplace_back(JsonRef(doc_, e.index).key(), JsonRef(doc_, e.index));
   size_t kept = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     if (i + 1 < out.size() && out[i + 1].first == out[i].first) continue;

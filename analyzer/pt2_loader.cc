@@ -251,13 +251,18 @@ class Pt2Reader {
     std::map<std::string, std::string> aliases;
     if (JsonRef tv = optional_field(graph, "tensor_values"); tv && tv.is_object())
       if (JsonRef inputs = optional_field(graph, "inputs"); inputs && inputs.is_array()) {
-        // By name, once: a lookup in the object itself is linear in the number of tensors.
-        std::unordered_map<std::string_view, JsonRef> metas;
-        for (const auto& [name, meta] : tv.items()) metas.emplace(name, meta);
+        // By name, in the sorted records: a lookup in the object itself is linear in the number
+        // of tensors.
+        const auto& metas = tensor_items(tv);
+        auto meta_of = [&](std::string_view name) {
+          auto it = std::lower_bound(metas.begin(), metas.end(), name,
+                                     [](const auto& item, std::string_view n) { return item.first < n; });
+          return it != metas.end() && it->first == name ? it : metas.end();
+        };
         for (JsonRef in : inputs.children()) {
           JsonRef t = optional_field(open(in, aux_doc_), "as_tensor");
           JsonRef n = t ? optional_field(t, "name") : JsonRef();
-          auto meta = n && n.is_string() ? metas.find(n.str()) : metas.end();
+          auto meta = n && n.is_string() ? meta_of(n.str()) : metas.end();
           JsonRef sizes = meta != metas.end() && !meta->second.is_null()
                               ? optional_field(open(meta->second, value_doc_), "sizes")
                               : JsonRef();
@@ -337,7 +342,7 @@ class Pt2Reader {
     // Indexed in key order, as values always were, but read in the text's order, so that the
     // text is read once front to back. Values are read alone: the first error in key order is
     // the one an error in key order would have stopped at.
-    const auto items = tvs.items();
+    const auto& items = tensor_items(tvs);
     std::vector<uint32_t> order(items.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -366,6 +371,12 @@ class Pt2Reader {
     for (uint32_t i = 0; i < items.size(); ++i) value_index_[names_.keep(items[i].first)] = static_cast<int>(base + i);
   }
 
+  // The graph's tensor_values sorted by name, made once.
+  const std::vector<std::pair<std::string_view, JsonRef>>& tensor_items(JsonRef tvs) {
+    if (!tensor_items_) tensor_items_ = tvs.items();
+    return *tensor_items_;
+  }
+
   int read_value(std::string_view key, JsonRef meta) {
     bool requires_grad = false;
     const int index = g_.add_value(value_of(key, meta, requires_grad));
@@ -375,19 +386,46 @@ class Pt2Reader {
     return index;
   }
 
+  // A tensor record's dtype, sizes and strides where they are plain (an integer dtype, sizes and
+  // strides {"as_int": N}), read without building the messages of value_of's checks, which
+  // read anything else.
+  static bool plain_value(JsonRef meta, Value& v) {
+    if (!meta.is_object()) return false;
+    JsonRef dt = meta.find("dtype"), sizes = meta.find("sizes"), strides = meta.find("strides");
+    if (!(dt && dt.is_number_integer() && sizes && sizes.is_array() && strides && strides.is_array())) return false;
+    const auto dtype = dtype_from_export_enum(dt.integer());
+    if (!dtype.has_value()) return false;
+    v.dtype = *dtype;
+    auto ints = [](JsonRef list, std::vector<int64_t>& out) {
+      out.reserve(list.size());
+      for (JsonRef s : list.children()) {
+        if (!(s.is_object() && s.size() == 1)) return false;
+        const JsonRef only = *s.children().begin();
+        if (!(only.key() == "as_int" && only.is_number_integer())) return false;
+        out.push_back(only.integer());
+      }
+      return true;
+    };
+    return ints(sizes, v.sizes) && ints(strides, v.strides);
+  }
+
   Value value_of(std::string_view key, JsonRef meta, bool& requires_grad) {
     {
       Value v;
       v.name = std::string(key);
-      const std::string where = "tensor '" + v.name + "'";
-      int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
-      auto dtype = dtype_from_export_enum(dt);
-      if (!dtype.has_value()) throw Error(where + ": unknown dtype code " + std::to_string(dt));
-      v.dtype = *dtype;
-      const std::string sizes_where = where + ".sizes", strides_where = where + ".strides";
-      for (JsonRef s : array(field(meta, "sizes", where), sizes_where)) v.sizes.push_back(sym_int(s, sizes_where));
-      for (JsonRef s : array(field(meta, "strides", where), strides_where))
-        v.strides.push_back(sym_int(s, strides_where));
+      if (!plain_value(meta, v)) {
+        v.sizes.clear();
+        v.strides.clear();
+        const std::string where = "tensor '" + v.name + "'";
+        int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
+        auto dtype = dtype_from_export_enum(dt);
+        if (!dtype.has_value()) throw Error(where + ": unknown dtype code " + std::to_string(dt));
+        v.dtype = *dtype;
+        const std::string sizes_where = where + ".sizes", strides_where = where + ".strides";
+        for (JsonRef s : array(field(meta, "sizes", where), sizes_where)) v.sizes.push_back(sym_int(s, sizes_where));
+        for (JsonRef s : array(field(meta, "strides", where), strides_where))
+          v.strides.push_back(sym_int(s, strides_where));
+      }
       if (JsonRef d = optional_field(meta, "device")) {
         if (JsonRef type = optional_field(d, "type"); type && type.is_string()) v.device = std::string(type.str());
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
@@ -449,6 +487,22 @@ class Pt2Reader {
     if (it == value_index_.end())
       throw Error(where + suffix + ": tensor '" + std::string(name.str()) + "' has no entry in tensor_values");
     return it->second;
+  }
+
+  // An argument {"as_tensor": {"name": N}} naming a known tensor, read without building the
+  // messages of read_arg's checks, which read anything else.
+  bool plain_tensor_arg(const std::string& name, JsonRef arg, Arg& a) const {
+    if (!(arg.is_object() && arg.size() == 1)) return false;
+    const JsonRef only = *arg.children().begin();
+    if (!(only.key() == "as_tensor" && only.is_object())) return false;
+    const JsonRef n = only.find("name");
+    if (!(n && n.is_string())) return false;
+    auto it = value_index_.find(n.str());
+    if (it == value_index_.end()) return false;
+    a.name = name;
+    a.kind = Arg::Kind::kTensor;
+    a.tensors = {it->second};
+    return true;
   }
 
   Arg read_arg(const std::string& name, JsonRef arg, const std::string& where) {
@@ -655,8 +709,9 @@ class Pt2Reader {
           throw Error(where + ": argument '" + schema->args[i].name + "' of " + t.name + " is missing");
         continue;
       }
-      op.args.push_back(read_arg(schema->args[i].name, field(in->value, "arg", where),
-                                 where + " argument '" + schema->args[i].name + "'"));
+      const JsonRef arg = field(in->value, "arg", where);
+      if (!plain_tensor_arg(schema->args[i].name, arg, op.args.emplace_back()))
+        op.args.back() = read_arg(schema->args[i].name, arg, where + " argument '" + schema->args[i].name + "'");
       schema_pos.push_back(static_cast<int>(i));
       for (NamedInput& same : by_name_) same.taken |= same.name == in->name;
     }
@@ -1180,8 +1235,9 @@ class Pt2Reader {
     bool taken = false;  // matched to a schema argument
   };
   std::vector<NamedInput> by_name_;
-  std::set<int> recorded_grad_;                           // values whose tensor_meta says requires_grad
-  std::map<std::string, OpSchema> unregistered_;          // ops LibTorch does not know, by target
+  std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
+  std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
+  std::optional<std::vector<std::pair<std::string_view, JsonRef>>> tensor_items_;
   StringArena names_;                                     // keys of value_index_ and targets_
   std::unordered_map<std::string_view, Target> targets_;  // by target
   // Parsed stack_trace and nn_module_stack texts, by text, keyed in cached_.
