@@ -1,13 +1,15 @@
-// A read-only JSON document stored flat: every value is one 16-byte record in one array, in
-// document order, with its string bytes in one buffer and its object keys interned. It is what
-// the .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory
-// and a heap allocation per value: a 100,000-op model.json holds some 5 million values.
+// A read-only JSON document stored flat: every value is one 24-byte record in one array, in
+// document order. Strings are views of the text where they hold no escapes, so the text must
+// outlive the document; keys and decoded strings are copied into one buffer. It is what the
+// .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory and a
+// heap allocation per value. An outline (parse_outline) leaves the deep values as checked text,
+// so that a reader parses them one at a time (expand) rather than holding them all.
 // It answers what nlohmann::json's tree would: items() gives an object's keys in the sorted
 // order of its std::map, and the last of duplicate keys wins.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,12 +44,21 @@ class JsonRef {
   // The key this value has in its object; empty for an array element or the root.
   std::string_view key() const;
 
+  // A value parse_outline left unparsed (an object or an array): only JsonDoc::expand reads it;
+  // it is none of the types above.
+  bool is_lazy() const;
+  // Where a lazy value's text starts and ends in the document's text; 0 for other values.
+  size_t text_begin() const;
+  size_t text_end() const;
+
   // Elements of an array or values of an object, in document order, as a range to iterate.
   class Children;
   Children children() const;
   size_t size() const;
   bool empty() const { return size() == 0; }
   // Whether any value inside this one sits under `key`, at any depth. Linear in the subtree.
+  // Inside a lazy value, a search of its text that may answer true where the key is not one
+  // (the word in a string, an escape): a filter, not a lookup.
   bool contains_key(std::string_view key) const;
   // The value of `key` in an object (the last one when the key repeats); none when this is not
   // an object or has no such key. Linear in the object's size.
@@ -88,18 +99,29 @@ class JsonRef::Children {
 
 class JsonDoc {
  public:
-  // Parses `text` after check_json_limits; throws Error "<what> is not valid JSON: ..." with
-  // nlohmann::json's message, or "<what>: ..." over a limit.
+  // Parses `text`, which must outlive the document. Throws Error "<what> is not valid JSON: ..."
+  // with nlohmann::json's message, or "<what>: ..." over a limit of check_json_limits, which
+  // come first.
   static JsonDoc parse(std::string_view text, const std::string& what);
+  // The same, except that objects and arrays nested `lazy_depth` deep (the root is 0) are checked
+  // and kept as text (JsonRef::is_lazy) for expand to parse. passed(offset) is called now and
+  // then with how far into the text the parse has read. A text that only nlohmann::json reads
+  // (one that starts with a byte-order mark) is parsed whole.
+  static JsonDoc parse_outline(std::string_view text, const std::string& what, size_t lazy_depth,
+                               const std::function<void(size_t)>& passed = {});
   JsonRef root() const { return JsonRef(this, 0); }
+  // Parses a lazy value of another document into this one, in place of what this one held, and
+  // returns it; the other document's text must outlive this one's use.
+  JsonRef expand(JsonRef lazy);
 
   // What a value is; public for the parser that fills the document.
-  enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat };
-  static constexpr uint32_t kNoKey = (1u << 28) - 1;  // a text of 256 MiB has fewer distinct keys
-  // 16 bytes: the type shares a word with the key.
+  enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat, kLazy };
+  static constexpr uint32_t kNoKey = ~0u;
   struct Node {
-    uint32_t key_type = kNoKey << 4;  // index into keys_ (kNoKey for array elements and the root), then the type
-    uint32_t span = 1;                // records in this value's subtree, itself included
+    uint32_t span = 1;  // records in this value's subtree, itself included
+    Type type = Type::kNull;
+    bool in_text = false;                          // a string's bytes are in text_, not chars_
+    uint32_t key_offset = 0, key_length = kNoKey;  // into chars_; kNoKey for array elements and the root
     union {
       int64_t i = 0;
       uint64_t u;
@@ -107,19 +129,19 @@ class JsonDoc {
       bool b;
       uint32_t count;  // elements of an array or object
       struct {
-        uint32_t offset, length;  // into chars_
+        uint32_t offset, length;  // a string's bytes, or a lazy value's text
       } s;
     };
-    Type type() const { return static_cast<Type>(key_type & 15); }
-    uint32_t key() const { return key_type >> 4; }
   };
 
  private:
   friend class JsonRef;
   friend class JsonDocBuilder;
+  static JsonDoc parse(std::string_view text, const std::string& what, size_t lazy_depth,
+                       const std::function<void(size_t)>& passed);
   std::vector<Node> nodes_;
   std::string chars_;
-  std::deque<std::string> keys_;  // interned keys; a deque, so that views of them stay valid
+  std::string_view text_;
 };
 
 }  // namespace kc

@@ -1,8 +1,12 @@
 #include "analyzer/pt2_loader.h"
 
 #include <algorithm>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -78,9 +82,69 @@ std::pair<std::string_view, JsonRef> tagged(JsonRef j, const std::string& where)
   return items[0];
 }
 
+// Copies of strings that must outlive the document value they came from: each node is parsed
+// into a document that the next node's replaces, and the text's pages are given back as the
+// reader passes them. Packed in blocks, a few bytes for a name.
+class StringArena {
+ public:
+  std::string_view keep(std::string_view s) {
+    if (s.size() > kBlock / 8) return big_.emplace_back(s);
+    if (blocks_.empty() || used_ + s.size() > kBlock) {
+      blocks_.emplace_back(new char[kBlock]);
+      used_ = 0;
+    }
+    char* at = blocks_.back().get() + used_;
+    std::copy(s.begin(), s.end(), at);
+    used_ += s.size();
+    return std::string_view(at, s.size());
+  }
+
+ private:
+  static constexpr size_t kBlock = 64u << 10;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = 0;
+  std::deque<std::string> big_;  // a deque: its strings never move
+};
+
+// A value of the outline, parsed into `into` where the outline left it as text.
+JsonRef open(JsonRef j, JsonDoc& into) {
+  return j.is_lazy() ? into.expand(j) : j;
+}
+
+// Gives the text's pages back behind a reader that sweeps through it, in steps: no more of the
+// text is held than a step and the value being read.
+class TextRelease {
+ public:
+  explicit TextRelease(std::function<void(size_t, size_t)> release) : release_(std::move(release)) {}
+  // The reader is done with the lazy value `v`.
+  void passed(JsonRef v) {
+    if (!release_ || !v.is_lazy()) return;
+    if (v.text_begin() < begin_ || v.text_begin() > end_ + kStep) {  // another sweep
+      release_(begin_, end_);
+      begin_ = v.text_begin();
+    }
+    end_ = v.text_end();
+    if (end_ - begin_ >= kStep) {
+      release_(begin_, end_);
+      begin_ = end_;
+    }
+  }
+  // The reader is done with all of the text for now.
+  void all() {
+    if (release_) release_(0, std::numeric_limits<size_t>::max());
+    begin_ = end_ = 0;
+  }
+
+ private:
+  static constexpr size_t kStep = 4u << 20;
+  std::function<void(size_t, size_t)> release_;
+  size_t begin_ = 0, end_ = 0;
+};
+
 class Pt2Reader {
  public:
-  Pt2Reader(JsonRef root, const std::string& path, const LoadOptions& opt) : root_(root), opt_(opt) {
+  Pt2Reader(JsonRef root, const std::string& path, const LoadOptions& opt, std::function<void(size_t, size_t)> release)
+      : root_(root), opt_(opt), release_(std::move(release)) {
     g_.info.path = path;
     g_.info.format = "pt2";
   }
@@ -94,7 +158,11 @@ class Pt2Reader {
     read_signature(gm);
     const JsonRef::Children nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
     g_.ops.reserve(field(graph, "nodes", "graph").size());
-    for (JsonRef node : nodes) read_node(node);
+    for (JsonRef node : nodes) {
+      read_node(open(node, node_doc_));
+      release_.passed(node);
+    }
+    release_.all();
     propagate_requires_grad_to_views(g_);
     if (!unregistered_.empty()) {
       std::string names;
@@ -105,7 +173,7 @@ class Pt2Reader {
           " does not know, read from their recorded outputs (one no rule covers is unknown): " + names);
     }
     for (JsonRef out : array(field(graph, "outputs", "graph"), "graph.outputs")) {
-      auto [tag, v] = tagged(out, "graph.outputs");
+      auto [tag, v] = tagged(open(out, aux_doc_), "graph.outputs");
       g_.outputs.push_back(tag == "as_tensor" ? value_ref(v, "graph.outputs") : -1);
     }
     if (auto bad = g_.check()) throw Error("model.json: " + *bad);
@@ -139,7 +207,11 @@ class Pt2Reader {
       }
     // Hints: every "as_expr" that is a bare symbol records that symbol's example value.
     std::function<void(JsonRef)> scan = [&](JsonRef j) {
-      if (j.is_object()) {
+      if (j.is_lazy()) {
+        // Only the outline's values are lazy, never what they hold: one document serves.
+        scan(scan_doc_.expand(j));
+        release_.passed(j);
+      } else if (j.is_object()) {
         if (JsonRef e = optional_field(j, "as_expr")) {
           JsonRef es = optional_field(e, "expr_str");
           JsonRef hint = optional_field(e, "hint");
@@ -159,6 +231,7 @@ class Pt2Reader {
     // Static shapes have no "as_expr" at all: one pass over the records saves the walk.
     if (JsonRef tv = optional_field(graph, "tensor_values"); tv && tv.contains_key("as_expr")) scan(tv);
     if (JsonRef sv = optional_field(graph, "sym_int_values"); sv && sv.contains_key("as_expr")) scan(sv);
+    release_.all();
     symbols_ = hints_;
     // A data-dependent size (an unbacked symbol "u0": the row count of nonzero, masked_select,
     // unique, a boolean index) has no example value, only the range the export proved. Kernel
@@ -178,15 +251,21 @@ class Pt2Reader {
     std::map<std::string, std::string> aliases;
     if (JsonRef tv = optional_field(graph, "tensor_values"); tv && tv.is_object())
       if (JsonRef inputs = optional_field(graph, "inputs"); inputs && inputs.is_array()) {
-        // By name, once: a lookup in the object itself is linear in the number of tensors.
-        std::unordered_map<std::string_view, JsonRef> metas;
-        for (const auto& [name, meta] : tv.items()) metas.emplace(name, meta);
+        // By name, in the sorted records: a lookup in the object itself is linear in the number
+        // of tensors.
+        const auto& metas = tensor_items(tv);
+        auto meta_of = [&](std::string_view name) {
+          auto it = std::lower_bound(metas.begin(), metas.end(), name,
+                                     [](const auto& item, std::string_view n) { return item.first < n; });
+          return it != metas.end() && it->first == name ? it : metas.end();
+        };
         for (JsonRef in : inputs.children()) {
-          JsonRef t = optional_field(in, "as_tensor");
+          JsonRef t = optional_field(open(in, aux_doc_), "as_tensor");
           JsonRef n = t ? optional_field(t, "name") : JsonRef();
-          auto meta = n && n.is_string() ? metas.find(n.str()) : metas.end();
-          JsonRef sizes =
-              meta != metas.end() && !meta->second.is_null() ? optional_field(meta->second, "sizes") : JsonRef();
+          auto meta = n && n.is_string() ? meta_of(n.str()) : metas.end();
+          JsonRef sizes = meta != metas.end() && !meta->second.is_null()
+                              ? optional_field(open(meta->second, value_doc_), "sizes")
+                              : JsonRef();
           if (!sizes || !sizes.is_array()) continue;
           size_t next = 0;
           for (JsonRef dim : sizes.children()) {
@@ -262,36 +341,101 @@ class Pt2Reader {
     read_sym_ints(graph);
     JsonRef tvs = field(graph, "tensor_values", "graph");
     if (!tvs.is_object()) throw Error("graph.tensor_values: expected an object");
-    g_.values.reserve(tvs.size());
-    value_index_.reserve(tvs.size());
-    // In key order, as value indices always were.
-    for (const auto& [key, meta] : tvs.items()) value_index_[key] = read_value(key, meta);
+    // Indexed in key order, as values always were, but read in the text's order, so that the
+    // text is read once front to back. Values are read alone: the first error in key order is
+    // the one an error in key order would have stopped at.
+    const auto& items = tensor_items(tvs);
+    std::vector<uint32_t> order(items.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return items[a].second.text_begin() < items[b].second.text_begin();
+    });
+    const size_t base = g_.values.size();
+    g_.values.resize(base + items.size());
+    value_index_.reserve(items.size());
+    size_t failed = items.size();
+    std::exception_ptr error;
+    for (uint32_t i : order) {
+      try {
+        bool requires_grad = false;
+        g_.values[base + i] = value_of(items[i].first, open(items[i].second, value_doc_), requires_grad);
+        if (requires_grad) recorded_grad_.insert(static_cast<int>(base + i));
+      } catch (...) {
+        if (i < failed) {
+          failed = i;
+          error = std::current_exception();
+        }
+      }
+      release_.passed(items[i].second);
+    }
+    release_.all();
+    if (error) std::rethrow_exception(error);
+    for (uint32_t i = 0; i < items.size(); ++i) value_index_[names_.keep(items[i].first)] = static_cast<int>(base + i);
+  }
+
+  // The graph's tensor_values sorted by name, made once.
+  const std::vector<std::pair<std::string_view, JsonRef>>& tensor_items(JsonRef tvs) {
+    if (!tensor_items_) tensor_items_ = tvs.items();
+    return *tensor_items_;
   }
 
   int read_value(std::string_view key, JsonRef meta) {
+    bool requires_grad = false;
+    const int index = g_.add_value(value_of(key, meta, requires_grad));
+    // Kept for parameters and buffers only (read_signature): the run's own intermediates never
+    // require grad under no_grad, whatever grad mode the export traced in.
+    if (requires_grad) recorded_grad_.insert(index);
+    return index;
+  }
+
+  // A tensor record's dtype, sizes and strides where they are plain (an integer dtype, sizes and
+  // strides {"as_int": N}), read without building the messages of value_of's checks, which
+  // read anything else.
+  static bool plain_value(JsonRef meta, Value& v) {
+    if (!meta.is_object()) return false;
+    JsonRef dt = meta.find("dtype"), sizes = meta.find("sizes"), strides = meta.find("strides");
+    if (!(dt && dt.is_number_integer() && sizes && sizes.is_array() && strides && strides.is_array())) return false;
+    const auto dtype = dtype_from_export_enum(dt.integer());
+    if (!dtype.has_value()) return false;
+    v.dtype = *dtype;
+    auto ints = [](JsonRef list, std::vector<int64_t>& out) {
+      out.reserve(list.size());
+      for (JsonRef s : list.children()) {
+        if (!(s.is_object() && s.size() == 1)) return false;
+        const JsonRef only = *s.children().begin();
+        if (!(only.key() == "as_int" && only.is_number_integer())) return false;
+        out.push_back(only.integer());
+      }
+      return true;
+    };
+    return ints(sizes, v.sizes) && ints(strides, v.strides);
+  }
+
+  Value value_of(std::string_view key, JsonRef meta, bool& requires_grad) {
     {
       Value v;
       v.name = std::string(key);
-      const std::string where = "tensor '" + v.name + "'";
-      int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
-      auto dtype = dtype_from_export_enum(dt);
-      if (!dtype.has_value()) throw Error(where + ": unknown dtype code " + std::to_string(dt));
-      v.dtype = *dtype;
-      const std::string sizes_where = where + ".sizes", strides_where = where + ".strides";
-      for (JsonRef s : array(field(meta, "sizes", where), sizes_where)) v.sizes.push_back(sym_int(s, sizes_where));
-      for (JsonRef s : array(field(meta, "strides", where), strides_where))
-        v.strides.push_back(sym_int(s, strides_where));
+      if (!plain_value(meta, v)) {
+        v.sizes.clear();
+        v.strides.clear();
+        const std::string where = "tensor '" + v.name + "'";
+        int64_t dt = integer(field(meta, "dtype", where), where, ".dtype");
+        auto dtype = dtype_from_export_enum(dt);
+        if (!dtype.has_value()) throw Error(where + ": unknown dtype code " + std::to_string(dt));
+        v.dtype = *dtype;
+        const std::string sizes_where = where + ".sizes", strides_where = where + ".strides";
+        for (JsonRef s : array(field(meta, "sizes", where), sizes_where)) v.sizes.push_back(sym_int(s, sizes_where));
+        for (JsonRef s : array(field(meta, "strides", where), strides_where))
+          v.strides.push_back(sym_int(s, strides_where));
+      }
       if (JsonRef d = optional_field(meta, "device")) {
         if (JsonRef type = optional_field(d, "type"); type && type.is_string()) v.device = std::string(type.str());
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
           v.device += ":" + std::to_string(idx.integer());
       }
-      const int index = g_.add_value(std::move(v));
-      // Kept for parameters and buffers only (read_signature): the run's own intermediates never
-      // require grad under no_grad, whatever grad mode the export traced in.
-      if (JsonRef rg = optional_field(meta, "requires_grad"); rg && rg.is_boolean() && rg.boolean())
-        recorded_grad_.insert(index);
-      return index;
+      JsonRef rg = optional_field(meta, "requires_grad");
+      requires_grad = rg && rg.is_boolean() && rg.boolean();
+      return v;
     }
   }
 
@@ -300,7 +444,7 @@ class Pt2Reader {
       if (!sv.is_object())
         throw Error("graph.sym_int_values: expected an object, found " + std::string(sv.type_name()));
       for (const auto& [key, value] : sv.items())
-        sym_values_[std::string(key)] = sym_int(value, "sym_int_values." + std::string(key));
+        sym_values_[std::string(key)] = sym_int(open(value, value_doc_), "sym_int_values." + std::string(key));
     }
   }
 
@@ -310,7 +454,7 @@ class Pt2Reader {
     JsonRef specs = optional_field(sig, "input_specs");
     if (!specs || !specs.is_array()) return;
     for (JsonRef spec : specs.children()) {
-      auto [kind, body] = tagged(spec, "signature.input_specs");
+      auto [kind, body] = tagged(open(spec, aux_doc_), "signature.input_specs");
       JsonRef arg = optional_field(body, "arg");
       if (!arg) continue;
       std::string name;
@@ -345,6 +489,22 @@ class Pt2Reader {
     if (it == value_index_.end())
       throw Error(where + suffix + ": tensor '" + std::string(name.str()) + "' has no entry in tensor_values");
     return it->second;
+  }
+
+  // An argument {"as_tensor": {"name": N}} naming a known tensor, read without building the
+  // messages of read_arg's checks, which read anything else.
+  bool plain_tensor_arg(const std::string& name, JsonRef arg, Arg& a) const {
+    if (!(arg.is_object() && arg.size() == 1)) return false;
+    const JsonRef only = *arg.children().begin();
+    if (!(only.key() == "as_tensor" && only.is_object())) return false;
+    const JsonRef n = only.find("name");
+    if (!(n && n.is_string())) return false;
+    auto it = value_index_.find(n.str());
+    if (it == value_index_.end()) return false;
+    a.name = name;
+    a.kind = Arg::Kind::kTensor;
+    a.tensors = {it->second};
+    return true;
   }
 
   Arg read_arg(const std::string& name, JsonRef arg, const std::string& where) {
@@ -494,7 +654,7 @@ class Pt2Reader {
     }
     // Each distinct target is parsed once: a graph repeats a few dozen ops.
     auto known = targets_.find(target);
-    if (known == targets_.end()) known = targets_.emplace(target, parse_target(target, where)).first;
+    if (known == targets_.end()) known = targets_.emplace(names_.keep(target), parse_target(target, where)).first;
     Target& t = known->second;
     if (!t.region.empty()) return read_region(node, t.region, target, where);
     if (!t.torch_op) {
@@ -551,8 +711,9 @@ class Pt2Reader {
           throw Error(where + ": argument '" + schema->args[i].name + "' of " + t.name + " is missing");
         continue;
       }
-      op.args.push_back(read_arg(schema->args[i].name, field(in->value, "arg", where),
-                                 where + " argument '" + schema->args[i].name + "'"));
+      const JsonRef arg = field(in->value, "arg", where);
+      if (!plain_tensor_arg(schema->args[i].name, arg, op.args.emplace_back()))
+        op.args.back() = read_arg(schema->args[i].name, arg, where + " argument '" + schema->args[i].name + "'");
       schema_pos.push_back(static_cast<int>(i));
       for (NamedInput& same : by_name_) same.taken |= same.name == in->name;
     }
@@ -607,6 +768,12 @@ class Pt2Reader {
     return by_name.empty() ? "" : std::string(by_name.begin()->first);
   }
 
+  void clear_caches() {
+    source_locs_.clear();
+    modules_.clear();
+    cached_ = StringArena();
+  }
+
   // The user's source line and module of a node, from its metadata.
   void locate(Op& op, JsonRef node) {
     if (JsonRef meta = optional_field(node, "metadata")) {
@@ -615,14 +782,22 @@ class Pt2Reader {
         size_t from = trace.size() > kMaxStackTraceRead ? trace.size() - kMaxStackTraceRead : 0;
         if (size_t eol = from > 0 ? trace.find('\n', from) : std::string::npos; eol != std::string::npos)
           from = eol + 1;  // from a line's start
-        // Ops of one line share their trace: each distinct one is parsed once.
-        auto [loc, added] = source_locs_.try_emplace(trace.substr(from));
-        if (added) loc->second = user_frame(std::string(trace.substr(from)));
+        // Ops of one line share their trace: each distinct one is parsed once, while the
+        // cache is small (a long chain of ops has a line each).
+        const std::string_view tail = trace.substr(from);
+        auto loc = source_locs_.find(tail);
+        if (loc == source_locs_.end()) {
+          if (source_locs_.size() >= kMaxCached) clear_caches();
+          loc = source_locs_.emplace(cached_.keep(tail), user_frame(std::string(tail))).first;
+        }
         op.loc = loc->second;
       }
       if (JsonRef ms = optional_field(meta, "nn_module_stack"); ms && ms.is_string()) {
-        auto [module, added] = modules_.try_emplace(ms.str());
-        if (added) module->second = innermost_module(std::string(ms.str()));
+        auto module = modules_.find(ms.str());
+        if (module == modules_.end()) {
+          if (modules_.size() >= kMaxCached) clear_caches();
+          module = modules_.emplace(cached_.keep(ms.str()), innermost_module(std::string(ms.str()))).first;
+        }
         std::tie(op.module, op.module_type) = module->second;
       }
     }
@@ -681,7 +856,7 @@ class Pt2Reader {
                   " ops (a loop's trips times its body), more than kernelcount reads");
     std::vector<std::pair<std::string_view, int>> shadowed;
     auto bind = [&](std::string_view name, int id) {
-      auto [it, added] = value_index_.try_emplace(name, id);
+      auto [it, added] = value_index_.try_emplace(names_.keep(name), id);
       if (!added) {
         shadowed.emplace_back(name, it->second);
         it->second = id;
@@ -752,7 +927,7 @@ class Pt2Reader {
     if (names.size() != results.size())
       throw Error(where + ": the node has " + std::to_string(names.size()) + " outputs, its subgraph " +
                   std::to_string(results.size()));
-    for (size_t i = 0; i < names.size(); ++i) value_index_[names[i]] = results[i];
+    for (size_t i = 0; i < names.size(); ++i) value_index_[names_.keep(names[i])] = results[i];
   }
 
   // An op eager runs around a higher-order op's subgraphs that the graph holds no node for
@@ -912,7 +1087,7 @@ class Pt2Reader {
         throw Error(where + ": the node has " + std::to_string(names.size()) + " outputs, its body " +
                     std::to_string(per_output.size()));
       for (size_t k = 0; k < names.size(); ++k) {
-        const int out = value_index_.at(names[k]);
+        const int out = value_index_.at(names[k]);  // a lookup: the view need not last
         add_hop_op("aten::stack", "", {tensor_list_arg("tensors", per_output[k]), int_arg("dim", 0)}, {out}, node);
       }
       return;
@@ -971,7 +1146,7 @@ class Pt2Reader {
     const std::vector<std::string_view> names = output_names(node, where);
     if (xs.empty()) {  // nothing to scan: the carry is the init
       if (names.size() != init.size()) throw Error(where + ": scan's outputs differ from its init");
-      for (size_t i = 0; i < names.size(); ++i) value_index_[names[i]] = init[i];
+      for (size_t i = 0; i < names.size(); ++i) value_index_[names_.keep(names[i])] = init[i];
       return;
     }
     for (int x : xs)
@@ -1062,13 +1237,19 @@ class Pt2Reader {
     bool taken = false;  // matched to a schema argument
   };
   std::vector<NamedInput> by_name_;
-  std::set<int> recorded_grad_;                           // values whose tensor_meta says requires_grad
-  std::map<std::string, OpSchema> unregistered_;          // ops LibTorch does not know, by target
-  std::unordered_map<std::string_view, Target> targets_;  // keyed by views into the document
-  // Parsed stack_trace and nn_module_stack texts, keyed by views into the document.
+  std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
+  std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
+  std::optional<std::vector<std::pair<std::string_view, JsonRef>>> tensor_items_;
+  StringArena names_;                                     // keys of value_index_ and targets_
+  std::unordered_map<std::string_view, Target> targets_;  // by target
+  // Parsed stack_trace and nn_module_stack texts, by text, keyed in cached_.
+  static constexpr size_t kMaxCached = 4096;
   std::unordered_map<std::string_view, SourceLoc> source_locs_;
-  std::unordered_map<std::string_view, std::pair<std::string, std::string>>
-      modules_;  // keys are views into the document
+  std::unordered_map<std::string_view, std::pair<std::string, std::string>> modules_;
+  StringArena cached_;
+  // The documents the outline's lazy values are parsed into, one per use that may overlap.
+  JsonDoc node_doc_, value_doc_, aux_doc_, scan_doc_;
+  TextRelease release_;
 };
 
 }  // namespace
@@ -1077,32 +1258,44 @@ namespace {
 
 const char kTooLarge[] = "models/model.json is larger than the limit of ";
 
-Graph read_model_json(const JsonDoc& doc, const std::string& path, const LoadOptions& options) {
+// The top level and the graph's own fields (nodes, tensor_values) are parsed at once; each node
+// and each tensor's record only as the reader comes to it.
+constexpr size_t kLazyDepth = 4;
+
+// `release(begin, end)` gives back the text's pages in that range once the reader is past them.
+Graph read_model_json(std::string_view text, const std::string& path, const LoadOptions& options,
+                      const std::function<void(size_t, size_t)>& release) {
+  size_t released = 0;
+  const JsonDoc doc = JsonDoc::parse_outline(text, "models/model.json", kLazyDepth, [&](size_t offset) {
+    if (release) release(released, offset);
+    released = offset;
+  });
+  if (release) release(0, text.size());
   if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
-  return Pt2Reader(doc.root(), path, options).read();
+  return Pt2Reader(doc.root(), path, options, release).read();
 }
 
 }  // namespace
 
 Graph load_pt2_json(const std::string& text, const std::string& path, const LoadOptions& options) {
   if (text.size() > kMaxModelJsonBytes) throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
-  return read_model_json(JsonDoc::parse(text, "models/model.json"), path, options);
+  return read_model_json(text, path, options, {});
 }
 
 Graph load_pt2(const ZipArchive& archive, const std::string& path, const LoadOptions& options) {
   // The size first: a small archive can inflate to gigabytes.
   if (archive.record_size("models/model.json") > kMaxModelJsonBytes)
     throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
-  std::string text;
+  RecordBytes text;
   try {
-    text = archive.read_record("models/model.json", kMaxModelJsonBytes);
+    text = archive.map_record("models/model.json", kMaxModelJsonBytes);
   } catch (const Error& e) {
     throw Error(std::string("cannot read models/model.json: ") + e.what());
   }
-  const JsonDoc doc = JsonDoc::parse(text, "models/model.json");
-  // The document holds what the reader needs; the text would only add to the peak.
-  std::string().swap(text);
-  return read_model_json(doc, path, options);
+  // A stored record is a mapping of the file: what the reader has passed is given back, so that
+  // the text is never held whole beside the graph.
+  return read_model_json(text.view(), path, options,
+                         [&text](size_t begin, size_t end) { text.release(begin, std::min(end, text.view().size())); });
 }
 
 }  // namespace kc

@@ -1,6 +1,7 @@
 #include "analyzer/zip_archive.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -117,9 +118,8 @@ uint64_t ZipArchive::record_size(std::string_view name) const {
   return find(name).uncompressed;
 }
 
-std::string ZipArchive::read_record(std::string_view name, uint64_t max_bytes) const {
-  const ZipRecord& r = find(name);
-  const std::string full = r.name;
+uint64_t ZipArchive::data_offset(const ZipRecord& r, uint64_t max_bytes) const {
+  const std::string& full = r.name;
   check(r.method == kStored || r.method == kDeflated, "zip record " + full + " uses compression method " +
                                                           std::to_string(r.method) +
                                                           " (PyTorch archives store or deflate)");
@@ -140,17 +140,81 @@ std::string ZipArchive::read_record(std::string_view name, uint64_t max_bytes) c
         "zip record " + full + " is damaged (its compressed size exceeds what deflate can produce)");
   check(data_at <= size_ && stored <= size_ - data_at,
         "zip record " + full + " runs past the end of the file (truncated or damaged)");
-  std::string bytes(stored, '\0');
-  check(read_at(data_at, bytes.data(), bytes.size()) == bytes.size(), "zip record " + full + " cannot be read");
-  if (r.method == kDeflated) bytes = inflate_record(full, bytes, r.uncompressed);
+  return data_at;
+}
+
+std::string ZipArchive::read_record(std::string_view name, uint64_t max_bytes) const {
+  const ZipRecord& r = find(name);
+  const uint64_t data_at = data_offset(r, max_bytes);
+  std::string bytes(r.method == kStored ? r.uncompressed : r.compressed, '\0');
+  check(read_at(data_at, bytes.data(), bytes.size()) == bytes.size(), "zip record " + r.name + " cannot be read");
+  if (r.method == kDeflated) bytes = inflate_record(r.name, bytes, r.uncompressed);
+  check_crc(r, bytes, [](size_t, size_t) {});
+  return bytes;
+}
+
+RecordBytes ZipArchive::map_record(std::string_view name, uint64_t max_bytes) const {
+  const ZipRecord& r = find(name);
+  const uint64_t data_at = data_offset(r, max_bytes);
+  RecordBytes out;
+  if (r.method == kStored && r.uncompressed > 0) {
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t from = data_at / page * page;
+    void* map = ::mmap(nullptr, data_at - from + r.uncompressed, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(from));
+    if (map != MAP_FAILED) {
+      out.map_ = map;
+      out.map_size_ = data_at - from + r.uncompressed;
+      out.skip_ = data_at - from;
+      out.size_ = r.uncompressed;
+      // Read once, front to back: the kernel may read ahead and drop behind.
+      ::madvise(map, out.map_size_, MADV_SEQUENTIAL);
+      check_crc(r, out.view(), [&out](size_t begin, size_t end) { out.release(begin, end); });
+      ::madvise(map, out.map_size_, MADV_NORMAL);
+      return out;
+    }
+  }
+  out.owned_ = read_record(name, max_bytes);  // deflated, empty, or a file that cannot be mapped
+  return out;
+}
+
+void ZipArchive::check_crc(const ZipRecord& r, std::string_view bytes,
+                           const std::function<void(size_t, size_t)>& passed) {
   uint32_t crc = 0;
-  for (size_t at = 0; at < bytes.size();) {  // zlib's length is 32 bits
-    const size_t n = std::min<size_t>(bytes.size() - at, 1u << 30);
+  // In slices: zlib's length is 32 bits, and the pages of a slice are given back once read.
+  constexpr size_t kSlice = 4u << 20;
+  for (size_t at = 0; at < bytes.size();) {
+    const size_t n = std::min(bytes.size() - at, kSlice);
     crc = static_cast<uint32_t>(::crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uInt>(n)));
+    passed(at, at + n);
     at += n;
   }
-  check(crc == r.crc32, "zip record " + full + " is damaged (its CRC-32 does not match)");
-  return bytes;
+  check(crc == r.crc32, "zip record " + r.name + " is damaged (its CRC-32 does not match)");
+}
+
+RecordBytes& RecordBytes::operator=(RecordBytes&& o) noexcept {
+  if (this != &o) {
+    if (map_) ::munmap(map_, map_size_);
+    map_ = std::exchange(o.map_, nullptr);
+    map_size_ = std::exchange(o.map_size_, 0);
+    skip_ = std::exchange(o.skip_, 0);
+    size_ = std::exchange(o.size_, 0);
+    owned_ = std::move(o.owned_);
+  }
+  return *this;
+}
+
+RecordBytes::~RecordBytes() {
+  if (map_) ::munmap(map_, map_size_);
+}
+
+void RecordBytes::release(size_t begin, size_t end) const {
+  if (!map_ || begin >= end) return;
+  // Only whole pages: a page shared with bytes still to be read stays.
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t first = (skip_ + begin + page - 1) / page * page;
+  const size_t last = std::min(skip_ + end, map_size_) / page * page;
+  // A private mapping never written: dropped pages read back from the file, unchanged.
+  if (first < last) ::madvise(static_cast<char*>(map_) + first, last - first, MADV_DONTNEED);
 }
 
 }  // namespace kc

@@ -5,13 +5,41 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "analyzer/zip_directory.h"
 
 namespace kc {
+
+// A record's bytes, held as cheaply as the archive allows: a stored record is a read-only
+// mapping of the file, whose pages a reader can give back as it passes them; a deflated one
+// (or one the system will not map) is read into memory.
+class RecordBytes {
+ public:
+  RecordBytes() = default;
+  RecordBytes(RecordBytes&& o) noexcept { *this = std::move(o); }
+  RecordBytes& operator=(RecordBytes&& o) noexcept;
+  ~RecordBytes();
+
+  std::string_view view() const {
+    return map_ ? std::string_view(static_cast<const char*>(map_) + skip_, size_) : owned_;
+  }
+  // Drops the whole pages of [begin, end) of view() from this process's memory; touched
+  // again, they read back from the file. Does nothing for bytes held in memory.
+  void release(size_t begin, size_t end) const;
+
+ private:
+  friend class ZipArchive;
+  void* map_ = nullptr;
+  size_t map_size_ = 0;  // the mapping, from a page boundary
+  size_t skip_ = 0;      // where the record starts in the mapping
+  size_t size_ = 0;
+  std::string owned_;
+};
 
 class ZipArchive {
  public:
@@ -30,12 +58,19 @@ class ZipArchive {
   // or its bytes are damaged (a deflate stream that does not inflate to the recorded size, a
   // CRC that does not match, a record running past the end of the file).
   std::string read_record(std::string_view name, uint64_t max_bytes) const;
+  // The same bytes with the same checks, a stored record mapped rather than read: its pages are
+  // given back as its CRC is checked, so that they cost memory only while a reader holds them.
+  RecordBytes map_record(std::string_view name, uint64_t max_bytes) const;
   // The directory as read, every record with its full name.
   const ZipDirectory& directory() const { return dir_; }
 
  private:
   const ZipRecord& find(std::string_view name) const;
+  // Where the record's bytes start in the file, after the checks every read makes.
+  uint64_t data_offset(const ZipRecord& r, uint64_t max_bytes) const;
   size_t read_at(uint64_t pos, void* buf, size_t n) const;
+  // Throws Error when the bytes' CRC-32 is not the record's; calls passed(begin, end) as it goes.
+  static void check_crc(const ZipRecord& r, std::string_view bytes, const std::function<void(size_t, size_t)>& passed);
 
   int fd_ = -1;
   uint64_t size_ = 0;

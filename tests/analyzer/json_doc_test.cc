@@ -128,3 +128,27 @@ TEST_CASE("json_doc: lookups") {
   CHECK_FALSE(root.find("y").contains_key("as_expr"));
   CHECK(root.find("x").key() == "x");
 }
+
+TEST_CASE("json_doc: an outline keeps deep values as text, and expands them to what a full parse has") {
+  const std::string text = R"({"a": {"b": [1, {"c": "\u0041"}], "s": "x"}, "n": [[2], {"as_expr": 3}, null]})";
+  const kc::JsonDoc outline = kc::JsonDoc::parse_outline(text, "t", 2);
+  const kc::JsonRef a = outline.root().find("a");
+  CHECK(a.find("s").str() == "x");
+  CHECK(a.find("b").is_lazy());
+  CHECK_FALSE(a.find("b").is_array());
+  CHECK(a.find("b").type_name() == std::string("array"));
+  kc::JsonDoc scratch;
+  const kc::JsonRef b = scratch.expand(a.find("b"));
+  CHECK(rebuild(b).dump() == R"([1,{"c":"A"}])");
+  CHECK(a.find("b").key() == "b");
+  // contains_key looks into lazy values' text: a filter that may say yes where a key is not.
+  CHECK(outline.root().find("n").contains_key("as_expr"));
+  CHECK_FALSE(outline.root().find("n").contains_key("as_int"));
+  CHECK(outline.root().find("a").contains_key("zzz"));  // the "\u" escape in its text
+  CHECK(rebuild(scratch.expand(outline.root().find("n").children().begin().operator*())).dump() == "[2]");
+  // Invalid JSON deep inside is found by the outline, with nlohmann's message.
+  CHECK_THROWS_WITH(kc::JsonDoc::parse_outline(R"({"a": {"b": [1, 2,]}})", "t", 1), Catch::Contains("not valid JSON"));
+  // The limits hold inside lazy values too, with their own message.
+  CHECK_THROWS_WITH(kc::JsonDoc::parse_outline("[" + std::string(100, '[') + std::string(100, ']') + "]", "t", 1),
+                    Catch::Contains("nested deeper than 64 levels"));
+}

@@ -71,3 +71,17 @@ TEST_CASE("zip: damaged, truncated and foreign archives are one-line errors") {
   const kc::ZipArchive a(flipped.path);
   CHECK_THROWS_WITH(a.read_record("models/model.json", 1 << 20), Contains("CRC-32 does not match"));
 }
+
+TEST_CASE("zip: a mapped record has the bytes and the checks of a read one") {
+  const kc::ZipArchive a(kModels + "/add.pt2");
+  const kc::RecordBytes mapped = a.map_record("models/model.json", 1 << 20);
+  CHECK(mapped.view() == a.read_record("models/model.json", 1 << 20));
+  mapped.release(0, mapped.view().size());  // pages given back read back unchanged
+  CHECK(mapped.view() == a.read_record("models/model.json", 1 << 20));
+  CHECK_THROWS_WITH(a.map_record("models/model.json", 100), Contains("larger than the limit"));
+  const kc::ZipArchive deflated(kModels + "/traced_mlp_deflated.pt");
+  CHECK(deflated.map_record("data.pkl", 1 << 20).view() == deflated.read_record("data.pkl", 1 << 20));
+  EditedCopy flipped("add.pt2", [](std::string& b) { b[b.find("\"graph_module\"") + 1] = 'G'; });
+  CHECK_THROWS_WITH(kc::ZipArchive(flipped.path).map_record("models/model.json", 1 << 20),
+                    Contains("CRC-32 does not match"));
+}
