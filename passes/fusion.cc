@@ -24,6 +24,10 @@ bool reduction_like(const Op& op) {
   return c == OpClass::kReduction || (c == OpClass::kNorm && !batch_norm_inference(op));
 }
 
+const char* variant_name(FusionVariant v) {
+  return v == FusionVariant::kPointwise ? "pointwise" : "pointwise+reduction";
+}
+
 struct Builder {
   const Graph& g;
   const std::vector<Launch>& launches;
@@ -147,7 +151,7 @@ struct Builder {
   std::vector<bool> escapes_;  // per value: read by an op of another group, or returned
 
   FusionPlan run() {
-    plan.variant = variant == FusionVariant::kPointwise ? "pointwise" : "pointwise+reduction";
+    plan.variant = variant_name(variant);
     plan.group_of.assign(g.ops.size(), -1);
     base.resize(g.values.size());
     for (size_t v = 0; v < base.size(); ++v) base[v] = static_cast<int>(v);
@@ -181,7 +185,19 @@ struct Builder {
 }  // namespace
 
 FusionPlan run_fusion(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
-                      FusionVariant variant) {
+                      FusionVariant variant, const FusionPlan* pointwise) {
+  if (pointwise && variant == FusionVariant::kPointwiseReduction) {
+    // Builder::place() treats a reduction differently only when it launches (free ops are
+    // never placed): without one, it places every op as the pointwise variant did.
+    bool reduces = false;
+    for (size_t i = 0; i < g.ops.size() && !reduces; ++i)
+      reduces = launches[i].known && !launches[i].counts.none() && reduction_like(g.ops[i]);
+    if (!reduces) {
+      FusionPlan plan = *pointwise;
+      plan.variant = variant_name(variant);
+      return plan;
+    }
+  }
   return Builder{g, launches, traffic, variant, {}, {}, {}, {}, {}, {}}.run();
 }
 

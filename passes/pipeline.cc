@@ -143,7 +143,7 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] { check_plan(r.fusion, g, r.launches); });
   step(
       "fusion+reduction", g,
-      [&] { r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction); },
+      [&] { r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction, &r.fusion); },
       [&] { check_plan(r.fusion_reduction, g, r.launches); });
   step(
       "time", g, [&] { r.time = run_time_floor(g, r.launches, r.traffic, target); },
