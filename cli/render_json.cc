@@ -184,7 +184,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
     w.member("strides", v.strides);
     w.member("dtype", dtype_name(v.dtype));
     if (static_cast<size_t>(id) < r.layout.diverges.size() && r.layout.diverges[id])
-      w.member("runtime_strides", r.layout.strides[id]);
+      w.member("runtime_strides", r.layout.runtime.at(id));
     w.end_object();
   };
   w.begin_object();
