@@ -78,11 +78,11 @@ struct Builder {
     int chosen = -1;
     if (pw || red) {
       // Latest open group among the producers that fits.
-      for (int v : op.tensor_inputs()) {
+      op.for_each_tensor_input([&](int v) {
         int grp = producer_group(v);
-        if (grp < 0 || grp <= chosen) continue;
+        if (grp < 0 || grp <= chosen) return;
         const std::string& kind = plan.groups[grp].kind;
-        if (kind == "single") continue;
+        if (kind == "single") return;
         bool fits;
         if (red)  // a reduction takes a pointwise prologue of any shape, once
           fits = kind == "pointwise" && !has_reduction[grp];
@@ -91,7 +91,7 @@ struct Builder {
         // A loop body's ops stand for every trip: they fuse with ops of the same trip count only.
         fits = fits && g.ops[first[grp]].repeat == op.repeat;
         if (fits && can_join(grp, i)) chosen = grp;
-      }
+      });
     }
     if (chosen < 0) chosen = new_group(i, pw ? "pointwise" : red ? "reduction" : "single");
     if (red) {
@@ -159,9 +159,12 @@ struct Builder {
       const Op& op = g.ops[i];
       if (free_op(static_cast<int>(i))) {
         // A free op's outputs alias its first input's memory.
-        auto ins = op.tensor_inputs();
+        int in = -1;
+        op.for_each_tensor_input([&](int v) {
+          if (in < 0) in = v;
+        });
         for (int v : op.outputs)
-          if (v >= 0 && !ins.empty() && v != ins[0]) base[v] = base[ins[0]];
+          if (v >= 0 && in >= 0 && v != in) base[v] = base[in];
         continue;
       }
       place(static_cast<int>(i));
