@@ -201,7 +201,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("module_class", op.module_type);
   w.key("inputs");
   w.begin_array();
-  for (int v : op.tensor_inputs()) write_value(v);
+  op.for_each_tensor_input(write_value);
   w.end_array();
   w.key("outputs");
   w.begin_array();
