@@ -1,14 +1,19 @@
 #include "cli/json_writer.h"
 
+#include <cmath>
+
 namespace kc {
 
 void JsonWriter::flush() {
-  os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-  buf_.clear();
+  os_.write(buf_.get(), static_cast<std::streamsize>(used_));
+  used_ = 0;
 }
 
 void JsonWriter::indent(size_t depth) {
-  buf_.append(depth, ' ');
+  static constexpr char kSpaces[] = "                                                                ";
+  constexpr size_t kMost = sizeof kSpaces - 1;
+  for (; depth > kMost; depth -= kMost) put(kSpaces, kMost);
+  put(kSpaces, depth);
 }
 
 void JsonWriter::element() {
@@ -19,16 +24,16 @@ void JsonWriter::element() {
   if (open_.empty()) return;
   // Brackets open lazily: an empty container prints as "[]" or "{}" on one line.
   Level& l = open_.back();
-  buf_ += l.members++ == 0 ? "[\n" : ",\n";
+  put(l.members++ == 0 ? "[\n" : ",\n", 2);
   indent(open_.size());
 }
 
 void JsonWriter::key(std::string_view k) {
   Level& l = open_.back();
-  buf_ += l.members++ == 0 ? "{\n" : ",\n";
+  put(l.members++ == 0 ? "{\n" : ",\n", 2);
   indent(open_.size());
   write_string(k);
-  buf_ += ": ";
+  put(": ", 2);
   after_key_ = true;
 }
 
@@ -46,48 +51,72 @@ void JsonWriter::end_object() {
   const size_t members = open_.back().members;
   open_.pop_back();
   if (members == 0) {
-    buf_ += "{}";
+    put("{}", 2);
     return;
   }
-  buf_ += '\n';
+  put('\n');
   indent(open_.size());
-  buf_ += '}';
+  put('}');
 }
 
 void JsonWriter::end_array() {
   const size_t members = open_.back().members;
   open_.pop_back();
   if (members == 0) {
-    buf_ += "[]";
+    put("[]", 2);
     return;
   }
-  buf_ += '\n';
+  put('\n');
   indent(open_.size());
-  buf_ += ']';
+  put(']');
 }
+
+namespace {
+
+// Whether every byte is printable ASCII other than '"' and '\\' (0x20..0x7e): such a string
+// is written as it is. Eight bytes at a time: a report is mostly such names and source lines.
+bool plain(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, s.data() + i, 8);
+    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+    if ((x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
+        has_zero(x ^ (kOnes * 0x7f)))
+      return false;
+  }
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 void JsonWriter::write_string(std::string_view s) {
   // Most strings need no escaping and no UTF-8 check: they go out as they are. The rest go
   // through nlohmann's serializer, which escapes them (and replaces invalid UTF-8).
-  bool plain = true;
-  for (char c : s) plain &= c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  if (!plain) {
+  if (!plain(s)) {
     dump(nlohmann::ordered_json(std::string(s)));
     return;
   }
-  buf_ += '"';
-  buf_ += s;
-  buf_ += '"';
-  if (buf_.size() >= kFlushBytes) flush();
+  put('"');
+  put(s);
+  put('"');
 }
 
 void JsonWriter::dump(const nlohmann::ordered_json& j) {
   // One serializer for the whole report: making one allocates and reads the locale.
   // Source text from a damaged archive may hold invalid UTF-8: it is written as U+FFFD.
   if (!serializer_)
-    serializer_.emplace(nlohmann::detail::output_adapter<char>(buf_), ' ', nlohmann::json::error_handler_t::replace);
+    serializer_.emplace(nlohmann::detail::output_adapter<char>(escaped_), ' ',
+                        nlohmann::json::error_handler_t::replace);
   serializer_->dump(j, true, false, 1, static_cast<unsigned int>(open_.size()));
-  if (buf_.size() >= kFlushBytes) flush();
+  put(escaped_);
+  escaped_.clear();
 }
 
 void JsonWriter::value(std::string_view s) {
@@ -97,17 +126,27 @@ void JsonWriter::value(std::string_view s) {
 
 void JsonWriter::value(bool b) {
   element();
-  buf_ += b ? "true" : "false";
+  if (b)
+    put("true", 4);
+  else
+    put("false", 5);
 }
 
 void JsonWriter::null() {
   element();
-  buf_ += "null";
+  put("null", 4);
 }
 
 void JsonWriter::value(double d) {
   element();
-  dump(nlohmann::ordered_json(d));
+  // What nlohmann's serializer does for a double (serializer::dump_float), without a tree.
+  if (!std::isfinite(d)) {
+    put("null", 4);
+    return;
+  }
+  char digits[64];
+  const char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, d);
+  put(digits, static_cast<size_t>(end - digits));
 }
 
 void JsonWriter::value(const nlohmann::ordered_json& j) {

@@ -2,7 +2,10 @@
 // print the same document, so that a report of 100,000 ops never exists as a tree in memory.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -15,8 +18,10 @@ namespace kc {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& os) : os_(os) {}
+  explicit JsonWriter(std::ostream& os) : os_(os), buf_(new char[kBufBytes]) {}
   ~JsonWriter() { flush(); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
   // Hands what is buffered to the stream (the destructor does too).
   void flush();
 
@@ -32,12 +37,15 @@ class JsonWriter {
   void value(const std::string& s) { value(std::string_view(s)); }
   void value(bool b);
   void null();
+  // As nlohmann prints a double: the shortest digits that read back the same, "null" for NaN
+  // and infinities.
   void value(double d);
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   void value(T n) {
     element();
-    buf_ += std::to_string(n);
-    if (buf_.size() >= kFlushBytes) flush();
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    put(digits, static_cast<size_t>(end - digits));
   }
   // A whole value built as a tree, for the small parts of a report.
   void value(const nlohmann::ordered_json& j);
@@ -61,15 +69,34 @@ class JsonWriter {
   void write_string(std::string_view s);
   // One value through nlohmann's serializer, indented for the current depth.
   void dump(const nlohmann::ordered_json& j);
+  void put(const char* p, size_t n) {
+    if (used_ + n > kBufBytes) {
+      flush();
+      if (n > kBufBytes) {
+        os_.write(p, static_cast<std::streamsize>(n));
+        return;
+      }
+    }
+    std::memcpy(buf_.get() + used_, p, n);
+    used_ += n;
+  }
+  void put(std::string_view s) { put(s.data(), s.size()); }
+  void put(char c) {
+    if (used_ == kBufBytes) flush();
+    buf_[used_++] = c;
+  }
 
   struct Level {
     bool object;
     size_t members = 0;
   };
-  static constexpr size_t kFlushBytes = 1 << 16;
+  // Written to os_ in blocks: a stream call per token is most of the cost.
+  static constexpr size_t kBufBytes = 1 << 16;
   std::ostream& os_;
-  std::string buf_;  // written to os_ in blocks: a stream call per token is most of the cost
-  std::optional<nlohmann::detail::serializer<nlohmann::ordered_json>> serializer_;  // writes into buf_
+  std::unique_ptr<char[]> buf_;
+  size_t used_ = 0;
+  std::string escaped_;  // what the serializer writes, then put()
+  std::optional<nlohmann::detail::serializer<nlohmann::ordered_json>> serializer_;  // writes into escaped_
   std::vector<Level> open_;
   bool after_key_ = false;
 };

@@ -97,7 +97,14 @@ void write_report(const std::string& path, const std::function<void(std::ostream
   }
 }
 
-int run(int argc, char** argv) {
+// What a run loads and computes. main() owns it and leaves through _Exit with it in place:
+// tearing down the graph and report of 100,000 ops costs more than rendering them as text.
+struct Kept {
+  std::optional<kc::Graph> graph;
+  std::optional<kc::Report> report;
+};
+
+int run(int argc, char** argv, Kept& kept) {
   if (argc > 1)
     if (const kc::Command* command = kc::find_command(argv[1])) {
       std::ostringstream out;
@@ -114,8 +121,8 @@ int run(int argc, char** argv) {
   std::vector<kc::BudgetCheck> budgets;
   std::vector<std::string> warnings;
   std::function<void(std::ostream&)> render;
-  std::optional<kc::Graph> g;
-  std::optional<kc::Report> r;
+  std::optional<kc::Graph>& g = kept.graph;
+  std::optional<kc::Report>& r = kept.report;
   std::optional<kc::BaselineDiff> base;
   kc::RenderOptions ro;
   if (o.list_rules) {
@@ -178,8 +185,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
 #endif
   int status = 2;
+  Kept kept;
   try {
-    status = run(argc, argv);
+    status = run(argc, argv, kept);
   } catch (const kc::Error& e) {
     std::cerr << "kernelcount: error: " << one_line(e.what()) << '\n';
   } catch (const std::bad_alloc&) {

@@ -118,22 +118,27 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
     para(os, "costs", launches_in_words(l.counts) + "; " + transfers_in_words(t.transfers(), t.bytes()) + floor);
   }
   // A measured op's count comes from its exact shape; the rule's reason is then the usual case.
-  if (!e.why.empty()) para(os, e.measured ? "usually" : "why", e.why);
+  if (!e.why.empty()) para(os, e.measured ? "usually" : "why", std::string(e.why));
   if (e.measured)
     para(os, "measured",
          "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "
          "signature was measured on the " +
-             r.target->gpu + " (in " + listed(e.measured_in) + "): " + launches_in_words(l.counts) + ".");
+             r.target->gpu + " (in " + listed(std::string(e.measured_in)) + "): " + launches_in_words(l.counts) + ".");
   if (!e.reads.empty() || !e.writes.empty()) arrays(os, g, e);
   if (!e.kernel_names.empty()) {
     std::string names;
-    for (const auto& n : e.kernel_names) names += (names.empty() ? "" : ", then ") + n;
+    for (std::string_view n : e.kernel_names) {
+      if (!names.empty()) names += ", then ";
+      names += n;
+    }
     para(os, "GPU ran",
          names + " (what the " + r.target->gpu + " ran in " + std::to_string(e.names_seen) + " of " +
              std::to_string(e.names_of) + " measured " + e.rule + " ops of this dtype and launch count)");
   }
   if (!e.rule.empty())
-    para(os, "rule", e.rule + (e.when.empty() ? "" : " (" + e.when + ")") + "; measured in " + e.evidence);
+    para(
+        os, "rule",
+        e.rule + (e.when.empty() ? "" : " (" + std::string(e.when) + ")") + "; measured in " + std::string(e.evidence));
   const int grp = r.fusion.group_of[i];
   if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) {
     std::string others;

@@ -62,69 +62,80 @@ void write_arg(JsonWriter& w, const Graph& g, const Arg& a) {
   w.end_object();
 }
 
-json traffic_json(const Traffic& t) {
-  return {{"reads", t.reads}, {"writes", t.writes}, {"read_bytes", t.read_bytes}, {"write_bytes", t.write_bytes}};
+void write_traffic(JsonWriter& w, const Traffic& t) {
+  w.begin_object();
+  w.member("reads", t.reads);
+  w.member("writes", t.writes);
+  w.member("read_bytes", t.read_bytes);
+  w.member("write_bytes", t.write_bytes);
+  w.end_object();
 }
 
-json plan_json(const FusionPlan& plan) {
-  json groups = json::array();
+void write_plan(JsonWriter& w, const FusionPlan& plan) {
+  w.begin_object();
+  w.member("variant", plan.variant);
+  w.key("groups");
+  w.begin_array();
   for (size_t k = 0; k < plan.groups.size(); ++k) {
     const FusionGroup& grp = plan.groups[k];
-    groups.push_back({{"id", k},
-                      {"kind", grp.kind},
-                      {"ops", grp.ops},
-                      {"eager_kernels", grp.eager_kernels},
-                      {"fused_kernels", grp.fused_kernels},
-                      {"eager_hbm", traffic_json(grp.eager)},
-                      {"fused_hbm", traffic_json(grp.fused)},
-                      {"saved_kernels", grp.eager_kernels - grp.fused_kernels},
-                      {"saved_bytes", grp.eager.bytes() - grp.fused.bytes()}});
+    w.begin_object();
+    w.member("id", k);
+    w.member("kind", grp.kind);
+    w.member("ops", grp.ops);
+    w.member("eager_kernels", grp.eager_kernels);
+    w.member("fused_kernels", grp.fused_kernels);
+    w.key("eager_hbm");
+    write_traffic(w, grp.eager);
+    w.key("fused_hbm");
+    write_traffic(w, grp.fused);
+    w.member("saved_kernels", grp.eager_kernels - grp.fused_kernels);
+    w.member("saved_bytes", grp.eager.bytes() - grp.fused.bytes());
+    w.end_object();
   }
-  return {{"variant", plan.variant}, {"groups", groups}};
+  w.end_array();
+  w.end_object();
 }
 
-json rollup_row_json(const RollupRow& row) {
-  return {{"ops", row.ops},
-          {"eager_kernels", row.counts.kernels},
-          {"memcpy", row.counts.memcpy},
-          {"memset", row.counts.memset},
-          {"host_syncs", row.counts.host_syncs},
-          {"unknown_ops", row.unknown_ops},
-          {"hbm_transfers", row.transfers},
-          {"hbm_bytes", row.bytes}};
+// A row's numbers, after its keys.
+void write_rollup_numbers(JsonWriter& w, const RollupRow& row) {
+  w.member("ops", row.ops);
+  w.member("eager_kernels", row.counts.kernels);
+  w.member("memcpy", row.counts.memcpy);
+  w.member("memset", row.counts.memset);
+  w.member("host_syncs", row.counts.host_syncs);
+  w.member("unknown_ops", row.unknown_ops);
+  w.member("hbm_transfers", row.transfers);
+  w.member("hbm_bytes", row.bytes);
 }
 
-json rollup_json(const std::vector<RollupRow>& rows, RollupKey key) {
-  json out = json::array();
+void write_rollup(JsonWriter& w, const std::vector<RollupRow>& rows, RollupKey key) {
+  w.begin_array();
   for (const RollupRow& row : rows) {
+    w.begin_object();
     if (key == RollupKey::kOpType) {
-      json j = {{"op_type", row.key}};
-      j.update(rollup_row_json(row));
-      out.push_back(j);
-      continue;
+      w.member("op_type", row.key);
+    } else {
+      w.member(key == RollupKey::kLine ? "line" : "module", row.key);
+      w.member(key == RollupKey::kLine ? "code" : "class", row.code);
     }
-    out.push_back({{key == RollupKey::kLine ? "line" : "module", row.key},
-                   {key == RollupKey::kLine ? "code" : "class", row.code},
-                   {"ops", row.ops},
-                   {"eager_kernels", row.counts.kernels},
-                   {"memcpy", row.counts.memcpy},
-                   {"memset", row.counts.memset},
-                   {"host_syncs", row.counts.host_syncs},
-                   {"unknown_ops", row.unknown_ops},
-                   {"hbm_transfers", row.transfers},
-                   {"hbm_bytes", row.bytes}});
+    write_rollup_numbers(w, row);
+    w.end_object();
   }
-  return out;
+  w.end_array();
 }
 
-json tree_json(const std::vector<ModuleNode>& tree) {
-  json out = json::array();
+void write_tree(JsonWriter& w, const std::vector<ModuleNode>& tree) {
+  w.begin_array();
   for (const ModuleNode& n : tree) {
-    json j = {{"module", n.total.key}, {"class", n.total.code}, {"depth", n.depth}, {"parent", n.parent}};
-    j.update(rollup_row_json(n.total));
-    out.push_back(j);
+    w.begin_object();
+    w.member("module", n.total.key);
+    w.member("class", n.total.code);
+    w.member("depth", n.depth);
+    w.member("parent", n.parent);
+    write_rollup_numbers(w, n.total);
+    w.end_object();
   }
-  return out;
+  w.end_array();
 }
 
 json entry_json(const Entry& e) {
@@ -173,7 +184,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
     w.member("strides", v.strides);
     w.member("dtype", dtype_name(v.dtype));
     if (static_cast<size_t>(id) < r.layout.diverges.size() && r.layout.diverges[id])
-      w.member("runtime_strides", r.layout.strides[id]);
+      w.member("runtime_strides", r.layout.runtime.at(id));
     w.end_object();
   };
   w.begin_object();
@@ -190,7 +201,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("module_class", op.module_type);
   w.key("inputs");
   w.begin_array();
-  for (int v : op.tensor_inputs()) write_value(v);
+  op.for_each_tensor_input(write_value);
   w.end_array();
   w.key("outputs");
   w.begin_array();
@@ -222,15 +233,8 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
     }
   }
   w.end_object();
-  // As traffic_json has it, without building a tree for every op.
-  const Traffic& hbm = r.traffic[i];
   w.key("hbm");
-  w.begin_object();
-  w.member("reads", hbm.reads);
-  w.member("writes", hbm.writes);
-  w.member("read_bytes", hbm.read_bytes);
-  w.member("write_bytes", hbm.write_bytes);
-  w.end_object();
+  write_traffic(w, r.traffic[i]);
   w.member("flops", r.traffic[i].flops);
   w.member("time_floor_s", r.time[i].floor_s());
   w.member("memory_bound", r.time[i].memory_bound());
@@ -266,11 +270,19 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   w.begin_array();
   for (size_t i = 0; i < g.ops.size(); ++i) write_op(w, g, r, i);
   w.end_array();
-  w.member("fusion", json{plan_json(r.fusion), plan_json(r.fusion_reduction)});
-  w.member("by_line", rollup_json(r.by_line, RollupKey::kLine));
-  w.member("by_module", rollup_json(r.by_module, RollupKey::kModule));
-  w.member("by_op_type", rollup_json(r.by_op_type, RollupKey::kOpType));
-  w.member("module_tree", tree_json(r.module_tree));
+  w.key("fusion");
+  w.begin_array();
+  write_plan(w, r.fusion);
+  write_plan(w, r.fusion_reduction);
+  w.end_array();
+  w.key("by_line");
+  write_rollup(w, r.by_line, RollupKey::kLine);
+  w.key("by_module");
+  write_rollup(w, r.by_module, RollupKey::kModule);
+  w.key("by_op_type");
+  write_rollup(w, r.by_op_type, RollupKey::kOpType);
+  w.key("module_tree");
+  write_tree(w, r.module_tree);
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;

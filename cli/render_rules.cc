@@ -49,7 +49,10 @@ void render_rules(std::ostream& os, const Target& target, bool markdown) {
         if (r.id == k.rule && (!best || k.of > best->of)) best = &k;
       std::string names;
       if (best)
-        for (const auto& f : split_families(best->families)) names += (names.empty() ? "" : " -> ") + f;
+        for (std::string_view f : split_families(best->families)) {
+          if (!names.empty()) names += " -> ";
+          names += f;
+        }
       if (best)
         names += " (" + std::string(best->dtype) + ", " + std::to_string(best->seen) + " of " +
                  std::to_string(best->of) + ")";

@@ -67,7 +67,7 @@ void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char
   const double dur = r.time[i].floor_s() * 1e6 / n;
   for (int k = 0; k < n; ++k) {
     const char* cat = k < c.kernels ? "kernel" : k < c.kernels + c.memcpy ? "memcpy" : "memset";
-    std::string name = static_cast<int>(names.size()) == n ? names[k] : short_op(g.ops[i]) + " " + cat;
+    std::string name = static_cast<int>(names.size()) == n ? std::string(names[k]) : short_op(g.ops[i]) + " " + cat;
     nlohmann::json args = op_args(g, r, i);
     args["floor_us"] = dur;
     args["op_floor_us"] = r.time[i].floor_s() * 1e6;

@@ -18,7 +18,7 @@ const LaunchRule* find_rule(const Target& t, const std::string& id) {
 }
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
-std::string op_dtype(const Graph& g, const Op& op) {
+const char* op_dtype(const Graph& g, const Op& op) {
   int first = -1;
   op.for_each_tensor_input([&](int v) {
     if (first < 0) first = v;
@@ -43,9 +43,10 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
   };
   struct Names {
     const KernelNames* found = nullptr;
-    std::vector<std::string> families;
+    std::vector<std::string_view> families;  // views into the target's table
   };
-  std::map<std::tuple<std::string, std::string, int>, Names> names_of;
+  // Keyed by the dtype's name as dtype_name() returns it: one pointer per dtype.
+  std::map<std::tuple<std::string, const char*, int>, Names> names_of;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Launch& l = launches[i];
     OpExplanation& e = out[i];

@@ -24,6 +24,10 @@ bool reduction_like(const Op& op) {
   return c == OpClass::kReduction || (c == OpClass::kNorm && !batch_norm_inference(op));
 }
 
+const char* variant_name(FusionVariant v) {
+  return v == FusionVariant::kPointwise ? "pointwise" : "pointwise+reduction";
+}
+
 struct Builder {
   const Graph& g;
   const std::vector<Launch>& launches;
@@ -74,11 +78,11 @@ struct Builder {
     int chosen = -1;
     if (pw || red) {
       // Latest open group among the producers that fits.
-      for (int v : op.tensor_inputs()) {
+      op.for_each_tensor_input([&](int v) {
         int grp = producer_group(v);
-        if (grp < 0 || grp <= chosen) continue;
+        if (grp < 0 || grp <= chosen) return;
         const std::string& kind = plan.groups[grp].kind;
-        if (kind == "single") continue;
+        if (kind == "single") return;
         bool fits;
         if (red)  // a reduction takes a pointwise prologue of any shape, once
           fits = kind == "pointwise" && !has_reduction[grp];
@@ -87,7 +91,7 @@ struct Builder {
         // A loop body's ops stand for every trip: they fuse with ops of the same trip count only.
         fits = fits && g.ops[first[grp]].repeat == op.repeat;
         if (fits && can_join(grp, i)) chosen = grp;
-      }
+      });
     }
     if (chosen < 0) chosen = new_group(i, pw ? "pointwise" : red ? "reduction" : "single");
     if (red) {
@@ -147,7 +151,7 @@ struct Builder {
   std::vector<bool> escapes_;  // per value: read by an op of another group, or returned
 
   FusionPlan run() {
-    plan.variant = variant == FusionVariant::kPointwise ? "pointwise" : "pointwise+reduction";
+    plan.variant = variant_name(variant);
     plan.group_of.assign(g.ops.size(), -1);
     base.resize(g.values.size());
     for (size_t v = 0; v < base.size(); ++v) base[v] = static_cast<int>(v);
@@ -155,9 +159,12 @@ struct Builder {
       const Op& op = g.ops[i];
       if (free_op(static_cast<int>(i))) {
         // A free op's outputs alias its first input's memory.
-        auto ins = op.tensor_inputs();
+        int in = -1;
+        op.for_each_tensor_input([&](int v) {
+          if (in < 0) in = v;
+        });
         for (int v : op.outputs)
-          if (v >= 0 && !ins.empty() && v != ins[0]) base[v] = base[ins[0]];
+          if (v >= 0 && in >= 0 && v != in) base[v] = base[in];
         continue;
       }
       place(static_cast<int>(i));
@@ -181,7 +188,19 @@ struct Builder {
 }  // namespace
 
 FusionPlan run_fusion(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
-                      FusionVariant variant) {
+                      FusionVariant variant, const FusionPlan* pointwise) {
+  if (pointwise && variant == FusionVariant::kPointwiseReduction) {
+    // Builder::place() treats a reduction differently only when it launches (free ops are
+    // never placed): without one, it places every op as the pointwise variant did.
+    bool reduces = false;
+    for (size_t i = 0; i < g.ops.size() && !reduces; ++i)
+      reduces = launches[i].known && !launches[i].counts.none() && reduction_like(g.ops[i]);
+    if (!reduces) {
+      FusionPlan plan = *pointwise;
+      plan.variant = variant_name(variant);
+      return plan;
+    }
+  }
   return Builder{g, launches, traffic, variant, {}, {}, {}, {}, {}, {}}.run();
 }
 

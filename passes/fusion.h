@@ -20,7 +20,10 @@ enum class FusionVariant {
 // views and other free ops are transparent. GEMMs, convolutions, attention and everything
 // else stay alone. A fused group reads the tensors that come from outside it and writes
 // those used outside it (or returned), once each.
+// Given `pointwise`, the plan of the kPointwise variant for the same graph, the
+// kPointwiseReduction variant copies it when no op that launches is a reduction: the two plans
+// are then the same but for their name.
 FusionPlan run_fusion(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
-                      FusionVariant variant);
+                      FusionVariant variant, const FusionPlan* pointwise = nullptr);
 
 }  // namespace kc

@@ -14,10 +14,10 @@ namespace {
 std::vector<int> device_arrays(const Graph& g, std::vector<int> values) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  std::vector<int> out;
-  for (int v : values)
-    if (v >= 0 && g.values[v].placement == Placement::kDevice) out.push_back(v);
-  return out;
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [&](int v) { return v < 0 || g.values[v].placement != Placement::kDevice; }),
+               values.end());
+  return values;
 }
 
 int64_t bytes_of(const Graph& g, const std::vector<int>& values) {

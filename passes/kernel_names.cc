@@ -13,8 +13,8 @@ const KernelNames* find_kernel_names(const std::vector<KernelNames>& table, cons
   return best;
 }
 
-std::vector<std::string> split_families(const std::string& families) {
-  std::vector<std::string> out;
+std::vector<std::string_view> split_families(std::string_view families) {
+  std::vector<std::string_view> out;
   size_t start = 0;
   while (start <= families.size()) {
     size_t end = families.find(" | ", start);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kc {
@@ -21,7 +22,7 @@ struct KernelNames {
 // most seen), else nullptr: nothing like it was measured.
 const KernelNames* find_kernel_names(const std::vector<KernelNames>& table, const std::string& rule,
                                      const std::string& dtype, int launches);
-// "a | b | c" as {"a", "b", "c"}.
-std::vector<std::string> split_families(const std::string& families);
+// "a | b | c" as {"a", "b", "c"}, views into `families`.
+std::vector<std::string_view> split_families(std::string_view families);
 
 }  // namespace kc

@@ -340,9 +340,12 @@ void check_operands(const OpFacts& f) {
   OperandCheck{f}.run();
 }
 
+bool LaunchRule::applies_to(const OpFacts& f) const {
+  return ops.empty() ? !cls || *cls == f.cls : std::find(ops.begin(), ops.end(), f.op->name) != ops.end();
+}
+
 bool LaunchRule::fits(const OpFacts& f) const {
-  bool listed = ops.empty() ? !cls || *cls == f.cls : std::find(ops.begin(), ops.end(), f.op->name) != ops.end();
-  return listed && (!matches || matches(f));
+  return applies_to(f) && (!matches || matches(f));
 }
 
 Counts LaunchRule::predict(const OpFacts& f) const {

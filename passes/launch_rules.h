@@ -49,7 +49,13 @@ struct LaunchRule {
   Counts (*compute)(const OpFacts&) = nullptr;
   std::string evidence;  // the measurement: "truth:linear_bias_3d_bfloat16", "corpus:resnet50"
   std::string why;       // plain words for `kernelcount explain`: why the op costs what it costs
+  // The condition or counts read other ops of the graph (the view chain behind an input), not
+  // only the op's own arguments and values: ops it applies to are decided one by one, never
+  // taken from an earlier op of the same signature.
+  bool reads_graph = false;
 
+  // Whether the rule is written for this op (its names or class), before its condition.
+  bool applies_to(const OpFacts& f) const;
   bool fits(const OpFacts& f) const;
   Counts predict(const OpFacts& f) const;
 };

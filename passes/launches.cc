@@ -1,6 +1,7 @@
 #include "passes/launches.h"
 
 #include <limits>
+#include <unordered_map>
 
 #include "analyzer/describe.h"
 #include "passes/launch_rules.h"
@@ -19,6 +20,68 @@ Counts times(const Counts& c, int64_t repeat, int op) {
   return {scale(c.kernels), scale(c.memcpy), scale(c.memset), scale(c.host_syncs)};
 }
 
+// Everything of an op that a rule, the operand checks and the measured table's key may read,
+// as bytes: two ops with equal signatures get the same decision. Values are told apart by
+// where they first appear in the op (a rule may ask whether query, key and value are one
+// tensor), not by their index; the op's position, names of values, source and module are left
+// out; rules that read other ops say so (reads_graph).
+class Signature {
+ public:
+  const std::string& of(const Graph& recorded, const Graph& seen, const Op& op) {
+    s_.clear();
+    ids_.clear();
+    text(op.name);
+    text(op.overload);
+    const OpTraits& t = op.traits;
+    number(t.pointwise | t.reduction << 1 | t.view << 2 | t.inplace << 3 | t.out_variant << 4);
+    list(t.mutated_args);
+    number(static_cast<int64_t>(op.args.size()));
+    for (const Arg& a : op.args) {
+      text(a.name);
+      number(static_cast<int64_t>(a.kind));
+      number(static_cast<int64_t>(a.tensors.size()));
+      for (int v : a.tensors) value(recorded, seen, v);
+      list(a.ints);
+      list(a.floats);
+      text(a.text);
+    }
+    number(static_cast<int64_t>(op.outputs.size()));
+    for (int v : op.outputs) value(recorded, seen, v);
+    return s_;
+  }
+
+ private:
+  void bytes(const void* p, size_t n) { s_.append(static_cast<const char*>(p), n); }
+  void number(int64_t n) { bytes(&n, sizeof n); }
+  void text(const std::string& t) {
+    number(static_cast<int64_t>(t.size()));
+    s_ += t;
+  }
+  template <typename T>
+  void list(const std::vector<T>& xs) {
+    number(static_cast<int64_t>(xs.size()));
+    bytes(xs.data(), xs.size() * sizeof(T));
+  }
+  void value(const Graph& recorded, const Graph& seen, int id) {
+    if (id < 0) return number(-1);
+    size_t first = 0;
+    while (first < ids_.size() && ids_[first] != id) ++first;
+    number(static_cast<int64_t>(first));
+    if (first < ids_.size()) return;  // described where it first appeared
+    ids_.push_back(id);
+    const Value& v = recorded.values[id];
+    number(static_cast<int64_t>(v.dtype) | static_cast<int64_t>(v.placement) << 8 |
+           static_cast<int64_t>(v.requires_grad) << 16 | static_cast<int64_t>(v.role) << 24);
+    text(v.device);
+    list(v.sizes);
+    list(v.strides);
+    if (&seen != &recorded) list(seen.values[id].strides);  // the run-time strides the rules read
+  }
+
+  std::string s_;
+  std::vector<int> ids_;  // the op's values, in order of first appearance
+};
+
 }  // namespace
 
 std::vector<Launch> run_launches(const Graph& g, const Target& target, const LaunchOptions& options,
@@ -27,16 +90,29 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
   // The rules see the values with their run-time strides.
   const Graph runtime = layout && layout->diverging > 0 ? with_runtime_strides(g, *layout) : Graph();
   const Graph& seen = layout && layout->diverging > 0 ? runtime : g;
+  // A graph repeats a few signatures many times (a block per layer): each is decided once.
+  std::unordered_map<std::string, Launch> decided;
+  Signature signature;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     Launch& l = out[i];
+    const std::string* sig = options.reuse_by_signature ? &signature.of(g, seen, op) : nullptr;
+    if (sig)
+      if (auto it = decided.find(*sig); it != decided.end()) {
+        l = it->second;
+        if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));
+        continue;
+      }
     OpFacts facts = op_facts(seen, static_cast<int>(i));
     facts.cudnn_answer = &l.cudnn;
     check_operands(facts);
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);
+    bool reusable = sig != nullptr;
     for (const LaunchRule& rule : target.rules) {
-      if (!rule.fits(facts)) continue;
+      if (!rule.applies_to(facts)) continue;
+      reusable &= !rule.reads_graph;
+      if (rule.matches && !rule.matches(facts)) continue;
       l.known = true;
       l.counts = rule.predict(facts);
       l.rule = l.fitting_rule = rule.id;
@@ -50,6 +126,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         l.cudnn.clear();  // the rule's answer did not decide
       }
     }
+    if (reusable) decided.emplace(*sig, l);
     if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));
   }
   // Totals are summed in 32-bit counts: a model (its loops' trips included) must fit them.

@@ -15,6 +15,10 @@ namespace kc {
 struct LaunchOptions {
   bool use_measured = true;
   std::vector<std::string> exclude_measured;  // model-name prefixes whose measurements to ignore
+  // Decide each signature once (name, overload, traits, arguments, and every tensor's dtype,
+  // shape, strides and placement): later ops of the same signature reuse the decision. Off:
+  // every op is decided anew (the tests compare both).
+  bool reuse_by_signature = true;
 };
 
 // With `layout` (pass "layout"), the rules read the run-time strides; the measured table's keys

@@ -1,6 +1,7 @@
 #include "passes/layout.h"
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -166,29 +167,35 @@ bool identity_alias(const std::string& name) {
 
 class LayoutPass {
  public:
-  explicit LayoutPass(const Graph& g) : g_(g) {
-    out_.strides.resize(g.values.size());
-    out_.diverges.assign(g.values.size(), false);
-    for (size_t v = 0; v < g.values.size(); ++v) out_.strides[v] = g.values[v].strides;
-  }
+  explicit LayoutPass(const Graph& g) : g_(g), slot_(g.values.size(), -1) {}
 
   Layout run() {
     for (const Op& op : g_.ops) visit(op);
-    for (size_t v = 0; v < g_.values.size(); ++v) {
-      out_.diverges[v] = out_.strides[v] != g_.values[v].strides;
-      out_.diverging += out_.diverges[v];
-    }
-    return std::move(out_);
+    Layout out;
+    out.diverges.assign(g_.values.size(), false);
+    for (size_t v = 0; v < g_.values.size(); ++v)
+      if (diverged(static_cast<int>(v))) {
+        out.diverges[v] = true;
+        ++out.diverging;
+        out.runtime.emplace(static_cast<int>(v), std::move(set_[slot_[v]]));
+      }
+    return out;
   }
 
  private:
-  const Strides& rt(int v) const { return out_.strides[v]; }
-  bool diverged(int v) const { return out_.strides[v] != g_.values[v].strides; }
+  const Strides& rt(int v) const { return slot_[v] < 0 ? g_.values[v].strides : set_[slot_[v]]; }
+  bool diverged(int v) const { return slot_[v] >= 0 && set_[slot_[v]] != g_.values[v].strides; }
   bool has_layout(int v) const { return g_.values[v].strides.size() == g_.values[v].sizes.size(); }
   bool suggests_cl(int v) const { return channels_last_strides(g_.values[v].sizes, rt(v)); }
 
   void set(int v, Strides s) {
-    if (v >= 0 && s.size() == g_.values[v].sizes.size() && has_layout(v)) out_.strides[v] = std::move(s);
+    if (v < 0 || s.size() != g_.values[v].sizes.size() || !has_layout(v)) return;
+    if (slot_[v] < 0) {
+      slot_[v] = static_cast<int>(set_.size());
+      set_.push_back(std::move(s));
+    } else {
+      set_[slot_[v]] = std::move(s);
+    }
   }
 
   // cuDNN convolution (aten/src/ATen/native/ConvUtils.h, cudnn_conv_suggest_memory_format):
@@ -239,20 +246,26 @@ class LayoutPass {
   }
 
   void visit(const Op& op) {
+    int first_out = -1;
+    for (int v : op.outputs)
+      if (v >= 0) {
+        first_out = v;
+        break;
+      }
+    if (first_out < 0) return;
+    const std::string& name = op.name;
+    for (const char* c : kConvs)
+      if (name == c) return conv(op, first_out);
+    if (name == "aten::scaled_dot_product_attention") return sdpa(op, first_out);
+
+    bool any_diverged = false;
+    op.for_each_tensor_input([&](int v) { any_diverged |= diverged(v); });
+    // Nothing upstream diverges: the export's strides are the run-time ones.
+    if (!any_diverged) return;
     std::vector<int> outs;
     for (int v : op.outputs)
       if (v >= 0) outs.push_back(v);
-    if (outs.empty()) return;
-    const std::string& name = op.name;
-    for (const char* c : kConvs)
-      if (name == c) return conv(op, outs[0]);
-    if (name == "aten::scaled_dot_product_attention") return sdpa(op, outs[0]);
-
     const std::vector<int> ins = op.tensor_inputs();
-    bool any_diverged = false;
-    for (int v : ins) any_diverged |= diverged(v);
-    // Nothing upstream diverges: the export's strides are the run-time ones.
-    if (!any_diverged || ins.empty()) return;
     for (int v : ins)
       if (!has_layout(v)) return;
     for (int v : outs)
@@ -385,7 +398,8 @@ class LayoutPass {
   }
 
   const Graph& g_;
-  Layout out_;
+  std::vector<int> slot_;    // per value: its run-time strides in set_, or -1: as recorded
+  std::deque<Strides> set_;  // strides the pass gave values; a deque: rt() references stay valid
 };
 
 }  // namespace
@@ -410,7 +424,8 @@ Layout run_layout(const Graph& g) {
 
 Graph with_runtime_strides(const Graph& g, const Layout& layout) {
   Graph r = g;
-  for (size_t v = 0; v < r.values.size() && v < layout.strides.size(); ++v) r.values[v].strides = layout.strides[v];
+  for (const auto& [v, strides] : layout.runtime)
+    if (v >= 0 && static_cast<size_t>(v) < r.values.size()) r.values[v].strides = strides;
   return r;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/graph.h"
@@ -20,9 +21,16 @@
 namespace kc {
 
 struct Layout {
-  std::vector<std::vector<int64_t>> strides;  // per value: run-time strides
-  std::vector<bool> diverges;                 // per value: run-time strides differ from the recorded ones
-  int diverging = 0;                          // how many values diverge
+  std::vector<bool> diverges;  // per value: run-time strides differ from the recorded ones
+  int diverging = 0;           // how many values diverge
+  // The run-time strides of the values that diverge, by value index; every other value runs
+  // with the strides the file records.
+  std::unordered_map<int, std::vector<int64_t>> runtime;
+
+  // Value v's run-time strides.
+  const std::vector<int64_t>& strides(const Graph& g, int v) const {
+    return diverges[v] ? runtime.at(v) : g.values[v].strides;
+  }
 };
 
 Layout run_layout(const Graph& g);

@@ -123,9 +123,13 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
   step(
       "layout", g, [&] { r.layout = run_layout(g); },
       [&] {
-        check(r.layout.strides.size() == g.values.size(), "layout strides for every value");
-        for (size_t v = 0; v < g.values.size(); ++v)
-          check(r.layout.strides[v].size() == g.values[v].strides.size(), "a value's run-time strides change its rank");
+        check(r.layout.diverges.size() == g.values.size() &&
+                  r.layout.runtime.size() == static_cast<size_t>(r.layout.diverging),
+              "layout strides for every value");
+        for (const auto& [v, strides] : r.layout.runtime)
+          check(v >= 0 && static_cast<size_t>(v) < g.values.size() && r.layout.diverges[v] &&
+                    strides.size() == g.values[v].strides.size(),
+                "a value's run-time strides change its rank");
       });
   step(
       "launches", g, [&] { r.launches = run_launches(g, target, launch_options, &r.layout); },
@@ -143,7 +147,7 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] { check_plan(r.fusion, g, r.launches); });
   step(
       "fusion+reduction", g,
-      [&] { r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction); },
+      [&] { r.fusion_reduction = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwiseReduction, &r.fusion); },
       [&] { check_plan(r.fusion_reduction, g, r.launches); });
   step(
       "time", g, [&] { r.time = run_time_floor(g, r.launches, r.traffic, target); },

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -77,14 +78,15 @@ struct OpExplanation {
   enum class Kind { kFree, kLaunch, kUnknown };
   Kind kind = Kind::kFree;  // kFree: known to launch nothing (view, metadata, host work)
   std::string rule;         // the rule that fits (also where the measured table decided), or why none does
-  std::string when;         // the rule's condition in words
-  std::string why;          // the rule's plain-language reason
-  std::string evidence;     // the measurements behind the rule
-  bool measured = false;    // the count comes from the target's measured table of exact shapes
-  std::string measured_in;  // models the exact signature was measured in
+  // The texts below are views into the target's tables, which live as long as the program.
+  std::string_view when;         // the rule's condition in words
+  std::string_view why;          // the rule's plain-language reason
+  std::string_view evidence;     // the measurements behind the rule
+  bool measured = false;         // the count comes from the target's measured table of exact shapes
+  std::string_view measured_in;  // models the exact signature was measured in
   // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and
   // launch count), in launch order: kernels, memcpys, memsets; empty when none was measured.
-  std::vector<std::string> kernel_names;
+  std::vector<std::string_view> kernel_names;
   int names_seen = 0;              // measured op instances that ran exactly these
   int names_of = 0;                // measured op instances alike
   std::vector<int> reads, writes;  // values crossing HBM, as the hbm pass counts them

@@ -13,8 +13,11 @@ double rate(const Op& op, DType dtype, const Target& t) {
 }
 
 DType first_dtype(const Graph& g, const Op& op) {
-  auto ins = op.tensor_inputs();
-  return ins.empty() ? DType::kUnknown : g.values[ins[0]].dtype;
+  int first = -1;
+  op.for_each_tensor_input([&](int v) {
+    if (first < 0) first = v;
+  });
+  return first < 0 ? DType::kUnknown : g.values[first].dtype;
 }
 
 TimeFloor floor_of(int64_t bytes, int64_t flops, int kernels, double flop_rate, const Target& t) {

@@ -153,3 +153,27 @@ TEST_CASE("a loop body's ops count once per trip: launches, traffic and fusion s
   CHECK(body.fused.transfers() == 30);  // s and y in, u out, per trip
   CHECK(fused_kernels(p) == 11);
 }
+
+TEST_CASE("fusion: the pointwise plan stands in for pointwise+reduction only where nothing reduces") {
+  for (bool reduce : {false, true}) {
+    GraphBuilder b;
+    int x = b.input({64, 1000}), y = b.input({64, 1000});
+    x = b.pointwise("aten::relu", {b.pointwise("aten::add", {x, y})});
+    if (reduce) x = b.reduction("aten::sum", x, {64});
+    b.output(x);
+    auto l = kc::run_launches(b.g, kc::default_target());
+    auto t = kc::run_hbm_traffic(b.g, l);
+    const auto pointwise = kc::run_fusion(b.g, l, t, FusionVariant::kPointwise);
+    const auto alone = kc::run_fusion(b.g, l, t, FusionVariant::kPointwiseReduction);
+    const auto reused = kc::run_fusion(b.g, l, t, FusionVariant::kPointwiseReduction, &pointwise);
+    CHECK(reused.variant == "pointwise+reduction");
+    CHECK(reused.group_of == alone.group_of);
+    REQUIRE(reused.groups.size() == alone.groups.size());
+    for (size_t k = 0; k < alone.groups.size(); ++k) {
+      CHECK(reused.groups[k].kind == alone.groups[k].kind);
+      CHECK(reused.groups[k].fused_kernels == alone.groups[k].fused_kernels);
+      CHECK(reused.groups[k].fused.bytes() == alone.groups[k].fused.bytes());
+    }
+    CHECK(fused_kernels(alone) == (reduce ? 1 : fused_kernels(pointwise)));
+  }
+}

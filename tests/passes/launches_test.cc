@@ -167,3 +167,55 @@ TEST_CASE("launches: the measured table overrides the rules, and can be held out
   auto rules = kc::run_launches(b.g, h200(), {false, {}})[0];
   CHECK(rules.rule == held_out.rule);
 }
+
+namespace {
+// Runs the pass deciding each op alone and deciding each signature once; both must agree.
+void check_reuse_changes_nothing(const kc::Graph& g) {
+  kc::LaunchOptions alone;
+  alone.reuse_by_signature = false;
+  const auto a = kc::run_launches(g, h200(), alone);
+  const auto b = kc::run_launches(g, h200());
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("op " << i << " " << g.ops[i].full_name());
+    CHECK(a[i].known == b[i].known);
+    CHECK(a[i].counts.same_work(b[i].counts));
+    CHECK(a[i].counts.host_syncs == b[i].counts.host_syncs);
+    CHECK(a[i].rule == b[i].rule);
+    CHECK(a[i].key == b[i].key);
+    CHECK(a[i].fitting_rule == b[i].fitting_rule);
+    CHECK(a[i].cudnn == b[i].cudnn);
+  }
+}
+}  // namespace
+
+TEST_CASE("launches: ops of one signature are decided once, as each alone would be") {
+  GraphBuilder b;
+  int x = b.input({256, 1024}), y = b.input({256, 1024});
+  for (int i = 0; i < 4; ++i) x = b.pointwise(i % 2 ? "aten::relu" : "aten::add", {x, y});
+  x = b.pointwise("aten::add", {x, x});  // one value twice: another signature than add(x, y)
+  b.output(b.op("aten::lstm", {x}));     // unknown: its "no rule" reason is kept too
+  check_reuse_changes_nothing(b.g);
+  auto l = kc::run_launches(b.g, h200());
+  CHECK(l[0].counts.kernels == 1);
+  CHECK(l[2].key == l[0].key);
+  CHECK_FALSE(l.back().known);
+}
+
+TEST_CASE("launches: a rule that reads other ops decides each op alone") {
+  // copy_(a slice, the same slice of the same base) moves nothing; copy_ between slices of two
+  // bases of the same shape is a copy. The two calls have one signature.
+  GraphBuilder b;
+  int a = b.input({8, 16}), c = b.input({8, 16});
+  kc::OpTraits inplace;
+  inplace.inplace = true;
+  const int self1 = b.view("aten::slice", a, {4, 16}), src1 = b.view("aten::slice", a, {4, 16});
+  b.op("aten::copy_", {self1, src1}, inplace);
+  const int self2 = b.view("aten::slice", a, {4, 16}), src2 = b.view("aten::slice", c, {4, 16});
+  b.output(b.op("aten::copy_", {self2, src2}, inplace));
+  check_reuse_changes_nothing(b.g);
+  auto l = kc::run_launches(b.g, h200());
+  CHECK(l[2].key == l[5].key);
+  CHECK(l[2].counts.none());
+  CHECK_FALSE(l[5].counts.none());
+}

@@ -310,7 +310,8 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                copy_counts,
                "broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)",
                "An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense "
-               "copy of the same layout or from the host, else one copy kernel."});
+               "copy of the same layout or from the host, else one copy kernel.",
+               /*reads_graph=*/true});
   r.push_back({"repeat",
                ops({"aten::repeat"}),
                {},
