@@ -33,6 +33,11 @@ struct Value {
   // them; a .pt2's as its tensor_meta records), or a view of one. matmul folds its other
   // operand differently then.
   bool requires_grad = false;
+  // A TorchScript weight's saved storage (an index per storage, -1 where unknown) and its
+  // element offset in it: nn.LSTM's flatten_parameters() leaves its weights as consecutive
+  // views of one buffer, which cuDNN then reads in place.
+  int storage = -1;
+  int64_t storage_offset = 0;
 
   int64_t numel() const;
   // Bytes of the elements this view addresses (numel * itemsize); 0 for unknown dtypes.

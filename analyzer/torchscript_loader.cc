@@ -481,6 +481,7 @@ class MetaRunner {
   }
 
   // Parameters and buffers become meta tensors of the same shape: their values never matter.
+  std::unordered_map<const c10::StorageImpl*, size_t> storage_ids_;  // each weight storage's index
   c10::IValue weight(const at::Tensor& t, const jit::Node* node) {
     auto it = weights_.find(t.unsafeGetTensorImpl());
     if (it != weights_.end()) return it->second;
@@ -488,6 +489,11 @@ class MetaRunner {
     const int id =
         value_for(m, node->output()->debugNameBase(), t.requires_grad() ? ValueRole::kParameter : ValueRole::kBuffer);
     g_.values[id].requires_grad = t.requires_grad();
+    if (t.has_storage()) {
+      const auto storage = storage_ids_.emplace(t.storage().unsafeGetStorageImpl(), storage_ids_.size()).first;
+      g_.values[id].storage = static_cast<int>(storage->second);
+      g_.values[id].storage_offset = t.storage_offset();
+    }
     weights_.emplace(t.unsafeGetTensorImpl(), m);
     return m;
   }

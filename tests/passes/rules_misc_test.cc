@@ -50,6 +50,7 @@ struct RnnCall {
   bool batch_first = true;
   int64_t batch = 2, seq = 32, input = 128, hidden = 256;
   DType dtype = DType::kBFloat16;
+  bool flat = false;  // the weights as views of one buffer (flatten_parameters(), as a trace saves them)
 };
 
 // aten::<op>.input as torch.export records it: input, hx, params (w_ih, w_hh, b_ih, b_hh per
@@ -71,6 +72,13 @@ kc::Launch rnn(const RnnCall& c) {
       params.push_back(b.input({gates * c.hidden}, c.dtype, kc::ValueRole::kParameter));
       params.push_back(b.input({gates * c.hidden}, c.dtype, kc::ValueRole::kParameter));
     }
+  int64_t offset = 0;
+  for (int p : params)
+    if (c.flat) {
+      b.g.values[p].storage = 0;
+      b.g.values[p].storage_offset = offset;
+      offset += b.g.values[p].numel();
+    }
   b.op(c.op, {x}, {}, {c.batch, c.seq, c.hidden * d});
   kc::Op& op = b.g.ops.back();
   op.overload = "input";
@@ -86,6 +94,17 @@ kc::Launch rnn(const RnnCall& c) {
 }
 
 }  // namespace
+
+TEST_CASE("rnn: weights already one flat buffer are read in place: no fill, no copies") {
+  RnnCall c;
+  c.dtype = DType::kFloat32;
+  const kc::Counts separate = rnn(c).counts;
+  c.flat = true;
+  const kc::Counts flat = rnn(c).counts;
+  CHECK(separate.memcpy == 4);
+  CHECK(flat.memcpy == 0);
+  CHECK(flat.kernels == separate.kernels - 1);
+}
 
 TEST_CASE("rnn: bf16 runs two kernels per step, layer and direction, plus its weight copies") {
   // broad:rnn lstm_l2_bi_s64_bf16: 518/16/0 = input copy + buffer fill + 2*2*2*64 + 4 input GEMMs.

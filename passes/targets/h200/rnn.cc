@@ -2,6 +2,8 @@
 // get_algo). One aten::lstm/gru/rnn_tanh/rnn_relu call is one cudnnRNNForward call, preceded by
 // ATen's own work: a copy of a batch-first input into sequence-major order, and, when the
 // weights are not one flat cuDNN buffer, a zeroed buffer and one copy per weight tensor.
+#include <algorithm>
+
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -92,14 +94,35 @@ int64_t split_k_reduces(const RnnShape& s, DType dt, bool persist) {
   return mn > 4096 && mn <= 65536 ? (s.layers - 1) * s.directions : 0;
 }
 
+// Whether the weights are already one flat buffer (RNN.cpp's try_get_weight_buf, which checks
+// each weight's address against cuDNN's layout): dense views of one storage at distinct
+// offsets, as flatten_parameters() leaves them and a trace saves them.
+bool flat_weights(const OpFacts& f) {
+  const Arg* params = f.arg("params");
+  if (!params || params->kind != Arg::Kind::kTensorList || params->tensors.empty()) return false;
+  int storage = -1;
+  std::vector<int64_t> offsets;
+  for (int id : params->tensors) {
+    if (id < 0) return false;
+    const Value& v = f.graph->values[id];
+    if (v.storage < 0 || !v.contiguous() || (storage >= 0 && v.storage != storage)) return false;
+    storage = v.storage;
+    offsets.push_back(v.storage_offset);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+}
+
 Counts rnn_counts(const OpFacts& f) {
   const RnnShape s = rnn_shape(f);
   const bool persist = persistent(s, f.dtype);
   Counts c;
   // Weights as separate tensors (an export, or bf16, which flatten_parameters() skips): the
-  // flat buffer is zeroed, then each weight is copied in with cudaMemcpyAsync.
-  c.kernels = (s.input_copy ? 1 : 0) + 1;
-  c.memcpy = static_cast<int>(s.params);
+  // flat buffer is zeroed, then each weight is copied in with cudaMemcpyAsync. Weights that
+  // already are one flat buffer are read in place.
+  const bool flat = flat_weights(f);
+  c.kernels = (s.input_copy ? 1 : 0) + (flat ? 0 : 1);
+  c.memcpy = flat ? 0 : static_cast<int>(s.params);
   int64_t k = 0;
   if (persist) {
     // One input GEMM and the persistent kernel(s) per layer and direction (GRU runs two).
@@ -118,23 +141,26 @@ Counts rnn_counts(const OpFacts& f) {
 }  // namespace
 
 void add_rnn_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"rnn.cudnn",
-               ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}),
-               {},
-               "unpacked input, f32/bf16, no projection, no training dropout. Weights as separate "
-               "tensors (as exported): 1 fill + 1 memcpy per weight, + 1 copy of a non-contiguous "
-               "sequence-major input. f32 with hidden <= 192 (LSTM/GRU) or <= 384 (RNN): persistent, "
-               "per layer and direction 1 input GEMM + 1 persistent kernel (GRU 2); else per step, layer "
-               "and direction a GEMM and a cell kernel, + input GEMMs (1 per layer and direction; "
-               "unidirectional stacks in 4-8 chunks of steps); f32 split-K reduces for layers >= 2",
-               rnn_known,
-               {},
-               rnn_counts,
-               "sweep:rnn/LSTM, sweep:rnn/GRU, sweep:rnn/RNN_TANH, sweep:rnn/RNN_RELU (316 of 320), "
-               "sweep:rnn/LSTM_h0c0, broad:rnn, broad:sequencer",
-               "cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its "
-               "flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or "
-               "one GEMM and one cell kernel per time step."});
+  r.push_back(
+      {"rnn.cudnn",
+       ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}),
+       {},
+       "unpacked input, f32/bf16, no projection, no training dropout. Weights as separate "
+       "tensors (as exported): 1 fill + 1 memcpy per weight (none for weights flattened into one "
+       "buffer, as a trace saves them), + 1 copy of a non-contiguous "
+       "sequence-major input. f32 with hidden <= 192 (LSTM/GRU) or <= 384 (RNN): persistent, "
+       "per layer and direction 1 input GEMM + 1 persistent kernel (GRU 2); else per step, layer "
+       "and direction a GEMM and a cell kernel, + input GEMMs (1 per layer and direction; "
+       "unidirectional stacks in 4-8 chunks of steps); f32 split-K reduces for layers >= 2",
+       rnn_known,
+       {},
+       rnn_counts,
+       "sweep:rnn/LSTM, sweep:rnn/GRU, sweep:rnn/RNN_TANH, sweep:rnn/RNN_RELU (316 of 320), "
+       "sweep:rnn/LSTM_h0c0, broad:rnn, broad:sequencer, torchscript_heldout:sequencer (flattened weights: no fill, "
+       "no memcpy)",
+       "cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its "
+       "flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or "
+       "one GEMM and one cell kernel per time step."});
 }
 
 }  // namespace kc::h200
