@@ -624,6 +624,54 @@ bool has_family_rule(const c10::FunctionSchema& schema) {
   return false;
 }
 
+std::vector<int64_t> tensor_iterator_strides(const std::vector<int64_t>& shape, const std::vector<at::Tensor>& inputs) {
+  const size_t nd = shape.size();
+  // Each input's strides in the output's shape: 0 along broadcast (or size-1) dimensions.
+  std::vector<std::vector<int64_t>> strides;
+  for (const at::Tensor& t : inputs) {
+    std::vector<int64_t> st(nd, 0);
+    const size_t off = nd - std::min<size_t>(nd, static_cast<size_t>(t.dim()));
+    for (size_t d = off; d < nd; ++d) {
+      const int64_t src = static_cast<int64_t>(d - off);
+      st[d] = t.size(src) == 1 ? 0 : t.stride(src);
+    }
+    strides.push_back(std::move(st));
+  }
+  // 1: dim0 goes after dim1 (is slower-varying); -1 before; 0 undecided.
+  auto should_swap = [&](size_t dim0, size_t dim1) {
+    for (const auto& st : strides) {
+      const int64_t s0 = st[dim0], s1 = st[dim1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[dim0] > shape[dim1]) return 1;
+    }
+    return 0;
+  };
+  // perm[0] is the fastest-varying dimension; insertion sort that tolerates undecided pairs.
+  std::vector<size_t> perm(nd);
+  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  for (size_t i = 1; i < nd; ++i) {
+    size_t dim1 = i;
+    for (size_t dim0 = i; dim0-- > 0;) {
+      const int c = should_swap(perm[dim0], perm[dim1]);
+      if (c > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> out(nd, 1);
+  int64_t next = 1;
+  for (size_t k = 0; k < nd; ++k) {
+    out[perm[k]] = next;
+    next *= std::max<int64_t>(shape[perm[k]], 1);
+  }
+  return out;
+}
+
 std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSchema& schema,
                                                           const std::vector<c10::IValue>& args, bool pointwise) {
   auto specs = output_specs(schema, args);
@@ -642,8 +690,18 @@ std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSch
     dtype = static_cast<c10::ScalarType>(d->toInt());
   if (!dtype) return std::nullopt;
   std::vector<at::Tensor> outs;
-  for (const auto& spec : *specs)
-    outs.push_back(at::empty(spec.sizes, at::TensorOptions().dtype(spec.dtype.value_or(*dtype)).device(at::kMeta)));
+  // An elementwise result is laid out as TensorIterator lays it out (a permuted input keeps its
+  // order), which later decides kernels (attention's mask, copies before a view).
+  std::vector<at::Tensor> inputs;
+  for (const c10::IValue& v : args)
+    if (v.isTensor()) inputs.push_back(v.toTensor());
+  for (const auto& spec : *specs) {
+    const auto options = at::TensorOptions().dtype(spec.dtype.value_or(*dtype)).device(at::kMeta);
+    if (pointwise && specs->size() == 1 && !inputs.empty())
+      outs.push_back(at::empty_strided(spec.sizes, tensor_iterator_strides(spec.sizes, inputs), options));
+    else
+      outs.push_back(at::empty(spec.sizes, options));
+  }
   return outs;
 }
 

@@ -34,6 +34,11 @@ std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSch
 // True when shape_only_outputs has a rule of its own for the op (no shape function needed).
 bool has_family_rule(const c10::FunctionSchema& schema);
 
+// The strides TensorIterator gives the output of an elementwise op over `inputs` broadcast to
+// `shape` (TensorIteratorBase::reorder_dimensions): dense, its dimensions in the order the
+// inputs' strides put them, so a permuted input keeps its layout.
+std::vector<int64_t> tensor_iterator_strides(const std::vector<int64_t>& shape, const std::vector<at::Tensor>& inputs);
+
 // While it lives, every aten op that shape_only_outputs covers but that has neither a Meta
 // kernel nor a composite kernel runs on meta tensors through that shape function, also when a
 // composite op (layer_norm -> native_layer_norm -> native_batch_norm) calls it from inside.

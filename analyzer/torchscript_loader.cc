@@ -769,7 +769,11 @@ class MetaRunner {
       dtype = dtype ? c10::promoteTypes(*dtype, t.scalar_type()) : t.scalar_type();
     }
     if (!dtype) return std::nullopt;
-    return jit::Stack{at::empty(shape, at::TensorOptions().dtype(*dtype).device(at::kMeta))};
+    std::vector<at::Tensor> tensors;
+    for (const auto& v : inputs)
+      if (v.isTensor()) tensors.push_back(v.toTensor());
+    return jit::Stack{at::empty_strided(shape, tensor_iterator_strides(shape, tensors),
+                                        at::TensorOptions().dtype(*dtype).device(at::kMeta))};
   }
 
   // Says which op blocked shape inference when libtorch's message shows it (the op itself or

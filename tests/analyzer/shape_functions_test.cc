@@ -142,3 +142,21 @@ TEST_CASE("shape functions: the rules that answer before the registry agree with
   same(schema("aten::where", "self"), {meta({4, 1, 8}), meta({1, 3, 1}), meta({8})});
   same(schema("aten::relu", ""), {meta({2, 3, 4})});
 }
+
+TEST_CASE("shapes: an elementwise result is laid out as TensorIterator lays it out") {
+  auto meta = [](std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+    return at::empty_strided(sizes, strides, at::TensorOptions().device(at::kMeta));
+  };
+  // A permuted input ([2, 4, 128, 128] whose dim 1 is fastest, as T5's position bias) keeps
+  // its order; a broadcast operand does not decide it.
+  const at::Tensor permuted = meta({2, 4, 128, 128}, {65536, 1, 512, 4});
+  const at::Tensor row = meta({1, 1, 1, 128}, {128, 128, 128, 1});
+  CHECK(kc::tensor_iterator_strides({2, 4, 128, 128}, {permuted, row}) == std::vector<int64_t>{65536, 1, 512, 4});
+  // Contiguous inputs give a contiguous result; so do broadcast ones.
+  const at::Tensor dense = meta({3, 5}, {5, 1});
+  CHECK(kc::tensor_iterator_strides({3, 5}, {dense, dense}) == std::vector<int64_t>{5, 1});
+  CHECK(kc::tensor_iterator_strides({3, 5}, {meta({5}, {1})}) == std::vector<int64_t>{5, 1});
+  // A transposed first input decides over a contiguous second one.
+  const at::Tensor transposed = meta({3, 5}, {1, 3});
+  CHECK(kc::tensor_iterator_strides({3, 5}, {transposed, dense}) == std::vector<int64_t>{1, 3});
+}
