@@ -130,6 +130,8 @@ ACCURACY_SETS = [
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
      "validate/results/torchscript/accuracy_lofo.json"),
     ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
+    ("TorchScript, held out", "208 traces of 104 more architectures, one per family, no measured table",
+     "validate/results/torchscript_heldout/accuracy_rules.json"),
     ("detection, as exported", "6 torchvision detectors traced on the GPU; random weights keep no box",
      "validate/results/detection/accuracy_rules.json"),
     ("detection, all scores", "the same with every score threshold at 0",
@@ -197,7 +199,8 @@ def truth_of_record():
 SECTIONS = {
     "truth-of-record": truth_of_record,
     "accuracy-table": accuracy_table,
-    "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "TorchScript, leave one family out"}),
+    "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "TorchScript, leave one family out",
+                                                "TorchScript, held out"}),
     "example": lambda: block(f"{KC} tests/models/transformer_block.pt2 --top 3"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
@@ -270,6 +273,12 @@ SECTIONS = {
                            "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
                            "validate/results/opset/measured.tar.xz --worst 5 --misses 40 "
                            "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
+    "torchscript-heldout": lambda: saved("validate/results/torchscript_heldout/accuracy_rules.txt",
+                                         "python3 validate/broad_accuracy.py --mode rules --models "
+                                         "validate/corpus/torchscript_heldout/models.tar.xz --measured "
+                                         "validate/results/torchscript_heldout/measured.tar.xz --worst 15 --misses 30 "
+                                         "--json validate/results/torchscript_heldout/accuracy_rules.json "
+                                         "> validate/results/torchscript_heldout/accuracy_rules.txt", 6),
     "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
                                       "python3 validate/broad_accuracy.py --mode lofo --models "
                                       "validate/corpus/torchscript/models.tar.xz --measured validate/results/torchscript/measured.tar.xz "
