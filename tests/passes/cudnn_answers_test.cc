@@ -184,7 +184,8 @@ TEST_CASE("cudnn answers: the table answers without loading cuDNN, before the ca
   std::ofstream(file) << kc::h200::cudnn_answer_line(key, choice(1));
   const CudnnAnswerMap table = {{key, choice(38)}, {kc::h200::cudnn_query_key(query(2000)), std::nullopt}};
   FakeCudnn cudnn;
-  CudnnAnswers store({&table, file, cudnn.ask(), ""});
+  const kc::h200::CudnnAnswerMapTable lookup(table);
+  CudnnAnswers store({&lookup, file, cudnn.ask(), ""});
   const CudnnAnswer a = store.choose(query(64));
   CHECK(a.source == CudnnSource::kTable);
   REQUIRE(a.choice.has_value());
@@ -203,7 +204,8 @@ TEST_CASE("cudnn answers: without cuDNN, known shapes are answered and the rest 
   const CudnnAnswerMap table = {{kc::h200::cudnn_query_key(query(64)), choice(38)}};
   FakeCudnn cudnn;
   cudnn.loadable = false;
-  CudnnAnswers store({&table, file, cudnn.ask(), ""});
+  const kc::h200::CudnnAnswerMapTable lookup(table);
+  CudnnAnswers store({&lookup, file, cudnn.ask(), ""});
   CHECK(store.choose(query(64)).source == CudnnSource::kTable);
   CHECK(store.choose(query(32)).source == CudnnSource::kCache);
   const CudnnAnswer unknown = store.choose(query(16));
@@ -218,7 +220,8 @@ TEST_CASE("cudnn answers: without cuDNN, known shapes are answered and the rest 
 TEST_CASE("cudnn answers: the status says cuDNN was not loaded while the table answered everything") {
   const CudnnAnswerMap table = {{kc::h200::cudnn_query_key(query(64)), choice(38)}};
   FakeCudnn cudnn;
-  CudnnAnswers store({&table, "", cudnn.ask(), "cuDNN 91900, built-in table"});
+  const kc::h200::CudnnAnswerMapTable lookup(table);
+  CudnnAnswers store({&lookup, "", cudnn.ask(), "cuDNN 91900, built-in table"});
   CHECK(store.choose(query(64)).source == CudnnSource::kTable);
   const std::string status = store.status();
   CHECK(status.find("cuDNN 91900, built-in table") != std::string::npos);
@@ -231,7 +234,18 @@ TEST_CASE("cudnn answers: the built-in table names its cuDNN and properties, and
   REQUIRE(kc::h200::read_cudnn_table("# cuDNN 91900 properties 0123456789abcdef\nf32 n 1 1 1 1 1 -\n", t));
   CHECK(t.version == 91900);
   CHECK(t.properties_hash == "0123456789abcdef");
-  CHECK(t.answers.size() == 1);
+  CHECK(t.size() == 1);
+  std::optional<kc::h200::CudnnEngineChoice> answer = kc::h200::CudnnEngineChoice{};
+  CHECK(t.find("f32 n 1 1 1 1 1", answer));
+  CHECK_FALSE(answer.has_value());
+  CHECK_FALSE(t.find("f32 n 1 1 1 1", answer));  // a key that is a prefix of another is not it
+  // Unsorted lines are looked up all the same, and a key's longer neighbour is not its line.
+  REQUIRE(kc::h200::read_cudnn_table(
+      "# cuDNN 91900 properties 0123456789abcdef\nf32 n 1 1 1 1 12 -\nf32 n 1 1 1 1 1 -\nbf16 n 2 1 1 1 1 -\n", t));
+  CHECK(t.size() == 3);
+  CHECK(t.find("f32 n 1 1 1 1 12", answer));
+  CHECK(t.find("bf16 n 2 1 1 1 1", answer));
+  CHECK_FALSE(t.find("f32 n 1 1 1 1 2", answer));
   const kc::h200::CudnnTable& built_in = kc::h200::cudnn_table();
   CHECK(built_in.version == 91900);
   CHECK(built_in.properties_hash == kc::h200::device_properties_hash(kc::h200::kH200CudnnDeviceProperties));

@@ -184,10 +184,8 @@ std::string cudnn_cache_file(const std::string& folder, size_t version, const st
 CudnnAnswer CudnnAnswers::choose(const CudnnConvQuery& q) {
   const std::string key = cudnn_query_key(q);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (o_.table) {
-    auto it = o_.table->find(key);
-    if (it != o_.table->end()) return {it->second, CudnnSource::kTable};
-  }
+  if (std::optional<CudnnEngineChoice> answer; o_.table && o_.table->find(key, answer))
+    return {answer, CudnnSource::kTable};
   if (!cache_read_) read_cache();
   if (auto it = cache_.find(key); it != cache_.end()) return {it->second, CudnnSource::kCache};
   if (auto it = asked_.find(key); it != asked_.end()) return {it->second, CudnnSource::kCudnn};
@@ -282,7 +280,7 @@ std::unique_ptr<CudnnAnswers> process_store() {
     if (!CudnnHeuristics::supported_version(version)) version = table.version;
     if (table_on && table.version != 0 && table.version == version &&
         table.properties_hash == device_properties_hash(properties))
-      o.table = &table.answers;
+      o.table = &table;
   }
   const std::string folder = kernelcount_cache_folder();
   if (version != 0 && !properties.empty() && !folder.empty())

@@ -67,14 +67,39 @@ std::string cudnn_cache_file(const std::string& folder, size_t version, const st
 // or source kNone where cuDNN cannot be loaded.
 using CudnnAsk = std::function<CudnnAnswer(const CudnnConvQuery&)>;
 
+// Answers looked up by key: the built-in table (cudnn_table.h), or a map.
+class CudnnAnswerTable {
+ public:
+  virtual ~CudnnAnswerTable() = default;
+  // Whether the table holds key, with its answer (nullopt: cuDNN refused the problem).
+  virtual bool find(const std::string& key, std::optional<CudnnEngineChoice>& answer) const = 0;
+  virtual size_t size() const = 0;
+};
+
+// A map of answers as a table; it must outlive the table.
+class CudnnAnswerMapTable : public CudnnAnswerTable {
+ public:
+  explicit CudnnAnswerMapTable(const CudnnAnswerMap& answers) : answers_(answers) {}
+  bool find(const std::string& key, std::optional<CudnnEngineChoice>& answer) const override {
+    auto it = answers_.find(key);
+    if (it == answers_.end()) return false;
+    answer = it->second;
+    return true;
+  }
+  size_t size() const override { return answers_.size(); }
+
+ private:
+  const CudnnAnswerMap& answers_;
+};
+
 // The store: the table, the disk cache and cuDNN, in that order. Thread-safe.
 class CudnnAnswers {
  public:
   struct Options {
-    const CudnnAnswerMap* table = nullptr;  // the built-in answers, where they apply; nullptr: none
-    std::string cache_file;                 // the disk cache; empty: none (answers are not kept)
-    CudnnAsk ask;                           // cuDNN itself; empty: never asked
-    std::string describe;                   // the table and cache in words, for status()
+    const CudnnAnswerTable* table = nullptr;  // the built-in answers, where they apply; nullptr: none
+    std::string cache_file;                   // the disk cache; empty: none (answers are not kept)
+    CudnnAsk ask;                             // cuDNN itself; empty: never asked
+    std::string describe;                     // the table and cache in words, for status()
   };
   explicit CudnnAnswers(Options options) : o_(std::move(options)) {}
 

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 
 // The gzip-compressed table, linked in as it is committed: the assembler's .incbin copies the
@@ -61,8 +62,28 @@ bool read_cudnn_table(std::string_view text, CudnnTable& t) {
   if (std::sscanf(first.c_str(), "# cuDNN %llu properties %16[0-9a-f]", &version, hash) != 2) return false;
   t.version = static_cast<size_t>(version);
   t.properties_hash = hash;
-  read_cudnn_answer_lines(text.substr(eol + 1), t.answers);
+  t.text_.assign(text.substr(eol + 1));
+  t.lines_.clear();
+  const std::string_view body(t.text_);
+  for (size_t start = 0; start < body.size();) {
+    size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    if (end > start && body[start] != '#') t.lines_.push_back(body.substr(start, end - start));
+    start = end + 1;
+  }
+  // The generator sorts the lines; a table that is not sorted is sorted here.
+  if (!std::is_sorted(t.lines_.begin(), t.lines_.end())) std::sort(t.lines_.begin(), t.lines_.end());
   return true;
+}
+
+bool CudnnTable::find(const std::string& key, std::optional<CudnnEngineChoice>& answer) const {
+  // Every line of key starts with key and a space, and sorts at or after that probe (the bytes
+  // that can follow a key in a longer one all sort after the space).
+  const std::string probe = key + ' ';
+  auto it = std::lower_bound(lines_.begin(), lines_.end(), std::string_view(probe));
+  if (it == lines_.end() || it->compare(0, probe.size(), probe) != 0) return false;
+  std::string parsed_key;
+  return parse_cudnn_answer_line(*it, parsed_key, answer) && parsed_key == key;
 }
 
 const CudnnTable& cudnn_table() {

@@ -5,23 +5,35 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "passes/targets/h200/cudnn_answers.h"
 
 namespace kc::h200 {
 
-// The table: the cuDNN version and device properties (hash) it was asked with, and its answers.
-struct CudnnTable {
+// The table: the cuDNN version and device properties (hash) it was asked with, and its answer
+// lines, sorted, each read only when looked up (reading all 14,000 took longer than the rest of
+// a ResNet-50's analysis).
+class CudnnTable : public CudnnAnswerTable {
+ public:
   size_t version = 0;  // 0: no table (none built in, or damaged)
   std::string properties_hash;
-  CudnnAnswerMap answers;
+
+  bool find(const std::string& key, std::optional<CudnnEngineChoice>& answer) const override;
+  size_t size() const override { return lines_.size(); }
+
+ private:
+  friend bool read_cudnn_table(std::string_view text, CudnnTable& t);
+  std::string text_;
+  std::vector<std::string_view> lines_;  // into text_, sorted
 };
 
-// The built-in table, decompressed and read on first use (a few milliseconds).
+// The built-in table, decompressed and indexed on first use (a few milliseconds).
 const CudnnTable& cudnn_table();
 
 // A table's text ("# cuDNN VERSION properties HASH" then answer lines) read into t; false for a
-// text without that first line. Damaged lines are skipped.
+// text without that first line. A damaged line answers nothing.
 bool read_cudnn_table(std::string_view text, CudnnTable& t);
 
 }  // namespace kc::h200
