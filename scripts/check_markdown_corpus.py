@@ -95,11 +95,23 @@ def main():
             pairs = [tuple(line.split()) for line in f if line.strip() and not line.startswith("#")]
         models = sorted({m for pair in pairs for m in pair})
     else:
-        models = sorted(m for d in (args or DIRS) for m in glob.glob(os.path.join(d, "*.pt2")))
+        models = None
 
     results = []
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
+        if models is None:
+            # A set kept packed (DIR/models.tar.xz) is unpacked here.
+            models = []
+            for d in args or DIRS:
+                packed = os.path.join(d, "models.tar.xz")
+                if os.path.exists(packed):
+                    unpacked = os.path.join(tmp, "packed", os.path.basename(d))
+                    os.makedirs(unpacked, exist_ok=True)
+                    subprocess.run(["tar", "-xJf", packed, "-C", unpacked], check=True)
+                    d = unpacked
+                models += glob.glob(os.path.join(d, "**", "*.pt2"), recursive=True)
+            models.sort()
         # Two workers: the analyzer is single-threaded and a report takes about half a second.
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             reports = dict(zip(models, pool.map(lambda m: json_report(kc, tmp, m), models)))

@@ -272,7 +272,7 @@ SECTIONS = {
                            "validate/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
                            "validate/results/fresh/accuracy_rules.json > validate/results/fresh/accuracy_rules.txt", 6),
     "opset": lambda: saved("validate/results/opset/accuracy_rules.txt",
-                           "python3 validate/broad_accuracy.py --models validate/corpus/opset --measured "
+                           "python3 validate/broad_accuracy.py --models validate/corpus/opset/models.tar.xz --measured "
                            "validate/results/opset/measured.tar.xz --worst 5 --misses 40 "
                            "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
     "torchscript-heldout": lambda: saved("validate/results/torchscript_heldout/accuracy_rules.txt",

@@ -24,7 +24,7 @@ for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset 
               --measured $R/opinfo/measured.tar.xz --worst 10 --misses 40 ;;
     control) run "$set" $R/control/accuracy_rules --models validate/corpus/control --measured $R/control/measured.tar.xz \
                --worst 12 ;;
-    opset) run "$set" $R/opset/accuracy_rules --models validate/corpus/opset --measured $R/opset/measured.tar.xz --worst 5 --misses 40 ;;
+    opset) run "$set" $R/opset/accuracy_rules --models validate/corpus/opset/models.tar.xz --measured $R/opset/measured.tar.xz --worst 5 --misses 40 ;;
     torchscript-lofo) run "$set" $R/torchscript/accuracy_lofo --mode lofo --models validate/corpus/torchscript/models.tar.xz \
                         --measured $R/torchscript/measured.tar.xz --conv-lofo validate/sweeps/conv_lofo.json.gz \
                         --conv-corpus torchscript --worst 15 --misses 30 ;;

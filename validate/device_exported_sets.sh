@@ -19,16 +19,17 @@ nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu
 python3 validate/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
 opinfo_pid=$!
 python3 validate/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
-python3 - >$W/logs/opset_new.txt <<'PY'
+mkdir -p $W/opset && tar -xJf validate/corpus/opset/models.tar.xz -C $W/opset
+python3 - "$W/opset/opset" >$W/logs/opset_new.txt <<'PY'
 import os, sys
 sys.path.insert(0, "validate")
 from measured_io import measured
 have = {name for name, _ in measured("validate/results/opset")}
-for f in sorted(os.listdir("validate/corpus/opset")):
+for f in sorted(os.listdir(sys.argv[1])):
     if f.endswith(".pt2") and f[:-4] not in have:
         print(f)
 PY
-for f in $(cat $W/logs/opset_new.txt); do ln -s "$ROOT/validate/corpus/opset/$f" $W/sets/opset_new/$f; done
+for f in $(cat $W/logs/opset_new.txt); do ln -s "$W/opset/opset/$f" $W/sets/opset_new/$f; done
 
 # 2. real runs, set after set, in the background
 real_set() {  # SET [MANIFEST]
