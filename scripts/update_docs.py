@@ -134,6 +134,8 @@ ACCURACY_SETS = [
     ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
     ("TorchScript, held out", "208 traces of 104 more architectures, one per family, no measured table",
      "validate/results/torchscript_heldout/accuracy_rules.json"),
+    ("TorchScript, the rest", "290 traces of the other 145 architectures that trace, first look, no measured table",
+     "validate/results/torchscript_rest/accuracy_rules.json"),
     ("detection, as exported", "6 torchvision detectors traced on the GPU; random weights keep no box",
      "validate/results/detection/accuracy_rules.json"),
     ("detection, all scores", "the same with every score threshold at 0",
@@ -202,7 +204,7 @@ SECTIONS = {
     "truth-of-record": truth_of_record,
     "accuracy-table": accuracy_table,
     "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "TorchScript, leave one family out",
-                                                "TorchScript, held out"}),
+                                                "TorchScript, held out", "TorchScript, the rest"}),
     "example": lambda: block(f"{KC} tests/models/transformer_block.pt2 --top 3"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
@@ -281,6 +283,12 @@ SECTIONS = {
                                          "validate/results/torchscript_heldout/measured.tar.xz --worst 15 --misses 30 "
                                          "--json validate/results/torchscript_heldout/accuracy_rules.json "
                                          "> validate/results/torchscript_heldout/accuracy_rules.txt", 6),
+    "torchscript-rest": lambda: saved("validate/results/torchscript_rest/accuracy_first_look.txt",
+                                      "python3 validate/broad_accuracy.py --mode rules --models "
+                                      "validate/corpus/torchscript_rest/models.tar.xz --measured "
+                                      "validate/results/torchscript_rest/measured.tar.xz --worst 15 --misses 30 "
+                                      "--json validate/results/torchscript_rest/accuracy_rules.json "
+                                      "> validate/results/torchscript_rest/accuracy_rules.txt   # at cada26d", 6),
     "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
                                       "python3 validate/broad_accuracy.py --mode lofo --models "
                                       "validate/corpus/torchscript/models.tar.xz --measured validate/results/torchscript/measured.tar.xz "

@@ -13,7 +13,7 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout detection detection_all_scores detection_heldout}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout torchscript_rest detection detection_all_scores detection_heldout}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
@@ -30,14 +30,14 @@ for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset 
                         --conv-corpus torchscript --worst 15 --misses 30 ;;
     torchscript) run "$set" $R/torchscript/accuracy_rules --mode rules --models validate/corpus/torchscript/models.tar.xz \
                    --measured $R/torchscript/measured.tar.xz --worst 15 --misses 30 ;;
-    # Its traces are kept out of the repository (20 MB): validate/device_torchscript_real.sh makes them
-    # again on a GPU machine with the manifest's list (validate/corpus/torchscript_heldout/README.md).
-    torchscript_heldout)
-      if [ -f validate/corpus/torchscript_heldout/models.tar.xz ]; then
-        run "$set" $R/torchscript_heldout/accuracy_rules --mode rules --models validate/corpus/torchscript_heldout/models.tar.xz \
-          --measured $R/torchscript_heldout/measured.tar.xz --worst 15 --misses 30
+    # Their traces are kept out of the repository (20 MB and more): validate/device_torchscript_real.sh
+    # makes them again on a GPU machine with the manifest's list (validate/corpus/<set>/README.md).
+    torchscript_heldout|torchscript_rest)
+      if [ -f validate/corpus/$set/models.tar.xz ]; then
+        run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set/models.tar.xz \
+          --measured $R/$set/measured.tar.xz --worst 15 --misses 30
       else
-        echo "accuracy_all: $set skipped: validate/corpus/torchscript_heldout/models.tar.xz is not here (see its README)" >&2
+        echo "accuracy_all: $set skipped: validate/corpus/$set/models.tar.xz is not here (see its README)" >&2
       fi ;;
     detection*) run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set/models.tar.xz \
                   --measured $R/$set/measured.tar.xz --worst 6 --misses 30 ;;
