@@ -252,6 +252,9 @@ TEST_CASE("mha: the fast path is QKV GEMM + fused attention + output GEMM; other
   CHECK(f32.counts.same_work(kc::Counts{3, 0, 0, 0}));
   CHECK(rules_only(mha(197, DType::kBFloat16, false)).counts.same_work(kc::Counts{3, 0, 1, 0}));
   CHECK(rules_only(mha(1, DType::kBFloat16, false)).counts.same_work(kc::Counts{3, 0, 0, 0}));  // one query row
+  // ViT-B/32's 50 tokens (torchscript_rest:vit_b_32, f32): the output projection, [100, 768] x
+  // [768, 768], is linear's split-K shape: scaling, sgemm_largek and epilogue, a zeroed workspace.
+  CHECK(rules_only(mha(50, DType::kFloat32, false)).counts.same_work(kc::Counts{5, 0, 1, 0}));
   // Returned weights or a separate key take the unfused path, which no measurement covers.
   CHECK_FALSE(rules_only(mha(197, DType::kFloat32, true)).known);
   CHECK_FALSE(rules_only(mha(197, DType::kFloat32, false, true)).known);

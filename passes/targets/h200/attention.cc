@@ -144,11 +144,18 @@ bool mha_fused(const OpFacts& f) {
   const int64_t head_dim = dim / heads;
   return dim % heads == 0 && head_dim % 8 == 0 && head_dim <= 256 && (fp32(f) || is_half(f.dtype));
 }
-// The two projections are a GEMM each (bias in the epilogue); attention is sdpa.fused's one
-// kernel, with cuDNN's zeroed workspace (1 memset) in bf16/fp16 unless there is one query row.
+// The two projections are a GEMM each with the bias in the epilogue, counted as linear's are
+// (a split-K shape adds its kernels and memset); attention is sdpa.fused's one kernel, with
+// cuDNN's zeroed workspace (1 memset) in bf16/fp16 unless there is one query row.
 Counts mha_fused_counts(const OpFacts& f) {
-  const bool decode = f.input(0)->sizes[1] == 1;
-  return {3, 0, is_half(f.dtype) && !decode ? 1 : 0, 0};
+  const std::vector<int64_t>& q = f.input(0)->sizes;  // [B, L, E]
+  const bool decode = q[1] == 1;
+  const int64_t rows = q[0] * q[1], e = q[2];
+  Counts c = linear_launches(rows, e, 3 * e, f.dtype);
+  c += linear_launches(rows, e, e, f.dtype);
+  c.kernels += 1;
+  c.memset += is_half(f.dtype) && !decode ? 1 : 0;
+  return c;
 }
 
 }  // namespace
@@ -224,13 +231,15 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                ops({"aten::_native_multi_head_attention"}),
                {},
                "self-attention (query, key, value one tensor), no mask, need_weights=False, head size a multiple "
-               "of 8 up to 256, f32/bf16/fp16: QKV GEMM, fused attention, output GEMM: 3 kernels, + 1 memset in "
-               "bf16/fp16 (cuDNN's workspace; none for one query row)",
+               "of 8 up to 256, f32/bf16/fp16: QKV GEMM, fused attention, output GEMM, each GEMM counted as "
+               "linear's with its bias (split-K shapes add kernels and a memset), + 1 memset in bf16/fp16 "
+               "(cuDNN's workspace; none for one query row)",
                mha_fused,
                {},
                mha_fused_counts,
                "torchscript:vit_b_16 (fp32: 2 cuBLAS GEMMs + fmha_cutlassF; bf16: 2 nvjet GEMMs with bias + cuDNN "
-               "flash attention + 1 memset)",
+               "flash attention + 1 memset), torchscript_rest:vit_b_32 (f32 output projection split-K: 5 kernels, "
+               "1 memset)",
                "nn.MultiheadAttention's fast path: the query, key and value projections run as one matrix multiply "
                "with its bias, attention as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
                "memory-efficient kernel in float32), and the output projection as one more matrix multiply."});

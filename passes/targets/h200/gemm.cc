@@ -496,6 +496,18 @@ Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt) {
   return mm_counts({m, k, n}, dt, true);
 }
 
+Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt) {
+  if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
+  GemmCall c;
+  c.half = is_half(dt);
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.tb = true;
+  c.bias = true;
+  return cublas_launches(c);
+}
+
 namespace {
 
 struct TensordotPlan {

@@ -47,6 +47,9 @@ Counts nonzero_launches(const Value& x);
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
 // inside (recurrent cells).
 Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt);
+// The same with the bias in the GEMM's epilogue (linear's cuBLASLt call): for composites that
+// project with a bias inside (the fast path of nn.MultiheadAttention).
+Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt);
 
 // Whether ATen's reduce kernel, reducing the op's first input over its `dim` argument (all dims
 // where that is absent, None or []), splits across blocks and so zeroes a semaphore buffer first
