@@ -365,9 +365,6 @@ std::vector<std::pair<std::string, std::string>> constant_storages(caffe2::seria
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr uint64_t kLocalHeaderSize = 30;
-
 // Parameters and buffers (data/N), and the example inputs a trace keeps (traced_inputs/N,
 // activation-sized), under the archive's one top folder.
 bool is_weight(const std::string& name) {
@@ -446,18 +443,15 @@ class WeightSkippingReader : public caffe2::serialize::ReadAdapterInterface {
 std::shared_ptr<caffe2::serialize::ReadAdapterInterface> weight_skipping_reader(const std::string& path) {
   auto reader = std::make_shared<WeightSkippingReader>(path);
   const auto& file = reader->file();
-  auto dir = read_zip_directory(
-      ByteSource{file.size(), [&](uint64_t pos, void* buf, size_t n) { return file.read(pos, buf, n, "zip"); }});
+  const ByteSource bytes{file.size(), [&](uint64_t pos, void* buf, size_t n) { return file.read(pos, buf, n, "zip"); }};
+  auto dir = read_zip_directory(bytes);
   if (!dir) return reader;     // not a zip libtorch can read either: its reader says why
   check_deflated_sizes(*dir);  // the sizes below become allocations
   for (const ZipRecord& r : dir->records) {
     if (!is_weight(r.name) || (r.method != 0 && r.method != 8)) continue;
-    unsigned char local[kLocalHeaderSize];
-    if (r.local_header > file.size() - std::min<uint64_t>(file.size(), kLocalHeaderSize) ||
-        file.read(r.local_header, local, kLocalHeaderSize, "zip local header") != kLocalHeaderSize ||
-        le(local, 4) != kLocalHeaderSignature)
-      continue;
-    const uint64_t data_at = r.local_header + kLocalHeaderSize + le(local + 26, 2) + le(local + 28, 2);
+    const std::optional<uint64_t> local = record_data_at(bytes, r);
+    if (!local) continue;
+    const uint64_t data_at = *local;
     if (r.method == 8) {
       check(data_at <= file.size() && r.compressed <= file.size() - data_at,
             "zip record " + r.name + " runs past the end of the file (" + std::to_string(r.compressed) +

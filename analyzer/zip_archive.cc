@@ -16,8 +16,6 @@
 namespace kc {
 namespace {
 
-constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr uint64_t kLocalHeaderSize = 30;
 constexpr uint16_t kStored = 0, kDeflated = 8;
 // caffe2/serialize/versions.h: kMinSupportedFileFormatVersion, kMaxSupportedFileFormatVersion.
 constexpr uint64_t kMinVersion = 1, kMaxVersion = 10;
@@ -126,12 +124,10 @@ uint64_t ZipArchive::data_offset(const ZipRecord& r, uint64_t max_bytes) const {
   check(r.uncompressed <= max_bytes, "zip record " + full + " is larger than the limit of " +
                                          (max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"
                                                                   : std::to_string(max_bytes) + " bytes"));
-  unsigned char local[kLocalHeaderSize];
-  check(r.local_header <= size_ && size_ - r.local_header >= kLocalHeaderSize &&
-            read_at(r.local_header, local, kLocalHeaderSize) == kLocalHeaderSize &&
-            le(local, 4) == kLocalHeaderSignature,
-        "zip record " + full + " is damaged (no local header where the directory says)");
-  const uint64_t data_at = r.local_header + kLocalHeaderSize + le(local + 26, 2) + le(local + 28, 2);
+  const std::optional<uint64_t> local =
+      record_data_at(ByteSource{size_, [this](uint64_t pos, void* buf, size_t n) { return read_at(pos, buf, n); }}, r);
+  check(local.has_value(), "zip record " + full + " is damaged (no local header where the directory says)");
+  const uint64_t data_at = *local;
   const uint64_t stored = r.method == kStored ? r.uncompressed : r.compressed;
   check(r.method != kStored || r.compressed == r.uncompressed,
         "zip record " + full + " is damaged (stored, but its two sizes differ)");

@@ -11,6 +11,8 @@ constexpr uint32_t kEndSignature = 0x06054b50;       // end of central directory
 constexpr uint32_t kZip64EndSignature = 0x06064b50;  // zip64 end of central directory record
 constexpr uint32_t kZip64LocatorSignature = 0x07064b50;
 constexpr uint32_t kEntrySignature = 0x02014b50;  // central directory file header
+constexpr uint32_t kLocalHeaderSignature = 0x04034b50;
+constexpr uint64_t kLocalHeaderSize = 30;
 constexpr uint64_t kEndSize = 22, kZip64EndSize = 56, kLocatorSize = 20, kEntrySize = 46;
 constexpr uint64_t kMaxComment = 0xffff;
 constexpr uint32_t kZip64Marker = 0xffffffff;  // a 32-bit field whose value is in the zip64 extra field
@@ -104,6 +106,14 @@ std::optional<ZipDirectory> read_zip_directory(const ByteSource& file) {
     p += kEntrySize + name_len + extra_len + comment_len;
   }
   return dir;
+}
+
+std::optional<uint64_t> record_data_at(const ByteSource& file, const ZipRecord& r) {
+  unsigned char local[kLocalHeaderSize];
+  if (r.local_header > file.size || file.size - r.local_header < kLocalHeaderSize ||
+      file.read(r.local_header, local, kLocalHeaderSize) != kLocalHeaderSize || le(local, 4) != kLocalHeaderSignature)
+    return std::nullopt;
+  return r.local_header + kLocalHeaderSize + le(local + 26, 2) + le(local + 28, 2);
 }
 
 void check_deflated_sizes(const ZipDirectory& dir) {

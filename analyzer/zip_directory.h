@@ -45,6 +45,11 @@ struct ZipDirectory {
 // not where and what the format says (libtorch's reader gives the error for such an archive).
 std::optional<ZipDirectory> read_zip_directory(const ByteSource& file);
 
+// Where record r's bytes start in `file` (past its local header, whose name and extra field
+// lengths may differ from the directory's), or nullopt when no local header is where the
+// directory says.
+std::optional<uint64_t> record_data_at(const ByteSource& file, const ZipRecord& r);
+
 // Throws Error naming the first deflated record whose uncompressed size no deflate stream of
 // its compressed size can reach: a lying size field, which a zip reader would allocate before
 // inflating. Stored records need no check (their size is bounded by the file's).
