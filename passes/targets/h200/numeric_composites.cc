@@ -166,12 +166,12 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                ops({"aten::trace"}),
                {},
                "the diagonal's sum: one reduce kernel",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2; },
+               // An empty diagonal was never measured: left unknown.
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2 && f.input(0)->numel() > 0; },
                {},
                [](const OpFacts& f) {
                  const Value* in = f.input(0);
                  const int64_t n = std::min(in->sizes[0], in->sizes[1]);
-                 if (n == 0) return Counts{1, 0, 0, 0};  // the sum of nothing still writes its zero
                  const bool split = reduce_splits_across_blocks({n}, {in->sizes[1] + 1}, {});
                  return Counts{1, 0, split ? 1 : 0, 0};
                },
