@@ -63,13 +63,24 @@ def load(path, input_specs):
     return ep.module(), args
 
 
+# CUDA runtime calls that make the host wait for the GPU: what kernelcount counts as a host sync
+# (`.item()`, a nonzero's size, a copy to pageable host memory end in cudaStreamSynchronize; a
+# plain cudaMemcpy waits too). cudaStreamWaitEvent makes the GPU, not the host, wait.
+HOST_SYNC_CALLS = frozenset(("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+                             "cudaMemcpy2D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cuStreamSynchronize",
+                             "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH_v2", "cuMemcpyHtoD_v2"))
+CALL_MARK = "kernelcount.measured_call"
+
+
 def measure(fn, args, warmup=2):
     with torch.no_grad(), torch.jit.optimized_execution(False):
         for _ in range(warmup):
             fn(*args)
         torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            fn(*args)
+            # The mark bounds the call: the synchronize after it is the profiler's, not the model's.
+            with torch.profiler.record_function(CALL_MARK):
+                fn(*args)
             torch.cuda.synchronize()
     # Raw Kineto events: GPU work links (linked_correlation_id) to the innermost CPU op that
     # launched it; each such op belongs to the outermost aten op around it on its thread.
@@ -81,13 +92,24 @@ def measure(fn, args, warmup=2):
     for e in cpu_ops:
         top = current.get(e.start_thread_id())
         if top is None or e.start_ns() >= top["end"]:
-            top = {"op": e.name(), "end": e.end_ns(), "kernels": 0, "memcpy": 0, "memset": 0, "kernel_names": [],
-                   "memcpy_kinds": []}
+            top = {"op": e.name(), "start": e.start_ns(), "end": e.end_ns(), "thread": e.start_thread_id(),
+                   "kernels": 0, "memcpy": 0, "memset": 0, "host_syncs": 0, "kernel_names": [], "memcpy_kinds": []}
             outermost.append(top)
             current[e.start_thread_id()] = top
         top_of[e.correlation_id()] = top
-    total = {"kernels": 0, "memcpy": 0, "memset": 0}
-    unattributed = {"kernels": 0, "memcpy": 0, "memset": 0}
+    total = {"kernels": 0, "memcpy": 0, "memset": 0, "host_syncs": 0}
+    unattributed = {"kernels": 0, "memcpy": 0, "memset": 0, "host_syncs": 0}
+    # Host syncs: runtime calls inside the measured call, each given to the outermost op on its
+    # thread whose span holds it.
+    marks = [e for e in raw if e.name() == CALL_MARK]
+    call_start, call_end = (marks[0].start_ns(), marks[0].end_ns()) if marks else (0, float("inf"))
+    for e in raw:
+        if e.name() not in HOST_SYNC_CALLS or not call_start <= e.start_ns() <= call_end:
+            continue
+        total["host_syncs"] += 1
+        top = next((o for o in outermost if o["thread"] == e.start_thread_id() and o["start"] <= e.start_ns() <= o["end"]),
+                   None)
+        (top if top is not None else unattributed)["host_syncs"] += 1
     for e in sorted((e for e in raw if e.device_type() == DeviceType.CUDA), key=lambda e: e.start_ns()):
         name = e.name()
         key = "memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset") else "kernels"
@@ -98,7 +120,7 @@ def measure(fn, args, warmup=2):
             top["kernel_names"].append(name[:400])
         elif top is not None and key == "memcpy":
             top["memcpy_kinds"].append(name)
-    ops = [{k: v for k, v in o.items() if k != "end"} for o in outermost]
+    ops = [{k: v for k, v in o.items() if k not in ("start", "end", "thread")} for o in outermost]
     return total, ops, unattributed
 
 

@@ -24,18 +24,27 @@ mkdir -p $W/ts && tar xJf validate/corpus/torchscript/models.tar.xz -C $W/ts
 models_of() {
   if [ "$1" = torchscript ]; then ls $W/ts/ts/*.pt; return; fi
   if [ -f "validate/corpus/$1/models.tar.xz" ]; then
-    mkdir -p $W/packed && tar xJf "validate/corpus/$1/models.tar.xz" -C $W/packed && ls $W/packed/$1/*.pt2
+    mkdir -p $W/packed && tar xJf "validate/corpus/$1/models.tar.xz" -C $W/packed &&
+      ls $W/packed/$1/*.pt2 $W/packed/$1/*.pt 2>/dev/null
   else
     ls "validate/corpus/$1"/*.pt2 2>/dev/null
   fi
+}
+# A set's TorchScript input specs: its own manifest where it packs one (the detection sets), else
+# the TorchScript set's.
+manifest_of() {
+  if [ -f "$W/packed/$1/manifest.jsonl" ]; then echo "$W/packed/$1/manifest.jsonl"
+  else echo validate/corpus/torchscript/manifest.jsonl; fi
 }
 
 # 1. real runs need no build: they start at once, set after set, in the background
 (
   for set in "$@"; do
     mkdir -p $W/real/$set
-    python3 validate/real_run.py $W/real/$set $(models_of $set) --jobs "${KC_REAL_JOBS:-8}" \
-      --manifest validate/corpus/torchscript/manifest.jsonl --import transformers.integrations.moe \
+    models=$(models_of $set)
+    # shellcheck disable=SC2086
+    python3 validate/real_run.py $W/real/$set $models --jobs "${KC_REAL_JOBS:-8}" \
+      --manifest "$(manifest_of $set)" --import transformers.integrations.moe --import torchvision \
       --timeout 120 --deadline-s $(( $(left) - 45 )) >>$W/logs/real.log 2>&1
     echo "real $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/real.log
   done
