@@ -13,7 +13,7 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout torchscript_rest detection detection_all_scores detection_heldout}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout torchscript_rest detection detection_all_scores detection_heldout host-syncs}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
@@ -41,6 +41,14 @@ for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset 
       fi ;;
     detection*) run "$set" $R/$set/accuracy_rules --mode rules --models validate/corpus/$set/models.tar.xz \
                   --measured $R/$set/measured.tar.xz --worst 6 --misses 30 ;;
+    # Host syncs and memcpys per model against the real runs' (validate/host_syncs.py).
+    host-syncs)
+      for s in broad torchscript detection detection_all_scores detection_heldout; do
+        models=validate/corpus/$s; [ -f $models/models.tar.xz ] && models=$models/models.tar.xz
+        echo "accuracy_all: $R/host_syncs/$s" >&2
+        python3 validate/host_syncs.py --kernelcount "${KC_BIN:-build/kernelcount}" --models $models \
+          --real $R/host_syncs/real_syncs.json.gz --set $s --json $R/host_syncs/$s.json >$R/host_syncs/$s.txt
+      done ;;
     *) echo "accuracy_all: unknown set $set" >&2; exit 2 ;;
   esac
 done

@@ -110,7 +110,9 @@ def measure(fn, args, warmup=2):
         top = next((o for o in outermost if o["thread"] == e.start_thread_id() and o["start"] <= e.start_ns() <= o["end"]),
                    None)
         (top if top is not None else unattributed)["host_syncs"] += 1
-    for e in sorted((e for e in raw if e.device_type() == DeviceType.CUDA), key=lambda e: e.start_ns()):
+    # The mark's range shows on the GPU's timeline too (a user annotation), and is no work.
+    gpu = (e for e in raw if e.device_type() == DeviceType.CUDA and e.name() != CALL_MARK)
+    for e in sorted(gpu, key=lambda e: e.start_ns()):
         name = e.name()
         key = "memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset") else "kernels"
         total[key] += 1

@@ -9,10 +9,18 @@ or a memcpy that the run did not make, and the reverse.
 
     python3 validate/host_syncs.py --kernelcount build/kernelcount --models validate/corpus/SET[/models.tar.xz] \\
         --real validate/results/SET/real.tar.xz [--json OUT.json]
+    python3 validate/host_syncs.py ... --real validate/results/host_syncs/real_syncs.json.gz --set SET
+
+validate/results/host_syncs/real_syncs.json.gz keeps the syncs and memcpys of every model's real
+run of the sets broad, torchscript and detection* ({set: {model: {host_syncs, memcpy, ops}}}),
+measured by `KC_NO_REPLAY=1 validate/device_truth.sh OUT 320 detection detection_heldout
+detection_all_scores torchscript broad` at b526455 on the H200. Only those two counts are kept:
+that run's kernel totals held one extra event (the mark bounding the measured call, fixed since).
 
 Exits 1 when a real run has no sync count (measured before syncs were counted): measure again.
 """
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -24,8 +32,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from broad_accuracy import open_models  # noqa: E402
 
 
-def real_runs(path):
-    """name -> the real run's totals, from a real.tar.xz or a folder of <name>.real.json."""
+def real_runs(path, set_name=None):
+    """name -> the real run's totals, from a real.tar.xz, a folder of <name>.real.json, or the
+    syncs file (real_syncs.json.gz) with the set's name."""
+    if path.endswith(".json.gz"):
+        with gzip.open(path, "rt") as f:
+            return json.load(f)[set_name]
     if os.path.isfile(path):
         tmp = tempfile.mkdtemp(prefix="kc-real-")
         with tarfile.open(path) as tar:
@@ -45,10 +57,11 @@ def main():
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--models", required=True)
     ap.add_argument("--real", required=True)
+    ap.add_argument("--set", help="the set's name in a real_syncs.json.gz given as --real")
     ap.add_argument("--json")
     a = ap.parse_args()
     folder, inputs = open_models(a.models)
-    real = real_runs(a.real)
+    real = real_runs(a.real, a.set)
     rows, unmeasured = [], []
     for name in sorted(real):
         path = next((os.path.join(folder, name + ext) for ext in (".pt2", ".pt")

@@ -35,12 +35,18 @@ Counts contiguous_counts(const OpFacts& f) {
 }
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
 // aten::to, which returns its input unchanged.
+// A copy between the host and the device: one cudaMemcpyAsync, and unless the copy is
+// non_blocking, a wait for the stream (copy_kernel_cuda's memcpy_and_sync) in either direction.
+Counts host_device_copy(bool non_blocking) {
+  return {0, 1, 0, non_blocking ? 0 : 1};
+}
 Counts to_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
   if (!in || !out) return {};
   // A host tensor moved to the device: converted on the host, then one host-to-device copy.
-  if (in->placement == Placement::kHost && out->placement == Placement::kDevice) return {0, 1, 0, 0};
+  if (in->placement == Placement::kHost && out->placement == Placement::kDevice)
+    return host_device_copy(f.bool_arg("non_blocking", false));
   if (in->dtype != out->dtype) return {1, 0, 0, 0};
   // aten::to and type_as (to(other.dtype())) return their input when nothing changes.
   if (f.op->name == "aten::to" || f.op->name == "aten::type_as") return {};
@@ -124,7 +130,8 @@ std::pair<int, std::string> view_path(const Graph& g, int v) {
 }
 // copy_(self, src): nothing when src is self's own region (copy_impl returns early for views
 // of the same data: x[s] += y re-assigns the slice it updated in place); a memcpy between dense
-// tensors of one dtype and layout; a host source is one host-to-device copy; else a kernel.
+// tensors of one dtype and layout; a host source is one host-to-device copy (and a wait); else a
+// kernel.
 Counts copy_counts(const OpFacts& f) {
   const Value* self = f.input(0);
   const Value* src = f.input(1);
@@ -134,7 +141,7 @@ Counts copy_counts(const OpFacts& f) {
       (self->sizes == src->sizes && self->strides == src->strides && self->dtype == src->dtype &&
        view_path(*f.graph, f.inputs[0]) == view_path(*f.graph, f.inputs[1])))
     return {};
-  if (src->placement != self->placement) return {0, 1, 0, 0};
+  if (src->placement != self->placement) return host_device_copy(f.bool_arg("non_blocking", false));
   return copy_into(*src, self->strides, self->dtype);
 }
 // roll over several dims rolls the first dim, then the result over the rest (roll_common).
@@ -265,15 +272,17 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
   r.push_back({"to",
                ops({"aten::to", "aten::_to_copy", "aten::type_as"}),
                {},
-               "host tensor to the device: one host-to-device copy (converted on the host); dtype change: "
+               "host tensor to the device: one host-to-device copy (converted on the host) and, unless "
+               "non_blocking, a host sync; dtype change: "
                "one conversion kernel; same dtype: nothing for to/type_as, a copy for _to_copy",
                nullptr,
                {},
                to_counts,
                "truth:to_half_float32, truth:to_half_bfloat16, broad:convit (host to device), broad:eva, "
-               "broad:gemma2 (type_as, same dtype)",
+               "broad:gemma2 (type_as, same dtype), broad:beit, broad:mvit, torchscript:gpt-neo, detection (a "
+               "host-to-device copy waits: cudaStreamSynchronize in every real run)",
                "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
-               "launches nothing."});
+               "launches nothing. A copy from the host waits for the GPU's stream before it returns."});
   r.push_back({"item",
                ops({"aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::Int", "aten::Float",
                     "aten::Bool", "aten::ScalarImplicit"}),
@@ -310,7 +319,7 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                copy_counts,
                "broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)",
                "An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense "
-               "copy of the same layout or from the host, else one copy kernel.",
+               "copy of the same layout or from the host (which waits for the GPU), else one copy kernel.",
                /*reads_graph=*/true});
   r.push_back({"repeat",
                ops({"aten::repeat"}),

@@ -33,7 +33,8 @@ bool dense_at(const std::vector<int64_t>& sizes, const std::vector<int64_t>& str
 }
 
 // index (AdvancedIndex in TensorAdvancedIndexing.cpp): index tensors on the host are first
-// copied to the device, one host-to-device memcpy each (make_info moves them to self's device).
+// copied to the device, one host-to-device memcpy and a wait each (make_info moves them to self's
+// device with a blocking copy).
 // A boolean (mask) index is first turned into integer indices by nonzero, which reads the count
 // back to the host (nonzero_launches). The index tensors are expanded to their broadcast shape;
 // on CUDA, when two or more of them then differ in strides, each is made contiguous, a copy
@@ -55,7 +56,11 @@ Counts index_counts(const OpFacts& f) {
         continue;  // its coordinates: columns of one (rank, n) tensor, of equal strides
       }
       ints.push_back(&t);
-      if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) ++c.memcpy;
+      // Host indices are moved to the device (.to(self.device())): a copy that waits for the stream.
+      if (self && self->placement == Placement::kDevice && t.placement == Placement::kHost && t.numel() > 0) {
+        ++c.memcpy;
+        ++c.host_syncs;
+      }
     }
   if (ints.size() >= 2) {
     std::vector<int64_t> shape;
@@ -155,18 +160,20 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                ops({"aten::index"}),
                {},
                "one gather; with several index tensors whose strides differ once broadcast, a copy of each "
-               "expanded one first; + a host-to-device memcpy per index tensor on the host; + nonzero per boolean "
+               "expanded one first; + a host-to-device memcpy and a host sync per index tensor on the host; + nonzero "
+               "per boolean "
                "mask",
                nullptr,
                {},
                index_counts,
                "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
-               "corpus:gpt2, corpus:llama, broad:mvit (host indices 1/1/0), broad:albert (broadcast indices 3), "
+               "corpus:gpt2, corpus:llama, broad:mvit (host indices: 1 memcpy, 1 sync in the real run), broad:albert "
+               "(broadcast indices 3), "
                "broad:clip (same-shape indices 1), opset:index_bool, sweep:select_sizes (x[i, j] in 8 broadcast forms, "
                "x[mask]), "
                "detection:* ([1,1] and [1,450] indices: 2)",
                "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
-               "index tensors on the host are copied to the device."});
+               "index tensors on the host are copied to the device, and the host waits for that copy."});
   r.push_back({"embedding",
                ops({"aten::embedding"}),
                {},
