@@ -49,13 +49,14 @@ for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset 
         python3 validate/host_syncs.py --kernelcount "${KC_BIN:-build/kernelcount}" --models $models \
           --real $R/host_syncs/real_syncs.json.gz --set $s --json $R/host_syncs/$s.json >$R/host_syncs/$s.txt
       done
-      # Measured with its syncs (real.tar.xz) after the sync rules were written: out of sample.
-      if [ -f validate/corpus/torchscript_heldout/models.tar.xz ]; then
-        echo "accuracy_all: $R/host_syncs/torchscript_heldout" >&2
+      # Measured with their syncs (real.tar.xz) after the sync rules were written: out of sample.
+      for s in torchscript_heldout torchscript_rest; do
+        [ -f validate/corpus/$s/models.tar.xz ] || { echo "accuracy_all: host syncs of $s skipped: no traces" >&2; continue; }
+        echo "accuracy_all: $R/host_syncs/$s" >&2
         python3 validate/host_syncs.py --kernelcount "${KC_BIN:-build/kernelcount}" \
-          --models validate/corpus/torchscript_heldout/models.tar.xz --real $R/torchscript_heldout/real.tar.xz \
-          --json $R/host_syncs/torchscript_heldout.json >$R/host_syncs/torchscript_heldout.txt
-      fi ;;
+          --models validate/corpus/$s/models.tar.xz --real $R/$s/real.tar.xz \
+          --json $R/host_syncs/$s.json >$R/host_syncs/$s.txt
+      done ;;
     *) echo "accuracy_all: unknown set $set" >&2; exit 2 ;;
   esac
 done
