@@ -23,11 +23,35 @@ MODELS = {"corpus": "validate/corpus/models", "torchscript": "validate/corpus/to
 ARG = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
 
 
+# A commit whose measured.tar.xz to read instead of the working tree's, for every corpus that has one
+# there (fit_conv.py --truth-at); None: the working tree's.
+TRUTH_AT = [None]
+
+
+def truth_at(corpus):
+    """The corpus's measured.tar.xz as of TRUTH_AT (bytes), or None where it is not there."""
+    if TRUTH_AT[0] is None:
+        return None
+    if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{TRUTH_AT[0]}^{{commit}}"]).returncode:
+        sys.exit(f"corpus_ops: commit {TRUTH_AT[0]} is not in this clone's history (its truth is read from there)")
+    run = subprocess.run(["git", "-C", ROOT, "show", f"{TRUTH_AT[0]}:validate/results/{corpus}/measured.tar.xz"],
+                         capture_output=True)
+    return run.stdout if run.returncode == 0 else None
+
+
 def model_files(corpus):
-    """(name, measured JSON) of one corpus, from its measured.tar.xz or its folder."""
+    """(name, measured JSON) of one corpus, from its measured.tar.xz (as of TRUTH_AT where set and
+    there) or its folder."""
     base = os.path.join(ROOT, "validate", "results", corpus)
     tgz = os.path.join(base, "measured.tar.xz")
-    if os.path.exists(tgz):
+    pinned = truth_at(corpus)
+    if pinned is not None:
+        import io
+        with tarfile.open(fileobj=io.BytesIO(pinned)) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".json"):
+                    yield os.path.basename(m.name)[:-5], json.load(t.extractfile(m))
+    elif os.path.exists(tgz):
         with tarfile.open(tgz) as t:
             for m in t.getmembers():
                 if m.name.endswith(".json"):
