@@ -41,6 +41,12 @@ holds no arguments, so their convolutions' arguments are read from kernelcount's
 trace (--kernelcount; the traces, validate/corpus/<set>/models.tar.xz, are kept out of the
 repository: their READMEs say how to make them again).
 
+The committed trees learned from the corpora's truth as of commit 2f63c3d (TREES_TRUTH: the
+replay's counts, before each set's measured.tar.xz became the real run), and the fit reads each
+corpus's measured.tar.xz from that commit where it has one (--truth-at, its default; `git show`,
+so a clone needs that history); --truth-at none fits on the working tree's truth, which changes
+the trees.
+
 Every tree is fitted twice: on the shape features alone (kConvTree_*, what the rules use where
 cuDNN cannot be loaded), and on those and the engine configuration cuDNN 9.19's own heuristics
 choose for the H200 (kConvTreeCudnn_*; ENGINE_FEATURES below), with whether cuDNN on the GPU
