@@ -132,9 +132,13 @@ ACCURACY_SETS = [
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
      "validate/results/torchscript/accuracy_lofo.json"),
     ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
-    ("TorchScript, held out", "208 traces of 104 more architectures, one per family, no measured table",
+    ("TorchScript held out, leave one family out", "208 traces of 104 more architectures, one per family",
+     "validate/results/torchscript_heldout/accuracy_lofo.json"),
+    ("TorchScript held out, rules alone", "the same, no measured table",
      "validate/results/torchscript_heldout/accuracy_rules.json"),
-    ("TorchScript, the rest", "290 traces of the other 145 architectures that trace, no measured table (first look: 281/290, 289/290)",
+    ("TorchScript the rest, leave one family out", "290 traces of the other 145 architectures that trace",
+     "validate/results/torchscript_rest/accuracy_lofo.json"),
+    ("TorchScript the rest, rules alone", "the same, no measured table (first look: 281/290, 289/290)",
      "validate/results/torchscript_rest/accuracy_rules.json"),
     ("detection, as exported", "6 torchvision detectors traced on the GPU; random weights keep no box",
      "validate/results/detection/accuracy_rules.json"),
@@ -204,7 +208,8 @@ SECTIONS = {
     "truth-of-record": truth_of_record,
     "accuracy-table": accuracy_table,
     "accuracy-summary": lambda: accuracy_table({"broad, leave one family out", "TorchScript, leave one family out",
-                                                "TorchScript, held out", "TorchScript, the rest"}),
+                                                "TorchScript held out, leave one family out",
+                                                "TorchScript the rest, leave one family out"}),
     "example": lambda: block(f"{KC} tests/models/transformer_block.pt2 --top 3"),
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
@@ -241,8 +246,9 @@ SECTIONS = {
                                   "--measured validate/results/fresh3/measured.tar.xz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
     "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
-                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript --lofo-out "
-                                "validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt   # needs scikit-learn", 29),
+                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout "
+                                "torchscript_rest --lofo-out validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt"
+                                "   # needs scikit-learn, and the two sets' traces", 33),
     "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
@@ -289,6 +295,20 @@ SECTIONS = {
                                       "validate/results/torchscript_rest/measured.tar.xz --worst 15 --misses 30 "
                                       "--json validate/results/torchscript_rest/accuracy_rules.json "
                                       "> validate/results/torchscript_rest/accuracy_rules.txt   # at cada26d", 6),
+    "torchscript-heldout-lofo": lambda: saved("validate/results/torchscript_heldout/accuracy_lofo.txt",
+                                              "python3 validate/broad_accuracy.py --mode lofo --models "
+                                              "validate/corpus/torchscript_heldout/models.tar.xz --measured "
+                                              "validate/results/torchscript_heldout/measured.tar.xz --conv-lofo "
+                                              "validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript_heldout "
+                                              "--worst 15 --misses 30 --json validate/results/torchscript_heldout/accuracy_lofo.json "
+                                              "> validate/results/torchscript_heldout/accuracy_lofo.txt", 6),
+    "torchscript-rest-lofo": lambda: saved("validate/results/torchscript_rest/accuracy_lofo.txt",
+                                           "python3 validate/broad_accuracy.py --mode lofo --models "
+                                           "validate/corpus/torchscript_rest/models.tar.xz --measured "
+                                           "validate/results/torchscript_rest/measured.tar.xz --conv-lofo "
+                                           "validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript_rest "
+                                           "--worst 15 --misses 30 --json validate/results/torchscript_rest/accuracy_lofo.json "
+                                           "> validate/results/torchscript_rest/accuracy_lofo.txt", 6),
     "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
                                       "python3 validate/broad_accuracy.py --mode lofo --models "
                                       "validate/corpus/torchscript/models.tar.xz --measured validate/results/torchscript/measured.tar.xz "

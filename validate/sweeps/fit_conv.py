@@ -28,7 +28,24 @@ model families (LEAF_CHOICES); the leave-one-family-out figure below reuses thos
 size per tree was chosen with every family in view. Prints each tree's 5-fold cross-validated
 accuracy over shapes and, with
 --lofo, the leave-one-family-out accuracy over the corpora's convolution instances: each family
-predicted by trees fitted without it. Needs scikit-learn.
+predicted by trees fitted without it. Needs scikit-learn (the committed trees and conv_lofo.json.gz
+were last made with scikit-learn 1.9.1, NumPy 2.4.6, SciPy 1.17.1 on Python 3.11; another version
+may split ties differently, which --check shows).
+
+--lofo-extra names corpora whose convolutions are predicted, family by family, by trees fitted
+without that family (its .pt2 convolutions in the other corpora left out too: a family is the
+name before "__"), and never learned from: the TorchScript sets (torchscript, torchscript_heldout,
+torchscript_rest), whose architectures are the broad corpus's. The truth of torchscript_heldout and
+torchscript_rest (their real runs aligned to kernelcount's own ops, validate/truth_from_reports.sh)
+holds no arguments, so their convolutions' arguments are read from kernelcount's report of each
+trace (--kernelcount; the traces, validate/corpus/<set>/models.tar.xz, are kept out of the
+repository: their READMEs say how to make them again).
+
+The committed trees learned from the corpora's truth as of commit 2f63c3d (TREES_TRUTH: the
+replay's counts, before each set's measured.tar.xz became the real run), and the fit reads each
+corpus's measured.tar.xz from that commit where it has one (--truth-at, its default; `git show`,
+so a clone needs that history); --truth-at none fits on the working tree's truth, which changes
+the trees.
 
 Every tree is fitted twice: on the shape features alone (kConvTree_*, what the rules use where
 cuDNN cannot be loaded), and on those and the engine configuration cuDNN 9.19's own heuristics
@@ -38,7 +55,13 @@ offer without a GPU, decided by a classifier fitted on the GPU's own answers). c
 convolution are kept in results/cudnn_engines.jsonl.gz; shapes not in it are put to
 build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
 
-    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]]
+    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]
+        [--lofo-out validate/sweeps/conv_lofo.json.gz] [--kernelcount build/kernelcount]]
+
+as the repository's figures are made:
+
+    python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout torchscript_rest \
+        --lofo-out validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt
 """
 import argparse
 import collections
@@ -49,12 +72,13 @@ import math
 import os
 import re
 import sys
+import tempfile
 
 import numpy as np
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.tree import DecisionTreeClassifier
 
-from corpus_ops import CORPORA, ROOT, model_files, parse_args
+from corpus_ops import CORPORA, ROOT, TRUTH_AT, model_files, parse_args, report_args
 
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
@@ -403,21 +427,51 @@ def dense_strides(sizes):
 CONV_OPS = ("aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution")
 
 
+# The commit whose corpora truth the committed trees learned from: the replay's counts
+# (kernelcount-validate), before e2110dd made each set's measured.tar.xz the real run. Fitted on
+# today's truth (the real run: 212 more convolution instances, some labels changed) the trees
+# differ, so the fit (--check included) and the left-out figures read each corpus's truth as of
+# this commit where it has one (--truth-at; the TorchScript sets measured later, from the working tree).
+TREES_TRUTH = "2f63c3d"
+# Where a corpus's truth holds no arguments (a set measured as its real run alone and aligned to
+# kernelcount's own ops: validate/truth_from_reports.sh), they are read from kernelcount's report of
+# each model (corpus_ops.report_args): this binary's.
+KERNELCOUNT = [os.path.join(ROOT, "build", "kernelcount")]
+report_cache = {}
+
+
+def op_args(corpus, name, o, reports):
+    """An op's recorded argument texts, from the truth or else from kernelcount's report."""
+    if "args" in o:
+        return o["args"]
+    if corpus not in reports:
+        if corpus not in report_cache:
+            with tempfile.TemporaryDirectory() as tmp:
+                report_cache[corpus] = report_args(corpus, KERNELCOUNT[0], tmp, CONV_OPS)
+        reports[corpus] = report_cache[corpus]
+    op, args, _ = reports[corpus][name].get(o["index"], (None, [], None))
+    assert op == o["op"], f"{corpus}/{name} op {o['index']}: the report's {op}, the truth's {o['op']}"
+    return args
+
+
 def model_samples(corpora=CORPORA):
     """Convolutions measured in real models, one per instance, with the model's family; each
     sample's fifth element says where it was measured: (corpus, model, op index). Each is taken
     with the strides it read on the GPU (RUNTIME_STRIDES), not the recorded ones where those differ."""
     with gzip.open(RUNTIME_STRIDES, "rt") as f:
         runtime = json.load(f)
-    out = []
+    out, reports = [], {}
     for corpus in corpora:
         for name, d in model_files(corpus):
             differ = runtime.get(corpus, {}).get(name, {})
             family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
             for o in d.get("ops", []):
-                if o.get("op") not in CONV_OPS or "transposed=True" in o.get("args", []):
+                if o.get("op") not in CONV_OPS:
                     continue
-                tensors, ints = parse_args(o["args"])
+                args = op_args(corpus, name, o, reports)
+                if "transposed=True" in args:
+                    continue
+                tensors, ints = parse_args(args)
                 if "input" not in tensors or "weight" not in tensors:
                     continue
                 dt, xs, xst = tensors["input"]
@@ -611,15 +665,22 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail when --out differs from a fresh fit")
     ap.add_argument("--lofo", action="store_true", help="also the leave-one-family-out accuracy on the corpora")
     ap.add_argument("--lofo-extra", nargs="*", default=[], help="with --lofo: corpora whose convolutions are "
-                    "predicted family by family but never learned from (torchscript)")
+                    "predicted family by family but never learned from (torchscript torchscript_heldout torchscript_rest)")
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
                     "left out and fitted on all (JSON, gzip), by the trees with cuDNN's engine choice, for "
                     "validate/broad_accuracy.py --conv-lofo")
+    ap.add_argument("--kernelcount", default=KERNELCOUNT[0], help="for a --lofo-extra corpus whose truth holds no "
+                    "arguments (torchscript_heldout, torchscript_rest): their convolutions' arguments from its reports")
+    ap.add_argument("--truth-at", metavar="COMMIT", default=TREES_TRUTH, help="read each corpus's measured.tar.xz as "
+                    "of this commit where it has one (git show; default: the truth the committed trees were fitted on, "
+                    f"{TREES_TRUTH}); 'none': the working tree's")
     ap.add_argument("--conv1x1", action="store_true", help="also learn from the random 1x1 convolutions of "
                     f"{os.path.relpath(CONV1X1_SWEEP, ROOT)} (every {CONV1X1_EVERY}th)")
     ap.add_argument("--engine-tool", default=ENGINE_TOOL, help="kernelcount-cudnn-engines, for convolutions not yet "
                     f"in {os.path.relpath(ENGINES, ROOT)}")
     a = ap.parse_args()
+    KERNELCOUNT[0] = a.kernelcount
+    TRUTH_AT[0] = None if a.truth_at == "none" else a.truth_at
     load_engines()
     measured = model_samples()
     rows = samples(a.sweeps) + extra_sweep(a) + distinct(measured)
