@@ -67,8 +67,8 @@ std::string verdict(const RenderOptions& o) {
   for (const BudgetCheck& b : o.budgets) {
     exceeded += b.exceeded();
     auto show = [&](int64_t v) { return b.unit == "bytes" ? format_bytes(v) : std::to_string(v) + " " + b.unit; };
-    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : " (" + b.unproven + ")"),
-                    "`" + b.option + "`", show(b.value), show(b.limit)});
+    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : ": " + b.unproven),
+                    "`" + b.option + "`", describe_value(b), show(b.limit)});
   }
   std::string s = exceeded ? "**Verdict: over budget** (" + std::to_string(exceeded) + " of " +
                                  std::to_string(o.budgets.size()) + " budgets exceeded)\n\n"
@@ -112,11 +112,13 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   if (r.totals.unknown_ops > 0)
     head += std::to_string(r.totals.unknown_ops) +
             " op(s) have no launch rule: their kernels are not in the totals (`--list-rules`).\n\n";
-  head += section("**Source lines**, top by " + sort, rollup_table(r.by_line, "line", sort, top), "source lines");
+  head += section("**Source lines**, top by " + sort,
+                  without_cost_columns(rollup_table(r.by_line, "line", sort, top), sort), "source lines");
   const int depth = o.depth ? *o.depth : 1;
   head += section("**Modules** at depth " + std::to_string(depth) + " (inclusive), top by " + sort,
-                  module_tree_table(r.module_tree, depth, sort, top, true), "modules");
-  head += section("**Op types**, top by " + sort, rollup_table(r.by_op_type, "op-type", sort, top), "op types");
+                  without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort), "modules");
+  head += section("**Op types**, top by " + sort,
+                  without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort), "op types");
   head += section("**Fusion wins** (pointwise chains, one kernel each), top by bytes saved",
                   fusion_table(g, r.fusion, true, top), "groups");
 

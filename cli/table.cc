@@ -77,6 +77,21 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+std::string format_flops(double flops) {
+  const char* units[] = {"", "k", "M", "G", "T", "P"};
+  int u = 0;
+  while (flops >= 1000 && u < 5) {
+    flops /= 1000;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%.0f", flops);
+  else
+    std::snprintf(buf, sizeof buf, flops < 10 ? "%.2f %s" : flops < 100 ? "%.1f %s" : "%.0f %s", flops, units[u]);
+  return buf;
+}
+
 std::string format_seconds(double s) {
   char buf[32];
   if (s < 1e-6)
