@@ -91,7 +91,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   if (o.legend) {
     os << "\ncolumns\n";
     Table t({"column", "meaning"});
-    for (auto& row : legend_rows(o.by == "op" ? "op" : "rollup")) t.add(std::move(row));
+    for (auto& row : legend_rows(o.by == "op" ? "op" : o.by == "kernel" ? "kernel" : "rollup")) t.add(std::move(row));
     t.print(os);
   } else {
     os << "\n" << (summary ? "full tables: --by op, line, module or op-type; " : "") << "columns explained: --legend\n";

@@ -412,6 +412,15 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
 }
 
 std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
+  if (table == "kernel")
+    return {{"kernel",
+             "a kernel's name as the H200 ran it for such ops (the measurements behind the rules); "
+             "'?': an op no launch rule covers"},
+            {"calls", "launches of that kernel (memsets and memcpys too), as a profiler's '# of Calls'"},
+            {"% calls", "its share of every launch of the model"},
+            {"ops", "ops that launch it"},
+            {"floor", "its share of those ops' time floors (each op's floor split evenly over its launches)"},
+            {"launched by", "the op types that launch it, with their calls"}};
   std::vector<std::vector<std::string>> rows = {
       {"kernels", "GPU kernels eager PyTorch launches ('?': no launch rule covers the op; not counted, see unknown)"},
       {"memcpy", "cudaMemcpy operations (device-to-device or device-to-host copies)"},
@@ -419,6 +428,7 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
       {"sync", "points where the host waits for the GPU (e.g. .item(), nonzero)"},
       {"R+W", "array-sized reads plus writes of GPU memory (HBM)"},
       {"bytes", "bytes those reads and writes move, decimal units (1 MB = 10^6 B)"},
+      {"FLOPs", "floating-point operations, decimal units (1 M = 10^6), as fvcore counts them"},
   };
   if (table == "op") {
     rows.insert(
@@ -436,10 +446,14 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
   } else {
     rows.insert(rows.begin(), {{"ops", "ops in the row (a module's include its submodules' when inclusive)"}});
     rows.push_back({"unknown", "ops without a launch rule: their kernels are not in the counts"});
+    rows.push_back({"floor", "the sum of the row's ops' time floors"});
+    rows.push_back({"self kernels / FLOPs / floor",
+                    "the module tree: the module's own ops only, without its submodules' (the other columns "
+                    "are inclusive)"});
   }
   rows.push_back({"eager / fused",
                   "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
-                  "fusion saves); fused+reductions also fuses into reductions"});
+                  "fusion saves); fused+reductions also fuses into reductions (groups R<n>)"});
   rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
   rows.push_back({"launch-rate bound",
                   "the ops whose floor is set by launches, and their share of the floor: "
