@@ -61,9 +61,8 @@ std::string op_change(const std::map<std::string, int64_t>& before, const std::m
 std::string line_change(const EntryDelta& d, const LineFacts* facts) {
   const Entry& a = d.before;
   const Entry& b = d.after;
-  std::string s = "this line";
+  std::string s = a.ops == 0 ? "this new line" : "this line";
   if (d.moved()) s += " (line " + a.name.substr(a.name.rfind(':') + 1) + " before the change)";
-  if (a.ops == 0) s += " is new";
   std::vector<std::string> parts;
   const int64_t dk = b.kernels - a.kernels;
   if (dk != 0) parts.push_back((dk > 0 ? "adds " : "removes ") + std::to_string(std::llabs(dk)) + " kernel(s)");
@@ -162,7 +161,8 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     for (const auto& [key, d] : changed) {
       const LineFacts* f = facts_of(key);
       if (!f || f->loc.file.empty() || !adds_to(b, *d, f)) continue;
-      on_lines.push_back({f->first_op, {0, f->loc.file, f->loc.line, verdict + "; " + line_change(*d, f)}});
+      const std::string what = line_change(*d, f);
+      on_lines.push_back({f->first_op, {0, f->loc.file, f->loc.line, verdict + "; " + what, what}});
     }
     std::sort(on_lines.begin(), on_lines.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     for (auto& [first, f] : on_lines) out.push_back(f);
@@ -170,7 +170,8 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
       out.push_back({0, "", 0,
                      verdict + (base ? "; no source line of the change adds to it (removed lines, or ops the export "
                                        "ties to no line)"
-                                     : "; the whole model counts (--by line shows where)")});
+                                     : "; the whole model counts (--by line shows where)"),
+                     ""});
   }
   std::vector<const LineFacts*> in_order(by_cost);
   std::sort(in_order.begin(), in_order.end(),
@@ -179,12 +180,14 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     if (f->syncs > 0 && in_scope(f))
       out.push_back({1, f->loc.file, f->loc.line,
                      std::to_string(f->syncs) + " host sync(s) (" + join(f->sync_ops) +
-                         "): the CPU waits for the GPU, which stalls the launch queue"});
+                         "): the CPU waits for the GPU, which stalls the launch queue",
+                     ""});
   for (const LineFacts* f : in_order)
     if (f->unknown > 0 && in_scope(f))
       out.push_back({2, f->loc.file, f->loc.line,
                      std::to_string(f->unknown) + " op(s) without a launch rule (" + join(f->unknown_ops) +
-                         "): their kernels are not counted in any total"});
+                         "): their kernels are not counted in any total",
+                     ""});
   const int total = r.totals.eager.kernels;
   for (size_t k = 0; k < by_cost.size() && k < costly; ++k) {
     const LineFacts* f = by_cost[k];
@@ -197,7 +200,8 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     out.push_back({3, f->loc.file, f->loc.line,
                    std::to_string(f->kernels) + " GPU kernels (" +
                        std::to_string(total ? 100 * f->kernels / total : 0) + "% of the model's " +
-                       std::to_string(total) + "), " + format_bytes(f->bytes) + " of HBM traffic"});
+                       std::to_string(total) + "), " + format_bytes(f->bytes) + " of HBM traffic",
+                   ""});
   }
   for (Finding& f : out) {
     if (f.file.empty() && f.rule != 0) f.message = "(ops the export ties to no source line) " + f.message;

@@ -26,6 +26,7 @@ struct Finding {
   std::string file;  // the user's source file as the export recorded it; may be empty
   int line = 0;
   std::string message;
+  std::string detail;  // a budget finding on a changed line: what the line did ("this line ... adds ...")
 };
 
 // Which source lines get findings: those a --baseline comparison found changed (all lines when

@@ -38,18 +38,20 @@ void Table::print(std::ostream& os) const {
   for (const auto& r : rows_) line(r);
 }
 
+std::string markdown_escape(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (std::string("\\`*_[]<>|~").find(ch) != std::string::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 void Table::print_markdown(std::ostream& os) const {
   auto line = [&](const std::vector<std::string>& cells) {
     os << '|';
     for (const auto& c : cells) {
-      std::string cell;
-      // Backslash-escaped so that source code and module names print as written, never as
-      // emphasis, links or raw HTML.
-      for (char ch : c) {
-        if (std::string("\\`*_[]<>|~").find(ch) != std::string::npos) cell += '\\';
-        cell += ch;
-      }
-      os << ' ' << cell << " |";
+      os << ' ' << markdown_escape(c) << " |";
     }
     os << '\n';
   };

@@ -28,6 +28,9 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// Backslash-escaped so that source code and module names print as written in markdown, never
+// as emphasis, links or raw HTML.
+std::string markdown_escape(const std::string& text);
 // "12.6 MB", "512 B": decimal units, as bandwidths are quoted.
 std::string format_bytes(int64_t bytes);
 // "1.05 M", "3.2 G": FLOPs in decimal units.

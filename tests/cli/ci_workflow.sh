@@ -72,6 +72,9 @@ PY
 grep -q "| tests/models/models.py:75 (was 74) | changed |" "$tmp/edited/comment.md" ||
   fail "edited: the comment does not list line 75 (was 74) as changed"
 grep -Eq "models.py:(74|76) \\(was" "$tmp/edited/comment.md" && fail "edited: a moved line listed as changed"
+grep -q '^- `tests/models/models.py:75`: this line (line 74 before the change) adds 16.4 kB of HBM traffic: +clone' "$tmp/edited/comment.md" &&
+  [ "$(grep -c '^- `tests/models/models.py:' "$tmp/edited/comment.md")" -eq 1 ] ||
+  fail "edited: the comment does not point at line 75 alone"
 # Asked for (--findings all), every line's findings come back.
 "$KERNELCOUNT" tests/models/transformer_block_edited.pt2 --baseline tests/models/transformer_block.pt2 \
   --max-kernel-increase 0 --format github --findings all 2>/dev/null | grep -q "line=76,title=kernelcount/costly-line" ||
