@@ -371,8 +371,10 @@ Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string&
       per_op = "x" + std::to_string(b.ops) + ": " + std::to_string(a.kernels / a.ops) + " -> " +
                std::to_string(b.kernels / b.ops) + " kernels";
     t.rows.push_back({name, d.status, arrow(a.ops, b.ops, false), arrow(a.kernels, b.kernels, false),
-                      signed_change(a.kernels, b.kernels, false), arrow(a.unknown, b.unknown, false),
-                      signed_change(a.bytes, b.bytes, true), per_op});
+                      // Known kernels that fell while ops without a rule came are no saving: say so.
+                      signed_change(a.kernels, b.kernels, false) +
+                          (b.unknown > a.unknown ? ", +" + std::to_string(b.unknown - a.unknown) + " unknown" : ""),
+                      arrow(a.unknown, b.unknown, false), signed_change(a.bytes, b.bytes, true), per_op});
   }
   return t;
 }
