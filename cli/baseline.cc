@@ -244,13 +244,22 @@ std::vector<EntryDelta> line_deltas(const std::vector<Entry>& a, const std::vect
     };
     std::stable_sort(xs.begin(), xs.end(), by_line);
     std::stable_sort(ys.begin(), ys.end(), by_line);
-    // Lines without a number ("(none)") or without text pair by name alone.
-    auto same = [](const Entry* p, const Entry* q) {
-      if (split_line_key(p->name).second < 0 || split_line_key(q->name).second < 0 || p->code.empty() ||
-          q->code.empty())
-        return p->name == q->name;
-      return p->code == q->code && p->op_types == q->op_types;
+    // What a line is matched by, as a small number: its text and ops; lines without a number
+    // ("(none)") or without text, their name alone.
+    std::map<std::string, int> ids;
+    auto id_of = [&](const Entry* e) {
+      std::string key;
+      if (split_line_key(e->name).second < 0 || e->code.empty()) {
+        key = '\x01' + e->name;
+      } else {
+        key = e->code + '\x02';
+        for (const auto& [type, count] : e->op_types) key += type + '\x03' + std::to_string(count) + '\x04';
+      }
+      return ids.emplace(key, static_cast<int>(ids.size())).first->second;
     };
+    std::vector<int> xi, yi;
+    for (const Entry* p : xs) xi.push_back(id_of(p));
+    for (const Entry* q : ys) yi.push_back(id_of(q));
     const size_t n = xs.size(), m = ys.size();
     // Files hold a few hundred lines with ops at most; past that, pair by name.
     if (n * m > 4000000) {
@@ -267,7 +276,7 @@ std::vector<EntryDelta> line_deltas(const std::vector<Entry>& a, const std::vect
     std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
     for (size_t i = n; i-- > 0;)
       for (size_t j = m; j-- > 0;)
-        lcs[i][j] = same(xs[i], ys[j]) ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+        lcs[i][j] = xi[i] == yi[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
     size_t i = 0, j = 0;
     std::vector<const Entry*> gone, fresh;
     auto flush = [&] {
@@ -279,7 +288,7 @@ std::vector<EntryDelta> line_deltas(const std::vector<Entry>& a, const std::vect
       fresh.clear();
     };
     while (i < n || j < m) {
-      if (i < n && j < m && same(xs[i], ys[j])) {
+      if (i < n && j < m && xi[i] == yi[j]) {
         flush();
         add(xs[i++], ys[j++]);
       } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
