@@ -248,9 +248,10 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
   t.header = {"kernel", ">calls", ">% calls", ">ops", ">floor", "launched by"};
   t.total = rows.size();
   auto key = [&](size_t k) -> int64_t {
+    if (rows[k].unknown) return -1;  // calls unknown: after every counted kernel
     if (sort == "time") return static_cast<int64_t>(rows[k].floor_s * 1e12);
     if (sort == "ops") return rows[k].ops;
-    return rows[k].unknown ? rows[k].ops : rows[k].calls;
+    return rows[k].calls;
   };
   std::vector<size_t> order(rows.size());
   std::iota(order.begin(), order.end(), 0);
