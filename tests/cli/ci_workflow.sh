@@ -36,6 +36,10 @@ play() {  # play NAME BASE HEAD EXPECTED_STATUS
 play unchanged tests/models/mlp.pt2 tests/models/mlp.pt2 0
 grep -q "Verdict: within budget" "$tmp/unchanged/comment.md" || fail "unchanged: no 'within budget' verdict"
 grep -q "^::error" "$tmp/unchanged.annotations" && fail "unchanged: an ::error annotation"
+# Nothing changed, so no line has a finding (the notices of the costliest lines need --findings all).
+grep -q "file=" "$tmp/unchanged.annotations" && fail "unchanged: findings on unchanged lines: $(cat "$tmp/unchanged.annotations")"
+"$py" -c 'import json, sys; assert json.load(open(sys.argv[1]))["runs"][0]["results"] == []' \
+  "$tmp/unchanged/kernelcount.sarif" || fail "unchanged: SARIF results on unchanged lines"
 
 play unruled tests/models/mlp.pt2 tests/models/mlp_unruled_act.pt2 1
 c="$tmp/unruled/comment.md"
