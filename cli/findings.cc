@@ -82,7 +82,11 @@ std::string line_change(const EntryDelta& d, const LineFacts* facts) {
       if ((was == a.op_types.end() || was->second < n) && in != facts->modules.end())
         modules.insert(in->second.begin(), in->second.end());
     }
-  if (!modules.empty()) s += " (in " + join(modules) + ")";
+  if (!modules.empty()) {
+    std::set<std::string> first(modules.begin(), std::next(modules.begin(), std::min<long>(3, modules.size())));
+    s += " (in " + join(first) +
+         (modules.size() > 3 ? " and " + std::to_string(modules.size() - 3) + " more modules" : "") + ")";
+  }
   return s;
 }
 

@@ -65,13 +65,19 @@ std::string fitted(const Rows& rows, size_t budget, const std::string& what) {
 // annotations and code scanning place them.
 std::string changed_lines_over(const Graph& g, const Report& r, const RenderOptions& o) {
   if (!o.baseline) return "";
+  // A comment stays short whatever changed: the first lines, and how many more.
+  constexpr size_t kMostLines = 10;
   std::string s;
   std::set<std::string> seen;
   for (const Finding& f : findings(g, r, o.budgets, o.baseline, FindingScope::kChanged, o.source_root)) {
     if (f.rule != 0 || f.line == 0) continue;
     const std::string at = f.file + ":" + std::to_string(f.line);
-    if (seen.insert(at).second) s += "- `" + at + "`: " + markdown_escape(f.detail) + "\n";
+    if (seen.insert(at).second && seen.size() <= kMostLines)
+      s += "- `" + at + "`: " + markdown_escape(f.detail.substr(0, 400)) + "\n";
   }
+  if (seen.size() > kMostLines)
+    s += "- (" + std::to_string(seen.size() - kMostLines) +
+         " more lines; `--format sarif` and `--format github` have them all)\n";
   return s.empty() ? "" : "Changed lines that add to the exceeded budgets:\n\n" + s + "\n";
 }
 
