@@ -84,8 +84,8 @@ std::string line_change(const EntryDelta& d, const LineFacts* facts) {
     }
   if (!modules.empty()) {
     std::set<std::string> first(modules.begin(), std::next(modules.begin(), std::min<long>(3, modules.size())));
-    s += " (in " + join(first) +
-         (modules.size() > 3 ? " and " + std::to_string(modules.size() - 3) + " more modules" : "") + ")";
+    s += " (in " + join(first) + (modules.size() > 3 ? " and " + std::to_string(modules.size() - 3) + " more" : "") +
+         ")";
   }
   return s;
 }
