@@ -214,7 +214,7 @@ std::vector<EntryDelta> entry_deltas(const std::vector<Entry>& a, const std::vec
 // "dir/model.py:42" -> ("dir/model.py", 42); a key without a line number -> (key, -1).
 std::pair<std::string, long> split_line_key(const std::string& key) {
   const size_t colon = key.rfind(':');
-  if (colon == std::string::npos || colon + 1 == key.size() ||
+  if (colon == std::string::npos || colon + 1 == key.size() || key.size() - colon - 1 > 9 ||
       key.find_first_not_of("0123456789", colon + 1) != std::string::npos)
     return {key, -1};
   return {key.substr(0, colon), std::stol(key.substr(colon + 1))};

@@ -57,7 +57,8 @@ std::string op_change(const std::map<std::string, int64_t>& before, const std::m
   return s.empty() ? s : s.substr(1);
 }
 
-// What a changed line did, in one clause: "this line (was 74) adds 1 kernel: +clone (module proj)".
+// What a changed line did, in one clause: "this line (line 74 before the change) adds 16.4 kB of HBM
+// traffic: +clone (in proj)".
 std::string line_change(const EntryDelta& d, const LineFacts* facts) {
   const Entry& a = d.before;
   const Entry& b = d.after;
@@ -172,8 +173,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     for (auto& [first, f] : on_lines) out.push_back(f);
     if (on_lines.empty())
       out.push_back({0, "", 0,
-                     verdict + (base ? "; no source line of the change adds to it (removed lines, or ops the export "
-                                       "ties to no line)"
+                     verdict + (base ? "; no changed source line adds to it"
                                      : "; the whole model counts (--by line shows where)"),
                      ""});
   }
