@@ -59,6 +59,17 @@ assert {"by_line", "by_module", "by_op_type", "module_tree", "budgets"} <= r.key
 assert r["module_tree"][0]["depth"] == 0 and r["module_tree"][0]["ops"] == r["totals"]["ops"]
 assert sum(t["eager_kernels"] for t in r["by_op_type"]) == r["totals"]["eager_kernels"]
 assert r["budgets"] == {"verdict": "none", "checks": []}' || fail "JSON rollups and budgets (docs/json.md)"
+# FLOPs and time floors roll up as every count does: each rollup sums to the totals.
+"$kc" tests/models/transformer_block.pt2 --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+t = r["totals"]
+for key in ("by_line", "by_module", "by_op_type"):
+    assert sum(x["flops"] for x in r[key]) == t["flops"], key
+    assert abs(sum(x["time_floor_s"] for x in r[key]) - t["eager_time_floor_s"]) < 1e-12, key
+tree = r["module_tree"]
+assert tree[0]["flops"] == t["flops"]
+assert sum(n["flops"] for n in tree if n["depth"] == 1) <= t["flops"]' || fail "FLOPs and floors of the rollups"
 totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]; print(t["eager_kernels"], t["eager_hbm_transfers"], t["fused_kernels"], t["fused_hbm_transfers"])'; }
 [ "$(totals tests/models/add.pt2)" = "1 3 1 3" ] || fail "a + b: $(totals tests/models/add.pt2)"
 [ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
