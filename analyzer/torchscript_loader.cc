@@ -575,7 +575,7 @@ class MetaRunner {
       std::optional<jit::Stack> fallback;
       if (no_kernel) fallback = shape_function_result(node, inputs);
       if (no_kernel && !fallback) fallback = pointwise_result(node, inputs);
-      if (!fallback) throw Error(where(node) + ": " + shape_failure(why));
+      if (!fallback) throw Error(where(node) + ": " + shape_failure(why) + dtype_hint(why));
       stack = *fallback;
     }
     if (!(stack.size() == node->outputs().size())) throw Error(where(node) + ": unexpected number of results");
@@ -778,6 +778,16 @@ class MetaRunner {
 
   // Says which op blocked shape inference when libtorch's message shows it (the op itself or
   // one that a composite op calls), else passes the message on.
+  // An op refusing a dtype (embedding's indices, a mask) most often means an --input given
+  // without one, which defaults to float32: say how to give it.
+  static std::string dtype_hint(const std::string& why) {
+    for (const char* word : {"Float", "Long", "IntType", "HalfType", "BoolType", "dtype", "scalar type"})
+      if (why.find(word) != std::string::npos)
+        return " (an --input without a dtype is float32; token ids and indices need an integer one: "
+               "--input 2x8:int64)";
+    return "";
+  }
+
   static std::string shape_failure(const std::string& why) {
     std::string blocked;
     if (auto at = why.find(": attempted to run this operator with Meta tensors"); at != std::string::npos)

@@ -9,9 +9,17 @@
 #include "analyzer/error.h"
 #include "analyzer/json_limits.h"
 #include "analyzer/load.h"
+#include "passes/rollup.h"
 
 namespace kc {
 namespace {
+
+// "aten::add.Tensor" -> "add.Tensor", "aten::relu.default" -> "relu": op_type_name's form.
+std::string op_type_of(const std::string& op) {
+  std::string n = op.rfind("aten::", 0) == 0 ? op.substr(6) : op;
+  if (n.size() > 8 && n.compare(n.size() - 8, 8, ".default") == 0) n.resize(n.size() - 8);
+  return n;
+}
 
 std::vector<std::pair<std::string, int64_t>> totals_of(const Totals& t) {
   std::vector<std::pair<std::string, int64_t>> out;
@@ -20,7 +28,7 @@ std::vector<std::pair<std::string, int64_t>> totals_of(const Totals& t) {
 }
 
 Entry entry_of(const RollupRow& row, int depth = 0) {
-  return {row.key, row.ops, row.counts.kernels, row.unknown_ops, row.bytes, depth};
+  return {row.key, row.ops, row.counts.kernels, row.unknown_ops, row.bytes, depth, "", {}};
 }
 
 // Reads a rollup array of a JSON report; reports older than the key give none.
@@ -44,9 +52,16 @@ std::vector<Entry> entries(const nlohmann::json& j, const char* key, const char*
     };
     auto label = row.find(name);
     check(label == row.end() || label->is_string(), where + "." + name + " is not a string");
-    out.push_back({label == row.end() ? "" : label->get<std::string>(), count("ops"), count("eager_kernels"),
-                   count("unknown_ops"), count("hbm_bytes"),
-                   static_cast<int>(std::min<int64_t>(count("depth"), 1 << 20))});
+    out.push_back({label == row.end() ? "" : label->get<std::string>(),
+                   count("ops"),
+                   count("eager_kernels"),
+                   count("unknown_ops"),
+                   count("hbm_bytes"),
+                   static_cast<int>(std::min<int64_t>(count("depth"), 1 << 20)),
+                   "",
+                   {}});
+    auto code = row.find("code");
+    if (code != row.end() && code->is_string()) out.back().code = code->get<std::string>();
   }
   return out;
 }
@@ -101,6 +116,27 @@ Summary read_report_summary(const std::string& path) {
   s.op_types = entries(j, "by_op_type", "op_type", path);
   s.module_tree = entries(j, "module_tree", "module", path);
   s.lines = entries(j, "by_line", "line", path);
+  // Each line's ops by type, from the report's ops (their source and op name).
+  std::map<std::string, std::map<std::string, int64_t>> line_ops;
+  auto ops = j.find("ops");
+  if (ops != j.end() && ops->is_array())
+    for (const auto& op : *ops) {
+      if (!op.is_object()) continue;
+      const std::string name = str(op.value("op", nlohmann::json()));
+      const auto src = op.find("source");
+      std::string key = "(none)";
+      if (src != op.end() && src->is_object()) {
+        const std::string file = str(src->value("file", nlohmann::json()));
+        const auto line = src->find("line");
+        if (!file.empty() && line != src->end() && line->is_number_integer())
+          key = file + ":" + std::to_string(line->get<int64_t>());
+      }
+      ++line_ops[key][op_type_of(name)];
+    }
+  for (Entry& e : s.lines) {
+    auto it = line_ops.find(e.name);
+    if (it != line_ops.end()) e.op_types = it->second;
+  }
   return s;
 }
 
@@ -124,6 +160,33 @@ std::vector<Delta> module_deltas(const Summary& a, const Summary& b, int64_t Sum
   return out;
 }
 
+// The delta of one row on both sides; false when nothing of it changed.
+bool make_delta(EntryDelta& d) {
+  if (d.before.ops == 0 && d.after.ops == 0) return false;
+  if (d.before.ops == d.after.ops && d.before.kernels == d.after.kernels && d.before.unknown == d.after.unknown &&
+      d.before.bytes == d.after.bytes && d.before.op_types == d.after.op_types)
+    return false;
+  const int64_t more = (d.after.kernels + d.after.unknown) - (d.before.kernels + d.before.unknown);
+  d.status = d.before.ops == 0  ? "added"
+             : d.after.ops == 0 ? "removed"
+             : more > 0         ? "increased"
+             : more < 0         ? "decreased"
+                                : "changed";
+  if (d.after.ops == 0) d.after.depth = d.before.depth;
+  return true;
+}
+
+// Largest kernel change first (each unknown op counted as one), then bytes.
+void sort_by_change(std::vector<EntryDelta>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const EntryDelta& x, const EntryDelta& y) {
+    auto dk = [](const EntryDelta& d) {
+      return std::llabs(d.after.kernels + d.after.unknown - d.before.kernels - d.before.unknown);
+    };
+    auto db = [](const EntryDelta& d) { return std::llabs(d.after.bytes - d.before.bytes); };
+    return dk(x) != dk(y) ? dk(x) > dk(y) : db(x) > db(y);
+  });
+}
+
 // Rows present on either side that changed. With `keep_order` (the module tree) rows stay in
 // the after side's order, then the removed ones, so the tree reads as a tree.
 std::vector<EntryDelta> entry_deltas(const std::vector<Entry>& a, const std::vector<Entry>& b, bool keep_order) {
@@ -142,27 +205,101 @@ std::vector<EntryDelta> entry_deltas(const std::vector<Entry>& a, const std::vec
   for (const std::string& name : order) {
     EntryDelta d = by_name[name];
     d.before.name = d.after.name = name;
-    if (d.before.ops == 0 && d.after.ops == 0) continue;
-    if (d.before.ops == d.after.ops && d.before.kernels == d.after.kernels && d.before.unknown == d.after.unknown &&
-        d.before.bytes == d.after.bytes)
-      continue;
-    const int64_t more = (d.after.kernels + d.after.unknown) - (d.before.kernels + d.before.unknown);
-    d.status = d.before.ops == 0  ? "added"
-               : d.after.ops == 0 ? "removed"
-               : more > 0         ? "increased"
-               : more < 0         ? "decreased"
-                                  : "changed";
-    if (d.after.ops == 0) d.after.depth = d.before.depth;
-    out.push_back(d);
+    if (make_delta(d)) out.push_back(d);
   }
-  if (!keep_order)
-    std::stable_sort(out.begin(), out.end(), [](const EntryDelta& x, const EntryDelta& y) {
-      auto dk = [](const EntryDelta& d) {
-        return std::llabs(d.after.kernels + d.after.unknown - d.before.kernels - d.before.unknown);
-      };
-      auto db = [](const EntryDelta& d) { return std::llabs(d.after.bytes - d.before.bytes); };
-      return dk(x) != dk(y) ? dk(x) > dk(y) : db(x) > db(y);
-    });
+  if (!keep_order) sort_by_change(out);
+  return out;
+}
+
+// "dir/model.py:42" -> ("dir/model.py", 42); a key without a line number -> (key, -1).
+std::pair<std::string, long> split_line_key(const std::string& key) {
+  const size_t colon = key.rfind(':');
+  if (colon == std::string::npos || colon + 1 == key.size() || key.size() - colon - 1 > 9 ||
+      key.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+    return {key, -1};
+  return {key.substr(0, colon), std::stol(key.substr(colon + 1))};
+}
+
+// Source lines on both sides, paired file by file as `diff` pairs them: the longest common
+// sequence of equal lines (same text and ops) in line order, then, between two such anchors,
+// the lines left on each side in order (a line edited in place), then the rest as added or
+// removed. A line that moves with the code around it is paired with itself.
+std::vector<EntryDelta> line_deltas(const std::vector<Entry>& a, const std::vector<Entry>& b) {
+  std::map<std::string, std::pair<std::vector<const Entry*>, std::vector<const Entry*>>> files;
+  for (const Entry& e : a) files[split_line_key(e.name).first].first.push_back(&e);
+  for (const Entry& e : b) files[split_line_key(e.name).first].second.push_back(&e);
+  std::vector<EntryDelta> out;
+  auto add = [&](const Entry* x, const Entry* y) {
+    EntryDelta d;
+    if (x) d.before = *x;
+    if (y) d.after = *y;
+    if (!x) d.before.name = "";
+    if (!y) d.after.name = "";
+    if (make_delta(d)) out.push_back(d);
+  };
+  for (auto& [file, sides] : files) {
+    auto& [xs, ys] = sides;
+    auto by_line = [](const Entry* p, const Entry* q) {
+      return split_line_key(p->name).second < split_line_key(q->name).second;
+    };
+    std::stable_sort(xs.begin(), xs.end(), by_line);
+    std::stable_sort(ys.begin(), ys.end(), by_line);
+    // What a line is matched by, as a small number: its text and ops; lines without a number
+    // ("(none)") or without text, their name alone.
+    std::map<std::string, int> ids;
+    auto id_of = [&](const Entry* e) {
+      std::string key;
+      if (split_line_key(e->name).second < 0 || e->code.empty()) {
+        key = '\x01' + e->name;
+      } else {
+        key = e->code + '\x02';
+        for (const auto& [type, count] : e->op_types) key += type + '\x03' + std::to_string(count) + '\x04';
+      }
+      return ids.emplace(key, static_cast<int>(ids.size())).first->second;
+    };
+    std::vector<int> xi, yi;
+    for (const Entry* p : xs) xi.push_back(id_of(p));
+    for (const Entry* q : ys) yi.push_back(id_of(q));
+    const size_t n = xs.size(), m = ys.size();
+    // Files hold a few hundred lines with ops at most; past that, pair by name.
+    if (n * m > 4000000) {
+      std::vector<Entry> xa, yb;
+      for (const Entry* p : xs) xa.push_back(*p);
+      for (const Entry* q : ys) yb.push_back(*q);
+      for (EntryDelta& d : entry_deltas(xa, yb, true)) {
+        if (d.before.ops == 0) d.before.name = "";
+        if (d.after.ops == 0) d.after.name = "";
+        out.push_back(d);
+      }
+      continue;
+    }
+    std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = m; j-- > 0;)
+        lcs[i][j] = xi[i] == yi[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    size_t i = 0, j = 0;
+    std::vector<const Entry*> gone, fresh;
+    auto flush = [&] {
+      size_t k = 0;
+      for (; k < gone.size() && k < fresh.size(); ++k) add(gone[k], fresh[k]);
+      for (size_t r = k; r < gone.size(); ++r) add(gone[r], nullptr);
+      for (size_t r = k; r < fresh.size(); ++r) add(nullptr, fresh[r]);
+      gone.clear();
+      fresh.clear();
+    };
+    while (i < n || j < m) {
+      if (i < n && j < m && xi[i] == yi[j]) {
+        flush();
+        add(xs[i++], ys[j++]);
+      } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+        fresh.push_back(ys[j++]);
+      } else {
+        gone.push_back(xs[i++]);
+      }
+    }
+    flush();
+  }
+  sort_by_change(out);
   return out;
 }
 
@@ -183,8 +320,43 @@ Summary summarize(const Graph& g, const Report& r, const std::string& version) {
   for (const RollupRow& row : r.by_module) s.modules.push_back({row.key, row.counts.kernels, row.bytes});
   for (const RollupRow& row : r.by_op_type) s.op_types.push_back(entry_of(row));
   for (const ModuleNode& n : r.module_tree) s.module_tree.push_back(entry_of(n.total, n.depth));
-  for (const RollupRow& row : r.by_line) s.lines.push_back(entry_of(row));
+  std::map<std::string, std::map<std::string, int64_t>> line_ops;
+  for (const Op& op : g.ops)
+    ++line_ops[op.loc.file.empty() ? "(none)" : op.loc.file + ":" + std::to_string(op.loc.line)][op_type_name(op)];
+  for (const RollupRow& row : r.by_line) {
+    s.lines.push_back(entry_of(row));
+    s.lines.back().code = row.code;
+    s.lines.back().op_types = line_ops[row.key];
+  }
   return s;
+}
+
+std::vector<const EntryDelta*> BaselineDiff::changed_lines() const {
+  std::vector<const EntryDelta*> out;
+  for (const EntryDelta& d : lines)
+    if (!d.after.name.empty() && d.after.ops > 0) out.push_back(&d);
+  return out;
+}
+
+std::string total_label(const std::string& key) {
+  static const std::pair<const char*, const char*> kLabels[] = {
+      {"ops", "ops"},
+      {"eager_kernels", "kernels (eager)"},
+      {"fused_kernels", "kernels (fused)"},
+      {"fused_kernels_reduction", "kernels (fused+reductions)"},
+      {"memcpy", "memcpy"},
+      {"memset", "memset"},
+      {"host_syncs", "host syncs"},
+      {"eager_hbm_transfers", "HBM transfers (eager)"},
+      {"fused_hbm_transfers", "HBM transfers (fused)"},
+      {"eager_hbm_bytes", "HBM bytes (eager)"},
+      {"fused_hbm_bytes", "HBM bytes (fused)"},
+      {"fused_hbm_bytes_reduction", "HBM bytes (fused+reductions)"},
+      {"flops", "FLOPs"},
+      {"unknown_ops", "ops without a launch rule"}};
+  for (const auto& [k, label] : kLabels)
+    if (key == k) return label;
+  return key;
 }
 
 bool is_report_path(const std::string& path) {
@@ -211,7 +383,7 @@ BaselineDiff diff(const Summary& before, const Summary& after) {
   if (!before.op_types.empty()) {
     d.op_types = entry_deltas(before.op_types, after.op_types, false);
     d.module_tree = entry_deltas(before.module_tree, after.module_tree, true);
-    d.lines = entry_deltas(before.lines, after.lines, false);
+    d.lines = line_deltas(before.lines, after.lines);
   }
   return d;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct Entry {
   int64_t unknown = 0;
   int64_t bytes = 0;
   int depth = 0;  // module tree only
+  // Source lines only: the line's text and its ops by type ("linear" -> 2), which pair a line
+  // with itself when edits above it moved it.
+  std::string code;
+  std::map<std::string, int64_t> op_types;
 };
 
 // The numbers a review compares: totals, and per module, op type and source line.
@@ -47,10 +52,12 @@ struct Delta {
 };
 
 // One rollup row on both sides. `status`: "added", "removed", "increased" or "decreased" (kernels,
-// each unknown op counted as one), else "changed" (ops or bytes only).
+// each unknown op counted as one), else "changed" (ops or bytes only). A source line's two sides
+// may have different names: the same line of code, moved by edits above it.
 struct EntryDelta {
   Entry before, after;
   std::string status;
+  bool moved() const { return !before.name.empty() && !after.name.empty() && before.name != after.name; }
 };
 
 struct BaselineDiff {
@@ -61,8 +68,10 @@ struct BaselineDiff {
   std::vector<Delta> module_bytes;      // modules whose HBM bytes changed, largest change first
   std::vector<EntryDelta> op_types;     // op types whose count, kernels, unknown ops or bytes changed
   std::vector<EntryDelta> module_tree;  // modules (inclusive) whose kernels or bytes changed
-  std::vector<EntryDelta> lines;        // source lines whose kernels or bytes changed
+  std::vector<EntryDelta> lines;        // source lines whose kernels or bytes changed (moved lines matched)
   int64_t total(const std::string& name, bool after) const;
+  // The after side's source lines ("file:line") whose ops or costs changed, or that are new.
+  std::vector<const EntryDelta*> changed_lines() const;
 };
 
 // The numbers of an analyzed model.
@@ -71,7 +80,11 @@ Summary summarize(const Graph& g, const Report& r, const std::string& version);
 Summary read_report_summary(const std::string& path);
 // Whether a --baseline path names a JSON report (else a model to analyze).
 bool is_report_path(const std::string& path);
-// Rows changed between the two sides; sorted by the largest kernel change, then bytes.
+// Rows changed between the two sides; sorted by the largest kernel change, then bytes. Source
+// lines are paired by their text, file by file, as `diff` pairs lines: a line that only moved
+// (a line added above it) is no change.
 BaselineDiff diff(const Summary& before, const Summary& after);
+// A total's name for people: "eager kernels", "HBM bytes (fused)"; the JSON key when unknown.
+std::string total_label(const std::string& key);
 
 }  // namespace kc

@@ -27,7 +27,10 @@ struct BudgetCheck {
 // one kernel, so that replacing a known op with an unknown one cannot lower the count; and
 // --max-kernel-increase fails when the change adds unknown ops, whose kernels nobody knows.
 std::vector<BudgetCheck> check_budgets(const Options& o, const Totals& t, const BaselineDiff* base);
-// "eager kernels 12 > budget 10 (--max-kernels)", or the same with "<=" when it holds.
+// One sentence with one verdict: "eager kernels: 12, over the budget of 10 (--max-kernels)",
+// "...: 8, within the budget of 10 (...)", or "...: not known, so over the budget ...: why".
 std::string describe(const BudgetCheck& b);
+// The value as a table cell: "12 kernels", "1.20 MB", or "not known" (an unproven budget).
+std::string describe_value(const BudgetCheck& b);
 
 }  // namespace kc

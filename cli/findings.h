@@ -26,12 +26,20 @@ struct Finding {
   std::string file;  // the user's source file as the export recorded it; may be empty
   int line = 0;
   std::string message;
+  std::string detail;  // a budget finding on a changed line: what the line did ("this line ... adds ...")
 };
 
-// Budgets exceeded (on the costliest line), host syncs and unknown ops (on their lines), and
-// the `costly` costliest lines by kernels. Files under `source_root` are named relative to it
-// (code scanning and annotations want paths in the repository).
+// Which source lines get findings: those a --baseline comparison found changed (all lines when
+// there is no baseline), or every line.
+enum class FindingScope { kChanged, kAll };
+
+// Budgets exceeded, on the changed source lines that add to them (a line paired with its moved
+// self is unchanged); a budget no changed line adds to (or any without a baseline) is one finding
+// on the model file. Host syncs and unknown ops on their lines, and the `costly` costliest lines
+// by kernels, on the lines in scope. Files under `source_root` are named relative to it (code
+// scanning and annotations want paths in the repository).
 std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector<BudgetCheck>& budgets,
-                              const std::string& source_root, size_t costly = 5);
+                              const BaselineDiff* base, FindingScope scope, const std::string& source_root,
+                              size_t costly = 5);
 
 }  // namespace kc

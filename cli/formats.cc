@@ -6,14 +6,19 @@ namespace kc {
 
 const std::vector<Format>& formats() {
   static const std::vector<Format> all = {
-      {"text", "aligned tables for a terminal", render_text, false},
-      {"json", "everything, stable keys (docs/json.md)", render_json, false},
+      // name, help, renderer, --list-rules as markdown, tables (--by ...), --legend, --findings
+      {"text", "aligned tables for a terminal", render_text, false, true, true, false},
+      {"json", "everything, stable keys (docs/json.md)", render_json, false, false, false, false},
       {"markdown", "a pull-request comment: verdict and diff first, detail folded, under 60,000 characters",
-       render_markdown, true},
-      {"sarif", "SARIF 2.1.0 findings on your source lines, for code scanning", render_sarif, false},
-      {"github", "GitHub Actions annotations (::warning file=...,line=...::)", render_github, false},
-      {"dot", "the op graph for Graphviz, fusion groups as clusters (dot -Tsvg)", render_dot, false},
-      {"trace", "Chrome/Perfetto trace JSON of the predicted kernels, eager and fused", render_trace, false},
+       render_markdown, true, true, false, false},
+      {"sarif", "SARIF 2.1.0 findings on your source lines, for code scanning", render_sarif, false, false, false,
+       true},
+      {"github", "GitHub Actions annotations (::warning file=...,line=...::)", render_github, false, false, false,
+       true},
+      {"dot", "the op graph for Graphviz, fusion groups as clusters (dot -Tsvg)", render_dot, false, false, false,
+       false},
+      {"trace", "Chrome/Perfetto trace JSON of the predicted kernels, eager and fused", render_trace, false, false,
+       false, false},
   };
   return all;
 }

@@ -14,6 +14,9 @@ struct Format {
   const char* help;  // a few words for --help
   void (*render)(std::ostream&, const Graph&, const Report&, const RenderOptions&);
   bool rules_markdown;  // --list-rules in this format prints markdown (else text)
+  bool tables;          // it prints tables: --by, --sort, --top and --depth choose them
+  bool legend;          // --legend adds the columns' meanings (markdown always has them)
+  bool findings;        // it prints findings on source lines: --findings chooses which lines
 };
 
 const std::vector<Format>& formats();

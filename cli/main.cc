@@ -146,6 +146,7 @@ int run(int argc, char** argv, Kept& kept) {
     ro.sort = o.sort;
     ro.depth = o.depth;
     ro.legend = o.legend;
+    ro.all_findings = o.findings == "all";
     ro.source_root = o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root;
     render = [&](std::ostream& out) { format.render(out, *g, *r, ro); };
   }

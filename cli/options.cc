@@ -101,11 +101,13 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
   app.add_option("--format", o.format, format_help)->check(CLI::IsMember(format_names));
   app.add_option("--by", o.by,
                  "summary (default): totals and the top lines, modules, op types and fusion wins; or one "
-                 "full table by op, line, module (a tree) or op-type")
-      ->check(CLI::IsMember({"summary", "op", "line", "module", "op-type"}));
+                 "full table by op, line, module (a tree), op-type or kernel (kernel names and their calls, as "
+                 "torch.profiler's key_averages() tables them)")
+      ->check(CLI::IsMember({"summary", "op", "line", "module", "op-type", "kernel"}));
   app.add_option("--top", o.top, "rows per table (summary default 10; full tables default all)")->type_name("N");
-  app.add_option("--sort", o.sort, "row order: kernels, bytes, ops or order (execution order)")
-      ->check(CLI::IsMember({"kernels", "bytes", "ops", "order"}));
+  app.add_option("--sort", o.sort,
+                 "row order: kernels, bytes, ops, flops, time (the time floor) or order (execution order)")
+      ->check(CLI::IsMember({"kernels", "bytes", "ops", "flops", "time", "order"}));
   app.add_option("--depth", o.depth,
                  "module tree depth: --by module (default all), the summary (default 1), the --baseline diff "
                  "(default 2)")
@@ -115,6 +117,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
                  "wants (default: the current directory)")
       ->type_name("DIR");
   app.add_flag("--legend", o.legend, "explain every column of the text report, one line each");
+  app.add_option("--findings", o.findings,
+                 "sarif and github formats with --baseline: findings on the changed source lines only (changed, "
+                 "the default) or on every line (all)")
+      ->check(CLI::IsMember({"changed", "all"}));
   std::string target_names;
   for (const Target& t : known_targets())
     if (!t.test_only) target_names += (target_names.empty() ? "" : ", ") + t.name;
@@ -170,6 +176,19 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
     o.load.dims[name] = value;  // the last --dim for a name wins
   }
   check(!o.top || *o.top >= 0, "--top must be 0 (all rows) or more");
+  // An option the chosen format does not read is an error, never silently dropped.
+  if (!o.list_rules) {
+    const Format& f = find_format(o.format);
+    for (const char* flag : {"--by", "--sort", "--top", "--depth"})
+      check(f.tables || app.count(flag) == 0, std::string(flag) + " chooses tables of the text and markdown " +
+                                                  "formats; --format " + o.format + " has none");
+    check(f.legend || !o.legend,
+          "--legend explains the columns of --format text (markdown always has them); --format " + o.format +
+              " has no such columns");
+    check(f.findings || app.count("--findings") == 0,
+          "--findings chooses the lines of the sarif and github formats' findings, not --format " + o.format);
+    check(o.by != "kernel" || o.format == "text", "--by kernel is a table of --format text");
+  }
   check(!o.depth || *o.depth >= 0, "--depth must be 0 or more");
   if (app.count("--max-bytes") > 0) o.max_bytes = parse_byte_count(max_bytes, "--max-bytes");
   if (app.count("--max-bytes-increase") > 0)

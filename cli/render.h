@@ -9,12 +9,13 @@
 #include "analyzer/graph.h"
 #include "cli/baseline.h"
 #include "cli/budgets.h"
+#include "cli/findings.h"
 #include "passes/report.h"
 
 namespace kc {
 
 struct RenderOptions {
-  std::string by = "summary";              // "summary", or the full table "op", "line", "module", "op-type"
+  std::string by = "summary";              // "summary", or the full table "op", "line", "module", "op-type", "kernel"
   std::string version;                     // kernelcount's version, recorded in JSON
   const BaselineDiff* baseline = nullptr;  // --baseline: the change against it
   std::vector<BudgetCheck> budgets;        // the budgets given, held or exceeded
@@ -23,6 +24,7 @@ struct RenderOptions {
   std::optional<int> depth;                // --depth: module tree depth
   bool legend = false;                     // --legend: explain the columns
   std::string source_root;                 // --source-root: findings name files relative to it
+  bool all_findings = false;               // --findings all: findings on every line, not just changed ones
 };
 
 // Summary (totals, top lines, modules, op types, fusion wins) or one full table; totals.

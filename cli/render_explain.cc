@@ -225,8 +225,15 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
          plural(t.fused_kernels, "kernel", "kernels") + " and " +
              transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) + ", time floor " +
              format_seconds(t.fused_time_floor_s) + ", once pointwise chains fuse.");
+  else if (t.fused_kernels_reduction < t.eager.kernels)
+    para(os, "fused", "the same once pointwise chains fuse: no two neighbouring pointwise ops.");
   else
     para(os, "fused", "the same: no two neighbouring ops can fuse.");
+  if (t.fused_kernels_reduction < t.fused_kernels)
+    para(os, "reduce",
+         plural(t.fused_kernels_reduction, "kernel", "kernels") + " and " + format_bytes(t.fused_hbm_bytes_reduction) +
+             " of HBM traffic once pointwise ops also fuse into the reductions beside them (a norm's or "
+             "softmax's prologue or epilogue), as torch.compile does.");
   if (t.unknown_ops)
     para(os, "unknown",
          plural(t.unknown_ops, "op has", "ops have") + " no launch rule and " + (t.unknown_ops == 1 ? "is" : "are") +

@@ -32,7 +32,8 @@ void render_github(std::ostream& os, const Graph& g, const Report& r, const Rend
   os << "::notice title=kernelcount::" << escape(g.info.path, false) << ": " << t.eager.kernels << " eager kernels ("
      << t.fused_kernels << " fused), " << format_bytes(t.eager_hbm_bytes) << " of HBM traffic, " << t.eager.host_syncs
      << " host syncs, " << t.unknown_ops << " unknown ops\n";
-  for (const Finding& f : findings(g, r, o.budgets, o.source_root)) {
+  for (const Finding& f : findings(g, r, o.budgets, o.baseline,
+                                   o.all_findings ? FindingScope::kAll : FindingScope::kChanged, o.source_root)) {
     const FindingRule& rule = finding_rules()[f.rule];
     const std::string command = std::string(rule.level) == "note" ? "notice" : rule.level;
     os << "::" << command;

@@ -106,6 +106,8 @@ void write_rollup_numbers(JsonWriter& w, const RollupRow& row) {
   w.member("unknown_ops", row.unknown_ops);
   w.member("hbm_transfers", row.transfers);
   w.member("hbm_bytes", row.bytes);
+  w.member("flops", row.flops);
+  w.member("time_floor_s", row.floor_s);
 }
 
 void write_rollup(JsonWriter& w, const std::vector<RollupRow>& rows, RollupKey key) {
@@ -145,9 +147,12 @@ json entry_json(const Entry& e) {
 json entry_deltas_json(const std::vector<EntryDelta>& v, const char* key) {
   json a = json::array();
   for (const EntryDelta& d : v) {
-    json j = {
-        {key, d.after.name}, {"status", d.status}, {"before", entry_json(d.before)}, {"after", entry_json(d.after)}};
+    json j = {{key, d.after.name.empty() ? d.before.name : d.after.name},
+              {"status", d.status},
+              {"before", entry_json(d.before)},
+              {"after", entry_json(d.after)}};
     if (std::string(key) == "module") j["depth"] = d.after.depth;
+    if (d.moved()) j["line_before"] = d.before.name;
     a.push_back(j);
   }
   return a;

@@ -1,6 +1,8 @@
+#include <set>
 #include <sstream>
 #include <string>
 
+#include "cli/findings.h"
 #include "cli/render.h"
 #include "cli/report_rows.h"
 #include "cli/table.h"
@@ -59,6 +61,26 @@ std::string fitted(const Rows& rows, size_t budget, const std::string& what) {
   }
 }
 
+// Where the change adds to the exceeded budgets: the changed lines of the budget findings, as the
+// annotations and code scanning place them.
+std::string changed_lines_over(const Graph& g, const Report& r, const RenderOptions& o) {
+  if (!o.baseline) return "";
+  // A comment stays short whatever changed: the first lines, and how many more.
+  constexpr size_t kMostLines = 10;
+  std::string s;
+  std::set<std::string> seen;
+  for (const Finding& f : findings(g, r, o.budgets, o.baseline, FindingScope::kChanged, o.source_root)) {
+    if (f.rule != 0 || f.line == 0) continue;
+    const std::string at = f.file + ":" + std::to_string(f.line);
+    if (seen.insert(at).second && seen.size() <= kMostLines)
+      s += "- `" + at + "`: " + markdown_escape(f.detail.substr(0, 400)) + "\n";
+  }
+  if (seen.size() > kMostLines)
+    s += "- (" + std::to_string(seen.size() - kMostLines) +
+         " more lines; `--format sarif` and `--format github` have them all)\n";
+  return s.empty() ? "" : "Changed lines that add to the exceeded budgets:\n\n" + s + "\n";
+}
+
 std::string verdict(const RenderOptions& o) {
   if (o.budgets.empty())
     return "**Budgets:** none set (`--max-kernels`, `--max-kernel-increase`, ... fail a change).\n\n";
@@ -67,8 +89,9 @@ std::string verdict(const RenderOptions& o) {
   for (const BudgetCheck& b : o.budgets) {
     exceeded += b.exceeded();
     auto show = [&](int64_t v) { return b.unit == "bytes" ? format_bytes(v) : std::to_string(v) + " " + b.unit; };
-    rows.push_back({b.exceeded() ? "exceeded" : "ok", b.what + (b.unproven.empty() ? "" : " (" + b.unproven + ")"),
-                    "`" + b.option + "`", show(b.value), show(b.limit)});
+    rows.push_back({b.exceeded() ? "exceeded" : "ok",
+                    markdown_escape(b.what + (b.unproven.empty() ? "" : ": " + b.unproven)), "`" + b.option + "`",
+                    describe_value(b), show(b.limit)});
   }
   std::string s = exceeded ? "**Verdict: over budget** (" + std::to_string(exceeded) + " of " +
                                  std::to_string(o.budgets.size()) + " budgets exceeded)\n\n"
@@ -92,6 +115,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   std::string head = "### kernelcount: `" + g.info.path + "`\n\n";
   head += "Target `" + r.target->name + "` (" + r.target->description + ").\n\n";
   head += verdict(o);
+  head += changed_lines_over(g, r, o);
   if (o.baseline) {
     const BaselineDiff& d = *o.baseline;
     const size_t limit = o.top ? top : 20;
@@ -112,11 +136,13 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   if (r.totals.unknown_ops > 0)
     head += std::to_string(r.totals.unknown_ops) +
             " op(s) have no launch rule: their kernels are not in the totals (`--list-rules`).\n\n";
-  head += section("**Source lines**, top by " + sort, rollup_table(r.by_line, "line", sort, top), "source lines");
+  head += section("**Source lines**, top by " + sort,
+                  without_cost_columns(rollup_table(r.by_line, "line", sort, top), sort), "source lines");
   const int depth = o.depth ? *o.depth : 1;
   head += section("**Modules** at depth " + std::to_string(depth) + " (inclusive), top by " + sort,
-                  module_tree_table(r.module_tree, depth, sort, top, true), "modules");
-  head += section("**Op types**, top by " + sort, rollup_table(r.by_op_type, "op-type", sort, top), "op types");
+                  without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort), "modules");
+  head += section("**Op types**, top by " + sort,
+                  without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort), "op types");
   head += section("**Fusion wins** (pointwise chains, one kernel each), top by bytes saved",
                   fusion_table(g, r.fusion, true, top), "groups");
 

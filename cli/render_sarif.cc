@@ -32,7 +32,8 @@ void render_sarif(std::ostream& os, const Graph& g, const Report& r, const Rende
                      {"shortDescription", {{"text", rule.text}}},
                      {"defaultConfiguration", {{"level", rule.level}}}});
   json results = json::array();
-  for (const Finding& f : findings(g, r, o.budgets, o.source_root)) {
+  for (const Finding& f : findings(g, r, o.budgets, o.baseline,
+                                   o.all_findings ? FindingScope::kAll : FindingScope::kChanged, o.source_root)) {
     const FindingRule& rule = finding_rules()[f.rule];
     // Code scanning needs a location: a finding without a source line goes on the model file.
     const std::string file = f.file.empty() ? g.info.path : f.file;

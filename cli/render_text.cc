@@ -49,21 +49,25 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     const std::string sort = o.sort.empty() ? "kernels" : o.sort;
     const int depth = o.depth ? *o.depth : 1;
     print_totals();
-    Rows lines = rollup_table(r.by_line, "line", sort, top);
+    Rows lines = without_cost_columns(rollup_table(r.by_line, "line", sort, top), sort);
     print(os, top_title("source lines", lines, sort), lines, "source lines");
-    Rows modules = module_tree_table(r.module_tree, depth, sort, top, true);
+    Rows modules = without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort);
     print(os, top_title("modules at depth " + std::to_string(depth) + " (inclusive)", modules, sort), modules,
           "modules");
-    Rows types = rollup_table(r.by_op_type, "op-type", sort, top);
+    Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort);
     print(os, top_title("op types", types, sort), types, "op types");
     Rows wins = fusion_table(g, r.fusion, true, top);
     print(os, top_title("fusion wins (pointwise chains, one kernel each)", wins, "bytes saved"), wins, "groups");
+    Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction");
+    print(os, top_title("fusion into reductions (pointwise ops in a reduction's kernel)", into, "bytes saved"), into,
+          "groups");
   } else {
     const size_t top = o.top ? static_cast<size_t>(*o.top) : 0;
     const std::string sort = o.sort.empty() ? "order" : o.sort;
     Rows main = o.by == "op"       ? op_table(g, r, sort, top)
                 : o.by == "module" ? module_tree_table(r.module_tree, o.depth ? *o.depth : -1, sort, top, false)
                 : o.by == "line"   ? rollup_table(r.by_line, "line", sort, top)
+                : o.by == "kernel" ? kernel_table(g, r, o.sort.empty() ? "kernels" : o.sort, top)
                                    : rollup_table(r.by_op_type, "op-type", sort, top);
     os << '\n';
     Table t(main.header);
@@ -71,6 +75,8 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
     print(os, "fusion groups (pointwise chains, one kernel each)", fusion_table(g, r.fusion, false, 0), "groups");
+    print(os, "fusion into reductions (pointwise ops in a reduction's kernel)",
+          fusion_table(g, r.fusion_reduction, false, 0, "reduction"), "groups");
     print_totals();
   }
   if (!o.budgets.empty()) {
@@ -85,7 +91,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   if (o.legend) {
     os << "\ncolumns\n";
     Table t({"column", "meaning"});
-    for (auto& row : legend_rows(o.by == "op" ? "op" : "rollup")) t.add(std::move(row));
+    for (auto& row : legend_rows(o.by == "op" ? "op" : o.by == "kernel" ? "kernel" : "rollup")) t.add(std::move(row));
     t.print(os);
   } else {
     os << "\n" << (summary ? "full tables: --by op, line, module or op-type; " : "") << "columns explained: --legend\n";

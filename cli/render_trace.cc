@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "analyzer/describe.h"
 #include "cli/render.h"
@@ -47,8 +48,14 @@ nlohmann::json op_args(const Graph& g, const Report& r, int i) {
           {"code", op.loc.code},  {"module", op.module}, {"rule", r.launches[i].rule}};
 }
 
-// The eager launches of op i: kernels, then memcpys, then memsets (the order of the kernel
-// name table), sharing the op's floor equally.
+// Microseconds to whole picoseconds, as the clock counts: 20.4, not 20.400000000000002.
+double rounded_us(double us) {
+  return static_cast<double>(std::llround(us * 1e6)) / 1e6;
+}
+
+// The eager launches of op i, sharing the op's floor equally: memsets first (a GEMM's zeroed
+// workspace is cleared before the GEMM runs in it), then kernels, then memcpys (a copy of a
+// result follows the kernel that makes it). The kernel name table lists kernels, memcpys, memsets.
 void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char* track_prefix) {
   const Counts& c = r.launches[i].counts;
   const int n = c.kernels + c.memcpy + c.memset;
@@ -57,7 +64,7 @@ void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char
     // time still adds up to the report's and the gap is visible where it happens.
     if (r.time[i].floor_s() <= 0) return;
     nlohmann::json args = op_args(g, r, i);
-    args["floor_us"] = r.time[i].floor_s() * 1e6;
+    args["floor_us"] = rounded_us(r.time[i].floor_s() * 1e6);
     t.add(std::string(track_prefix) + short_op(g.ops[i]) + " (unknown launches)", "unknown", r.time[i].floor_s() * 1e6,
           std::move(args));
     return;
@@ -65,14 +72,18 @@ void eager_launches(Track& t, const Graph& g, const Report& r, int i, const char
   if (n == 0) return;
   const auto& names = r.explain[i].kernel_names;
   const double dur = r.time[i].floor_s() * 1e6 / n;
-  for (int k = 0; k < n; ++k) {
+  std::vector<int> order;
+  for (int k = c.kernels + c.memcpy; k < n; ++k) order.push_back(k);
+  for (int k = 0; k < c.kernels + c.memcpy; ++k) order.push_back(k);
+  for (int launch = 0; launch < n; ++launch) {
+    const int k = order[launch];
     const char* cat = k < c.kernels ? "kernel" : k < c.kernels + c.memcpy ? "memcpy" : "memset";
     std::string name = static_cast<int>(names.size()) == n ? std::string(names[k]) : short_op(g.ops[i]) + " " + cat;
     nlohmann::json args = op_args(g, r, i);
-    args["floor_us"] = dur;
-    args["op_floor_us"] = r.time[i].floor_s() * 1e6;
+    args["floor_us"] = rounded_us(dur);
+    args["op_floor_us"] = rounded_us(r.time[i].floor_s() * 1e6);
     args["op_hbm_bytes"] = r.traffic[i].bytes();
-    args["launch"] = std::to_string(k + 1) + " of " + std::to_string(n);
+    args["launch"] = std::to_string(launch + 1) + " of " + std::to_string(n);
     t.add(std::string(track_prefix) + name, cat, dur, std::move(args));
   }
 }
@@ -107,7 +118,7 @@ void render_trace(std::ostream& os, const Graph& g, const Report& r, const Rende
                  {"op_index", grp.ops.front()},
                  {"source", format_loc(lead.loc)},
                  {"code", lead.loc.code},
-                 {"floor_us", grp.floor_s * 1e6},
+                 {"floor_us", rounded_us(grp.floor_s * 1e6)},
                  {"hbm_bytes", grp.fused.bytes()},
                  {"eager_kernels", grp.eager_kernels}});
   }
@@ -122,8 +133,8 @@ void render_trace(std::ostream& os, const Graph& g, const Report& r, const Rende
                           {"fused_kernels", t.fused_kernels},
                           {"memcpy", t.eager.memcpy},
                           {"memset", t.eager.memset},
-                          {"eager_time_floor_us", t.eager_time_floor_s * 1e6},
-                          {"fused_time_floor_us", t.fused_time_floor_s * 1e6}}}};
+                          {"eager_time_floor_us", rounded_us(t.eager_time_floor_s * 1e6)},
+                          {"fused_time_floor_us", rounded_us(t.fused_time_floor_s * 1e6)}}}};
   os << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 

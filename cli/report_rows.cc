@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "analyzer/describe.h"
 #include "cli/table.h"
@@ -41,6 +43,8 @@ std::vector<size_t> pick(size_t n, const std::string& sort, size_t top, Key key)
 int64_t rollup_key(const RollupRow& row, const std::string& sort) {
   if (sort == "bytes") return row.bytes;
   if (sort == "ops") return row.ops;
+  if (sort == "flops") return row.flops;
+  if (sort == "time") return static_cast<int64_t>(row.floor_s * 1e12);  // picoseconds
   // Unknown ops count as one kernel, as budgets count them, so that they sort with the costly.
   return row.counts.kernels + row.unknown_ops;
 }
@@ -55,11 +59,14 @@ std::vector<std::string> rollup_cells(const RollupRow& row, const std::string& l
           std::to_string(row.unknown_ops),
           std::to_string(row.transfers),
           format_bytes(row.bytes),
+          format_flops(static_cast<double>(row.flops)),
+          format_seconds(row.floor_s),
           row.code};
 }
 
 std::vector<std::string> rollup_header(const std::string& label, const std::string& last) {
-  return {label, ">ops", ">kernels", ">memcpy", ">memset", ">sync", ">unknown", ">R+W", ">bytes", last};
+  return {label,      ">ops", ">kernels", ">memcpy", ">memset", ">sync",
+          ">unknown", ">R+W", ">bytes",   ">FLOPs",  ">floor",  last};
 }
 
 std::string arrow(int64_t before, int64_t after, bool bytes) {
@@ -78,11 +85,14 @@ void model_header(std::ostream& os, const Graph& g, const Report& r) {
 
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {
   Rows t;
-  t.header = {">#",   "source", "module", "op",    "inputs -> outputs", ">kernels", ">memcpy", ">memset", ">sync",
-              ">R+W", ">bytes", ">floor", ">group"};
+  t.header = {">#",       "source",  "module",  "op",    "inputs -> outputs",
+              ">kernels", ">memcpy", ">memset", ">sync", ">R+W",
+              ">bytes",   ">FLOPs",  ">floor",  ">group"};
   t.total = g.ops.size();
   auto key = [&](size_t i) -> int64_t {
     if (sort == "bytes") return r.traffic[i].bytes();
+    if (sort == "flops") return r.traffic[i].flops;
+    if (sort == "time") return static_cast<int64_t>(r.time[i].floor_s() * 1e12);
     return r.launches[i].known ? r.launches[i].counts.kernels : 1;
   };
   for (size_t i : pick(g.ops.size(), sort == "ops" ? "order" : sort, top, key)) {
@@ -98,6 +108,7 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
                       count(l, l.counts.memcpy), count(l, l.counts.memset), count(l, l.counts.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
+                      format_flops(static_cast<double>(r.traffic[i].flops)),
                       format_seconds(r.time[i].floor_s()) + " " + static_cast<char>(std::toupper(r.time[i].bound()[0])),
                       merged ? "F" + std::to_string(grp) : ""});
   }
@@ -149,16 +160,129 @@ Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std
     if (!tree.empty()) visit(0);
     if (top > 0 && shown.size() > top) shown.resize(top);
   }
-  for (size_t i : shown) t.rows.push_back(rollup_cells(tree[i].total, label(tree[i])));
+  // Self: the module's own ops, its inclusive figures less its direct submodules'.
+  std::vector<RollupRow> self(tree.size());
+  for (size_t i = 0; i < tree.size(); ++i) self[i] = tree[i].total;
+  for (size_t i = 1; i < tree.size(); ++i) {
+    RollupRow& p = self[tree[i].parent];
+    p.counts.kernels -= tree[i].total.counts.kernels;
+    p.flops -= tree[i].total.flops;
+    p.floor_s -= tree[i].total.floor_s;
+  }
+  // The tree has them beside the inclusive ones; the summary's modules of one depth do not.
+  if (!only_depth) t.header.insert(t.header.end() - 1, {">self kernels", ">self FLOPs", ">self floor"});
+  for (size_t i : shown) {
+    std::vector<std::string> cells = rollup_cells(tree[i].total, label(tree[i]));
+    const RollupRow& s = self[i];
+    if (!only_depth)
+      cells.insert(cells.end() - 1, {std::to_string(s.counts.kernels), format_flops(static_cast<double>(s.flops)),
+                                     format_seconds(s.floor_s > 0 ? s.floor_s : 0)});
+    t.rows.push_back(std::move(cells));
+  }
   return t;
 }
 
-Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top) {
+Rows without_cost_columns(Rows rows, const std::string& sort) {
+  if (sort == "flops" || sort == "time") return rows;
+  for (size_t c = rows.header.size(); c-- > 0;)
+    if (rows.header[c] == ">FLOPs" || rows.header[c] == ">floor") {
+      rows.header.erase(rows.header.begin() + static_cast<long>(c));
+      for (auto& row : rows.rows) row.erase(row.begin() + static_cast<long>(c));
+    }
+  return rows;
+}
+
+Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {
+  struct Row {
+    std::string name;
+    int64_t calls = 0;
+    int ops = 0;
+    double floor_s = 0;
+    bool unknown = false;
+    std::map<std::string, int64_t> by;  // op type -> calls
+    size_t first = 0;
+  };
+  std::map<std::string, size_t> index;
+  std::vector<Row> rows;
+  int64_t all_calls = 0;
+  auto row = [&](const std::string& name, size_t op) -> Row& {
+    auto [it, fresh] = index.try_emplace(name, rows.size());
+    if (fresh) {
+      rows.push_back({});
+      rows.back().name = name;
+      rows.back().first = op;
+    }
+    return rows[it->second];
+  };
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Launch& l = r.launches[i];
+    const std::string type = op_type_name(g.ops[i]);
+    if (!l.known) {
+      Row& x = row("? (no launch rule: " + type + ")", i);
+      x.unknown = true;
+      ++x.ops;
+      continue;
+    }
+    const int64_t launches = int64_t{l.counts.kernels} + l.counts.memcpy + l.counts.memset;
+    if (launches == 0) continue;
+    const auto& names = r.explain[i].kernel_names;
+    const double floor = r.time[i].floor_s();
+    // The names are one trip's launches in order; the counts cover every trip.
+    const int64_t n = static_cast<int64_t>(names.size());
+    std::vector<std::pair<std::string, int64_t>> calls;
+    if (n > 0 && launches % n == 0)
+      for (const auto& name : names) calls.emplace_back(std::string(name), launches / n);
+    else
+      calls.emplace_back("(kernel not named by a measurement: rule " + l.rule + ")", launches);
+    std::set<std::string> seen;
+    for (const auto& [name, c] : calls) {
+      Row& x = row(name, i);
+      x.calls += c;
+      x.floor_s += floor * static_cast<double>(c) / static_cast<double>(launches);
+      x.by[type] += c;
+      if (seen.insert(name).second) ++x.ops;
+    }
+    all_calls += launches;
+  }
+  Rows t;
+  t.header = {"kernel", ">calls", ">% calls", ">ops", ">floor", "launched by"};
+  t.total = rows.size();
+  auto key = [&](size_t k) -> int64_t {
+    if (rows[k].unknown) return -1;  // calls unknown: after every counted kernel
+    if (sort == "time") return static_cast<int64_t>(rows[k].floor_s * 1e12);
+    if (sort == "ops") return rows[k].ops;
+    return rows[k].calls;
+  };
+  std::vector<size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rows[a].first < rows[b].first; });
+  std::vector<size_t> picked;
+  for (size_t k : pick(order.size(), sort.empty() || sort == "bytes" || sort == "flops" ? "kernels" : sort, top,
+                       [&](size_t k) { return key(order[k]); }))
+    picked.push_back(order[k]);
+  for (size_t k : picked) {
+    const Row& x = rows[k];
+    std::vector<std::pair<std::string, int64_t>> by(x.by.begin(), x.by.end());
+    std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string who;
+    for (size_t j = 0; j < by.size() && j < 3; ++j)
+      who += (who.empty() ? "" : ", ") + by[j].first + " (" + std::to_string(by[j].second) + ")";
+    if (by.size() > 3) who += ", " + std::to_string(by.size() - 3) + " more";
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.1f%%",
+                  all_calls ? 100.0 * static_cast<double>(x.calls) / static_cast<double>(all_calls) : 0.0);
+    t.rows.push_back({x.name, x.unknown ? "?" : std::to_string(x.calls), x.unknown ? "?" : pct, std::to_string(x.ops),
+                      x.unknown ? "?" : format_seconds(x.floor_s), x.unknown ? "" : who});
+  }
+  return t;
+}
+
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind) {
   Rows t;
   t.header = {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
   std::vector<size_t> merged;
   for (size_t k = 0; k < plan.groups.size(); ++k)
-    if (plan.groups[k].ops.size() > 1) merged.push_back(k);
+    if (plan.groups[k].ops.size() > 1 && (kind.empty() || plan.groups[k].kind == kind)) merged.push_back(k);
   t.total = merged.size();
   auto saved = [&](size_t k) { return plan.groups[merged[k]].eager.bytes() - plan.groups[merged[k]].fused.bytes(); };
   for (size_t m : pick(merged.size(), by_saving ? "bytes" : "order", top, saved)) {
@@ -166,7 +290,8 @@ Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t
     const FusionGroup& grp = plan.groups[k];
     std::string members;
     for (int i : grp.ops) members += (members.empty() ? "" : " ") + std::to_string(i) + ":" + op_type_name(g.ops[i]);
-    t.rows.push_back({"F" + std::to_string(k), members, std::to_string(grp.eager_kernels),
+    // Groups of the reduction plan are numbered in that plan: R<n>, apart from the F<n> of the ops table.
+    t.rows.push_back({(kind == "reduction" ? "R" : "F") + std::to_string(k), members, std::to_string(grp.eager_kernels),
                       std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
                       std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
   }
@@ -193,9 +318,24 @@ std::string more_note(size_t cut, const std::string& what) {
 std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d) {
   std::vector<std::vector<std::string>> rows;
   for (const Delta& t : d.totals) {
-    bool bytes = t.name.find("bytes") != std::string::npos;
-    auto show = [&](int64_t v) { return bytes ? format_bytes(v) : std::to_string(v); };
-    rows.push_back({t.name, show(t.before), show(t.after), signed_change(t.before, t.after, bytes)});
+    const bool bytes = t.name.find("bytes") != std::string::npos;
+    const bool flops = t.name == "flops";
+    auto show = [&](int64_t v) {
+      return bytes ? format_bytes(v) : flops ? format_flops(static_cast<double>(v)) : std::to_string(v);
+    };
+    std::string change =
+        flops && t.before != t.after
+            ? (t.after > t.before ? "+" : "-") + format_flops(static_cast<double>(std::llabs(t.after - t.before)))
+            : signed_change(t.before, t.after, bytes);
+    rows.push_back({total_label(t.name), show(t.before), show(t.after), change});
+    // An op without a rule launches kernels nobody counted: a kernel total that fell while such
+    // ops were added is no saving. Say what the budgets count (each unknown op as one).
+    if (t.name == "eager_kernels") {
+      const int64_t ub = d.total("unknown_ops", false), ua = d.total("unknown_ops", true);
+      if (ua != ub)
+        rows.push_back({"kernels (eager, each unknown op as one)", std::to_string(t.before + ub),
+                        std::to_string(t.after + ua), signed_change(t.before + ub, t.after + ua, false)});
+    }
   }
   return rows;
 }
@@ -221,16 +361,21 @@ Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string&
     if (limit > 0 && t.rows.size() == limit) continue;
     const Entry& a = d.before;
     const Entry& b = d.after;
-    std::string name =
-        what == "module" ? (b.name.empty() ? "(model)" : std::string(2 * b.depth, ' ') + b.name) : b.name;
+    std::string name = what == "module" ? (b.name.empty() ? "(model)" : std::string(2 * b.depth, ' ') + b.name)
+                       : b.name.empty() ? a.name
+                                        : b.name;
+    // A line that moved (code added above it): its number before, as `diff` would show it.
+    if (d.moved()) name += " (was " + a.name.substr(a.name.rfind(':') + 1) + ")";
     // "x53: 1 -> 3 kernels": the same ops, each launching a different number of kernels.
     std::string per_op;
     if (a.ops == b.ops && a.ops > 0 && a.kernels % a.ops == 0 && b.kernels % b.ops == 0 && a.kernels != b.kernels)
       per_op = "x" + std::to_string(b.ops) + ": " + std::to_string(a.kernels / a.ops) + " -> " +
                std::to_string(b.kernels / b.ops) + " kernels";
     t.rows.push_back({name, d.status, arrow(a.ops, b.ops, false), arrow(a.kernels, b.kernels, false),
-                      signed_change(a.kernels, b.kernels, false), arrow(a.unknown, b.unknown, false),
-                      signed_change(a.bytes, b.bytes, true), per_op});
+                      // Known kernels that fell while ops without a rule came are no saving: say so.
+                      signed_change(a.kernels, b.kernels, false) +
+                          (b.unknown > a.unknown ? ", +" + std::to_string(b.unknown - a.unknown) + " unknown" : ""),
+                      arrow(a.unknown, b.unknown, false), signed_change(a.bytes, b.bytes, true), per_op});
   }
   return t;
 }
@@ -270,6 +415,15 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
 }
 
 std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
+  if (table == "kernel")
+    return {{"kernel",
+             "a kernel's name as the H200 ran it for such ops (the measurements behind the rules); "
+             "'?': an op no launch rule covers"},
+            {"calls", "launches of that kernel (memsets and memcpys too), as a profiler's '# of Calls'"},
+            {"% calls", "its share of every launch of the model"},
+            {"ops", "ops that launch it"},
+            {"floor", "its share of those ops' time floors (each op's floor split evenly over its launches)"},
+            {"launched by", "the op types that launch it, with their calls"}};
   std::vector<std::vector<std::string>> rows = {
       {"kernels", "GPU kernels eager PyTorch launches ('?': no launch rule covers the op; not counted, see unknown)"},
       {"memcpy", "cudaMemcpy operations (device-to-device or device-to-host copies)"},
@@ -277,6 +431,7 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
       {"sync", "points where the host waits for the GPU (e.g. .item(), nonzero)"},
       {"R+W", "array-sized reads plus writes of GPU memory (HBM)"},
       {"bytes", "bytes those reads and writes move, decimal units (1 MB = 10^6 B)"},
+      {"FLOPs", "floating-point operations, decimal units (1 M = 10^6), as fvcore counts them"},
   };
   if (table == "op") {
     rows.insert(
@@ -294,10 +449,14 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
   } else {
     rows.insert(rows.begin(), {{"ops", "ops in the row (a module's include its submodules' when inclusive)"}});
     rows.push_back({"unknown", "ops without a launch rule: their kernels are not in the counts"});
+    rows.push_back({"floor", "the sum of the row's ops' time floors"});
+    rows.push_back({"self kernels / FLOPs / floor",
+                    "the module tree: the module's own ops only, without its submodules' (the other columns "
+                    "are inclusive)"});
   }
   rows.push_back({"eager / fused",
                   "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
-                  "fusion saves); fused+reductions also fuses into reductions"});
+                  "fusion saves); fused+reductions also fuses into reductions (groups R<n>)"});
   rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
   rows.push_back({"launch-rate bound",
                   "the ops whose floor is set by launches, and their share of the floor: "

@@ -28,12 +28,22 @@ struct Rows {
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top);
 // A flat rollup (by line, module or op type: `by` is "line", "module" or "op-type").
 Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top);
-// The module tree to `depth` (-1: all), names indented by depth, inclusive totals; siblings
+// The module tree to `depth` (-1: all), names indented by depth, inclusive totals and the
+// module's self figures (its own ops, without its submodules'); siblings
 // ordered by `sort`. `only_depth`: the nodes of exactly that depth, ordered by `sort` (the summary).
 Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std::string& sort, size_t top,
                        bool only_depth);
+// Kernels by name, as torch.profiler's key_averages() tables them: calls (each op's launches
+// under the names measured for such ops), share of all calls, ops, time floor (each op's floor
+// split over its launches) and the op types that launch them. Ops without a launch rule are
+// rows of their own with unknown calls. Sorted by calls (--sort time: floor, order: first call).
+Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size_t top);
+// The summary's narrower rollups: `rows` without the FLOPs and floor columns, unless `sort` orders by
+// them (flops, time).
+Rows without_cost_columns(Rows rows, const std::string& sort);
 // Fusion groups that merge two or more ops; by bytes saved when `by_saving`, else in order.
-Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top);
+// `kind`: only groups of that kind ("reduction": pointwise ops fused into a reduction's kernel).
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind = "");
 // Totals as (label, eager, fused, fused+reductions) lines.
 std::vector<std::vector<std::string>> totals_rows(const Report& r);
 // Totals against a baseline: (quantity, before, after, change).

@@ -38,18 +38,20 @@ void Table::print(std::ostream& os) const {
   for (const auto& r : rows_) line(r);
 }
 
+std::string markdown_escape(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (std::string("\\`*_[]<>|~").find(ch) != std::string::npos) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 void Table::print_markdown(std::ostream& os) const {
   auto line = [&](const std::vector<std::string>& cells) {
     os << '|';
     for (const auto& c : cells) {
-      std::string cell;
-      // Backslash-escaped so that source code and module names print as written, never as
-      // emphasis, links or raw HTML.
-      for (char ch : c) {
-        if (std::string("\\`*_[]<>|~").find(ch) != std::string::npos) cell += '\\';
-        cell += ch;
-      }
-      os << ' ' << cell << " |";
+      os << ' ' << markdown_escape(c) << " |";
     }
     os << '\n';
   };
@@ -74,6 +76,21 @@ std::string format_bytes(int64_t bytes) {
     std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
   else
     std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+std::string format_flops(double flops) {
+  const char* units[] = {"", "k", "M", "G", "T", "P"};
+  int u = 0;
+  while (flops >= 1000 && u < 5) {
+    flops /= 1000;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%.0f", flops);
+  else
+    std::snprintf(buf, sizeof buf, flops < 10 ? "%.2f %s" : flops < 100 ? "%.1f %s" : "%.0f %s", flops, units[u]);
   return buf;
 }
 

@@ -28,8 +28,13 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// Backslash-escaped so that source code and module names print as written in markdown, never
+// as emphasis, links or raw HTML.
+std::string markdown_escape(const std::string& text);
 // "12.6 MB", "512 B": decimal units, as bandwidths are quoted.
 std::string format_bytes(int64_t bytes);
+// "1.05 M", "3.2 G": FLOPs in decimal units.
+std::string format_flops(double flops);
 // "3.2 us", "1.41 ms".
 std::string format_seconds(double s);
 // "model.py:42"; empty when the op has no location.

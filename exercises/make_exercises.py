@@ -99,7 +99,7 @@ SPECS = [
      model_class("MLP", "x = torch.randn(32, 64)  # on the GPU"),
      "How many kernels and memsets, and how many array-sized HBM transfers?",
      "GELU and the add are pointwise. A small fp32 Linear is not always one GEMM kernel: cuBLAS may split the sum over the inner dimension.",
-     "Each small fp32 Linear here runs cuBLAS's split-K path (measured): scal_kernel zeroes the output, sgemm_largek adds partial products, an epilogue kernel adds the bias, plus a memset: 3 kernels + 1 memset. GELU and the add are one kernel each."),
+     "Each small fp32 Linear here runs cuBLAS's split-K path (measured): scal_kernel scales the output (beta), sgemm_largek computes partial products over slices of K, an epilogue kernel adds them and the bias, and the partial sums need a zeroed workspace (the memset): 3 kernels + 1 memset. GELU and the add are one kernel each."),
     ("item", "t.sum().item(): a host sync", "truth:item",
      case("def forward(t):\n    return t.sum().item()", "t = torch.randn(1_000_000, device='cuda')"),
      "How many kernels, memcpys, memsets and host syncs?",

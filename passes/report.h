@@ -137,7 +137,9 @@ struct RollupRow {
   int unknown_ops = 0;
   int transfers = 0;
   int64_t bytes = 0;
-  int first_op = 0;  // rows are ordered by their first op
+  int64_t flops = 0;   // the ops' floating-point operations
+  double floor_s = 0;  // the sum of the ops' time floors
+  int first_op = 0;    // rows are ordered by their first op
 };
 
 // One module of the module tree, with inclusive totals (its own ops and its submodules').

@@ -15,6 +15,8 @@ void add_op(RollupRow& row, const Report& r, size_t i) {
   row.counts += l.counts;
   row.transfers += r.traffic[i].transfers();
   row.bytes = add_checked(row.bytes, r.traffic[i].bytes(), "HBM bytes of a rollup row");
+  row.flops = add_checked(row.flops, r.traffic[i].flops, "FLOPs of a rollup row");
+  row.floor_s += r.time[i].floor_s();
 }
 
 std::string key_of(const Op& op, RollupKey key) {

@@ -20,6 +20,31 @@ status=$?
 "$kc" tests/models/add_relu.pt2 --max-bytes 5000KiB >/dev/null 2>&1 && fail "--max-bytes 5000KiB (5,120,000 B) passed"
 err="$("$kc" tests/models/add_relu.pt2 --max-bytes 3Qi 2>&1)"
 [ $? -eq 2 ] && [[ "$err" == *"--max-bytes '3Qi': unknown unit"* ]] || fail "a bad unit: $err"
+for b in 300KiB 300KB 1MiB 1MB 1GiB 1GB 300kB; do
+  "$kc" tests/models/transformer_block.pt2 --max-bytes "$b" >/dev/null 2>&1; [ $? -le 1 ] || fail "--max-bytes $b refused"
+done
+err="$("$kc" tests/models/add_relu.pt2 --baseline tests/models/add.pt2 --max-bytes-increase 2Xi 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"--max-bytes-increase '2Xi': unknown unit"* ]] || fail "a bad unit of --max-bytes-increase: $err"
+
+# An option the format does not read is an error naming it, never silently dropped.
+err="$("$kc" tests/models/add_relu.pt2 --legend --format json 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"--legend explains the columns of --format text"* ]] || fail "--legend --format json: $err"
+err="$("$kc" tests/models/add_relu.pt2 --by line --format sarif 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"--by chooses tables of the text and markdown formats; --format sarif has none"* ]] ||
+  fail "--by --format sarif: $err"
+err="$("$kc" tests/models/add_relu.pt2 --findings all 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"--findings chooses the lines"* ]] || fail "--findings with text: $err"
+
+# Tables profiler users know: kernels by name with calls; FLOPs and time floors, sorted by either.
+out="$("$kc" tests/models/mlp.pt2 --by kernel)"
+[[ "$out" == *"kernel"*"calls"*"% calls"* ]] && printf '%s\n' "$out" | grep -Eq "^scal_kernel.* 2 +20\.0% +2 " ||
+  fail "--by kernel: $out"
+calls="$(printf '%s\n' "$out" | awk '/^kernel /{on=1; next} on && NF==0{on=0} on && $0 !~ /^\?/{for(i=1;i<=NF;i++) if ($i ~ /%$/) {s+=$(i-1); break}} END{print s}')"
+[ "$calls" -eq 10 ] || fail "--by kernel: calls sum to $calls, not the 8 kernels and 2 memsets"
+"$kc" tests/models/transformer_block.pt2 --by line --sort flops | awk '/^source line/{getline; print $1}' |
+  grep -q "models.py:75" || fail "--sort flops: line 75 (the MLP's GEMMs) is not first"
+"$kc" tests/models/transformer_block.pt2 --by op-type --sort time | awk '/^op type/{getline; print $1}' |
+  grep -q "^linear$" || fail "--sort time: linear is not first"
 
 # JSON: the documented totals keys, and the acceptance examples of the product.
 json="$("$kc" tests/models/add_relu.pt2 --format json)"
@@ -34,6 +59,17 @@ assert {"by_line", "by_module", "by_op_type", "module_tree", "budgets"} <= r.key
 assert r["module_tree"][0]["depth"] == 0 and r["module_tree"][0]["ops"] == r["totals"]["ops"]
 assert sum(t["eager_kernels"] for t in r["by_op_type"]) == r["totals"]["eager_kernels"]
 assert r["budgets"] == {"verdict": "none", "checks": []}' || fail "JSON rollups and budgets (docs/json.md)"
+# FLOPs and time floors roll up as every count does: each rollup sums to the totals.
+"$kc" tests/models/transformer_block.pt2 --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+t = r["totals"]
+for key in ("by_line", "by_module", "by_op_type"):
+    assert sum(x["flops"] for x in r[key]) == t["flops"], key
+    assert abs(sum(x["time_floor_s"] for x in r[key]) - t["eager_time_floor_s"]) < 1e-12, key
+tree = r["module_tree"]
+assert tree[0]["flops"] == t["flops"]
+assert sum(n["flops"] for n in tree if n["depth"] == 1) <= t["flops"]' || fail "FLOPs and floors of the rollups"
 totals() { "$kc" "$1" --format json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]; print(t["eager_kernels"], t["eager_hbm_transfers"], t["fused_kernels"], t["fused_hbm_transfers"])'; }
 [ "$(totals tests/models/add.pt2)" = "1 3 1 3" ] || fail "a + b: $(totals tests/models/add.pt2)"
 [ "$(totals tests/models/add_relu.pt2)" = "2 5 1 3" ] || fail "(a + b).relu(): $(totals tests/models/add_relu.pt2)"
@@ -62,7 +98,7 @@ report="$(mktemp --suffix=.json)"
 "$kc" tests/models/mlp.pt2 --baseline "$report" --max-kernel-increase 0 --max-bytes-increase 0 >/dev/null ||
   fail "an unchanged model went over its increase budget"
 err="$("$kc" tests/models/transformer_block.pt2 --baseline "$report" --max-kernel-increase 5 2>&1 >/dev/null)"
-[ $? -eq 1 ] && [[ "$err" == *"eager kernels added (each unknown op counted as one) 10 > budget 5"* ]] ||
+[ $? -eq 1 ] && [[ "$err" == *"eager kernels added (each unknown op counted as one): 10, over the budget of 5 (--max-kernel-increase)"* ]] ||
   fail "kernel increase budget: $err"
 "$kc" tests/models/transformer_block.pt2 --baseline tests/models/mlp.pt2 --format json |
   python3 -c 'import json,sys; b=json.load(sys.stdin)["baseline"]["totals"]["eager_kernels"]; assert (b["before"], b["after"]) == (8, 18), b' ||
@@ -84,6 +120,15 @@ grep -q "fused    1 kernel and 3 array-sized HBM transfers" <<<"$explained" || f
 KERNELCOUNT_EXERCISES=/nonexistent "$kc" exercise list >/dev/null 2>&1; [ $? -eq 2 ] || fail "a missing exercises folder did not exit 2"
 "$kc" exercise check 2 --kernels 2 --transfers 5 >/dev/null || fail "exercise 2's right answer"
 out="$("$kc" exercise check 2 --kernels 1 --transfers 3)"; [ $? -eq 1 ] || fail "exercise 2's wrong answer did not exit 1"
+# A wrong answer is a hint, not the answer key: at most three ops named, none with its counts.
+out="$("$kc" exercise check 12 --kernels 0,0,0,0 --transfers 0,0,0,0)"
+[ $? -eq 1 ] && [ "$(printf '%s\n' "$out" | grep -c '^  op ')" -le 3 ] && [[ "$out" == *"(and 1 other op)"* ]] &&
+  ! printf '%s\n' "$out" | grep -Eq "[0-9]+ (kernels?|transfers?)\b|the answer is|the H200 ran" ||
+  fail "a wrong exercise answer gives answers away: $out"
+# TorchScript: an op refusing a float32 --input says how to give the dtype.
+err="$("$kc" tests/models/traced_tokens.pt --input 2x8 --input 2x8 2>&1)"
+[ $? -eq 2 ] && [[ "$err" == *"an --input without a dtype is float32"*"--input 2x8:int64"* ]] ||
+  fail "--input without the dtype token ids need: $err"
 # TorchScript: --input by name in any order is the same as positional; a model saved on a GPU
 # gives the same report as the host-saved one, with a note naming the GPU.
 cmp -s <("$kc" tests/models/traced_tokens.pt --input 2x8:int64 --input 2x8:int64) \
@@ -104,7 +149,20 @@ rm -f "${TMPDIR:-/tmp}/kc-host.$$.json" "${TMPDIR:-/tmp}/kc-gpu.$$.json"
 # Bug (d): swapping an op that has a rule (GELU, 1 kernel) for one without (bernoulli) lowers the
 # known kernels; the increase budget still fails, and every kernel budget counts the unknown op.
 err="$("$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 --max-kernel-increase 0 2>&1 >/dev/null)"
-[ $? -eq 1 ] && [[ "$err" == *"1 op(s) without a launch rule added"* ]] || fail "an unknown op hid a regression: $err"
+[ $? -eq 1 ] && [[ "$err" == *"added (each unknown op counted as one): not known, so over the budget of 0 (--max-kernel-increase): the change adds 1 op(s) without a launch rule (bernoulli.p)"* ]] ||
+  fail "an unknown op hid a regression: $err"
+# One verdict per sentence: a failing budget never reads "<=", a held one never "over".
+[[ "$err" != *"<="* ]] || fail "a failing budget reads like a pass: $err"
+out="$("$kc" tests/models/add_relu.pt2 --max-kernels 2 2>&1)"
+[[ "$out" == *"ok    eager kernels (each unknown op counted as one): 2, within the budget of 2 (--max-kernels)"* ]] ||
+  fail "a held budget: $out"
+# The swap does not read as a saving: the diff adds the kernels the budgets count.
+"$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 | grep -Eq "^kernels \(eager, each unknown op as one\) +8 +8 +=" ||
+  fail "the diff shows the unknown op's swap as a saving"
+md="$("$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 --max-kernel-increase 0 --format markdown 2>/dev/null)"
+[[ "$md" == *"| exceeded | eager kernels added (each unknown op counted as one): the change adds 1 op(s) without a launch rule (bernoulli.p), whose kernels nobody knows | \`--max-kernel-increase\` | not known | 0 kernels |"* ]] ||
+  fail "markdown verdict row: $(printf '%s\n' "$md" | grep exceeded)"
+[[ "$md" != *"eager\\_kernels"* && "$md" != *"| eager_kernels"* ]] || fail "markdown diff shows raw JSON keys"
 "$kc" tests/models/mlp_unruled_act.pt2 --max-kernels 7 >/dev/null 2>&1
 [ $? -eq 1 ] || fail "--max-kernels does not count the unknown op"
 "$kc" tests/models/mlp_unruled_act.pt2 --baseline tests/models/mlp.pt2 --max-kernel-increase 0 --format json 2>/dev/null |

@@ -47,6 +47,24 @@ for tid, total in ((1, t["eager_time_floor_us"]), (2, t["fused_time_floor_us"]))
     for e in track(tid):  # back to back, in order
         assert abs(e["ts"] - ends) <= 1e-6 * max(1, ends), e
         ends = e["ts"] + e["dur"]
+# Times are whole picoseconds: no float noise such as 27.200000000000003.
+def times(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k in ("ts", "dur") or k.endswith("_us"):
+                yield v
+            else:
+                yield from times(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from times(v)
+for v in times(doc):
+    assert round(v, 6) == v, ("float noise", v)
+# An op that memsets (a GEMM zeroing its workspace) clears it before its kernels run.
+for e in track(1):
+    if e["cat"] == "memset":
+        same = [f for f in track(1) if f["args"].get("op_index") == e["args"]["op_index"]]
+        assert same[0]["cat"] == "memset", ("memset after its kernels", same)
 ' || fail "$m: trace"
   # The totals the trace carries are the report's.
   # shellcheck disable=SC2086

@@ -13,6 +13,10 @@ archive; needs only the Python standard library (no torch). Run from the reposit
   probability 0.5, the input's values unused, so it runs on any input), an op no launch rule
   covers: a change that lowers the known kernel count while adding an unknown op, which a
   kernel-increase budget must not let through.
+- transformer_block_edited.pt2: transformer_block.pt2 after a review-sized edit of models.py: a
+  comment line inserted above line 73 (lines 73-75 move to 74-76, unchanged) and a `.clone()`
+  added to the projection on the line that is now 75 (`x = x + self.proj(a).clone()`): one more
+  kernel on one changed line, which review findings must point at, and at no moved line.
 """
 import json
 import os
@@ -60,6 +64,36 @@ def unruled_act(model):
             node["inputs"].append({"name": "p", "arg": {"as_float": 0.5}, "kind": 1})
 
 
+def edited_transformer(model):
+    import re
+    nodes = model["graph_module"]["graph"]["nodes"]
+    values = model["graph_module"]["graph"]["tensor_values"]
+
+    def shift(match):
+        line = int(match.group(1))
+        return f'File "tests/models/models.py", line {line + 1 if line >= 73 else line}'
+
+    for node in nodes:
+        meta = node.get("metadata", {})
+        if meta.get("stack_trace"):
+            trace = re.sub(r'File "tests/models/models\.py", line (\d+)', shift, meta["stack_trace"])
+            meta["stack_trace"] = trace.replace("x = x + self.proj(a)", "x = x + self.proj(a).clone()")
+    # The residual add reads the projection through a clone.
+    at = next(i for i, n in enumerate(nodes) if n["name"] == "add")
+    proj = nodes[at]["inputs"][1]["arg"]["as_tensor"]["name"]
+    values["clone"] = json.loads(json.dumps(values[proj]))
+    clone = {
+        "target": "torch.ops.aten.clone.default",
+        "inputs": [{"name": "self", "arg": {"as_tensor": {"name": proj}}, "kind": 1}],
+        "outputs": [{"as_tensor": {"name": "clone"}}],
+        "metadata": dict(nodes[at]["metadata"], torch_fn="clone;method_descriptor.clone"),
+        "is_hop_single_tensor_return": None,
+        "name": "clone",
+    }
+    nodes[at]["inputs"][1]["arg"]["as_tensor"]["name"] = "clone"
+    nodes.insert(at, clone)
+
+
 def main():
     if sys.argv[1:] == ["--expected-golden"]:
         # Writes env_paths.pt2 without the wrapper frame, whose outermost frame is then the
@@ -71,6 +105,8 @@ def main():
         return 0
     rewrite(os.path.join(HERE, "transformer_block.pt2"), os.path.join(HERE, "env_paths.pt2"), env_paths)
     rewrite(os.path.join(HERE, "mlp.pt2"), os.path.join(HERE, "mlp_unruled_act.pt2"), unruled_act)
+    rewrite(os.path.join(HERE, "transformer_block.pt2"), os.path.join(HERE, "transformer_block_edited.pt2"),
+            edited_transformer)
     return 0
 
 
