@@ -8,10 +8,9 @@
     r.eager_kernels, r.table(), r.ops (a DataFrame), r.to_json(), r.diff(other)
 
 The analysis is the CLI's own C++ (kernelcount._core), without LibTorch. Importing this
-package imports neither torch nor pandas: they are imported when a function needs them.
+package imports neither torch nor pandas, nor the core itself: each is imported when first
+needed, so that `import kernelcount` costs about a millisecond (python/bench_import.py).
 """
-
-from ._report import Error, Report, Review, load
 
 __all__ = ["Error", "Report", "Review", "analyze", "count", "load", "targets"]
 __version__ = "0.1.0"
@@ -53,3 +52,23 @@ def targets():
     from ._report import _targets
 
     return _targets()
+
+
+def load(path, *, target=None, dims=None):
+    """Reads a .pt2 archive (torch.export.save's file) and analyzes it, as `kernelcount PATH`.
+
+    Raises kernelcount.Error with the CLI's message for a missing or foreign file. TorchScript
+    (.pt) needs the CLI (the package links no LibTorch).
+    """
+    from ._report import load as _load
+
+    return _load(path, target=target, dims=dims)
+
+
+def __getattr__(name):
+    # Error, Report and Review load the core on first use (PEP 562).
+    if name in ("Error", "Report", "Review"):
+        from . import _report
+
+        return getattr(_report, name)
+    raise AttributeError(f"module 'kernelcount' has no attribute {name!r}")

@@ -48,6 +48,25 @@ class _Recorder(SchemaCheckMode):
         return out
 
 
+def _register_higher_order_ops():
+    """Higher-order ops (torch.cond, while_loop, map, scan, invoke_subgraph) ask each mode on the
+    PreDispatch key for a handler: the recorder's runs the op's eager implementation with the
+    recorder active, so the ops of the branch taken (each iteration run) are recorded."""
+    from torch._C import DispatchKey
+    from torch._ops import _higher_order_ops
+
+    for hop in list(_higher_order_ops.values()):
+        dense = hop.py_kernels.get(DispatchKey.CompositeExplicitAutograd)
+        if dense is None or _Recorder in hop.python_key_table:
+            continue
+
+        def handler(mode, *args, _dense=dense, **kwargs):
+            with mode:
+                return _dense(*args, **kwargs)
+
+        hop.py_impl(_Recorder)(handler)
+
+
 def _float(x):
     # The export schema writes non-finite floats as strings (a -inf mask fill, a NaN).
     if math.isfinite(x):
@@ -300,6 +319,7 @@ class Counter:
         from torch._C import _EnablePreDispatch
         from torch._dispatch.python import enable_python_dispatcher
 
+        _register_higher_order_ops()
         self._graph = _Graph()
         self._stack = []
         g = self._graph
