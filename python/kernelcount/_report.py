@@ -65,9 +65,10 @@ def load(path, *, target=None, dims=None):
 
 
 class Report:
-    """A model's report: totals as attributes (r.eager_kernels, r.eager_hbm_bytes, ...), per-op,
-    line, module, op-type and kernel tables (DataFrames with pandas, else records()), the CLI's
-    text (table()), its JSON (to_json()), review against another report (diff, check).
+    """A model's report: totals as attributes (r.ops, r.eager_kernels, r.eager_hbm_bytes, ...),
+    tables as DataFrames (r.by_op, by_line, by_module, module_tree, by_op_type, by_kernel, fusion;
+    pandas is needed for these alone, records() gives the rows without it), the CLI's text
+    (table()), its JSON (to_json()), review against another report (diff, check).
     """
 
     def __init__(self, path, *, how, display="", args=(), keep=None):
@@ -166,12 +167,13 @@ class Report:
             raise ImportError(f"pandas is needed for DataFrames; report.records({view!r}) gives the rows") from e
         return pandas.DataFrame.from_records(self.records(view))
 
-    ops = property(lambda self: self.frame("ops"), doc="One row per op, in execution order.")
-    lines = property(lambda self: self.frame("lines"), doc="One row per source line.")
-    modules = property(lambda self: self.frame("modules"), doc="One row per module (its own ops).")
+    # Named as the CLI's --by views and the JSON's by_* keys; the totals keep the plain names.
+    by_op = property(lambda self: self.frame("ops"), doc="One row per op, in execution order.")
+    by_line = property(lambda self: self.frame("lines"), doc="One row per source line.")
+    by_module = property(lambda self: self.frame("modules"), doc="One row per module (its own ops).")
     module_tree = property(lambda self: self.frame("module_tree"), doc="Modules, inclusive totals.")
-    op_types = property(lambda self: self.frame("op_types"), doc="One row per op type.")
-    kernels = property(lambda self: self.frame("kernels"), doc="One row per kernel name family.")
+    by_op_type = property(lambda self: self.frame("op_types"), doc="One row per op type.")
+    by_kernel = property(lambda self: self.frame("kernels"), doc="One row per kernel name family.")
     fusion = property(lambda self: self.frame("fusion"), doc="Fusion groups of both plans.")
 
     # ---- review

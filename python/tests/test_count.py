@@ -1,0 +1,92 @@
+"""kernelcount.count(): the ops a forward runs, recorded in dispatch mode, give the export's
+counts on the test models that export, and count the ones that do not."""
+
+import pytest
+import torch
+
+import kernelcount
+
+# Where the two ways differ, and why:
+#  control_flow.pt2: the dispatch mode records the branch taken and each loop iteration run,
+#    the export all branches and the loop as the analyzer reads a region;
+#  detection_head.pt2: nms's output size is data-dependent, known in the run, symbolic in the
+#    export.
+DIFFER = {"control_flow.pt2", "detection_head.pt2"}
+SAME = ["add.pt2", "add_relu.pt2", "mul_add_gelu.pt2", "mlp.pt2", "conv_bn_relu.pt2", "transformer_block.pt2",
+        "dynamic_batch.pt2", "bf16_linear.pt2", "autocast_off.pt2", "invoke_subgraph.pt2"]
+# The export names a nested_compile_region's ops by the region's call site and no module; the
+# dispatch mode by the line inside the region and the module running it.
+SOURCE_DIFFERS = {"invoke_subgraph.pt2"}
+# Ops torch.export adds of its own (checks on tensors entering a region), which launch nothing.
+EXPORT_ONLY = {"aten::_assert_tensor_metadata"}
+
+
+def counted(model, args, **kw):
+    with kernelcount.count(**kw) as kc:
+        model(*args)
+    return kc
+
+
+@pytest.mark.parametrize("name", SAME)
+def test_dispatch_count_equals_the_export(name, specs):
+    model, args, _ = specs[name]
+    exported = kernelcount.analyze(model, args)
+    kc = counted(model, args)
+    assert kc.how == "dispatch"
+    assert kc.model == f"{type(model).__name__} (ATen ops recorded by kernelcount.count() (dispatch mode))"
+    extra = sum(op["op"] in EXPORT_ONLY for op in exported.data["ops"])
+    expected = dict(exported.totals, ops=exported.totals["ops"] - extra)
+    assert kc.totals == expected
+    # The same ops on the same source lines and modules.
+    kept = [op for op in exported.data["ops"] if op["op"] not in EXPORT_ONLY]
+    assert [op["op"] for op in kc.data["ops"]] == [op["op"] for op in kept]
+    if name in SOURCE_DIFFERS:
+        return
+    assert [(op["source"], op["module"], op["module_class"]) for op in kc.data["ops"]] == \
+        [(op["source"], op["module"], op["module_class"]) for op in kept]
+
+
+@pytest.mark.parametrize("name", sorted(DIFFER))
+def test_dispatch_counts_models_the_export_reads_otherwise(name, specs):
+    model, args, _ = specs[name]
+    kc = counted(model, args)
+    exported = kernelcount.analyze(model, args)
+    assert kc.unknown_ops == exported.unknown_ops == 0
+    assert kc.totals != exported.totals
+
+
+def test_fake_tensors_count_the_same(specs):
+    model, args, _ = specs["transformer_block.pt2"]
+    assert counted(model, args, fake=True).totals == counted(model, args).totals
+
+
+def test_a_model_that_does_not_export_is_counted():
+    class DataDependent(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(16, 16)
+
+        def forward(self, x):
+            for _ in range(3):  # Python control flow on data: no export, three rounds here
+                if x.sum() > 0:
+                    x = self.fc(x).relu()
+            return x
+
+    x = torch.ones(4, 16)
+    kc = counted(DataDependent(), (x,))
+    per_round = counted(torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU()), (x,))
+    assert kc.how == "dispatch"
+    assert kc.unknown_ops == 0
+    # Each round: the sum, the comparison and its host read, then linear and relu.
+    assert kc.eager_kernels >= 3 * per_round.eager_kernels
+    assert kc.host_syncs == 3
+    assert {op["module"] for op in kc.data["ops"]} == {"", "fc"}
+
+
+def test_an_exception_inside_leaves_no_recorder_behind():
+    with pytest.raises(ValueError):
+        with kernelcount.count():
+            torch.ones(2) + 1
+            raise ValueError("inside")
+    kc = counted(lambda x: x + 1, (torch.ones(2),))
+    assert len(kc.data["ops"]) == 1
