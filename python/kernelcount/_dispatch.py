@@ -353,7 +353,11 @@ class Counter:
         path = os.path.join(keep.name, "model.pt2")
         write_archive(g.model_json(), path)
         name = self._name or g.root_class or "forward"
-        self.report = Report(path, how="dispatch", display=f"{name} ({HOW['dispatch']})",
+        # The target is a GPU: tensors elsewhere are counted as if they were on it, as the
+        # CLI counts an export saved on the CPU. The name says so.
+        devices = sorted({m["device"]["type"] for m in g.tensor_values.values()} - {"cuda"})
+        where = f"; {', '.join(devices)} tensors counted as on the GPU" if devices else ""
+        self.report = Report(path, how="dispatch", display=f"{name} ({HOW['dispatch']}{where})",
                              args=_load_args(self._target, None), keep=keep)
         self._graph = None
         return False

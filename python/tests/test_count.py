@@ -33,7 +33,8 @@ def test_dispatch_count_equals_the_export(name, specs):
     exported = kernelcount.analyze(model, args)
     kc = counted(model, args)
     assert kc.how == "dispatch"
-    assert kc.model == f"{type(model).__name__} (ATen ops recorded by kernelcount.count() (dispatch mode))"
+    assert kc.model == (f"{type(model).__name__} (ATen ops recorded by kernelcount.count() (dispatch mode); "
+                        "cpu tensors counted as on the GPU)")
     extra = sum(op["op"] in EXPORT_ONLY for op in exported.data["ops"])
     expected = dict(exported.totals, ops=exported.totals["ops"] - extra)
     assert kc.totals == expected
@@ -58,6 +59,14 @@ def test_dispatch_counts_models_the_export_reads_otherwise(name, specs):
 def test_fake_tensors_count_the_same(specs):
     model, args, _ = specs["transformer_block.pt2"]
     assert counted(model, args, fake=True).totals == counted(model, args).totals
+
+
+def test_meta_tensors_count_the_same(specs):
+    model, args, _ = specs["mlp.pt2"]
+    meta = type(model)().to("meta").eval()
+    kc = counted(meta, tuple(a.to("meta") for a in args))
+    assert kc.totals == counted(model, args).totals
+    assert kc.model.endswith("(ATen ops recorded by kernelcount.count() (dispatch mode); meta tensors counted as on the GPU)")
 
 
 def test_a_model_that_does_not_export_is_counted():
