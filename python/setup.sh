@@ -46,5 +46,8 @@ fi
 
 # The package from this checkout: scikit-build-core runs CMake in build/python (kept, so a
 # second install compiles only what changed; ccache shares objects with ./build).
+# cuDNN's folders as the CLI's build was given them (scripts/setup.sh), so that both ask the
+# same cuDNN for a convolution neither has an answer for.
+CUDNN_DIRS="$(grep -s KERNELCOUNT_CUDNN_DIRS: "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
-  -C build-dir="$ROOT/build/python" "$ROOT"
+  -C build-dir="$ROOT/build/python" -C cmake.define.KERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" "$ROOT"
