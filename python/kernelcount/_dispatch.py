@@ -29,6 +29,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _DTYPE = {k: v.value for k, v in _serde._TORCH_TO_SERIALIZE_DTYPE.items()}
 _LAYOUT = {k: v.value for k, v in _serde._TORCH_TO_SERIALIZE_LAYOUT.items()}
 _MEMORY_FORMAT = {k: v.value for k, v in _serde._TORCH_TO_SERIALIZE_MEMORY_FORMAT.items()}
+_RENAMED = {"torch.ops.aten.lift_fresh.default": "torch.ops.aten.lift_fresh_copy.default"}
 
 
 class _Recorder(SchemaCheckMode):
@@ -199,6 +200,10 @@ class _Graph:
                 outputs.append({"as_none": True})
         ns, _, rest = str(func).partition(".")
         target = f"torch.ops.{ns}.{rest}" if "." in rest else f"torch.ops.{ns}.{rest}.default"
+        # A tensor made from Python data (torch.tensor(...)) reaches the device through a copy
+        # that no dispatch mode sees; torch.export records lift_fresh as lift_fresh_copy, whose
+        # rule counts that copy, and so is it recorded here.
+        target = _RENAMED.get(target, target)
         self.nodes.append({
             "target": target,
             "inputs": inputs,

@@ -99,3 +99,28 @@ def test_an_exception_inside_leaves_no_recorder_behind():
             raise ValueError("inside")
     kc = counted(lambda x: x + 1, (torch.ones(2),))
     assert len(kc.data["ops"]) == 1
+
+
+def test_tensors_made_from_python_data_count_their_copy_as_the_export():
+    class Offsets(torch.nn.Module):
+        def forward(self, x):
+            return x * torch.tensor([1.0, 2.0, 3.0, 4.0])
+
+    model, x = Offsets(), torch.ones(8, 4)
+    exported = kernelcount.analyze(model, (x,))
+    kc = counted(model, (x,))
+    assert kc.memcpy == exported.memcpy == 1
+    assert kc.totals == exported.totals
+
+
+def test_inference_fast_paths_are_counted_as_they_run():
+    # Under no_grad, an eval-mode encoder layer takes the fused fast path that eager runs
+    # and torch.export does not: the count follows the run.
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True).eval()
+    x = torch.randn(2, 8, 32)
+    with_grad = counted(layer, (x,))
+    assert with_grad.totals == kernelcount.analyze(layer, (x,)).totals
+    with torch.no_grad():
+        fast = counted(layer, (x,))
+    assert [op["op"] for op in fast.data["ops"]] == ["aten::_transformer_encoder_layer_fwd"]
+    assert fast.ops < with_grad.ops
