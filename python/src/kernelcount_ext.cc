@@ -55,8 +55,9 @@ std::tuple<int, std::string, std::vector<std::string>> run(const std::vector<std
   argv.push_back(nullptr);
   const std::string version = KC_VERSION;
   // --help and --version print to std::cout in the parser; the package asks for neither.
-  const std::optional<kc::Options> parsed = kc::parse_options(
-      static_cast<int>(argv_text.size()), argv.data(), "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
+  const std::optional<kc::Options> parsed =
+      kc::parse_options(static_cast<int>(argv_text.size()), argv.data(),
+                        "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
   if (!parsed) return {0, "", {}};
   const kc::Options& o = *parsed;
   kc::check(o.output.empty(), "-o: the Python package returns the report; write it to a file yourself");
