@@ -82,6 +82,7 @@ class _Graph:
         self.nodes = []
         self.tensor_values = {}
         self.names = {}  # id(tensor) -> (name, tensor): the tensor is kept so its id is not reused
+        self.by_storage = {}  # _storage_key(tensor) -> (name, tensor), for op results
         self.placeholders = []  # (kind, name, target name)
         self.used = set()
         self.counts = {}
@@ -108,12 +109,21 @@ class _Graph:
             "layout": _LAYOUT[t.layout],
         }
 
+    def lookup(self, t):
+        """The name of a tensor already seen, or None."""
+        known = self.names.get(id(t))
+        if known is None or known[1] is not t:
+            # A factory's result may reach Python as another tensor object over the same storage
+            # (autograd's make_variable copies a tensor something else still holds).
+            known = self.by_storage.get(_storage_key(t))
+        return known[0] if known is not None else None
+
     def name_of(self, t):
         """The tensor's name; one not made by a recorded op becomes an input of the graph."""
-        known = self.names.get(id(t))
-        if known is not None and known[1] is t:
-            self.used.add(known[0])
-            return known[0]
+        known = self.lookup(t)
+        if known is not None:
+            self.used.add(known)
+            return known
         kind, qualified = self.params.get(id(t), ("user_input", None))
         if qualified:
             name = self.fresh(("p_" if kind == "parameter" else "b_") + qualified.replace(".", "_"))
@@ -178,6 +188,9 @@ class _Graph:
     def output(self, t, base):
         name = self.fresh(base)
         self.names[id(t)] = (name, t)
+        key = _storage_key(t)
+        if key is not None:
+            self.by_storage[key] = (name, t)
         self.tensor_values[name] = self.meta(t)
         return {"name": name}
 
@@ -221,9 +234,9 @@ class _Graph:
         outputs = []
         if self.root_outputs is not None:
             for t in self.root_outputs:
-                known = self.names.get(id(t))
-                if known is not None and known[1] is t:
-                    outputs.append({"as_tensor": {"name": known[0]}})
+                known = self.lookup(t)
+                if known is not None:
+                    outputs.append({"as_tensor": {"name": known}})
         else:
             # No module ran: every tensor no op read is taken as a result.
             made = [o["as_tensor"]["name"] for n in self.nodes for o in n["outputs"] if "as_tensor" in o]
@@ -280,6 +293,14 @@ class _Graph:
             self.module_stack.pop()
             if not self.module_stack:
                 self.root_outputs = [t for t in _tensors(output)]
+
+
+def _storage_key(t):
+    """What makes two tensor objects the same tensor: storage, offset, sizes, strides, dtype."""
+    try:
+        return (t.untyped_storage()._cdata, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)
+    except (RuntimeError, NotImplementedError):
+        return None  # no storage (sparse, nested): known by the object alone
 
 
 def _tensors(value):

@@ -124,3 +124,35 @@ def test_inference_fast_paths_are_counted_as_they_run():
         fast = counted(layer, (x,))
     assert [op["op"] for op in fast.data["ops"]] == ["aten::_transformer_encoder_layer_fwd"]
     assert fast.ops < with_grad.ops
+
+
+class Arguments(torch.nn.Module):
+    """Every kind of argument the recorder writes: optional tensor lists (indexing with None),
+    non-finite floats, dtypes, devices, layouts, int and bool lists, keyword-only arguments,
+    tensor lists, in-place ops, buffers and several outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.full((16,), 0.5))
+
+    def forward(self, x, idx):
+        mask = x > 0.5
+        y = x.masked_fill(mask, float("-inf")).softmax(-1)
+        z = torch.zeros(x.shape[0], 16, dtype=torch.bfloat16, device=x.device, layout=torch.strided)
+        z = z + y.to(torch.bfloat16)
+        w = x[idx][:, None].squeeze(1) * self.scale
+        w.add_(1.0, alpha=2)
+        s = torch.cat([w, y], dim=0).sum(dim=[0], keepdim=True)
+        p = torch.nn.functional.pad(x, (1, 1), value=float("nan"))
+        v, i = x.max(dim=1)
+        return z.float() + s, p, torch.where(mask, x, 0.0), v, i
+
+
+def test_every_kind_of_argument_counts_as_the_export():
+    model = Arguments().eval()
+    args = (torch.rand(8, 16), torch.tensor([0, 2, 4]))
+    exported = kernelcount.analyze(model, args)
+    kc = counted(model, args)
+    assert kc.unknown_ops == exported.unknown_ops == 0
+    assert kc.totals == dict(exported.totals, ops=exported.totals["ops"] - sum(
+        op["op"] in EXPORT_ONLY for op in exported.data["ops"]))
