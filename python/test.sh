@@ -5,10 +5,11 @@
 # Fails, never skips, when the environment or the package is missing or stale.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD="${1:-$ROOT/build}"
-shift || true
-PY="$("$ROOT/python/setup.sh" --env)"
 fail() { echo "python/test.sh: $*" >&2; exit 1; }
+given="${1:-$ROOT/build}"
+shift || true
+BUILD="$(cd "$given" 2>/dev/null && pwd)" || fail "no build folder $given"
+PY="$("$ROOT/python/setup.sh" --env)"
 [ -x "$PY" ] || fail "no Python environment at $PY: run scripts/setup.sh (it runs python/setup.sh)"
 [ -x "$BUILD/kernelcount" ] || fail "no CLI at $BUILD/kernelcount: build it first"
 installed="$("$PY" -c 'import kernelcount, os; print(os.path.dirname(kernelcount.__file__))')" ||
