@@ -46,6 +46,14 @@ fi
 
 # The package from this checkout: scikit-build-core runs CMake in build/python (kept, so a
 # second install compiles only what changed; ccache shares objects with ./build).
+# Nothing to do when the installed extension is newer than every source it is built from.
+so="$(ls "$VENV"/lib/python*/site-packages/kernelcount/_core*.so 2>/dev/null | head -1 || true)"
+if [ -n "$so" ] && [ -z "$(find "$ROOT/analyzer" "$ROOT/passes" "$ROOT/cli" "$ROOT/python/kernelcount" \
+    "$ROOT/python/src" "$ROOT/python/CMakeLists.txt" "$ROOT/CMakeLists.txt" "$ROOT/pyproject.toml" \
+    -newer "$so" -type f -print -quit)" ]; then
+  exit 0
+fi
+
 # cuDNN's folders as the CLI's build was given them (scripts/setup.sh), so that both ask the
 # same cuDNN for a convolution neither has an answer for.
 CUDNN_DIRS="$(grep -s KERNELCOUNT_CUDNN_DIRS: "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true)"
