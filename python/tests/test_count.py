@@ -156,3 +156,15 @@ def test_every_kind_of_argument_counts_as_the_export():
     assert kc.unknown_ops == exported.unknown_ops == 0
     assert kc.totals == dict(exported.totals, ops=exported.totals["ops"] - sum(
         op["op"] in EXPORT_ONLY for op in exported.data["ops"]))
+
+
+def test_a_torchvision_resnet_counts_as_its_export():
+    import torchvision
+
+    torch.manual_seed(0)
+    model, x = torchvision.models.resnet18().eval(), torch.randn(1, 3, 64, 64)
+    exported = kernelcount.analyze(model, (x,))
+    kc = counted(model, (x,))
+    assert kc.totals == exported.totals
+    assert kc.data["by_module"] == exported.data["by_module"]
+    assert kc.data["module_tree"] == exported.data["module_tree"]
