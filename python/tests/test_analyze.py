@@ -50,3 +50,15 @@ def test_a_model_that_does_not_export_raises_torchs_error():
     with pytest.raises(Exception) as e:
         kernelcount.analyze(DataDependent(), (torch.ones(4),))
     assert not isinstance(e.value, kernelcount.Error)
+
+
+def test_the_weights_are_not_written(specs, tmp_path):
+    model, args, _ = specs["conv_bn_relu.pt2"]
+    big = torch.nn.Sequential(model, torch.nn.Flatten(), torch.nn.Linear(16 * 32 * 32, 1024))
+    r = kernelcount.analyze(big, args)
+    full = tmp_path / "full.pt2"
+    torch.export.save(torch.export.export(big, args), str(full))
+    weights = sum(p.numel() * p.element_size() for p in big.parameters())
+    assert os.path.getsize(full) > weights > 64 << 20
+    assert os.path.getsize(r.path) < 1 << 20
+    assert without_name(r.to_json()) == without_name(cli_json(str(full)))
