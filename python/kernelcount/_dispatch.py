@@ -23,7 +23,7 @@ from torch._export.serde import serialize as _serde
 from torch._subclasses.schema_check_mode import SchemaCheckMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ._report import HOW, Report, _load_args
+from ._report import HOW, Error, Report, _load_args
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _DTYPE = {k: v.value for k, v in _serde._TORCH_TO_SERIALIZE_DTYPE.items()}
@@ -374,7 +374,7 @@ class Counter:
             return False
         g = self._graph
         if not g.nodes:
-            raise RuntimeError("kernelcount.count(): no ATen op ran inside the with block")
+            raise Error("kernelcount.count(): no ATen op ran inside the with block")
         keep = tempfile.TemporaryDirectory(prefix="kernelcount-")
         path = os.path.join(keep.name, "model.pt2")
         write_archive(g.model_json(), path)

@@ -17,7 +17,7 @@ Error.__doc__ = "Bad input or usage: the one-line message the CLI prints after '
 HOW = {
     "archive": "a model archive read from disk",
     "export": "torch.export in this process",
-    "dispatch": "ATen ops recorded by kernelcount.count() (dispatch mode)",
+    "dispatch": "ATen ops recorded in dispatch mode by kernelcount.count()",
 }
 
 # Budget keywords and the CLI options they are (docs/usage.md, Review and budgets).

@@ -33,7 +33,7 @@ def test_dispatch_count_equals_the_export(name, specs):
     exported = kernelcount.analyze(model, args)
     kc = counted(model, args)
     assert kc.how == "dispatch"
-    assert kc.model == (f"{type(model).__name__} (ATen ops recorded by kernelcount.count() (dispatch mode); "
+    assert kc.model == (f"{type(model).__name__} (ATen ops recorded in dispatch mode by kernelcount.count(); "
                         "cpu tensors counted as on the GPU)")
     extra = sum(op["op"] in EXPORT_ONLY for op in exported.data["ops"])
     expected = dict(exported.totals, ops=exported.totals["ops"] - extra)
@@ -66,7 +66,7 @@ def test_meta_tensors_count_the_same(specs):
     meta = type(model)().to("meta").eval()
     kc = counted(meta, tuple(a.to("meta") for a in args))
     assert kc.totals == counted(model, args).totals
-    assert kc.model.endswith("(ATen ops recorded by kernelcount.count() (dispatch mode); meta tensors counted as on the GPU)")
+    assert kc.model.endswith("(ATen ops recorded in dispatch mode by kernelcount.count(); meta tensors counted as on the GPU)")
 
 
 def test_a_model_that_does_not_export_is_counted():
@@ -168,3 +168,9 @@ def test_a_torchvision_resnet_counts_as_its_export():
     assert kc.totals == exported.totals
     assert kc.data["by_module"] == exported.data["by_module"]
     assert kc.data["module_tree"] == exported.data["module_tree"]
+
+
+def test_nothing_recorded_is_an_error():
+    with pytest.raises(kernelcount.Error, match="no ATen op ran"):
+        with kernelcount.count():
+            pass
