@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by the README's two commands: Debian packages (graphviz renders
 # --format dot in the tests), LibTorch 2.11.0
-# unpacked from the PyPI wheel into a cache outside the clone, then a CMake build in ./build.
+# unpacked from the PyPI wheel into a cache outside the clone, then a CMake build in ./build,
+# then the Python package in an environment in the same cache (python/setup.sh).
 # A second run only rebuilds what changed.
 set -euo pipefail
 
@@ -88,3 +89,9 @@ cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$LIBTORCH/torch/share/cmake" \
   -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" -DKERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" >/dev/null
 cmake --build "$ROOT/build" -j"$(nproc)" "$@"
+
+# The Python package (python/setup.sh): its environment in the cache and `pip install .`, on a
+# whole build only (a run for some targets, as test_sanitized.sh's, leaves it as it is).
+if [ $# -eq 0 ]; then
+  "$ROOT/python/setup.sh"
+fi

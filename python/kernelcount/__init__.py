@@ -1,0 +1,74 @@
+"""kernelcount in Python: the CUDA kernels, memcpys and HBM traffic eager PyTorch launches.
+
+    import kernelcount
+    r = kernelcount.analyze(model, (x,))          # torch.export in this process, then the core
+    r = kernelcount.load("model.pt2")             # an archive on disk
+    with kernelcount.count() as kc:               # the ATen ops a forward runs (dispatch mode)
+        model(x)
+    r.eager_kernels, r.table(), r.ops (a DataFrame), r.to_json(), r.diff(other)
+
+The analysis is the CLI's own C++ (kernelcount._core), without LibTorch. Importing this
+package imports neither torch nor pandas, nor the core itself: each is imported when first
+needed, so that `import kernelcount` costs about a millisecond (python/bench_import.py).
+"""
+
+__all__ = ["Error", "Report", "Review", "analyze", "count", "load", "targets"]
+__version__ = "0.1.0"
+
+
+def analyze(model, example_inputs, kwargs=None, *, dynamic_shapes=None, strict=False,
+            target=None, dims=None):
+    """Exports `model` with torch.export (your torch) and analyzes the export in this process.
+
+    example_inputs: a tuple of positional inputs (a single tensor is taken as one input);
+    dynamic_shapes and strict go to torch.export.export; dims gives symbolic sizes values
+    ({"s0": 64}, the CLI's --dim). The report says it came from an in-process export.
+    """
+    from ._export import analyze as _analyze
+
+    return _analyze(model, example_inputs, kwargs, dynamic_shapes=dynamic_shapes, strict=strict,
+                    target=target, dims=dims)
+
+
+def count(target=None, *, fake=False, name=None):
+    """A context manager recording the ATen ops that run inside it, then analyzing them.
+
+        with kernelcount.count() as kc:
+            model(x)
+        kc.eager_kernels, kc.report.table()
+
+    Counts models that do not export (graph breaks, Python control flow). The ops are those
+    torch.export would record (taken at PyTorch's pre-dispatch level); tensors on the CPU or
+    meta are counted as if on the target's GPU. fake=True runs the forward under a
+    FakeTensorMode (no real compute; data-dependent Python control flow then fails).
+    """
+    from ._dispatch import Counter
+
+    return Counter(target=target, fake=fake, name=name)
+
+
+def targets():
+    """The names of the targets this build knows; the first is the default."""
+    from ._report import _targets
+
+    return _targets()
+
+
+def load(path, *, target=None, dims=None):
+    """Reads a .pt2 archive (torch.export.save's file) and analyzes it, as `kernelcount PATH`.
+
+    Raises kernelcount.Error with the CLI's message for a missing or foreign file. TorchScript
+    (.pt) needs the CLI (the package links no LibTorch).
+    """
+    from ._report import load as _load
+
+    return _load(path, target=target, dims=dims)
+
+
+def __getattr__(name):
+    # Error, Report and Review load the core on first use (PEP 562).
+    if name in ("Error", "Report", "Review"):
+        from . import _report
+
+        return getattr(_report, name)
+    raise AttributeError(f"module 'kernelcount' has no attribute {name!r}")

@@ -1,0 +1,87 @@
+"""Jupyter's rich view of a report: the summary (totals, eager and fused), the costliest source
+lines and the fusion groups that save the most. Only what the report's JSON holds."""
+
+from html import escape
+
+from ._report import HOW
+
+_STYLE = ("<style>.kc table{border-collapse:collapse;margin:4px 0 10px}"
+          ".kc td,.kc th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+          ".kc td.l,.kc th.l{text-align:left}.kc code{font-size:90%}</style>")
+
+
+def _bytes(n):
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} B"
+
+
+def _table(head, rows, left=()):
+    out = ["<table><tr>"]
+    out += [f"<th class='{'l' if i in left else ''}'>{escape(str(h))}</th>" for i, h in enumerate(head)]
+    out.append("</tr>")
+    for row in rows:
+        out.append("<tr>" + "".join(
+            f"<td class='{'l' if i in left else ''}'>{escape(str(v))}</td>" for i, v in enumerate(row)) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def report_html(report, top=10):
+    d = report.data
+    t = d["totals"]
+    model, target = d["model"], d["target"]
+    parts = [_STYLE, "<div class='kc'>",
+             f"<p><b>kernelcount</b> {escape(model['path'])} &mdash; via {escape(HOW[report.how])}<br>"
+             f"target {escape(target['name'])}: {escape(target['gpu'])} ({escape(target['arch'])})</p>"]
+    parts.append("<h4>Summary</h4>")
+    parts.append(_table(["", "eager", "fused", "fused+reductions"], [
+        ["kernels", t["eager_kernels"], t["fused_kernels"], t["fused_kernels_reduction"]],
+        ["HBM transfers", t["eager_hbm_transfers"], t["fused_hbm_transfers"], ""],
+        ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["fused_hbm_bytes"]), _bytes(t["fused_hbm_bytes_reduction"])],
+        ["time floor", f"{t['eager_time_floor_s'] * 1e6:.1f} us", f"{t['fused_time_floor_s'] * 1e6:.1f} us", ""],
+        ["ops", t["ops"], "", ""],
+        ["memcpy", t["memcpy"], "", ""],
+        ["memset", t["memset"], "", ""],
+        ["host syncs", t["host_syncs"], "", ""],
+        ["unknown ops", t["unknown_ops"], "", ""],
+    ], left=(0,)))
+    lines = sorted(d["by_line"], key=lambda r: (-r["eager_kernels"], -r["hbm_bytes"]))
+    parts.append(f"<h4>Source lines, top {min(top, len(lines))} of {len(lines)} by kernels</h4>")
+    parts.append(_table(["source line", "ops", "kernels", "memcpy", "memset", "sync", "bytes", "code"], [
+        [r["line"], r["ops"], r["eager_kernels"], r["memcpy"], r["memset"], r["host_syncs"], _bytes(r["hbm_bytes"]),
+         r["code"]] for r in lines[:top]], left=(0, 7)))
+    groups = [g for plan in d["fusion"] if plan["variant"] == "pointwise" for g in plan["groups"]
+              if g["saved_kernels"] > 0 or g["saved_bytes"] > 0]
+    groups.sort(key=lambda g: (-g["saved_kernels"], -g["saved_bytes"]))
+    parts.append(f"<h4>Fusion groups (pointwise), {len(groups)} that save kernels or bytes</h4>")
+    ops = d["ops"]
+    parts.append(_table(["group", "ops", "eager kernels", "fused kernels", "saved bytes", "first op"], [
+        [g["id"], len(g["ops"]), g["eager_kernels"], g["fused_kernels"], _bytes(g["saved_bytes"]),
+         _first_op(ops, g)] for g in groups[:top]], left=(5,)))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _first_op(ops, group):
+    op = ops[group["ops"][0]] if group["ops"] else None
+    if op is None:
+        return ""
+    src = op["source"]
+    where = f" at {src['file']}:{src['line']}" if src.get("file") else ""
+    return f"{op['op']}{where}"
+
+
+def review_html(review):
+    d = review.data
+    parts = [_STYLE, "<div class='kc'>",
+             f"<p><b>kernelcount review</b>: verdict <b>{escape(review.verdict)}</b></p>"]
+    if review.checks:
+        parts.append(_table(["budget", "value", "limit", "exceeded"], [
+            [c["option"], c["value"], c["limit"], "yes" if c["exceeded"] else "no"] for c in review.checks], left=(0,)))
+    if review.baseline:
+        parts.append(_table(["total", "before", "after"], [
+            [k, v["before"], v["after"]] for k, v in review.baseline["totals"].items()], left=(0,)))
+    parts.append("</div>")
+    return "".join(parts)
