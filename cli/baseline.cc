@@ -82,6 +82,7 @@ Summary read_report_summary(const std::string& path) {
   s.path = path;
   s.version = str(j.value("kernelcount_version", nlohmann::json()));
   if (j.contains("target") && j["target"].is_object()) s.target = str(j["target"].value("name", nlohmann::json()));
+  if (j.contains("model") && j["model"].is_object()) s.format = str(j["model"].value("format", nlohmann::json()));
   auto totals = j.find("totals");
   check(totals != j.end() && totals->is_object(), path + ": totals is missing");
   // Counts are never negative and fit int64: anything else is a damaged or edited report.
@@ -316,6 +317,7 @@ Summary summarize(const Graph& g, const Report& r, const std::string& version) {
   s.path = g.info.path;
   s.target = r.target->name;
   s.version = version;
+  s.format = g.info.format;
   s.totals = totals_of(r.totals);
   for (const RollupRow& row : r.by_module) s.modules.push_back({row.key, row.counts.kernels, row.bytes});
   for (const RollupRow& row : r.by_op_type) s.op_types.push_back(entry_of(row));
@@ -363,6 +365,15 @@ bool is_report_path(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 
+namespace {
+// What a model format's capture is, in a sentence.
+std::string format_name(const std::string& format) {
+  if (format == "pt2") return "torch.export program (.pt2)";
+  if (format == "torchscript") return "TorchScript module (.pt)";
+  return format + " model";
+}
+}  // namespace
+
 BaselineDiff diff(const Summary& before, const Summary& after) {
   BaselineDiff d;
   d.baseline_path = before.path;
@@ -372,6 +383,13 @@ BaselineDiff diff(const Summary& before, const Summary& after) {
   if (!before.version.empty() && before.version != after.version)
     d.warnings.push_back("the baseline was made by kernelcount " + before.version + ", this report by " +
                          after.version + ": differences may come from the rules, not the change");
+  // A trace and an export of one module are two programs: a trace keeps the ops its run called
+  // (and their host-side arithmetic), an export the graph torch.export decomposed and specialized.
+  if (!before.format.empty() && !after.format.empty() && before.format != after.format)
+    d.warnings.push_back("the baseline is a " + format_name(before.format) + " and this model a " +
+                         format_name(after.format) +
+                         ": two captures of one module are different programs, so their counts differ where their "
+                         "ops do (see the op types that changed), not because of a change to the model");
   if (before.op_types.empty() && !after.op_types.empty())
     d.warnings.push_back(
         "the baseline report has no op types, module tree or lines (an older kernelcount): "

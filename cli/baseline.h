@@ -32,6 +32,7 @@ struct Summary {
   std::string path;
   std::string target;   // the target it was predicted for; empty when a report does not say
   std::string version;  // the kernelcount that made it
+  std::string format;   // the model's format ("pt2", "torchscript"); empty when a report does not say
   std::vector<std::pair<std::string, int64_t>> totals;  // the report's totals, in schema order
   struct Module {
     std::string name;

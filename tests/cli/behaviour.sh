@@ -195,6 +195,12 @@ out="$("$kc" tests/models/transformer_block.pt2 --top 2)"
   fail "a .pt against its .pt2"
 "$kc" tests/models/transformer_block.pt2 --baseline tests/models/traced_transformer_block.pt --input 2x16x64 >/dev/null ||
   fail "a .pt2 against a .pt given --input"
+# A trace against an export says they are different programs; two exports say nothing of it.
+"$kc" tests/models/traced_transformer_block.pt --input 2x16x64 --baseline tests/models/transformer_block.pt2 |
+  grep -q "^warning: the baseline is a torch.export program (.pt2) and this model a TorchScript module (.pt): two captures" ||
+  fail "a .pt against a .pt2 says they are different programs"
+"$kc" tests/models/transformer_block.pt2 --baseline tests/models/mlp.pt2 | grep -q "different programs" &&
+  fail "two .pt2 said to be different programs"
 dim="$("$kc" tests/models/dynamic_batch.pt2 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["model"]["notes"][0].split()[1])')"
 "$kc" tests/models/dynamic_batch.pt2 --dim "$dim=64" --baseline tests/models/mlp.pt2 >/dev/null ||
   fail "a dynamic export with --dim against a static one"
