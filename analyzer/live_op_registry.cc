@@ -53,27 +53,14 @@ std::string linked_libtorch_version() {
 }
 
 const OpSchema& lookup_live_op(const std::string& name, const std::string& overload) {
-  static std::mutex mu;
-  static std::map<std::string, OpSchema> cache;
-  const std::string ov = overload == "default" ? "" : overload;
-  const std::string key = name + "." + ov;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  auto handle = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name, ov));
-  if (handle && !handle->hasTag(at::Tag::pointwise) && name.size() > 1 && name.back() == '_') {
-    // In-place variants (hardtanh_, hardswish_) often lack the tag their functional form has.
-    auto functional = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name.substr(0, name.size() - 1), ov));
-    if (functional && functional->hasTag(at::Tag::pointwise)) {
-      OpSchema described = describe(*handle);
-      described.traits.pointwise = true;
-      return cache.emplace(key, std::move(described)).first->second;
-    }
-  }
-  if (!handle)
-    throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + linked_libtorch_version() +
-                " has no such operator");
-  return cache.emplace(key, describe(*handle)).first->second;
+  static OpSchemaCache cache(
+      [](const std::string& n, const std::string& ov) -> std::optional<OpSchema> {
+        auto handle = c10::Dispatcher::singleton().findSchema(c10::OperatorName(n, ov));
+        if (!handle) return std::nullopt;
+        return describe(*handle);
+      },
+      linked_libtorch_version);
+  return cache.lookup(name, overload);
 }
 
 std::string live_schema_table() {

@@ -98,25 +98,32 @@ std::string libtorch_version() {
   return table().version;
 }
 
-const OpSchema& lookup_op(const std::string& name, const std::string& overload) {
-  static std::mutex mu;
-  static std::map<std::string, OpSchema> cache;
+const OpSchema& OpSchemaCache::lookup(const std::string& name, const std::string& overload) {
   const std::string ov = overload == "default" ? "" : overload;
   const std::string key = name + "." + ov;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  const std::string_view line = find_line(name, ov);
-  if (line.empty())
-    throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + libtorch_version() +
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = schemas_.find(key);
+  if (it != schemas_.end()) return it->second;
+  std::optional<OpSchema> op = find_(name, ov);
+  if (!op)
+    throw Error("unknown op " + name + (ov.empty() ? "" : "." + ov) + ": libtorch " + release_() +
                 " has no such operator");
-  OpSchema op = parse_line(line);
-  if (!op.traits.pointwise && name.size() > 1 && name.back() == '_') {
-    // In-place variants (hardtanh_, hardswish_) often lack the tag their functional form has.
-    const std::string_view functional = find_line(name.substr(0, name.size() - 1), ov);
-    if (!functional.empty() && parse_line(functional).traits.pointwise) op.traits.pointwise = true;
+  if (!op->traits.pointwise && name.size() > 1 && name.back() == '_') {
+    const std::optional<OpSchema> functional = find_(name.substr(0, name.size() - 1), ov);
+    if (functional && functional->traits.pointwise) op->traits.pointwise = true;
   }
-  return cache.emplace(key, std::move(op)).first->second;
+  return schemas_.emplace(key, std::move(*op)).first->second;
+}
+
+const OpSchema& lookup_op(const std::string& name, const std::string& overload) {
+  static OpSchemaCache cache(
+      [](const std::string& n, const std::string& ov) -> std::optional<OpSchema> {
+        const std::string_view line = find_line(n, ov);
+        if (line.empty()) return std::nullopt;
+        return parse_line(line);
+      },
+      libtorch_version);
+  return cache.lookup(name, overload);
 }
 
 std::string schema_table_line(const OpSchema& op) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/tensor_geometry.h"
+
 namespace kc {
 namespace {
 
@@ -637,39 +639,7 @@ std::vector<int64_t> tensor_iterator_strides(const std::vector<int64_t>& shape, 
     }
     strides.push_back(std::move(st));
   }
-  // 1: dim0 goes after dim1 (is slower-varying); -1 before; 0 undecided.
-  auto should_swap = [&](size_t dim0, size_t dim1) {
-    for (const auto& st : strides) {
-      const int64_t s0 = st[dim0], s1 = st[dim1];
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 < s1) return -1;
-      if (s0 > s1) return 1;
-      if (shape[dim0] > shape[dim1]) return 1;
-    }
-    return 0;
-  };
-  // perm[0] is the fastest-varying dimension; insertion sort that tolerates undecided pairs.
-  std::vector<size_t> perm(nd);
-  for (size_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  for (size_t i = 1; i < nd; ++i) {
-    size_t dim1 = i;
-    for (size_t dim0 = i; dim0-- > 0;) {
-      const int c = should_swap(perm[dim0], perm[dim1]);
-      if (c > 0) {
-        std::swap(perm[dim0], perm[dim1]);
-        dim1 = dim0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  std::vector<int64_t> out(nd, 1);
-  int64_t next = 1;
-  for (size_t k = 0; k < nd; ++k) {
-    out[perm[k]] = next;
-    next *= std::max<int64_t>(shape[perm[k]], 1);
-  }
-  return out;
+  return strides_in_order(shape, tensor_iterator_order(shape, strides));
 }
 
 std::optional<std::vector<at::Tensor>> shape_only_outputs(const c10::FunctionSchema& schema,

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/launch_rules.h"
 #include "passes/sdpa_path.h"
 
@@ -13,27 +14,6 @@ namespace kc {
 namespace {
 
 using Strides = std::vector<int64_t>;
-
-Strides contiguous_strides(const std::vector<int64_t>& sizes) {
-  Strides s(sizes.size());
-  int64_t next = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    s[i] = next;
-    next *= std::max<int64_t>(sizes[i], 1);
-  }
-  return s;
-}
-
-// Dense strides of `sizes` laid out in `perm` order (perm[0] is the fastest dim).
-Strides strides_in_order(const std::vector<int64_t>& sizes, const std::vector<int>& perm) {
-  Strides s(sizes.size());
-  int64_t next = 1;
-  for (int d : perm) {
-    s[d] = next;
-    next *= std::max<int64_t>(sizes[d], 1);
-  }
-  return s;
-}
 
 // at::empty(sizes, memory_format): channels_last for 4-D/5-D when asked, else row-major.
 Strides format_strides(const std::vector<int64_t>& sizes, bool channels_last) {
@@ -86,30 +66,7 @@ Strides tensor_iterator_strides(const std::vector<int64_t>& out_sizes, const std
     }
     ops.push_back(b);
   }
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = n - 1 - i;
-  auto should_swap = [&](int d0, int d1) {
-    for (const Strides& s : ops) {
-      if (s[d0] == 0 || s[d1] == 0) continue;
-      if (s[d0] < s[d1]) return -1;
-      if (s[d0] > s[d1]) return 1;
-      if (out_sizes[d0] > out_sizes[d1]) return 1;
-    }
-    return 0;
-  };
-  for (int i = 1; i < n; ++i) {
-    int d1 = i;
-    for (int d0 = i - 1; d0 >= 0; --d0) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  return strides_in_order(out_sizes, perm);
+  return strides_in_order(out_sizes, tensor_iterator_order(out_sizes, ops));
 }
 
 bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {

@@ -13,8 +13,8 @@ Usage (from the repository root):
       validate/corpus/broad, fresh, fresh2, fresh3 and validate/corpus/models)
       [--write-sample FILE [N]]  also write the N (default 40) pairs CI checks: the largest
                                  reports, then an even spread of the rest
-  scripts/check_markdown_corpus.py KERNELCOUNT --sample FILE   only the "MODEL BASELINE" pairs
-      of FILE (tests/cli/markdown_sample.txt is CI's)
+  scripts/check_markdown_corpus.py KERNELCOUNT --sample FILE [N]   only the "MODEL BASELINE" pairs
+      of FILE (tests/cli/markdown_sample.txt is CI's), or only its first N (the largest reports)
 Prints the number of reports checked and the largest of each kind; exit 1 on any problem.
 """
 import concurrent.futures
@@ -79,9 +79,12 @@ def main():
     kc = args.pop(0)
     sample_in = sample_out = None
     sample_n = 40
+    sample_first = None
     if args[:1] == ["--sample"]:
         sample_in = args[1]
         args = args[2:]
+        if args[:1] and args[0].isdigit():
+            sample_first = int(args.pop(0))
     if "--write-sample" in args:
         i = args.index("--write-sample")
         sample_out = args[i + 1]
@@ -93,6 +96,7 @@ def main():
     if sample_in:
         with open(sample_in) as f:
             pairs = [tuple(line.split()) for line in f if line.strip() and not line.startswith("#")]
+        pairs = pairs[:sample_first]
         models = sorted({m for pair in pairs for m in pair})
     else:
         models = None

@@ -28,16 +28,16 @@ if ((${#need_pkgs[@]})); then
   echo "setup: installing Debian packages: ${need_pkgs[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need_pkgs[@]}"
 fi
 
 # Kept: headers, CMake files, the CPU libraries the analyzer links, and libtorch_cuda/libc10_cuda
 # so that kernelcount-validate compiles and links wherever a CUDA toolkit is installed (it runs
 # only on a GPU machine). The rest of the wheel (Python bindings, other CUDA libraries) is not.
 if [ ! -f "$LIBTORCH/.complete-v2" ]; then
-  echo "setup: fetching LibTorch $TORCH_VERSION from the PyPI torch wheel into $LIBTORCH"
+  echo "setup: fetching LibTorch $TORCH_VERSION from the PyPI torch wheel (530 MB, once) into $LIBTORCH"
   tmp="$(mktemp -d "$CACHE.XXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/tmp.XXXX"; })"
-  python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+  python3 -m pip download --progress-bar on --no-deps --only-binary=:all: --python-version 3.11 \
     --platform manylinux_2_28_x86_64 -d "$tmp" "torch==$TORCH_VERSION"
   rm -rf "$LIBTORCH" && mkdir -p "$LIBTORCH"
   unzip -q "$tmp"/torch-*.whl 'torch/include/*' 'torch/share/cmake/*' \
@@ -79,12 +79,13 @@ done
 if [ "${KERNELCOUNT_CUDNN:-}" != off ] && [ $system_cudnn = no ]; then
   if [ ! -f "$CACHE/cudnn-9.19/.complete" ]; then
     echo "setup: fetching cuDNN 9.19 and cuBLASLt 13 from PyPI into $CACHE/cudnn-9.19 (convolution heuristics)"
-    python3 -m pip install -q --no-deps --target "$CACHE/cudnn-9.19" "nvidia-cudnn-cu13==9.19.0.56" "nvidia-cublas==13.0.2.14"
+    python3 -m pip install --progress-bar on --no-deps --target "$CACHE/cudnn-9.19" "nvidia-cudnn-cu13==9.19.0.56" "nvidia-cublas==13.0.2.14"
     touch "$CACHE/cudnn-9.19/.complete"
   fi
   CUDNN_DIRS="$CACHE/cudnn-9.19/nvidia/cudnn/lib;$CACHE/cudnn-9.19/nvidia/cu13/lib"
 fi
 
+echo "setup: building in $ROOT/build (the first build takes minutes; later ones compile only what changed)"
 cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$LIBTORCH/torch/share/cmake" \
   -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" -DKERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" >/dev/null

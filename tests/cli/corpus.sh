@@ -3,9 +3,11 @@
 # CLI: fused HBM bytes never exceed eager and no fusion group saves negative bytes (bug (b),
 # Swin-T); the markdown report parses as CommonMark with its tables and <details> blocks in
 # place and stays under 60,000 characters, alone and against a baseline (bug (c)); the SARIF
-# log validates. Usage: tests/cli/corpus.sh KERNELCOUNT   (from the repository root)
+# log validates. Usage: tests/cli/corpus.sh KERNELCOUNT [MODEL.pt2 ...]   (from the repository
+# root; without models, every one of those two folders)
 set -u
 kc="$1"
+shift
 here="$(dirname "$0")"
 failed=0
 fail() { echo "FAIL $*"; failed=1; }
@@ -20,7 +22,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 prev=""
 count=0
-for m in validate/corpus/models/*.pt2 validate/corpus/heldout/*.pt2; do
+(($#)) || set -- validate/corpus/models/*.pt2 validate/corpus/heldout/*.pt2
+for m in "$@"; do
   name="$(basename "$m" .pt2)"
   json="$tmp/$name.json"
   if ! "$kc" "$m" --format json -o "$json" 2>"$tmp/err"; then

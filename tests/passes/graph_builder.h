@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "analyzer/graph.h"
+#include "passes/launches.h"
+#include "passes/target.h"
 
 namespace kc::test {
 
@@ -52,11 +54,7 @@ class GraphBuilder {
   void output(int v) { g.outputs.push_back(v); }
   // Adds an int-list argument to the last op.
   void arg_ints(const std::string& name, std::vector<int64_t> v) {
-    Arg a;
-    a.name = name;
-    a.kind = Arg::Kind::kIntList;
-    a.ints = std::move(v);
-    g.ops.back().args.push_back(a);
+    add_arg(name, Arg::Kind::kIntList).ints = std::move(v);
   }
   // Renames the last op's i-th tensor argument (schemas name them: "input", "weight", "bias").
   void name_arg(size_t i, const std::string& name) { g.ops.back().args[i].name = name; }
@@ -67,17 +65,20 @@ class GraphBuilder {
     return v;
   }
   // Adds a non-tensor argument to the last op.
-  void arg_bool(const std::string& name, bool v) {
-    Arg a;
-    a.name = name;
-    a.kind = Arg::Kind::kBool;
-    a.ints = {v};
-    g.ops.back().args.push_back(a);
-  }
+  void arg_bool(const std::string& name, bool v) { add_arg(name, Arg::Kind::kBool).ints = {v}; }
+  void arg_int(const std::string& name, int64_t v) { add_arg(name, Arg::Kind::kInt).ints = {v}; }
+  void arg_float(const std::string& name, double v) { add_arg(name, Arg::Kind::kFloat).floats = {v}; }
 
   Graph g;
 
  private:
+  Arg& add_arg(const std::string& name, Arg::Kind kind) {
+    Arg a;
+    a.name = name;
+    a.kind = kind;
+    g.ops.back().args.push_back(a);
+    return g.ops.back().args.back();
+  }
   int value(std::vector<int64_t> sizes, DType dt) {
     Value v;
     v.name = "v" + std::to_string(g.values.size());
@@ -93,5 +94,12 @@ class GraphBuilder {
     return g.add_value(std::move(v));
   }
 };
+
+// The launches of the graph's last op by the default target's rules alone (no measured table).
+inline Launch rules_only(const GraphBuilder& b) {
+  LaunchOptions o;
+  o.use_measured = false;
+  return run_launches(b.g, default_target(), o).back();
+}
 
 }  // namespace kc::test

@@ -8,27 +8,9 @@
 
 using kc::DType;
 using kc::test::GraphBuilder;
+using kc::test::rules_only;
 
 namespace {
-kc::Launch rules_only(const GraphBuilder& b) {
-  kc::LaunchOptions o;
-  o.use_measured = false;
-  return kc::run_launches(b.g, kc::default_target(), o).back();
-}
-void arg_int(GraphBuilder& b, const std::string& name, int64_t v) {
-  kc::Arg a;
-  a.name = name;
-  a.kind = kc::Arg::Kind::kInt;
-  a.ints = {v};
-  b.g.ops.back().args.push_back(a);
-}
-void arg_float(GraphBuilder& b, const std::string& name, double v) {
-  kc::Arg a;
-  a.name = name;
-  a.kind = kc::Arg::Kind::kFloat;
-  a.floats = {v};
-  b.g.ops.back().args.push_back(a);
-}
 kc::Arg tensor_list(const std::string& name, std::vector<int> values) {
   kc::Arg a;
   a.name = name;
@@ -86,7 +68,7 @@ TEST_CASE("topk: one select kernel, or the multi-block radix select on long slic
     std::vector<int64_t> out = sizes;
     out.back() = k;
     b.op("aten::topk", {x}, {}, out);
-    arg_int(b, "k", k);
+    b.arg_int("k", k);
     return counts(b);
   };
   CHECK(topk({1, 1000}, 10).kernels == 2);
@@ -107,7 +89,7 @@ TEST_CASE("rearrangements: stacks, rot90, diag, fftshift, take and put") {
   b.op("aten::rot90", {m});
   CHECK(counts(b).kernels == 1);  // k = 1: a flip
   b.op("aten::rot90", {m});
-  arg_int(b, "k", 4);
+  b.arg_int("k", 4);
   CHECK(counts(b).memcpy == 1);  // a full turn: a clone
   b.op("aten::diag", {u}, {}, {5, 5});
   CHECK(counts(b).kernels == 2);  // fill, copy into the diagonal
@@ -136,8 +118,8 @@ TEST_CASE("composites: dist, pairwise_distance, isclose, nanmean, trapezoid") {
   b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
   CHECK(counts(b).kernels == 13);
   b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
-  arg_float(b, "rtol", 0.0);
-  arg_float(b, "atol", 0.0);
+  b.arg_float("rtol", 0.0);
+  b.arg_float("atol", 0.0);
   CHECK_FALSE(rules_only(b).known);  // zero tolerances: an equality only, not measured
   b.op("aten::nanmean", {x}, {}, std::vector<int64_t>{});
   CHECK(counts(b).kernels == 6);
@@ -154,7 +136,7 @@ TEST_CASE("alpha dropout in training: mask, offset and scale, product and offset
     GraphBuilder b;
     int x = b.input({4, 8, 16});
     b.op(name, {x}, {}, {4, 8, 16});
-    arg_float(b, "p", p);
+    b.arg_float("p", p);
     b.arg_bool("train", train);
     return rules_only(b).counts;
   };
@@ -195,6 +177,6 @@ TEST_CASE("trace, special_ndtr and _safe_softmax follow their ATen composites") 
   GraphBuilder s;
   int y = s.input({4, 32});
   s.op("aten::_safe_softmax", {y}, {}, {4, 32});
-  arg_int(s, "dim", -1);
+  s.arg_int("dim", -1);
   CHECK(counts(s).kernels == 5);
 }

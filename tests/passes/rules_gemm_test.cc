@@ -9,13 +9,9 @@
 
 using kc::DType;
 using kc::test::GraphBuilder;
+using kc::test::rules_only;
 
 namespace {
-
-// Launches of the graph's only (last) op by the rules alone.
-kc::Launch rules_only(const GraphBuilder& b) {
-  return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
-}
 
 // linear(x, w[, bias]) with x of the given layout; returns the builder.
 GraphBuilder linear(std::vector<int64_t> x_sizes, std::vector<int64_t> x_strides, int64_t n, bool bias, DType dt) {

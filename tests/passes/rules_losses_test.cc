@@ -8,21 +8,7 @@
 
 using kc::DType;
 using kc::test::GraphBuilder;
-
-namespace {
-kc::Launch rules_only(const GraphBuilder& b) {
-  kc::LaunchOptions o;
-  o.use_measured = false;
-  return kc::run_launches(b.g, kc::default_target(), o).back();
-}
-void arg_int(GraphBuilder& b, const std::string& name, int64_t v) {
-  kc::Arg a;
-  a.name = name;
-  a.kind = kc::Arg::Kind::kInt;
-  a.ints = {v};
-  b.g.ops.back().args.push_back(a);
-}
-}  // namespace
+using kc::test::rules_only;
 
 TEST_CASE("losses: the elementwise chain, then the reduction and its memset where it splits") {
   GraphBuilder b;
@@ -32,7 +18,7 @@ TEST_CASE("losses: the elementwise chain, then the reduction and its memset wher
   CHECK(mean.rule == "loss.pointwise");
   CHECK(mean.counts.kernels == 2);
   CHECK(mean.counts.memset == 1);  // a mean of 262,144 values splits across blocks
-  arg_int(b, "reduction", 0);
+  b.arg_int("reduction", 0);
   auto none = rules_only(b);
   CHECK(none.counts.kernels == 1);
   CHECK(none.counts.memset == 0);
@@ -106,7 +92,7 @@ TEST_CASE("*_copy ops: a memcpy per output whose view is contiguous, else a copy
   // unbind along dim 0 of a row-major tensor: each row is contiguous (five outputs in ATen; one
   // here is enough to read the rule).
   CHECK(rules_only(b).counts.memcpy == 1);
-  arg_int(b, "dim", 1);
+  b.arg_int("dim", 1);
   auto cols = rules_only(b);
   CHECK(cols.counts.kernels == 1);
   CHECK(cols.counts.memcpy == 0);

@@ -2,6 +2,7 @@
 // elementwise kernels, then apply_loss_reduction's mean or sum (one reduce kernel, with a memset
 // where the reduce splits across blocks). The counts below are those chains read off the source
 // and checked against PyTorch's OpInfo samples and the opset corpus on the H200.
+#include "analyzer/tensor_geometry.h"
 #include "passes/targets/h200/reduce_config.h"
 #include "passes/targets/h200/rules.h"
 
@@ -132,11 +133,6 @@ bool smoothed_index_target(const OpFacts& f) {
 Counts cross_entropy_smoothing_counts(const OpFacts& f) {
   const Value& in = *f.input(0);
   const int64_t r = reduction(f);
-  auto contiguous_strides = [](const std::vector<int64_t>& sizes) {
-    std::vector<int64_t> st(sizes.size(), 1);
-    for (size_t i = st.size(); i-- > 1;) st[i - 1] = st[i] * std::max<int64_t>(sizes[i], 1);
-    return st;
-  };
   auto splits = [&](const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
     return reduce_splits_across_blocks(sizes, contiguous_strides(sizes), dims) ? 1 : 0;
   };

@@ -3,25 +3,13 @@
 // zeroing its semaphores first where it splits across blocks (reduce_config.h).
 #include <algorithm>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/targets/h200/reduce_config.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
 namespace {
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> st(sizes.size(), 1);
-  for (size_t i = st.size(); i-- > 1;) st[i - 1] = st[i] * std::max<int64_t>(sizes[i], 1);
-  return st;
-}
-std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    out[out.size() - 1 - i] = x == 1 ? y : x;
-  }
-  return out;
-}
 // 1 when a reduction of a fresh contiguous tensor of `sizes` over `dims` (empty: all) zeroes
 // its semaphores first.
 int split_memset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
@@ -34,12 +22,12 @@ std::vector<int64_t> dims_arg(const OpFacts& f, const char* name) {
 
 // dist(a, b, p) = norm(a - b, p): the difference, then one norm reduction over every element.
 Counts dist_counts(const OpFacts& f) {
-  const auto shape = broadcast(f.input(0)->sizes, f.input(1)->sizes);
+  const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
   return {2, 0, split_memset(shape, {}), 0};
 }
 // pairwise_distance(x1, x2, p, eps) = norm(x1 - x2 + eps, p, last dim): sub, add, the norm.
 Counts pairwise_distance_counts(const OpFacts& f) {
-  const auto shape = broadcast(f.input(0)->sizes, f.input(1)->sizes);
+  const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
   return {3, 0, shape.empty() ? 0 : split_memset(shape, {-1}), 0};
 }
 // isclose of floating tensors (equal_nan false, a tolerance): self == other, the allowed error
@@ -71,7 +59,7 @@ Counts trapezoid_counts(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", -1);
   const int64_t rank = static_cast<int64_t>(y.sizes.size());
   if (dim < 0) dim += rank;
-  std::vector<int64_t> sliced = broadcast(y.sizes, f.input(1)->sizes);
+  std::vector<int64_t> sliced = broadcast_shape(y.sizes, f.input(1)->sizes);
   if (dim >= 0 && dim < static_cast<int64_t>(sliced.size())) sliced[dim] = std::max<int64_t>(sliced[dim] - 1, 0);
   if (f.op->name == "aten::cumulative_trapezoid") {
     int64_t n = 1;

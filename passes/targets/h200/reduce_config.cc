@@ -9,6 +9,8 @@
 #include <numeric>
 #include <utility>
 
+#include "analyzer/tensor_geometry.h"
+
 namespace kc::h200 {
 namespace {
 
@@ -48,36 +50,11 @@ ReduceIter reduce_iter(const std::vector<int64_t>& sizes, const std::vector<int6
     out[d] = acc;
     acc *= sizes[d];
   }
-  // perm starts as n-1 ... 0; an insertion sort with ATen's comparison: reduced dimensions first,
-  // then by stride (the output's, then the input's), equal strides by size.
-  std::vector<size_t> perm(n);
-  for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
-  const std::vector<int64_t>* ops[2] = {&out, &strides};
-  auto should_swap = [&](size_t d0, size_t d1) {
-    for (int arg = 0; arg < 2; ++arg) {
-      const int64_t s0 = (*ops[arg])[d0], s1 = (*ops[arg])[d1];
-      if (arg == 0 && (s0 == 0) != (s1 == 0)) return s1 == 0 ? 1 : -1;
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 < s1) return -1;
-      if (s0 > s1) return 1;
-      if (sizes[d0] > sizes[d1]) return 1;
-    }
-    return 0;
-  };
-  for (size_t i = 1; i < n; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  // ATen's order for a reduction: reduced dimensions first, then by stride (the output's, then
+  // the input's), equal strides by size.
+  const std::vector<int> perm = tensor_iterator_order(sizes, {out, strides}, /*reduction=*/true);
   ReduceIter it;
-  for (size_t p : perm) {
+  for (int p : perm) {
     it.shape.push_back(sizes[p]);
     it.out.push_back(out[p]);
     it.in.push_back(strides[p]);

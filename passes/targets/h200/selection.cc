@@ -5,6 +5,7 @@
 // validate/results/opset.
 #include <algorithm>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -86,14 +87,8 @@ Counts long_sort_counts(const OpFacts& f) {
 // expansion is not the mask itself, then one gather.
 Counts masked_select_counts(const OpFacts& f) {
   const Value& mask = *f.input(1);
-  const std::vector<int64_t>& a = f.input(0)->sizes;
-  const std::vector<int64_t>& b = mask.sizes;
   Value wide = mask;
-  wide.sizes.assign(std::max(a.size(), b.size()), 1);
-  for (size_t i = 0; i < wide.sizes.size(); ++i) {
-    const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1, y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    wide.sizes[wide.sizes.size() - 1 - i] = x == 1 ? y : x;
-  }
+  wide.sizes = broadcast_shape(f.input(0)->sizes, mask.sizes);
   if (wide.sizes != mask.sizes) wide.strides.assign(wide.sizes.size(), 0);  // an expanded view
   Counts c = nonzero_launches(wide);
   c.kernels += 1;

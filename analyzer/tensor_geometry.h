@@ -1,0 +1,30 @@
+// Tensor geometry that both the loaders and the passes compute: dense strides, broadcast
+// shapes and the dimension order ATen's TensorIterator gives its operands. Plain sizes and
+// strides in, no graph and no LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace kc {
+
+// Row-major strides of a dense tensor of `sizes` (a size-0 dimension steps as size 1).
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+
+// Dense strides of `sizes` laid out in `order`, fastest dimension first (order[0] gets stride 1).
+std::vector<int64_t> strides_in_order(const std::vector<int64_t>& sizes, const std::vector<int>& order);
+
+// The shape two operands broadcast to: aligned at the last dimension, a size-1 (or missing)
+// dimension takes the other's size. Does not check that the sizes are compatible.
+std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+// TensorIterator's dimension order (aten/src/ATen/TensorIterator.cpp, reorder_dimensions): the
+// dimensions of `sizes`, fastest-varying first, sorted by the first operand whose strides tell two
+// apart (a stride 0, broadcast, tells nothing; equal strides are broken by size). Each entry of
+// `operand_strides` is one operand's strides over the dimensions of `sizes`, broadcast ones 0.
+// With `reduction`, operand 0 is the output and its reduced (stride-0) dimensions come first.
+std::vector<int> tensor_iterator_order(const std::vector<int64_t>& sizes,
+                                       const std::vector<std::vector<int64_t>>& operand_strides,
+                                       bool reduction = false);
+
+}  // namespace kc

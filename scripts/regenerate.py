@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Every generator of committed files, in one table: what it writes, from what, and what it needs.
+
+Generated files are never edited by hand; each is the output of one command here. `--check`
+runs a generator with its outputs set aside, compares what it writes with the committed files,
+and puts them back: exit 1 naming each file that is not current. A generator whose needs are
+missing here (scikit-learn for the fitted trees, cuDNN for its answers) is skipped with a line
+saying why; `--check` fails only on what it could run. CI runs `--check` (scripts/test_full.sh).
+
+Run from the repository root after building:
+  scripts/regenerate.py                   list the generators
+  scripts/regenerate.py NAME...|all       regenerate (then rebuild, and review git diff)
+  scripts/regenerate.py --check [NAME...] check that the committed outputs are current
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KC = "build/kernelcount"
+
+
+def have_module(name):
+    return lambda: None if importlib.util.find_spec(name) else f"needs the Python module {name}"
+
+
+def have_file(path, why):
+    return lambda: None if os.path.exists(os.path.join(ROOT, path)) else f"needs {path} ({why})"
+
+
+def have_cudnn():
+    cache = os.path.join(ROOT, "build", "CMakeCache.txt")
+    found = os.path.exists(cache) and any(l.startswith("KC_CUDNN_INCLUDE:") and not l.rstrip().endswith("NOTFOUND")
+                                          for l in open(cache))
+    return None if found else "needs cuDNN 9.19's headers and library (scripts/setup.sh fetches them)"
+
+
+BUILT = have_file(KC, "build first")
+
+
+def gen(name, cmd, outputs, source, needs=lambda: None, check=None, slow=False):
+    """check: the generator's own check command, where it has one (else outputs are compared);
+    slow: left out of a plain --check (CI), run when named."""
+    return {"name": name, "cmd": cmd, "outputs": outputs, "source": source, "needs": needs, "check": check,
+            "slow": slow}
+
+
+SCHEMAS = "analyzer/schemas/libtorch-2.11.0.txt"
+GENERATORS = [
+    gen("schema-table", ["build/kc-schema-table", "--write", SCHEMAS], [SCHEMAS], "the linked LibTorch's operator registry",
+        have_file("build/kc-schema-table", "a build with LibTorch"), check=["build/kc-schema-table", "--check", SCHEMAS]),
+    gen("reduce-cases", ["python3", "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
+        "the reduction sweeps (validate/sweeps/results)"),
+    gen("measured-table", ["python3", "validate/make_measured_table.py"], ["passes/targets/torch2_11_h200_measured.inc"],
+        "validate/results' measurements and the rules' predictions", BUILT),
+    gen("kernel-names", ["python3", "validate/make_kernel_names.py"], ["passes/targets/torch2_11_h200_kernel_names.inc"],
+        "validate/results' kernel names and the rules' predictions", BUILT),
+    gen("gemm-tree", ["python3", "validate/sweeps/fit_gemm.py"],
+        ["passes/targets/h200/gemm_tree.inc", "validate/sweeps/fit_gemm.txt"], "the gemm_random sweeps",
+        have_module("sklearn")),
+    gen("conv-trees", ["python3", "validate/sweeps/fit_conv.py"], ["passes/targets/h200/conv_engine_trees.inc"],
+        "the convolution sweeps and the corpora's measurements", have_module("sklearn")),
+    gen("cudnn-answers", ["python3", "scripts/cudnn_table.py"], ["passes/targets/h200/cudnn_answers.txt.gz"],
+        "cuDNN's heuristics for every committed model's convolutions (about 20 minutes)", have_cudnn,
+        check=["python3", "scripts/cudnn_table.py", "--check"], slow=True),
+    gen("docs", ["python3", "scripts/update_docs.py"],
+        ["README.md", "docs/accuracy.md", "docs/usage.md", "docs/speed.md", "docs/rules.md"],
+        "real runs of build/kernelcount and the saved figures", BUILT),
+]
+
+
+def run(g, check):
+    missing = g["needs"]()
+    if missing:
+        print(f"regenerate: {g['name']}: skipped: {missing}")
+        return True
+    own_check = check and g["check"]
+    cmd = g["check"] if own_check else g["cmd"]
+    print(f"regenerate: {g['name']}: {' '.join(cmd)}", flush=True)
+    if not check or own_check:
+        done = subprocess.run(cmd, cwd=ROOT)
+        if done.returncode != 0:
+            print(f"regenerate: {g['name']}: FAIL (exit {done.returncode})")
+        return done.returncode == 0
+    stale = []
+    with tempfile.TemporaryDirectory() as kept:
+        for i, path in enumerate(g["outputs"]):
+            shutil.copy2(os.path.join(ROOT, path), os.path.join(kept, str(i)))
+        try:
+            done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
+            for i, path in enumerate(g["outputs"]):
+                with open(os.path.join(ROOT, path), "rb") as a, open(os.path.join(kept, str(i)), "rb") as b:
+                    if a.read() != b.read():
+                        stale.append(path)
+        finally:
+            for i, path in enumerate(g["outputs"]):
+                shutil.copy2(os.path.join(kept, str(i)), os.path.join(ROOT, path))
+    if done.returncode != 0:
+        print(f"regenerate: {g['name']}: FAIL (exit {done.returncode})")
+        return False
+    for path in stale:
+        print(f"regenerate: {g['name']}: FAIL {path} is not current (scripts/regenerate.py {g['name']}, "
+              "then review git diff)")
+    return not stale
+
+
+def main(args):
+    check = "--check" in args
+    names = [a for a in args if a != "--check"]
+    by_name = {g["name"]: g for g in GENERATORS}
+    if not names and not check:
+        for g in GENERATORS:
+            print(f"{g['name']:15} {' '.join(g['cmd'])}{'   (slow: not in a plain --check)' if g['slow'] else ''}\n"
+                  f"{'':15} writes {', '.join(g['outputs'])}\n{'':15} from {g['source']}")
+        return 0
+    if names == ["all"] or (check and not names):
+        names = [g["name"] for g in GENERATORS if names == ["all"] or not g["slow"]]
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        sys.exit(f"regenerate: unknown generator {', '.join(unknown)} (known: {', '.join(by_name)})")
+    ok = all([run(by_name[n], check) for n in names])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
