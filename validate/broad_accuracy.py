@@ -209,10 +209,10 @@ def main():
           f"largest error {100 * worst:.1f}%")
     print("per dtype: " + ", ".join(f"{d} {pct(*v)}" for d, v in sorted(acc["dtype"].items())))
     print("per op class: " + ", ".join(f"{c} {pct(*v)} of {v[1]}" for c, v in
-                                       sorted(acc["class"].items(), key=lambda kv: -kv[1][1])))
+                                       sorted(acc["class"].items(), key=lambda kv: (-kv[1][1], kv[0]))))
     if acc["unknown"]:
         print(f"ops no rule knows ({sum(acc['unknown'].values())} instances): " +
-              ", ".join(f"{op} x{c}" for op, c in acc["unknown"].most_common()))
+              ", ".join(f"{op} x{c}" for op, c in sorted(acc["unknown"].items(), key=lambda kv: (-kv[1], kv[0]))))
     else:
         print("ops no rule knows: none")
     if failed:
@@ -224,7 +224,9 @@ def main():
                               if d)
             print(f"  {name}: measured {m}, predicted {p} ({100 * e:+.1f}%){': ' + blame if blame else ''}")
     if args.misses:
-        for (op, rule, p, m), c in acc["misses"].most_common(args.misses):
+        # Ties in a fixed order (models are read in the order their workers finish).
+        misses = sorted(acc["misses"].items(), key=lambda kv: (-kv[1], repr(kv[0])))[:args.misses]
+        for (op, rule, p, m), c in misses:
             print(f"  x{c} {op} [{rule}] predicted {p} measured {m}")
             seen, shown = set(), 0
             for model, op_args in sorted(acc["examples"][(op, rule, p, m)]):
@@ -238,7 +240,7 @@ def main():
                        "per_class": acc["class"], "per_dtype": acc["dtype"], "per_family": acc["family"],
                        "models": models, "unknown": acc["unknown"], "failed": failed,
                        "error_by_class": {n: {c: d for c, d in b.items() if d} for n, b in sorted(acc["blame"].items())}},
-                      f, indent=1)
+                      f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":
