@@ -150,6 +150,12 @@ class MetaRunner {
     run_block(graph->block());
     for (jit::Value* out : graph->outputs()) collect_outputs(env_.at(out));
     propagate_requires_grad_to_views(g_);
+    if (host_moves_kept_on_gpu_ > 0)
+      g_.info.notes.push_back(
+          "saved on the host: every tensor is taken as on the GPU, so the trace's " +
+          std::to_string(host_moves_kept_on_gpu_) +
+          " move(s) to the host (.to(\"cpu\")) stay on the GPU here; saved on the GPU, a trace keeps where each "
+          "tensor lives and they count as copies");
     if (auto bad = g_.check()) throw Error("graph: " + *bad);
     return std::move(g_);
   }
@@ -550,6 +556,10 @@ class MetaRunner {
     }
     for (auto& v : stack) {
       if (!v.isDevice()) continue;
+      // A model saved on the host runs moved to the GPU whole, so its trace's moves to the host
+      // (.to("cpu"), .cpu()) cannot be told from a move to where the tensor already was.
+      if (v.toDevice().is_cpu() && !saved_on_gpu_ && node->kind() == c10::Symbol::fromQualString("aten::to"))
+        ++host_moves_kept_on_gpu_;
       const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
       to_host = to_host || host;
       names_gpu = names_gpu || !host;
@@ -921,9 +931,10 @@ class MetaRunner {
   const std::vector<std::pair<std::string, std::string>> constant_storages_;
   std::unordered_map<const c10::TensorImpl*, bool> constant_on_gpu_;
   const bool saved_on_gpu_;
-  const bool constants_on_gpu_;  // the tensor constants run on the GPU
-  const std::string device_;     // where values computed on the GPU live, as the IR names it
-  size_t unnamed_used_ = 0;      // positional --input specs bound so far
+  const bool constants_on_gpu_;         // the tensor constants run on the GPU
+  const std::string device_;            // where values computed on the GPU live, as the IR names it
+  size_t unnamed_used_ = 0;             // positional --input specs bound so far
+  int64_t host_moves_kept_on_gpu_ = 0;  // .to("cpu") calls run by a model saved on the host
   // Bounds on a run: 200,000 ops is several times the largest model of the corpora, and
   // 2,000,000 instructions (shape arithmetic included) run in about a second.
   static constexpr int64_t kMaxOps = 200000;
