@@ -33,13 +33,13 @@ Counts contiguous_counts(const OpFacts& f) {
     return {channels_last_dense(in->sizes, in->strides) ? 0 : 1, 0, 0, 0};
   return {!in->contiguous() ? 1 : 0, 0, 0, 0};
 }
-// to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
-// aten::to, which returns its input unchanged.
 // A copy between the host and the device: one cudaMemcpyAsync, and unless the copy is
 // non_blocking, a wait for the stream (copy_kernel_cuda's memcpy_and_sync) in either direction.
 Counts host_device_copy(bool non_blocking) {
   return {0, 1, 0, non_blocking ? 0 : 1};
 }
+// to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
+// aten::to, which returns its input unchanged.
 Counts to_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
