@@ -3,12 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -22,36 +20,11 @@
 #include "cli/formats.h"
 #include "cli/options.h"
 #include "cli/render_rules.h"
+#include "cli/report_run.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
 namespace {
-
-// Whether the model's format takes --input (TorchScript) and --dim (.pt2).
-bool takes_inputs(const kc::Graph& g) {
-  return g.info.format == "torchscript";
-}
-
-// The baseline's numbers: a JSON report as it is, a model analyzed like the model itself, with
-// the options that apply to it. An --input or --dim that applies to neither model is an error.
-kc::Summary baseline_summary(const kc::Options& o, const kc::Graph& model, const kc::Target& target,
-                             const kc::LaunchOptions& launches) {
-  if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
-  kc::LoadOptions options = o.load;
-  options.only_applicable = true;
-  kc::Graph g = kc::load_model(o.baseline, options);
-  kc::check(o.load.inputs.empty() || takes_inputs(model) || takes_inputs(g),
-            "--input applies to TorchScript models, and neither the model nor the baseline is one");
-  for (const auto& [name, value] : o.load.dims) {
-    auto applied = [&](const kc::Graph& m) {
-      const auto& a = m.info.dims_applied;
-      return std::find(a.begin(), a.end(), name) != a.end();
-    };
-    kc::check(applied(model) || applied(g),
-              "--dim " + name + ": neither the model nor the baseline has a symbol of that name");
-  }
-  return kc::summarize(g, kc::analyze(g, target, launches), KC_VERSION);
-}
 
 // Whether two paths name the same existing file.
 bool same_file(const std::string& a, const std::string& b) {
@@ -97,14 +70,7 @@ void write_report(const std::string& path, const std::function<void(std::ostream
   }
 }
 
-// What a run loads and computes. main() owns it and leaves through _Exit with it in place:
-// tearing down the graph and report of 100,000 ops costs more than rendering them as text.
-struct Kept {
-  std::optional<kc::Graph> graph;
-  std::optional<kc::Report> report;
-};
-
-int run(int argc, char** argv, Kept& kept) {
+int run(int argc, char** argv, kc::ReportRun& kept) {
   if (argc > 1)
     if (const kc::Command* command = kc::find_command(argv[1])) {
       std::ostringstream out;
@@ -118,37 +84,14 @@ int run(int argc, char** argv, Kept& kept) {
   const kc::Options& o = *parsed;
   const kc::Target& target = kc::find_target(o.target);
   const kc::Format& format = kc::find_format(o.format);
-  std::vector<kc::BudgetCheck> budgets;
-  std::vector<std::string> warnings;
   std::function<void(std::ostream&)> render;
-  std::optional<kc::Graph>& g = kept.graph;
-  std::optional<kc::Report>& r = kept.report;
-  std::optional<kc::BaselineDiff> base;
   kc::RenderOptions ro;
   if (o.list_rules) {
     render = [&](std::ostream& out) { kc::render_rules(out, target, format.rules_markdown); };
   } else {
-    kc::LoadOptions options = o.load;
-    // Against a model, options may be meant for either side (a .pt compared with its .pt2).
-    options.only_applicable = !o.baseline.empty() && !kc::is_report_path(o.baseline);
-    g = kc::load_model(o.model, options);
-    const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
-    r = kc::analyze(*g, target, launch_options);
-    if (!o.baseline.empty())
-      base = kc::diff(baseline_summary(o, *g, target, launch_options), kc::summarize(*g, *r, version));
-    if (base) warnings = base->warnings;
-    budgets = kc::check_budgets(o, r->totals, base ? &*base : nullptr);
-    ro.by = o.by;
-    ro.version = version;
-    ro.baseline = base ? &*base : nullptr;
-    ro.budgets = budgets;
-    ro.top = o.top;
-    ro.sort = o.sort;
-    ro.depth = o.depth;
-    ro.legend = o.legend;
-    ro.all_findings = o.findings == "all";
-    ro.source_root = o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root;
-    render = [&](std::ostream& out) { format.render(out, *g, *r, ro); };
+    kc::run_report(o, target, version, kept);
+    ro = kc::report_render_options(o, kept, version);
+    render = [&](std::ostream& out) { format.render(out, *kept.graph, *kept.report, ro); };
   }
   if (o.output.empty()) {
     render(std::cout);
@@ -158,22 +101,8 @@ int run(int argc, char** argv, Kept& kept) {
   } else {
     write_report(o.output, render, {o.model, o.baseline});
   }
-  bool over = false;
-  for (const auto& b : budgets)
-    if (b.exceeded()) {
-      std::cerr << "kernelcount: over budget: " << kc::describe(b) << '\n';
-      over = true;
-    }
-  for (const auto& w : warnings) std::cerr << "kernelcount: warning: " << w << '\n';
-  return over ? 1 : 0;
-}
-
-// The error line: one line whatever the message holds (a name from the file may carry
-// newlines), and not so long that it buries the terminal.
-std::string one_line(std::string what) {
-  for (char& c : what)
-    if (c == '\n' || c == '\r') c = ' ';
-  return what.size() > 500 ? what.substr(0, 500) + "..." : what;
+  for (const std::string& line : kc::report_messages(kept)) std::cerr << line << '\n';
+  return kc::report_status(kept);
 }
 
 }  // namespace
@@ -186,17 +115,19 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
 #endif
   int status = 2;
-  Kept kept;
+  // What the run loads and computes stays in place until _Exit: tearing down the graph and
+  // report of 100,000 ops costs more than rendering them as text.
+  kc::ReportRun kept;
   try {
     status = run(argc, argv, kept);
   } catch (const kc::Error& e) {
-    std::cerr << "kernelcount: error: " << one_line(e.what()) << '\n';
+    std::cerr << "kernelcount: error: " << kc::error_line(e.what()) << '\n';
   } catch (const std::bad_alloc&) {
     std::cerr << "kernelcount: error: out of memory\n";
   } catch (const std::exception& e) {
     // Anything else escaping the loaders is a bug; still one line, never an abort.
     std::string what = e.what();
-    std::cerr << "kernelcount: error: internal: " << one_line(what.substr(0, what.find('\n'))) << '\n';
+    std::cerr << "kernelcount: error: internal: " << kc::error_line(what.substr(0, what.find('\n'))) << '\n';
   }
   // Everything is written: leave without tearing down what the run loaded (LibTorch's operator
   // registry, cuDNN's libraries, the graph), which takes a tenth of a second and frees nothing

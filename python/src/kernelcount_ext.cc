@@ -6,7 +6,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -14,34 +13,15 @@
 #include <vector>
 
 #include "analyzer/error.h"
-#include "analyzer/load.h"
 #include "analyzer/op_registry.h"
-#include "cli/baseline.h"
-#include "cli/budgets.h"
 #include "cli/formats.h"
 #include "cli/options.h"
-#include "passes/pipeline.h"
+#include "cli/report_run.h"
 #include "passes/target.h"
 
 namespace nb = nanobind;
 
 namespace {
-
-// The CLI's error line (cli/main.cc): one line, at most 500 characters.
-std::string one_line(std::string what) {
-  for (char& c : what)
-    if (c == '\n' || c == '\r') c = ' ';
-  return what.size() > 500 ? what.substr(0, 500) + "..." : what;
-}
-
-// A baseline as cli/main.cc reads it: a JSON report, or a model analyzed with the same options.
-kc::Summary baseline_summary(const kc::Options& o, const kc::Target& target, const kc::LaunchOptions& launches) {
-  if (kc::is_report_path(o.baseline)) return kc::read_report_summary(o.baseline);
-  kc::LoadOptions options = o.load;
-  options.only_applicable = true;
-  kc::Graph g = kc::load_model(o.baseline, options);
-  return kc::summarize(g, kc::analyze(g, target, launches), KC_VERSION);
-}
 
 // Runs `kernelcount ARGS...` as the report command does, with the model's path shown as
 // `display` (a temporary file's name is no use to the reader; empty keeps the path). Returns
@@ -63,38 +43,13 @@ std::tuple<int, std::string, std::vector<std::string>> run(const std::vector<std
   kc::check(o.output.empty(), "-o: the Python package returns the report; write it to a file yourself");
   const kc::Target& target = kc::find_target(o.target);
   const kc::Format& format = kc::find_format(o.format);
-  std::ostringstream out;
-  std::vector<std::string> notes;
   kc::check(!o.list_rules, "--list-rules: run the CLI for the rule list");
-  kc::LoadOptions options = o.load;
-  options.only_applicable = !o.baseline.empty() && !kc::is_report_path(o.baseline);
-  kc::Graph g = kc::load_model(o.model, options);
-  if (!display.empty()) g.info.path = display;
-  const kc::LaunchOptions launch_options{o.use_measured, o.exclude_measured};
-  kc::Report r = kc::analyze(g, target, launch_options);
-  std::optional<kc::BaselineDiff> base;
-  if (!o.baseline.empty()) base = kc::diff(baseline_summary(o, target, launch_options), kc::summarize(g, r, version));
-  std::vector<kc::BudgetCheck> budgets = kc::check_budgets(o, r.totals, base ? &*base : nullptr);
-  kc::RenderOptions ro;
-  ro.by = o.by;
-  ro.version = version;
-  ro.baseline = base ? &*base : nullptr;
-  ro.budgets = budgets;
-  ro.top = o.top;
-  ro.sort = o.sort;
-  ro.depth = o.depth;
-  ro.legend = o.legend;
-  ro.source_root = o.source_root.empty() ? std::filesystem::current_path().string() : o.source_root;
-  format.render(out, g, r, ro);
-  bool over = false;
-  for (const auto& b : budgets)
-    if (b.exceeded()) {
-      notes.push_back("kernelcount: over budget: " + kc::describe(b));
-      over = true;
-    }
-  if (base)
-    for (const auto& w : base->warnings) notes.push_back("kernelcount: warning: " + w);
-  return {over ? 1 : 0, out.str(), notes};
+  kc::ReportRun result;
+  kc::run_report(o, target, version, result);
+  if (!display.empty()) result.graph->info.path = display;
+  std::ostringstream out;
+  format.render(out, *result.graph, *result.report, kc::report_render_options(o, result, version));
+  return {kc::report_status(result), out.str(), kc::report_messages(result)};
 }
 
 }  // namespace
@@ -107,12 +62,12 @@ NB_MODULE(_core, m) {
     try {
       std::rethrow_exception(p);
     } catch (const kc::Error& e) {
-      PyErr_SetString(error.ptr(), one_line(e.what()).c_str());
+      PyErr_SetString(error.ptr(), kc::error_line(e.what()).c_str());
     } catch (const std::bad_alloc&) {
       PyErr_SetString(error.ptr(), "out of memory");
     } catch (const std::exception& e) {
       std::string what = e.what();
-      PyErr_SetString(error.ptr(), ("internal: " + one_line(what.substr(0, what.find('\n')))).c_str());
+      PyErr_SetString(error.ptr(), ("internal: " + kc::error_line(what.substr(0, what.find('\n')))).c_str());
     }
   });
   m.def("run", &run, nb::arg("args"), nb::arg("display") = "",
