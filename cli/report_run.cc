@@ -29,7 +29,8 @@ Summary baseline_summary(const Options& o, const Graph& model, const Target& tar
       const auto& a = m.info.dims_applied;
       return std::find(a.begin(), a.end(), name) != a.end();
     };
-    check(applied(model) || applied(g), "--dim " + name + ": neither the model nor the baseline has a symbol of that name");
+    check(applied(model) || applied(g),
+          "--dim " + name + ": neither the model nor the baseline has a symbol of that name");
   }
   return summarize(g, analyze(g, target, launches), version);
 }
@@ -74,8 +75,7 @@ std::vector<std::string> report_messages(const ReportRun& run) {
 }
 
 int report_status(const ReportRun& run) {
-  return std::any_of(run.budgets.begin(), run.budgets.end(), [](const BudgetCheck& b) { return b.exceeded(); }) ? 1
-                                                                                                                : 0;
+  return std::any_of(run.budgets.begin(), run.budgets.end(), [](const BudgetCheck& b) { return b.exceeded(); }) ? 1 : 0;
 }
 
 std::string error_line(std::string what) {

@@ -63,35 +63,31 @@ void Table::print_markdown(std::ostream& os) const {
   os << '\n';
 }
 
-std::string format_bytes(int64_t bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  double v = static_cast<double>(bytes);
+namespace {
+// `v` in steps of 1000 up to the sixth unit, with three significant digits; `unscaled` below 1000.
+std::string scaled(double v, const char* const (&units)[6], const std::string& unscaled) {
   int u = 0;
   while (v >= 1000 && u < 5) {
     v /= 1000;
     ++u;
   }
+  if (u == 0) return unscaled;
   char buf[32];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  else
-    std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
   return buf;
+}
+}  // namespace
+
+std::string format_bytes(int64_t bytes) {
+  static const char* const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  return scaled(static_cast<double>(bytes), units, std::to_string(bytes) + " B");
 }
 
 std::string format_flops(double flops) {
-  const char* units[] = {"", "k", "M", "G", "T", "P"};
-  int u = 0;
-  while (flops >= 1000 && u < 5) {
-    flops /= 1000;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%.0f", flops);
-  else
-    std::snprintf(buf, sizeof buf, flops < 10 ? "%.2f %s" : flops < 100 ? "%.1f %s" : "%.0f %s", flops, units[u]);
-  return buf;
+  static const char* const units[] = {"", "k", "M", "G", "T", "P"};
+  char whole[32];
+  std::snprintf(whole, sizeof whole, "%.0f", flops);
+  return scaled(flops, units, whole);
 }
 
 std::string format_seconds(double s) {
