@@ -558,8 +558,7 @@ class MetaRunner {
       if (!v.isDevice()) continue;
       // A model saved on the host runs moved to the GPU whole, so its trace's moves to the host
       // (.to("cpu"), .cpu()) cannot be told from a move to where the tensor already was.
-      if (v.toDevice().is_cpu() && !saved_on_gpu_ && node->kind() == c10::Symbol::fromQualString("aten::to"))
-        ++host_moves_kept_on_gpu_;
+      if (v.toDevice().is_cpu() && !saved_on_gpu_ && node->kind() == c10::aten::to) ++host_moves_kept_on_gpu_;
       const bool host = v.toDevice().is_cpu() && saved_on_gpu_;
       to_host = to_host || host;
       names_gpu = names_gpu || !host;
