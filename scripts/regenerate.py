@@ -4,15 +4,17 @@
 Generated files are never edited by hand; each is the output of one command here. `--check`
 runs a generator with its outputs set aside, compares what it writes with the committed files,
 and puts them back: exit 1 naming each file that is not current. A generator whose needs are
-missing here (scikit-learn for the fitted trees, cuDNN for its answers) is skipped with a line
-saying why; `--check` fails only on what it could run. CI runs `--check` (scripts/test_full.sh).
+missing here (the pinned scikit-learn for the fitted trees, cuDNN for its answers) is skipped with
+a line saying why, and fails the run under `--no-skip`. CI runs `--check --no-skip` under the
+generators' Python, which has the pins of scripts/generators-requirements.txt (scripts/test_full.sh).
 
 Run from the repository root after building:
   scripts/regenerate.py                   list the generators
   scripts/regenerate.py NAME...|all       regenerate (then rebuild, and review git diff)
   scripts/regenerate.py --check [NAME...] check that the committed outputs are current
+  $(scripts/generators_env.sh) scripts/regenerate.py ...   the same with the pinned versions
 """
-import importlib.util
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -21,10 +23,24 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KC = "build/kernelcount"
+# The generators run under the Python that runs this script (CI: scripts/generators_env.sh's).
+PYTHON = sys.executable
 
 
-def have_module(name):
-    return lambda: None if importlib.util.find_spec(name) else f"needs the Python module {name}"
+def have_pinned():
+    """The versions scripts/generators-requirements.txt pins, in this Python (the trees a fit
+    writes depend on them)."""
+    pins = [l.split("==") for l in open(os.path.join(ROOT, "scripts", "generators-requirements.txt"))
+            if "==" in l and not l.startswith("#")]
+    def have(name):
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return "none"
+
+    wrong = [f"{name} {have(name)}" for name, version in pins if have(name) != version.strip()]
+    return None if not wrong else (f"needs the versions scripts/generators-requirements.txt pins (this Python has "
+                                    f"{', '.join(wrong)}): run it under scripts/generators_env.sh's Python")
 
 
 def have_file(path, why):
@@ -52,31 +68,31 @@ SCHEMAS = "analyzer/schemas/libtorch-2.11.0.txt"
 GENERATORS = [
     gen("schema-table", ["build/kc-schema-table", "--write", SCHEMAS], [SCHEMAS], "the linked LibTorch's operator registry",
         have_file("build/kc-schema-table", "a build with LibTorch"), check=["build/kc-schema-table", "--check", SCHEMAS]),
-    gen("reduce-cases", ["python3", "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
+    gen("reduce-cases", [PYTHON, "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
         "the reduction sweeps (validate/sweeps/results)"),
-    gen("measured-table", ["python3", "validate/make_measured_table.py"], ["passes/targets/torch2_11_h200_measured.inc"],
+    gen("measured-table", [PYTHON, "validate/make_measured_table.py"], ["passes/targets/torch2_11_h200_measured.inc"],
         "validate/results' measurements and the rules' predictions", BUILT),
-    gen("kernel-names", ["python3", "validate/make_kernel_names.py"], ["passes/targets/torch2_11_h200_kernel_names.inc"],
+    gen("kernel-names", [PYTHON, "validate/make_kernel_names.py"], ["passes/targets/torch2_11_h200_kernel_names.inc"],
         "validate/results' kernel names and the rules' predictions", BUILT),
-    gen("gemm-tree", ["python3", "validate/sweeps/fit_gemm.py"],
+    gen("gemm-tree", [PYTHON, "validate/sweeps/fit_gemm.py"],
         ["passes/targets/h200/gemm_tree.inc", "validate/sweeps/fit_gemm.txt"], "the gemm_random sweeps",
-        have_module("sklearn")),
-    gen("conv-trees", ["python3", "validate/sweeps/fit_conv.py"], ["passes/targets/h200/conv_engine_trees.inc"],
-        "the convolution sweeps and the corpora's measurements", have_module("sklearn")),
-    gen("cudnn-answers", ["python3", "scripts/cudnn_table.py"], ["passes/targets/h200/cudnn_answers.txt.gz"],
+        have_pinned),
+    gen("conv-trees", [PYTHON, "validate/sweeps/fit_conv.py"], ["passes/targets/h200/conv_engine_trees.inc"],
+        "the convolution sweeps and the corpora's measurements", have_pinned),
+    gen("cudnn-answers", [PYTHON, "scripts/cudnn_table.py"], ["passes/targets/h200/cudnn_answers.txt.gz"],
         "cuDNN's heuristics for every committed model's convolutions (about 20 minutes)", have_cudnn,
-        check=["python3", "scripts/cudnn_table.py", "--check"], slow=True),
-    gen("docs", ["python3", "scripts/update_docs.py"],
+        check=[PYTHON, "scripts/cudnn_table.py", "--check"], slow=True),
+    gen("docs", [PYTHON, "scripts/update_docs.py"],
         ["README.md", "docs/accuracy.md", "docs/usage.md", "docs/speed.md", "docs/rules.md"],
         "real runs of build/kernelcount and the saved figures", BUILT),
 ]
 
 
-def run(g, check):
+def run(g, check, no_skip):
     missing = g["needs"]()
     if missing:
-        print(f"regenerate: {g['name']}: skipped: {missing}")
-        return True
+        print(f"regenerate: {g['name']}: {'FAIL' if no_skip else 'skipped'}: {missing}")
+        return not no_skip
     own_check = check and g["check"]
     cmd = g["check"] if own_check else g["cmd"]
     print(f"regenerate: {g['name']}: {' '.join(cmd)}", flush=True)
@@ -109,7 +125,8 @@ def run(g, check):
 
 def main(args):
     check = "--check" in args
-    names = [a for a in args if a != "--check"]
+    no_skip = "--no-skip" in args
+    names = [a for a in args if a not in ("--check", "--no-skip")]
     by_name = {g["name"]: g for g in GENERATORS}
     if not names and not check:
         for g in GENERATORS:
@@ -121,7 +138,7 @@ def main(args):
     unknown = [n for n in names if n not in by_name]
     if unknown:
         sys.exit(f"regenerate: unknown generator {', '.join(unknown)} (known: {', '.join(by_name)})")
-    ok = all([run(by_name[n], check) for n in names])
+    ok = all([run(by_name[n], check, no_skip) for n in names])
     return 0 if ok else 1
 
 
