@@ -29,8 +29,8 @@ namespace {
 // the user's torch first (so the dynamic linker finds those two already loaded, with the CUDA
 // libraries torch's import preloads) and says where the library is, or why it cannot be used.
 kc::Graph load_torchscript_with_users_torch(const std::string& path, const kc::LoadOptions& options) {
-  const auto [library, why] =
-      nb::cast<std::tuple<std::string, std::string>>(nb::module_::import_("kernelcount._torchscript").attr("library")());
+  const auto [library, why] = nb::cast<std::tuple<std::string, std::string>>(
+      nb::module_::import_("kernelcount._torchscript").attr("library")());
   if (library.empty()) throw kc::Error(path + ": " + why);
   return kc::load_torchscript_library(library, path, options);
 }
