@@ -2,7 +2,9 @@
 for byte, its error lines for bad input, and one line where torch cannot load a .pt."""
 
 import glob
+import json
 import os
+import subprocess
 import sys
 import types
 
@@ -110,6 +112,18 @@ def test_torchscript_json_and_text_equal_the_cli(name):
     assert r.to_json() == out
     assert r.data["model"]["format"] == "torchscript"
     assert r.table(by="op") == cli(path, *input_args(inputs), "--by", "op")[1]
+
+
+def test_torch_is_imported_for_a_torchscript_model_alone():
+    # A fresh interpreter: the package imports torch on the first .pt, before the library opens.
+    code = ("import sys, kernelcount; m = sys.argv[1]; "
+            "a = kernelcount.load(m + '/mlp.pt2').eager_kernels; print('torch' in sys.modules); "
+            "b = kernelcount.load(m + '/traced_mlp.pt', inputs=['32x64:float32']).eager_kernels; "
+            "print('torch' in sys.modules, a, b)")
+    out = subprocess.check_output([sys.executable, "-c", code, MODELS], text=True).split()
+    assert out[:2] == ["False", "True"]
+    assert int(out[3]) == json.loads(cli(os.path.join(MODELS, "traced_mlp.pt"), "--input", "32x64:float32",
+                                         "--format", "json")[1])["totals"]["eager_kernels"]
 
 
 def test_torchscript_input_errors_are_the_cli_lines():
