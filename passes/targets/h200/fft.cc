@@ -1,0 +1,158 @@
+// FFTs of real inputs on the H200 (ATen's native/SpectralOps.cpp and native/cuda/SpectralOps.cpp).
+// ATen resizes the signal to the requested lengths (constant_pad_nd: a fill and a copy when a
+// length grows; a crop alone is a view), moves the transformed dims innermost (a copy when they are
+// not), runs one cuFFT plan and scales the result for the normalization. Measured on PyTorch's
+// OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
+// dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
+// several kernels or use Bluestein's algorithm), complex inputs and the complex-to-real transforms
+// (irfft, hfft: cuFFT's kernel choice there changed with the input's layout) stay unknown.
+#include "passes/targets/h200/rules.h"
+
+namespace kc::h200 {
+namespace {
+
+enum class Family { kOneDim, kTwoDim, kNDim };
+Family family_of(const std::string& op) {
+  if (op == "aten::fft_fft" || op == "aten::fft_ifft" || op == "aten::fft_rfft" || op == "aten::fft_ihfft")
+    return Family::kOneDim;
+  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2") return Family::kTwoDim;
+  return Family::kNDim;
+}
+// The inverse-direction transforms scale by 1/n under the default ("backward") normalization.
+bool inverse_direction(const std::string& op) {
+  return op == "aten::fft_ifft" || op == "aten::fft_ifft2" || op == "aten::fft_ifftn" || op == "aten::fft_ihfft";
+}
+// fft/ifft/fft2/fftn/ifft2/ifftn of a real input: the n-dim ones convert it to complex first; the
+// 1-dim ones run a real-to-complex transform and fill the other half with conjugates.
+bool complex_output_of_real(const std::string& op) {
+  return op != "aten::fft_rfft" && op != "aten::fft_rfft2" && op != "aten::fft_rfftn" && op != "aten::fft_ihfft";
+}
+
+// The transformed dims (non-negative) and their lengths, as fft_*'s arguments name them.
+struct Plan {
+  std::vector<int64_t> dims, lengths;
+};
+std::optional<Plan> plan_of(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  auto norm_dim = [&](int64_t d) -> std::optional<int64_t> {
+    if (d < -rank || d >= rank) return std::nullopt;
+    return d < 0 ? d + rank : d;
+  };
+  Plan p;
+  std::vector<int64_t> lengths;
+  const Family fam = family_of(f.op->name);
+  if (fam == Family::kOneDim) {
+    const auto d = norm_dim(f.int_arg("dim", -1));
+    if (!d) return std::nullopt;
+    p.dims = {*d};
+    const int64_t n = f.int_arg("n", -1);
+    if (n != -1) lengths = {n};
+  } else {
+    const Arg* s = f.arg("s");
+    const Arg* dim = f.arg("dim");
+    const bool has_s = s && s->kind == Arg::Kind::kIntList;
+    const bool has_dim = dim && dim->kind == Arg::Kind::kIntList;
+    if (has_s) lengths = s->ints;
+    if (has_dim) {
+      for (int64_t d : dim->ints) {
+        const auto nd = norm_dim(d);
+        if (!nd) return std::nullopt;
+        p.dims.push_back(*nd);
+      }
+    } else {
+      // fft2: the last two dims; fftn: the last len(s) dims, or all of them.
+      const int64_t k = fam == Family::kTwoDim ? 2 : has_s ? static_cast<int64_t>(lengths.size()) : rank;
+      if (k > rank) return std::nullopt;
+      for (int64_t d = rank - k; d < rank; ++d) p.dims.push_back(d);
+    }
+  }
+  if (p.dims.empty() || (!lengths.empty() && lengths.size() != p.dims.size())) return std::nullopt;
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (p.dims[j] == p.dims[i]) return std::nullopt;
+    p.lengths.push_back(lengths.empty() || lengths[i] == -1 ? x->sizes[p.dims[i]] : lengths[i]);
+  }
+  return p;
+}
+
+bool real_fft_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
+  const auto p = plan_of(f);
+  if (!p) return false;
+  bool grows = false, shrinks = false;
+  for (size_t i = 0; i < p->dims.size(); ++i) {
+    const int64_t size = x->sizes[p->dims[i]], n = p->lengths[i];
+    if (n < 1 || n > 10 || size > 10) return false;
+    grows |= n > size;
+    shrinks |= n < size;
+  }
+  // A crop with nothing padded leaves a strided view: not measured.
+  if (shrinks && !grows) return false;
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "backward" || norm == "forward" || norm == "ortho";
+}
+Counts real_fft_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  const std::string& op = f.op->name;
+  const Family fam = family_of(op);
+  Counts c;
+  if (complex_output_of_real(op) && fam != Family::kOneDim) c += Counts{1, 0, 0, 0};  // to complex
+  bool grows = false;
+  for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
+  if (grows) c += Counts{2, 0, 0, 0};  // constant_pad_nd: fill + copy
+  // The transformed dims must be the innermost ones (in order) for one batched plan without a copy.
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  bool innermost = true;
+  for (size_t i = 0; i < p.dims.size(); ++i)
+    innermost &= p.dims[i] == rank - static_cast<int64_t>(p.dims.size()) + static_cast<int64_t>(i);
+  if (!innermost) c += Counts{1, 0, 0, 0};
+  c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};  // cuFFT: one kernel per dim at these lengths
+  const std::string norm = f.text_arg("norm", "backward");
+  const bool scales = norm == "ortho" || (inverse_direction(op) ? norm == "backward" : norm == "forward");
+  if (scales) c += Counts{1, 0, 0, 0};
+  if (complex_output_of_real(op) && fam == Family::kOneDim) c += Counts{1, 0, 0, 0};  // conjugate half
+  return c;
+}
+
+}  // namespace
+
+void add_fft_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"fft.real_input",
+               ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
+                    "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"}),
+               {},
+               "float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
+               "fill and a copy when a length grows, + a copy when the dims are not innermost, + the scaling "
+               "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
+               "ifft2, ifftn) or the conjugate half (fft, ifft)",
+               real_fft_fits,
+               {},
+               real_fft_counts,
+               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
+               "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)",
+               "An FFT pads the signal to the requested length, moves the transformed dims innermost, runs one "
+               "cuFFT plan (one kernel per dim at short lengths) and scales the result for its normalization."});
+  r.push_back({"fft.stft_no_window",
+               ops({"aten::stft"}),
+               {},
+               "float32 signal, no window, not normalized, n_fft up to 10: one cuFFT kernel",
+               [](const OpFacts& f) {
+                 const Value* x = f.input(0);
+                 const Arg* w = f.arg("window");
+                 const int64_t n = f.int_arg("n_fft", 0);
+                 return x && x->dtype == DType::kFloat32 && x->contiguous() && x->sizes.size() <= 2 &&
+                        (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) &&
+                        f.bool_arg("onesided", true) && n >= 1 && n <= 10 && x->sizes.back() >= n;
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results)",
+               "Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel over "
+               "the frames, read in place as a strided view."});
+}
+
+}  // namespace kc::h200
