@@ -238,7 +238,8 @@ bool solve_fits(const OpFacts& f) {
   if (m->rows != m->cols) return false;
   if (b->sizes.size() == 1) return b->sizes[0] == m->rows && lu_solve_launches(m->rows, 1).has_value();
   const auto bm = matrix(b);
-  return bm->batch == 1 && bm->rows == m->rows && bm->cols >= 1 && lu_solve_launches(m->rows, bm->cols).has_value();
+  return bm && bm->batch == 1 && bm->rows == m->rows && bm->cols >= 1 &&
+         lu_solve_launches(m->rows, bm->cols).has_value();
 }
 Counts solve_launches(int64_t n, const Value& b, bool check) {
   Counts c = kLuFactor;
@@ -552,7 +553,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                "column-major float32 reflectors up to 5x5, a row-major other matrix: 4 kernels",
                [](const OpFacts& f) {
                  return one_factor(f.input(0), 5, 5) && one_matrix(f.input(2), 5, 5) && f.input(0)->numel() > 0 &&
-                        f.input(2)->numel() > 0 && f.input(2)->sizes[0] > 1 && f.input(2)->sizes[1] > 1;
+                        f.input(2)->numel() > 0 && !column_major(*f.input(2));
                },
                {4, 0, 0, 0},
                nullptr,
