@@ -18,8 +18,8 @@ struct Fft {
 kc::Launch run(const Fft& f, std::vector<int64_t> sizes = {5, 6, 7}) {
   GraphBuilder b;
   b.op(f.op, {b.input(sizes)});
-  const bool one_dim =
-      f.op == "aten::fft_fft" || f.op == "aten::fft_ifft" || f.op == "aten::fft_rfft" || f.op == "aten::fft_ihfft";
+  const bool one_dim = f.op == "aten::fft_fft" || f.op == "aten::fft_ifft" || f.op == "aten::fft_rfft" ||
+                       f.op == "aten::fft_ihfft" || f.op == "aten::fft_irfft" || f.op == "aten::fft_hfft";
   if (one_dim) {
     if (!f.lengths.empty()) b.arg_int("n", f.lengths[0]);
     if (!f.dims.empty()) b.arg_int("dim", f.dims[0]);
@@ -72,5 +72,21 @@ TEST_CASE("fft: lengths, crops and dtypes outside the measurements stay unknown"
   CHECK_FALSE(run({"aten::fft_rfft", {11}, {}, ""}).known);            // cuFFT above 10: not measured
   CHECK_FALSE(run({"aten::fft_rfft2", {3, 4}, {}, ""}).known);         // a crop alone: a strided view
   CHECK_FALSE(run({"aten::fft_fft", {}, {}, ""}, {4, 64, 64}).known);  // longer and larger
-  CHECK_FALSE(run({"aten::fft_irfft", {7}, {}, ""}).known);            // complex-to-real: unknown
+  CHECK_FALSE(run({"aten::fft_irfft", {20}, {}, ""}).known);           // padded: not measured
+  CHECK_FALSE(run({"aten::fft_irfftn", {}, {}, "ortho"}).known);       // dims 0, 1, 2: two plans
+}
+
+TEST_CASE("fft: complex-to-real transforms clone their input: a memcpy, or a copy kernel after a crop") {
+  auto counts = [](const Fft& f) {
+    kc::Launch l = run(f);
+    REQUIRE(l.known);
+    return std::vector<int>{l.counts.kernels, l.counts.memcpy};
+  };
+  CHECK(counts({"aten::fft_irfft", {7}, {}, ""}) == std::vector<int>{4, 0});  // reads 4 of 7: cropped
+  CHECK(counts({"aten::fft_irfft", {}, {}, "ortho"}) == std::vector<int>{3, 1});
+  CHECK(counts({"aten::fft_irfft", {10}, {1}, "ortho"}) == std::vector<int>{4, 1});  // + the inner-dim copy
+  CHECK(counts({"aten::fft_irfft2", {}, {-2, -1}, "ortho"}) == std::vector<int>{4, 1});
+  CHECK(counts({"aten::fft_irfftn", {3, 10}, {1, 2}, "ortho"}) == std::vector<int>{5, 0});
+  CHECK(counts({"aten::fft_hfft", {7}, {}, ""}) == std::vector<int>{3, 1});  // conjugate kernel + clone
+  CHECK(counts({"aten::fft_hfft", {10}, {1}, "ortho"}) == std::vector<int>{5, 1});
 }

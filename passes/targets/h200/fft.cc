@@ -4,8 +4,9 @@
 // not), runs one cuFFT plan and scales the result for the normalization. Measured on PyTorch's
 // OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
 // dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
-// several kernels or use Bluestein's algorithm), complex inputs and the complex-to-real transforms
-// (irfft, hfft: cuFFT's kernel choice there changed with the input's layout) stay unknown.
+// several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
+// cuFFT's one-plan path, and hfft2/hfftn/ihfft2/ihfftn (conjugates and transforms interleaved) stay
+// unknown.
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -13,9 +14,11 @@ namespace {
 
 enum class Family { kOneDim, kTwoDim, kNDim };
 Family family_of(const std::string& op) {
-  if (op == "aten::fft_fft" || op == "aten::fft_ifft" || op == "aten::fft_rfft" || op == "aten::fft_ihfft")
+  if (op == "aten::fft_fft" || op == "aten::fft_ifft" || op == "aten::fft_rfft" || op == "aten::fft_ihfft" ||
+      op == "aten::fft_irfft" || op == "aten::fft_hfft")
     return Family::kOneDim;
-  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2") return Family::kTwoDim;
+  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2" || op == "aten::fft_irfft2")
+    return Family::kTwoDim;
   return Family::kNDim;
 }
 // The inverse-direction transforms scale by 1/n under the default ("backward") normalization.
@@ -77,6 +80,16 @@ std::optional<Plan> plan_of(const OpFacts& f) {
   return p;
 }
 
+// The output lengths of a complex-to-real transform: the last dim's defaults to 2 * (size - 1).
+std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
+  std::vector<int64_t> n = p.lengths;
+  const Value* x = f.input(0);
+  const bool given = family_of(f.op->name) == Family::kOneDim ? f.int_arg("n", -1) != -1
+                                                              : f.arg("s") && f.arg("s")->kind == Arg::Kind::kIntList;
+  if (!given) n.back() = 2 * (x->sizes[p.dims.back()] - 1);
+  return n;
+}
+
 bool real_fft_fits(const OpFacts& f) {
   const Value* x = f.input(0);
   if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
@@ -118,6 +131,54 @@ Counts real_fft_counts(const OpFacts& f) {
   return c;
 }
 
+// Complex-to-real transforms (irfft, irfft2, irfftn, hfft) of a real input, converted to complex
+// first. The last dim reads n / 2 + 1 input elements (n defaults to 2 * (size - 1)). On cuFFT's
+// one-plan path (_fft_c2r_cufft: at most 3 dims, not starting with dims 0 and 1) the input is
+// cloned first, as cuFFT overwrites it: a memcpy when it is dense, a copy kernel when a crop left
+// a strided view; hfft materializes the conjugate (a kernel) and clones that. The other path (a
+// complex transform of the leading dims, then a 1-d one) ran a different number of cuFFT kernels
+// for the same last dim and stays unknown, as does a signal padded to a longer length.
+bool c2r_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
+  const auto p = plan_of(f);
+  if (!p || p->dims.size() > 3) return false;
+  if (p->dims.size() >= 2 && p->dims[0] == 0 && p->dims[1] == 1) return false;
+  const std::vector<int64_t> n = c2r_lengths(f, *p);
+  for (size_t i = 0; i < p->dims.size(); ++i) {
+    const int64_t size = x->sizes[p->dims[i]];
+    const int64_t read = i + 1 == p->dims.size() ? n[i] / 2 + 1 : n[i];
+    if (n[i] < 1 || n[i] > 12 || size > 10 || read > size) return false;
+  }
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "backward" || norm == "forward" || norm == "ortho";
+}
+Counts c2r_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  const std::vector<int64_t> n = c2r_lengths(f, p);
+  const bool hfft = f.op->name == "aten::fft_hfft";
+  bool cropped = false;
+  for (size_t i = 0; i < p.dims.size(); ++i)
+    cropped |= (i + 1 == p.dims.size() ? n[i] / 2 + 1 : n[i]) < x->sizes[p.dims[i]];
+  Counts c{1, 0, 0, 0};  // to complex
+  if (hfft)
+    c += Counts{1, 1, 0, 0};  // the conjugate materialized, then cloned
+  else if (cropped)
+    c += Counts{1, 0, 0, 0};
+  else
+    c += Counts{0, 1, 0, 0};
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  bool innermost = true;
+  for (size_t i = 0; i < p.dims.size(); ++i)
+    innermost &= p.dims[i] == rank - static_cast<int64_t>(p.dims.size()) + static_cast<int64_t>(i);
+  if (!innermost) c += Counts{1, 0, 0, 0};
+  c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};
+  const std::string norm = f.text_arg("norm", "backward");
+  if (norm == "ortho" || (hfft ? norm == "forward" : norm == "backward")) c += Counts{1, 0, 0, 0};
+  return c;
+}
+
 }  // namespace
 
 void add_fft_rules(std::vector<LaunchRule>& r) {
@@ -136,6 +197,20 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)",
                "An FFT pads the signal to the requested length, moves the transformed dims innermost, runs one "
                "cuFFT plan (one kernel per dim at short lengths) and scales the result for its normalization."});
+  r.push_back({"fft.c2r_real_input",
+               ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"}),
+               {},
+               "float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims not "
+               "starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a memcpy; a "
+               "copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the dims are not "
+               "innermost, one cuFFT kernel per dim, the scaling",
+               c2r_fits,
+               {},
+               c2r_counts,
+               "opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, last, last "
+               "two; norms ortho and default)",
+               "A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales the "
+               "result."});
   r.push_back({"fft.stft_no_window",
                ops({"aten::stft"}),
                {},
