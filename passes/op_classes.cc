@@ -321,6 +321,8 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::fft_irfft2", C::kScan},
     {"aten::fft_irfftn", C::kScan},
     {"aten::fft_hfft", C::kScan},
+    {"aten::fft_ihfft2", C::kScan},
+    {"aten::fft_ihfftn", C::kScan},
     {"aten::linalg_solve_triangular", C::kGemm},
     {"aten::linalg_qr", C::kLinalg},
     {"aten::qr", C::kLinalg},

@@ -90,3 +90,11 @@ TEST_CASE("fft: complex-to-real transforms clone their input: a memcpy, or a cop
   CHECK(counts({"aten::fft_hfft", {7}, {}, ""}) == std::vector<int>{3, 1});  // conjugate kernel + clone
   CHECK(counts({"aten::fft_hfft", {10}, {1}, "ortho"}) == std::vector<int>{5, 1});
 }
+
+TEST_CASE("fft: ihfft2/ihfftn transform the last dim, conjugate, then the others, each step scaled") {
+  CHECK(kernels({"aten::fft_ihfft2", {}, {-2, -1}, "ortho"}) == 6);  // the second step copies: dim 1 of 3
+  CHECK(kernels({"aten::fft_ihfft2", {6, 8}, {}, ""}) == 8);         // + the padding
+  CHECK(kernels({"aten::fft_ihfftn", {}, {}, "ortho"}) == 6);        // dims 0 and 1: no batch copy
+  CHECK(kernels({"aten::fft_ihfftn", {8}, {}, ""}) == 4);            // one dim: the conjugate stays a view
+  CHECK(kernels({"aten::fft_ihfftn", {}, {}, "forward"}) == 4);      // no scaling under "forward"
+}

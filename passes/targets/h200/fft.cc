@@ -7,6 +7,8 @@
 // several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
 // cuFFT's one-plan path, and hfft2/hfftn/ihfft2/ihfftn (conjugates and transforms interleaved) stay
 // unknown.
+#include <algorithm>
+
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -17,7 +19,8 @@ Family family_of(const std::string& op) {
   if (op == "aten::fft_fft" || op == "aten::fft_ifft" || op == "aten::fft_rfft" || op == "aten::fft_ihfft" ||
       op == "aten::fft_irfft" || op == "aten::fft_hfft")
     return Family::kOneDim;
-  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2" || op == "aten::fft_irfft2")
+  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2" || op == "aten::fft_irfft2" ||
+      op == "aten::fft_ihfft2")
     return Family::kTwoDim;
   return Family::kNDim;
 }
@@ -80,6 +83,24 @@ std::optional<Plan> plan_of(const OpFacts& f) {
   return p;
 }
 
+// _exec_fft puts the batch (untransformed) dims first and reshapes them into one: on a row-major
+// tensor that copies when a transformed dim longer than 1 lies between two batch dims longer than 1
+// (a transform of dim 1 of [5, 6, 7]; not of dims (1, 2) or (0, 1)).
+bool batch_needs_copy(const std::vector<int64_t>& sizes, const Plan& p) {
+  auto transformed = [&](int64_t d) { return std::find(p.dims.begin(), p.dims.end(), d) != p.dims.end(); };
+  bool seen_batch = false, gap = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+    if (sizes[d] == 1) continue;
+    if (transformed(d)) {
+      gap |= seen_batch;
+    } else {
+      if (gap) return true;
+      seen_batch = true;
+    }
+  }
+  return false;
+}
+
 // The output lengths of a complex-to-real transform: the last dim's defaults to 2 * (size - 1).
 std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
   std::vector<int64_t> n = p.lengths;
@@ -117,12 +138,7 @@ Counts real_fft_counts(const OpFacts& f) {
   bool grows = false;
   for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
   if (grows) c += Counts{2, 0, 0, 0};  // constant_pad_nd: fill + copy
-  // The transformed dims must be the innermost ones (in order) for one batched plan without a copy.
-  const int64_t rank = static_cast<int64_t>(x->sizes.size());
-  bool innermost = true;
-  for (size_t i = 0; i < p.dims.size(); ++i)
-    innermost &= p.dims[i] == rank - static_cast<int64_t>(p.dims.size()) + static_cast<int64_t>(i);
-  if (!innermost) c += Counts{1, 0, 0, 0};
+  if (batch_needs_copy(x->sizes, p)) c += Counts{1, 0, 0, 0};
   c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};  // cuFFT: one kernel per dim at these lengths
   const std::string norm = f.text_arg("norm", "backward");
   const bool scales = norm == "ortho" || (inverse_direction(op) ? norm == "backward" : norm == "forward");
@@ -168,14 +184,35 @@ Counts c2r_counts(const OpFacts& f) {
     c += Counts{1, 0, 0, 0};
   else
     c += Counts{0, 1, 0, 0};
-  const int64_t rank = static_cast<int64_t>(x->sizes.size());
-  bool innermost = true;
-  for (size_t i = 0; i < p.dims.size(); ++i)
-    innermost &= p.dims[i] == rank - static_cast<int64_t>(p.dims.size()) + static_cast<int64_t>(i);
-  if (!innermost) c += Counts{1, 0, 0, 0};
+  if (batch_needs_copy(x->sizes, p)) c += Counts{1, 0, 0, 0};
   c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};
   const std::string norm = f.text_arg("norm", "backward");
   if (norm == "ortho" || (hfft ? norm == "forward" : norm == "backward")) c += Counts{1, 0, 0, 0};
+  return c;
+}
+
+// ihfft2 / ihfftn (fft_ihfftn_impl): a real-to-complex transform of the last dim (scaled), its
+// conjugate materialized, then a complex transform of the other dims (scaled) on that result: one
+// cuFFT kernel per dim and a batch copy for each transform as _exec_fft needs it.
+bool ihfftn_fits(const OpFacts& f) {
+  return real_fft_fits(f);
+}
+Counts ihfftn_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  bool grows = false;
+  for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
+  const std::string norm = f.text_arg("norm", "backward");
+  const int scale = norm == "ortho" || norm == "backward" ? 1 : 0;
+  Counts c{grows ? 2 : 0, 0, 0, 0};
+  Plan last;
+  last.dims = {p.dims.back()};
+  Plan rest;
+  rest.dims.assign(p.dims.begin(), p.dims.end() - 1);
+  c += Counts{(batch_needs_copy(x->sizes, last) ? 1 : 0) + 1 + scale, 0, 0, 0};  // r2c, scale
+  if (rest.dims.empty()) return c;                                               // one dim: the conjugate stays a view
+  c += Counts{1, 0, 0, 0};                                                       // the conjugate
+  c += Counts{(batch_needs_copy(x->sizes, rest) ? 1 : 0) + static_cast<int>(rest.dims.size()) + scale, 0, 0, 0};
   return c;
 }
 
@@ -211,6 +248,21 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                "two; norms ortho and default)",
                "A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales the "
                "result."});
+  r.push_back(
+      {"fft.ihfftn",
+       ops({"aten::fft_ihfft2", "aten::fft_ihfftn"}),
+       {},
+       "float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the last "
+       "dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one cuFFT kernel per "
+       "dim), each scaled (ortho, backward) and preceded by a batch copy where needed; + a fill and a copy "
+       "when a length grows",
+       ihfftn_fits,
+       {},
+       ihfftn_counts,
+       "opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; norms ortho "
+       "and default)",
+       "An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
+       "transforms the other dims in place."});
   r.push_back({"fft.stft_no_window",
                ops({"aten::stft"}),
                {},
