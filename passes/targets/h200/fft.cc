@@ -1,12 +1,11 @@
 // FFTs of real inputs on the H200 (ATen's native/SpectralOps.cpp and native/cuda/SpectralOps.cpp).
 // ATen resizes the signal to the requested lengths (constant_pad_nd: a fill and a copy when a
-// length grows; a crop alone is a view), moves the transformed dims innermost (a copy when they are
-// not), runs one cuFFT plan and scales the result for the normalization. Measured on PyTorch's
-// OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
+// length grows; a crop alone is a view), merges the untransformed dims into one batch dim (a copy
+// when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
+// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
 // dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
 // several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
-// cuFFT's one-plan path, and hfft2/hfftn/ihfft2/ihfftn (conjugates and transforms interleaved) stay
-// unknown.
+// cuFFT's one-plan path, and hfft2/hfftn (conjugates and transforms interleaved) stay unknown.
 #include <algorithm>
 
 #include "passes/targets/h200/rules.h"
@@ -224,7 +223,7 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                     "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"}),
                {},
                "float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
-               "fill and a copy when a length grows, + a copy when the dims are not innermost, + the scaling "
+               "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
                "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
                "ifft2, ifftn) or the conjugate half (fft, ifft)",
                real_fft_fits,
@@ -232,15 +231,15 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                real_fft_counts,
                "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
                "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)",
-               "An FFT pads the signal to the requested length, moves the transformed dims innermost, runs one "
+               "An FFT pads the signal to the requested length, gathers the batch into one dim, runs one "
                "cuFFT plan (one kernel per dim at short lengths) and scales the result for its normalization."});
   r.push_back({"fft.c2r_real_input",
                ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"}),
                {},
                "float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims not "
                "starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a memcpy; a "
-               "copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the dims are not "
-               "innermost, one cuFFT kernel per dim, the scaling",
+               "copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the batch dims "
+               "cannot be merged, one cuFFT kernel per dim, the scaling",
                c2r_fits,
                {},
                c2r_counts,
