@@ -31,6 +31,8 @@ std::vector<LaunchRule> rules() {
   h200::add_elementwise_rules(r);
   h200::add_selection_rules(r);
   h200::add_loss_rules(r);
+  h200::add_linalg_rules(r);  // before composites: solve_triangular below 64 rows
+  h200::add_fft_rules(r);
   h200::add_composite_rules(r);
   h200::add_rearrange_rules(r);
   h200::add_numeric_composite_rules(r);
