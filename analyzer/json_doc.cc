@@ -223,10 +223,32 @@ class FastParser {
     }
   }
 
+  // Skips the plain bytes at p_, eight at a time, up to the first that may end a run of them:
+  // a quote, a backslash, a control character or a byte of a multi-byte UTF-8 sequence. Names,
+  // keys and stack traces are most of the text. The byte tests' borrows can only mark bytes
+  // above one that truly matches, so the lowest mark is exact (the text is read little-endian).
+  void skip_plain() {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    auto has_zero = [&](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+    while (end_ - p_ >= 8) {
+      uint64_t x;
+      std::memcpy(&x, p_, 8);
+      const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+      const uint64_t stop = (x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'));
+      if (stop) {
+        p_ += __builtin_ctzll(stop) / 8;
+        return;
+      }
+      p_ += 8;
+    }
+  }
+
   // A string without escapes is a view of the text; one with escapes is decoded into scratch_.
   bool string(std::string_view& s) {
     const char* start = ++p_;
     while (p_ != end_) {
+      skip_plain();
+      if (p_ == end_) break;
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         s = std::string_view(start, static_cast<size_t>(p_ - start));
