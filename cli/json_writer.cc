@@ -74,24 +74,26 @@ void JsonWriter::end_array() {
 namespace {
 
 // Whether every byte is printable ASCII other than '"' and '\\' (0x20..0x7e): such a string
-// is written as it is. Eight bytes at a time: a report is mostly such names and source lines.
+// is written as it is. Eight bytes at a time, the last few padded with spaces to a word of
+// their own: a report is mostly short keys, names and source lines.
 bool plain(std::string_view s) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  auto bad = [&](uint64_t x) {
+    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+    return (x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
+           has_zero(x ^ (kOnes * 0x7f));
+  };
   size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
     uint64_t x;
     std::memcpy(&x, s.data() + i, 8);
-    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
-    if ((x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
-        has_zero(x ^ (kOnes * 0x7f)))
-      return false;
+    if (bad(x)) return false;
   }
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
-  }
-  return true;
+  if (i == s.size()) return true;
+  uint64_t tail = kOnes * ' ';
+  std::memcpy(&tail, s.data() + i, s.size() - i);
+  return !bad(tail);
 }
 
 }  // namespace
@@ -103,9 +105,17 @@ void JsonWriter::write_string(std::string_view s) {
     dump(nlohmann::ordered_json(std::string(s)));
     return;
   }
-  put('"');
-  put(s);
-  put('"');
+  if (used_ + s.size() + 2 > kBufBytes) {
+    put('"');
+    put(s);
+    put('"');
+    return;
+  }
+  char* at = buf_.get() + used_;
+  at[0] = '"';
+  std::memcpy(at + 1, s.data(), s.size());
+  at[s.size() + 1] = '"';
+  used_ += s.size() + 2;
 }
 
 void JsonWriter::dump(const nlohmann::ordered_json& j) {
