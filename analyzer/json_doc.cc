@@ -18,7 +18,11 @@ namespace kc {
 class JsonDocBuilder {
  public:
   using Type = JsonDoc::Type;
-  explicit JsonDocBuilder(JsonDoc& doc) : doc_(doc) {}
+  // With keys_in_text, keys are views of the text rather than copies (see key_view).
+  explicit JsonDocBuilder(JsonDoc& doc, bool keys_in_text = false)
+      : doc_(doc), open_(doc.open_), keys_in_text_(keys_in_text) {
+    open_.clear();
+  }
 
   bool null() { return add(Type::kNull), true; }
   bool boolean(bool v) { return add(Type::kBoolean).b = v, true; }
@@ -52,11 +56,18 @@ class JsonDocBuilder {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(std::string& k) { return key_view(k); }
-  // Keys are copied: a reader compares them long after the text's pages were read.
+  // An outline's keys are copied: a reader compares them long after the text's pages were
+  // given back. An expanded value is read before its text is passed, so its keys stay views.
   bool key_view(std::string_view k) {
-    key_offset_ = static_cast<uint32_t>(doc_.chars_.size());
+    const std::string_view text = doc_.text_;
+    key_in_text_ = keys_in_text_ && k.data() >= text.data() && k.data() + k.size() <= text.data() + text.size();
+    if (key_in_text_) {
+      key_offset_ = static_cast<uint32_t>(k.data() - text.data());
+    } else {
+      key_offset_ = static_cast<uint32_t>(doc_.chars_.size());
+      doc_.chars_ += k;
+    }
     key_length_ = static_cast<uint32_t>(k.size());
-    doc_.chars_ += k;
     return true;
   }
   bool parse_error(size_t, const std::string&, const nlohmann::json::exception& e) { throw e; }
@@ -68,7 +79,9 @@ class JsonDocBuilder {
     n.type = type;
     n.key_offset = key_offset_;
     n.key_length = key_length_;
+    n.key_in_text = key_in_text_;
     key_length_ = JsonDoc::kNoKey;
+    key_in_text_ = false;
     return n;
   }
   bool open(Type type) {
@@ -84,7 +97,9 @@ class JsonDocBuilder {
   }
 
   JsonDoc& doc_;
-  std::vector<uint32_t> open_;  // containers not yet closed, innermost last
+  std::vector<uint32_t>& open_;  // containers not yet closed, innermost last
+  const bool keys_in_text_;
+  bool key_in_text_ = false;
   uint32_t key_offset_ = 0, key_length_ = JsonDoc::kNoKey;
 };
 
@@ -508,7 +523,7 @@ JsonRef JsonDoc::expand(JsonRef lazy) {
   text_ = lazy.doc_->text_;
   nodes_.clear();
   chars_.clear();
-  JsonDocBuilder builder(*this);
+  JsonDocBuilder builder(*this, true);
   // The outline checked this text whole: it parses.
   if (!FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
            .run())
@@ -590,8 +605,9 @@ size_t JsonRef::size() const {
 
 std::string_view JsonRef::key() const {
   const JsonDoc::Node& n = KC_NODE;
-  return n.key_length == JsonDoc::kNoKey ? std::string_view()
-                                         : std::string_view(doc_->chars_).substr(n.key_offset, n.key_length);
+  return n.key_length == JsonDoc::kNoKey
+             ? std::string_view()
+             : (n.key_in_text ? doc_->text_ : std::string_view(doc_->chars_)).substr(n.key_offset, n.key_length);
 }
 
 size_t JsonRef::text_begin() const {

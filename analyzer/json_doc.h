@@ -121,6 +121,7 @@ class JsonDoc {
     uint32_t span = 1;  // records in this value's subtree, itself included
     Type type = Type::kNull;
     bool in_text = false;                          // a string's bytes are in text_, not chars_
+    bool key_in_text = false;                      // the key's bytes are in text_, not chars_
     uint32_t key_offset = 0, key_length = kNoKey;  // into chars_; kNoKey for array elements and the root
     union {
       int64_t i = 0;
@@ -141,6 +142,9 @@ class JsonDoc {
                        const std::function<void(size_t)>& passed);
   std::vector<Node> nodes_;
   std::string chars_;
+  // The containers a parse has open, innermost last: kept between expands, which parse a value
+  // per op, so that none of them allocates it anew.
+  std::vector<uint32_t> open_;
   std::string_view text_;
 };
 
