@@ -45,8 +45,9 @@ class JsonDocBuilder {
     return true;
   }
   // A value left as text: [offset, offset + length) of the document's text.
-  void lazy(size_t offset, size_t length) {
+  void lazy(size_t offset, size_t length, bool has_noted_key) {
     JsonDoc::Node& n = add(Type::kLazy);
+    n.has_noted_key = has_noted_key;
     n.s.offset = static_cast<uint32_t>(offset);
     n.s.length = static_cast<uint32_t>(length);
   }
@@ -115,13 +116,14 @@ namespace {
 class FastParser {
  public:
   FastParser(std::string_view text, size_t begin, size_t end, JsonDocBuilder& out, size_t lazy_depth,
-             const std::function<void(size_t)>* passed)
+             const std::function<void(size_t)>* passed, std::string_view noted_key = {})
       : text_(text.data()),
         p_(text.data() + begin),
         end_(text.data() + end),
         out_(out),
         lazy_depth_(lazy_depth),
-        passed_(passed && *passed ? passed : nullptr) {}
+        passed_(passed && *passed ? passed : nullptr),
+        noted_key_(noted_key) {}
 
   bool run() {
     skip_space();
@@ -158,8 +160,9 @@ class FastParser {
       case '[': {
         if (kEmit && depth_ >= lazy_depth_) {
           const char* start = p_;
+          seen_noted_key_ = false;
           if (!(*p_ == '{' ? object<false>() : array<false>())) return false;
-          out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start));
+          out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start), seen_noted_key_);
           return true;
         }
         return *p_ == '{' ? object<kEmit>() : array<kEmit>();
@@ -194,7 +197,10 @@ class FastParser {
       skip_space();
       std::string_view key;
       if (p_ == end_ || *p_ != '"' || !string(key)) return false;
-      if (kEmit) out_.key_view(key);
+      if (kEmit)
+        out_.key_view(key);
+      else if (!noted_key_.empty() && key == noted_key_)  // only lazy values are parsed unemitted
+        seen_noted_key_ = true;
       skip_space();
       if (p_ == end_ || *p_ != ':') return false;
       ++p_;
@@ -477,6 +483,8 @@ class FastParser {
   JsonDocBuilder& out_;
   const size_t lazy_depth_;
   const std::function<void(size_t)>* const passed_;
+  const std::string_view noted_key_;
+  bool seen_noted_key_ = false;  // in the lazy value being checked
   size_t depth_ = 0, next_passed_ = 0;
   std::string scratch_, number_;
 };
@@ -486,14 +494,15 @@ class FastParser {
 static_assert(sizeof(JsonDoc::Node) == 24);
 
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t lazy_depth,
-                       const std::function<void(size_t)>& passed) {
+                       const std::function<void(size_t)>& passed, std::string_view noted_key) {
   // 32-bit offsets hold for any text up to 1 GiB; callers limit theirs to far less.
   if (text.size() > (1u << 30)) throw Error(what + ": larger than 1 GiB");
   {
     JsonDoc doc;
     doc.text_ = text;
+    doc.noted_key_ = noted_key;
     JsonDocBuilder builder(doc);
-    if (FastParser(text, 0, text.size(), builder, lazy_depth, &passed).run()) return doc;
+    if (FastParser(text, 0, text.size(), builder, lazy_depth, &passed, noted_key).run()) return doc;
   }
   // Over a limit, or not JSON FastParser reads: the limits' message first, as if they had been
   // checked before the parse, else nlohmann's.
@@ -510,12 +519,12 @@ JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t la
 }
 
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what) {
-  return parse(text, what, std::numeric_limits<size_t>::max(), {});
+  return parse(text, what, std::numeric_limits<size_t>::max(), {}, {});
 }
 
 JsonDoc JsonDoc::parse_outline(std::string_view text, const std::string& what, size_t lazy_depth,
-                               const std::function<void(size_t)>& passed) {
-  return parse(text, what, lazy_depth, passed);
+                               const std::function<void(size_t)>& passed, std::string_view noted_key) {
+  return parse(text, what, lazy_depth, passed, noted_key);
 }
 
 JsonRef JsonDoc::expand(JsonRef lazy) {
@@ -631,11 +640,14 @@ JsonRef::Children::iterator& JsonRef::Children::iterator::operator++() {
 bool JsonRef::contains_key(std::string_view key) const {
   // Lazy values lie side by side in the text: one search over their stretch. A key spelled with
   // an escape ("\u0061s_expr") holds no copy of itself, but a "\u".
+  const bool noted = !doc_->noted_key_.empty() && key == doc_->noted_key_;
   size_t lazy_begin = std::numeric_limits<size_t>::max(), lazy_end = 0;
   for (uint32_t c = index_; c < index_ + KC_NODE.span; ++c) {
     const JsonRef value(doc_, c);
     if (c > index_ && value.key() == key) return true;
-    if (value.is_lazy()) {
+    if (value.is_lazy() && noted) {
+      if (doc_->nodes_[c].has_noted_key) return true;
+    } else if (value.is_lazy()) {
       lazy_begin = std::min(lazy_begin, value.text_begin());
       lazy_end = std::max(lazy_end, value.text_end());
     }

@@ -1266,10 +1266,15 @@ constexpr size_t kLazyDepth = 4;
 Graph read_model_json(std::string_view text, const std::string& path, const LoadOptions& options,
                       const std::function<void(size_t, size_t)>& release) {
   size_t released = 0;
-  const JsonDoc doc = JsonDoc::parse_outline(text, "models/model.json", kLazyDepth, [&](size_t offset) {
-    if (release) release(released, offset);
-    released = offset;
-  });
+  // "as_expr" noted: a graph of static shapes has none, and read_symbols then skips the walk
+  // without searching the records' text again.
+  const JsonDoc doc = JsonDoc::parse_outline(
+      text, "models/model.json", kLazyDepth,
+      [&](size_t offset) {
+        if (release) release(released, offset);
+        released = offset;
+      },
+      "as_expr");
   if (release) release(0, text.size());
   if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
   return Pt2Reader(doc.root(), path, options, release).read();

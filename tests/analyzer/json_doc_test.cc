@@ -164,6 +164,17 @@ TEST_CASE("json_doc: an outline keeps deep values as text, and expands them to w
   // The limits hold inside lazy values too, with their own message.
   CHECK_THROWS_WITH(kc::JsonDoc::parse_outline("[" + std::string(100, '[') + std::string(100, ']') + "]", "t", 1),
                     Catch::Contains("nested deeper than 64 levels"));
+  // A noted key is looked for as the outline checks each lazy value: exactly, escapes decoded.
+  const std::string noted_text =
+      R"({"v": {"a": {"sizes": [{"as_int": 2}]}, "b": {"s": "as_expr"}, "c": [{"\u0061s_expr": 1}]}})";
+  const kc::JsonDoc noted = kc::JsonDoc::parse_outline(noted_text, "t", 2, {}, "as_expr");
+  const kc::JsonRef v = noted.root().find("v");
+  CHECK_FALSE(v.find("a").contains_key("as_expr"));
+  CHECK_FALSE(v.find("b").contains_key("as_expr"));  // the word in a string is no key
+  CHECK(v.find("c").contains_key("as_expr"));
+  CHECK(v.contains_key("as_expr"));
+  CHECK(v.find("a").contains_key("as_int"));  // a key not noted: the search of the text
+  CHECK(v.find("b").contains_key("s"));
   // An expanded value's keys: a plain one is a view of the text, an escaped one a decoded copy.
   const std::string keys = R"({"o": {"plain": 1, "\u0065sc": 2, "last": {"in": 3}}})";
   const kc::JsonDoc keyed = kc::JsonDoc::parse_outline(keys, "t", 1);
