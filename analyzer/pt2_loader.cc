@@ -14,6 +14,7 @@
 #include "analyzer/error.h"
 #include "analyzer/json_doc.h"
 #include "analyzer/json_limits.h"
+#include "analyzer/name_index.h"
 #include "analyzer/op_registry.h"
 #include "analyzer/source_loc.h"
 #include "analyzer/sym_expr.h"
@@ -1229,7 +1230,7 @@ class Pt2Reader {
   std::map<std::string, std::string> unbacked_;  // symbols valued from their range, and why
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
-  std::unordered_map<std::string_view, int> value_index_;
+  NameIndex value_index_;
   // The current node's inputs by name, kept between nodes for its storage.
   struct NamedInput {
     std::string_view name;
