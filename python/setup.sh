@@ -51,7 +51,12 @@ so="$(ls "$VENV"/lib/python*/site-packages/kernelcount/_core*.so 2>/dev/null | h
 if [ -n "$so" ] && [ -z "$(find "$ROOT/analyzer" "$ROOT/passes" "$ROOT/cli" "$ROOT/python/kernelcount" \
     "$ROOT/python/src" "$ROOT/python/CMakeLists.txt" "$ROOT/CMakeLists.txt" "$ROOT/pyproject.toml" \
     -newer "$so" -type f -print -quit)" ]; then
-  exit 0
+  # Another checkout may have installed its own copy since: the modules must also be this one's.
+  same=1
+  for f in "$ROOT"/python/kernelcount/*.py; do
+    cmp -s "$f" "$(dirname "$so")/$(basename "$f")" || same=0
+  done
+  [ "$same" = 1 ] && exit 0
 fi
 
 # cuDNN's folders as the CLI's build was given them (scripts/setup.sh), so that both ask the
