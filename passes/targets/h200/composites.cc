@@ -60,16 +60,18 @@ Counts pad_circular_counts(const OpFacts& f) {
 }
 // bilinear (Linear.cpp, via _trilinear): a zero fill, then per output feature a GEMM, a
 // reduction and an accumulate.
-// Batched inputs only: unbatched 1-d inputs make each feature's product a gemv with a dot and its
-// reduction (opinfo: [3] and [4], 4 kernels a feature), not counted here.
 bool bilinear_shapes(const OpFacts& f) {
   const Value* x = f.input(0);
   const Value* w = f.input(2);
-  return x && x->sizes.size() >= 2 && w && w->sizes.size() == 3 && w->sizes[0] <= 100000;  // the count stays an int
+  return x && !x->sizes.empty() && w && w->sizes.size() == 3 && w->sizes[0] <= 100000;  // the count stays an int
 }
 // + the bias, added to the result by one more kernel (opinfo: [8,3] x [8,4], 5 features: 17).
+// Unbatched 1-d inputs are one row: cuBLAS runs each feature's one-row products with an extra
+// reduction (float32: two gemvx and a split-K reduce; bf16: gemv, dot and its one-block
+// reduction), 4 kernels a feature with the accumulate (opinfo: [3] and [4], 5 features: 22).
 Counts bilinear_counts(const OpFacts& f) {
-  return {1 + 3 * static_cast<int>(f.input(2)->sizes[0]) + (f.has_tensor_arg("bias") ? 1 : 0), 0, 0, 0};
+  const int per_feature = f.input(0)->sizes.size() == 1 ? 4 : 3;
+  return {1 + per_feature * static_cast<int>(f.input(2)->sizes[0]) + (f.has_tensor_arg("bias") ? 1 : 0), 0, 0, 0};
 }
 // cdist, p = 2, f32, more than 25 rows on a side: the matrix-product formulation
 // (_euclidean_dist): squared norms, padding columns of ones by cat, one GEMM, clamp, sqrt.
@@ -283,13 +285,13 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"bilinear",
                ops({"aten::bilinear"}),
                {},
-               "batched inputs: zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x "
-               "out_features), + the bias add",
+               "zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features; 1-d "
+               "inputs 4 a feature), + the bias add",
                bilinear_shapes,
                {},
                bilinear_counts,
                "opset:bilinear_layer (16 output features, no bias: 49), opinfo: bilinear (5 features with a bias: "
-               "17)",
+               "17; unbatched [3] and [4]: 22, float32 and bfloat16)",
                "A bilinear layer is evaluated one output feature at a time: a GEMM, a sum and an accumulate each, "
                "after zeroing the result."});
   r.push_back({"pad.circular",
