@@ -28,10 +28,30 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::_convolution", C::kConv},
     {"aten::cudnn_convolution", C::kConv},
     {"aten::scaled_dot_product_attention", C::kAttention},
+    {"aten::_efficient_attention_forward", C::kAttention},
+    {"aten::nonzero_static", C::kIndex},
+    {"aten::index_reduce", C::kIndex},
+    {"aten::_unsafe_masked_index_put_accumulate", C::kIndex},
+    {"aten::_unsafe_masked_index", C::kIndex},
+    {"aten::isin", C::kReduction},
+    {"aten::inner", C::kGemm},
+    {"aten::msort", C::kIndex},
+    {"aten::multinomial", C::kFactory},
+    {"aten::sum", C::kReduction},
+    {"aten::prod", C::kReduction},
+    {"aten::gradient", C::kScan},
+    {"aten::conj_physical", C::kPointwise},
+    {"aten::segment_reduce", C::kReduction},
+    {"aten::unique_consecutive", C::kIndex},
+    {"aten::block_diag", C::kIndex},
+    {"aten::cartesian_prod", C::kIndex},
+    {"aten::max_pool2d_with_indices_backward", C::kPool},
     {"aten::_native_multi_head_attention", C::kAttention},
     {"aten::batch_norm", C::kNorm},
     {"aten::_native_batch_norm_legit_no_training", C::kNorm},
     {"aten::cudnn_batch_norm", C::kNorm},
+    {"aten::_native_batch_norm_legit", C::kNorm},
+    {"aten::_batch_norm_with_update", C::kNorm},
     {"aten::layer_norm", C::kNorm},
     {"aten::native_layer_norm", C::kNorm},
     {"aten::group_norm", C::kNorm},
@@ -384,6 +404,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::renorm", C::kReduction},
     {"aten::stft", C::kScan},
     {"aten::triu_indices", C::kFactory},
+    {"aten::tril_indices", C::kFactory},
     {"aten::argwhere", C::kIndex},
     {"aten::nonzero_numpy", C::kIndex},
     {"aten::rand", C::kFactory},
@@ -391,6 +412,12 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::exponential_", C::kFactory},
     {"aten::geometric_", C::kFactory},
     {"aten::log_normal_", C::kFactory},
+    {"aten::normal_", C::kFactory},
+    {"aten::uniform_", C::kFactory},
+    {"aten::normal", C::kFactory},
+    {"aten::randint", C::kFactory},
+    {"aten::randint_like", C::kFactory},
+    {"aten::logspace", C::kFactory},
     {"aten::fill", C::kFactory},
     {"aten::addr", C::kPointwise},
     {"aten::chalf", C::kCopy},
@@ -557,8 +584,12 @@ int64_t op_flops(const Graph& g, const Op& op) {
       const Value* k = in(1);
       if (!q || !k || q->sizes.size() < 2 || k->sizes.size() < 2) break;
       const auto& qs = q->sizes;
-      const int64_t l = qs[qs.size() - 2], d = qs.back(), s = k->sizes[k->sizes.size() - 2];
-      const int64_t attention = mul({4, product(qs, 0, qs.size() - 2), l, s, d});
+      // _efficient_attention_forward takes [B, L, heads, D]; the others [..., L, D].
+      const bool bmhk = op.name == "aten::_efficient_attention_forward" && qs.size() == 4 && k->sizes.size() == 4;
+      const int64_t l = bmhk ? qs[1] : qs[qs.size() - 2], d = qs.back();
+      const int64_t s = bmhk ? k->sizes[1] : k->sizes[k->sizes.size() - 2];
+      const int64_t batch = bmhk ? mul({qs[0], qs[2]}) : product(qs, 0, qs.size() - 2);
+      const int64_t attention = mul({4, batch, l, s, d});
       if (op.name != "aten::_native_multi_head_attention") return attention;
       // [B, T, D] in, heads summed into D; + the query and output projections (T x D x D each)
       // and the key and value ones (S x D x D each).

@@ -365,3 +365,23 @@ TEST_CASE("conv: grouped f32 NCHW convolutions run one call or loop over the gro
   int strided = b.input({32, 96, 14, 14});  // 48 channels a group, stride 2: 4 a group + the bias
   CHECK(run_conv(b, strided, weight(b, {384, 48, 3, 3}), g2s).counts.kernels == 9);
 }
+
+TEST_CASE("conv: an unbatched input counts as a batch of one (batchify)") {
+  for (const char* op : {"aten::conv1d", "aten::conv2d"}) {
+    const bool one_d = std::string(op) == "aten::conv1d";
+    const std::vector<int64_t> w_sizes = one_d ? std::vector<int64_t>{16, 8, 3} : std::vector<int64_t>{16, 8, 3, 3};
+    const std::vector<int64_t> x_sizes = one_d ? std::vector<int64_t>{8, 32} : std::vector<int64_t>{8, 32, 32};
+    std::vector<int64_t> batched = x_sizes;
+    batched.insert(batched.begin(), 1);
+    ConvSpec s;
+    s.op = op;
+    s.stride = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
+    GraphBuilder b;
+    const kc::Launch unbatched = run_conv(b, b.input(x_sizes), weight(b, w_sizes), s);
+    GraphBuilder c;
+    const kc::Launch one = run_conv(c, c.input(batched), weight(c, w_sizes), s);
+    CHECK(unbatched.known);
+    CHECK(unbatched.counts.kernels == one.counts.kernels);
+    CHECK(unbatched.counts.memset == one.counts.memset);
+  }
+}

@@ -410,3 +410,22 @@ TEST_CASE("gemm: one output column of many rows is a GEMV; few rows are not") {
   CHECK(rules_only(few).rule == "gemm.splitk_reduce");
   CHECK(rules_only(few).counts.kernels == 2);
 }
+
+TEST_CASE("sdpa: the 3-D math path builds and adds a causal mask and runs dropout") {
+  auto math = [](DType dt, bool causal, double dropout) {
+    GraphBuilder b = sdpa({4, 3, 8}, {4, 6, 8}, dt);
+    b.arg_bool("is_causal", causal);
+    b.arg_float("dropout_p", dropout);
+    return rules_only(b).counts.kernels;
+  };
+  CHECK(math(DType::kFloat32, false, 0.0) == 9);
+  CHECK(math(DType::kFloat32, true, 0.0) == 15);
+  CHECK(math(DType::kBFloat16, true, 0.0) == 20);
+  CHECK(math(DType::kFloat32, true, 0.5) == 16);
+}
+
+TEST_CASE("gemm: linear flattens a contiguous 1-d input to one row and fuses its bias") {
+  auto one_d = rules_only(linear({3}, {}, 4, true, DType::kFloat32));
+  auto two_d = rules_only(linear({1, 3}, {}, 4, true, DType::kFloat32));
+  CHECK(one_d.counts.same_work(two_d.counts));
+}

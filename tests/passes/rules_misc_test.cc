@@ -509,3 +509,368 @@ TEST_CASE("antialiased bilinear and bicubic resampling are one kernel each") {
     CHECK(l.counts.kernels == 1);
   }
 }
+
+TEST_CASE("index_reduce: a copy of self, an identity fill without include_self, and mean's counting") {
+  auto index_reduce = [](const std::string& reduce, bool include_self) {
+    GraphBuilder b;
+    int self = b.input({5, 3});
+    int index = b.input({4}, DType::kInt64);
+    int source = b.input({4, 3});
+    b.op("aten::index_reduce", {self, index, source});
+    b.name_arg(1, "index");
+    b.name_arg(2, "source");
+    b.arg_int("dim", 0);
+    b.arg_text("reduce", reduce);
+    b.arg_bool("include_self", include_self);
+    return last(b).counts;
+  };
+  CHECK(index_reduce("prod", true).kernels == 1);
+  CHECK(index_reduce("prod", true).memcpy == 1);
+  CHECK(index_reduce("amax", false).kernels == 2);
+  CHECK(index_reduce("mean", true).kernels == 7);
+  CHECK(index_reduce("mean", false).kernels == 8);
+}
+
+TEST_CASE("sum converts an input of another dtype than its result first, bf16 into float32 aside") {
+  auto sum = [](DType in, DType out) {
+    GraphBuilder b;
+    int x = b.input({5, 5, 5}, in);
+    kc::OpTraits reduction;
+    reduction.reduction = true;
+    b.op("aten::sum", {x}, reduction, {1, 1, 1}, out);
+    b.g.ops.back().overload = "dim_IntList";
+    return last(b);
+  };
+  kc::Launch mask = sum(DType::kBool, DType::kInt64);
+  CHECK(mask.rule == "reduction.convert");
+  CHECK(mask.counts.kernels == 2);
+  CHECK(sum(DType::kBFloat16, DType::kFloat32).counts.kernels == 1);
+  CHECK(sum(DType::kFloat32, DType::kFloat32).counts.kernels == 1);
+}
+
+TEST_CASE("linspace and logspace read tensor bounds back; steps=0 launches nothing") {
+  auto spaced = [](bool tensor_start, bool tensor_end, int64_t steps) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    if (tensor_start) ins.push_back(b.input({}));
+    if (tensor_end) ins.push_back(b.input({}));
+    b.op("aten::logspace", ins, {}, {steps}, DType::kFloat32);
+    b.g.ops.back().overload = tensor_start && tensor_end ? "Tensor_Tensor" : "Tensor_Scalar";
+    if (tensor_start) b.name_arg(0, "start");
+    if (tensor_end) b.name_arg(tensor_start ? 1 : 0, "end");
+    return last(b).counts;
+  };
+  CHECK(spaced(true, true, 0).memcpy == 2);
+  CHECK(spaced(true, true, 0).kernels == 0);
+  CHECK(spaced(true, false, 4).memcpy == 1);
+  CHECK(spaced(true, false, 4).host_syncs == 1);
+  CHECK(spaced(true, false, 4).kernels == 1);
+}
+
+TEST_CASE("block_diag copies a block with a memcpy when its rows lie back to back in the result") {
+  auto block_diag = [](std::vector<std::vector<int64_t>> blocks, std::vector<int64_t> out) {
+    GraphBuilder b;
+    std::vector<int> ts;
+    for (auto& s : blocks) ts.push_back(b.input(s));
+    b.op("aten::block_diag", {}, {}, out, DType::kFloat32);
+    b.arg_tensors("tensors", ts);
+    return last(b).counts;
+  };
+  kc::Counts rows = block_diag({{1, 5}, {2, 5}, {3, 5}}, {6, 15});  // one row: dense; 2 and 3 rows: strided
+  CHECK(rows.kernels == 3);
+  CHECK(rows.memcpy == 1);
+  kc::Counts vectors = block_diag({{1}, {2}, {3}}, {3, 6});
+  CHECK(vectors.kernels == 1);
+  CHECK(vectors.memcpy == 3);
+}
+
+TEST_CASE("cartesian_prod copies the meshgrid views no view can flatten, then one cat") {
+  auto prod = [](std::vector<int64_t> lengths) {
+    GraphBuilder b;
+    std::vector<int> ts;
+    int64_t n = 1;
+    for (int64_t l : lengths) {
+      ts.push_back(b.input({l}));
+      n *= l;
+    }
+    b.op("aten::cartesian_prod", {}, {},
+         lengths.size() == 1 ? std::vector<int64_t>{n} : std::vector<int64_t>{n, static_cast<int64_t>(lengths.size())},
+         DType::kFloat32);
+    b.arg_tensors("tensors", ts);
+    return last(b).counts.kernels;
+  };
+  CHECK(prod({4}) == 0);
+  CHECK(prod({1, 2}) == 1);
+  CHECK(prod({1, 2, 4}) == 3);
+}
+
+TEST_CASE("diff: order 0 is a copy, each order one subtraction, prepend a cat") {
+  auto diff = [](int64_t n, bool prepend) {
+    GraphBuilder b;
+    int x = b.input({8, 5});
+    std::vector<int> ins = {x};
+    if (prepend) ins.push_back(b.input({8, 1}));
+    b.op("aten::diff", ins);
+    if (prepend) b.name_arg(1, "prepend");
+    b.arg_int("n", n);
+    b.arg_int("dim", -1);
+    return last(b).counts;
+  };
+  CHECK(diff(0, false).kernels == 1);
+  CHECK(diff(0, false).memcpy == 1);
+  CHECK(diff(1, false).kernels == 1);
+  CHECK(diff(2, false).kernels == 2);
+  CHECK(diff(9, false).kernels == 5);  // capped at the dim's size
+  CHECK(diff(1, true).kernels == 2);
+}
+
+TEST_CASE("gradient: 8 kernels a dim, 16 with edge_order 2") {
+  auto gradient = [](std::vector<int64_t> sizes, int64_t edge_order) {
+    GraphBuilder b;
+    int x = b.input(sizes);
+    b.op("aten::gradient", {x});
+    b.g.ops.back().overload = "scalarint";
+    b.arg_int("edge_order", edge_order);
+    return last(b).counts.kernels;
+  };
+  CHECK(gradient({5}, 1) == 8);
+  CHECK(gradient({5, 5}, 2) == 32);
+}
+
+TEST_CASE("multinomial without replacement: device checks, noise, division and topk") {
+  auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
+    GraphBuilder b;
+    int x = b.input(sizes);
+    b.op("aten::multinomial", {x}, {}, {samples}, DType::kInt64);
+    b.arg_int("num_samples", samples);
+    return last(b).counts.kernels;
+  };
+  CHECK(multinomial({10}, 3) == 14);
+  CHECK(multinomial({3, 10}, 3) == 15);
+  CHECK(multinomial({10}, 1) == 13);  // one sample: argmax instead of select + sort
+}
+
+TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scanned first") {
+  auto segment = [](const char* by, const char* reduce) {
+    GraphBuilder b;
+    int data = b.input({5});
+    int seg = b.input({4}, DType::kInt64);
+    b.op("aten::segment_reduce", {data, seg}, {}, {4});
+    b.name_arg(0, "data");
+    b.name_arg(1, by);
+    b.arg_text("reduce", reduce);
+    return last(b).counts;
+  };
+  CHECK(segment("offsets", "max").kernels == 2);
+  CHECK(segment("offsets", "mean").kernels == 3);
+  CHECK(segment("lengths", "max").kernels == 8);
+  CHECK(segment("lengths", "max").memcpy == 3);
+  CHECK(segment("lengths", "mean").kernels == 9);
+}
+
+TEST_CASE("slice_scatter copies into a dense slice with a memcpy, into a strided one with a kernel") {
+  auto slice_scatter = [](std::vector<int64_t> src, int64_t dim, int64_t step) {
+    GraphBuilder b;
+    int self = b.input({20, 20, 20});
+    int s = b.input(src);
+    b.op("aten::slice_scatter", {self, s});
+    b.name_arg(1, "src");
+    b.arg_int("dim", dim);
+    b.arg_int("step", step);
+    return last(b).counts;
+  };
+  kc::Counts leading = slice_scatter({10, 20, 20}, 0, 1);
+  CHECK(leading.kernels == 0);
+  CHECK(leading.memcpy == 2);
+  kc::Counts stepped = slice_scatter({5, 20, 20}, 0, 2);
+  CHECK(stepped.kernels == 1);
+  CHECK(stepped.memcpy == 1);
+  CHECK(slice_scatter({20, 10, 20}, 1, 1).kernels == 1);  // rows of a middle dim: strided
+}
+
+TEST_CASE("max.dim of a 0-d tensor copies the value and fills the index; nonzero_static of nothing launches nothing") {
+  GraphBuilder b;
+  int x = b.input({});
+  kc::OpTraits reduction;
+  reduction.reduction = true;
+  b.op("aten::max", {x}, reduction, {});
+  b.g.ops.back().overload = "dim";
+  b.arg_int("dim", 0);
+  CHECK(last(b).counts.kernels == 1);
+  CHECK(last(b).counts.memcpy == 1);
+  GraphBuilder n;
+  int y = n.input({});
+  n.op("aten::nonzero_static", {y}, {}, {3, 0}, DType::kInt64);
+  n.arg_int("size", 3);
+  CHECK(last(n).known);
+  CHECK(last(n).counts.kernels == 0);
+}
+
+TEST_CASE("addmm fuses a bias of the result's width with beta 1; a broadcast self is copied first") {
+  auto addmm = [](std::vector<int64_t> self, double beta) {
+    GraphBuilder b;
+    int s = b.input(self);
+    int m1 = b.input({64, 128});
+    int m2 = b.input({128, 96});
+    b.op("aten::addmm", {s, m1, m2}, {}, {64, 96});
+    b.name_arg(1, "mat1");
+    b.name_arg(2, "mat2");
+    b.arg_float("beta", beta);
+    return last(b).counts;
+  };
+  // Without the epilogue: self written into the result (a copy kernel), then the plain mm's launches.
+  GraphBuilder mm;
+  mm.op("aten::mm", {mm.input({64, 128}), mm.input({128, 96})}, {}, {64, 96});
+  const kc::Counts plain = last(mm).counts;
+  CHECK(addmm({1}, 1.0).kernels == plain.kernels + 1);
+  CHECK(addmm({96}, 0.5).kernels == plain.kernels + 1);
+  CHECK(addmm({96}, 1.0).kernels <= plain.kernels + 1);
+}
+
+TEST_CASE("histc reads its range from the data only when min == max") {
+  auto histc = [](double lo, double hi) {
+    GraphBuilder b;
+    int x = b.input({1000});
+    b.op("aten::histc", {x}, {}, {100});
+    b.arg_float("min", lo);
+    b.arg_float("max", hi);
+    return last(b).counts;
+  };
+  CHECK(histc(0, 0).kernels == 4);
+  CHECK(histc(0, 0).memcpy == 2);
+  CHECK(histc(0, 0).host_syncs == 2);
+  CHECK(histc(-1, 1).kernels == 2);
+  CHECK(histc(-1, 1).memcpy == 0);
+}
+
+TEST_CASE("isin compares by brute force only with few test elements") {
+  auto isin = [](int64_t elements, int64_t tests) {
+    GraphBuilder b;
+    b.op("aten::isin", {b.input({elements}), b.input({tests})}, {}, {elements}, DType::kBool);
+    b.g.ops.back().overload = "Tensor_Tensor";
+    return last(b);
+  };
+  CHECK(isin(20, 5).known);
+  CHECK(isin(20, 5).counts.kernels == 3);
+  CHECK_FALSE(isin(5, 20).known);  // the sort-based path: not counted
+}
+
+TEST_CASE("_unsafe_masked_index clamps each index, gathers as index does, then fills the masked-off values") {
+  GraphBuilder b;
+  int self = b.input({5, 5});
+  int mask = b.input({10, 10}, DType::kBool);
+  int i0 = b.input({10, 1}, DType::kInt64);
+  int i1 = b.input({1, 10}, DType::kInt64);
+  b.op("aten::_unsafe_masked_index", {self, mask}, {}, {10, 10});
+  b.name_arg(1, "mask");
+  b.arg_tensors("indices", {i0, i1});
+  const kc::Counts c = last(b).counts;
+  CHECK(c.kernels == 7);  // 2 clamps, 2 copies of the broadcast indices, gather, logical_not, fill
+  CHECK(c.memcpy == 1);
+}
+
+TEST_CASE("masked_scatter copies a broadcast mask; index_put runs nonzero for a boolean index") {
+  auto masked_scatter = [](std::vector<int64_t> mask) {
+    GraphBuilder b;
+    b.op("aten::masked_scatter", {b.input({5, 5}), b.input(mask, DType::kBool), b.input({5, 5})});
+    return last(b).counts.kernels;
+  };
+  CHECK(masked_scatter({5, 5}) == 4);
+  CHECK(masked_scatter({5}) == 5);
+  GraphBuilder b;
+  int self = b.input({5, 5});
+  int values = b.input({5});
+  int mask = b.input({5}, DType::kBool);
+  b.op("aten::index_put", {self, values});
+  b.name_arg(1, "values");
+  b.arg_tensors("indices", {mask});
+  const kc::Counts c = last(b).counts;
+  CHECK(c.kernels == 4);  // nonzero's count and select (3), the write
+  CHECK(c.memcpy == 2);   // the clone, the count read back
+  CHECK(c.host_syncs == 1);
+}
+
+TEST_CASE("normal by overload: one draw, + an add for a tensor mean, + checks and scaling for a tensor std") {
+  auto normal = [](const char* overload, int tensors) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    for (int i = 0; i < tensors; ++i) ins.push_back(b.input({3, 4}));
+    b.op("aten::normal", ins, {}, {3, 4}, DType::kFloat32);
+    b.g.ops.back().overload = overload;
+    return last(b).counts;
+  };
+  CHECK(normal("float_float", 0).kernels == 1);
+  CHECK(normal("Tensor_float", 1).kernels == 2);
+  CHECK(normal("Tensor_Tensor", 2).kernels == 7);
+  CHECK(normal("Tensor_Tensor", 2).memcpy == 2);
+}
+
+TEST_CASE("msort sorts along dim 0") {
+  GraphBuilder b;
+  int x = b.input({8000, 2});  // 8000-long slices along dim 0: the radix sort
+  b.op("aten::msort", {x});
+  const kc::Launch l = last(b);
+  CHECK(l.rule == "sort.long");
+}
+
+TEST_CASE("tile of nothing repeated is a copy; inner of vectors is cuBLAS's dot") {
+  GraphBuilder b;
+  b.op("aten::tile", {b.input({2})});
+  CHECK(last(b).counts.kernels == 0);
+  CHECK(last(b).counts.memcpy == 1);
+  GraphBuilder t;
+  t.op("aten::tile", {t.input({2})}, {}, {4});
+  CHECK(last(t).counts.kernels == 1);
+  GraphBuilder i;
+  i.op("aten::inner", {i.input({5}), i.input({5})}, {}, {1});
+  i.g.values.back().sizes = {};
+  i.g.values.back().strides = {};
+  CHECK(last(i).counts.kernels == 2);
+  GraphBuilder s;
+  s.op("aten::inner", {s.input({}), s.input({5, 5})}, {}, {5, 5});
+  CHECK(last(s).counts.kernels == 1);
+}
+
+TEST_CASE("cross_entropy over scores with extra dims runs nll_loss's 2-d kernels") {
+  auto ce = [](std::vector<int64_t> scores, std::vector<int64_t> target) {
+    GraphBuilder b;
+    b.op("aten::cross_entropy_loss", {b.input(scores), b.input(target, DType::kInt64)}, {}, {});
+    return last(b).counts.kernels;
+  };
+  CHECK(ce({2, 3}, {2}) == 2);
+  CHECK(ce({2, 3, 1}, {2, 1}) == 5);
+}
+
+TEST_CASE("bilinear: a fill, three kernels per output feature (four for 1-d inputs), + the bias add") {
+  auto bilinear = [](std::vector<int64_t> x1, std::vector<int64_t> x2, bool bias) {
+    GraphBuilder b;
+    std::vector<int> ins = {b.input(x1), b.input(x2), b.input({5, 3, 4})};
+    if (bias) ins.push_back(b.input({5}));
+    std::vector<int64_t> out = x1;
+    out.back() = 5;
+    b.op("aten::bilinear", ins, {}, out);
+    if (bias) b.name_arg(3, "bias");
+    return last(b);
+  };
+  CHECK(bilinear({8, 3}, {8, 4}, false).counts.kernels == 16);
+  CHECK(bilinear({8, 3}, {8, 4}, true).counts.kernels == 17);
+  CHECK(bilinear({3}, {4}, true).counts.kernels == 22);
+}
+
+TEST_CASE("index_put with accumulate: 8 kernels an index tensor, + 2 copies of a broadcast one, + the combine") {
+  auto accumulate = [](std::vector<std::vector<int64_t>> indices) {
+    GraphBuilder b;
+    int self = b.input({5, 5});
+    int values = b.input({2, 5});
+    std::vector<int> idx;
+    for (auto& s : indices) idx.push_back(b.input(s, DType::kInt64));
+    b.op("aten::index_put", {self, values});
+    b.name_arg(1, "values");
+    b.arg_tensors("indices", idx);
+    b.arg_bool("accumulate", true);
+    return last(b).counts;
+  };
+  CHECK(accumulate({{2}}).kernels == 12);
+  CHECK(accumulate({{2}}).memcpy == 1);
+  CHECK(accumulate({{10, 1}, {1, 10}}).kernels == 25);  // 2 x (8 + 2 copies) + add + div, arange, sort, write
+}

@@ -101,7 +101,14 @@ Counts sdpa_math_plain_counts(const OpFacts& f) {
   const Value* v = f.input(2);
   if (!sdpa_mask(f) && q && k && v && q->sizes.size() == 4)
     copies = sdpa_math_batch_copied(*q, true) + sdpa_math_batch_copied(*k, true) + sdpa_math_batch_copied(*v, false);
-  return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0) + copies, 0, 0, 0};
+  // is_causal on the math path builds its mask: ones + tril, converted to an additive float mask
+  // (two fills and a where), then added to the scores: 6 kernels more (opinfo: 3-D causal, f32 15,
+  // bf16 20).
+  const int causal = f.bool_arg("is_causal", false) && !sdpa_mask(f) ? 6 : 0;
+  // dropout_p > 0: the attention weights go through dropout, one fused kernel (opinfo: p = 0.5, +1).
+  const Arg* p = f.arg("dropout_p");
+  const int dropout = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] > 0 ? 1 : 0;
+  return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0) + copies + causal + dropout, 0, 0, 0};
 }
 
 // Fused paths. cuDNN attention (bf16/fp16) zeroes a workspace (1 memset) except for decode
@@ -192,13 +199,15 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
        {},
        "no mask, with 4-D q/k/v whose last dim is not unit-strided (or, f32, a head dim not a multiple of 4); "
        "or 3-D q/k/v (no mask, or a float mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the "
-       "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view",
+       "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view, + 6 for "
+       "is_causal (the mask built: ones, tril, two fills and a where; then its add), + 1 for dropout",
        [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); },
        {},
        sdpa_math_plain_counts,
        "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 head dims "
        "30 and 37: 9, or 12 from a [B, L, H, E] layout), "
-       "fresh:vision-transformer-sam (3-D with a float mask: f32 10, bf16 15)",
+       "fresh:vision-transformer-sam (3-D with a float mask: f32 10, bf16 15), opinfo: scaled_dot_product_attention "
+       "3-D causal (f32 15, bf16 20; with dropout_p 0.5: 16, 21)",
        "The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this call's "
        "are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as separate "
        "kernels (in half precision with conversions to float and back)."});
@@ -227,6 +236,20 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient "
                "kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask "
                "whose key length is not a multiple of 8 is padded first."});
+  r.push_back({"efficient_attention",
+               ops({"aten::_efficient_attention_forward"}),
+               {},
+               "no bias, no dropout: one CUTLASS memory-efficient attention kernel",
+               [](const OpFacts& f) {
+                 const Arg* p = f.arg("dropout_p");
+                 const bool dropout = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] != 0;
+                 return !f.has_tensor_arg("bias") && !dropout;
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6)",
+               "The memory-efficient attention op is one fused CUTLASS kernel over [batch, sequence, heads, head "
+               "dim] inputs."});
   r.push_back({"mha.fused",
                ops({"aten::_native_multi_head_attention"}),
                {},

@@ -61,11 +61,17 @@ Counts pad_circular_counts(const OpFacts& f) {
 // bilinear (Linear.cpp, via _trilinear): a zero fill, then per output feature a GEMM, a
 // reduction and an accumulate.
 bool bilinear_shapes(const OpFacts& f) {
+  const Value* x = f.input(0);
   const Value* w = f.input(2);
-  return w && w->sizes.size() == 3 && w->sizes[0] <= 100000;  // the count stays an int
+  return x && !x->sizes.empty() && w && w->sizes.size() == 3 && w->sizes[0] <= 100000;  // the count stays an int
 }
+// + the bias, added to the result by one more kernel (opinfo: [8,3] x [8,4], 5 features: 17).
+// Unbatched 1-d inputs are one row: cuBLAS runs each feature's one-row products with an extra
+// reduction (float32: two gemvx and a split-K reduce; bf16: gemv, dot and its one-block
+// reduction), 4 kernels a feature with the accumulate (opinfo: [3] and [4], 5 features: 22).
 Counts bilinear_counts(const OpFacts& f) {
-  return {1 + 3 * static_cast<int>(f.input(2)->sizes[0]), 0, 0, 0};
+  const int per_feature = f.input(0)->sizes.size() == 1 ? 4 : 3;
+  return {1 + per_feature * static_cast<int>(f.input(2)->sizes[0]) + (f.has_tensor_arg("bias") ? 1 : 0), 0, 0, 0};
 }
 // cdist, p = 2, f32, more than 25 rows on a side: the matrix-product formulation
 // (_euclidean_dist): squared norms, padding columns of ones by cat, one GEMM, clamp, sqrt.
@@ -93,14 +99,24 @@ bool fft_last_dims_pow2(const OpFacts& f, int dims) {
 // cuBLAS's dot kernel and a one-block reduction; half precision runs one nvjet GEMM.
 // Measured f32 row counts: 8 (dot kernels) and 4096 (gemv2T); between them cuBLAS's switch
 // point is not measured and the op stays unknown.
+// A short row (at most 10 columns, opinfo's 5x10) is one gemv kernel at any row count measured.
 bool mv_rows(const OpFacts& f, int mat_input) {
   const Value* m = f.input(mat_input);
   return m && m->sizes.size() == 2 &&
-         (is_half(m->dtype) || (m->dtype == DType::kFloat32 && (m->sizes[0] <= 8 || m->sizes[0] >= 4096)));
+         (is_half(m->dtype) ||
+          (m->dtype == DType::kFloat32 && (m->sizes[0] <= 8 || m->sizes[0] >= 4096 || m->sizes[1] <= 10)));
 }
 Counts mv_counts(const OpFacts& f, int mat_input) {
   const Value* m = f.input(mat_input);
-  return {is_half(m->dtype) || m->sizes[0] >= 4096 ? 1 : 2, 0, 0, 0};
+  return {is_half(m->dtype) || m->sizes[0] >= 4096 || m->sizes[1] <= 10 ? 1 : 2, 0, 0, 0};
+}
+// addmv / addbmm write self into the result first: a memcpy when it has the result's shape and is
+// contiguous, a copy kernel expanding it when broadcast (opinfo: self [1]).
+Counts self_into_result(const OpFacts& f) {
+  const Value* self = f.input(0);
+  const Value* out = f.output(0);
+  if (!self || !out || out->numel() == 0) return {};
+  return self->sizes == out->sizes && self->contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
 // addbmm: the added matrix copied into the result, then one GEMM per batch accumulating into it
 // (f32: each with its split-K reduction or two tiles: 2 per batch in both measured shapes).
@@ -110,7 +126,12 @@ bool addbmm_shapes(const OpFacts& f) {
 }
 Counts addbmm_counts(const OpFacts& f) {
   const Value* b1 = f.input(1);
-  return {static_cast<int>(b1->sizes[0]) * (is_half(b1->dtype) ? 1 : 2), 1, 0, 0};
+  const Value* b2 = f.input(2);
+  Counts c = self_into_result(f);
+  if (!b2 || b2->sizes.size() != 3) return c;
+  const Counts per_batch = mm_launches(b1->sizes[1], b1->sizes[2], b2->sizes[2], b1->dtype);
+  for (int64_t i = 0; i < b1->sizes[0]; ++i) c += per_batch;
+  return c;
 }
 bool complex_input(const OpFacts& f) {
   const Value* x = f.input(0);
@@ -210,6 +231,25 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "opset:cosine_similarity (4-D, dim 1)",
                "cosine_similarity computes both squared norms, the dot product and the scaling as separate kernels: "
                "nine of them."});
+  r.push_back({"cdist.direct",
+               ops({"aten::cdist", "aten::_cdist_forward"}),
+               {},
+               "p != 2, contiguous inputs of one batch shape: one cdist kernel",
+               [](const OpFacts& f) {
+                 const Value* a = f.input(0);
+                 const Value* b = f.input(1);
+                 const Arg* p = f.arg("p");
+                 const double pv = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
+                 if (!a || !b || a->sizes.size() < 2 || a->sizes.size() != b->sizes.size() || pv == 2.0) return false;
+                 for (size_t d = 0; d + 2 < a->sizes.size(); ++d)
+                   if (a->sizes[d] != b->sizes[d]) return false;
+                 return a->contiguous() && b->contiguous();
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3)",
+               "cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl); only the "
+               "Euclidean distance is rewritten as a matrix product."});
   r.push_back({"cdist.mm",
                ops({"aten::cdist", "aten::_cdist_forward"}),
                {},
@@ -245,11 +285,13 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back({"bilinear",
                ops({"aten::bilinear"}),
                {},
-               "zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features)",
+               "zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features; 1-d "
+               "inputs 4 a feature), + the bias add",
                bilinear_shapes,
                {},
                bilinear_counts,
-               "opset:bilinear_layer (16 output features: 49)",
+               "opset:bilinear_layer (16 output features, no bias: 49), opinfo: bilinear (5 features with a bias: "
+               "17; unbatched [3] and [4]: 22, float32 and bfloat16)",
                "A bilinear layer is evaluated one output feature at a time: a GEMM, a sum and an accumulate each, "
                "after zeroing the result."});
   r.push_back({"pad.circular",
@@ -300,22 +342,21 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                clone_counts,
                "opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)",
                "With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."});
-  r.push_back(
-      {"elementwise.untagged",
-       ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud", "aten::tril",
-            "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle", "aten::tile",
-            "aten::linspace", "aten::rand_like", "aten::randn_like", "aten::complex", "aten::polar"}),
-       {},
-       "one kernel (nothing for an empty result)",
-       nullptr,
-       {},
-       one_kernel_unless_empty,
-       "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
-       "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, opset:tile, "
-       "opset:linspace, opset:rand_like, opset:randn_like, opinfo:fliplr, opinfo:flipud (1 kernel; 0 for "
-       "the empty sample), opinfo:complex, opinfo:polar",
-       "This op reads each input element once and writes its result with one kernel (a gather for flips and "
-       "shuffles, a generator for random and spaced values)."});
+  r.push_back({"elementwise.untagged",
+               ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud",
+                    "aten::tril", "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle",
+                    "aten::rand_like", "aten::randn_like", "aten::complex", "aten::polar"}),
+               {},
+               "one kernel (nothing for an empty result)",
+               nullptr,
+               {},
+               one_kernel_unless_empty,
+               "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
+               "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, "
+               "opset:rand_like, opset:randn_like, opinfo:fliplr, opinfo:flipud (1 kernel; 0 for "
+               "the empty sample), opinfo:complex, opinfo:polar",
+               "This op reads each input element once and writes its result with one kernel (a gather for flips and "
+               "shuffles, a generator for random and spaced values)."});
   r.push_back({"bernoulli.tensor",
                ops({"aten::bernoulli"}),
                {},
@@ -396,38 +437,61 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "opset:dot (f32 and bf16)",
                "A dot product is cuBLAS's dot kernel and a one-block reduction of its partial sums."});
+  r.push_back({"inner",
+               ops({"aten::inner"}),
+               {},
+               "a 0-d operand: one multiply; two vectors: a 1x1 product, which cuBLAS runs as its dot kernel and a "
+               "one-block reduction (2)",
+               [](const OpFacts& f) {
+                 const Value* a = f.input(0);
+                 const Value* b = f.input(1);
+                 return a && b &&
+                        (a->sizes.empty() || b->sizes.empty() || (a->sizes.size() == 1 && b->sizes.size() == 1));
+               },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // LinearAlgebra.cpp inner: self * other for a scalar, else tensordot over the last dims.
+                 if (f.out_numel == 0) return {};
+                 return {f.input(0)->sizes.empty() || f.input(1)->sizes.empty() ? 1 : 2, 0, 0, 0};
+               },
+               "opinfo: inner ([5]·[5]: dot_kernel + reduce_1Block_kernel, f32 and bf16; 0-d with [5,5]: one mul)",
+               "inner multiplies by a scalar with one kernel; of two vectors it is one cuBLAS dot product, which "
+               "runs a dot kernel and a one-block reduction."});
   r.push_back({"mv",
                ops({"aten::mv"}),
                {},
                "half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction; f32 from 4096 rows: "
-               "one gemv",
+               "one gemv; f32 rows of at most 10: one gemv",
                [](const OpFacts& f) { return mv_rows(f, 0); },
                {},
                [](const OpFacts& f) { return mv_counts(f, 0); },
-               "opset:mv (8x1024), opset:mv_large (4096x1024: gemv)",
+               "opset:mv (8x1024), opset:mv_large (4096x1024: gemv), opinfo: mv (5x10: gemv)",
                "A matrix-vector product is one cuBLAS GEMM in half precision; in float32 with few rows cuBLAS "
                "computes it as dot products plus a reduction."});
-  r.push_back({"addmv",
-               ops({"aten::addmv"}),
-               {},
-               "the added vector copied into the result (1 memcpy), then mv with beta = 1",
-               [](const OpFacts& f) { return mv_rows(f, 1); },
-               {},
-               [](const OpFacts& f) {
-                 Counts c = mv_counts(f, 1);
-                 c.memcpy = 1;
-                 return c;
-               },
-               "opset:addmv (8x1024)",
-               "addmv copies the added vector into the result and accumulates the matrix-vector product into it."});
+  r.push_back(
+      {"addmv",
+       ops({"aten::addmv"}),
+       {},
+       "the added vector copied into the result (1 memcpy; a copy kernel when broadcast), then mv with beta = 1",
+       [](const OpFacts& f) { return mv_rows(f, 1); },
+       {},
+       [](const OpFacts& f) {
+         Counts c = mv_counts(f, 1);
+         c += self_into_result(f);
+         return c;
+       },
+       "opset:addmv (8x1024), opinfo: addmv (5x10: 1 + 1 memcpy; self [1]: copy + gemv)",
+       "addmv copies the added vector into the result and accumulates the matrix-vector product into it."});
   r.push_back({"addbmm",
                ops({"aten::addbmm"}),
                {},
-               "1 memcpy of the added matrix + one GEMM per batch (f32: 2 per batch)",
+               "the added matrix copied into the result (1 memcpy; a copy kernel when broadcast) + one mm per "
+               "batch, counted as the mm rules count it",
                addbmm_shapes,
                {},
                addbmm_counts,
-               "opset:addbmm (4 batches), opset:addbmm_large (8 batches)",
+               "opset:addbmm (4 batches), opset:addbmm_large (8 batches), opinfo: addbmm (5 batches of 5x5x10: one "
+               "gemmSN each)",
                "addbmm copies the added matrix into the result and accumulates one matrix product per batch into it."});
   r.push_back({"rnn_cell",
                ops({"aten::gru_cell", "aten::lstm_cell"}),

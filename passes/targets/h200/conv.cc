@@ -69,9 +69,19 @@ bool is_transposed(const OpFacts& f) {
 
 // Fills v from the op, false when the shapes are not those of a 1-3 d convolution.
 bool conv_view(const OpFacts& f, ConvView& v) {
-  const Value* x = f.input(0);
+  const Value* xv = f.input(0);
   const Value* w = f.input(1);
-  if (!x || !w) return false;
+  if (!xv || !w) return false;
+  // An unbatched input ([C, spatial...], one dim fewer than the weight) runs as a batch of one
+  // (Convolution.cpp's batchify: unsqueeze(0), then the batched path).
+  Value unbatched;
+  const Value* x = xv;
+  if (xv->sizes.size() + 1 == w->sizes.size() && xv->strides.size() == xv->sizes.size() && !xv->sizes.empty()) {
+    unbatched = *xv;
+    unbatched.sizes.insert(unbatched.sizes.begin(), 1);
+    unbatched.strides.insert(unbatched.strides.begin(), xv->sizes[0] * xv->strides[0]);
+    x = &unbatched;
+  }
   const size_t rank = x->sizes.size();
   if (rank < 3 || rank > 5 || w->sizes.size() != rank) return false;
   if (x->strides.size() != rank || w->strides.size() != rank) return false;

@@ -330,6 +330,20 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                repeat_counts,
                "sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit",
                "A repeat is one kernel writing the tiled result (a plain copy when every repeat is 1)."});
+  r.push_back({"tile",
+               ops({"aten::tile"}),
+               {},
+               "one copy kernel of the expanded view (repeat); a result of the input's size (every dim 1): a copy "
+               "of the input",
+               [](const OpFacts& f) { return f.input(0) && f.output(0); },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 if (f.out_numel == 0) return {};
+                 if (f.out_numel == f.in_numel) return clone_counts(f);
+                 return {1, 0, 0, 0};
+               },
+               "opset:tile (1 kernel), opinfo: tile with dims () of a 0-d and a [2] tensor (1 memcpy)",
+               "tile is a repeat: one kernel writing the tiled result, or a plain copy when nothing is repeated."});
   r.push_back(
       {"pad",
        ops({"aten::pad", "aten::constant_pad_nd"}),

@@ -1,5 +1,7 @@
 // Elementwise ops without a pointwise tag, dropout, pools, resampling, scans and factories on
 // the H200.
+#include <algorithm>
+
 #include "passes/targets/h200/rules.h"
 
 namespace kc::h200 {
@@ -62,6 +64,47 @@ bool weight_norm_fused(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", 0);
   const int64_t rank = static_cast<int64_t>(v->sizes.size());
   return dim == 0 || dim == rank - 1 || dim == -1;
+}
+
+// linspace / logspace with a start or end given as a tensor (RangeFactories.cpp): each such
+// scalar is read back with .item() (a device-to-host memcpy and a wait), then the sequence is one
+// kernel, none when steps is 0.
+Counts spaced_counts(const OpFacts& f) {
+  Counts c = one_kernel_unless_empty(f);
+  for (const char* name : {"start", "end"}) {
+    const Arg* a = f.arg(name);
+    if (a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() && a->tensors[0] >= 0 &&
+        f.graph->values[a->tensors[0]].placement == Placement::kDevice)
+      c += Counts{0, 1, 0, 1};
+  }
+  return c;
+}
+// normal (Distributions.h, normal_out_impl): from two floats one draw; with a tensor mean, a draw
+// of N(0, std) and an in-place add of the mean; with a tensor std, CHECK_NORMAL_TENSOR_STD reads
+// `std.min() >= 0` back twice (min, compare and a memcpy each: at::normal and normal_out both
+// check), then a draw of N(0, 1), mul_ by std and add_ of the mean.
+Counts normal_counts(const OpFacts& f) {
+  if (f.out_numel == 0) return {};
+  const std::string& o = f.op->overload;
+  if (o == "Tensor_Tensor") return {7, 2, 0, 2};
+  if (o == "Tensor_float") return {2, 0, 0, 0};
+  return {1, 0, 0, 0};
+}
+
+// diff (ReduceOps.cpp): prepend/append are joined by one cat; diff_helper then subtracts
+// narrowed slices once per order, n capped at the dim's size; n = 0 returns a copy of the input
+// (zeros_like + copy_: a fill and a memcpy).
+Counts diff_counts(const OpFacts& f) {
+  const Value& x = *f.input(0);
+  const int64_t n = f.int_arg("n", 1);
+  if (n == 0) return x.numel() > 0 ? Counts{1, 1, 0, 0} : Counts{};
+  const int64_t rank = static_cast<int64_t>(x.sizes.size());
+  int64_t dim = f.int_arg("dim", -1);
+  if (dim < 0) dim += rank;
+  const bool joined = f.has_tensor_arg("prepend") || f.has_tensor_arg("append");
+  const int64_t size = dim >= 0 && dim < rank ? x.sizes[dim] : 1;
+  const int64_t orders = joined ? n : std::min(n, size);
+  return {static_cast<int>((joined ? 1 : 0) + std::max<int64_t>(orders, 0)), 0, 0, 0};
 }
 
 }  // namespace
@@ -160,6 +203,16 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "sweep:resample/pool:adaptive_avg_pool3d, corpus:densenet121 (avg_pool2d), broad:nextvit (avg_pool1d), "
                "broad:swin (adaptive_avg_pool1d), broad:mvit, broad:s3d, broad:res2net (sliced avg_pool2d input)",
                "Pooling and nearest upsampling are one kernel each."});
+  r.push_back({"pool.max_backward",
+               ops({"aten::max_pool2d_with_indices_backward"}),
+               {},
+               "a zero fill of the input gradient, then the scatter of the output gradient",
+               nullptr,
+               {2, 0, 0, 0},
+               nullptr,
+               "opinfo: max_pool2d_with_indices_backward (FillFunctor + max_pool_backward_nchw, 6 of 6)",
+               "The gradient of a max pool zeroes the input gradient with one fill kernel, then adds each output "
+               "gradient at its recorded index with a second."});
   r.push_back({"upsample",
                ops({"aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d",
                     "aten::_upsample_nearest_exact1d", "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d",
@@ -188,12 +241,14 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
   r.push_back({"diff",
                ops({"aten::diff"}),
                {},
-               "a slice copy, then the subtraction",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "corpus:gpt2, corpus:llama",
-               "diff slices its input and subtracts: two kernels."});
+               "n = 0: a zero fill and a memcpy (a copy of the input); else one cat of prepend/append, then one "
+               "subtraction per order (at most the dim's size)",
+               [](const OpFacts& f) { return f.input(0) != nullptr; },
+               {},
+               diff_counts,
+               "corpus:gpt2, corpus:llama (prepend, n=1: 2), opinfo: diff (n=0: 1 + 1 memcpy; n=1: 1)",
+               "diff subtracts neighbouring slices with one kernel per order, after joining any prepended or "
+               "appended values with a cat; of order 0 it returns a copy of its input."});
   r.push_back({"elementwise",
                ops({"aten::hardswish", "aten::hardswish_", "aten::hardsigmoid", "aten::hardsigmoid_", "aten::__and__",
                     "aten::__or__", "aten::__xor__", "aten::floor_divide", "aten::leaky_relu", "aten::leaky_relu_",
@@ -270,19 +325,45 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "truth:arange",
                "arange writes its sequence with one kernel."});
-  // The generators measured so far; others (uniform_, normal_, random_) stay unknown until they are.
+  // The generators measured so far; others (random_, bernoulli_) stay unknown until they are.
   r.push_back({"factory.random",
                ops({"aten::randn", "aten::rand", "aten::cauchy_", "aten::exponential_", "aten::geometric_",
-                    "aten::log_normal_"}),
+                    "aten::log_normal_", "aten::normal_", "aten::uniform_", "aten::randint", "aten::randint_like"}),
                {},
                "one distribution kernel (nothing for an empty tensor)",
                nullptr,
                {},
                one_kernel_unless_empty,
                "truth:randn, opinfo: rand (fractional_max_pool's samples), cauchy_, exponential_, geometric_, "
-               "log_normal_ (36 of 36)",
+               "log_normal_ (36 of 36), normal_, uniform_, randint, randint.low, randint_like, "
+               "randint_like.low_dtype (1 each)",
                "A random tensor, or one refilled in place from a distribution, is written by one random-number "
                "kernel (distribution_elementwise_grid_stride_kernel)."});
+  r.push_back({"factory.normal",
+               ops({"aten::normal"}),
+               {},
+               "float mean and std: one draw; tensor mean: draw + add; tensor mean and std: two std >= 0 checks "
+               "(min, compare, memcpy, sync each) + draw + mul + add",
+               [](const OpFacts& f) {
+                 const std::string& o = f.op->overload;
+                 return o == "float_float" || o == "Tensor_float" || o == "Tensor_Tensor";
+               },
+               {},
+               normal_counts,
+               "opinfo: normal.float_float (1), normal.Tensor_float (2), normal.Tensor_Tensor (7 kernels, 2 memcpy)",
+               "normal draws from N(0, std) or N(0, 1) with one kernel and shifts and scales by tensor arguments "
+               "in place; a tensor std is first checked to be non-negative on the host, twice."});
+  r.push_back({"factory.spaced",
+               ops({"aten::linspace", "aten::logspace"}),
+               {},
+               "one kernel (none for steps=0), + a memcpy and a host sync per start or end given as a device tensor",
+               nullptr,
+               {},
+               spaced_counts,
+               "opset:linspace, opinfo: logspace (steps=0: 0), linspace and logspace Tensor_Tensor (2 memcpy), "
+               "Tensor_Scalar and Scalar_Tensor (1 memcpy)",
+               "A linspace or logspace writes its sequence with one kernel; a start or end passed as a tensor is "
+               "first read back to the host, a copy the host waits for."});
   r.push_back({"elementwise.one",
                ops({"aten::addr", "aten::chalf", "aten::fill", "aten::isreal", "aten::special_polygamma"}),
                {},

@@ -101,9 +101,13 @@ int gemm_copies(const OpFacts& f) {
 // aten::linear with a bias and a 2-D input, or a contiguous N-D one, is one addmm with the
 // bias fused (at::native::linear); any other input runs matmul(input, weight.t()) and then
 // a separate bias add.
+// A contiguous input of any other rank, 1-d included, is flattened to [rows, K] first
+// (_flatten_nd_linear): a 1-d input is one row (opinfo: linear of a [3] input with a bias, one
+// gemv kernel).
 bool linear_bias_fused(const OpFacts& f) {
   const Value* x = f.input(0);
-  return f.input(2) && has_layout(x) && (x->sizes.size() == 2 || (x->sizes.size() >= 3 && x->contiguous()));
+  return f.input(2) && has_layout(x) &&
+         (x->sizes.size() == 2 || ((x->sizes.size() >= 3 || x->sizes.size() == 1) && x->contiguous()));
 }
 bool linear_bias_separate(const OpFacts& f) {
   return f.input(2) && !linear_bias_fused(f);
@@ -167,11 +171,18 @@ bool reads_transposed(const Value* v, bool copied) {
 bool copied(const Value* v) {
   return operand_copies(v) > 0;
 }
-// A 1-D bias that addmm fuses into the call (cuBLASLt's epilogue); a 2-D self is written into the
-// result before a call without one.
+// A 1-D bias that addmm fuses into the call (cuBLASLt's epilogue, Blas.cpp's useLtInterface: a
+// contiguous self of one row of the result's width, beta 1); any other self is written into the
+// result before a call without one (opinfo: addmm with self [1] into [2, 3]: copy + GEMM).
 bool addmm_fuses_bias(const OpFacts& f) {
   const Value* self = f.input(0);
-  return f.op->name == "aten::addmm" && self && self->sizes.size() <= 1;
+  const Value* out = f.output(0);
+  if (f.op->name != "aten::addmm" || !self || !out || self->sizes.size() != 1 || out->sizes.size() != 2) return false;
+  const Arg* beta = f.arg("beta");
+  const bool beta_one = !beta || (beta->kind == Arg::Kind::kFloat && !beta->floats.empty() && beta->floats[0] == 1.0) ||
+                        (beta->kind == Arg::Kind::kInt && !beta->ints.empty() && beta->ints[0] == 1) ||
+                        (beta->kind != Arg::Kind::kFloat && beta->kind != Arg::Kind::kInt);
+  return self->sizes[0] == out->sizes[1] && beta_one;
 }
 // The batched call of matmul/bmm/baddbmm (and linear's unfused path): [batch..., M, K] x [batch...,
 // K, N], batch dims broadcast.

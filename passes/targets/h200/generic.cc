@@ -16,6 +16,17 @@ bool tagged_reduction(const OpFacts& f) {
 bool global_reduction(const OpFacts& f) {
   return tagged_reduction(f) && reduction_splits(f);
 }
+// sum and prod reduce in their result's dtype (make_reduction_from_out_ty, ReduceOps.cpp): an
+// input of another dtype is converted by one copy kernel first (self.to(in_dtype)), except
+// bf16/fp16 summed into float32, which the CUDA reduce kernel reads as it is. A bool or integer
+// input sums into int64.
+bool converting_reduction(const OpFacts& f) {
+  if (f.op->name != "aten::sum" && f.op->name != "aten::prod") return false;
+  const Value* x = f.input(0);
+  const Value* y = f.output(0);
+  if (!tagged_reduction(f) || !x || !y || x->dtype == y->dtype || x->numel() == 0) return false;
+  return !(is_half(x->dtype) && y->dtype == DType::kFloat32);
+}
 bool tagged_pointwise(const OpFacts& f) {
   return f.op->traits.pointwise;
 }
@@ -42,6 +53,34 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
        nullptr,
        "truth:view_reshape_float32, truth:view_reshape_bfloat16",
        "A view only changes the shape and strides the host keeps for the same memory: no kernel, no data moved."});
+  r.push_back({"reduction.dim.scalar",
+               {},
+               OpClass::kReduction,
+               "max.dim / min.dim of a 0-d tensor: the value copied (1 memcpy) and the index filled with 0 (1 kernel)",
+               [](const OpFacts& f) {
+                 return (f.op->name == "aten::max" || f.op->name == "aten::min") && f.op->overload == "dim" &&
+                        f.input(0) && f.input(0)->sizes.empty();
+               },
+               {1, 1, 0, 0},
+               nullptr,
+               "opinfo: max.dim and min.dim of 0-d inputs (FillFunctor<long> + DtoD memcpy)",
+               "Reducing a single value over its only position copies the value and writes index 0: a memory copy "
+               "and one fill kernel."});
+  r.push_back({"reduction.convert",
+               ops({"aten::sum", "aten::prod"}),
+               {},
+               "the input's dtype is not the result's (bool or integer summed into int64, an explicit dtype), "
+               "bf16/fp16 into float32 aside: a conversion copy, then the reduce kernel (+ its semaphore memset "
+               "when it splits across blocks)",
+               converting_reduction,
+               {},
+               [](const OpFacts& f) -> Counts {
+                 return {2, 0, reduction_splits(f) ? 1 : 0, 0};
+               },
+               "opinfo: masked_mean, masked_std, masked_var (sum.dim_IntList of a bool mask: direct_copy_kernel to "
+               "int64 + reduce_kernel, 10 of 10)",
+               "A sum whose result has another dtype than its input (a bool mask counted into int64) first converts "
+               "the input with one copy kernel, then reduces it."});
   r.push_back({"reduction.global",
                {},
                OpClass::kReduction,

@@ -152,6 +152,30 @@ Counts topk_counts(const OpFacts& f) {
   return c;
 }
 
+// _unsafe_masked_index (TensorAdvancedIndexing.cpp): each index tensor clamped into range (one
+// clamp kernel each), self.index(clamped) as aten::index counts it, then
+// result.masked_fill(logical_not(mask), fill): a logical_not, the result's clone (a memcpy) and
+// the fill.
+Counts unsafe_masked_index_counts(const OpFacts& f) {
+  Counts c = index_counts(f);
+  if (const Arg* idx = f.arg("indices"))
+    for (int v : idx->tensors) c.kernels += v >= 0 ? 1 : 0;
+  c += Counts{2, 1, 0, 0};
+  return c;
+}
+// index_reduce (index_reduce_func_cuda_impl, Indexing.cu): the result starts as a copy of self
+// (a memcpy when self is dense), include_self=False first fills the indexed slices with the
+// reduction's identity (index_fill_), then one indexFunc kernel reduces the source in. mean
+// also counts: a fill of counts (ones or zeros), ones_like(source), index_add_ of them, then
+// counts == 0, masked_fill_ and the division: 6 kernels more.
+Counts index_reduce_counts(const OpFacts& f) {
+  const Value& self = *f.input(0);
+  Counts c = self.contiguous() ? Counts{1, 1, 0, 0} : Counts{2, 0, 0, 0};
+  if (!f.bool_arg("include_self", true)) c.kernels += 1;
+  if (f.text_arg("reduce", "") == "mean") c.kernels += 6;
+  return c;
+}
+
 }  // namespace
 
 void add_indexing_rules(std::vector<LaunchRule>& r) {
@@ -193,6 +217,30 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "truth:index_select, sweep:index/gather, sweep:index/index_select",
                "A lookup (embedding, index_select, gather) is one gather kernel."});
+  r.push_back({"unsafe_masked_index",
+               ops({"aten::_unsafe_masked_index"}),
+               {},
+               "a clamp per index tensor, the gather as aten::index counts it, then logical_not of the mask and "
+               "masked_fill (a clone memcpy and the fill)",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && f.out_numel > 0; },
+               {},
+               unsafe_masked_index_counts,
+               "opinfo: _unsafe_masked_index ([5,5] by [10,1] and [1,10] indices: 2 clamps, 2 index copies, the "
+               "gather, logical_not, masked_fill = 7 + 1 memcpy)",
+               "A masked gather clamps its indices into range, gathers like advanced indexing, then fills the "
+               "masked-off positions: a kernel per index tensor, the gather and two more."});
+  r.push_back({"index_reduce",
+               ops({"aten::index_reduce"}),
+               {},
+               "a copy of self (a memcpy when dense), + an identity fill of the indexed slices without "
+               "include_self, one indexFunc kernel; mean + 6 (count fills, index_add, == 0, masked_fill, div)",
+               [](const OpFacts& f) { return f.input(0) && f.out_numel > 0; },
+               {},
+               index_reduce_counts,
+               "opinfo: index_reduce prod, amax, amin (1 + 1 memcpy; include_self=False 2), mean (7, 8)",
+               "index_reduce copies its input, then reduces the source rows into the indexed ones with one kernel "
+               "(after filling them with the reduction's identity when the input is left out); a mean also counts "
+               "the rows reduced into each slot and divides by the count."});
   r.push_back({"where.scalar",
                ops({"aten::where"}),
                {},

@@ -294,11 +294,23 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                "opinfo: cross_entropy (4: 5 kernels), opset:cross_entropy_probs (5)",
                "With probabilities for targets, cross entropy is -(log_softmax(x) * target).sum(classes): four "
                "kernels, and a multiply for the mean."});
+  r.push_back({"cross_entropy.nd",
+               ops({"aten::cross_entropy_loss"}),
+               {},
+               "class indices, no weight, no smoothing, scores of rank 3+ [N, C, d...], mean: log_softmax, then "
+               "nll_loss2d: fills of the output and the total weight, the loss kernel and its mean",
+               [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() >= 3 && reduction(f) == 1; },
+               {5, 0, 0, 0},
+               nullptr,
+               "opinfo: cross_entropy of [2,3,1] scores (softmax_warp_forward, 2 fills, nll_loss2d_forward_kernel, "
+               "nll_loss2d_forward_size_average_kernel)",
+               "Cross entropy over scores with extra dims is log_softmax then nll_loss's 2-d form, which zeroes its "
+               "output and total weight, accumulates the loss and divides by the weight: five kernels."});
   r.push_back({"cross_entropy",
                ops({"aten::cross_entropy_loss"}),
                {},
-               "class indices, no weight, no smoothing: log_softmax then nll_loss",
-               index_target,
+               "class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss",
+               [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() <= 2; },
                {2, 0, 0, 0},
                nullptr,
                "truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq",

@@ -2,6 +2,7 @@
 // ReduceOps.cpp, Integration.cpp, TensorShape.cpp): each step one kernel, every reduction
 // zeroing its semaphores first where it splits across blocks (reduce_config.h).
 #include <algorithm>
+#include <cmath>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/targets/h200/reduce_config.h"
@@ -125,9 +126,76 @@ Counts sum_to_size_counts(const OpFacts& f) {
   return {1, 0, in->numel() > 0 ? split_memset(in->sizes, dims) : 0, 0};
 }
 
+// gradient with a scalar spacing (ReduceOps.cpp, gradient_helper_float), for each dim (every dim
+// when none is given): the centre difference (sub, div), each edge (edge_order 1: sub, div;
+// edge_order 2: three scaled terms combined and divided, 6), the centre halved, and a cat of
+// edge, centre, edge: 8 kernels a dim for edge_order 1, 16 for 2.
+bool gradient_scalar(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t e = f.int_arg("edge_order", 1);
+  return f.op->overload == "scalarint" && x && !x->sizes.empty() && (e == 1 || e == 2);
+}
+Counts gradient_counts(const OpFacts& f) {
+  const Arg* d = f.arg("dim");
+  const int64_t dims = d && d->kind == Arg::Kind::kInt ? 1 : static_cast<int64_t>(f.input(0)->sizes.size());
+  const int per_dim = f.int_arg("edge_order", 1) == 2 ? 16 : 8;
+  return {static_cast<int>(dims) * per_dim, 0, 0, 0};
+}
+
 }  // namespace
 
 void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"histc",
+               ops({"aten::histc"}),
+               {},
+               "a zero fill of the bins and one histogram kernel; min == max (the default 0, 0): the range is "
+               "first read from the data (min and max reductions, each read back: 2 memcpy, 2 host syncs)",
+               [](const OpFacts& f) { return f.input(0) && f.in_numel > 0; },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // SummaryOps.cu _histc_cuda_template: self.min().item() and self.max().item() when min == max.
+                 const Arg* lo = f.arg("min");
+                 const Arg* hi = f.arg("max");
+                 auto value = [](const Arg* a) {
+                   if (!a) return 0.0;
+                   if (a->kind == Arg::Kind::kFloat && !a->floats.empty()) return a->floats[0];
+                   if (a->kind == Arg::Kind::kInt && !a->ints.empty()) return static_cast<double>(a->ints[0]);
+                   return 0.0;
+                 };
+                 const bool data_range = value(lo) == value(hi);
+                 return data_range ? Counts{4, 2, 0, 2} : Counts{2, 0, 0, 0};
+               },
+               "opinfo: histc with the default range (fill, min, max, kernelHistogram1D; 2 DtoH memcpy; bins 1, 3 "
+               "and 100)",
+               "histc zeroes its bins and counts every element into them with one kernel; with no range given it "
+               "first finds the data's minimum and maximum and reads them back to the host."});
+  r.push_back({"isin.brute_force",
+               ops({"aten::isin"}),
+               {},
+               "few test elements (fewer than 10 * elements^0.145): elements compared with every test element and "
+               "reduced with any, written into the result: a fill, the comparison, the reduction and a memcpy",
+               [](const OpFacts& f) {
+                 const Value* e = f.input(0);
+                 const Value* t = f.input(1);
+                 if (f.op->overload != "Tensor_Tensor" || !e || !t || e->numel() == 0) return false;
+                 return static_cast<double>(t->numel()) < 10.0 * std::pow(static_cast<double>(e->numel()), 0.145);
+               },
+               {3, 1, 0, 0},
+               nullptr,
+               "opinfo: isin.Tensor_Tensor (20 elements, 5 test elements: FillFunctor, eq, any-reduce, 1 DtoD memcpy)",
+               "isin with few test elements compares every element with each of them and reduces with any, "
+               "copying the answer into the result."});
+  r.push_back({"gradient.scalar",
+               ops({"aten::gradient"}),
+               {},
+               "scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the halving, a "
+               "cat), 16 with edge_order 2",
+               gradient_scalar,
+               {},
+               gradient_counts,
+               "opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32)",
+               "torch.gradient takes central differences inside and one-sided ones at the edges of each dimension, "
+               "each a few elementwise kernels, and joins them with a cat."});
   r.push_back({"alpha_dropout.train",
                ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"}),
                {},

@@ -71,9 +71,73 @@ Counts put_counts(const OpFacts& f) {
   return c;
 }
 
+// block_diag (TensorShape.cpp): a zero-filled [sum of rows, sum of columns] result, then each
+// non-empty block copied into its slice (1-d and 0-d tensors count as one row). A copy is one
+// memcpy when both sides are dense: a source of the result's dtype, contiguous, into a slice of
+// one row or of the full width; otherwise a copy kernel.
+Counts block_diag_counts(const OpFacts& f) {
+  const Arg* ts = f.arg("tensors");
+  const Value* out = f.output(0);
+  if (!ts || !out || out->numel() == 0) return {};
+  const int64_t width = out->sizes.size() == 2 ? out->sizes[1] : 0;
+  Counts c{1, 0, 0, 0};
+  for (int v : ts->tensors) {
+    if (v < 0) continue;
+    const Value& t = f.graph->values[v];
+    const int64_t rows = t.sizes.size() == 2 ? t.sizes[0] : 1;
+    const int64_t cols = t.sizes.size() == 2 ? t.sizes[1] : t.sizes.size() == 1 ? t.sizes[0] : 1;
+    if (rows == 0 || cols == 0) continue;
+    const bool dense = t.dtype == out->dtype && t.contiguous() && (rows == 1 || cols == width);
+    c += dense ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  }
+  return c;
+}
+// cartesian_prod (Itertools.cpp): one tensor is returned as it is; several are spread by
+// meshgrid (expanded views), each flattened (a copy kernel where no view can flatten its
+// expanded strides) and stacked as columns (one cat kernel).
+Counts cartesian_prod_counts(const OpFacts& f) {
+  const Arg* ts = f.arg("tensors");
+  const Value* out = f.output(0);
+  if (!ts || !out || out->numel() == 0 || out->sizes.empty()) return {};
+  std::vector<const Value*> in;
+  for (int v : ts->tensors)
+    if (v >= 0) in.push_back(&f.graph->values[v]);
+  if (in.size() < 2) return {};
+  std::vector<int64_t> sizes;
+  for (const Value* t : in) sizes.push_back(t->numel());
+  Counts c{1, 0, 0, 0};
+  for (size_t i = 0; i < in.size(); ++i) {
+    std::vector<int64_t> strides(in.size(), 0);
+    strides[i] = in[i]->strides.empty() ? 1 : in[i]->strides[0];
+    if (!view_is_possible(sizes, strides, {out->sizes[0]})) c.kernels += 1;
+  }
+  return c;
+}
+
 }  // namespace
 
 void add_rearrange_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"block_diag",
+               ops({"aten::block_diag"}),
+               {},
+               "a zero fill of the result, then per non-empty block a memcpy (dense source into one row or the "
+               "full width) or a copy kernel",
+               [](const OpFacts& f) { return f.output(0) && f.output(0)->sizes.size() == 2; },
+               {},
+               block_diag_counts,
+               "opinfo: block_diag ([1,5], [2,5], [3,5]: 3 + 1 memcpy; [5,1], [5,2], [5,3]: 4; 1-d: 1 + 3 memcpy)",
+               "block_diag zeroes its result with one kernel and copies each block into place: a plain memory "
+               "copy when the block's rows lie back to back in the result, a copy kernel otherwise."});
+  r.push_back({"cartesian_prod",
+               ops({"aten::cartesian_prod"}),
+               {},
+               "one tensor: nothing; several: a copy per meshgrid view that no view can flatten, then one cat",
+               [](const OpFacts& f) { return f.output(0) != nullptr; },
+               {},
+               cartesian_prod_counts,
+               "opinfo: cartesian_prod (1 tensor: 0; 2: 1 cat; 3: 2 copies + 1 cat)",
+               "cartesian_prod spreads its inputs over a grid of broadcast views, copies those that cannot be "
+               "flattened in place, and stacks the columns with one kernel."});
   r.push_back({"stack.batched",
                ops({"aten::hstack", "aten::vstack", "aten::dstack", "aten::column_stack", "aten::row_stack"}),
                {},

@@ -19,7 +19,8 @@ int64_t slice_size(const OpFacts& f, int64_t fallback_dim) {
   const Value* x = self(f);
   if (!x || x->sizes.empty()) return 1;
   const int64_t rank = static_cast<int64_t>(x->sizes.size());
-  int64_t dim = f.int_arg("dim", fallback_dim);
+  // msort is sort(self, dim=0) (TensorCompare.cpp).
+  int64_t dim = f.op->name == "aten::msort" ? 0 : f.int_arg("dim", fallback_dim);
   if (dim < 0) dim += rank;
   return dim >= 0 && dim < rank ? x->sizes[dim] : 1;
 }
@@ -194,6 +195,59 @@ Counts clone_then_write(const OpFacts& f) {
   if (!x || x->numel() == 0) return {};
   return x->contiguous() ? Counts{1, 1, 0, 0} : Counts{2, 0, 0, 0};
 }
+// slice_scatter (TensorShape.cpp): self cloned, then output.slice(dim, start, end, step).copy_(src).
+// The copy is a memcpy when the slice is one dense block of a contiguous clone (step 1 and
+// every dim before `dim` of size 1, or the whole dim) and src is contiguous of the same dtype.
+Counts slice_scatter_counts(const OpFacts& f) {
+  Counts c = clone_then_write(f);
+  const Value* x = self(f);
+  const Value* src = f.input(1);
+  if (!x || !src || x->numel() == 0 || !x->contiguous()) return c;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || src->sizes.size() != x->sizes.size()) return c;
+  const int64_t len = src->sizes[dim];
+  bool dense = len == x->sizes[dim] || f.int_arg("step", 1) == 1 || len <= 1;
+  if (len != x->sizes[dim])
+    for (int64_t d = 0; d < dim; ++d) dense = dense && x->sizes[d] == 1;
+  if (src->numel() == 0) return {c.kernels - 1, c.memcpy, 0, 0};
+  if (dense && src->contiguous() && src->dtype == x->dtype) return {c.kernels - 1, c.memcpy + 1, 0, 0};
+  return c;
+}
+// index_put with accumulate=True (index_put_with_sort_kernel, Indexing.cu): each integer index
+// tensor is bounds-checked on the device (max, compare, assert; min, compare, assert), wrapped
+// (remainder) and scaled by its stride (mul) into a linear index: 8 kernels; one broadcast to
+// the others' shape (or not contiguous) is copied before each of the two reductions (+2). The
+// linear indices are summed (one add per index after the first), divided into slices, and sorted
+// with their positions (an arange, cub's single-tile radix sort), then accumulated by one kernel.
+Counts index_put_accumulate_counts(const OpFacts& f) {
+  Counts c = clone_then_write(f);  // the clone (a memcpy when dense) and the accumulate kernel
+  const Arg* idx = f.arg("indices");
+  std::vector<const Value*> ints;
+  if (idx)
+    for (int v : idx->tensors)
+      if (v >= 0) ints.push_back(&f.graph->values[v]);
+  std::vector<int64_t> shape;
+  for (const Value* t : ints) {
+    if (t->sizes.size() > shape.size()) shape.insert(shape.begin(), t->sizes.size() - shape.size(), 1);
+    for (size_t i = 0; i < t->sizes.size(); ++i) {
+      int64_t& d = shape[shape.size() - t->sizes.size() + i];
+      if (d == 1) d = t->sizes[i];
+    }
+  }
+  for (const Value* t : ints) c.kernels += 8 + (t->sizes != shape || !t->contiguous() ? 2 : 0);
+  c.kernels += static_cast<int>(ints.size() > 1 ? ints.size() - 1 : 0) + 3;  // adds, div, arange, sort
+  return c;
+}
+// Integer (not boolean) index tensors only: a mask is turned into indices by nonzero first.
+bool integer_indices(const OpFacts& f) {
+  const Arg* idx = f.arg("indices");
+  if (!idx) return false;
+  for (int v : idx->tensors)
+    if (v >= 0 && f.graph->values[v].dtype != DType::kInt64 && f.graph->values[v].dtype != DType::kInt32) return false;
+  return true;
+}
 bool index_put_plain(const OpFacts& f) {
   return !f.bool_arg("accumulate", false);
 }
@@ -249,34 +303,48 @@ bool scatter_reduce_mean_including_self(const OpFacts& f) {
   return f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
 
+// segment_reduce over 1-d data (SegmentReduce.cu, cub's segmented reduce): given offsets, their
+// end points are formed (one add) and cub reduces each segment (one kernel); given lengths, they
+// are first checked (min >= 0 and sum == the data's size, read back: a memcpy and a wait each),
+// turned into offsets (a zero fill, a cub inclusive scan of init + scan, a cat, one memcpy), then
+// reduced. mean divides the sums by the lengths (post_sum_div, one kernel).
+Counts segment_reduce_counts(const OpFacts& f) {
+  Counts c = f.has_tensor_arg("offsets") ? Counts{2, 0, 0, 0} : Counts{8, 3, 0, 2};
+  if (f.text_arg("reduce", "") == "mean") c.kernels += 1;
+  return c;
+}
+
 }  // namespace
 
 void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"sort.small",
-               ops({"aten::sort", "aten::argsort"}),
+               ops({"aten::sort", "aten::argsort", "aten::msort"}),
                {},
                "slices of at most 4096 elements: arange of the indices + copy of the values + in-place sort = 3, "
                "+ 2 device-to-device memcpy",
                small_sort,
                {},
                sort_counts,
-               "opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64)",
+               "opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64), opinfo: msort "
+               "(sort along dim 0: [5,10,5] 3 + 2 memcpy)",
                "Sorting fills the indices with an arange, copies the values into the output and sorts each slice in "
                "place with one kernel; two small device copies set up the outputs."});
-  r.push_back({"sort.long",
-               ops({"aten::sort", "aten::argsort"}),
-               {},
-               "slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
-               "kernels and (2 + p) memsets (p = key bits / 8); 2-64 shorter slices together: 7 + p kernels, 5 + "
-               "p memsets; + 1 memcpy",
-               long_sort,
-               {},
-               long_sort_counts,
-               "sweep:sortmode (f32, bf16, f16, int64; 1, 4 and 32 slices of 4097 to 1M), opset:sort_long, "
-               "opset:sort_long_rows (64 slices of 8192)",
-               "Long slices are sorted by cub's radix sort, one pass per byte of the key, each pass zeroing its "
-               "counters; several slices of moderate length are sorted together on keys tagged with their slice, very "
-               "long ones one after another."});
+  r.push_back(
+      {"sort.long",
+       ops({"aten::sort", "aten::argsort", "aten::msort"}),
+       {},
+       "slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
+       "kernels and (2 + p) memsets (p = key bits / 8); 2-64 shorter slices together: 7 + p kernels, 5 + "
+       "p memsets; + 1 memcpy",
+       long_sort,
+       {},
+       long_sort_counts,
+       "sweep:sortmode (f32, bf16, f16, int64; 1, 4 and 32 slices of 4097 to 1M), opset:sort_long, opinfo: msort "
+       "([8000]: f32 7, bf16 5), "
+       "opset:sort_long_rows (64 slices of 8192)",
+       "Long slices are sorted by cub's radix sort, one pass per byte of the key, each pass zeroing its "
+       "counters; several slices of moderate length are sorted together on keys tagged with their slice, very "
+       "long ones one after another."});
   r.push_back({"mode.long",
                ops({"aten::mode"}),
                {},
@@ -308,6 +376,89 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                small_mode_counts,
                "opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)",
                "The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."});
+  r.push_back({"segment_reduce.1d",
+               ops({"aten::segment_reduce"}),
+               {},
+               "1-d data, axis 0: offsets 2 (+1 for mean); lengths 8 + 3 memcpy, 2 host syncs (+1 for mean)",
+               [](const OpFacts& f) {
+                 return f.input(0) && f.input(0)->sizes.size() == 1 && f.int_arg("axis", 0) == 0 &&
+                        (f.has_tensor_arg("offsets") || f.has_tensor_arg("lengths"));
+               },
+               {},
+               segment_reduce_counts,
+               "opinfo: _segment_reduce_offsets (max 2, mean 3), _segment_reduce_lengths (max 8, mean 9; 3 "
+               "memcpy)",
+               "segment_reduce reduces each segment of a 1-d input with cub's segmented reduce; lengths are first "
+               "checked on the host and scanned into offsets, and a mean divides by the lengths with one more "
+               "kernel."});
+  r.push_back({"unique_consecutive",
+               ops({"aten::unique_consecutive"}),
+               {},
+               "no dim, no inverse, no counts: cub's unique (init + select) and its count read back (1 memcpy, "
+               "1 host sync)",
+               [](const OpFacts& f) {
+                 const Arg* d = f.arg("dim");
+                 return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false) &&
+                        !f.bool_arg("return_counts", false);
+               },
+               {2, 1, 0, 1},
+               nullptr,
+               "opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6)",
+               "unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
+               "reads the number kept back to the host to size its result."});
+  r.push_back({"multinomial.no_replacement",
+               ops({"aten::multinomial"}),
+               {},
+               "without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
+               "max < inf, and, assert; sum == 0 (+ any over rows for 2-d), not, assert), exponential_, div, then "
+               "argmax for one sample or topk (select + sort): 14 for 1-d, 15 for 2-d",
+               [](const OpFacts& f) {
+                 const Value* x = f.input(0);
+                 return x && (x->sizes.size() == 1 || x->sizes.size() == 2) && x->sizes.back() < 400 &&
+                        (!f.bool_arg("replacement", false) || f.int_arg("num_samples", 1) == 1);
+               },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // Distributions.cpp multinomial: Gumbel-style sampling by topk of p / Exp(1).
+                 const Value& x = *f.input(0);
+                 const int checks = 6 + (x.sizes.size() == 1 ? 2 : 3) + 2;
+                 const int select = f.int_arg("num_samples", 1) == 1 ? 1 : 2;
+                 return {checks + 2 + select, 0, 0, 0};
+               },
+               "opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15)",
+               "multinomial without replacement checks the probabilities on the device (asserts, no host wait), "
+               "divides them by exponential noise and takes the top samples: a select and a sort."});
+  r.push_back({"median.all",
+               ops({"aten::median", "aten::nanmedian"}),
+               {},
+               "over all elements: a sort of the flattened input (as sort counts one slice), then median: isnan "
+               "and where (2); nanmedian: isnan, its sum (a conversion and the reduce), rsub, div, the cast to "
+               "int64 and the gather (7)",
+               [](const OpFacts& f) {
+                 const std::string& o = f.op->overload;
+                 return f.input(0) && f.input(0)->numel() > 0 && (o.empty() || o == "default");
+               },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // Sorting.cu median_impl: sorted = self.flatten().sort(); median: where(sorted[-1].isnan(),
+                 // sorted[-1], sorted[k]); nanmedian: k = ((size - 1) - sorted.isnan().sum()) / 2, sorted[k].
+                 Counts c = sort_1d_launches(f.input(0)->numel(), f.input(0)->dtype);
+                 c.kernels += f.op->name == "aten::median" ? 2 : 7;
+                 return c;
+               },
+               "opinfo: median and nanmedian of a 0-d tensor (arange, 3 memcpy; + eq, where: 3; + 7: 8)",
+               "median over all elements sorts a flattened copy and picks the middle value (or NaN) with two more "
+               "kernels; nanmedian first counts the NaNs on the device to find the middle of the rest."});
+  r.push_back({"nonzero_static.empty",
+               ops({"aten::nonzero_static"}),
+               {},
+               "a result of no elements (size 0, or a 0-d input: [0, size]): nothing",
+               [](const OpFacts& f) { return f.output(0) && f.output(0)->numel() == 0; },
+               {0, 0, 0, 0},
+               nullptr,
+               "opinfo: nonzero_static of 0-d inputs, size 0, 1 and 3 (0 kernels)",
+               "nonzero_static allocates its [rank, size] result and returns at once when it has no elements: "
+               "nothing is counted or launched."});
   r.push_back({"nonzero",
                ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"}),
                {},
@@ -320,7 +471,16 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                          (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default")));
                },
                {},
-               [](const OpFacts& f) { return nonzero_launches(*f.input(0)); },
+               [](const OpFacts& f) {
+                 // nonzero_numpy runs nonzero on a 0-d input unsqueezed to [1] (opinfo: 3 kernels).
+                 if (f.op->name == "aten::nonzero_numpy" && f.input(0)->sizes.empty()) {
+                   Value one = *f.input(0);
+                   one.sizes = {1};
+                   one.strides = {1};
+                   return nonzero_launches(one);
+                 }
+                 return nonzero_launches(*f.input(0));
+               },
                "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, "
                "expanded: validate/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, "
                "opinfo:argwhere, opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of "
@@ -401,9 +561,35 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "randperm draws random keys, sorts an arange by them with cub's radix sort and fixes up equal keys: "
                "five kernels."});
   // Scatters and out-of-place writes.
+  r.push_back({"slice_scatter",
+               ops({"aten::slice_scatter"}),
+               {},
+               "clone of self (1 memcpy when contiguous, else a copy kernel) + the copy of src into its slice: a "
+               "memcpy when the slice is one dense block and src is contiguous of the same dtype, else a kernel",
+               nullptr,
+               {},
+               slice_scatter_counts,
+               "opset:slice_scatter, opinfo: slice_scatter (a whole or leading slice of a contiguous [20,20,20]: 2 "
+               "memcpy)",
+               "slice_scatter clones its input and copies the source into one slice of the clone: when that slice "
+               "is one block of memory both copies are plain memory copies."});
+  r.push_back({"index_fill.tensor_value",
+               ops({"aten::index_fill"}),
+               {},
+               "a 0-d tensor value: read back (.item(): 1 memcpy, 1 host sync), then clone + the fill kernel",
+               [](const OpFacts& f) { return f.has_tensor_arg("value"); },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 Counts c = clone_then_write(f);
+                 c += Counts{0, 1, 0, 1};
+                 return c;
+               },
+               "opinfo: index_fill.int_Tensor (1 kernel, a DtoD and a DtoH memcpy)",
+               "index_fill with a tensor value reads the value back to the host first (a copy the host waits for), "
+               "then clones its input and fills the indexed slices with one kernel."});
   r.push_back({"scatter.clone",
                ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
-                    "aten::select_scatter", "aten::slice_scatter"}),
+                    "aten::select_scatter"}),
                {},
                "clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel",
                nullptr,
@@ -439,23 +625,53 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"index_put",
                ops({"aten::index_put"}),
                {},
-               "accumulate=False: clone + one indexed write",
+               "accumulate=False: clone + one indexed write; + nonzero per boolean index",
                index_put_plain,
                {},
-               clone_then_write,
-               "opset:index_put",
+               [](const OpFacts& f) -> Counts {
+                 Counts c = clone_then_write(f);
+                 // A boolean index becomes integer indices by nonzero (expandTensors), counted and read back.
+                 if (const Arg* idx = f.arg("indices"))
+                   for (int v : idx->tensors)
+                     if (v >= 0 && f.graph->values[v].dtype == DType::kBool) c += nonzero_launches(f.graph->values[v]);
+                 return c;
+               },
+               "opset:index_put, opinfo: index_put with a bool [5] index (nonzero 3 + 1 memcpy, clone, write)",
                "index_put clones its input, then writes the values at the indices with one kernel."});
   r.push_back({"index_put.accumulate",
                ops({"aten::index_put"}),
                {},
-               "accumulate=True: clone (1 memcpy) + index checks, a radix sort of the indices and the "
-               "sorted accumulate kernel = 12",
-               index_put_accumulate,
-               {12, 1, 0, 0},
-               nullptr,
-               "opset:index_put_acc",
-               "index_put with accumulate sorts the indices (so that equal indices add in order), checks them and "
-               "accumulates: twelve kernels after cloning the input."});
+               "accumulate=True, integer indices: clone (1 memcpy) + per index tensor its device bounds checks, "
+               "wrap and stride (8; + 2 copies of a broadcast one), the sum of the linear indices, a division, an "
+               "arange and cub's radix sort of them, and the sorted accumulate kernel (one index: 12)",
+               [](const OpFacts& f) { return index_put_accumulate(f) && integer_indices(f); },
+               {},
+               index_put_accumulate_counts,
+               "opset:index_put_acc, opinfo: index_put (one [2] index: 12), _unsafe_masked_index_put_accumulate "
+               "([10,1] and [1,10] indices: 25 of its 29 kernels)",
+               "index_put with accumulate checks each index tensor on the device and combines them into linear "
+               "indices, sorts those (so that equal indices add in order) and accumulates, after cloning the "
+               "input."});
+  r.push_back({"masked_index_put.acc",
+               ops({"aten::_unsafe_masked_index_put_accumulate"}),
+               {},
+               "a clamp per index tensor, logical_not of the mask, values.masked_fill (a clone memcpy and the "
+               "fill), then index_put with accumulate as counted above",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && integer_indices(f); },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // TensorAdvancedIndexing.cpp: clamp each index, values.masked_fill(logical_not(mask), 0),
+                 // then self.index_put(clamped, masked_values, accumulate=true).
+                 Counts c = index_put_accumulate_counts(f);
+                 if (const Arg* idx = f.arg("indices"))
+                   for (int v : idx->tensors) c.kernels += v >= 0 ? 1 : 0;
+                 c += Counts{2, 1, 0, 0};
+                 return c;
+               },
+               "opinfo: _unsafe_masked_index_put_accumulate ([5,5] by [10,1] and [1,10] indices: 29 kernels, 2 "
+               "memcpy)",
+               "A masked accumulate clamps its indices into range, zeroes the masked-off values and accumulates "
+               "them like index_put with accumulate."});
   r.push_back({"scatter_reduce",
                ops({"aten::scatter_reduce"}),
                {},
@@ -499,11 +715,18 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back({"masked_scatter",
                ops({"aten::masked_scatter"}),
                {},
-               "clone (1 memcpy) + cub scan of the mask (2) + size check + scatter",
-               nullptr,
-               {4, 1, 0, 0},
-               nullptr,
-               "opset:masked_scatter",
+               "clone (1 memcpy) + cub scan of the mask (2) + size check + scatter; + a copy of a mask "
+               "broadcast to self's shape (or not contiguous)",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // masked_scatter_cuda: mask expanded to self's shape, then mask.contiguous().
+                 const Value& self = *f.input(0);
+                 const Value& mask = *f.input(1);
+                 const bool copies = mask.sizes != self.sizes || !mask.contiguous();
+                 return {copies ? 5 : 4, 1, 0, 0};
+               },
+               "opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5)",
                "masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
                "source is large enough and scatters: four kernels."});
   r.push_back({"take_along_dim",
@@ -546,14 +769,14 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to size the "
                "result (host syncs), builds the gather indices and gathers."});
   r.push_back({"triu_indices",
-               ops({"aten::triu_indices"}),
+               ops({"aten::triu_indices", "aten::tril_indices"}),
                {},
-               "one kernel",
+               "one kernel (TensorFactories.cu: one indices kernel each); none for an empty result",
                nullptr,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:triu_indices",
-               "triu_indices writes the row and column indices of the upper triangle with one kernel."});
+               {},
+               one_kernel_unless_empty,
+               "opset:triu_indices, opinfo: tril_indices of 0 rows or columns (0)",
+               "triu_indices and tril_indices write the row and column indices of the triangle with one kernel."});
 }
 
 }  // namespace kc::h200

@@ -194,6 +194,20 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                nullptr,
                "opinfo: broadcast_tensors (26), atleast_1d/2d/3d (18), unsafe_chunk (6), unsafe_split (4): 0 kernels",
                "Each output is an expanded, unsqueezed or narrowed view of an input: no data moves."});
+  r.push_back({"conj_physical.real",
+               ops({"aten::conj_physical"}),
+               {},
+               "a real (not complex) input: returned as it is",
+               [](const OpFacts& f) {
+                 const Value* x = f.input(0);
+                 return x && x->dtype != DType::kComplex32 && x->dtype != DType::kComplex64 &&
+                        x->dtype != DType::kComplex128;
+               },
+               {0, 0, 0, 0},
+               nullptr,
+               "opinfo: conj_physical of float32 and bfloat16 [20,20] (0 kernels)",
+               "The conjugate of a real tensor is the tensor itself: conj_physical returns its input and launches "
+               "nothing."});
   r.push_back({"allocation",
                ops({"aten::empty_permuted", "aten::new_empty_strided", "aten::resize_", "aten::resize_as_"}),
                {},
