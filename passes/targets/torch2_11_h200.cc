@@ -65,6 +65,10 @@ Target torch2_11_h200() {
   t.vector_flops_per_s = 51.0e12;
   t.launch_s = 6.8e-6;
   t.evidence = "validate/results/target.json";
+  // L2: 60 MiB as the device reports it (torch.cuda.get_device_properties(0).L2_cache_size);
+  // the DRAM model against Nsight Compute's dram__bytes counters: validate/results/dram/.
+  t.l2_bytes = 60LL << 20;
+  t.l2_evidence = "validate/results/dram/";
   t.rules = rules();
   t.measured.assign(std::begin(kMeasured), std::end(kMeasured));
   t.measured_source = "passes/targets/torch2_11_h200_measured.inc";
