@@ -196,7 +196,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     if (last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s))
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
-  L2 l2(target.l2_bytes);
+  L2 l2(static_cast<int64_t>(static_cast<double>(target.l2_bytes) * target.l2_usable_fraction));
   Allocator alloc(l2);
   std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
   auto block_of = [&](int v) {

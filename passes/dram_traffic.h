@@ -10,7 +10,7 @@
 namespace kc {
 
 // Replays the ops' array-sized reads and writes (hbm_arrays) through a model of the target's L2:
-// a write-back cache of `Target::l2_bytes` with least-recently-used eviction, over the memory
+// a write-back cache of `Target::l2_bytes` x `l2_usable_fraction` with least-recently-used eviction, over the memory
 // blocks the caching allocator hands out (a freed intermediate's block is reused by a later
 // output of a size that fits, so its lines are overwritten in L2 rather than written back).
 // A read costs DRAM bytes for the part of the array not resident; a write costs none until

@@ -27,9 +27,10 @@ struct Target {
   std::string evidence;                // where the rates were measured
 
   // The L2 cache, for the expected DRAM traffic (passes/dram_traffic.h). Zero: not modelled.
-  int64_t l2_bytes = 0;     // capacity (cudaDeviceProp::l2CacheSize)
-  std::string l2_evidence;  // where it was read and where the model was checked
-  bool test_only = false;   // exists for the test suite; not listed in --help
+  int64_t l2_bytes = 0;             // capacity (cudaDeviceProp::l2CacheSize)
+  double l2_usable_fraction = 1.0;  // share of it the model's least-recently-used replacement may fill
+  std::string l2_evidence;          // where it was read and where the model was checked
+  bool test_only = false;           // exists for the test suite; not listed in --help
 
   std::vector<LaunchRule> rules;          // in match order
   std::vector<MeasuredLaunch> measured;   // exact signatures measured where the rules miss
