@@ -355,7 +355,9 @@ std::string total_label(const std::string& key) {
       {"fused_hbm_bytes", "HBM bytes (fused)"},
       {"fused_hbm_bytes_reduction", "HBM bytes (fused+reductions)"},
       {"flops", "FLOPs"},
-      {"unknown_ops", "ops without a launch rule"}};
+      {"unknown_ops", "ops without a launch rule"},
+      {"eager_dram_read_bytes", "expected DRAM bytes read (eager)"},
+      {"eager_dram_write_bytes", "expected DRAM bytes written (eager)"}};
   for (const auto& [k, label] : kLabels)
     if (key == k) return label;
   return key;

@@ -240,6 +240,11 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.end_object();
   w.key("hbm");
   write_traffic(w, r.traffic[i]);
+  w.key("dram");
+  w.begin_object();
+  w.member("read_bytes", r.dram[i].read_bytes);
+  w.member("write_bytes", r.dram[i].write_bytes);
+  w.end_object();
   w.member("flops", r.traffic[i].flops);
   w.member("time_floor_s", r.time[i].floor_s());
   w.member("memory_bound", r.time[i].memory_bound());

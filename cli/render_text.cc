@@ -43,6 +43,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     Table t({"", ">eager", ">fused", ">fused+reductions"});
     for (auto& row : totals_rows(r)) t.add(std::move(row));
     t.print(os);
+    os << bytes_note(r) << "\n";
   };
   if (summary) {
     const size_t top = o.top ? static_cast<size_t>(*o.top) : 10;

@@ -400,9 +400,11 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
   return {
       {"kernels", std::to_string(t.eager.kernels), std::to_string(t.fused_kernels),
        std::to_string(t.fused_kernels_reduction)},
-      {"HBM transfers", std::to_string(t.eager_hbm_transfers), std::to_string(t.fused_hbm_transfers), ""},
-      {"HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
+      {"array-sized HBM transfers", std::to_string(t.eager_hbm_transfers), std::to_string(t.fused_hbm_transfers), ""},
+      {"array-sized HBM bytes", format_bytes(t.eager_hbm_bytes), format_bytes(t.fused_hbm_bytes),
        format_bytes(t.fused_hbm_bytes_reduction)},
+      {"expected DRAM bytes",
+       format_bytes(add_checked(t.eager_dram_read_bytes, t.eager_dram_write_bytes, "DRAM bytes")), "", ""},
       {"time floor", format_seconds(t.eager_time_floor_s), format_seconds(t.fused_time_floor_s), ""},
       // Where the launch term sets an op's floor, the floor is the host's launch pace, not GPU
       // work: say how much of the floor is that.
@@ -412,6 +414,14 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
       {"host syncs", std::to_string(t.eager.host_syncs), "", ""},
       {"unknown ops", std::to_string(t.unknown_ops), "", ""},
   };
+}
+
+std::string bytes_note(const Report& r) {
+  const int64_t l2 = r.target ? r.target->l2_bytes : 0;
+  if (l2 <= 0) return "array-sized: every kernel reads its inputs from HBM and writes its outputs back";
+  return "array-sized: each kernel reads its inputs from HBM, writes its outputs back (the time floor's); "
+         "expected DRAM: what gets past the " +
+         std::to_string(l2 >> 20) + " MiB L2, call after call";
 }
 
 std::vector<std::vector<std::string>> legend_rows(const std::string& table) {

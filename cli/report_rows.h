@@ -46,6 +46,8 @@ Rows without_cost_columns(Rows rows, const std::string& sort);
 Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind = "");
 // Totals as (label, eager, fused, fused+reductions) lines.
 std::vector<std::vector<std::string>> totals_rows(const Report& r);
+// One line saying what the array-sized bytes and the expected DRAM bytes each are.
+std::string bytes_note(const Report& r);
 // Totals against a baseline: (quantity, before, after, change).
 std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d);
 // Modules whose eager kernels changed (flat): (module, before, after, change).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/error.h"
+#include "passes/dram_traffic.h"
 #include "passes/explain.h"
 #include "passes/fusion.h"
 #include "passes/hbm_traffic.h"
@@ -97,6 +98,8 @@ Totals sum_totals(const Graph& g, Report& r) {
     t.eager_hbm_bytes = add_checked(t.eager_hbm_bytes, r.traffic[i].bytes(), "total HBM bytes");
     t.flops = add_checked(t.flops, r.traffic[i].flops, "total FLOPs");
     t.eager_time_floor_s += r.time[i].floor_s();
+    t.eager_dram_read_bytes = add_checked(t.eager_dram_read_bytes, r.dram[i].read_bytes, "total DRAM bytes");
+    t.eager_dram_write_bytes = add_checked(t.eager_dram_write_bytes, r.dram[i].write_bytes, "total DRAM bytes");
   }
   for (const FusionGroup& grp : r.fusion.groups) {
     t.fused_kernels += grp.fused_kernels;
@@ -141,6 +144,14 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
         for (size_t i = 0; i < r.traffic.size(); ++i)
           if (r.traffic[i].read_bytes < 0 || r.traffic[i].write_bytes < 0)
             throw OpError(static_cast<int>(i), "negative bytes");
+      });
+  step(
+      "dram", g, [&] { r.dram = run_dram_traffic(g, r.launches, r.traffic, target); },
+      [&] {
+        per_op(g, r.dram.size(), "DRAM entries");
+        for (size_t i = 0; i < r.dram.size(); ++i)
+          if (r.dram[i].read_bytes < 0 || r.dram[i].write_bytes < 0 || r.dram[i].read_bytes > r.traffic[i].read_bytes)
+            throw OpError(static_cast<int>(i), "DRAM reads outside [0, its array-sized reads]");
       });
   step(
       "fusion", g, [&] { r.fusion = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwise); },

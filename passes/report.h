@@ -42,6 +42,14 @@ struct Traffic {
   int64_t bytes() const { return add_checked(read_bytes, write_bytes, "HBM bytes"); }
 };
 
+// Bytes one op is expected to move between the L2 cache and DRAM (HBM) as the model runs call
+// after call (short name: "dram"). Unlike Traffic, an array still in L2 costs nothing.
+struct DramTraffic {
+  int64_t read_bytes = 0;   // fetched from DRAM
+  int64_t write_bytes = 0;  // dirty lines written back to DRAM (evicted during this op)
+  int64_t bytes() const { return add_checked(read_bytes, write_bytes, "DRAM bytes"); }
+};
+
 // A fusion group: consecutive ops that a fusing compiler runs as one kernel
 // (short name: "fusion").
 struct FusionGroup {
@@ -104,6 +112,8 @@ struct Totals {
   int64_t fused_hbm_bytes_reduction = 0;
   int64_t flops = 0;
   int unknown_ops = 0;
+  int64_t eager_dram_read_bytes = 0;  // expected DRAM traffic (pass "dram"), eager
+  int64_t eager_dram_write_bytes = 0;
   double eager_time_floor_s = 0;
   double fused_time_floor_s = 0;
 
@@ -123,7 +133,9 @@ struct Totals {
             {"fused_hbm_bytes", fused_hbm_bytes},
             {"fused_hbm_bytes_reduction", fused_hbm_bytes_reduction},
             {"flops", flops},
-            {"unknown_ops", unknown_ops}};
+            {"unknown_ops", unknown_ops},
+            {"eager_dram_read_bytes", eager_dram_read_bytes},
+            {"eager_dram_write_bytes", eager_dram_write_bytes}};
   }
 };
 
@@ -155,6 +167,7 @@ struct Report {
   Layout layout;                       // per value: the strides eager PyTorch gives it at run time
   std::vector<Launch> launches;        // per op
   std::vector<Traffic> traffic;        // per op
+  std::vector<DramTraffic> dram;       // per op
   std::vector<TimeFloor> time;         // per op
   FusionPlan fusion;                   // pointwise chains only
   FusionPlan fusion_reduction;         // pointwise chains fused into reductions too

@@ -25,7 +25,12 @@ struct Target {
   double vector_flops_per_s = 0;       // fp32 non-tensor-core rate, for pointwise math
   double launch_s = 0;                 // smallest time per kernel in a stream of tiny launches
   std::string evidence;                // where the rates were measured
-  bool test_only = false;              // exists for the test suite; not listed in --help
+
+  // The L2 cache, for the expected DRAM traffic (passes/dram_traffic.h). Zero: not modelled.
+  int64_t l2_bytes = 0;             // capacity (cudaDeviceProp::l2CacheSize)
+  double l2_usable_fraction = 1.0;  // share of it the model's least-recently-used replacement may fill
+  std::string l2_evidence;          // where it was read and where the model was checked
+  bool test_only = false;           // exists for the test suite; not listed in --help
 
   std::vector<LaunchRule> rules;          // in match order
   std::vector<MeasuredLaunch> measured;   // exact signatures measured where the rules miss

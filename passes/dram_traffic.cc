@@ -1,0 +1,264 @@
+#include "passes/dram_traffic.h"
+
+#include <algorithm>
+#include <iterator>
+#include <list>
+#include <map>
+
+#include "analyzer/error.h"
+#include "passes/hbm_traffic.h"
+
+namespace kc {
+namespace {
+
+// A range of device memory as the caching allocator hands it out, cut into segments that the
+// L2 model tracks one by one: a kernel streams through its arrays side by side, segment by
+// segment, so a large array's head is evicted while its tail is still resident.
+struct Segment {
+  double size = 0;
+  double resident = 0;  // bytes in L2
+  double dirty = 0;     // of those, bytes written and not yet written back
+  std::list<int>::iterator lru;
+  bool cached = false;  // in the LRU list
+};
+
+struct Block {
+  int64_t size = 0;
+  int first = 0, count = 0;  // its segments
+};
+
+constexpr int64_t kSegmentBytes = 2 << 20;
+constexpr int kMaxSegments = 16;
+
+// A write-back L2 with least-recently-used replacement, at the granularity of segments.
+class L2 {
+ public:
+  explicit L2(int64_t capacity) : capacity_(static_cast<double>(capacity)) {}
+
+  int add(int64_t size) {
+    Block b;
+    b.size = size;
+    b.first = static_cast<int>(segments_.size());
+    b.count = static_cast<int>(std::clamp<int64_t>((size + kSegmentBytes - 1) / kSegmentBytes, 1, kMaxSegments));
+    for (int k = 0; k < b.count; ++k) {
+      Segment seg;
+      seg.size = static_cast<double>(size) / b.count;
+      segments_.push_back(seg);
+    }
+    blocks_.push_back(b);
+    return static_cast<int>(blocks_.size()) - 1;
+  }
+  int64_t size(int b) const { return blocks_[b].size; }
+  int segments(int b) const { return blocks_[b].count; }
+
+  // Reads the share `bytes / size` of segment k of block b; returns the bytes from DRAM.
+  double read(int b, int k, int64_t bytes, DramTraffic& t) {
+    Segment& seg = segment(b, k);
+    const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
+    const double miss = share * (seg.size - seg.resident);
+    seg.resident += miss;
+    total_ += miss;
+    touch(blocks_[b].first + k);
+    evict(t);
+    return miss;
+  }
+
+  // Writes the share `bytes / size` of segment k of block b: allocated in L2 and dirty, no DRAM
+  // traffic until evicted.
+  void write(int b, int k, int64_t bytes, DramTraffic& t) {
+    Segment& seg = segment(b, k);
+    const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
+    const double add = share * (seg.size - seg.resident);
+    seg.dirty += share * (seg.size - seg.dirty);
+    seg.resident += add;
+    total_ += add;
+    touch(blocks_[b].first + k);
+    evict(t);
+  }
+
+ private:
+  Segment& segment(int b, int k) { return segments_[blocks_[b].first + k]; }
+
+  void touch(int s) {
+    Segment& seg = segments_[s];
+    if (seg.cached) lru_.erase(seg.lru);
+    lru_.push_front(s);
+    seg.lru = lru_.begin();
+    seg.cached = true;
+  }
+
+  // Evicts least recently used lines until the L2 holds its capacity, charging write-backs to t.
+  void evict(DramTraffic& t) {
+    while (total_ > capacity_ + 0.5 && !lru_.empty()) {
+      Segment& v = segments_[lru_.back()];
+      const double e = std::min(v.resident, total_ - capacity_);
+      const double back = v.resident > 0 ? e * v.dirty / v.resident : 0;
+      written_ += back;
+      v.dirty -= back;
+      v.resident -= e;
+      total_ -= e;
+      if (v.resident <= 0.5) {
+        total_ -= v.resident;
+        v.resident = v.dirty = 0;
+        lru_.pop_back();
+        v.cached = false;
+      }
+    }
+    t.write_bytes = static_cast<int64_t>(written_ + 0.5);
+  }
+
+ public:
+  // Bytes written back so far; an op's share is the difference across it.
+  void start_op() { written_ = 0; }
+
+ private:
+  double capacity_;
+  double total_ = 0;
+  double written_ = 0;
+  std::vector<Segment> segments_;
+  std::vector<Block> blocks_;
+  std::list<int> lru_;  // front: most recently used
+};
+
+// PyTorch's caching allocator, as far as reuse goes: a request takes the smallest free block
+// that holds it (CUDACachingAllocator.cpp's best fit, sizes rounded to 512 bytes), else fresh
+// memory. Splitting and merging of free blocks are approximated by the fit below.
+class Allocator {
+ public:
+  explicit Allocator(L2& l2) : l2_(l2) {}
+
+  int allocate(int64_t bytes) {
+    const int64_t size = std::max<int64_t>(512, (bytes + 511) / 512 * 512);
+    // A much larger free block would be split, its rest kept for other requests: reuse only a
+    // block the request mostly fills.
+    auto it = free_.lower_bound(size);
+    if (it == free_.end() || it->first > 2 * size + (1 << 20)) return l2_.add(size);
+    const int b = it->second;
+    free_.erase(it);
+    return b;
+  }
+
+  void release(int b) { free_.emplace(l2_.size(b), b); }
+
+ private:
+  L2& l2_;
+  std::multimap<int64_t, int> free_;  // free blocks by size
+};
+
+// Which storage each value addresses: a view or an in-place result shares its base's.
+std::vector<int> storage_of_values(const Graph& g) {
+  std::vector<int> storage(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) storage[v] = static_cast<int>(v);
+  for (const Op& op : g.ops) {
+    int base = -1;
+    if (op.traits.view || op.traits.inplace || op.traits.out_variant) {
+      if (!op.traits.mutated_args.empty()) {
+        const Arg& a = op.args.at(op.traits.mutated_args.front());
+        if (!a.tensors.empty()) base = a.tensors.front();
+      }
+      if (base < 0) {
+        const std::vector<int> in = op.tensor_inputs();
+        if (!in.empty()) base = in.front();
+      }
+    }
+    if (base < 0) continue;
+    for (int out : op.outputs)
+      if (out >= 0) storage[out] = storage[base];
+  }
+  return storage;
+}
+
+}  // namespace
+
+std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
+                                          const std::vector<Traffic>& traffic, const Target& target) {
+  std::vector<DramTraffic> out(g.ops.size());
+  if (target.l2_bytes <= 0) {
+    for (size_t i = 0; i < g.ops.size(); ++i) out[i] = {traffic[i].read_bytes, traffic[i].write_bytes};
+    return out;
+  }
+  const std::vector<int> storage = storage_of_values(g);
+  // The op after which each storage is dead (the exported module drops a value after its last
+  // use); storages that outlive the call (weights, inputs, outputs) never die.
+  const int forever = static_cast<int>(g.ops.size());
+  std::vector<int> last_use(g.values.size(), -1);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    g.ops[i].for_each_tensor_input([&](int v) { last_use[storage[v]] = static_cast<int>(i); });
+    for (int v : g.ops[i].outputs)
+      if (v >= 0) last_use[storage[v]] = std::max(last_use[storage[v]], static_cast<int>(i));
+  }
+  for (int v : g.outputs)
+    if (v >= 0) last_use[storage[v]] = forever;
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (g.values[v].producer < 0) last_use[storage[v]] = forever;
+  std::vector<std::vector<int>> dies_after(g.ops.size());
+  for (size_t s = 0; s < g.values.size(); ++s)
+    if (last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s))
+      dies_after[last_use[s]].push_back(static_cast<int>(s));
+
+  L2 l2(static_cast<int64_t>(static_cast<double>(target.l2_bytes) * target.l2_usable_fraction));
+  Allocator alloc(l2);
+  std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
+  auto block_of = [&](int v) {
+    const int s = storage[v];
+    if (block[s] < 0) {
+      const int64_t bytes = std::max<int64_t>(g.values[s].bytes(), g.values[v].bytes());
+      block[s] = g.values[s].producer < 0 ? l2.add(std::max<int64_t>(bytes, 1)) : alloc.allocate(bytes);
+    }
+    return block[s];
+  };
+  // The first run leaves the L2 as the call before the measured one does; the second is reported.
+  for (int run = 0; run < 2; ++run) {
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      try {
+        const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
+        DramTraffic t;
+        double read = 0;
+        l2.start_op();
+        // The kernel's arrays advance side by side: segment c of each (at the same fraction).
+        std::vector<std::pair<int, int>> reads, writes;  // (value, block)
+        int steps = 0;
+        for (int v : arrays.reads) reads.emplace_back(v, block_of(v));
+        for (int v : arrays.writes) writes.emplace_back(v, block_of(v));
+        for (const auto& [v, b] : reads) steps = std::max(steps, l2.segments(b));
+        for (const auto& [v, b] : writes) steps = std::max(steps, l2.segments(b));
+        // Segment k of an array of n segments is reached at step floor(k * steps / n).
+        auto due = [&](int n, int c) {
+          const int k = (c * n + steps - 1) / steps;
+          return k < n && k * steps / n == c ? k : -1;
+        };
+        for (int c = 0; c < steps; ++c) {
+          for (const auto& [v, b] : reads)
+            if (const int k = due(l2.segments(b), c); k >= 0) read += l2.read(b, k, g.values[v].bytes(), t);
+          for (const auto& [v, b] : writes)
+            if (const int k = due(l2.segments(b), c); k >= 0) l2.write(b, k, g.values[v].bytes(), t);
+        }
+        t.read_bytes = static_cast<int64_t>(read + 0.5);
+        if (const int64_t r = g.ops[i].repeat; r > 1) {
+          // Every trip of a loop moves its arrays again; the model replays one.
+          t.read_bytes = mul_checked(t.read_bytes, r, "DRAM bytes");
+          t.write_bytes = mul_checked(t.write_bytes, r, "DRAM bytes");
+        }
+        if (run == 1) out[i] = t;
+        for (int s : dies_after[i])
+          if (block[s] >= 0) {
+            alloc.release(block[s]);
+            block[s] = -1;
+          }
+      } catch (const OpError&) {
+        throw;
+      } catch (const Error& e) {
+        throw OpError(static_cast<int>(i), e.what());
+      }
+    }
+    // The call's outputs are dropped by the caller before the next call.
+    for (int v : g.outputs)
+      if (v >= 0 && g.values[storage[v]].producer >= 0 && block[storage[v]] >= 0) {
+        alloc.release(block[storage[v]]);
+        block[storage[v]] = -1;
+      }
+  }
+  return out;
+}
+
+}  // namespace kc

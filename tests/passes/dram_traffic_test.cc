@@ -1,0 +1,68 @@
+#include "passes/dram_traffic.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/pipeline.h"
+#include "passes/target.h"
+
+using kc::test::GraphBuilder;
+
+namespace {
+// x -> relu -> relu -> output, x holding `elements` floats.
+kc::Graph chain(int64_t elements) {
+  GraphBuilder b;
+  int x = b.input({elements});
+  b.output(b.pointwise("aten::relu", {b.pointwise("aten::relu", {x})}));
+  return b.g;
+}
+
+int64_t total(const std::vector<kc::DramTraffic>& d) {
+  int64_t s = 0;
+  for (const auto& t : d) s += t.bytes();
+  return s;
+}
+}  // namespace
+
+TEST_CASE("dram: arrays that fit in L2 stay there from call to call") {
+  kc::Graph g = chain(1 << 20);  // 4 MiB arrays, 60 MiB L2
+  auto r = kc::analyze(g, kc::default_target());
+  REQUIRE(r.dram.size() == g.ops.size());
+  CHECK(r.totals.eager_hbm_bytes == 4 * (4 << 20));
+  CHECK(total(r.dram) == 0);
+  CHECK(r.totals.eager_dram_read_bytes == 0);
+  CHECK(r.totals.eager_dram_write_bytes == 0);
+}
+
+TEST_CASE("dram: arrays larger than L2 are read from DRAM and written back") {
+  kc::Graph g = chain(int64_t{32} << 20);  // 128 MiB arrays
+  auto r = kc::analyze(g, kc::default_target());
+  for (size_t i = 0; i < g.ops.size(); ++i) CHECK(r.dram[i].read_bytes == r.traffic[i].read_bytes);
+  // Each output is written back, but for what the L2 still holds when the next array reuses it.
+  const int64_t array = int64_t{128} << 20;
+  CHECK(r.totals.eager_dram_write_bytes > array);
+  CHECK(r.totals.eager_dram_write_bytes <= 2 * array);
+  CHECK(r.totals.eager_dram_read_bytes == 2 * array);
+}
+
+TEST_CASE("dram: a target without L2 facts gets the array-sized figures, which the L2 never changes") {
+  kc::Graph g = chain(1 << 20);
+  kc::Target no_l2 = kc::default_target();
+  no_l2.l2_bytes = 0;
+  auto plain = kc::analyze(g, no_l2);
+  auto cached = kc::analyze(g, kc::default_target());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    CHECK(plain.dram[i].read_bytes == plain.traffic[i].read_bytes);
+    CHECK(plain.dram[i].write_bytes == plain.traffic[i].write_bytes);
+    CHECK(cached.traffic[i].bytes() == plain.traffic[i].bytes());
+  }
+  CHECK(cached.totals.eager_hbm_bytes == plain.totals.eager_hbm_bytes);
+}
+
+TEST_CASE("dram: ops that launch nothing move nothing") {
+  GraphBuilder b;
+  int x = b.input({int64_t{32} << 20});
+  b.output(b.view("aten::view", x, {int64_t{32} << 20}));
+  auto r = kc::analyze(b.g, kc::default_target());
+  CHECK(total(r.dram) == 0);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One GPU-machine call for the DRAM bytes per op of a sample of corpus models
+# (validate/dram_run.py under Nsight Compute, caches as they are and flushed before each
+# kernel), within a wall-clock budget; meanwhile builds kernelcount-validate, and afterwards runs
+# validate/device_all.sh over the test models, as every device script does (after, not during:
+# another process's kernels would share the L2 and the DRAM counters).
+#   validate/device_dram.sh OUT_DIR BUDGET_S [MODEL.pt2 ...]   (default: validate/dram/sample.txt)
+# Writes OUT_DIR/dram.tar.xz (<name>.dram.json, dram_status.jsonl, ncu.log) and OUT_DIR/logs.tgz.
+# KC_ALL_MARGIN_S (default 240): seconds kept for device_all.sh at the end (120 s was too few:
+# its test-model checks all agreed but it did not finish).
+set -uo pipefail
+DEFAULT_BUDGET=540
+OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
+. "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
+W=/tmp/kcd; mkdir -p $W/logs $W/dram
+{ nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm,clocks.mem --format=csv; ncu --version
+  python3 -c 'import torch; p = torch.cuda.get_device_properties(0); print("L2_cache_size", p.L2_cache_size, "SMs", p.multi_processor_count)'
+} >$W/logs/gpu.txt 2>&1
+(KC_BUILD_DIAG=1 nice validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1) &
+build_pid=$!
+if [ $# -gt 0 ]; then models=("$@"); else mapfile -t models < <(grep -v '^#' validate/dram/sample.txt); fi
+python3 validate/dram_run.py drive $W/dram "${models[@]}" --batch 6 \
+  --budget-s $(( $(left) - ${KC_ALL_MARGIN_S:-240} )) >$W/logs/dram.log 2>&1
+echo "device_dram: ncu done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/dram.log)"
+wait $build_pid
+BIN="$(tail -n1 $W/logs/build.log)"
+if [ -x "$BIN" ]; then
+  KC_PREBUILT="$BIN" timeout $(( $(left) - 15 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
+  echo "device_all exit $?" >>$W/logs/device_all.log
+else
+  tail -20 $W/logs/build.log
+fi
+tar cJf "$OUT/dram.tar.xz" -C $W dram
+tar czf "$OUT/logs.tgz" -C $W logs $( [ -d $W/all ] && echo all )
+cat $W/logs/gpu.txt; grep -v '^dram_run: measured' $W/dram/ncu.log | grep -v '^==PROF==' | tail -15
+tail -5 $W/dram/dram_status.jsonl; tail -n1 $W/logs/device_all.log
