@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the cuDNN answers built into kernelcount (passes/targets/h200/cudnn_answers.txt.gz,
-read by passes/targets/h200/cudnn_table.cc): cuDNN's heuristic choice for every convolution of
+read by passes/torch2_11/cudnn_table.cc): cuDNN's heuristic choice for every convolution of
 the committed models, asked as the built-in H200. Runs kernelcount on every model of
 validate/corpus/*/ (folders and .tar.xz bundles, TorchScript with their manifests' --input specs),
 tests/models/*.pt2 and every golden case that names a convolution, with the table off and the

@@ -1,4 +1,4 @@
-"""Regenerates passes/targets/torch2_11_h200_kernel_names.inc: for each launch rule, the kernel
+"""Regenerates passes/targets/h200/kernel_names.inc: for each launch rule, the kernel
 name families the H200 really ran for the ops that rule covers, from the committed measurements.
 
 Reads every kernelcount-validate output (validate/results/corpus/, heldout/, models/ and the
@@ -21,7 +21,7 @@ import sys
 import measured_io
 
 KC = "build/kernelcount"
-OUT = "passes/targets/torch2_11_h200_kernel_names.inc"
+OUT = "passes/targets/h200/kernel_names.inc"
 # cuDNN's RNN with random weights copies them first: an artefact of the measurement.
 SKIP = {"lstm"}
 TS_INPUTS = {  # as validate/device_check.sh ran the TorchScript test models

@@ -1,4 +1,4 @@
-"""Regenerates passes/targets/torch2_11_h200_measured.inc: measured launch counts for the op signatures where the
+"""Regenerates passes/targets/h200/measured.inc: measured launch counts for the op signatures where the
 launch rules miss.
 
 Reads every kernelcount-validate output in validate/results/corpus/ and validate/results/models/
@@ -18,7 +18,7 @@ import sys
 import measured_io
 
 KC = "build/kernelcount"
-OUT = "passes/targets/torch2_11_h200_measured.inc"
+OUT = "passes/targets/h200/measured.inc"
 # Random weights in separate allocations make cuDNN's RNN copy them into one buffer first: an
 # artefact of the measurement, not of the op (see validate/results/README.md).
 SKIP_MODELS = {"lstm"}

@@ -1,7 +1,7 @@
-// cuDNN's answers kept (passes/targets/h200/cudnn_answers.h, cudnn_table.h): the lines' form,
+// cuDNN's answers kept (passes/torch2_11/cudnn_answers.h, cudnn_table.h): the lines' form,
 // the disk cache written and read back, damaged lines and unwritable folders tolerated, and the
 // table answering without cuDNN. cuDNN itself is a counting stand-in here.
-#include "passes/targets/h200/cudnn_answers.h"
+#include "passes/torch2_11/cudnn_answers.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "passes/targets/h200/cudnn_table.h"
+#include "passes/torch2_11/cudnn_table.h"
 
 using kc::DType;
 using kc::h200::CudnnAnswer;

@@ -1,12 +1,12 @@
-// cuDNN's own engine heuristics asked without a GPU (passes/targets/h200/cudnn_heuristics.h),
+// cuDNN's own engine heuristics asked without a GPU (passes/torch2_11/cudnn_heuristics.h),
 // and the convolution rule taking the trees that read them. Runs in its own process: the
 // library is loaded once a process (kc_pass_tests runs with KERNELCOUNT_CUDNN=off).
-#include "passes/targets/h200/cudnn_heuristics.h"
+#include "passes/torch2_11/cudnn_heuristics.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "passes/targets/h200/conv_engine.h"
+#include "passes/torch2_11/conv_engine.h"
 
 using kc::DType;
 using kc::h200::CudnnConvQuery;

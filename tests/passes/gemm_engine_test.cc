@@ -1,7 +1,7 @@
 // The GEMM tree as C++ walks it against the tree scikit-learn fitted (validate/sweeps/fit_gemm.py):
 // the same answer for every GEMM of tests/passes/gemm_tree_cases.inc, so the features are computed
 // alike on both sides. How often those answers match the GPU is fit_gemm.txt's figure.
-#include "passes/targets/h200/gemm_engine.h"
+#include "passes/torch2_11/gemm_engine.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

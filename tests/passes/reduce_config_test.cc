@@ -1,9 +1,9 @@
-// ATen's reduce config as ported (passes/targets/h200/reduce_config.h) against the H200: every
+// ATen's reduce config as ported (passes/torch2_11/reduce_config.h) against the H200: every
 // reduction of the `reduction` sweep (tests/passes/reduce_config_cases.inc) launched a memset
 // exactly where the port says the input splits across blocks; and the rule reads the run-time
 // layout, so a mean over H and W of a convolution's channels-last output zeroes its semaphores
 // where the recorded NCHW strides would say it does not.
-#include "passes/targets/h200/reduce_config.h"
+#include "passes/torch2_11/reduce_config.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -82,7 +82,7 @@ from corpus_ops import CORPORA, ROOT, TRUTH_AT, model_files, parse_args, report_
 
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
-# Feature order; passes/targets/h200/conv_engine.cc fills the same array. For a grouped
+# Feature order; passes/torch2_11/conv_engine.cc fills the same array. For a grouped
 # convolution c_in, c_out and gemm_k are one group's. c_in_align and c_out_align: the largest of
 # 1, 2, 4, 8 dividing the channel count (tensor-core kernels want multiples of 8; cuDNN pads
 # others: sweep conv_align). depth, kernel_t and stride_t are 1 for a 1-2 d convolution.
@@ -92,7 +92,7 @@ FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", 
 # the added ones are constant for them).
 UNGROUPED_2D_FEATURES = 13
 # What cuDNN 9.19's own heuristics choose for the convolution on an H200, asked without a GPU
-# (kernelcount-cudnn-engines, passes/targets/h200/cudnn_heuristics.h): the engine, its knobs
+# (kernelcount-cudnn-engines, passes/torch2_11/cudnn_heuristics.h): the engine, its knobs
 # (cudnnBackendKnobType_t values; -9 where the engine has none), the plan's workspace and the
 # next engine in the ranking; -1 throughout where no configuration builds. A second set of trees
 # reads them after the shape features; the rules use it where cuDNN can be loaded.

@@ -2,7 +2,7 @@
 over the call's shape (M, K, N, batch, transposes, a fused 1-D bias, dtype class), fitted on the
 random GEMMs of the gemm_random sweeps (validate/sweeps/results/gemm_random*.csv.gz, measured on
 the H200; no shape comes from a model) and written as passes/targets/h200/gemm_tree.inc, which
-passes/targets/h200/gemm_engine.cc walks.
+passes/torch2_11/gemm_engine.cc walks.
 
 Why a tree: which kernels cuBLAS launches (one GEMM; split-K and its reduction; sgemm_largek with
 its scaling kernel, epilogue and zeroed workspace; stream-K's zeroed workspace; GEMV; a dot

@@ -4,7 +4,7 @@
 // checks the ranks it relies on itself, and an op it does not fit stays unknown. Evidence
 // `sweep:torchvision_ops` is validate/sweeps/results/torchvision_ops.jsonl.xz
 // (validate/sweeps/torchvision_ops.py, 433 configurations on the H200).
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

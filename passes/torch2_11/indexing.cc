@@ -1,7 +1,7 @@
 // Gathers, scatters and selections on the H200.
 #include <algorithm>
 
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

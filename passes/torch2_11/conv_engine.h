@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "passes/counts.h"
-#include "passes/targets/h200/cudnn_heuristics.h"
+#include "passes/torch2_11/cudnn_heuristics.h"
 
 namespace kc::h200 {
 

@@ -1,4 +1,4 @@
-#include "passes/targets/h200/cudnn_heuristics.h"
+#include "passes/torch2_11/cudnn_heuristics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 // Evidence `opset:` names the blocks of validate/corpus/opset measured in validate/results/opset.
 #include <cmath>
 
-#include "passes/targets/h200/reduce_config.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/reduce_config.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -3,7 +3,7 @@
 // blocks where the same mean of an NCHW one does not), and ATen decides it with a few lines of
 // integer arithmetic over the iterator's shape and the device's SM count. Checked against every
 // reduction of the `reduction` sweep (tests/passes/reduce_config_test.cc).
-#include "passes/targets/h200/reduce_config.h"
+#include "passes/torch2_11/reduce_config.h"
 
 #include <algorithm>
 #include <numeric>

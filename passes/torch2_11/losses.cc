@@ -3,8 +3,8 @@
 // where the reduce splits across blocks). The counts below are those chains read off the source
 // and checked against PyTorch's OpInfo samples and the opset corpus on the H200.
 #include "analyzer/tensor_geometry.h"
-#include "passes/targets/h200/reduce_config.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/reduce_config.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

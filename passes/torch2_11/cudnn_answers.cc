@@ -1,4 +1,4 @@
-#include "passes/targets/h200/cudnn_answers.h"
+#include "passes/torch2_11/cudnn_answers.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analyzer/error.h"
-#include "passes/targets/h200/cudnn_table.h"
+#include "passes/torch2_11/cudnn_table.h"
 
 namespace kc::h200 {
 

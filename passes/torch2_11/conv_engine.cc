@@ -9,7 +9,7 @@
 // heuristics pick: the same engine can still launch different kernels (a GEMM for a 1x1
 // convolution or an implicit GEMM with layout transforms, a split-K or not), so the measured
 // launches are still learned, but the engine settles most of the shape's ambiguity.
-#include "passes/targets/h200/conv_engine.h"
+#include "passes/torch2_11/conv_engine.h"
 
 #include <algorithm>
 #include <cmath>

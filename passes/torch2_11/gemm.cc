@@ -5,8 +5,8 @@
 #include <map>
 #include <optional>
 
-#include "passes/targets/h200/gemm_engine.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/gemm_engine.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -3,7 +3,7 @@
 // the stacks, rot90, diag, fftshift's rolls, take and put.
 #include <set>
 
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -6,7 +6,7 @@
 // dtype, transposes, a fused bias. The tree reproduces the choice the H200 made for 500,000
 // random GEMMs (validate/sweeps/results/gemm_random*.csv.gz; no shape from a model) over those
 // features; validate/sweeps/fit_gemm.txt says how often it is right on GEMMs it never saw.
-#include "passes/targets/h200/gemm_engine.h"
+#include "passes/torch2_11/gemm_engine.h"
 
 #include <cmath>
 #include <iterator>

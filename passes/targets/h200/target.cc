@@ -1,7 +1,7 @@
 // Target torch2.11-h200: eager PyTorch 2.11 on an NVIDIA H200 (sm_90). Its rates, its launch
 // rules and its measured table, each with the measurement it rests on.
-#include "passes/targets/h200/rules.h"
 #include "passes/targets/targets.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc {
 namespace {
@@ -40,11 +40,11 @@ std::vector<LaunchRule> rules() {
 }
 
 const KernelNames kKernelNames[] = {
-#include "passes/targets/torch2_11_h200_kernel_names.inc"
+#include "passes/targets/h200/kernel_names.inc"
 };
 
 const MeasuredLaunch kMeasured[] = {
-#include "passes/targets/torch2_11_h200_measured.inc"
+#include "passes/targets/h200/measured.inc"
 };
 
 }  // namespace
@@ -67,9 +67,9 @@ Target torch2_11_h200() {
   t.evidence = "validate/results/target.json";
   t.rules = rules();
   t.measured.assign(std::begin(kMeasured), std::end(kMeasured));
-  t.measured_source = "passes/targets/torch2_11_h200_measured.inc";
+  t.measured_source = "passes/targets/h200/measured.inc";
   t.kernel_names.assign(std::begin(kKernelNames), std::end(kKernelNames));
-  t.kernel_names_source = "passes/targets/torch2_11_h200_kernel_names.inc";
+  t.kernel_names_source = "passes/targets/h200/kernel_names.inc";
   return t;
 }
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -1,7 +1,7 @@
 // Norms and softmax on the H200 (aten/src/ATen/native/Normalization.cpp, cudnn/BatchNorm.cpp,
 // cuda/layer_norm_kernel.cu, cuda/group_norm_kernel.cu, cuda/SoftMax.cu). Every input layout
 // tested here is the run-time one (pass "layout"), not the export's.
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

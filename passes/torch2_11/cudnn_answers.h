@@ -15,7 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "passes/targets/h200/cudnn_heuristics.h"
+#include "passes/torch2_11/cudnn_heuristics.h"
 
 namespace kc::h200 {
 

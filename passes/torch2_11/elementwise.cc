@@ -1,6 +1,6 @@
 // Elementwise ops without a pointwise tag, dropout, pools, resampling, scans and factories on
 // the H200.
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/targets/h200/cudnn_answers.h"
+#include "passes/torch2_11/cudnn_answers.h"
 
 namespace kc::h200 {
 

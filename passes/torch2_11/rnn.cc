@@ -4,7 +4,7 @@
 // weights are not one flat cuDNN buffer, a zeroed buffer and one copy per weight tensor.
 #include <algorithm>
 
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -1,7 +1,7 @@
 // Scaled dot-product attention on the H200 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
 // picks cuDNN, flash, mem-efficient or the math fallback; attention.cu runs the fused ones).
 #include "passes/sdpa_path.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "analyzer/tensor_geometry.h"
-#include "passes/targets/h200/reduce_config.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/reduce_config.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -1,6 +1,6 @@
 // Rules by op class, after every explicit rule: views, reductions and tagged pointwise ops.
-#include "passes/targets/h200/reduce_config.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/reduce_config.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "passes/targets/h200/conv_engine.h"
-#include "passes/targets/h200/cudnn_answers.h"
-#include "passes/targets/h200/rules.h"
+#include "passes/torch2_11/conv_engine.h"
+#include "passes/torch2_11/cudnn_answers.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::h200 {
 namespace {

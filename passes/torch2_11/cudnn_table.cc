@@ -1,4 +1,4 @@
-#include "passes/targets/h200/cudnn_table.h"
+#include "passes/torch2_11/cudnn_table.h"
 
 #include <zlib.h>
 
