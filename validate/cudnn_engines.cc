@@ -18,8 +18,8 @@
 
 int main(int argc, char** argv) {
   using nlohmann::json;
-  const kc::h200::CudnnHeuristics* heuristics = kc::h200::CudnnHeuristics::get();
-  std::cerr << kc::h200::CudnnHeuristics::status() << "\n";
+  const kc::torch2_11::CudnnHeuristics* heuristics = kc::torch2_11::CudnnHeuristics::get();
+  std::cerr << kc::torch2_11::CudnnHeuristics::status() << "\n";
   if (!heuristics) return 2;
   if (argc > 1 && std::string(argv[1]) == "--live-properties") {
     try {
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     json out;
     try {
       const json q = json::parse(line);
-      kc::h200::CudnnConvQuery query;
+      kc::torch2_11::CudnnConvQuery query;
       const auto dtype = kc::parse_dtype(q.at("dtype").get<std::string>());
       kc::check(dtype.has_value(), "unknown dtype");
       query.dtype = *dtype;
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       query.padding = q.at("pad").get<std::vector<int64_t>>();
       query.stride = q.at("stride").get<std::vector<int64_t>>();
       query.dilation = q.at("dil").get<std::vector<int64_t>>();
-      const std::optional<kc::h200::CudnnEngineChoice> c = heuristics->choose(query);
+      const std::optional<kc::torch2_11::CudnnEngineChoice> c = heuristics->choose(query);
       kc::check(c.has_value(), "cuDNN refuses the convolution");
       out = {{"engine", c->engine}, {"knobs", c->knobs}, {"workspace", c->workspace}, {"next_engine", c->next_engine}};
     } catch (const std::exception& e) {

@@ -3,7 +3,7 @@
 #include "passes/sdpa_path.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 const Value* sdpa_mask(const OpFacts& f) {
@@ -245,4 +245,4 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                "memory-efficient kernel in float32), and the output projection as one more matrix multiply."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

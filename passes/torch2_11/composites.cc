@@ -9,7 +9,7 @@
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 bool floating_input(const OpFacts& f) {
@@ -514,4 +514,4 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -15,7 +15,7 @@
 #include "passes/torch2_11/cudnn_answers.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // c10's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): strides ordered C fastest,
@@ -462,4 +462,4 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "zeroed workspace in bf16); a bias is one more elementwise kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

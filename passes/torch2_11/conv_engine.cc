@@ -18,7 +18,7 @@
 #include <numeric>
 #include <string>
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 constexpr size_t kShapeFeatures = 18;
@@ -125,4 +125,4 @@ Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const Cud
 #undef KC_CONV_TREE
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -7,7 +7,7 @@
 #include "passes/counts.h"
 #include "passes/torch2_11/cudnn_heuristics.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // The problem as cuDNN's heuristics see it; a 1-d convolution has height 1, a 1-2 d one depth 1.
 // For a grouped convolution the channels and the GEMM's K are one group's.
@@ -41,4 +41,4 @@ struct ConvProblem {
 // trees that read it too; without, the trees of the shape alone.
 Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const CudnnEngineChoice* engine);
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

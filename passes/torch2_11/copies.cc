@@ -4,7 +4,7 @@
 
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // reshape/flatten/contiguous: free when the result can be a view, else one copy kernel.
@@ -354,4 +354,4 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
                "A roll is one gather kernel per rolled dimension."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

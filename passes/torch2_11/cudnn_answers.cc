@@ -15,7 +15,7 @@
 #include "analyzer/error.h"
 #include "passes/torch2_11/cudnn_table.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 namespace {
 
@@ -298,4 +298,4 @@ CudnnAnswers* CudnnAnswers::get() {
   return instance.get();
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -17,7 +17,7 @@
 
 #include "passes/torch2_11/cudnn_heuristics.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // Where an answer came from: the built-in table, the disk cache, cuDNN itself in this run, or
 // nowhere (cuDNN could not be asked and nothing kept answers the query).
@@ -131,4 +131,4 @@ class CudnnAnswers {
   bool asked_cudnn_ = false;
 };
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

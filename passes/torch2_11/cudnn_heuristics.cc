@@ -14,7 +14,7 @@
 #include <dlfcn.h>
 #endif
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // As cuDNN serializes the device properties of the H200 that validate measures on
 // (validate/device_cudnn.sh check writes them: live_properties.json, kept in
@@ -466,4 +466,4 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) c
 
 #endif
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

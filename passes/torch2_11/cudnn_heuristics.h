@@ -18,7 +18,7 @@
 
 #include "analyzer/dtype.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // A forward convolution as ATen hands it to cuDNN: 4-d or 5-d sizes (a 1-d convolution viewed
 // as 2-d), both tensors dense in one layout (ATen makes them so first), one value per spatial
@@ -83,4 +83,4 @@ class CudnnHeuristics {
 // The H200's device properties in cuDNN's JSON form (CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION).
 extern const char* const kH200CudnnDeviceProperties;
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -19,7 +19,7 @@ extern "C" const unsigned char kc_cudnn_table_gz[];
 extern "C" const unsigned char kc_cudnn_table_gz_end[];
 #endif
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 namespace {
 
@@ -91,4 +91,4 @@ const CudnnTable& cudnn_table() {
   return table;
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -10,7 +10,7 @@
 
 #include "passes/torch2_11/cudnn_answers.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // The table: the cuDNN version and device properties (hash) it was asked with, and its answer
 // lines, sorted, each read only when looked up (reading all 14,000 took longer than the rest of
@@ -36,4 +36,4 @@ const CudnnTable& cudnn_table();
 // text without that first line. A damaged line answers nothing.
 bool read_cudnn_table(std::string_view text, CudnnTable& t);
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

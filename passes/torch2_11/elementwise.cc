@@ -2,7 +2,7 @@
 // the H200.
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // max_pool2d and avg_pool2d read their input contiguous in its suggested memory format:
@@ -295,4 +295,4 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                "conversion, a fill (isreal of a real tensor fills with true), a polygamma."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -8,7 +8,7 @@
 #include "passes/torch2_11/gemm_engine.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 bool has_layout(const Value* v) {
@@ -731,4 +731,4 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                "be folded by a view."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <iterator>
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 struct GemmTreeNode {
@@ -83,4 +83,4 @@ Counts cublas_launches(const GemmCall& call) {
   return {leaf.kernels, leaf.memcpy, leaf.memset, 0};
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

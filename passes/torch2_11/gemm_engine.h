@@ -6,7 +6,7 @@
 
 #include "passes/counts.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // One cuBLAS call as ATen makes it (aten/src/ATen/native/cuda/Blas.cpp): C[M, N] = A[M, K] x B[K, N],
 // `b` of them for a batched call. `ta`/`tb`: that operand is a transposed view of a row-major matrix
@@ -29,4 +29,4 @@ struct GemmCall {
 // no sweep measured, counts one kernel.
 Counts cublas_launches(const GemmCall& call);
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

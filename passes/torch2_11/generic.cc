@@ -2,7 +2,7 @@
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // Only ops libtorch tags as reductions: the op class table also files ops such as kthvalue or
@@ -76,4 +76,4 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
        "A pointwise op is one elementwise kernel: it reads each input from HBM once and writes its output back once."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

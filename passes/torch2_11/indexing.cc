@@ -3,7 +3,7 @@
 
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // The strides expand() gives t at `shape` (inferExpandGeometry): a broadcast dimension gets
@@ -270,4 +270,4 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                "Grid sampling of a 4-d input is one kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

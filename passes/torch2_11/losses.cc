@@ -6,7 +6,7 @@
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 constexpr int64_t kNone = 0;  // at::Reduction::None; Mean is 1, Sum 2
@@ -344,4 +344,4 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                "A single sample's multi-margin loss is one kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -3,7 +3,7 @@
 // tested here is the run-time one (pass "layout"), not the export's.
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 const Value* weight(const OpFacts& f) {
@@ -173,4 +173,4 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
                "A softmax is one kernel over each row; a non-contiguous input is copied first."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -7,7 +7,7 @@
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // 1 when a reduction of a fresh contiguous tensor of `sizes` over `dims` (empty: all) zeroes
@@ -282,4 +282,4 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                "The scatter copies its input, then copies src into a view of the copy."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

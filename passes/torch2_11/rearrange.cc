@@ -5,7 +5,7 @@
 
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // hstack, vstack, dstack, column_stack, row_stack: atleast_Nd (views; column_stack reshapes 1-d
@@ -132,4 +132,4 @@ void add_rearrange_rules(std::vector<LaunchRule>& r) {
                "put copies its input, then writes the values at the flat positions with one index kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -11,7 +11,7 @@
 
 #include "analyzer/tensor_geometry.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 constexpr int64_t kSms = 132;               // H200 multiProcessorCount
@@ -162,4 +162,4 @@ bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::v
   return ctas > 1;
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 // sizes and strides (in elements) of the reduced tensor as it is at run time; dims: the reduced
 // dimensions (negative ones count from the end; empty: all of them). True when
@@ -15,4 +15,4 @@ namespace kc::h200 {
 bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                                  const std::vector<int64_t>& dims);
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -6,7 +6,7 @@
 
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // The shape of one call, read from the op's arguments; `valid` is false for anything the rule
@@ -163,4 +163,4 @@ void add_rnn_rules(std::vector<LaunchRule>& r) {
        "one GEMM and one cell kernel per time step."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

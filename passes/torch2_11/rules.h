@@ -12,7 +12,7 @@
 
 #include "passes/launch_rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 
 inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
   return std::vector<std::string>(names.begin(), names.end());
@@ -56,4 +56,4 @@ Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt);
 // (reduce_config.h); for the reduction rules and the composites that reduce inside (generic.cc).
 bool reduction_splits(const OpFacts& f);
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -8,7 +8,7 @@
 #include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 const Value* self(const OpFacts& f) {
@@ -556,4 +556,4 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "triu_indices writes the row and column indices of the upper triangle with one kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -6,7 +6,7 @@
 // (validate/sweeps/torchvision_ops.py, 433 configurations on the H200).
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 bool is_rank(const Value* v, size_t rank) {
@@ -109,4 +109,4 @@ void add_torchvision_rules(std::vector<LaunchRule>& r) {
                "It returns the CUDA version torchvision was built with: a host call that launches nothing."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

@@ -6,7 +6,7 @@
 
 #include "passes/torch2_11/rules.h"
 
-namespace kc::h200 {
+namespace kc::torch2_11 {
 namespace {
 
 // Ops whose output size the data can decide (index: by a boolean mask): they run their counting
@@ -215,4 +215,4 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                "kernel."});
 }
 
-}  // namespace kc::h200
+}  // namespace kc::torch2_11

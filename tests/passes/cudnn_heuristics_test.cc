@@ -9,8 +9,8 @@
 #include "passes/torch2_11/conv_engine.h"
 
 using kc::DType;
-using kc::h200::CudnnConvQuery;
-using kc::h200::CudnnHeuristics;
+using kc::torch2_11::CudnnConvQuery;
+using kc::torch2_11::CudnnHeuristics;
 
 namespace {
 
@@ -101,7 +101,7 @@ TEST_CASE(
   const auto a = h->choose(q);
   REQUIRE(a.has_value());
   CHECK(a->engine != 58);
-  kc::h200::ConvProblem p;
+  kc::torch2_11::ConvProblem p;
   p.batch = 2;
   p.height = p.width = 14;
   p.c_in = p.gemm_k = 1584;
@@ -109,7 +109,7 @@ TEST_CASE(
   p.out_pixels = 14 * 14;
   p.gemm_m = 2 * 14 * 14;
   p.gemm_shaped = true;
-  const kc::Counts c = kc::h200::cudnn_conv(false, false, p, &*a);
+  const kc::Counts c = kc::torch2_11::cudnn_conv(false, false, p, &*a);
   CHECK(c.kernels == 1);
   CHECK(c.memset == 0);
 }

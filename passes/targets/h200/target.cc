@@ -20,22 +20,22 @@ std::vector<LaunchRule> rules() {
                nullptr,
                "by construction: no CUDA tensor is read or written",
                "Every tensor it touches lives on the CPU, so nothing is launched on the GPU."});
-  h200::add_view_copies_rules(r);  // first: an empty result launches nothing, whatever the op
-  h200::add_copies_rules(r);
-  h200::add_gemm_rules(r);
-  h200::add_conv_rules(r);
-  h200::add_norm_rules(r);
-  h200::add_attention_rules(r);
-  h200::add_rnn_rules(r);
-  h200::add_indexing_rules(r);
-  h200::add_elementwise_rules(r);
-  h200::add_selection_rules(r);
-  h200::add_loss_rules(r);
-  h200::add_composite_rules(r);
-  h200::add_rearrange_rules(r);
-  h200::add_numeric_composite_rules(r);
-  h200::add_torchvision_rules(r);
-  h200::add_generic_rules(r);
+  torch2_11::add_view_copies_rules(r);  // first: an empty result launches nothing, whatever the op
+  torch2_11::add_copies_rules(r);
+  torch2_11::add_gemm_rules(r);
+  torch2_11::add_conv_rules(r);
+  torch2_11::add_norm_rules(r);
+  torch2_11::add_attention_rules(r);
+  torch2_11::add_rnn_rules(r);
+  torch2_11::add_indexing_rules(r);
+  torch2_11::add_elementwise_rules(r);
+  torch2_11::add_selection_rules(r);
+  torch2_11::add_loss_rules(r);
+  torch2_11::add_composite_rules(r);
+  torch2_11::add_rearrange_rules(r);
+  torch2_11::add_numeric_composite_rules(r);
+  torch2_11::add_torchvision_rules(r);
+  torch2_11::add_generic_rules(r);
   return r;
 }
 
