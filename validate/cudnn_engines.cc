@@ -14,11 +14,13 @@
 
 #include "analyzer/dtype.h"
 #include "analyzer/error.h"
+#include "passes/target.h"
 #include "passes/torch2_11/cudnn_heuristics.h"
 
 int main(int argc, char** argv) {
   using nlohmann::json;
-  const kc::torch2_11::CudnnHeuristics* heuristics = kc::torch2_11::CudnnHeuristics::get();
+  const kc::torch2_11::CudnnHeuristics* heuristics =
+      kc::torch2_11::CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   std::cerr << kc::torch2_11::CudnnHeuristics::status() << "\n";
   if (!heuristics) return 2;
   if (argc > 1 && std::string(argv[1]) == "--live-properties") {

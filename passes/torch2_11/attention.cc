@@ -151,8 +151,8 @@ Counts mha_fused_counts(const OpFacts& f) {
   const std::vector<int64_t>& q = f.input(0)->sizes;  // [B, L, E]
   const bool decode = q[1] == 1;
   const int64_t rows = q[0] * q[1], e = q[2];
-  Counts c = linear_launches(rows, e, 3 * e, f.dtype);
-  c += linear_launches(rows, e, e, f.dtype);
+  Counts c = linear_launches(*f.target, rows, e, 3 * e, f.dtype);
+  c += linear_launches(*f.target, rows, e, e, f.dtype);
   c.kernels += 1;
   c.memset += is_half(f.dtype) && !decode ? 1 : 0;
   return c;

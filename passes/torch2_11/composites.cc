@@ -43,7 +43,7 @@ Counts flattened_reduction(const OpFacts& f) {
   const bool copy = !x->contiguous();
   std::vector<int64_t> dense(x->sizes.size(), 1);
   for (size_t i = dense.size(); i-- > 1;) dense[i - 1] = dense[i] * x->sizes[i];
-  const bool split = reduce_splits_across_blocks(x->sizes, copy ? dense : x->strides, {});
+  const bool split = reduce_splits_across_blocks(f.target->device, x->sizes, copy ? dense : x->strides, {});
   return {1 + (copy ? 1 : 0), 0, split ? 1 : 0, 0};
 }
 // _pad_circular: the centre is copied, then each side with a non-zero pad is copied from the
@@ -142,8 +142,8 @@ Counts rnn_cell_counts(const OpFacts& f) {
   const Value& wi = f.graph->values[f.arg("w_ih")->tensors[0]];
   const Value& wh = f.graph->values[f.arg("w_hh")->tensors[0]];
   Counts c{1, 0, 0, 0};
-  c += mm_launches(x->sizes[0], x->sizes[1], wi.sizes[0], f.dtype);
-  c += mm_launches(h->sizes[0], h->sizes[1], wh.sizes[0], f.dtype);
+  c += mm_launches(*f.target, x->sizes[0], x->sizes[1], wi.sizes[0], f.dtype);
+  c += mm_launches(*f.target, h->sizes[0], h->sizes[1], wh.sizes[0], f.dtype);
   return c;
 }
 

@@ -278,12 +278,13 @@ Counts conv_counts(const OpFacts& f) {
   // before (cudnn_answers.h), can tell it.
   std::optional<CudnnEngineChoice> engine;
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  if (CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get() : nullptr) {
+  if (CudnnAnswers* answers =
+          cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr) {
     const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
     engine = a.choice;
     if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
   }
-  Counts c = cudnn_conv(is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
+  Counts c = cudnn_conv(f.target->tables.conv, is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
   c.kernels += bias + copies;
   return c;
 }

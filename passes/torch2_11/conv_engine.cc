@@ -18,37 +18,22 @@
 #include <numeric>
 #include <string>
 
+#include "analyzer/error.h"
+
 namespace kc::torch2_11 {
 namespace {
 
 constexpr size_t kShapeFeatures = 18;
 constexpr size_t kFeatures = kShapeFeatures + 4 + kCudnnKnobs.size();
 
-struct ConvTreeNode {
-  int feature;  // index into the feature array below; -1 for a leaf
-  double threshold;
-  int left, right;
-  int kernels, memset;
-  int per_group;  // a leaf's counts are once per group (cuDNN loops over the groups)
-};
-
-// A node of the classifier saying whether cuDNN on the GPU itself takes its cuBLASLt GEMM engine.
-struct GpuGemmNode {
-  int feature;  // see gpu_takes_gemm
-  double threshold;
-  int left, right;
-  int picks;  // a leaf's answer
-};
 constexpr size_t kGpuGemmShapeFeatures = 17;              // the shape features but one_d
 constexpr size_t kEngineAnswer = 3 + kCudnnKnobs.size();  // engine, knobs, workspace, next engine
-
-#include "passes/targets/h200/conv_engine_trees.inc"
 
 // Asked without a GPU, cuDNN never offers engine 58, a GEMM through cuBLASLt (which cannot rank
 // itself without a device); on the H200 it wins for most 1x1 convolutions at stride 1, and the
 // GEMM launches differ from the implicit-GEMM engines'. Fitted on the GPU's own answers for
 // random such shapes (validate/sweeps/fit_conv.py's gpu_gemm).
-bool gpu_takes_gemm(const double (&f)[kFeatures], bool half, bool channels_last) {
+bool gpu_takes_gemm(const Table<GpuGemmNode>& tree, const double (&f)[kFeatures], bool half, bool channels_last) {
   // The classifier's features: the shape's but one_d, half precision, channels last, then cuDNN's
   // answer without a GPU (the best other engine, which the GEMM has to beat).
   double x[kGpuGemmShapeFeatures + 2 + kEngineAnswer];
@@ -56,26 +41,27 @@ bool gpu_takes_gemm(const double (&f)[kFeatures], bool half, bool channels_last)
   x[kGpuGemmShapeFeatures] = half ? 1.0 : 0.0;
   x[kGpuGemmShapeFeatures + 1] = channels_last ? 1.0 : 0.0;
   std::copy(f + kShapeFeatures, f + kShapeFeatures + kEngineAnswer, x + kGpuGemmShapeFeatures + 2);
-  constexpr size_t n = std::size(kGpuGemmEngineTree);
+  if (tree.size == 0) return false;
   size_t i = 0;
-  for (size_t steps = 0; steps < n && kGpuGemmEngineTree[i].feature >= 0; ++steps) {
-    const GpuGemmNode& node = kGpuGemmEngineTree[i];
+  for (size_t steps = 0; steps < tree.size && tree.nodes[i].feature >= 0; ++steps) {
+    const GpuGemmNode& node = tree.nodes[i];
     i = static_cast<size_t>(x[node.feature] <= node.threshold ? node.left : node.right);
   }
-  return kGpuGemmEngineTree[i].picks != 0;
+  return tree.nodes[i].picks != 0;
 }
 
-template <size_t N>
-Counts walk(const ConvTreeNode (&tree)[N], const double (&f)[kFeatures], int64_t groups) {
+Counts walk(const Table<ConvTreeNode>& tree, const double (&f)[kFeatures], int64_t groups) {
+  check(tree.size > 0, "a target without a convolution tree");
   size_t i = 0;
-  for (size_t steps = 0; steps < N && tree[i].feature >= 0; ++steps) {
-    const ConvTreeNode& n = tree[i];
+  for (size_t steps = 0; steps < tree.size && tree.nodes[i].feature >= 0; ++steps) {
+    const ConvTreeNode& n = tree.nodes[i];
     i = static_cast<size_t>(f[n.feature] <= n.threshold ? n.left : n.right);
   }
-  const int64_t times = tree[i].per_group ? groups : 1;
+  const ConvTreeNode& leaf = tree.nodes[i];
+  const int64_t times = leaf.per_group ? groups : 1;
   // Leaf counts are < 100 and groups <= 2^40 (checked), so the products fit 64 bits.
-  const int64_t kernels = tree[i].kernels * times;
-  const int64_t memsets = tree[i].memset * times;
+  const int64_t kernels = leaf.kernels * times;
+  const int64_t memsets = leaf.memset * times;
   if (std::max(kernels, memsets) > std::numeric_limits<int>::max())
     throw Error("a convolution of " + std::to_string(groups) + " groups loops over more launches than can be counted");
   return {static_cast<int>(kernels), 0, static_cast<int>(memsets), 0};
@@ -83,7 +69,8 @@ Counts walk(const ConvTreeNode (&tree)[N], const double (&f)[kFeatures], int64_t
 
 }  // namespace
 
-Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const CudnnEngineChoice* engine) {
+Counts cudnn_conv(const ConvTrees& trees, bool half, bool channels_last, const ConvProblem& p,
+                  const CudnnEngineChoice* engine) {
   // The order of validate/sweeps/fit_conv.py's FEATURES, then its ENGINE_FEATURES (read only by
   // the kConvTreeCudnn_* trees).
   double f[kFeatures] = {static_cast<double>(p.kernel),
@@ -110,19 +97,18 @@ Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const Cud
     for (int64_t k : engine->knobs) f[i++] = static_cast<double>(k);
     f[i++] = std::log2(static_cast<double>(engine->workspace) + 1);
     f[i++] = static_cast<double>(engine->next_engine);
-    f[i++] = p.gemm_shaped && gpu_takes_gemm(f, half, channels_last) ? 1.0 : 0.0;
+    f[i++] = p.gemm_shaped && gpu_takes_gemm(trees.gpu_gemm, f, half, channels_last) ? 1.0 : 0.0;
   }
   const int64_t g = p.groups;
   if (g < 1 || g > (int64_t{1} << 40)) throw Error("a convolution of " + std::to_string(g) + " groups");
-#define KC_CONV_TREE(name) (engine ? walk(kConvTreeCudnn_##name, f, g) : walk(kConvTree_##name, f, g))
-  if (g > 1) return half ? KC_CONV_TREE(half_grouped) : KC_CONV_TREE(f32_grouped);
-  if (p.three_d) {
-    if (half) return channels_last ? KC_CONV_TREE(half_ndhwc) : KC_CONV_TREE(half_ncdhw);
-    return channels_last ? KC_CONV_TREE(f32_ndhwc) : KC_CONV_TREE(f32_ncdhw);
-  }
-  if (half) return channels_last ? KC_CONV_TREE(half_nhwc) : KC_CONV_TREE(half_nchw);
-  return channels_last ? KC_CONV_TREE(f32_nhwc) : KC_CONV_TREE(f32_nchw);
-#undef KC_CONV_TREE
+  ConvKind kind;
+  if (g > 1)
+    kind = half ? kHalfGrouped : kF32Grouped;
+  else if (p.three_d)
+    kind = half ? (channels_last ? kHalfNdhwc : kHalfNcdhw) : (channels_last ? kF32Ndhwc : kF32Ncdhw);
+  else
+    kind = half ? (channels_last ? kHalfNhwc : kHalfNchw) : (channels_last ? kF32Nhwc : kF32Nchw);
+  return walk(engine ? trees.cudnn[kind] : trees.shape[kind], f, g);
 }
 
 }  // namespace kc::torch2_11

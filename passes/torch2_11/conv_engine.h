@@ -1,11 +1,12 @@
-// cuDNN's engine choice for convolutions on the H200, fitted on the shape sweeps and the measured
-// corpora (validate/sweeps/fit_conv.py writes conv_engine_trees.inc).
+// cuDNN's engine choice for convolutions on the target's GPU, fitted on its shape sweeps and
+// measured corpora (validate/sweeps/fit_conv.py writes its folder's conv_engine_trees.inc).
 #pragma once
 
 #include <cstdint>
 
 #include "passes/counts.h"
 #include "passes/torch2_11/cudnn_heuristics.h"
+#include "passes/torch2_11/tables.h"
 
 namespace kc::torch2_11 {
 
@@ -38,7 +39,9 @@ struct ConvProblem {
 // and zeroed workspaces, for half precision or f32, NCHW or channels-last tensors. Ungrouped 1-3 d
 // in either layout; grouped (groups > 1, not depthwise) NCHW only, where cuDNN runs one call or
 // loops over the groups. With engine (cuDNN's own heuristic choice for the convolution), the
-// trees that read it too; without, the trees of the shape alone.
-Counts cudnn_conv(bool half, bool channels_last, const ConvProblem& p, const CudnnEngineChoice* engine);
+// trees that read it too; without, the trees of the shape alone. `trees`: the target's
+// (Target::tables.conv).
+Counts cudnn_conv(const ConvTrees& trees, bool half, bool channels_last, const ConvProblem& p,
+                  const CudnnEngineChoice* engine);
 
 }  // namespace kc::torch2_11

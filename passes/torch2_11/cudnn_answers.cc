@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -245,22 +248,22 @@ bool CudnnAnswers::asked_cudnn() const {
 
 namespace {
 
-// The process's store: the built-in H200 properties, or GPU N's under KERNELCOUNT_CUDNN_GPU
-// (which needs cuDNN loaded to read them, and never uses the table).
-std::unique_ptr<CudnnAnswers> process_store() {
+// The process's store for a device: its properties and its table, or GPU N's properties under
+// KERNELCOUNT_CUDNN_GPU (which needs cuDNN loaded to read them, and never uses the table).
+std::unique_ptr<CudnnAnswers> process_store(const Device& device, std::string_view table_gz) {
   const char* setting = std::getenv("KERNELCOUNT_CUDNN");
   if (setting && std::string(setting) == "off") return nullptr;
   CudnnAnswers::Options o;
-  o.ask = [](const CudnnConvQuery& q) -> CudnnAnswer {
-    const CudnnHeuristics* h = CudnnHeuristics::get();
+  std::string properties = device.cudnn_properties;
+  o.ask = [properties](const CudnnConvQuery& q) -> CudnnAnswer {
+    const CudnnHeuristics* h = CudnnHeuristics::get(properties);
     if (!h) return {};
     return {h->choose(q), CudnnSource::kCudnn};
   };
-  std::string properties = kH200CudnnDeviceProperties;
-  std::string whose = "the H200's properties";
+  std::string whose = "the " + device.name + "'s properties";
   size_t version = 0;
   if (const char* gpu = std::getenv("KERNELCOUNT_CUDNN_GPU")) {
-    const CudnnHeuristics* h = CudnnHeuristics::get();
+    const CudnnHeuristics* h = CudnnHeuristics::get(properties);
     properties.clear();
     whose = std::string("GPU ") + gpu + "'s properties";
     if (h) {
@@ -273,7 +276,7 @@ std::unique_ptr<CudnnAnswers> process_store() {
   } else {
     version = CudnnHeuristics::probe_version();
     const char* table_setting = std::getenv("KERNELCOUNT_CUDNN_TABLE");
-    const CudnnTable& table = cudnn_table();
+    const CudnnTable& table = cudnn_table(table_gz);
     const bool table_on = !(table_setting && std::string(table_setting) == "off");
     // Without a cuDNN that could answer, the answers kept are those of the version the target
     // runs, which the table was made with.
@@ -293,9 +296,15 @@ std::unique_ptr<CudnnAnswers> process_store() {
 
 }  // namespace
 
-CudnnAnswers* CudnnAnswers::get() {
-  static std::unique_ptr<CudnnAnswers> instance = process_store();
-  return instance.get();
+CudnnAnswers* CudnnAnswers::get(const Device& device, std::string_view table_gz) {
+  // One store per device a target describes, made at its first convolution and kept for the
+  // process's life.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<CudnnAnswers>> stores;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, added] = stores.try_emplace(device.cudnn_properties);
+  if (added) it->second = process_store(device, table_gz);
+  return it->second.get();
 }
 
 }  // namespace kc::torch2_11

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "passes/device.h"
 #include "passes/torch2_11/cudnn_heuristics.h"
 
 namespace kc::torch2_11 {
@@ -103,10 +104,11 @@ class CudnnAnswers {
   };
   explicit CudnnAnswers(Options options) : o_(std::move(options)) {}
 
-  // The process's store, configured from the environment (KERNELCOUNT_CACHE,
+  // The process's store for a target's device, with the target's table (its gzip-compressed
+  // bytes, Target::tables.cudnn_answers_gz), configured from the environment (KERNELCOUNT_CACHE,
   // KERNELCOUNT_CUDNN_TABLE=off leaves the table out, KERNELCOUNT_CUDNN_GPU); nullptr where
   // KERNELCOUNT_CUDNN=off, which means no cuDNN answers at all.
-  static CudnnAnswers* get();
+  static CudnnAnswers* get(const Device& device, std::string_view table_gz);
 
   // The answer for q and where it came from. A miss asks cuDNN (loading it the first time) and
   // appends the answer, nullopt included, to the disk cache; a cache that cannot be read or

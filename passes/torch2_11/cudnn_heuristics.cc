@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "analyzer/error.h"
@@ -16,19 +18,6 @@
 
 namespace kc::torch2_11 {
 
-// As cuDNN serializes the device properties of the H200 that validate measures on
-// (validate/device_cudnn.sh check writes them: live_properties.json, kept in
-// validate/sweeps/results/h200_properties.json). The published specification differs in two
-// values that change cuDNN's choices: 60 MB of L2 (not 50) and 139.8 GiB of usable memory.
-const char* const kH200CudnnDeviceProperties = R"json({
-  "maxGridSize": [2147483647, 65535, 65535], "maxBlockSize": [1024, 1024, 64], "regsPerBlock": 65536,
-  "multiProcessorCount": 132, "warpSize": 32, "maxSharedMemoryPerBlock": 49152,
-  "maxSharedMemoryPerBlockOptin": 232448, "reservedSharedMemoryPerBlock": 1024, "maxRegistersPerSM": 65536,
-  "maxCtasPerSM": 32, "maxThreadsPerBlock": 1024, "maxThreadsPerSM": 2048, "pciDeviceId": 6, "isTccDriver": 0,
-  "supportCoopLaunch": 1, "totalGlobalMem": 150109880320, "smClockRateKHz": 1980000, "memClockRateKHz": 3201000,
-  "l2CacheSize": 62914560, "cudaDeviceId": 0, "deviceVer": 900, "driverVer": 13000, "deviceName": "NVIDIA H200"
-})json";
-
 #if !KC_HAVE_CUDNN_HEADERS
 
 struct CudnnHeuristics::Api {};
@@ -36,7 +25,7 @@ struct CudnnHeuristics::Api {};
 namespace {
 const std::string kStatus = "cuDNN heuristics: not built in (no cuDNN headers when kernelcount was built)";
 }
-const CudnnHeuristics* CudnnHeuristics::get() {
+const CudnnHeuristics* CudnnHeuristics::get(const std::string&) {
   return nullptr;
 }
 const std::string& CudnnHeuristics::status() {
@@ -67,7 +56,7 @@ struct CudnnHeuristics::Api {
   cudnnStatus_t (*get)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
                        int64_t*, void*) = nullptr;
   cudnnStatus_t (*finalize)(cudnnBackendDescriptor_t) = nullptr;
-  cudnnBackendDescriptor_t device = nullptr;  // the H200's properties, finalized
+  cudnnBackendDescriptor_t device = nullptr;  // the device properties asked with, finalized
 };
 
 namespace {
@@ -232,8 +221,11 @@ void* open_from(const std::string& dirs, const char* name, int flags, std::strin
 #endif
 
 struct Loaded {
-  Api api;
-  std::unique_ptr<CudnnHeuristics> heuristics;
+  Api api;                          // without a device: each set of properties gets its own copy
+  bool usable = false;              // the library loaded and is of the version the target runs
+  const char* gpu = nullptr;        // KERNELCOUNT_CUDNN_GPU: api.device is that GPU's own
+  std::map<std::string, Api> apis;  // by device properties
+  std::map<std::string, std::unique_ptr<CudnnHeuristics> > heuristics;  // nullptr: refused
   std::string status;
 };
 
@@ -282,27 +274,23 @@ Loaded load() {
                ", the target runs 9.19)";
     return l;
   }
-  // KERNELCOUNT_CUDNN_GPU=N (a GPU machine) asks as GPU N itself does, which is how
-  // validate checks that the built-in properties give the GPU's own answers.
-  const char* gpu = std::getenv("KERNELCOUNT_CUDNN_GPU");
-  const std::string what =
-      gpu ? std::string("GPU ") + gpu + "'s own device properties" : "the H200's device properties";
-  bool described = a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) == CUDNN_STATUS_SUCCESS;
-  if (described && gpu) {
-    const int32_t id = static_cast<int32_t>(std::strtol(gpu, nullptr, 10));
-    described = a.set(a.device, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &id) == CUDNN_STATUS_SUCCESS;
-  } else if (described) {
-    described = a.set(a.device, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
-                      static_cast<int64_t>(std::char_traits<char>::length(kH200CudnnDeviceProperties)),
-                      kH200CudnnDeviceProperties) == CUDNN_STATUS_SUCCESS;
+  // KERNELCOUNT_CUDNN_GPU=N (a GPU machine) asks as GPU N itself does, whatever the target,
+  // which is how validate checks that a target's properties give the GPU's own answers.
+  l.gpu = std::getenv("KERNELCOUNT_CUDNN_GPU");
+  if (l.gpu) {
+    const int32_t id = static_cast<int32_t>(std::strtol(l.gpu, nullptr, 10));
+    bool described = a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) == CUDNN_STATUS_SUCCESS &&
+                     a.set(a.device, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &id) == CUDNN_STATUS_SUCCESS;
+    if (!described || a.finalize(a.device) != CUDNN_STATUS_SUCCESS) {
+      if (a.device) a.destroy(a.device);
+      a.device = nullptr;
+      l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " refuses GPU " + l.gpu + "'s own device properties)";
+      return l;
+    }
   }
-  if (!described || a.finalize(a.device) != CUDNN_STATUS_SUCCESS) {
-    if (a.device) a.destroy(a.device);
-    a.device = nullptr;
-    l.status = "cuDNN heuristics: unavailable (" + cudnn_at + " refuses " + what + ")";
-    return l;
-  }
-  l.status = "cuDNN heuristics: cuDNN " + std::to_string(version) + " (" + cudnn_at + "), " + what;
+  l.usable = true;
+  l.status = "cuDNN heuristics: cuDNN " + std::to_string(version) + " (" + cudnn_at + "), " +
+             (l.gpu ? std::string("GPU ") + l.gpu + "'s own device properties" : "the target's device properties");
   return l;
 }
 
@@ -313,14 +301,29 @@ Loaded& loaded() {
 
 }  // namespace
 
-const CudnnHeuristics* CudnnHeuristics::get() {
-  static const CudnnHeuristics* instance = [] {
-    Loaded& l = loaded();
-    if (!l.api.device) return static_cast<CudnnHeuristics*>(nullptr);
-    l.heuristics = std::make_unique<CudnnHeuristics>(&l.api);
-    return l.heuristics.get();
-  }();
-  return instance;
+const CudnnHeuristics* CudnnHeuristics::get(const std::string& properties) {
+  Loaded& l = loaded();
+  if (!l.usable) return nullptr;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = l.gpu ? std::string() : properties;
+  auto [it, added] = l.heuristics.try_emplace(key);
+  if (!added) return it->second.get();
+  Api& a = l.apis.emplace(key, l.api).first->second;
+  if (!l.gpu) {
+    a.device = nullptr;
+    const bool described = a.create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &a.device) == CUDNN_STATUS_SUCCESS &&
+                           a.set(a.device, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                                 static_cast<int64_t>(properties.size()), properties.data()) == CUDNN_STATUS_SUCCESS &&
+                           a.finalize(a.device) == CUDNN_STATUS_SUCCESS;
+    if (!described) {
+      if (a.device) a.destroy(a.device);
+      a.device = nullptr;
+      return nullptr;  // cuDNN refuses these properties: asked as no device, it answers nothing
+    }
+  }
+  it->second = std::make_unique<CudnnHeuristics>(&a);
+  return it->second.get();
 }
 
 const std::string& CudnnHeuristics::status() {

@@ -1,8 +1,8 @@
 // cuDNN's own engine heuristics, asked without a GPU: which engine (and knobs) cuDNN 9.19, the
-// version PyTorch 2.11's CUDA wheels run, picks on an H200 for a forward convolution, the way
-// ATen's Conv_v8.cpp asks for it (CUDNN_HEUR_MODE_INSTANT, engines that down-convert inputs left
-// out, the first configuration whose plan builds). Since cuDNN 9.8 the heuristics take a
-// device-property descriptor in place of a device; this one holds the H200's properties.
+// version PyTorch 2.11's CUDA wheels run, picks on the target's GPU for a forward convolution,
+// the way ATen's Conv_v8.cpp asks for it (CUDNN_HEUR_MODE_INSTANT, engines that down-convert
+// inputs left out, the first configuration whose plan builds). Since cuDNN 9.8 the heuristics
+// take a device-property descriptor in place of a device: the target's device.json (Device).
 // cuDNN is loaded at run time (dlopen), and only for a convolution whose answer was not kept
 // (cudnn_answers.h); where no cuDNN 9.19 with its cuBLASLt 13 can be loaded, the rules take the
 // answers kept, else fall back to trees without one.
@@ -49,10 +49,11 @@ struct CudnnEngineChoice {
 // property of the process's cuDNN, like the dispatcher is of libtorch.
 class CudnnHeuristics {
  public:
-  // The process's instance, or nullptr where cuDNN could not be loaded or is switched off
-  // (KERNELCOUNT_CUDNN=off); status() then says why. KERNELCOUNT_CUDNN_GPU=N asks as GPU N of
-  // the machine itself instead of as the built-in H200 (a GPU machine only).
-  static const CudnnHeuristics* get();
+  // The process's instance for a device's properties (Device::cudnn_properties), or nullptr
+  // where cuDNN could not be loaded, is switched off (KERNELCOUNT_CUDNN=off; status() then says
+  // why) or refuses the properties. KERNELCOUNT_CUDNN_GPU=N asks as GPU N of the machine itself
+  // instead, whatever the properties (a GPU machine only).
+  static const CudnnHeuristics* get(const std::string& device_properties);
   // One line: the cuDNN in use and where it was loaded from, or why none is.
   static const std::string& status();
   // The version (cudnnGetVersion: 91900 for 9.19.0) of the cuDNN that get() would load, read
@@ -64,7 +65,7 @@ class CudnnHeuristics {
   // The loaded cuDNN's version.
   size_t version() const;
   // The JSON of a GPU's device properties as cuDNN serializes them (a GPU machine only: what
-  // kH200CudnnDeviceProperties should hold); throws Error without a GPU.
+  // a target's device.json should hold); throws Error without a GPU.
   std::string live_device_properties(int device) const;
   // The engine configuration for q, or nullopt where cuDNN refuses to describe the problem (a
   // dtype or size it does not take). Answers are kept: models repeat their shapes.
@@ -79,8 +80,5 @@ class CudnnHeuristics {
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::optional<CudnnEngineChoice>> answers_;
 };
-
-// The H200's device properties in cuDNN's JSON form (CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION).
-extern const char* const kH200CudnnDeviceProperties;
 
 }  // namespace kc::torch2_11

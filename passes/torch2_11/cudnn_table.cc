@@ -4,20 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
-
-// The gzip-compressed table, linked in as it is committed: the assembler's .incbin copies the
-// file's bytes, so no generated source has to be kept beside it.
-#ifdef KC_CUDNN_TABLE_FILE
-asm(".pushsection .rodata\n"
-    ".balign 16\n"
-    "kc_cudnn_table_gz:\n"
-    ".incbin \"" KC_CUDNN_TABLE_FILE
-    "\"\n"
-    "kc_cudnn_table_gz_end:\n"
-    ".popsection\n");
-extern "C" const unsigned char kc_cudnn_table_gz[];
-extern "C" const unsigned char kc_cudnn_table_gz_end[];
-#endif
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace kc::torch2_11 {
 
@@ -43,11 +32,9 @@ std::string gunzip(const unsigned char* data, size_t size) {
   return out;
 }
 
-CudnnTable built_in() {
+CudnnTable built_in(std::string_view gz) {
   CudnnTable t;
-#ifdef KC_CUDNN_TABLE_FILE
-  read_cudnn_table(gunzip(kc_cudnn_table_gz, static_cast<size_t>(kc_cudnn_table_gz_end - kc_cudnn_table_gz)), t);
-#endif
+  if (!gz.empty()) read_cudnn_table(gunzip(reinterpret_cast<const unsigned char*>(gz.data()), gz.size()), t);
   return t;
 }
 
@@ -86,9 +73,15 @@ bool CudnnTable::find(const std::string& key, std::optional<CudnnEngineChoice>& 
   return parse_cudnn_answer_line(*it, parsed_key, answer) && parsed_key == key;
 }
 
-const CudnnTable& cudnn_table() {
-  static const CudnnTable table = built_in();
-  return table;
+const CudnnTable& cudnn_table(std::string_view gz) {
+  // One table per target, read at its first use; the bytes are the target's, linked in for the
+  // life of the process, so their address names them.
+  static std::mutex mutex;
+  static std::map<const char*, std::unique_ptr<CudnnTable>> tables;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<CudnnTable>& t = tables[gz.data()];
+  if (!t) t = std::make_unique<CudnnTable>(built_in(gz));
+  return *t;
 }
 
 }  // namespace kc::torch2_11

@@ -1,7 +1,8 @@
-// The cuDNN answers built into kernelcount: cuDNN's heuristic choice for every convolution of
-// the committed models (validate/corpus, tests/models), asked as the built-in H200, so that
-// those shapes never need cuDNN loaded, or installed. scripts/cudnn_table.py writes the table
-// (passes/targets/h200/cudnn_answers.txt.gz) and checks that it is current.
+// The cuDNN answers built into kernelcount, one table per target: cuDNN's heuristic choice for
+// every convolution of the committed models (validate/corpus, tests/models), asked with the
+// target's device properties, so that those shapes never need cuDNN loaded, or installed.
+// scripts/cudnn_table.py --target FOLDER writes a target's table
+// (passes/targets/<folder>/cudnn_answers.txt.gz) and checks that it is current.
 #pragma once
 
 #include <string>
@@ -29,8 +30,9 @@ class CudnnTable : public CudnnAnswerTable {
   std::vector<std::string_view> lines_;  // into text_, sorted
 };
 
-// The built-in table, decompressed and indexed on first use (a few milliseconds).
-const CudnnTable& cudnn_table();
+// A target's table from its gzip-compressed bytes (Target::tables.cudnn_answers_gz),
+// decompressed and indexed on first use (a few milliseconds); version 0 where there are none.
+const CudnnTable& cudnn_table(std::string_view gz);
 
 // A table's text ("# cuDNN VERSION properties HASH" then answer lines) read into t; false for a
 // text without that first line. A damaged line answers nothing.

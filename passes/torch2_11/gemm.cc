@@ -232,7 +232,7 @@ std::optional<GemmCall> gemm_call(const OpFacts& f) {
 Counts call_launches(const OpFacts& f) {
   if (!fp32(f) && !is_half(f.dtype)) return {1, 0, 0, 0};  // no sweep measured other dtypes
   const std::optional<GemmCall> c = gemm_call(f);
-  return c ? cublas_launches(*c) : Counts{1, 0, 0, 0};
+  return c ? cublas_launches(f.target->tables.gemm, *c) : Counts{1, 0, 0, 0};
 }
 template <int Kernels, int Memcpy, int Memset>
 bool launches_are(const OpFacts& f) {
@@ -436,7 +436,7 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
   call.n = ro_size;
   call.ta = reads_transposed(&a, copied(&a));
   call.tb = reads_transposed(&b, copied(&b));
-  c += cublas_launches(call);
+  c += cublas_launches(f.target->tables.gemm, call);
   return c;
 }
 Counts einsum_counts(const OpFacts& f) {
@@ -479,7 +479,7 @@ bool einsum_permutation(const OpFacts& f) {
 
 // The launches of one 2-D mm without a bias, [M, K] x [K, N], the right operand read transposed
 // or not: the tree's answer (f32 and half precision; other dtypes one kernel).
-Counts mm_counts(const Mnk& d, DType dt, bool b_transposed) {
+Counts mm_counts(const Target& t, const Mnk& d, DType dt, bool b_transposed) {
   if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
   GemmCall c;
   c.half = is_half(dt);
@@ -487,16 +487,16 @@ Counts mm_counts(const Mnk& d, DType dt, bool b_transposed) {
   c.k = d.k;
   c.n = d.n;
   c.tb = b_transposed;
-  return cublas_launches(c);
+  return cublas_launches(t.tables.gemm, c);
 }
 }  // namespace
 
 // A recurrent cell's x @ w.t(): the weight is read transposed.
-Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt) {
-  return mm_counts({m, k, n}, dt, true);
+Counts mm_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt) {
+  return mm_counts(t, {m, k, n}, dt, true);
 }
 
-Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt) {
+Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt) {
   if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
   GemmCall c;
   c.half = is_half(dt);
@@ -505,7 +505,7 @@ Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt) {
   c.n = n;
   c.tb = true;
   c.bias = true;
-  return cublas_launches(c);
+  return cublas_launches(t.tables.gemm, c);
 }
 
 namespace {
@@ -575,7 +575,7 @@ bool tensordot_known(const OpFacts& f) {
 }
 Counts tensordot_counts(const OpFacts& f) {
   const TensordotPlan p = tensordot_plan(f);
-  Counts c = mm_counts(p.d, f.dtype, p.b_transposed);
+  Counts c = mm_counts(*f.target, p.d, f.dtype, p.b_transposed);
   c.kernels += p.copies;
   return c;
 }

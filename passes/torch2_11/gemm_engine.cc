@@ -2,26 +2,20 @@
 // sgemm_largek with a scaling kernel, an epilogue and a zeroed workspace; stream-K with a zeroed
 // workspace; a GEMV; a dot product and a reduction) is the answer of cuBLAS's heuristic inside the
 // library, which no call gives without a GPU. What the heuristic reads is the problem's shape:
-// output tiles against the 132 SMs, K per tile, the alignment of the leading dimensions, the
-// dtype, transposes, a fused bias. The tree reproduces the choice the H200 made for 500,000
-// random GEMMs (validate/sweeps/results/gemm_random*.csv.gz; no shape from a model) over those
-// features; validate/sweeps/fit_gemm.txt says how often it is right on GEMMs it never saw.
+// output tiles against the SMs, K per tile, the alignment of the leading dimensions, the
+// dtype, transposes, a fused bias. A target's tree (its folder's gemm_tree.inc) reproduces the
+// choice its GPU made for random GEMMs over those features: the H200's, 500,000 of them
+// (validate/sweeps/results/gemm_random*.csv.gz; no shape from a model);
+// validate/sweeps/fit_gemm.txt says how often it is right on GEMMs it never saw.
 #include "passes/torch2_11/gemm_engine.h"
 
 #include <cmath>
 #include <iterator>
 
+#include "analyzer/error.h"
+
 namespace kc::torch2_11 {
 namespace {
-
-struct GemmTreeNode {
-  int feature;  // index into the features below; -1 for a leaf
-  double threshold;
-  int left, right;
-  int kernels, memcpy, memset;  // a leaf's launches
-};
-
-#include "passes/targets/h200/gemm_tree.inc"
 
 constexpr size_t kFeatures = 28;
 
@@ -70,16 +64,17 @@ void features(const GemmCall& c, double (&x)[kFeatures]) {
 
 }  // namespace
 
-Counts cublas_launches(const GemmCall& call) {
+Counts cublas_launches(const Table<GemmTreeNode>& tree, const GemmCall& call) {
   if (call.m <= 0 || call.k <= 0 || call.n <= 0 || call.b <= 0) return {1, 0, 0, 0};
+  check(tree.size > 0, "a target without a GEMM tree");
   double x[kFeatures];
   features(call, x);
   size_t i = 0;
-  while (kGemmTree[i].feature >= 0) {
-    const GemmTreeNode& node = kGemmTree[i];
+  for (size_t steps = 0; steps < tree.size && tree.nodes[i].feature >= 0; ++steps) {
+    const GemmTreeNode& node = tree.nodes[i];
     i = static_cast<size_t>(x[node.feature] <= node.threshold ? node.left : node.right);
   }
-  const GemmTreeNode& leaf = kGemmTree[i];
+  const GemmTreeNode& leaf = tree.nodes[i];
   return {leaf.kernels, leaf.memcpy, leaf.memset, 0};
 }
 

@@ -1,10 +1,11 @@
-// cuBLAS's and cuBLASLt's launch choices for one GEMM call on the H200, learned from the GPU
-// (validate/sweeps/fit_gemm.py writes gemm_tree.inc).
+// cuBLAS's and cuBLASLt's launch choices for one GEMM call, learned from the target's GPU
+// (validate/sweeps/fit_gemm.py writes its folder's gemm_tree.inc).
 #pragma once
 
 #include <cstdint>
 
 #include "passes/counts.h"
+#include "passes/torch2_11/tables.h"
 
 namespace kc::torch2_11 {
 
@@ -26,7 +27,7 @@ struct GemmCall {
 // and epilogue; a dot product and its reduction; the bias broadcast when the epilogue cannot take
 // it), device-to-device memcpys and memsets (a zeroed split-K or stream-K workspace). Copies ATen
 // makes of operands cuBLAS cannot read are not included. An empty problem (M, K or N zero), which
-// no sweep measured, counts one kernel.
-Counts cublas_launches(const GemmCall& call);
+// no sweep measured, counts one kernel. `tree`: the target's (Target::tables.gemm).
+Counts cublas_launches(const Table<GemmTreeNode>& tree, const GemmCall& call);
 
 }  // namespace kc::torch2_11

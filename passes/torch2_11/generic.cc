@@ -27,7 +27,7 @@ bool reduction_splits(const OpFacts& f) {
   if (!x) return false;
   const Arg* a = f.arg("dim");
   const bool listed = a && (a->kind == Arg::Kind::kIntList || a->kind == Arg::Kind::kInt);
-  return reduce_splits_across_blocks(x->sizes, x->strides, listed ? a->ints : std::vector<int64_t>{});
+  return reduce_splits_across_blocks(f.target->device, x->sizes, x->strides, listed ? a->ints : std::vector<int64_t>{});
 }
 
 void add_generic_rules(std::vector<LaunchRule>& r) {

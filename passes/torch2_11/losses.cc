@@ -26,7 +26,7 @@ Counts reduce_loss(const OpFacts& f) {
   if (!out_shape) return {1, 0, 0, 0};
   std::vector<int64_t> strides(out_shape->sizes.size(), 1);
   for (size_t i = strides.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(out_shape->sizes[i], 1);
-  return {1, 0, reduce_splits_across_blocks(out_shape->sizes, strides, {}) ? 1 : 0, 0};
+  return {1, 0, reduce_splits_across_blocks(f.target->device, out_shape->sizes, strides, {}) ? 1 : 0, 0};
 }
 Counts chain(int elementwise, const OpFacts& f) {
   Counts c{elementwise, 0, 0, 0};
@@ -134,7 +134,7 @@ Counts cross_entropy_smoothing_counts(const OpFacts& f) {
   const Value& in = *f.input(0);
   const int64_t r = reduction(f);
   auto splits = [&](const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
-    return reduce_splits_across_blocks(sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+    return reduce_splits_across_blocks(f.target->device, sizes, contiguous_strides(sizes), dims) ? 1 : 0;
   };
   const int64_t class_dim = in.sizes.size() == 1 ? 0 : 1;
   std::vector<int64_t> rows = in.sizes;  // smooth_loss: the input without its class dim

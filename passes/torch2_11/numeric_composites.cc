@@ -12,8 +12,8 @@ namespace {
 
 // 1 when a reduction of a fresh contiguous tensor of `sizes` over `dims` (empty: all) zeroes
 // its semaphores first.
-int split_memset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
-  return reduce_splits_across_blocks(sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+int split_memset(const OpFacts& f, const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+  return reduce_splits_across_blocks(f.target->device, sizes, contiguous_strides(sizes), dims) ? 1 : 0;
 }
 std::vector<int64_t> dims_arg(const OpFacts& f, const char* name) {
   const Arg* a = f.arg(name);
@@ -23,12 +23,12 @@ std::vector<int64_t> dims_arg(const OpFacts& f, const char* name) {
 // dist(a, b, p) = norm(a - b, p): the difference, then one norm reduction over every element.
 Counts dist_counts(const OpFacts& f) {
   const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
-  return {2, 0, split_memset(shape, {}), 0};
+  return {2, 0, split_memset(f, shape, {}), 0};
 }
 // pairwise_distance(x1, x2, p, eps) = norm(x1 - x2 + eps, p, last dim): sub, add, the norm.
 Counts pairwise_distance_counts(const OpFacts& f) {
   const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
-  return {3, 0, shape.empty() ? 0 : split_memset(shape, {-1}), 0};
+  return {3, 0, shape.empty() ? 0 : split_memset(f, shape, {-1}), 0};
 }
 // isclose of floating tensors (equal_nan false, a tolerance): self == other, the allowed error
 // atol + |rtol * other| (mul, abs, add), the actual error |self - other| (sub, abs), its
@@ -49,7 +49,7 @@ bool isclose_default(const OpFacts& f) {
 Counts nanmean_counts(const OpFacts& f) {
   const Value& x = *f.input(0);
   const auto dims = dims_arg(f, "dim");
-  return {6, 0, 2 * split_memset(x.sizes, dims), 0};
+  return {6, 0, 2 * split_memset(f, x.sizes, dims), 0};
 }
 // trapezoid(y, x, dim) = ((x[1:] - x[:-1]) * (y[1:] + y[:-1])).sum(dim) / 2 along dim: sub, add,
 // mul, sum, div; cumulative_trapezoid takes a cumsum instead of the sum (two kernels when it
@@ -67,7 +67,7 @@ Counts trapezoid_counts(const OpFacts& f) {
     const bool whole = dim >= 0 && dim < static_cast<int64_t>(sliced.size()) && sliced[dim] == n && n > 1;
     return {whole ? 6 : 5, 0, 0, 0};
   }
-  return {5, 0, split_memset(sliced, {dim}), 0};
+  return {5, 0, split_memset(f, sliced, {dim}), 0};
 }
 bool trapezoid_shapes(const OpFacts& f) {
   const Value* y = f.input(0);
@@ -116,13 +116,13 @@ Counts alpha_dropout_counts(const OpFacts& f) {
 Counts sum_to_size_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const std::vector<int64_t> size = dims_arg(f, "size");
-  if (size.empty()) return {1, 0, in->numel() > 0 ? split_memset(in->sizes, {}) : 0, 0};
+  if (size.empty()) return {1, 0, in->numel() > 0 ? split_memset(f, in->sizes, {}) : 0, 0};
   if (in->sizes == size) return {};
   std::vector<int64_t> dims;
   const size_t lead = in->sizes.size() - std::min(in->sizes.size(), size.size());
   for (size_t i = 0; i < in->sizes.size(); ++i)
     if (i < lead || (size[i - lead] == 1 && in->sizes[i] != 1)) dims.push_back(static_cast<int64_t>(i));
-  return {1, 0, in->numel() > 0 ? split_memset(in->sizes, dims) : 0, 0};
+  return {1, 0, in->numel() > 0 ? split_memset(f, in->sizes, dims) : 0, 0};
 }
 
 }  // namespace
@@ -160,7 +160,7 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                [](const OpFacts& f) {
                  const Value* in = f.input(0);
                  const int64_t n = std::min(in->sizes[0], in->sizes[1]);
-                 const bool split = reduce_splits_across_blocks({n}, {in->sizes[1] + 1}, {});
+                 const bool split = reduce_splits_across_blocks(f.target->device, {n}, {in->sizes[1] + 1}, {});
                  return Counts{1, 0, split ? 1 : 0, 0};
                },
                "opinfo: trace (2 of 2)",
@@ -184,7 +184,7 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                {},
                [](const OpFacts& f) {
                  const Value* in = f.input(0);
-                 return Counts{5, 0, split_memset(in->sizes, {f.int_arg("dim", -1)}), 0};
+                 return Counts{5, 0, split_memset(f, in->sizes, {f.int_arg("dim", -1)}), 0};
                },
                "opinfo: _safe_softmax (6 of 6: 5 kernels)",
                "_safe_softmax gives zeros for rows that are entirely -inf: the softmax, then a mask of -inf "

@@ -1,8 +1,9 @@
 // Why a port rather than a threshold: whether a reduction zeroes a semaphore buffer depends on
 // the layout it reads (a mean over H and W of a channels-last tensor splits its input across
 // blocks where the same mean of an NCHW one does not), and ATen decides it with a few lines of
-// integer arithmetic over the iterator's shape and the device's SM count. Checked against every
-// reduction of the `reduction` sweep (tests/passes/reduce_config_test.cc).
+// integer arithmetic over the iterator's shape and the device's SM count (the target's
+// device.json). Checked against every reduction of the `reduction` sweep on the H200
+// (tests/passes/reduce_config_test.cc).
 #include "passes/torch2_11/reduce_config.h"
 
 #include <algorithm>
@@ -14,9 +15,6 @@
 namespace kc::torch2_11 {
 namespace {
 
-constexpr int64_t kSms = 132;               // H200 multiProcessorCount
-constexpr int64_t kMaxThreadsPerSm = 2048;  // maxThreadsPerMultiProcessor
-constexpr int64_t kWarp = 32;
 constexpr int64_t kMaxThreads = 512;  // mnt_wrapper<T>::MAX_NUM_THREADS (256 for complex double only)
 constexpr int64_t kMinValuesPerThread = 16;
 constexpr int64_t kMaxValuesPerThread = 256;
@@ -87,8 +85,8 @@ ReduceIter reduce_iter(const std::vector<int64_t>& sizes, const std::vector<int6
 
 }  // namespace
 
-bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                                 const std::vector<int64_t>& dims) {
+bool reduce_splits_across_blocks(const Device& device, const std::vector<int64_t>& sizes,
+                                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dims) {
   const size_t n = sizes.size();
   if (strides.size() != n) return false;
   int64_t numel = 1;
@@ -138,7 +136,7 @@ bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::v
   const int64_t max_threads = kMaxThreads / output_vec;
   const int64_t dim0_pow2 = dim0 < max_threads ? last_pow2(dim0) : max_threads;
   const int64_t dim1_pow2 = dim1 < max_threads ? last_pow2(dim1) : max_threads;
-  int64_t block_width = std::min(dim0_pow2, kWarp);
+  int64_t block_width = std::min(dim0_pow2, device.warp_size);
   const int64_t block_height = std::min(dim1_pow2, max_threads / block_width);
   block_width = std::min(dim0_pow2, max_threads / block_height);
   const int64_t num_threads = block_width * block_height;
@@ -154,7 +152,7 @@ bool reduce_splits_across_blocks(const std::vector<int64_t>& sizes, const std::v
     step_input *= block_height;
   else
     step_output *= block_height;
-  const int64_t target_grid = kSms * (kMaxThreadsPerSm / num_threads);
+  const int64_t target_grid = device.sms * (device.max_threads_per_sm / num_threads);
   const int64_t grid = div_up(num_outputs / output_vec, step_output);
   if (!split_across_warps || values_per_thread() < kMaxValuesPerThread || grid > target_grid) return false;
   const int64_t ctas = std::max(std::min(div_up(target_grid, grid), div_up(values_per_thread(), kMinValuesPerThread)),

@@ -1,6 +1,7 @@
-// The H200 target's launch rules, one file per op family. Each file holds its family's rules
-// and the shape mechanisms they are written with; torch2_11_h200.cc assembles them in match
-// order. Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
+// PyTorch 2.11's launch rules, one file per op family. Each file holds its family's rules and the
+// shape mechanisms they are written with; rules.cc assembles them in match order. What a rule
+// reads of the GPU it reads through the op's target (OpFacts::target: its device and tables).
+// Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
 // validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:),
 // validate/results/torchscript (torchscript:), validate/results/opinfo (opinfo:: PyTorch's OpInfo
 // samples), validate/results/control (control:).
@@ -11,8 +12,12 @@
 #include <vector>
 
 #include "passes/launch_rules.h"
+#include "passes/target.h"
 
 namespace kc::torch2_11 {
+
+// Every rule of PyTorch 2.11, in match order (rules.cc): a target's rule table.
+std::vector<LaunchRule> launch_rules();
 
 inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
   return std::vector<std::string>(names.begin(), names.end());
@@ -45,11 +50,11 @@ Counts nonzero_launches(const Value& x);
 
 // The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
-// inside (recurrent cells).
-Counts mm_launches(int64_t m, int64_t k, int64_t n, DType dt);
+// inside (recurrent cells), with target t's GEMM tree.
+Counts mm_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
 // The same with the bias in the GEMM's epilogue (linear's cuBLASLt call): for composites that
 // project with a bias inside (the fast path of nn.MultiheadAttention).
-Counts linear_launches(int64_t m, int64_t k, int64_t n, DType dt);
+Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
 
 // Whether ATen's reduce kernel, reducing the op's first input over its `dim` argument (all dims
 // where that is absent, None or []), splits across blocks and so zeroes a semaphore buffer first

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "passes/target.h"
+
 namespace {
 
 struct GemmTreeCase {
@@ -31,7 +33,7 @@ TEST_CASE("gemm engine: the C++ tree gives the fitted tree's answer for each sam
     c.m = t.call[6];
     c.k = t.call[7];
     c.n = t.call[8];
-    const kc::Counts got = kc::torch2_11::cublas_launches(c);
+    const kc::Counts got = kc::torch2_11::cublas_launches(kc::default_target().tables.gemm, c);
     INFO("GEMM b=" << c.b << " m=" << c.m << " k=" << c.k << " n=" << c.n);
     CHECK(got.kernels == t.answer[0]);
     CHECK(got.memcpy == t.answer[1]);

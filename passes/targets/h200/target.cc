@@ -1,53 +1,13 @@
-// Target torch2.11-h200: eager PyTorch 2.11 on an NVIDIA H200 (sm_90). Its rates, its launch
-// rules and its measured table, each with the measurement it rests on.
-#include "passes/targets/targets.h"
-#include "passes/torch2_11/rules.h"
+// Target torch2.11-h200: eager PyTorch 2.11 on an NVIDIA H200 (sm_90). This folder is the
+// target's data: its names and rates here; device.json, the H200's properties as cuDNN
+// serializes them (validate/device_cudnn.sh check writes them; the published specification
+// differs in two values that change cuDNN's choices: 60 MB of L2, not 50, and 139.8 GiB of usable
+// memory); the trees fitted on its sweeps (gemm_tree.inc, conv_engine_trees.inc); cuDNN's answers
+// asked with its properties (cudnn_answers.txt.gz); and the measured and kernel-name tables.
+// The mechanisms that read them are PyTorch 2.11's, in passes/torch2_11/.
+#include "passes/torch2_11/target_tables.inc"
 
 namespace kc {
-namespace {
-
-// Rules in match order: the first rule whose op list (or class) and condition fit the op
-// decides. Families are disjoint in the ops they name, so only two places in the order
-// matter: host-side work first, the rules by class last.
-std::vector<LaunchRule> rules() {
-  std::vector<LaunchRule> r;
-  r.push_back({"host",
-               {},
-               {},
-               "every tensor involved is on the CPU",
-               on_host,
-               {},
-               nullptr,
-               "by construction: no CUDA tensor is read or written",
-               "Every tensor it touches lives on the CPU, so nothing is launched on the GPU."});
-  torch2_11::add_view_copies_rules(r);  // first: an empty result launches nothing, whatever the op
-  torch2_11::add_copies_rules(r);
-  torch2_11::add_gemm_rules(r);
-  torch2_11::add_conv_rules(r);
-  torch2_11::add_norm_rules(r);
-  torch2_11::add_attention_rules(r);
-  torch2_11::add_rnn_rules(r);
-  torch2_11::add_indexing_rules(r);
-  torch2_11::add_elementwise_rules(r);
-  torch2_11::add_selection_rules(r);
-  torch2_11::add_loss_rules(r);
-  torch2_11::add_composite_rules(r);
-  torch2_11::add_rearrange_rules(r);
-  torch2_11::add_numeric_composite_rules(r);
-  torch2_11::add_torchvision_rules(r);
-  torch2_11::add_generic_rules(r);
-  return r;
-}
-
-const KernelNames kKernelNames[] = {
-#include "passes/targets/h200/kernel_names.inc"
-};
-
-const MeasuredLaunch kMeasured[] = {
-#include "passes/targets/h200/measured.inc"
-};
-
-}  // namespace
 
 Target torch2_11_h200() {
   Target t;
@@ -65,12 +25,7 @@ Target torch2_11_h200() {
   t.vector_flops_per_s = 51.0e12;
   t.launch_s = 6.8e-6;
   t.evidence = "validate/results/target.json";
-  t.rules = rules();
-  t.measured.assign(std::begin(kMeasured), std::end(kMeasured));
-  t.measured_source = "passes/targets/h200/measured.inc";
-  t.kernel_names.assign(std::begin(kKernelNames), std::end(kKernelNames));
-  t.kernel_names_source = "passes/targets/h200/kernel_names.inc";
-  return t;
+  return torch2_11::with_tables(std::move(t));
 }
 
 }  // namespace kc
