@@ -6,8 +6,9 @@
 // {"engine", "knobs": [kCudnnKnobs order], "workspace", "next_engine"} or {"error"}.
 //   kernelcount-cudnn-engines < queries.jsonl > engines.jsonl
 //   kernelcount-cudnn-engines --live-properties   (a GPU machine: GPU 0's properties as JSON)
+// --target NAME asks with that target's device properties (default: the registry's first).
 // With KERNELCOUNT_CUDNN_GPU=0 on a GPU machine the answers are cuDNN's for GPU 0 itself rather
-// than for the built-in H200 properties: validate/device_cudnn.sh compares the two.
+// than for the target's device properties: validate/device_cudnn.sh compares the two.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,11 +20,27 @@
 
 int main(int argc, char** argv) {
   using nlohmann::json;
+  const kc::Target* target = &kc::default_target();
+  bool live = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    try {
+      if (arg == "--target" && i + 1 < argc)
+        target = &kc::find_target(argv[++i]);
+      else if (arg == "--live-properties")
+        live = true;
+      else
+        throw kc::Error("unknown argument '" + arg + "'");
+    } catch (const kc::Error& e) {
+      std::cerr << "kernelcount-cudnn-engines: " << e.what() << "\n";
+      return 2;
+    }
+  }
   const kc::torch2_11::CudnnHeuristics* heuristics =
-      kc::torch2_11::CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
+      kc::torch2_11::CudnnHeuristics::get(target->device.cudnn_properties);
   std::cerr << kc::torch2_11::CudnnHeuristics::status() << "\n";
   if (!heuristics) return 2;
-  if (argc > 1 && std::string(argv[1]) == "--live-properties") {
+  if (live) {
     try {
       std::cout << heuristics->live_device_properties(0) << "\n";
       return 0;

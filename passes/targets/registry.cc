@@ -4,14 +4,14 @@
 
 namespace kc {
 
-#define KC_TARGET(function) Target function();
+#define KC_TARGET(folder) Target target_##folder();
 #include "passes/targets/targets.def"
 #undef KC_TARGET
 
 const std::vector<Target>& known_targets() {
   static const std::vector<Target>* targets = [] {
     auto* all = new std::vector<Target>{
-#define KC_TARGET(function) function(),
+#define KC_TARGET(folder) target_##folder(),
 #include "passes/targets/targets.def"
 #undef KC_TARGET
     };

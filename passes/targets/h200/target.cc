@@ -9,7 +9,7 @@
 
 namespace kc {
 
-Target torch2_11_h200() {
+Target target_h200() {
   Target t;
   t.name = "torch2.11-h200";
   t.description = "eager PyTorch 2.11 on NVIDIA H200 (sm_90)";
