@@ -1,6 +1,7 @@
 #include "passes/device.h"
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "analyzer/error.h"
 
@@ -26,6 +27,7 @@ Device device_from_cudnn_properties(std::string json) {
   d.warp_size = positive("warpSize");
   d.l2_bytes = positive("l2CacheSize");
   d.memory_bytes = positive("totalGlobalMem");
+  d.arch = "sm_" + std::to_string(positive("deviceVer") / 10);
   d.cudnn_properties = std::move(json);
   return d;
 }

@@ -17,6 +17,7 @@ struct Device {
   int64_t warp_size = 0;
   int64_t l2_bytes = 0;      // l2CacheSize
   int64_t memory_bytes = 0;  // totalGlobalMem
+  std::string arch;          // from deviceVer (900: compute capability 9.0): "sm_90"
   // The JSON, byte for byte as cuDNN wrote it (less a trailing newline): cuDNN is asked with it,
   // and its hash names the cuDNN answers kept for this device (passes/torch2_11/cudnn_answers.h).
   std::string cudnn_properties;

@@ -67,6 +67,9 @@ TEST_CASE("targets: a target's device comes from its device.json, as cuDNN seria
   CHECK(d.max_threads_per_sm == 2048);
   CHECK(d.warp_size == 32);
   CHECK(d.l2_bytes == 62914560);
+  CHECK(d.arch == "sm_90");
+  CHECK(kc::default_target().gpu == d.name);
+  CHECK(kc::default_target().arch == d.arch);
   CHECK(d.cudnn_properties.front() == '{');
   CHECK(d.cudnn_properties.back() == '}');  // as cuDNN wrote it: no trailing newline
   const kc::Device parsed = kc::device_from_cudnn_properties(d.cudnn_properties + "\n");

@@ -14,8 +14,6 @@ Target target_h200() {
   t.name = "torch2.11-h200";
   t.description = "eager PyTorch 2.11 on NVIDIA H200 (sm_90)";
   t.torch_version = "2.11";
-  t.gpu = "NVIDIA H200";
-  t.arch = "sm_90";
   // Rates measured on the H200 by validate/measure_target.py (validate/results/target.json).
   // The vector rate is the fp32 GEMM's: without TF32 it runs on the CUDA cores, at their FMA
   // rate. The launch time is per kernel in a stream of tiny eager launches.
