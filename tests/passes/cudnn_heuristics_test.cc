@@ -114,3 +114,21 @@ TEST_CASE(
   CHECK(c.kernels == 1);
   CHECK(c.memset == 0);
 }
+
+TEST_CASE("cudnn heuristics: asked with each target's device properties, one instance a set") {
+  const std::string& h200 = kc::default_target().device.cudnn_properties;
+  const CudnnHeuristics* h = CudnnHeuristics::get(h200);
+  if (!h || std::getenv("KERNELCOUNT_CUDNN_GPU")) return;  // a GPU's own properties answer for every set
+  CHECK(CudnnHeuristics::get(h200) == h);
+  // The same GPU described as compute capability 8.0: another descriptor, another instance.
+  std::string sm80 = h200;
+  const size_t at = sm80.find("\"deviceVer\": 900");
+  REQUIRE(at != std::string::npos);
+  sm80.replace(at, 16, "\"deviceVer\": 800");
+  const CudnnHeuristics* other = CudnnHeuristics::get(sm80);
+  REQUIRE(other != nullptr);
+  CHECK(other != h);
+  CHECK(other->choose(conv(DType::kFloat32, {8, 64, 56, 56}, {64, 64, 3, 3})).has_value());
+  // Properties cuDNN cannot read are no heuristics, not an error.
+  CHECK(CudnnHeuristics::get("not json") == nullptr);
+}
