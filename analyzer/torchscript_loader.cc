@@ -572,7 +572,8 @@ class MetaRunner {
     // as one of them, as it would beside the model's other GPU tensors (0-dim ones are scalars).
     if (has_shape_only(stack)) shape_only_gpu_constants(stack);
     try {
-      node->getOperation()(stack);
+      const c10::FunctionSchema* schema = node->maybeSchema();
+      if (!schema || !run_torchvision_meta(*schema, stack)) node->getOperation()(stack);
     } catch (const std::exception& e) {
       // Some ops have their meta function only in Python (aten::relu), or a composite kernel
       // that picks a backend meta tensors do not have (aten::_convolution): the op's own shape

@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #include "analyzer/error.h"
@@ -32,10 +34,7 @@ bool same_abi(const TorchScriptPluginAbi& a, const TorchScriptPluginAbi& b) {
          a.value_size == b.value_size && a.options_size == b.options_size;
 }
 
-TorchScriptPluginLoad open_plugin() {
-  // KERNELCOUNT_TORCHSCRIPT_LIBRARY names another copy (an installed tree, a test).
-  const char* env = std::getenv("KERNELCOUNT_TORCHSCRIPT_LIBRARY");
-  const std::string path = env && *env ? env : executable_dir() + "/" + kLibrary;
+TorchScriptPluginLoad open_plugin(const std::string& path) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = ::dlerror();
@@ -58,12 +57,20 @@ TorchScriptPluginAbi torchscript_plugin_abi() {
 }
 
 Graph load_torchscript_plugin(const std::string& path, const LoadOptions& options) {
+  // KERNELCOUNT_TORCHSCRIPT_LIBRARY names another copy (an installed tree, a test).
+  const char* env = std::getenv("KERNELCOUNT_TORCHSCRIPT_LIBRARY");
+  return load_torchscript_library(env && *env ? env : executable_dir() + "/" + kLibrary, path, options);
+}
+
+Graph load_torchscript_library(const std::string& library_path, const std::string& path, const LoadOptions& options) {
   // Loaded once and never unloaded: LibTorch's operators stay registered for the process.
   static std::mutex mu;
-  static TorchScriptPluginLoad load = nullptr;
+  static std::map<std::string, TorchScriptPluginLoad> opened;
+  TorchScriptPluginLoad load = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (!load) load = open_plugin();
+    auto it = opened.find(library_path);
+    load = it != opened.end() ? it->second : opened.emplace(library_path, open_plugin(library_path)).first->second;
   }
   Graph g;
   std::string error;

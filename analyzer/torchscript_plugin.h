@@ -16,6 +16,10 @@ namespace kc {
 // model cannot be loaded.
 Graph load_torchscript_plugin(const std::string& path, const LoadOptions& options);
 
+// The same through the library at library_path (the Python package ships its own copy, which
+// sits beside no executable). Each library is opened once, on first use, and kept.
+Graph load_torchscript_library(const std::string& library_path, const std::string& path, const LoadOptions& options);
+
 // What the library exports, under C names: the build it comes from, and the loader, which
 // fills *out or writes one line into *error and returns false.
 struct TorchScriptPluginAbi {

@@ -4,6 +4,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -89,6 +90,25 @@ const Op kOps[] = {
 };
 
 }  // namespace
+
+bool run_torchvision_meta(const c10::FunctionSchema& schema, torch::jit::Stack& stack) {
+  static const std::map<std::string, c10::KernelFunction> kernels = {
+      {"torchvision::nms", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(nms_meta))},
+      {"torchvision::roi_align", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(roi_align_meta))},
+      {"torchvision::roi_pool", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(roi_pool_meta))},
+      {"torchvision::ps_roi_align", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(ps_roi_align_meta))},
+      {"torchvision::ps_roi_pool", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(ps_roi_pool_meta))},
+      {"torchvision::deform_conv2d", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(deform_conv2d_meta))},
+      {"torchvision::_cuda_version", c10::KernelFunction::makeFromUnboxedFunction(TORCH_FN(cuda_version))},
+  };
+  if (!schema.overload_name().empty()) return false;
+  const auto it = kernels.find(schema.name());
+  if (it == kernels.end()) return false;
+  const auto op = c10::Dispatcher::singleton().findSchema({schema.name(), ""});
+  if (!op) return false;
+  it->second.callBoxed(*op, c10::DispatchKeySet(c10::DispatchKey::Meta), &stack);
+  return true;
+}
 
 void register_torchvision_ops() {
   static std::once_flag once;

@@ -242,6 +242,16 @@ struct OperandCheck {
                  "the contracted dims of " + shape_of(a) + " and " + shape_of(b));
     }
   }
+  // Matrix factorizations and solves: ATen requires every matrix operand to have at least 2 dims
+  // ("A must have at least 2 dimensions"); the tensor forms (tensorinv, tensorsolve) reshape any rank.
+  void linalg() const {
+    const std::string& n = f.op->name;
+    if (n == "aten::linalg_tensorinv" || n == "aten::linalg_tensorsolve") return;
+    rank(in(0, "matrix"), "matrix", 2, SIZE_MAX);
+    // The legacy solves take B first and the matrix second.
+    if (n == "aten::triangular_solve" || n == "aten::cholesky_solve" || n == "aten::lu_solve")
+      rank(in(1, "matrix"), "matrix", 2, SIZE_MAX);
+  }
   void conv() const {
     const Value& x = in(0, "input");
     const Value& w = in(1, "weight");
@@ -306,6 +316,9 @@ struct OperandCheck {
         break;
       case OpClass::kConv:
         conv();
+        break;
+      case OpClass::kLinalg:
+        linalg();
         break;
       case OpClass::kAttention:
         attention();

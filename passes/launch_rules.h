@@ -68,7 +68,8 @@ OpFacts op_facts(const Graph& g, int i, const Target& target);
 
 // Checks the operand ranks and dtypes the op's ATen schema requires and the rules index
 // (GEMM operands of rank 2 or 3, conv input rank = weight rank, SDPA rank >= 2, norm and cat
-// ranks and dims); throws OpError naming the operand. Checks nothing else about the op.
+// ranks and dims, linalg matrices of rank >= 2); throws OpError naming the operand. Checks nothing
+// else about the op.
 void check_operands(const OpFacts& f);
 
 // The strides of a view of new_sizes over (sizes, strides) as ATen's computeStride makes them,

@@ -25,6 +25,7 @@ enum class OpClass : uint8_t {
   kHostRead,   // a GPU value read by the host: item, Int
   kView,       // aliases of an input: no data moves
   kMetadata,   // sizes, strides, asserts: no tensor data touched
+  kLinalg,     // matrix factorizations, solves and decompositions: cuSOLVER, MAGMA, batched cuBLAS
   kOther,      // no class: neither listed nor tagged
 };
 

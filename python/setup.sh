@@ -55,7 +55,9 @@ if [ -n "$so" ] && [ -z "$(find "$ROOT/analyzer" "$ROOT/passes" "$ROOT/cli" "$RO
 fi
 
 # cuDNN's folders as the CLI's build was given them (scripts/setup.sh), so that both ask the
-# same cuDNN for a convolution neither has an answer for.
-CUDNN_DIRS="$(grep -s KERNELCOUNT_CUDNN_DIRS: "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true)"
+# same cuDNN for a convolution neither has an answer for; LibTorch's headers as well, so that
+# the package's TorchScript library is compiled as the CLI's was (ccache reuses its objects).
+cached() { grep -s "^$1:" "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true; }
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
-  -C build-dir="$ROOT/build/python" -C cmake.define.KERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" "$ROOT"
+  -C build-dir="$ROOT/build/python" -C cmake.define.KERNELCOUNT_CUDNN_DIRS="$(cached KERNELCOUNT_CUDNN_DIRS)" \
+  -C cmake.define.KERNELCOUNT_TORCH_PREFIX="$(cached CMAKE_PREFIX_PATH)" "$ROOT"

@@ -4,8 +4,9 @@
 Generated files are never edited by hand; each is the output of one command here. `--check`
 runs a generator with its outputs set aside, compares what it writes with the committed files,
 and puts them back: exit 1 naming each file that is not current. A generator whose needs are
-missing here (scikit-learn for the fitted trees, cuDNN for its answers) is skipped with a line
-saying why; `--check` fails only on what it could run. CI runs `--check` (scripts/test_full.sh).
+missing here (the pinned scikit-learn for the fitted trees, cuDNN for its answers) is skipped with
+a line saying why, and fails the run under `--no-skip`. CI runs `--check --no-skip` under the
+generators' Python, which has the pins of scripts/generators-requirements.txt (scripts/test_full.sh).
 
 A generator of a target's data (its folder passes/targets/<folder>/: trees, tables, answers) runs
 once for each target of the registry (passes/targets/targets.def, scripts/targets.py), or for the
@@ -15,8 +16,9 @@ Run from the repository root after building:
   scripts/regenerate.py                   list the generators
   scripts/regenerate.py [--target FOLDER] NAME...|all       regenerate (then rebuild, review git diff)
   scripts/regenerate.py [--target FOLDER] --check [NAME...] check that the committed outputs are current
+  $(scripts/generators_env.sh) scripts/regenerate.py ...   the same with the pinned versions
 """
-import importlib.util
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -27,10 +29,24 @@ import targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KC = "build/kernelcount"
+# The generators run under the Python that runs this script (CI: scripts/generators_env.sh's).
+PYTHON = sys.executable
 
 
-def have_module(name):
-    return lambda: None if importlib.util.find_spec(name) else f"needs the Python module {name}"
+def have_pinned():
+    """The versions scripts/generators-requirements.txt pins, in this Python (the trees a fit
+    writes depend on them)."""
+    pins = [l.split("==") for l in open(os.path.join(ROOT, "scripts", "generators-requirements.txt"))
+            if "==" in l and not l.startswith("#")]
+    def have(name):
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return "none"
+
+    wrong = [f"{name} {have(name)}" for name, version in pins if have(name) != version.strip()]
+    return None if not wrong else (f"needs the versions scripts/generators-requirements.txt pins (this Python has "
+                                    f"{', '.join(wrong)}): run it under scripts/generators_env.sh's Python")
 
 
 def have_file(path, why):
@@ -66,35 +82,35 @@ SCHEMAS = "analyzer/schemas/libtorch-2.11.0.txt"
 GENERATORS = [
     gen("schema-table", ["build/kc-schema-table", "--write", SCHEMAS], [SCHEMAS], "the linked LibTorch's operator registry",
         have_file("build/kc-schema-table", "a build with LibTorch"), check=["build/kc-schema-table", "--check", SCHEMAS]),
-    gen("reduce-cases", ["python3", "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
+    gen("reduce-cases", [PYTHON, "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
         "the reduction sweeps (validate/sweeps/results)"),
-    gen("measured-table", ["python3", "validate/make_measured_table.py", "--target", "{target}"],
+    gen("measured-table", [PYTHON, "validate/make_measured_table.py", "--target", "{target}"],
         ["passes/targets/{target}/measured.inc"], "validate/results' measurements and the rules' predictions", BUILT,
         per_target=True),
-    gen("kernel-names", ["python3", "validate/make_kernel_names.py", "--target", "{target}"],
+    gen("kernel-names", [PYTHON, "validate/make_kernel_names.py", "--target", "{target}"],
         ["passes/targets/{target}/kernel_names.inc"], "validate/results' kernel names and the rules' predictions",
         BUILT, per_target=True),
-    gen("gemm-tree", ["python3", "validate/sweeps/fit_gemm.py", "--target", "{target}"],
+    gen("gemm-tree", [PYTHON, "validate/sweeps/fit_gemm.py", "--target", "{target}"],
         ["passes/targets/{target}/gemm_tree.inc", "validate/sweeps/fit_gemm.txt"], "the gemm_random sweeps",
-        have_module("sklearn"), per_target=True),
-    gen("conv-trees", ["python3", "validate/sweeps/fit_conv.py", "--target", "{target}"],
+        have_pinned, per_target=True),
+    gen("conv-trees", [PYTHON, "validate/sweeps/fit_conv.py", "--target", "{target}"],
         ["passes/targets/{target}/conv_engine_trees.inc"], "the convolution sweeps and the corpora's measurements",
-        have_module("sklearn"), per_target=True),
-    gen("cudnn-answers", ["python3", "scripts/cudnn_table.py", "--target", "{target}"],
+        have_pinned, per_target=True),
+    gen("cudnn-answers", [PYTHON, "scripts/cudnn_table.py", "--target", "{target}"],
         ["passes/targets/{target}/cudnn_answers.txt.gz"],
         "cuDNN's heuristics for every committed model's convolutions (about 20 minutes)", have_cudnn,
-        check=["python3", "scripts/cudnn_table.py", "--target", "{target}", "--check"], slow=True, per_target=True),
-    gen("docs", ["python3", "scripts/update_docs.py"],
+        check=[PYTHON, "scripts/cudnn_table.py", "--target", "{target}", "--check"], slow=True, per_target=True),
+    gen("docs", [PYTHON, "scripts/update_docs.py"],
         ["README.md", "docs/accuracy.md", "docs/usage.md", "docs/speed.md", "docs/rules.md"],
         "real runs of build/kernelcount and the saved figures", BUILT),
 ]
 
 
-def run(g, check):
+def run(g, check, no_skip):
     missing = g["needs"]()
     if missing:
-        print(f"regenerate: {g['name']}: skipped: {missing}")
-        return True
+        print(f"regenerate: {g['name']}: {'FAIL' if no_skip else 'skipped'}: {missing}")
+        return not no_skip
     own_check = check and g["check"]
     cmd = g["check"] if own_check else g["cmd"]
     print(f"regenerate: {g['name']}: {' '.join(cmd)}", flush=True)
@@ -127,7 +143,8 @@ def run(g, check):
 
 def main(args):
     check = "--check" in args
-    args = [a for a in args if a != "--check"]
+    no_skip = "--no-skip" in args
+    args = [a for a in args if a not in ("--check", "--no-skip")]
     folders = targets.folders()
     if "--target" in args:
         i = args.index("--target")
@@ -152,7 +169,7 @@ def main(args):
     for n in names:
         g = by_name[n]
         runs += [for_target(g, f) for f in folders] if g["per_target"] else [g]
-    ok = all([run(g, check) for g in runs])
+    ok = all([run(g, check, no_skip) for g in runs])
     return 0 if ok else 1
 
 

@@ -29,6 +29,8 @@ std::vector<LaunchRule> launch_rules() {
   add_elementwise_rules(r);
   add_selection_rules(r);
   add_loss_rules(r);
+  add_linalg_rules(r);  // before composites: solve_triangular below 64 rows
+  add_fft_rules(r);
   add_composite_rules(r);
   add_rearrange_rules(r);
   add_numeric_composite_rules(r);

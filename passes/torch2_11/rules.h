@@ -39,6 +39,8 @@ void add_generic_rules(std::vector<LaunchRule>& r);            // by class: view
 void add_numeric_composite_rules(std::vector<LaunchRule>& r);  // dist, isclose, nanmean, trapezoid, ...
 void add_rearrange_rules(std::vector<LaunchRule>& r);          // stacks, rot90, diag, fftshift, take, put
 void add_torchvision_rules(std::vector<LaunchRule>& r);        // torchvision's detection ops (nms, roi_align, ...)
+void add_linalg_rules(std::vector<LaunchRule>& r);             // factorizations and solves (cuSOLVER, MAGMA)
+void add_fft_rules(std::vector<LaunchRule>& r);                // FFTs of real inputs (cuFFT)
 
 // The launches of aten::sort on one slice of n elements of dtype dt, as the sort rules count
 // them (selection.cc): for composites that sort inside (torchvision's nms).

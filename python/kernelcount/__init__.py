@@ -2,7 +2,7 @@
 
     import kernelcount
     r = kernelcount.analyze(model, (x,))          # torch.export in this process, then the core
-    r = kernelcount.load("model.pt2")             # an archive on disk
+    r = kernelcount.load("model.pt2")             # an archive on disk (or a TorchScript .pt)
     with kernelcount.count() as kc:               # the ATen ops a forward runs (dispatch mode)
         model(x)
     r.eager_kernels, r.table(), r.ops (a DataFrame), r.to_json(), r.diff(other)
@@ -54,15 +54,18 @@ def targets():
     return _targets()
 
 
-def load(path, *, target=None, dims=None):
-    """Reads a .pt2 archive (torch.export.save's file) and analyzes it, as `kernelcount PATH`.
+def load(path, *, target=None, dims=None, inputs=None):
+    """Reads a model file and analyzes it, as `kernelcount PATH`: a .pt2 (torch.export.save's
+    archive) or a TorchScript .pt, whose input shapes `inputs` gives as the CLI's --input does
+    (["8x3x224x224:float32"], or {"input_ids": "2x8:int64", ...}).
 
-    Raises kernelcount.Error with the CLI's message for a missing or foreign file. TorchScript
-    (.pt) needs the CLI (the package links no LibTorch).
+    Raises kernelcount.Error with the CLI's message for a missing or foreign file. A .pt is
+    loaded by the CLI's TorchScript library against your torch, imported then (it must be the
+    PyTorch release the package was built against, 2.11).
     """
     from ._report import load as _load
 
-    return _load(path, target=target, dims=dims)
+    return _load(path, target=target, dims=dims, inputs=inputs)
 
 
 def __getattr__(name):

@@ -36,12 +36,18 @@ def _targets():
     return list(_core.targets())
 
 
-def _load_args(target, dims):
+def _load_args(target, dims, inputs=None):
     args = []
     if target:
         args += ["--target", target]
     for name, value in (dims or {}).items():
         args += ["--dim", f"{name}={int(value)}"]
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    elif isinstance(inputs, dict):
+        inputs = [f"{name}={spec}" for name, spec in inputs.items()]
+    for spec in inputs or ():
+        args += ["--input", spec]
     return args
 
 
@@ -55,13 +61,9 @@ def _budget_args(budgets):
     return args
 
 
-def load(path, *, target=None, dims=None):
-    """Reads a .pt2 archive (torch.export.save's file) and analyzes it, as `kernelcount PATH`.
-
-    Raises kernelcount.Error with the CLI's message for a missing or foreign file. TorchScript
-    (.pt) needs the CLI (the package links no LibTorch).
-    """
-    return Report(os.fspath(path), how="archive", args=_load_args(target, dims))
+def load(path, *, target=None, dims=None, inputs=None):
+    """Reads a model file and analyzes it, as `kernelcount PATH`: see kernelcount.load."""
+    return Report(os.fspath(path), how="archive", args=_load_args(target, dims, inputs))
 
 
 class Report:

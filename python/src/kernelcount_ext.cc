@@ -14,6 +14,7 @@
 
 #include "analyzer/error.h"
 #include "analyzer/op_registry.h"
+#include "analyzer/torchscript_plugin.h"
 #include "cli/formats.h"
 #include "cli/options.h"
 #include "cli/report_run.h"
@@ -22,6 +23,17 @@
 namespace nb = nanobind;
 
 namespace {
+
+// A TorchScript model goes through the package's copy of libkernelcount-torchscript.so, which
+// links libtorch_cpu and libc10 without carrying them: kernelcount._torchscript.library() imports
+// the user's torch first (so the dynamic linker finds those two already loaded, with the CUDA
+// libraries torch's import preloads) and says where the library is, or why it cannot be used.
+kc::Graph load_torchscript_with_users_torch(const std::string& path, const kc::LoadOptions& options) {
+  const auto [library, why] = nb::cast<std::tuple<std::string, std::string>>(
+      nb::module_::import_("kernelcount._torchscript").attr("library")());
+  if (library.empty()) throw kc::Error(path + ": " + why);
+  return kc::load_torchscript_library(library, path, options);
+}
 
 // Runs `kernelcount ARGS...` as the report command does, with the model's path shown as
 // `display` (a temporary file's name is no use to the reader; empty keeps the path). Returns
@@ -39,7 +51,8 @@ std::tuple<int, std::string, std::vector<std::string>> run(const std::vector<std
       kc::parse_options(static_cast<int>(argv_text.size()), argv.data(),
                         "kernelcount " + version + " (LibTorch " + kc::libtorch_version() + ")");
   if (!parsed) return {0, "", {}};
-  const kc::Options& o = *parsed;
+  kc::Options o = *parsed;
+  o.load.torchscript = load_torchscript_with_users_torch;
   kc::check(o.output.empty(), "-o: the Python package returns the report; write it to a file yourself");
   const kc::Target& target = kc::find_target(o.target);
   const kc::Format& format = kc::find_format(o.format);
@@ -57,6 +70,8 @@ std::tuple<int, std::string, std::vector<std::string>> run(const std::vector<std
 NB_MODULE(_core, m) {
   m.doc() = "kernelcount's C++ core: the CLI's report run, without LibTorch";
   m.attr("version") = KC_VERSION;
+  // The LibTorch release the operator table (and the TorchScript library, where built) is of.
+  m.attr("libtorch_version") = kc::libtorch_version();
   static nb::exception<kc::Error> error(m, "Error");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

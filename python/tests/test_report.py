@@ -1,5 +1,5 @@
 """The report object: tables that add up to the totals, review as the CLI's --baseline and
-budgets, the rich view, and an import that costs no torch and under 50 ms."""
+budgets, the rich view, and an import that loads neither torch nor the core until used."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import kernelcount
-from conftest import MODELS, ROOT, cli
+from conftest import MODELS, cli
 
 BLOCK = os.path.join(MODELS, "transformer_block.pt2")
 MLP = os.path.join(MODELS, "mlp.pt2")
@@ -63,12 +63,12 @@ def test_html_holds_the_summary_top_lines_and_fusion_groups():
     assert saving and f"<td class=''>{saving[0]['eager_kernels']}</td><td class=''>{saving[0]['fused_kernels']}</td>" in html
 
 
-def test_import_is_quick_and_imports_no_torch():
-    code = ("import sys, time; t = time.perf_counter(); import kernelcount; "
-            "print(time.perf_counter() - t, 'torch' in sys.modules, 'pandas' in sys.modules)")
-    runs = [subprocess.check_output([sys.executable, "-c", code], text=True).split() for _ in range(5)]
-    assert min(float(r[0]) for r in runs) < 0.050
-    assert all(r[1:] == ["False", "False"] for r in runs)
-    bench = subprocess.run([sys.executable, os.path.join(ROOT, "python", "bench_import.py"), "3"],
-                           capture_output=True, text=True)
-    assert bench.returncode == 0, bench.stdout + bench.stderr
+def test_import_loads_nothing_until_first_use():
+    # What keeps the import cheap (its time is measured by python/bench_import.py, not here):
+    # neither torch, pandas nor the core is imported until a report needs one.
+    code = ("import sys, kernelcount; heavy = ('torch', 'pandas', 'kernelcount._core'); "
+            "print(*[m in sys.modules for m in heavy]); kernelcount.Error; "
+            "print(*[m in sys.modules for m in heavy])")
+    before, after = subprocess.check_output([sys.executable, "-c", code], text=True).splitlines()
+    assert before.split() == ["False", "False", "False"]
+    assert after.split() == ["False", "False", "True"]

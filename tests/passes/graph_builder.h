@@ -68,6 +68,7 @@ class GraphBuilder {
   void arg_bool(const std::string& name, bool v) { add_arg(name, Arg::Kind::kBool).ints = {v}; }
   void arg_int(const std::string& name, int64_t v) { add_arg(name, Arg::Kind::kInt).ints = {v}; }
   void arg_float(const std::string& name, double v) { add_arg(name, Arg::Kind::kFloat).floats = {v}; }
+  void arg_text(const std::string& name, const std::string& v) { add_arg(name, Arg::Kind::kString).text = v; }
 
   Graph g;
 

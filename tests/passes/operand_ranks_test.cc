@@ -111,6 +111,27 @@ TEST_CASE("operand ranks: norms, cat, pooling and softmax") {
   }
 }
 
+TEST_CASE("operand ranks: linalg matrices need rank >= 2; the tensor forms take any rank") {
+  for (size_t r = 0; r <= 5; ++r) {
+    INFO("rank " << r);
+    for (const char* name : {"aten::linalg_qr", "aten::linalg_inv", "aten::linalg_cholesky", "aten::linalg_svdvals",
+                             "aten::linalg_eigh", "aten::linalg_det"}) {
+      GraphBuilder b;
+      b.op(name, {b.input(dims(r))});
+      CHECK(accepted(b.g) == (r >= 2));
+    }
+    GraphBuilder legacy;  // triangular_solve(B, A): both matrices
+    legacy.op("aten::triangular_solve", {legacy.input(dims(2)), legacy.input(dims(r))});
+    CHECK(accepted(legacy.g) == (r >= 2));
+    GraphBuilder solve;  // linalg_solve(A, B): B may be a vector
+    solve.op("aten::linalg_solve", {solve.input(dims(2)), solve.input(dims(r))});
+    CHECK(accepted(solve.g));
+    GraphBuilder tensor;
+    tensor.op("aten::linalg_tensorinv", {tensor.input(dims(r))});
+    CHECK(accepted(tensor.g));
+  }
+}
+
 TEST_CASE("operand ranks: host-only ops are not checked (they launch nothing)") {
   GraphBuilder b;
   int x = b.input({});

@@ -1,0 +1,100 @@
+// The H200 rules for FFTs of real inputs (passes/torch2_11/fft.cc), checked against PyTorch's
+// OpInfo samples as the H200 ran them (validate/results/opinfo: float32 [5, 6, 7]).
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+
+using kc::test::GraphBuilder;
+using kc::test::rules_only;
+
+namespace {
+
+struct Fft {
+  std::string op;
+  std::vector<int64_t> lengths;  // s (or n); empty: None
+  std::vector<int64_t> dims;     // empty: the op's default
+  std::string norm;              // empty: None
+};
+kc::Launch run(const Fft& f, std::vector<int64_t> sizes = {5, 6, 7}) {
+  GraphBuilder b;
+  b.op(f.op, {b.input(sizes)});
+  const bool one_dim = f.op == "aten::fft_fft" || f.op == "aten::fft_ifft" || f.op == "aten::fft_rfft" ||
+                       f.op == "aten::fft_ihfft" || f.op == "aten::fft_irfft" || f.op == "aten::fft_hfft";
+  if (one_dim) {
+    if (!f.lengths.empty()) b.arg_int("n", f.lengths[0]);
+    if (!f.dims.empty()) b.arg_int("dim", f.dims[0]);
+  } else {
+    if (!f.lengths.empty()) b.arg_ints("s", f.lengths);
+    if (!f.dims.empty()) b.arg_ints("dim", f.dims);
+  }
+  if (!f.norm.empty()) b.arg_text("norm", f.norm);
+  return rules_only(b);
+}
+int kernels(const Fft& f) {
+  kc::Launch l = run(f);
+  REQUIRE(l.known);
+  CHECK(l.counts.memcpy == 0);
+  CHECK(l.counts.memset == 0);
+  return l.counts.kernels;
+}
+
+}  // namespace
+
+TEST_CASE("fft: one cuFFT kernel per dim, + padding, + the copy for inner dims, + the scaling") {
+  CHECK(kernels({"aten::fft_rfft", {7}, {}, ""}) == 1);
+  CHECK(kernels({"aten::fft_rfft", {}, {}, "ortho"}) == 2);
+  CHECK(kernels({"aten::fft_rfft", {10}, {1}, "ortho"}) == 5);  // pad (2) + transpose copy + cuFFT + scale
+  CHECK(kernels({"aten::fft_rfft2", {6, 8}, {}, ""}) == 4);
+  CHECK(kernels({"aten::fft_rfftn", {}, {}, "ortho"}) == 4);
+  CHECK(kernels({"aten::fft_rfftn", {8}, {}, ""}) == 3);
+}
+
+TEST_CASE("fft: real inputs of complex transforms: converted (n-dim) or completed by conjugates (1-dim)") {
+  CHECK(kernels({"aten::fft_fft", {7}, {}, ""}) == 2);
+  CHECK(kernels({"aten::fft_fft", {}, {}, "ortho"}) == 3);
+  CHECK(kernels({"aten::fft_fft", {10}, {1}, "ortho"}) == 6);
+  CHECK(kernels({"aten::fft_fft2", {}, {-2, -1}, "ortho"}) == 4);
+  CHECK(kernels({"aten::fft_fft2", {3, 10}, {1, 2}, "ortho"}) == 6);  // a crop and a pad: one pad call
+  CHECK(kernels({"aten::fft_fftn", {}, {}, "ortho"}) == 5);
+  CHECK(kernels({"aten::fft_fftn", {8}, {}, ""}) == 4);
+}
+
+TEST_CASE("fft: the inverse direction scales by default, the forward one only when asked") {
+  CHECK(kernels({"aten::fft_ifft", {7}, {}, ""}) == 3);
+  CHECK(kernels({"aten::fft_ifft2", {6, 8}, {}, ""}) == 6);
+  CHECK(kernels({"aten::fft_ifftn", {8}, {}, ""}) == 5);
+  CHECK(kernels({"aten::fft_ihfft", {7}, {}, ""}) == 2);
+  CHECK(kernels({"aten::fft_fft2", {6, 8}, {}, ""}) == 5);
+  CHECK(kernels({"aten::fft_fft2", {6, 8}, {}, "forward"}) == 6);
+}
+
+TEST_CASE("fft: lengths, crops and dtypes outside the measurements stay unknown") {
+  CHECK_FALSE(run({"aten::fft_rfft", {11}, {}, ""}).known);            // cuFFT above 10: not measured
+  CHECK_FALSE(run({"aten::fft_rfft2", {3, 4}, {}, ""}).known);         // a crop alone: a strided view
+  CHECK_FALSE(run({"aten::fft_fft", {}, {}, ""}, {4, 64, 64}).known);  // longer and larger
+  CHECK_FALSE(run({"aten::fft_irfft", {20}, {}, ""}).known);           // padded: not measured
+  CHECK_FALSE(run({"aten::fft_irfftn", {}, {}, "ortho"}).known);       // dims 0, 1, 2: two plans
+}
+
+TEST_CASE("fft: complex-to-real transforms clone their input: a memcpy, or a copy kernel after a crop") {
+  auto counts = [](const Fft& f) {
+    kc::Launch l = run(f);
+    REQUIRE(l.known);
+    return std::vector<int>{l.counts.kernels, l.counts.memcpy};
+  };
+  CHECK(counts({"aten::fft_irfft", {7}, {}, ""}) == std::vector<int>{4, 0});  // reads 4 of 7: cropped
+  CHECK(counts({"aten::fft_irfft", {}, {}, "ortho"}) == std::vector<int>{3, 1});
+  CHECK(counts({"aten::fft_irfft", {10}, {1}, "ortho"}) == std::vector<int>{4, 1});  // + the inner-dim copy
+  CHECK(counts({"aten::fft_irfft2", {}, {-2, -1}, "ortho"}) == std::vector<int>{4, 1});
+  CHECK(counts({"aten::fft_irfftn", {3, 10}, {1, 2}, "ortho"}) == std::vector<int>{5, 0});
+  CHECK(counts({"aten::fft_hfft", {7}, {}, ""}) == std::vector<int>{3, 1});  // conjugate kernel + clone
+  CHECK(counts({"aten::fft_hfft", {10}, {1}, "ortho"}) == std::vector<int>{5, 1});
+}
+
+TEST_CASE("fft: ihfft2/ihfftn transform the last dim, conjugate, then the others, each step scaled") {
+  CHECK(kernels({"aten::fft_ihfft2", {}, {-2, -1}, "ortho"}) == 6);  // the second step copies: dim 1 of 3
+  CHECK(kernels({"aten::fft_ihfft2", {6, 8}, {}, ""}) == 8);         // + the padding
+  CHECK(kernels({"aten::fft_ihfftn", {}, {}, "ortho"}) == 6);        // dims 0 and 1: no batch copy
+  CHECK(kernels({"aten::fft_ihfftn", {8}, {}, ""}) == 4);            // one dim: the conjugate stays a view
+  CHECK(kernels({"aten::fft_ihfftn", {}, {}, "forward"}) == 4);      // no scaling under "forward"
+}

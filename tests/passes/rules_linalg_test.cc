@@ -1,0 +1,251 @@
+// The H200 rules for matrix factorizations and solves (passes/torch2_11/linalg.cc), checked
+// against PyTorch's OpInfo samples as the H200 ran them (validate/results/opinfo), and the shapes
+// outside what was measured left unknown.
+#include <catch2/catch.hpp>
+
+#include "analyzer/error.h"
+#include "passes/graph_builder.h"
+
+using kc::DType;
+using kc::test::GraphBuilder;
+using kc::test::rules_only;
+
+namespace {
+
+void check(const kc::Launch& l, int kernels, int memcpy, int memset, int syncs = -1) {
+  REQUIRE(l.known);
+  CHECK(l.counts.kernels == kernels);
+  CHECK(l.counts.memcpy == memcpy);
+  CHECK(l.counts.memset == memset);
+  if (syncs >= 0) CHECK(l.counts.host_syncs == syncs);
+}
+kc::Launch one(const std::string& op, std::vector<int64_t> sizes) {
+  GraphBuilder b;
+  b.op(op, {b.input(sizes)});
+  return rules_only(b);
+}
+// A column-major matrix, as geqrf and lu_factor return their factors.
+int factor(GraphBuilder& b, int64_t rows, int64_t cols) {
+  return b.strided({rows, cols}, {1, rows});
+}
+
+}  // namespace
+
+TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the infos only; larger: unknown") {
+  check(one("aten::linalg_qr", {5, 5}), 16, 0, 0);
+  check(one("aten::linalg_qr", {4, 2}), 16, 0, 0);
+  check(one("aten::linalg_qr", {5, 0}), 3, 0, 0);
+  check(one("aten::geqrf", {5, 2}), 5, 0, 0);
+  check(one("aten::geqrf", {5, 0}), 3, 0, 0);
+  CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);   // cuSOLVER's blocked path: not measured
+  CHECK_FALSE(one("aten::linalg_qr", {2, 5, 5}).known);  // a batch may go to batched cuBLAS
+  CHECK_FALSE(one("aten::linalg_qr", {2, 5}).known);     // wide: not measured
+  GraphBuilder b;
+  b.op("aten::linalg_qr", {b.input({5, 5})});
+  b.arg_text("mode", "complete");
+  CHECK_FALSE(rules_only(b).known);
+}
+
+TEST_CASE("linalg: Householder products run orgqr once per matrix") {
+  GraphBuilder b;
+  b.op("aten::linalg_householder_product", {b.input({5, 5}), b.input({5})});
+  check(rules_only(b), 11, 0, 0);
+  GraphBuilder two;
+  two.op("aten::linalg_householder_product", {two.input({2, 1, 5, 5}), two.input({2, 1, 5})});
+  check(rules_only(two), 20, 0, 0);
+}
+
+TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read the info back") {
+  GraphBuilder upper;
+  upper.op("aten::linalg_cholesky_ex", {upper.input({5, 5})});
+  upper.arg_bool("upper", true);
+  check(rules_only(upper), 5, 0, 0);
+  check(one("aten::linalg_cholesky_ex", {5, 5}), 4, 0, 2);
+  check(one("aten::linalg_cholesky", {5, 5}), 5, 2, 2, 1);
+  check(one("aten::linalg_cholesky", {0, 0}), 2, 2, 0, 1);
+  check(one("aten::cholesky", {0, 0}), 0, 0, 0);
+  CHECK_FALSE(one("aten::linalg_cholesky", {6, 6}).known);
+  CHECK_FALSE(one("aten::cholesky_inverse", {5, 5}).known);
+  check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
+}
+
+TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same; the check adds a read") {
+  check(one("aten::linalg_lu_factor_ex", {5, 5}), 7, 0, 1);
+  check(one("aten::linalg_lu_factor_ex", {3, 5}), 7, 0, 1);
+  check(one("aten::linalg_lu_factor_ex", {12, 12}), 7, 0, 1);
+  check(one("aten::linalg_lu_factor", {4, 5}), 8, 2, 1, 1);
+  check(one("aten::linalg_lu", {5, 5}), 15, 0, 1);
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {6, 7}).known);
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {3, 12, 12}).known);
+  GraphBuilder unpack;
+  unpack.op("aten::lu_unpack", {factor(unpack, 3, 5), unpack.input({3}, DType::kInt32)});
+  check(rules_only(unpack), 7, 0, 0);
+}
+
+TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already is) and picks its solver by n") {
+  auto lu_solve = [](std::vector<int64_t> bsizes, int64_t n) {
+    GraphBuilder b;
+    int rhs = b.input(bsizes);
+    b.op("aten::lu_solve", {rhs, factor(b, n, n), b.input({n}, DType::kInt32)});
+    return rules_only(b);
+  };
+  check(lu_solve({3, 4}, 3), 6, 0, 0);
+  check(lu_solve({3, 1}, 3), 5, 1, 0);
+  check(lu_solve({3, 0}, 3), 0, 0, 0);
+  check(lu_solve({12, 1}, 12), 7, 1, 0);  // looped cuSOLVER getrs between 8 and 32 rows
+  CHECK_FALSE(lu_solve({12, 3}, 12).known);
+  // A row-major LU was not measured (the factorization returns column-major factors).
+  GraphBuilder row;
+  row.op("aten::lu_solve", {row.input({3, 4}), row.input({3, 3}), row.input({3}, DType::kInt32)});
+  CHECK_FALSE(rules_only(row).known);
+}
+
+TEST_CASE("linalg: solve is LU + B's copy + lu_solve; linalg_solve adds the info check") {
+  auto solve = [](const char* op, std::vector<int64_t> a, std::vector<int64_t> bs) {
+    GraphBuilder b;
+    b.op(op, {b.input(a), b.input(bs)});
+    return rules_only(b);
+  };
+  check(solve("aten::linalg_solve_ex", {5, 5}, {5}), 12, 2, 1);
+  check(solve("aten::linalg_solve_ex", {5, 5}, {5, 1}), 12, 1, 1);
+  check(solve("aten::linalg_solve_ex", {5, 5}, {5, 3}), 13, 0, 1);
+  check(solve("aten::linalg_solve", {5, 5}, {5, 3}), 14, 2, 1, 1);
+  check(solve("aten::linalg_solve", {12, 12}, {12}), 15, 4, 1);
+  CHECK_FALSE(solve("aten::linalg_solve", {12, 12}, {12, 3}).known);
+  GraphBuilder t;
+  t.op("aten::linalg_tensorsolve", {t.input({2, 3, 6}), t.input({2, 3})});
+  check(rules_only(t), 13, 4, 1);
+  t.arg_ints("dims", {0, 2});
+  check(rules_only(t), 14, 4, 1);
+}
+
+TEST_CASE("linalg: inv solves against the identity; empty matrices and batches still touch the infos") {
+  check(one("aten::linalg_inv_ex", {5, 5}), 14, 0, 1);
+  check(one("aten::linalg_inv", {5, 5}), 15, 2, 1, 1);
+  check(one("aten::linalg_inv", {0, 0}), 2, 2, 0);
+  check(one("aten::linalg_inv", {0, 5, 5}), 1, 1, 0, 1);
+  check(one("aten::linalg_inv_ex", {0, 5, 5}), 0, 0, 0);
+  CHECK_FALSE(one("aten::linalg_inv", {16, 16}).known);
+  GraphBuilder t;
+  t.op("aten::linalg_tensorinv", {t.input({4, 3, 6, 1, 2})});
+  check(rules_only(t), 15, 2, 1);
+}
+
+TEST_CASE("linalg: determinants factor without a copy; 0x0 still runs the elementwise tail") {
+  check(one("aten::linalg_det", {5, 5}), 15, 1, 1, 0);
+  check(one("aten::linalg_det", {0, 0}), 7, 0, 0);
+  check(one("aten::linalg_slogdet", {1, 1}), 19, 1, 1);
+  check(one("aten::logdet", {5, 5}), 22, 1, 1);
+  CHECK_FALSE(one("aten::linalg_det", {2, 5, 5}).known);
+}
+
+TEST_CASE("linalg: triangular solves below 64 rows build pointer arrays for batched trsm") {
+  auto trsm = [](const char* op, std::vector<int64_t> a, std::vector<int64_t> bs) {
+    GraphBuilder b;
+    const bool legacy = std::string(op) == "aten::triangular_solve";
+    int x = b.input(a);
+    int y = b.input(bs);
+    b.op(op, legacy ? std::vector<int>{y, x} : std::vector<int>{x, y});
+    return rules_only(b);
+  };
+  check(trsm("aten::triangular_solve", {5, 5}, {5, 1}), 4, 1, 0);
+  check(trsm("aten::triangular_solve", {5, 5}, {5, 3}), 5, 0, 0);
+  check(trsm("aten::triangular_solve", {0, 5, 5}, {0, 5, 1}), 0, 0, 0);
+  check(trsm("aten::linalg_solve_triangular", {3, 3}, {3, 1}), 3, 1, 0);
+  // From 64 rows one cuBLAS trsm per matrix, no pointer arrays (the older rule).
+  check(trsm("aten::linalg_solve_triangular", {64, 64}, {64, 16}), 2, 0, 0);
+}
+
+TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-device copy") {
+  check(one("aten::linalg_svdvals", {5, 5}), 6, 3, 0, 2);
+  check(one("aten::linalg_svdvals", {5, 2}), 7, 3, 0);  // tall: a QR kernel first
+  check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
+  check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
+  CHECK_FALSE(one("aten::linalg_svd", {5, 5}).known);  // full matrices by default: not measured
+  check(one("aten::linalg_cond", {5, 5}), 7, 3, 0);
+  check(one("aten::linalg_cond", {2, 5, 5}), 7, 2, 0);
+  GraphBuilder nuc;
+  nuc.op("aten::linalg_matrix_norm", {nuc.input({5, 5, 5})});
+  nuc.g.ops.back().overload = "str_ord";
+  nuc.arg_text("ord", "nuc");
+  nuc.arg_ints("dim", {1, 2});
+  check(rules_only(nuc), 7, 2, 0);
+  check(one("aten::pinverse", {5, 5}), 16, 3, 0);
+  check(one("aten::pinverse", {0, 0}), 2, 0, 0);
+  GraphBuilder herm;
+  herm.op("aten::linalg_pinv", {herm.input({5, 5})});
+  herm.g.ops.back().overload = "atol_rtol_tensor";
+  herm.arg_bool("hermitian", true);
+  check(rules_only(herm), 28, 3, 1);
+}
+
+TEST_CASE("linalg: eigh is counted; eig and ldl_factor only when empty, their launches follow the values") {
+  check(one("aten::linalg_eigh", {5, 5}), 17, 3, 1);
+  check(one("aten::linalg_eigvalsh", {5, 5}), 14, 3, 1);
+  check(one("aten::linalg_eigh", {0, 5, 5}), 0, 0, 0);
+  check(one("aten::linalg_eig", {0, 0}), 5, 4, 0);
+  check(one("aten::linalg_eigvals", {0, 5, 5}), 4, 3, 0);
+  CHECK_FALSE(one("aten::linalg_eig", {5, 5}).known);
+  CHECK_FALSE(one("aten::linalg_ldl_factor", {5, 5}).known);
+  check(one("aten::linalg_ldl_factor_ex", {0, 0}), 1, 0, 0);
+  CHECK_FALSE(one("aten::matrix_exp", {5, 5}).known);
+}
+
+TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product counted as mm") {
+  auto power = [](int64_t n) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_power", {b.input({1, 1})});
+    b.arg_int("n", n);
+    return rules_only(b);
+  };
+  check(power(0), 2, 2, 0);
+  // 1x1 float32 mm: a split-K GEMM and its reduction (2 kernels); n = 3: 2 products, 5: 3.
+  check(power(3), 4, 0, 0);
+  check(power(5), 6, 0, 0);
+  check(power(8), 6, 0, 0);
+  CHECK_FALSE(power(-1).known);  // the inverse first: not measured
+}
+
+TEST_CASE("linalg: multi_dot of two matrices and vecdot of two vectors are one product") {
+  auto multi_dot = [](std::vector<int64_t> a, std::vector<int64_t> c, DType dt) {
+    GraphBuilder b;
+    b.op("aten::linalg_multi_dot", {b.input(a, dt), b.input(c, dt)}, {}, {a[0], c[1]});
+    return rules_only(b);
+  };
+  check(multi_dot({1, 2}, {2, 1}, DType::kFloat32), 2, 0, 0);
+  check(multi_dot({1, 2}, {2, 1}, DType::kBFloat16), 2, 0, 0);
+  check(multi_dot({2, 0}, {0, 2}, DType::kFloat32), 1, 0, 0);
+  check(multi_dot({0, 2}, {2, 2}, DType::kFloat32), 0, 0, 0);
+  auto vecdot = [](int64_t n) {
+    GraphBuilder b;
+    const int out = b.op("aten::linalg_vecdot", {b.input({n}), b.input({n})});
+    b.g.values[out].sizes = {};  // a scalar
+    b.g.values[out].strides = {};
+    return rules_only(b);
+  };
+  check(vecdot(0), 0, 1, 0);  // the zero result copied from the host
+  check(vecdot(1), 2, 0, 0);
+}
+
+TEST_CASE("linalg and fft rules: operands of any rank and size are predicted, left unknown or refused") {
+  std::vector<std::string> names;
+  for (const kc::LaunchRule& r : kc::default_target().rules)
+    if (r.id.rfind("linalg.", 0) == 0 || r.id.rfind("fft.", 0) == 0)
+      names.insert(names.end(), r.ops.begin(), r.ops.end());
+  REQUIRE(names.size() > 40);
+  for (const std::string& name : names)
+    for (size_t inputs = 1; inputs <= 3; ++inputs)
+      for (size_t rank = 0; rank <= 5; ++rank)
+        for (int64_t size : {0, 1, 5}) {
+          INFO(name << " with " << inputs << " inputs of rank " << rank << ", size " << size);
+          GraphBuilder b;
+          std::vector<int> ins;
+          for (size_t i = 0; i < inputs; ++i) ins.push_back(b.input(std::vector<int64_t>(rank, size)));
+          b.op(name, ins);
+          try {
+            kc::run_launches(b.g, kc::default_target(), {});
+          } catch (const kc::OpError& e) {
+            CHECK(e.op() == 0);
+          }
+        }
+}
