@@ -18,7 +18,11 @@ namespace kc {
 class JsonDocBuilder {
  public:
   using Type = JsonDoc::Type;
-  explicit JsonDocBuilder(JsonDoc& doc) : doc_(doc) {}
+  // With keys_in_text, keys are views of the text rather than copies (see key_view).
+  explicit JsonDocBuilder(JsonDoc& doc, bool keys_in_text = false)
+      : doc_(doc), open_(doc.open_), keys_in_text_(keys_in_text) {
+    open_.clear();
+  }
 
   bool null() { return add(Type::kNull), true; }
   bool boolean(bool v) { return add(Type::kBoolean).b = v, true; }
@@ -41,8 +45,9 @@ class JsonDocBuilder {
     return true;
   }
   // A value left as text: [offset, offset + length) of the document's text.
-  void lazy(size_t offset, size_t length) {
+  void lazy(size_t offset, size_t length, bool has_noted_key) {
     JsonDoc::Node& n = add(Type::kLazy);
+    n.has_noted_key = has_noted_key;
     n.s.offset = static_cast<uint32_t>(offset);
     n.s.length = static_cast<uint32_t>(length);
   }
@@ -52,11 +57,18 @@ class JsonDocBuilder {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(std::string& k) { return key_view(k); }
-  // Keys are copied: a reader compares them long after the text's pages were read.
+  // An outline's keys are copied: a reader compares them long after the text's pages were
+  // given back. An expanded value is read before its text is passed, so its keys stay views.
   bool key_view(std::string_view k) {
-    key_offset_ = static_cast<uint32_t>(doc_.chars_.size());
+    const std::string_view text = doc_.text_;
+    key_in_text_ = keys_in_text_ && k.data() >= text.data() && k.data() + k.size() <= text.data() + text.size();
+    if (key_in_text_) {
+      key_offset_ = static_cast<uint32_t>(k.data() - text.data());
+    } else {
+      key_offset_ = static_cast<uint32_t>(doc_.chars_.size());
+      doc_.chars_ += k;
+    }
     key_length_ = static_cast<uint32_t>(k.size());
-    doc_.chars_ += k;
     return true;
   }
   bool parse_error(size_t, const std::string&, const nlohmann::json::exception& e) { throw e; }
@@ -68,7 +80,9 @@ class JsonDocBuilder {
     n.type = type;
     n.key_offset = key_offset_;
     n.key_length = key_length_;
+    n.key_in_text = key_in_text_;
     key_length_ = JsonDoc::kNoKey;
+    key_in_text_ = false;
     return n;
   }
   bool open(Type type) {
@@ -84,7 +98,9 @@ class JsonDocBuilder {
   }
 
   JsonDoc& doc_;
-  std::vector<uint32_t> open_;  // containers not yet closed, innermost last
+  std::vector<uint32_t>& open_;  // containers not yet closed, innermost last
+  const bool keys_in_text_;
+  bool key_in_text_ = false;
   uint32_t key_offset_ = 0, key_length_ = JsonDoc::kNoKey;
 };
 
@@ -100,13 +116,14 @@ namespace {
 class FastParser {
  public:
   FastParser(std::string_view text, size_t begin, size_t end, JsonDocBuilder& out, size_t lazy_depth,
-             const std::function<void(size_t)>* passed)
+             const std::function<void(size_t)>* passed, std::string_view noted_key = {})
       : text_(text.data()),
         p_(text.data() + begin),
         end_(text.data() + end),
         out_(out),
         lazy_depth_(lazy_depth),
-        passed_(passed && *passed ? passed : nullptr) {}
+        passed_(passed && *passed ? passed : nullptr),
+        noted_key_(noted_key) {}
 
   bool run() {
     skip_space();
@@ -143,8 +160,9 @@ class FastParser {
       case '[': {
         if (kEmit && depth_ >= lazy_depth_) {
           const char* start = p_;
+          seen_noted_key_ = false;
           if (!(*p_ == '{' ? object<false>() : array<false>())) return false;
-          out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start));
+          out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start), seen_noted_key_);
           return true;
         }
         return *p_ == '{' ? object<kEmit>() : array<kEmit>();
@@ -179,7 +197,10 @@ class FastParser {
       skip_space();
       std::string_view key;
       if (p_ == end_ || *p_ != '"' || !string(key)) return false;
-      if (kEmit) out_.key_view(key);
+      if (kEmit)
+        out_.key_view(key);
+      else if (!noted_key_.empty() && key == noted_key_)  // only lazy values are parsed unemitted
+        seen_noted_key_ = true;
       skip_space();
       if (p_ == end_ || *p_ != ':') return false;
       ++p_;
@@ -223,10 +244,32 @@ class FastParser {
     }
   }
 
+  // Skips the plain bytes at p_, eight at a time, up to the first that may end a run of them:
+  // a quote, a backslash, a control character or a byte of a multi-byte UTF-8 sequence. Names,
+  // keys and stack traces are most of the text. The byte tests' borrows can only mark bytes
+  // above one that truly matches, so the lowest mark is exact (the text is read little-endian).
+  void skip_plain() {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    auto has_zero = [&](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+    while (end_ - p_ >= 8) {
+      uint64_t x;
+      std::memcpy(&x, p_, 8);
+      const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+      const uint64_t stop = (x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'));
+      if (stop) {
+        p_ += __builtin_ctzll(stop) / 8;
+        return;
+      }
+      p_ += 8;
+    }
+  }
+
   // A string without escapes is a view of the text; one with escapes is decoded into scratch_.
   bool string(std::string_view& s) {
     const char* start = ++p_;
     while (p_ != end_) {
+      skip_plain();
+      if (p_ == end_) break;
       const auto c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         s = std::string_view(start, static_cast<size_t>(p_ - start));
@@ -440,6 +483,8 @@ class FastParser {
   JsonDocBuilder& out_;
   const size_t lazy_depth_;
   const std::function<void(size_t)>* const passed_;
+  const std::string_view noted_key_;
+  bool seen_noted_key_ = false;  // in the lazy value being checked
   size_t depth_ = 0, next_passed_ = 0;
   std::string scratch_, number_;
 };
@@ -449,14 +494,15 @@ class FastParser {
 static_assert(sizeof(JsonDoc::Node) == 24);
 
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t lazy_depth,
-                       const std::function<void(size_t)>& passed) {
+                       const std::function<void(size_t)>& passed, std::string_view noted_key) {
   // 32-bit offsets hold for any text up to 1 GiB; callers limit theirs to far less.
   if (text.size() > (1u << 30)) throw Error(what + ": larger than 1 GiB");
   {
     JsonDoc doc;
     doc.text_ = text;
+    doc.noted_key_ = noted_key;
     JsonDocBuilder builder(doc);
-    if (FastParser(text, 0, text.size(), builder, lazy_depth, &passed).run()) return doc;
+    if (FastParser(text, 0, text.size(), builder, lazy_depth, &passed, noted_key).run()) return doc;
   }
   // Over a limit, or not JSON FastParser reads: the limits' message first, as if they had been
   // checked before the parse, else nlohmann's.
@@ -473,12 +519,12 @@ JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t la
 }
 
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what) {
-  return parse(text, what, std::numeric_limits<size_t>::max(), {});
+  return parse(text, what, std::numeric_limits<size_t>::max(), {}, {});
 }
 
 JsonDoc JsonDoc::parse_outline(std::string_view text, const std::string& what, size_t lazy_depth,
-                               const std::function<void(size_t)>& passed) {
-  return parse(text, what, lazy_depth, passed);
+                               const std::function<void(size_t)>& passed, std::string_view noted_key) {
+  return parse(text, what, lazy_depth, passed, noted_key);
 }
 
 JsonRef JsonDoc::expand(JsonRef lazy) {
@@ -486,7 +532,7 @@ JsonRef JsonDoc::expand(JsonRef lazy) {
   text_ = lazy.doc_->text_;
   nodes_.clear();
   chars_.clear();
-  JsonDocBuilder builder(*this);
+  JsonDocBuilder builder(*this, true);
   // The outline checked this text whole: it parses.
   if (!FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
            .run())
@@ -568,8 +614,9 @@ size_t JsonRef::size() const {
 
 std::string_view JsonRef::key() const {
   const JsonDoc::Node& n = KC_NODE;
-  return n.key_length == JsonDoc::kNoKey ? std::string_view()
-                                         : std::string_view(doc_->chars_).substr(n.key_offset, n.key_length);
+  return n.key_length == JsonDoc::kNoKey
+             ? std::string_view()
+             : (n.key_in_text ? doc_->text_ : std::string_view(doc_->chars_)).substr(n.key_offset, n.key_length);
 }
 
 size_t JsonRef::text_begin() const {
@@ -593,11 +640,14 @@ JsonRef::Children::iterator& JsonRef::Children::iterator::operator++() {
 bool JsonRef::contains_key(std::string_view key) const {
   // Lazy values lie side by side in the text: one search over their stretch. A key spelled with
   // an escape ("\u0061s_expr") holds no copy of itself, but a "\u".
+  const bool noted = !doc_->noted_key_.empty() && key == doc_->noted_key_;
   size_t lazy_begin = std::numeric_limits<size_t>::max(), lazy_end = 0;
   for (uint32_t c = index_; c < index_ + KC_NODE.span; ++c) {
     const JsonRef value(doc_, c);
     if (c > index_ && value.key() == key) return true;
-    if (value.is_lazy()) {
+    if (value.is_lazy() && noted) {
+      if (doc_->nodes_[c].has_noted_key) return true;
+    } else if (value.is_lazy()) {
       lazy_begin = std::min(lazy_begin, value.text_begin());
       lazy_end = std::max(lazy_end, value.text_end());
     }

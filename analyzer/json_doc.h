@@ -57,8 +57,9 @@ class JsonRef {
   size_t size() const;
   bool empty() const { return size() == 0; }
   // Whether any value inside this one sits under `key`, at any depth. Linear in the subtree.
-  // Inside a lazy value, a search of its text that may answer true where the key is not one
-  // (the word in a string, an escape): a filter, not a lookup.
+  // Inside a lazy value, exact for the key its outline noted (parse_outline); for another, a
+  // search of its text that may answer true where the key is not one (the word in a string, an
+  // escape): a filter, not a lookup.
   bool contains_key(std::string_view key) const;
   // The value of `key` in an object (the last one when the key repeats); none when this is not
   // an object or has no such key. Linear in the object's size.
@@ -107,8 +108,11 @@ class JsonDoc {
   // and kept as text (JsonRef::is_lazy) for expand to parse. passed(offset) is called now and
   // then with how far into the text the parse has read. A text that only nlohmann::json reads
   // (one that starts with a byte-order mark) is parsed whole.
+  // With `noted_key`, each lazy value records whether that key occurs in it at any depth (as
+  // the outline checks it, escapes decoded), so that contains_key answers for it without reading
+  // the text again.
   static JsonDoc parse_outline(std::string_view text, const std::string& what, size_t lazy_depth,
-                               const std::function<void(size_t)>& passed = {});
+                               const std::function<void(size_t)>& passed = {}, std::string_view noted_key = {});
   JsonRef root() const { return JsonRef(this, 0); }
   // Parses a lazy value of another document into this one, in place of what this one held, and
   // returns it; the other document's text must outlive this one's use.
@@ -121,6 +125,8 @@ class JsonDoc {
     uint32_t span = 1;  // records in this value's subtree, itself included
     Type type = Type::kNull;
     bool in_text = false;                          // a string's bytes are in text_, not chars_
+    bool key_in_text = false;                      // the key's bytes are in text_, not chars_
+    bool has_noted_key = false;                    // a lazy value holds the outline's noted key
     uint32_t key_offset = 0, key_length = kNoKey;  // into chars_; kNoKey for array elements and the root
     union {
       int64_t i = 0;
@@ -138,9 +144,13 @@ class JsonDoc {
   friend class JsonRef;
   friend class JsonDocBuilder;
   static JsonDoc parse(std::string_view text, const std::string& what, size_t lazy_depth,
-                       const std::function<void(size_t)>& passed);
+                       const std::function<void(size_t)>& passed, std::string_view noted_key);
   std::vector<Node> nodes_;
   std::string chars_;
+  std::string noted_key_;  // see parse_outline; empty when none was noted
+  // The containers a parse has open, innermost last: kept between expands, which parse a value
+  // per op, so that none of them allocates it anew.
+  std::vector<uint32_t> open_;
   std::string_view text_;
 };
 

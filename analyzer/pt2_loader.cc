@@ -14,6 +14,7 @@
 #include "analyzer/error.h"
 #include "analyzer/json_doc.h"
 #include "analyzer/json_limits.h"
+#include "analyzer/name_index.h"
 #include "analyzer/op_registry.h"
 #include "analyzer/source_loc.h"
 #include "analyzer/sym_expr.h"
@@ -1232,7 +1233,7 @@ class Pt2Reader {
   std::map<std::string, std::string> unbacked_;  // symbols valued from their range, and why
   std::set<std::string> given_;                  // symbols set by --dim
   std::unordered_map<std::string, int64_t> sym_values_;
-  std::unordered_map<std::string_view, int> value_index_;
+  NameIndex value_index_;
   // The current node's inputs by name, kept between nodes for its storage.
   struct NamedInput {
     std::string_view name;
@@ -1269,10 +1270,15 @@ constexpr size_t kLazyDepth = 4;
 Graph read_model_json(std::string_view text, const std::string& path, const LoadOptions& options,
                       const std::function<void(size_t, size_t)>& release) {
   size_t released = 0;
-  const JsonDoc doc = JsonDoc::parse_outline(text, "models/model.json", kLazyDepth, [&](size_t offset) {
-    if (release) release(released, offset);
-    released = offset;
-  });
+  // "as_expr" noted: a graph of static shapes has none, and read_symbols then skips the walk
+  // without searching the records' text again.
+  const JsonDoc doc = JsonDoc::parse_outline(
+      text, "models/model.json", kLazyDepth,
+      [&](size_t offset) {
+        if (release) release(released, offset);
+        released = offset;
+      },
+      "as_expr");
   if (release) release(0, text.size());
   if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
   return Pt2Reader(doc.root(), path, options, release).read();

@@ -9,11 +9,64 @@ void JsonWriter::flush() {
   used_ = 0;
 }
 
+namespace {
+
+constexpr char kSpaces[] = "                                                                ";
+
+// Whether every byte is printable ASCII other than '"' and '\\' (0x20..0x7e): such a string
+// is written as it is. A word at a time, whatever the length, with no call to memcpy: a
+// report is mostly keys and names of a few bytes. Which bytes share a word does not matter, so
+// the last word overlaps the one before, and a short string is read as two overlapping halves
+// (four to seven bytes) or as its first, middle and last bytes among spaces (one to three).
+bool plain(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  auto bad = [&](uint64_t x) {
+    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+    return (x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
+           has_zero(x ^ (kOnes * 0x7f));
+  };
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t x;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, p + i, 8);
+      if (bad(x)) return false;
+    }
+    std::memcpy(&x, p + n - 8, 8);
+    return !bad(x);
+  }
+  if (n >= 4) {
+    uint32_t first, last;
+    std::memcpy(&first, p, 4);
+    std::memcpy(&last, p + n - 4, 4);
+    return !bad(first | uint64_t{last} << 32);
+  }
+  if (n == 0) return true;
+  auto byte = [](char c) { return uint64_t{static_cast<unsigned char>(c)}; };
+  x = (kOnes * ' ') >> 24 << 24 | byte(p[0]) | byte(p[n / 2]) << 8 | byte(p[n - 1]) << 16;
+  return !bad(x);
+}
+
+}  // namespace
+
 void JsonWriter::indent(size_t depth) {
-  static constexpr char kSpaces[] = "                                                                ";
   constexpr size_t kMost = sizeof kSpaces - 1;
   for (; depth > kMost; depth -= kMost) put(kSpaces, kMost);
   put(kSpaces, depth);
+}
+
+// A report is mostly lines of a few bytes after their indent: each went through several calls
+// to memcpy, one per piece. Here the two bytes before the line break and every space an indent
+// may need are copied in fixed sizes, which the compiler writes inline, and the spaces past the
+// indent are overwritten by what follows.
+char* JsonWriter::line_at(size_t prefix, size_t depth, size_t more) {
+  static_assert(sizeof kSpaces - 1 >= kSlack, "an indent copy covers the slack");
+  if (depth + 8 > kSlack || used_ + prefix + depth + more > kBufBytes) return nullptr;
+  char* at = buf_.get() + used_;
+  std::memcpy(at + prefix, kSpaces, kSlack);
+  return at;
 }
 
 void JsonWriter::element() {
@@ -24,17 +77,48 @@ void JsonWriter::element() {
   if (open_.empty()) return;
   // Brackets open lazily: an empty container prints as "[]" or "{}" on one line.
   Level& l = open_.back();
-  put(l.members++ == 0 ? "[\n" : ",\n", 2);
-  indent(open_.size());
+  const char* open = l.members++ == 0 ? "[\n" : ",\n";
+  const size_t depth = open_.size();
+  if (char* at = line_at(2, depth, 0)) {
+    std::memcpy(at, open, 2);
+    used_ += 2 + depth;
+    return;
+  }
+  put(open, 2);
+  indent(depth);
 }
 
 void JsonWriter::key(std::string_view k) {
   Level& l = open_.back();
-  put(l.members++ == 0 ? "{\n" : ",\n", 2);
-  indent(open_.size());
+  const char* open = l.members++ == 0 ? "{\n" : ",\n";
+  const size_t depth = open_.size();
+  after_key_ = true;
+  if (char* at = line_at(2, depth, k.size() + 4); at && plain(k)) {
+    std::memcpy(at, open, 2);
+    at += 2 + depth;
+    *at++ = '"';
+    std::memcpy(at, k.data(), k.size());
+    std::memcpy(at + k.size(), "\": ", 3);
+    used_ += 2 + depth + k.size() + 4;
+    return;
+  }
+  put(open, 2);
+  indent(depth);
   write_string(k);
   put(": ", 2);
-  after_key_ = true;
+}
+
+void JsonWriter::close_line(char bracket) {
+  const size_t depth = open_.size();
+  if (char* at = line_at(1, depth, 1)) {
+    at[0] = '\n';
+    at[1 + depth] = bracket;
+    used_ += 2 + depth;
+    return;
+  }
+  put('\n');
+  indent(depth);
+  put(bracket);
 }
 
 void JsonWriter::begin_object() {
@@ -54,9 +138,7 @@ void JsonWriter::end_object() {
     put("{}", 2);
     return;
   }
-  put('\n');
-  indent(open_.size());
-  put('}');
+  close_line('}');
 }
 
 void JsonWriter::end_array() {
@@ -66,35 +148,8 @@ void JsonWriter::end_array() {
     put("[]", 2);
     return;
   }
-  put('\n');
-  indent(open_.size());
-  put(']');
+  close_line(']');
 }
-
-namespace {
-
-// Whether every byte is printable ASCII other than '"' and '\\' (0x20..0x7e): such a string
-// is written as it is. Eight bytes at a time: a report is mostly such names and source lines.
-bool plain(std::string_view s) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t x;
-    std::memcpy(&x, s.data() + i, 8);
-    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
-    if ((x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
-        has_zero(x ^ (kOnes * 0x7f)))
-      return false;
-  }
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 void JsonWriter::write_string(std::string_view s) {
   // Most strings need no escaping and no UTF-8 check: they go out as they are. The rest go
@@ -103,9 +158,17 @@ void JsonWriter::write_string(std::string_view s) {
     dump(nlohmann::ordered_json(std::string(s)));
     return;
   }
-  put('"');
-  put(s);
-  put('"');
+  if (used_ + s.size() + 2 > kBufBytes) {
+    put('"');
+    put(s);
+    put('"');
+    return;
+  }
+  char* at = buf_.get() + used_;
+  at[0] = '"';
+  std::memcpy(at + 1, s.data(), s.size());
+  at[s.size() + 1] = '"';
+  used_ += s.size() + 2;
 }
 
 void JsonWriter::dump(const nlohmann::ordered_json& j) {

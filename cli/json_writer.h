@@ -18,7 +18,7 @@ namespace kc {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& os) : os_(os), buf_(new char[kBufBytes]) {}
+  explicit JsonWriter(std::ostream& os) : os_(os), buf_(new char[kBufBytes + kSlack]) {}
   ~JsonWriter() { flush(); }
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
@@ -66,6 +66,12 @@ class JsonWriter {
   // Before a value: the separator and indent of an array element; after a key, nothing.
   void element();
   void indent(size_t depth);
+  // Where `prefix` bytes (a line break, after a comma or a bracket) and the indent of `depth`
+  // may be written at once, followed by `more` bytes: the indent's spaces are already there,
+  // copied in a fixed size into the buffer's slack. Null where they do not fit.
+  char* line_at(size_t prefix, size_t depth, size_t more);
+  // A line break, the indent of the current depth and a closing bracket.
+  void close_line(char bracket);
   void write_string(std::string_view s);
   // One value through nlohmann's serializer, indented for the current depth.
   void dump(const nlohmann::ordered_json& j);
@@ -92,6 +98,8 @@ class JsonWriter {
   };
   // Written to os_ in blocks: a stream call per token is most of the cost.
   static constexpr size_t kBufBytes = 1 << 16;
+  // Bytes past kBufBytes that a line's fixed-size indent may write over (line_at).
+  static constexpr size_t kSlack = 64;
   std::ostream& os_;
   std::unique_ptr<char[]> buf_;
   size_t used_ = 0;

@@ -104,6 +104,19 @@ TEST_CASE("json_doc: strings, escapes and UTF-8 as nlohmann::json reads them") {
   }
 }
 
+// Plain bytes are skipped a word at a time: a byte that ends the run must be seen wherever it
+// sits in the word, and a string ends where it ends, at every length around a word's.
+TEST_CASE("json_doc: a string's quote, escape, control byte or UTF-8 at every position of a word") {
+  const std::string kinds[] = {"\\\"", "\\n", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xc3", "\xff", "\""};
+  for (size_t length = 0; length <= 20; ++length)
+    for (size_t at = 0; at <= length; ++at)
+      for (const std::string& kind : kinds) {
+        const std::string body = std::string(at, 'a') + kind + std::string(length - at, 'b');
+        same_as_nlohmann("\"" + body + "\"");
+        same_as_nlohmann("{\"" + body + "\": [\"" + body + "\", 1]}");
+      }
+}
+
 TEST_CASE("json_doc: malformed documents give nlohmann::json's message") {
   for (const char* text : {"", "[1,]", "{\"a\" 1}", "{\"a\":}", "[1 2]", "{,}", "tru", "nul", "[1]]", "{\"a\":1,}", "[",
                            "{\"a\"", "// c\n1", "[1] x", "{1: 2}"}) {
@@ -151,4 +164,22 @@ TEST_CASE("json_doc: an outline keeps deep values as text, and expands them to w
   // The limits hold inside lazy values too, with their own message.
   CHECK_THROWS_WITH(kc::JsonDoc::parse_outline("[" + std::string(100, '[') + std::string(100, ']') + "]", "t", 1),
                     Catch::Contains("nested deeper than 64 levels"));
+  // A noted key is looked for as the outline checks each lazy value: exactly, escapes decoded.
+  const std::string noted_text =
+      R"({"v": {"a": {"sizes": [{"as_int": 2}]}, "b": {"s": "as_expr"}, "c": [{"\u0061s_expr": 1}]}})";
+  const kc::JsonDoc noted = kc::JsonDoc::parse_outline(noted_text, "t", 2, {}, "as_expr");
+  const kc::JsonRef v = noted.root().find("v");
+  CHECK_FALSE(v.find("a").contains_key("as_expr"));
+  CHECK_FALSE(v.find("b").contains_key("as_expr"));  // the word in a string is no key
+  CHECK(v.find("c").contains_key("as_expr"));
+  CHECK(v.contains_key("as_expr"));
+  CHECK(v.find("a").contains_key("as_int"));  // a key not noted: the search of the text
+  CHECK(v.find("b").contains_key("s"));
+  // An expanded value's keys: a plain one is a view of the text, an escaped one a decoded copy.
+  const std::string keys = R"({"o": {"plain": 1, "\u0065sc": 2, "last": {"in": 3}}})";
+  const kc::JsonDoc keyed = kc::JsonDoc::parse_outline(keys, "t", 1);
+  const kc::JsonRef o = scratch.expand(keyed.root().find("o"));
+  CHECK(rebuild(o).dump() == R"({"esc":2,"last":{"in":3},"plain":1})");
+  CHECK(o.find("esc").integer() == 2);
+  CHECK(o.find("last").find("in").key() == "in");
 }
