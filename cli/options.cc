@@ -122,8 +122,7 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
                  "the default) or on every line (all)")
       ->check(CLI::IsMember({"changed", "all"}));
   std::string target_names;
-  for (const Target& t : known_targets())
-    if (!t.test_only) target_names += (target_names.empty() ? "" : ", ") + t.name;
+  for (const Target& t : known_targets()) target_names += (target_names.empty() ? "" : ", ") + t.name;
   o.target = default_target().name;
   app.add_option("--target", o.target, "what the prediction is for: " + target_names + " (default: first)");
   app.add_option("-o,--output", o.output, "write the report to FILE instead of stdout")->type_name("FILE");

@@ -60,9 +60,9 @@ std::string launches_in_words(const Counts& c) {
 std::string dram_in_words(const Report& r, const Traffic& t, const DramTraffic& d) {
   const Target& tg = *r.target;
   std::ostringstream usable;
-  usable << static_cast<double>(tg.l2_bytes >> 20) * tg.l2_usable_fraction;
+  usable << static_cast<double>(tg.device.l2_bytes >> 20) * tg.l2_usable_fraction;
   const std::string l2 =
-      std::to_string(tg.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " + usable.str() + " MiB)";
+      std::to_string(tg.device.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " + usable.str() + " MiB)";
   if (d.bytes() == 0)
     return "none expected: what it reads is still in the " + l2 +
            " from the ops before it, and what it writes stays there for the ops after it.";
@@ -132,7 +132,7 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
     const std::string floor =
         r.time[i].floor_s() < 1e-9 ? "" : "; time floor " + format_seconds(r.time[i].floor_s()) + ", set by " + set_by;
     para(os, "costs", launches_in_words(l.counts) + "; " + transfers_in_words(t.transfers(), t.bytes()) + floor);
-    if (t.transfers() > 0 && r.target->l2_bytes > 0) para(os, "DRAM", dram_in_words(r, t, r.dram[i]));
+    if (t.transfers() > 0 && r.target->device.l2_bytes > 0) para(os, "DRAM", dram_in_words(r, t, r.dram[i]));
   }
   // A measured op's count comes from its exact shape; the rule's reason is then the usual case.
   if (!e.why.empty()) para(os, e.measured ? "usually" : "why", std::string(e.why));
@@ -195,7 +195,7 @@ void explain_group(std::ostream& os, const Graph& g, const Report& r, int k) {
        plural(grp.eager_kernels - grp.fused_kernels, "kernel", "kernels") + ", " +
            plural(grp.eager.transfers() - grp.fused.transfers(), "transfer", "transfers") + ", " +
            format_bytes(grp.eager.bytes() - grp.fused.bytes()) + ". torch.compile does this fusion for you.");
-  if (r.target->l2_bytes > 0) {
+  if (r.target->device.l2_bytes > 0) {
     int64_t dram = 0;
     for (int i : grp.ops) dram = add_checked(dram, r.dram[i].bytes(), "DRAM bytes");
     para(os, "DRAM",

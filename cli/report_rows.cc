@@ -417,7 +417,7 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
 }
 
 std::string bytes_note(const Report& r) {
-  const int64_t l2 = r.target ? r.target->l2_bytes : 0;
+  const int64_t l2 = r.target ? r.target->device.l2_bytes : 0;
   if (l2 <= 0) return "array-sized: every kernel reads its inputs from HBM and writes its outputs back";
   return "array-sized: each kernel reads its inputs from HBM, writes its outputs back (the time floor's); "
          "expected DRAM: what gets past the " +

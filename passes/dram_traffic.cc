@@ -173,7 +173,7 @@ std::vector<int> storage_of_values(const Graph& g) {
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
                                           const std::vector<Traffic>& traffic, const Target& target) {
   std::vector<DramTraffic> out(g.ops.size());
-  if (target.l2_bytes <= 0) {
+  if (target.device.l2_bytes <= 0) {
     for (size_t i = 0; i < g.ops.size(); ++i) out[i] = {traffic[i].read_bytes, traffic[i].write_bytes};
     return out;
   }
@@ -196,7 +196,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     if (last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s))
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
-  L2 l2(static_cast<int64_t>(static_cast<double>(target.l2_bytes) * target.l2_usable_fraction));
+  L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
   Allocator alloc(l2);
   std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
   auto block_of = [&](int v) {

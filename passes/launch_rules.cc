@@ -130,8 +130,9 @@ bool eval_mode(const OpFacts& f) {
   return !f.bool_arg("training", false) && !f.bool_arg("train", false);
 }
 
-OpFacts op_facts(const Graph& g, int i) {
+OpFacts op_facts(const Graph& g, int i, const Target& target) {
   OpFacts f;
+  f.target = &target;
   f.graph = &g;
   f.index = i;
   f.op = &g.ops[i];

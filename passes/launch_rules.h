@@ -14,17 +14,20 @@
 
 namespace kc {
 
+struct Target;
+
 // Facts about one op that rule conditions test, computed once per op.
 struct OpFacts {
   const Graph* graph = nullptr;
   const Op* op = nullptr;
-  int index = 0;                  // the op's index in the graph
-  OpClass cls = OpClass::kOther;  // from the op class table
-  std::vector<int> inputs;        // the op's tensor inputs, in argument order
-  DType dtype = DType::kUnknown;  // dtype of the first tensor input (or output for factories)
-  bool on_host = false;           // every tensor involved lives on the host: nothing reaches the GPU
-  int64_t out_numel = 0;          // elements of the first output
-  int64_t in_numel = 0;           // elements of the first tensor input
+  const Target* target = nullptr;  // what the op is predicted for: its device and tables
+  int index = 0;                   // the op's index in the graph
+  OpClass cls = OpClass::kOther;   // from the op class table
+  std::vector<int> inputs;         // the op's tensor inputs, in argument order
+  DType dtype = DType::kUnknown;   // dtype of the first tensor input (or output for factories)
+  bool on_host = false;            // every tensor involved lives on the host: nothing reaches the GPU
+  int64_t out_numel = 0;           // elements of the first output
+  int64_t in_numel = 0;            // elements of the first tensor input
   // Where a rule that asks cuDNN's heuristics notes where the answer came from ("table",
   // "cache", "cudnn", "none"); nullptr: the caller does not ask.
   std::string* cudnn_answer = nullptr;
@@ -60,8 +63,8 @@ struct LaunchRule {
   Counts predict(const OpFacts& f) const;
 };
 
-// Fills OpFacts for op i of g (whose values carry their placement).
-OpFacts op_facts(const Graph& g, int i);
+// Fills OpFacts for op i of g (whose values carry their placement), predicted for `target`.
+OpFacts op_facts(const Graph& g, int i, const Target& target);
 
 // Checks the operand ranks and dtypes the op's ATen schema requires and the rules index
 // (GEMM operands of rank 2 or 3, conv input rank = weight rank, SDPA rank >= 2, norm and cat

@@ -103,7 +103,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));
         continue;
       }
-    OpFacts facts = op_facts(seen, static_cast<int>(i));
+    OpFacts facts = op_facts(seen, static_cast<int>(i), target);
     facts.cudnn_answer = &l.cudnn;
     check_operands(facts);
     l.rule = "no rule for " + op.full_name();

@@ -201,22 +201,22 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::sym_stride", C::kMetadata},
     {"aten::is_contiguous", C::kMetadata},
     {"aten::_assert_tensor_metadata", C::kMetadata},
-    // GEMM family (passes/targets/h200/gemm.cc).
+    // GEMM family (passes/torch2_11/gemm.cc).
     {"aten::einsum", C::kGemm},
     {"aten::tensordot", C::kGemm},
     {"aten::_grouped_mm", C::kGemm},
     {"aten::meshgrid", C::kView},
-    // norm family (passes/targets/h200/norm.cc)
+    // norm family (passes/torch2_11/norm.cc)
     {"aten::instance_norm", C::kNorm},
     {"aten::rms_norm", C::kNorm},
     {"aten::native_batch_norm", C::kNorm},
-    // convolutions family (passes/targets/h200/conv.cc): 1-d and 3-d pools.
+    // convolutions family (passes/torch2_11/conv.cc): 1-d and 3-d pools.
     {"aten::max_pool3d", C::kPool},
     {"aten::avg_pool3d", C::kPool},
     {"aten::adaptive_avg_pool3d", C::kPool},
     {"aten::avg_pool1d", C::kPool},
     {"aten::adaptive_avg_pool1d", C::kPool},
-    // Misc family (passes/targets/h200/rnn.cc and the remaining ops): recurrent layers are a
+    // Misc family (passes/torch2_11/rnn.cc and the remaining ops): recurrent layers are a
     // GEMM per step and layer.
     {"aten::lstm", C::kGemm},
     {"aten::gru", C::kGemm},
@@ -246,7 +246,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::cumprod", C::kScan},
     {"aten::cummax", C::kScan},
     {"aten::logcumsumexp", C::kScan},
-    // Selections, scatters and data-dependent sizes (passes/targets/h200/selection.cc).
+    // Selections, scatters and data-dependent sizes (passes/torch2_11/selection.cc).
     {"aten::sort", C::kIndex},
     // torchvision's detection ops (no LibTorch schema; loaded from their recorded arguments)
     {"torchvision::nms", C::kIndex},
@@ -289,7 +289,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::one_hot", C::kIndex},
     {"aten::embedding_bag", C::kIndex},
     {"aten::_embedding_bag", C::kIndex},
-    // Composites and untagged elementwise ops (passes/targets/h200/composites.cc); an FFT is
+    // Composites and untagged elementwise ops (passes/torch2_11/composites.cc); an FFT is
     // classed with the scans: a pass over whole rows whose every output reads every input.
     {"aten::logsumexp", C::kReduction},
     {"aten::isinf", C::kPointwise},

@@ -1,15 +1,19 @@
 // The hardware and software a prediction is for, and everything that depends on it: measured
-// rates, the launch rule table and the measured signature table, each with its evidence. One
-// file per target under passes/targets/, one row in the registry (passes/targets/registry.cc).
+// rates, the device, the launch rule table, the fitted trees and the measured signature table,
+// each with its evidence. A target is a folder of data, passes/targets/<folder>/ (target.cc with
+// its names and rates, device.json and the tables), read by its PyTorch release's mechanisms
+// (passes/torch2_11/), and one line of the registry (passes/targets/targets.def).
 #pragma once
 
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "passes/device.h"
 #include "passes/kernel_names.h"
 #include "passes/launch_rules.h"
 #include "passes/measured.h"
+#include "passes/torch2_11/tables.h"
 
 namespace kc {
 
@@ -25,12 +29,13 @@ struct Target {
   double vector_flops_per_s = 0;       // fp32 non-tensor-core rate, for pointwise math
   double launch_s = 0;                 // smallest time per kernel in a stream of tiny launches
   std::string evidence;                // where the rates were measured
+  Device device;                       // the GPU as the mechanisms read it (the folder's device.json)
+  torch2_11::Tables tables;            // trees fitted and cuDNN answers asked on that GPU
 
-  // The L2 cache, for the expected DRAM traffic (passes/dram_traffic.h). Zero: not modelled.
-  int64_t l2_bytes = 0;             // capacity (cudaDeviceProp::l2CacheSize)
+  // The L2 model of the expected DRAM traffic (passes/dram_traffic.h); the capacity is the
+  // device's (device.l2_bytes; zero: not modelled).
   double l2_usable_fraction = 1.0;  // share of it the model's least-recently-used replacement may fill
-  std::string l2_evidence;          // where it was read and where the model was checked
-  bool test_only = false;           // exists for the test suite; not listed in --help
+  std::string l2_evidence;          // where the model was checked
 
   std::vector<LaunchRule> rules;          // in match order
   std::vector<MeasuredLaunch> measured;   // exact signatures measured where the rules miss

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the cuDNN answers built into kernelcount (passes/targets/h200/cudnn_answers.txt.gz,
-read by passes/targets/h200/cudnn_table.cc): cuDNN's heuristic choice for every convolution of
-the committed models, asked as the built-in H200. Runs kernelcount on every model of
+"""Writes the cuDNN answers built into kernelcount for a target (its folder's
+cudnn_answers.txt.gz, passes/targets/<folder>/, read by passes/torch2_11/cudnn_table.cc): cuDNN's
+heuristic choice for every convolution of the committed models, asked with the target's device
+properties (its device.json). Runs kernelcount on every model of
 validate/corpus/*/ (folders and .tar.xz bundles, TorchScript with their manifests' --input specs),
 tests/models/*.pt2 and every golden case that names a convolution, with the table off and the
 disk cache in a fresh folder, then writes that cache's lines sorted, one per query. Needs cuDNN
 9.19 (the one the target runs) where kernelcount can load it; about 20 minutes on two cores.
 
-  scripts/cudnn_table.py [--kernelcount build/kernelcount] [--jobs N]   rewrite the table
-  scripts/cudnn_table.py --check                                       exit 1 if it is not current
+  scripts/cudnn_table.py [--target FOLDER] [--kernelcount build/kernelcount] [--jobs N]   rewrite the table
+  scripts/cudnn_table.py [--target FOLDER] --check          exit 1 if it is not current
+(--target: default the registry's first, h200.)
 """
 import argparse
 import concurrent.futures
@@ -25,7 +27,8 @@ import tempfile
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE = os.path.join(ROOT, "passes/targets/h200/cudnn_answers.txt.gz")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import targets  # noqa: E402
 
 
 def manifest_inputs(folder):
@@ -85,7 +88,7 @@ def names_convolution(model):
         return True  # let kernelcount say what it is
 
 
-def table_text(kc, jobs, cache=None):
+def table_text(kc, jobs, cache=None, target_args=()):
     """The table's text, from kernelcount's disk cache after every run (in `cache`, else a fresh
     folder)."""
     with tempfile.TemporaryDirectory(prefix="kc-cudnn-table-") as tmp:
@@ -96,7 +99,7 @@ def table_text(kc, jobs, cache=None):
         runs = [r for r in all_runs(tmp) if names_convolution(os.path.join(ROOT, r[0]))]
 
         def run(args):
-            return subprocess.run([kc, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+            return subprocess.run([kc, *args, *target_args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL).returncode
 
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -124,25 +127,30 @@ def gzipped(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default=os.path.join(ROOT, "build/kernelcount"))
+    targets.add_argument(ap)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--check", action="store_true", help="say whether the committed table is current; write nothing")
     ap.add_argument("--cache", help="keep kernelcount's disk cache in this folder, to resume an interrupted run "
                     "(it must hold nothing but that run's answers); default: a fresh temporary folder")
     args = ap.parse_args()
-    text = table_text(os.path.abspath(args.kernelcount), args.jobs, None if args.check else args.cache)
+    table = os.path.join(ROOT, targets.path(args.target, "cudnn_answers.txt.gz"))
+    # The default target is kernelcount's own: its runs (golden cases with subcommands among them)
+    # take no --target.
+    target_args = [] if args.target == targets.folders()[0] else ["--target", targets.name(args.target)]
+    text = table_text(os.path.abspath(args.kernelcount), args.jobs, None if args.check else args.cache, target_args)
     lines = text.count("\n") - 1
     if args.check:
-        committed = gzip.decompress(open(TABLE, "rb").read()).decode() if os.path.exists(TABLE) else ""
+        committed = gzip.decompress(open(table, "rb").read()).decode() if os.path.exists(table) else ""
         if committed == text:
-            print(f"cudnn_table: {os.path.relpath(TABLE, ROOT)} is current ({lines} answers)")
+            print(f"cudnn_table: {os.path.relpath(table, ROOT)} is current ({lines} answers)")
             return 0
         old, new = set(committed.splitlines()), set(text.splitlines())
-        print(f"cudnn_table: {os.path.relpath(TABLE, ROOT)} is stale: {len(new - old)} lines to add, "
+        print(f"cudnn_table: {os.path.relpath(table, ROOT)} is stale: {len(new - old)} lines to add, "
               f"{len(old - new)} to remove; run scripts/cudnn_table.py")
         return 1
-    with open(TABLE, "wb") as f:
+    with open(table, "wb") as f:
         f.write(gzipped(text))
-    print(f"cudnn_table: wrote {os.path.relpath(TABLE, ROOT)}: {lines} answers, {os.path.getsize(TABLE)} bytes")
+    print(f"cudnn_table: wrote {os.path.relpath(table, ROOT)}: {lines} answers, {os.path.getsize(table)} bytes")
     return 0
 
 

@@ -8,10 +8,14 @@ missing here (the pinned scikit-learn for the fitted trees, cuDNN for its answer
 a line saying why, and fails the run under `--no-skip`. CI runs `--check --no-skip` under the
 generators' Python, which has the pins of scripts/generators-requirements.txt (scripts/test_full.sh).
 
+A generator of a target's data (its folder passes/targets/<folder>/: trees, tables, answers) runs
+once for each target of the registry (passes/targets/targets.def, scripts/targets.py), or for the
+one named by --target FOLDER.
+
 Run from the repository root after building:
   scripts/regenerate.py                   list the generators
-  scripts/regenerate.py NAME...|all       regenerate (then rebuild, and review git diff)
-  scripts/regenerate.py --check [NAME...] check that the committed outputs are current
+  scripts/regenerate.py [--target FOLDER] NAME...|all       regenerate (then rebuild, review git diff)
+  scripts/regenerate.py [--target FOLDER] --check [NAME...] check that the committed outputs are current
   $(scripts/generators_env.sh) scripts/regenerate.py ...   the same with the pinned versions
 """
 import importlib.metadata
@@ -20,6 +24,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import targets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KC = "build/kernelcount"
@@ -57,11 +63,19 @@ def have_cudnn():
 BUILT = have_file(KC, "build first")
 
 
-def gen(name, cmd, outputs, source, needs=lambda: None, check=None, slow=False):
+def gen(name, cmd, outputs, source, needs=lambda: None, check=None, slow=False, per_target=False):
     """check: the generator's own check command, where it has one (else outputs are compared);
-    slow: left out of a plain --check (CI), run when named."""
+    slow: left out of a plain --check (CI), run when named; per_target: run once a target, with
+    "{target}" in cmd, check and outputs standing for the target's folder name."""
     return {"name": name, "cmd": cmd, "outputs": outputs, "source": source, "needs": needs, "check": check,
-            "slow": slow}
+            "slow": slow, "per_target": per_target}
+
+
+def for_target(g, folder):
+    """The generator g of a target's data, for the target in that folder."""
+    fill = lambda xs: xs and [x.replace("{target}", folder) for x in xs]
+    return dict(g, name=f"{g['name']} [{folder}]", cmd=fill(g["cmd"]), check=fill(g["check"]),
+                outputs=fill(g["outputs"]))
 
 
 SCHEMAS = "analyzer/schemas/libtorch-2.11.0.txt"
@@ -70,18 +84,22 @@ GENERATORS = [
         have_file("build/kc-schema-table", "a build with LibTorch"), check=["build/kc-schema-table", "--check", SCHEMAS]),
     gen("reduce-cases", [PYTHON, "validate/sweeps/reduce_cases.py"], ["tests/passes/reduce_config_cases.inc"],
         "the reduction sweeps (validate/sweeps/results)"),
-    gen("measured-table", [PYTHON, "validate/make_measured_table.py"], ["passes/targets/torch2_11_h200_measured.inc"],
-        "validate/results' measurements and the rules' predictions", BUILT),
-    gen("kernel-names", [PYTHON, "validate/make_kernel_names.py"], ["passes/targets/torch2_11_h200_kernel_names.inc"],
-        "validate/results' kernel names and the rules' predictions", BUILT),
-    gen("gemm-tree", [PYTHON, "validate/sweeps/fit_gemm.py"],
-        ["passes/targets/h200/gemm_tree.inc", "validate/sweeps/fit_gemm.txt"], "the gemm_random sweeps",
-        have_pinned),
-    gen("conv-trees", [PYTHON, "validate/sweeps/fit_conv.py"], ["passes/targets/h200/conv_engine_trees.inc"],
-        "the convolution sweeps and the corpora's measurements", have_pinned),
-    gen("cudnn-answers", [PYTHON, "scripts/cudnn_table.py"], ["passes/targets/h200/cudnn_answers.txt.gz"],
+    gen("measured-table", [PYTHON, "validate/make_measured_table.py", "--target", "{target}"],
+        ["passes/targets/{target}/measured.inc"], "validate/results' measurements and the rules' predictions", BUILT,
+        per_target=True),
+    gen("kernel-names", [PYTHON, "validate/make_kernel_names.py", "--target", "{target}"],
+        ["passes/targets/{target}/kernel_names.inc"], "validate/results' kernel names and the rules' predictions",
+        BUILT, per_target=True),
+    gen("gemm-tree", [PYTHON, "validate/sweeps/fit_gemm.py", "--target", "{target}"],
+        ["passes/targets/{target}/gemm_tree.inc", "validate/sweeps/fit_gemm.txt"], "the gemm_random sweeps",
+        have_pinned, per_target=True),
+    gen("conv-trees", [PYTHON, "validate/sweeps/fit_conv.py", "--target", "{target}"],
+        ["passes/targets/{target}/conv_engine_trees.inc"], "the convolution sweeps and the corpora's measurements",
+        have_pinned, per_target=True),
+    gen("cudnn-answers", [PYTHON, "scripts/cudnn_table.py", "--target", "{target}"],
+        ["passes/targets/{target}/cudnn_answers.txt.gz"],
         "cuDNN's heuristics for every committed model's convolutions (about 20 minutes)", have_cudnn,
-        check=[PYTHON, "scripts/cudnn_table.py", "--check"], slow=True),
+        check=[PYTHON, "scripts/cudnn_table.py", "--target", "{target}", "--check"], slow=True, per_target=True),
     gen("docs", [PYTHON, "scripts/update_docs.py"],
         ["README.md", "docs/accuracy.md", "docs/usage.md", "docs/speed.md", "docs/rules.md"],
         "real runs of build/kernelcount and the saved figures", BUILT),
@@ -126,19 +144,32 @@ def run(g, check, no_skip):
 def main(args):
     check = "--check" in args
     no_skip = "--no-skip" in args
-    names = [a for a in args if a not in ("--check", "--no-skip")]
+    args = [a for a in args if a not in ("--check", "--no-skip")]
+    folders = targets.folders()
+    if "--target" in args:
+        i = args.index("--target")
+        if i + 1 >= len(args) or args[i + 1] not in folders:
+            sys.exit(f"regenerate: --target takes a target folder (known: {', '.join(folders)})")
+        folders = [args[i + 1]]
+        del args[i:i + 2]
+    names = args
     by_name = {g["name"]: g for g in GENERATORS}
     if not names and not check:
         for g in GENERATORS:
             print(f"{g['name']:15} {' '.join(g['cmd'])}{'   (slow: not in a plain --check)' if g['slow'] else ''}\n"
-                  f"{'':15} writes {', '.join(g['outputs'])}\n{'':15} from {g['source']}")
+                  f"{'':15} writes {', '.join(g['outputs'])}{'   (once a target)' if g['per_target'] else ''}\n"
+                  f"{'':15} from {g['source']}")
         return 0
     if names == ["all"] or (check and not names):
         names = [g["name"] for g in GENERATORS if names == ["all"] or not g["slow"]]
     unknown = [n for n in names if n not in by_name]
     if unknown:
         sys.exit(f"regenerate: unknown generator {', '.join(unknown)} (known: {', '.join(by_name)})")
-    ok = all([run(by_name[n], check, no_skip) for n in names])
+    runs = []
+    for n in names:
+        g = by_name[n]
+        runs += [for_target(g, f) for f in folders] if g["per_target"] else [g]
+    ok = all([run(g, check, no_skip) for g in runs])
     return 0 if ok else 1
 
 

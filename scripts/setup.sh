@@ -18,7 +18,7 @@ done
 # python3-markdown-it and python3-jsonschema: the tests parse the markdown report as CommonMark
 # and validate the SARIF log (tests/cli/check_markdown.py, check_sarif.py); graphviz: the
 # tests render --format dot (tests/cli/pictures.sh); zlib1g-dev: zip records and the built-in
-# cuDNN answers are inflated with zlib (analyzer/zip_archive.cc, passes/targets/h200/cudnn_table.h);
+# cuDNN answers are inflated with zlib (analyzer/zip_archive.cc, passes/torch2_11/cudnn_table.h);
 # ccache: a second build (a new clone, the sanitized pass) compiles only what changed.
 for p in ccache libcli11-dev nlohmann-json3-dev zlib1g-dev catch2 python3-markdown-it python3-jsonschema graphviz clang-format; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")

@@ -7,7 +7,7 @@ all equal (an unknown prediction never matches). Prints per model the exact-matc
 the whole-model kernel count error, the rate per launch rule, and the fused kernel count
 against what torch.compile launched (validate/results/corpus_compile.json.gz).
 
-The measured table (passes/targets/torch2_11_h200_measured.inc) was made from these same measurements, so the
+The measured table (passes/targets/h200/measured.inc) was made from these same measurements, so the
 default figures are in-sample. --holdout predicts each model with the table's entries from its
 own architecture left out (`--exclude-measured ARCH`): the figure for models never measured.
 --rules-only predicts from the launch rules alone (`--no-measured`).

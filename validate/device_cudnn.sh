@@ -3,9 +3,9 @@
 # beside torch (the copies PyTorch runs). ENGINES_BIN: a kernelcount-cudnn-engines built
 # anywhere (it needs no CUDA runtime to build).
 #   validate/device_cudnn.sh check ENGINES_BIN OUT_DIR [JOBS]
-#     Whether the choices asked without a GPU (the built-in H200 device properties of
-#     passes/targets/h200/cudnn_heuristics.cc) are the GPU's own: writes GPU 0's properties as
-#     cuDNN serializes them (live_properties.json), asks every query of
+#     Whether the choices asked without a GPU (the default target's device properties,
+#     passes/targets/h200/device.json) are the GPU's own: writes GPU 0's properties as cuDNN
+#     serializes them (live_properties.json: a target's device.json), asks every query of
 #     validate/sweeps/results/cudnn_engines.jsonl.gz twice, as the built-in H200 and as GPU 0
 #     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (validate/sweeps/cudnn_check.py).
 #   validate/device_cudnn.sh sweep ENGINES_BIN OUT_DIR JOBS SECONDS [SEED]

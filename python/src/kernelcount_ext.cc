@@ -91,8 +91,7 @@ NB_MODULE(_core, m) {
       "targets",
       [] {
         std::vector<std::string> names;
-        for (const kc::Target& t : kc::known_targets())
-          if (!t.test_only) names.push_back(t.name);
+        for (const kc::Target& t : kc::known_targets()) names.push_back(t.name);
         return names;
       },
       "The targets a report can be made for; the first is the default.");

@@ -1,7 +1,7 @@
-// cuDNN's answers kept (passes/targets/h200/cudnn_answers.h, cudnn_table.h): the lines' form,
+// cuDNN's answers kept (passes/torch2_11/cudnn_answers.h, cudnn_table.h): the lines' form,
 // the disk cache written and read back, damaged lines and unwritable folders tolerated, and the
 // table answering without cuDNN. cuDNN itself is a counting stand-in here.
-#include "passes/targets/h200/cudnn_answers.h"
+#include "passes/torch2_11/cudnn_answers.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,15 +12,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "passes/targets/h200/cudnn_table.h"
+#include "passes/target.h"
+#include "passes/torch2_11/cudnn_table.h"
 
 using kc::DType;
-using kc::h200::CudnnAnswer;
-using kc::h200::CudnnAnswerMap;
-using kc::h200::CudnnAnswers;
-using kc::h200::CudnnConvQuery;
-using kc::h200::CudnnEngineChoice;
-using kc::h200::CudnnSource;
+using kc::torch2_11::CudnnAnswer;
+using kc::torch2_11::CudnnAnswerMap;
+using kc::torch2_11::CudnnAnswers;
+using kc::torch2_11::CudnnConvQuery;
+using kc::torch2_11::CudnnEngineChoice;
+using kc::torch2_11::CudnnSource;
 
 namespace {
 
@@ -50,7 +51,7 @@ CudnnEngineChoice choice(int64_t engine) {
 struct FakeCudnn {
   int calls = 0;
   bool loadable = true;
-  kc::h200::CudnnAsk ask() {
+  kc::torch2_11::CudnnAsk ask() {
     return [this](const CudnnConvQuery& q) -> CudnnAnswer {
       ++calls;
       if (!loadable) return {};
@@ -80,42 +81,42 @@ std::string read(const std::string& file) {
 }  // namespace
 
 TEST_CASE("cudnn answers: a line reads back as written, a refusal included") {
-  const std::string key = kc::h200::cudnn_query_key(query(64, DType::kBFloat16));
+  const std::string key = kc::torch2_11::cudnn_query_key(query(64, DType::kBFloat16));
   CHECK(key == "bf16 n 8,64,56,56 64,64,3,3 1,1 1,1 1,1");
   std::string k;
   std::optional<CudnnEngineChoice> a;
-  const std::string line = kc::h200::cudnn_answer_line(key, choice(38));
+  const std::string line = kc::torch2_11::cudnn_answer_line(key, choice(38));
   REQUIRE(line.back() == '\n');
-  REQUIRE(kc::h200::parse_cudnn_answer_line(std::string_view(line).substr(0, line.size() - 1), k, a));
+  REQUIRE(kc::torch2_11::parse_cudnn_answer_line(std::string_view(line).substr(0, line.size() - 1), k, a));
   CHECK(k == key);
   REQUIRE(a.has_value());
   CHECK(a->engine == 38);
   CHECK(a->knobs == choice(38).knobs);
   CHECK(a->workspace == 4096);
   CHECK(a->next_engine == 7);
-  const std::string refused = kc::h200::cudnn_answer_line(key, std::nullopt);
-  REQUIRE(kc::h200::parse_cudnn_answer_line(std::string_view(refused).substr(0, refused.size() - 1), k, a));
+  const std::string refused = kc::torch2_11::cudnn_answer_line(key, std::nullopt);
+  REQUIRE(kc::torch2_11::parse_cudnn_answer_line(std::string_view(refused).substr(0, refused.size() - 1), k, a));
   CHECK_FALSE(a.has_value());
 }
 
 TEST_CASE("cudnn answers: damaged lines are skipped, the good ones kept") {
-  const std::string good = kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(64)), choice(38));
-  const std::string other = kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(32)), std::nullopt);
+  const std::string good = kc::torch2_11::cudnn_answer_line(kc::torch2_11::cudnn_query_key(query(64)), choice(38));
+  const std::string other = kc::torch2_11::cudnn_answer_line(kc::torch2_11::cudnn_query_key(query(32)), std::nullopt);
   const std::string text =
       "f32 n 8,64,56,56 64,64,3,3 1,1 1,1 1,1 38 4096 7 3,-9\n"  // too few knobs
       "garbage\n" +
       good + good.substr(0, 20) + other +       // a torn write glued to the next line
       other + good.substr(0, good.size() - 3);  // the last line still being written
   CudnnAnswerMap answers;
-  CHECK(kc::h200::read_cudnn_answer_lines(text, answers) == 4);
+  CHECK(kc::torch2_11::read_cudnn_answer_lines(text, answers) == 4);
   CHECK(answers.size() == 2);
-  CHECK(answers.count(kc::h200::cudnn_query_key(query(64))) == 1);
-  CHECK(answers.count(kc::h200::cudnn_query_key(query(32))) == 1);
+  CHECK(answers.count(kc::torch2_11::cudnn_query_key(query(64))) == 1);
+  CHECK(answers.count(kc::torch2_11::cudnn_query_key(query(32))) == 1);
 }
 
 TEST_CASE("cudnn answers: a miss asks cuDNN once and is kept on disk for the next run") {
   TempFolder tmp;
-  const std::string file = kc::h200::cudnn_cache_file(tmp.path + "/new/folder", 91900, "0123456789abcdef");
+  const std::string file = kc::torch2_11::cudnn_cache_file(tmp.path + "/new/folder", 91900, "0123456789abcdef");
   FakeCudnn first;
   {
     CudnnAnswers store({nullptr, file, first.ask(), ""});
@@ -149,7 +150,7 @@ TEST_CASE("cudnn answers: a damaged line in the cache is asked again, the rest s
   TempFolder tmp;
   const std::string file = tmp.path + "/answers";
   std::ofstream(file) << "f32 n 8,64,56\n"
-                      << kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(32)), choice(5));
+                      << kc::torch2_11::cudnn_answer_line(kc::torch2_11::cudnn_query_key(query(32)), choice(5));
   FakeCudnn cudnn;
   CudnnAnswers store({nullptr, file, cudnn.ask(), ""});
   CHECK(store.choose(query(32)).source == CudnnSource::kCache);
@@ -180,11 +181,11 @@ TEST_CASE("cudnn answers: an unwritable cache folder is no cache, not a failure"
 TEST_CASE("cudnn answers: the table answers without loading cuDNN, before the cache") {
   TempFolder tmp;
   const std::string file = tmp.path + "/answers";
-  const std::string key = kc::h200::cudnn_query_key(query(64));
-  std::ofstream(file) << kc::h200::cudnn_answer_line(key, choice(1));
-  const CudnnAnswerMap table = {{key, choice(38)}, {kc::h200::cudnn_query_key(query(2000)), std::nullopt}};
+  const std::string key = kc::torch2_11::cudnn_query_key(query(64));
+  std::ofstream(file) << kc::torch2_11::cudnn_answer_line(key, choice(1));
+  const CudnnAnswerMap table = {{key, choice(38)}, {kc::torch2_11::cudnn_query_key(query(2000)), std::nullopt}};
   FakeCudnn cudnn;
-  const kc::h200::CudnnAnswerMapTable lookup(table);
+  const kc::torch2_11::CudnnAnswerMapTable lookup(table);
   CudnnAnswers store({&lookup, file, cudnn.ask(), ""});
   const CudnnAnswer a = store.choose(query(64));
   CHECK(a.source == CudnnSource::kTable);
@@ -200,11 +201,11 @@ TEST_CASE("cudnn answers: the table answers without loading cuDNN, before the ca
 TEST_CASE("cudnn answers: without cuDNN, known shapes are answered and the rest are none") {
   TempFolder tmp;
   const std::string file = tmp.path + "/answers";
-  std::ofstream(file) << kc::h200::cudnn_answer_line(kc::h200::cudnn_query_key(query(32)), choice(5));
-  const CudnnAnswerMap table = {{kc::h200::cudnn_query_key(query(64)), choice(38)}};
+  std::ofstream(file) << kc::torch2_11::cudnn_answer_line(kc::torch2_11::cudnn_query_key(query(32)), choice(5));
+  const CudnnAnswerMap table = {{kc::torch2_11::cudnn_query_key(query(64)), choice(38)}};
   FakeCudnn cudnn;
   cudnn.loadable = false;
-  const kc::h200::CudnnAnswerMapTable lookup(table);
+  const kc::torch2_11::CudnnAnswerMapTable lookup(table);
   CudnnAnswers store({&lookup, file, cudnn.ask(), ""});
   CHECK(store.choose(query(64)).source == CudnnSource::kTable);
   CHECK(store.choose(query(32)).source == CudnnSource::kCache);
@@ -218,9 +219,9 @@ TEST_CASE("cudnn answers: without cuDNN, known shapes are answered and the rest 
 }
 
 TEST_CASE("cudnn answers: the status says cuDNN was not loaded while the table answered everything") {
-  const CudnnAnswerMap table = {{kc::h200::cudnn_query_key(query(64)), choice(38)}};
+  const CudnnAnswerMap table = {{kc::torch2_11::cudnn_query_key(query(64)), choice(38)}};
   FakeCudnn cudnn;
-  const kc::h200::CudnnAnswerMapTable lookup(table);
+  const kc::torch2_11::CudnnAnswerMapTable lookup(table);
   CudnnAnswers store({&lookup, "", cudnn.ask(), "cuDNN 91900, built-in table"});
   CHECK(store.choose(query(64)).source == CudnnSource::kTable);
   const std::string status = store.status();
@@ -229,24 +230,25 @@ TEST_CASE("cudnn answers: the status says cuDNN was not loaded while the table a
 }
 
 TEST_CASE("cudnn answers: the built-in table names its cuDNN and properties, and holds well-formed answers") {
-  kc::h200::CudnnTable t;
-  CHECK_FALSE(kc::h200::read_cudnn_table("f32 n 1 1 1 1 1 -\n", t));
-  REQUIRE(kc::h200::read_cudnn_table("# cuDNN 91900 properties 0123456789abcdef\nf32 n 1 1 1 1 1 -\n", t));
+  kc::torch2_11::CudnnTable t;
+  CHECK_FALSE(kc::torch2_11::read_cudnn_table("f32 n 1 1 1 1 1 -\n", t));
+  REQUIRE(kc::torch2_11::read_cudnn_table("# cuDNN 91900 properties 0123456789abcdef\nf32 n 1 1 1 1 1 -\n", t));
   CHECK(t.version == 91900);
   CHECK(t.properties_hash == "0123456789abcdef");
   CHECK(t.size() == 1);
-  std::optional<kc::h200::CudnnEngineChoice> answer = kc::h200::CudnnEngineChoice{};
+  std::optional<kc::torch2_11::CudnnEngineChoice> answer = kc::torch2_11::CudnnEngineChoice{};
   CHECK(t.find("f32 n 1 1 1 1 1", answer));
   CHECK_FALSE(answer.has_value());
   CHECK_FALSE(t.find("f32 n 1 1 1 1", answer));  // a key that is a prefix of another is not it
   // Unsorted lines are looked up all the same, and a key's longer neighbour is not its line.
-  REQUIRE(kc::h200::read_cudnn_table(
+  REQUIRE(kc::torch2_11::read_cudnn_table(
       "# cuDNN 91900 properties 0123456789abcdef\nf32 n 1 1 1 1 12 -\nf32 n 1 1 1 1 1 -\nbf16 n 2 1 1 1 1 -\n", t));
   CHECK(t.size() == 3);
   CHECK(t.find("f32 n 1 1 1 1 12", answer));
   CHECK(t.find("bf16 n 2 1 1 1 1", answer));
   CHECK_FALSE(t.find("f32 n 1 1 1 1 2", answer));
-  const kc::h200::CudnnTable& built_in = kc::h200::cudnn_table();
+  const kc::torch2_11::CudnnTable& built_in = kc::torch2_11::cudnn_table(kc::default_target().tables.cudnn_answers_gz);
   CHECK(built_in.version == 91900);
-  CHECK(built_in.properties_hash == kc::h200::device_properties_hash(kc::h200::kH200CudnnDeviceProperties));
+  CHECK(built_in.properties_hash ==
+        kc::torch2_11::device_properties_hash(kc::default_target().device.cudnn_properties));
 }

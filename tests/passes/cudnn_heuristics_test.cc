@@ -1,16 +1,17 @@
-// cuDNN's own engine heuristics asked without a GPU (passes/targets/h200/cudnn_heuristics.h),
+// cuDNN's own engine heuristics asked without a GPU (passes/torch2_11/cudnn_heuristics.h),
 // and the convolution rule taking the trees that read them. Runs in its own process: the
 // library is loaded once a process (kc_pass_tests runs with KERNELCOUNT_CUDNN=off).
-#include "passes/targets/h200/cudnn_heuristics.h"
+#include "passes/torch2_11/cudnn_heuristics.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "passes/targets/h200/conv_engine.h"
+#include "passes/target.h"
+#include "passes/torch2_11/conv_engine.h"
 
 using kc::DType;
-using kc::h200::CudnnConvQuery;
-using kc::h200::CudnnHeuristics;
+using kc::torch2_11::CudnnConvQuery;
+using kc::torch2_11::CudnnHeuristics;
 
 namespace {
 
@@ -32,7 +33,7 @@ CudnnConvQuery conv(DType dt, std::vector<int64_t> x, std::vector<int64_t> w, bo
 }  // namespace
 
 TEST_CASE("cudnn heuristics: loaded where a cuDNN 9.19 is found, else a reason") {
-  const CudnnHeuristics* h = CudnnHeuristics::get();
+  const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   const std::string& status = CudnnHeuristics::status();
   INFO(status);
   if (!h) {
@@ -46,7 +47,7 @@ TEST_CASE("cudnn heuristics: loaded where a cuDNN 9.19 is found, else a reason")
 }
 
 TEST_CASE("cudnn heuristics: the engine configuration ATen would run, the same every time") {
-  const CudnnHeuristics* h = CudnnHeuristics::get();
+  const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   if (!h) return;  // the case above checks why
   // A ResNet 3x3 convolution in f32 NCHW: cuDNN 9.19's heuristics rank engine 38 first for the H200.
   const auto a = h->choose(conv(DType::kFloat32, {8, 64, 56, 56}, {64, 64, 3, 3}));
@@ -68,7 +69,7 @@ TEST_CASE("cudnn heuristics: the engine configuration ATen would run, the same e
 }
 
 TEST_CASE("cudnn heuristics: what cuDNN does not take is no answer, not an error") {
-  const CudnnHeuristics* h = CudnnHeuristics::get();
+  const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   if (!h) return;
   CHECK_FALSE(h->choose(conv(DType::kFloat64, {1, 8, 8, 8}, {8, 8, 3, 3})).has_value());
   CHECK_FALSE(h->choose(conv(DType::kInt64, {1, 8, 8, 8}, {8, 8, 3, 3})).has_value());
@@ -92,7 +93,7 @@ TEST_CASE("cudnn heuristics: what cuDNN does not take is no answer, not an error
 
 TEST_CASE(
     "cudnn heuristics: a 1x1 convolution the GPU runs as a cuBLASLt GEMM, which cuDNN without a GPU never offers") {
-  const CudnnHeuristics* h = CudnnHeuristics::get();
+  const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   if (!h) return;
   // DenseNet-161's transition 1x1 in f32 (validate/results/broad: 1 kernel on the H200, where
   // cuDNN took engine 58, its GEMM through cuBLASLt). Asked without a GPU cuDNN answers another
@@ -101,7 +102,7 @@ TEST_CASE(
   const auto a = h->choose(q);
   REQUIRE(a.has_value());
   CHECK(a->engine != 58);
-  kc::h200::ConvProblem p;
+  kc::torch2_11::ConvProblem p;
   p.batch = 2;
   p.height = p.width = 14;
   p.c_in = p.gemm_k = 1584;
@@ -109,7 +110,25 @@ TEST_CASE(
   p.out_pixels = 14 * 14;
   p.gemm_m = 2 * 14 * 14;
   p.gemm_shaped = true;
-  const kc::Counts c = kc::h200::cudnn_conv(false, false, p, &*a);
+  const kc::Counts c = kc::torch2_11::cudnn_conv(kc::default_target().tables.conv, false, false, p, &*a);
   CHECK(c.kernels == 1);
   CHECK(c.memset == 0);
+}
+
+TEST_CASE("cudnn heuristics: asked with each target's device properties, one instance a set") {
+  const std::string& h200 = kc::default_target().device.cudnn_properties;
+  const CudnnHeuristics* h = CudnnHeuristics::get(h200);
+  if (!h || std::getenv("KERNELCOUNT_CUDNN_GPU")) return;  // a GPU's own properties answer for every set
+  CHECK(CudnnHeuristics::get(h200) == h);
+  // The same GPU described as compute capability 8.0: another descriptor, another instance.
+  std::string sm80 = h200;
+  const size_t at = sm80.find("\"deviceVer\": 900");
+  REQUIRE(at != std::string::npos);
+  sm80.replace(at, 16, "\"deviceVer\": 800");
+  const CudnnHeuristics* other = CudnnHeuristics::get(sm80);
+  REQUIRE(other != nullptr);
+  CHECK(other != h);
+  CHECK(other->choose(conv(DType::kFloat32, {8, 64, 56, 56}, {64, 64, 3, 3})).has_value());
+  // Properties cuDNN cannot read are no heuristics, not an error.
+  CHECK(CudnnHeuristics::get("not json") == nullptr);
 }

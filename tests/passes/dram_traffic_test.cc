@@ -48,7 +48,7 @@ TEST_CASE("dram: arrays larger than L2 are read from DRAM and written back") {
 TEST_CASE("dram: a target without L2 facts gets the array-sized figures, which the L2 never changes") {
   kc::Graph g = chain(1 << 20);
   kc::Target no_l2 = kc::default_target();
-  no_l2.l2_bytes = 0;
+  no_l2.device.l2_bytes = 0;
   auto plain = kc::analyze(g, no_l2);
   auto cached = kc::analyze(g, kc::default_target());
   for (size_t i = 0; i < g.ops.size(); ++i) {

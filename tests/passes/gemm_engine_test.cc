@@ -1,10 +1,12 @@
 // The GEMM tree as C++ walks it against the tree scikit-learn fitted (validate/sweeps/fit_gemm.py):
 // the same answer for every GEMM of tests/passes/gemm_tree_cases.inc, so the features are computed
 // alike on both sides. How often those answers match the GPU is fit_gemm.txt's figure.
-#include "passes/targets/h200/gemm_engine.h"
+#include "passes/torch2_11/gemm_engine.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+
+#include "passes/target.h"
 
 namespace {
 
@@ -21,7 +23,7 @@ struct GemmTreeCase {
 TEST_CASE("gemm engine: the C++ tree gives the fitted tree's answer for each sampled GEMM") {
   int same_as_gpu = 0;
   for (const GemmTreeCase& t : kGemmTreeCases) {
-    kc::h200::GemmCall c;
+    kc::torch2_11::GemmCall c;
     c.half = t.call[0] != 0;
     c.bias = t.call[1] != 0;
     c.batched = t.call[2] != 0;
@@ -31,7 +33,7 @@ TEST_CASE("gemm engine: the C++ tree gives the fitted tree's answer for each sam
     c.m = t.call[6];
     c.k = t.call[7];
     c.n = t.call[8];
-    const kc::Counts got = kc::h200::cublas_launches(c);
+    const kc::Counts got = kc::torch2_11::cublas_launches(kc::default_target().tables.gemm, c);
     INFO("GEMM b=" << c.b << " m=" << c.m << " k=" << c.k << " n=" << c.n);
     CHECK(got.kernels == t.answer[0]);
     CHECK(got.memcpy == t.answer[1]);

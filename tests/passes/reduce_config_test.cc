@@ -1,9 +1,9 @@
-// ATen's reduce config as ported (passes/targets/h200/reduce_config.h) against the H200: every
+// ATen's reduce config as ported (passes/torch2_11/reduce_config.h) against the H200: every
 // reduction of the `reduction` sweep (tests/passes/reduce_config_cases.inc) launched a memset
 // exactly where the port says the input splits across blocks; and the rule reads the run-time
 // layout, so a mean over H and W of a convolution's channels-last output zeroes its semaphores
 // where the recorded NCHW strides would say it does not.
-#include "passes/targets/h200/reduce_config.h"
+#include "passes/torch2_11/reduce_config.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -16,6 +16,11 @@
 #include "passes/target.h"
 
 using kc::test::GraphBuilder;
+
+namespace {
+// The reductions were measured on the H200: its device is the default target's.
+const kc::Device& kH200 = kc::default_target().device;
+}  // namespace
 
 namespace {
 
@@ -41,7 +46,7 @@ TEST_CASE("reduce config: a memset exactly where the GPU launched one, for every
   int with_memset = 0;
   for (const ReduceCase& c : kReduceCases) {
     INFO(c.op << " rank " << c.rank << " sizes[0] " << c.sizes[0] << " strides[0] " << c.strides[0]);
-    CHECK(kc::h200::reduce_splits_across_blocks(c.sizes_v(), c.strides_v(), c.dims_v()) == (c.memset > 0));
+    CHECK(kc::torch2_11::reduce_splits_across_blocks(kH200, c.sizes_v(), c.strides_v(), c.dims_v()) == (c.memset > 0));
     with_memset += c.memset > 0;
   }
   CHECK(with_memset > 100);  // the sweep holds both outcomes
@@ -51,7 +56,7 @@ TEST_CASE("reduce config: the same for 8,000 random reductions measured after th
   int with_memset = 0;
   for (const ReduceCase& c : kRandomReduceCases) {
     INFO(c.op << " rank " << c.rank << " sizes[0] " << c.sizes[0] << " strides[0] " << c.strides[0]);
-    CHECK(kc::h200::reduce_splits_across_blocks(c.sizes_v(), c.strides_v(), c.dims_v()) == (c.memset > 0));
+    CHECK(kc::torch2_11::reduce_splits_across_blocks(kH200, c.sizes_v(), c.strides_v(), c.dims_v()) == (c.memset > 0));
     with_memset += c.memset > 0;
   }
   CHECK(with_memset > 100);
@@ -93,10 +98,10 @@ TEST_CASE("reduce config: logsumexp and count_nonzero zero a semaphore buffer fo
 
 TEST_CASE("reduce config: one value per thread block is no split; 2^17 values to one output is") {
   // opset:sum_all: 32,768 values no memset, 131,072 one.
-  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({32768}, {1}, {}));
-  CHECK(kc::h200::reduce_splits_across_blocks({131072}, {1}, {}));
-  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({0, 4}, {4, 1}, {}));  // empty: nothing reduced
-  CHECK_FALSE(kc::h200::reduce_splits_across_blocks({}, {}, {}));          // a 0-d tensor
+  CHECK_FALSE(kc::torch2_11::reduce_splits_across_blocks(kH200, {32768}, {1}, {}));
+  CHECK(kc::torch2_11::reduce_splits_across_blocks(kH200, {131072}, {1}, {}));
+  CHECK_FALSE(kc::torch2_11::reduce_splits_across_blocks(kH200, {0, 4}, {4, 1}, {}));  // empty: nothing reduced
+  CHECK_FALSE(kc::torch2_11::reduce_splits_across_blocks(kH200, {}, {}, {}));          // a 0-d tensor
 }
 
 TEST_CASE("reduce config: the rule reads run-time strides (a mean over H, W of a channels-last conv output)") {

@@ -1,4 +1,4 @@
-// The H200 convolution rules (passes/targets/h200/conv.cc), one case per mechanism.
+// The H200 convolution rules (passes/torch2_11/conv.cc), one case per mechanism.
 #include <catch2/catch.hpp>
 
 #include "analyzer/error.h"

@@ -1,4 +1,4 @@
-// The H200 rules for FFTs of real inputs (passes/targets/h200/fft.cc), checked against PyTorch's
+// The H200 rules for FFTs of real inputs (passes/torch2_11/fft.cc), checked against PyTorch's
 // OpInfo samples as the H200 ran them (validate/results/opinfo: float32 [5, 6, 7]).
 #include <catch2/catch.hpp>
 

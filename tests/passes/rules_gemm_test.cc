@@ -1,4 +1,4 @@
-// The H200 GEMM and attention rules (passes/targets/h200/gemm.cc, attention.cc): one case per
+// The H200 GEMM and attention rules (passes/torch2_11/gemm.cc, attention.cc): one case per
 // mechanism, each on a hand-built graph.
 #include <catch2/catch.hpp>
 

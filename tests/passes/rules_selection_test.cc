@@ -1,5 +1,5 @@
 // The H200 rules for sorts, selections, scatters, data-dependent sizes and ATen composites
-// (passes/targets/h200/selection.cc, composites.cc), checked against the opset blocks'
+// (passes/torch2_11/selection.cc, composites.cc), checked against the opset blocks'
 // measurements (validate/results/opset).
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// The H200 rules for torchvision's detection ops (passes/targets/h200/torchvision.cc), checked
+// The H200 rules for torchvision's detection ops (passes/torch2_11/torchvision.cc), checked
 // against the sweep's measurements (validate/sweeps/results/torchvision_ops.jsonl.xz).
 #include <catch2/catch.hpp>
 

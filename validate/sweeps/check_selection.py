@@ -1,5 +1,5 @@
 """The select_sizes sweep (sweep.py --families select_sizes) against the launch counts the
-nonzero, masked_select and index rules give (passes/targets/h200/selection.cc, indexing.cc),
+nonzero, masked_select and index rules give (passes/torch2_11/selection.cc, indexing.cc),
 restated here from the same ATen mechanisms:
 
   nonzero      a copy of a non-contiguous input; cub's count: 1 kernel up to 4096 elements, 2

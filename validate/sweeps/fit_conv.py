@@ -1,5 +1,6 @@
 """Fits cuDNN's engine choice for convolutions from the shape sweeps and the measured corpora and
-writes it as decision trees for the launch rules (passes/targets/h200/conv_engine_trees.inc).
+writes it as decision trees for the launch rules (the target's conv_engine_trees.inc, in
+passes/targets/<folder>/).
 
 Which engine cuDNN's heuristics pick for a convolution (and so whether ATen's call adds layout
 transforms, an output transform, a split-K reduction or a zeroed workspace, and whether cuDNN
@@ -55,7 +56,7 @@ offer without a GPU, decided by a classifier fitted on the GPU's own answers). c
 convolution are kept in results/cudnn_engines.jsonl.gz; shapes not in it are put to
 build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
 
-    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]
+    python3 validate/sweeps/fit_conv.py [--target FOLDER] [--sweeps JSONL.GZ] [--check] [--lofo [--lofo-extra CORPUS...]
         [--lofo-out validate/sweeps/conv_lofo.json.gz] [--kernelcount build/kernelcount]]
 
 as the repository's figures are made:
@@ -80,9 +81,11 @@ from sklearn.tree import DecisionTreeClassifier
 
 from corpus_ops import CORPORA, ROOT, TRUTH_AT, model_files, parse_args, report_args
 
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import targets  # noqa: E402
+
 SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
-OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
-# Feature order; passes/targets/h200/conv_engine.cc fills the same array. For a grouped
+# Feature order; passes/torch2_11/conv_engine.cc fills the same array. For a grouped
 # convolution c_in, c_out and gemm_k are one group's. c_in_align and c_out_align: the largest of
 # 1, 2, 4, 8 dividing the channel count (tensor-core kernels want multiples of 8; cuDNN pads
 # others: sweep conv_align). depth, kernel_t and stride_t are 1 for a 1-2 d convolution.
@@ -92,7 +95,7 @@ FEATURES = ["kernel", "stride", "dilation", "batch", "height", "width", "c_in", 
 # the added ones are constant for them).
 UNGROUPED_2D_FEATURES = 13
 # What cuDNN 9.19's own heuristics choose for the convolution on an H200, asked without a GPU
-# (kernelcount-cudnn-engines, passes/targets/h200/cudnn_heuristics.h): the engine, its knobs
+# (kernelcount-cudnn-engines, passes/torch2_11/cudnn_heuristics.h): the engine, its knobs
 # (cudnnBackendKnobType_t values; -9 where the engine has none), the plan's workspace and the
 # next engine in the ranking; -1 throughout where no configuration builds. A second set of trees
 # reads them after the shape features; the rules use it where cuDNN can be loaded.
@@ -661,7 +664,8 @@ def extra_sweep(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sweeps", default=SWEEPS)
-    ap.add_argument("--out", default=OUT)
+    targets.add_argument(ap)
+    ap.add_argument("--out", help="default: the target folder's conv_engine_trees.inc")
     ap.add_argument("--check", action="store_true", help="fail when --out differs from a fresh fit")
     ap.add_argument("--lofo", action="store_true", help="also the leave-one-family-out accuracy on the corpora")
     ap.add_argument("--lofo-extra", nargs="*", default=[], help="with --lofo: corpora whose convolutions are "
@@ -679,6 +683,7 @@ def main():
     ap.add_argument("--engine-tool", default=ENGINE_TOOL, help="kernelcount-cudnn-engines, for convolutions not yet "
                     f"in {os.path.relpath(ENGINES, ROOT)}")
     a = ap.parse_args()
+    a.out = a.out or os.path.join(ROOT, targets.path(a.target, "conv_engine_trees.inc"))
     KERNELCOUNT[0] = a.kernelcount
     TRUTH_AT[0] = None if a.truth_at == "none" else a.truth_at
     load_engines()

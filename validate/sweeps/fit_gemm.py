@@ -1,17 +1,20 @@
 """cuBLAS's and cuBLASLt's launch choices for one GEMM call, learned from the GPU: a classifier tree
 over the call's shape (M, K, N, batch, transposes, a fused 1-D bias, dtype class), fitted on the
 random GEMMs of the gemm_random sweeps (validate/sweeps/results/gemm_random*.csv.gz, measured on
-the H200; no shape comes from a model) and written as passes/targets/h200/gemm_tree.inc, which
-passes/targets/h200/gemm_engine.cc walks.
+the H200; no shape comes from a model) and written as the target's gemm_tree.inc
+(passes/targets/<folder>/), which passes/torch2_11/gemm_engine.cc walks.
 
 Why a tree: which kernels cuBLAS launches (one GEMM; split-K and its reduction; sgemm_largek with
 its scaling kernel, epilogue and zeroed workspace; stream-K's zeroed workspace; GEMV; a dot
 product and a reduction) is its heuristic's answer for the problem's size, and no library call
 gives that answer without a GPU. What the heuristic reads is the shape: output tiles against the
-132 SMs, K per tile, alignment of the leading dimensions. The tree's features are those.
+SMs (132 on the H200), K per tile, alignment of the leading dimensions. The tree's features are those.
 
-    python3 validate/sweeps/fit_gemm.py [--leaves 4000] [--out passes/targets/h200/gemm_tree.inc]
+    python3 validate/sweeps/fit_gemm.py [--target FOLDER] [--sweeps CSV.GZ...] [--leaves 4000]
         [--report validate/sweeps/fit_gemm.txt]   # needs scikit-learn
+
+--target (default: the registry's first, h200) names the folder written; --sweeps, the target's
+GPU's gemm_random tables (default: the H200's).
 
 Reports, all on GEMMs the tree never saw: a random fifth of the random GEMMs held out of a
 second fit, and every 2-D GEMM of the older model-shaped sweep families (gemm_f32, gemm_half,
@@ -32,6 +35,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import targets  # noqa: E402
+
 TABLES = [os.path.join(HERE, "results", f) for f in ("gemm_random.csv.gz", "gemm_random_b.csv.gz")]
 
 # In the order gemm_engine.cc computes them (GemmCall -> features).
@@ -125,12 +131,15 @@ def emit_cases(X, pred, measured):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--leaves", type=int, default=4000)
-    ap.add_argument("--out", default=os.path.join(ROOT, "passes", "targets", "h200", "gemm_tree.inc"))
+    targets.add_argument(ap)
+    ap.add_argument("--sweeps", nargs="+", default=TABLES, help="the gemm_random tables measured on the target's GPU")
+    ap.add_argument("--out", help="default: the target folder's gemm_tree.inc")
     ap.add_argument("--report", default=os.path.join(HERE, "fit_gemm.txt"))
     ap.add_argument("--cases", default=os.path.join(ROOT, "tests", "passes", "gemm_tree_cases.inc"),
                     help="held-out GEMMs with the fit's answer and the measured one, for the C++ tree's test")
     a = ap.parse_args()
-    X, y, ops = load_tables(TABLES)
+    a.out = a.out or os.path.join(ROOT, targets.path(a.target, "gemm_tree.inc"))
+    X, y, ops = load_tables(a.sweeps)
     lines = [f"fit_gemm: {len(y)} random GEMMs measured on the H200, {len(set(y))} launch classes, "
              f"tree of at most {a.leaves} leaves"]
 

@@ -4,7 +4,7 @@ var_mean, std_mean; f32 and bf16; contiguous and transposed inputs) and by `redu
 (results/reduction_random.jsonl.xz: random ranks, storage orders and reduced dims, measured after
 the port was written), with its input's sizes, strides and reduced dims, whether the GPU launched
 a memset, and for reduction_random the kernels, which the C++ port of ATen's reduce config
-(passes/targets/h200/reduce_config.cc) and the rules must reproduce. logsumexp, any and
+(passes/torch2_11/reduce_config.cc) and the rules must reproduce. logsumexp, any and
 count_nonzero are composites: the latter two are written apart (kCompositeReduceCases), with the
 memsets and kernels measured, for their rules. Standard library only.
 

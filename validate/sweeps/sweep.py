@@ -1017,7 +1017,7 @@ def reduction_random_family(S, scale):
     """Reductions at random: rank 1-4, sizes log-uniform, the storage order of the dims shuffled
     (so any stride pattern a permute gives), a random set of dims reduced (or all), f32 and bf16,
     over the ops that run ATen's reduce kernel. No shape from a model: a check of the reduce
-    config port (passes/targets/h200/reduce_config.cc) on layouts the `reduction` sweep lacks."""
+    config port (passes/torch2_11/reduce_config.cc) on layouts the `reduction` sweep lacks."""
     r = random.Random(104)
     ops = {"sum": lambda x, d: x.sum(d) if d else x.sum(), "mean": lambda x, d: x.mean(d) if d else x.mean(),
            "amax": lambda x, d: x.amax(d) if d else x.amax(), "var": lambda x, d: x.var(d) if d else x.var(),

@@ -1,0 +1,37 @@
+// Target torch2.11-h200: eager PyTorch 2.11 on an NVIDIA H200 (sm_90). This folder is the
+// target's data: its names and rates here; device.json, the H200's properties as cuDNN
+// serializes them (validate/device_cudnn.sh check writes them; the published specification
+// differs in two values that change cuDNN's choices: 60 MB of L2, not 50, and 139.8 GiB of usable
+// memory); the trees fitted on its sweeps (gemm_tree.inc, conv_engine_trees.inc); cuDNN's answers
+// asked with its properties (cudnn_answers.txt.gz); and the measured and kernel-name tables.
+// The mechanisms that read them are PyTorch 2.11's, in passes/torch2_11/.
+#include "passes/torch2_11/target_tables.inc"
+
+namespace kc {
+
+Target target_h200() {
+  Target t;
+  t.name = "torch2.11-h200";
+  t.description = "eager PyTorch 2.11 on NVIDIA H200 (sm_90)";
+  t.torch_version = "2.11";
+  // Rates measured on the H200 by validate/measure_target.py (validate/results/target.json).
+  // The vector rate is the fp32 GEMM's: without TF32 it runs on the CUDA cores, at their FMA
+  // rate. The launch time is per kernel in a stream of tiny eager launches.
+  t.hbm_bytes_per_s = 4.24e12;
+  t.matmul_bf16_flops_per_s = 805e12;
+  t.matmul_fp32_flops_per_s = 51.0e12;
+  t.vector_flops_per_s = 51.0e12;
+  t.launch_s = 6.8e-6;
+  t.evidence = "validate/results/target.json";
+  // The L2 (60 MiB, device.json's l2CacheSize): streams miss well before a fully associative LRU
+  // cache of that size would let them (an array of 29 MB written by one op is 40% missed by the
+  // next: validate/results/dram/, vit_b_16_bf16): the hardware's partitions, set conflicts and
+  // replacement leave less usable. The share is the one fitted parameter of the DRAM model, on
+  // the 24 measured models; left out by family, every family picks the same value
+  // (validate/dram_lofo.py, validate/results/dram/accuracy.txt).
+  t.l2_usable_fraction = 0.625;
+  t.l2_evidence = "validate/results/dram/";
+  return torch2_11::with_tables(std::move(t));
+}
+
+}  // namespace kc

@@ -1,0 +1,476 @@
+// Convolutions on the H200: ATen's backend choice (aten/src/ATen/native/Convolution.cpp:
+// _select_conv_backend, cudnn_conv_suggest_memory_format), cuDNN's v8 engines
+// (aten/src/ATen/native/cudnn/Conv_v8.cpp) and ATen's own depthwise kernels
+// (aten/src/ATen/native/cuda/DepthwiseConv2d.cu, DepthwiseConv3d.cu).
+//
+// A cuDNN convolution is `[layout copies] [nchwToNhwc(input)] [nchwToNhwc(weight)] core
+// [nhwcToNchw(output)] [bias add]`; the layout copies are ATen's `.contiguous(format)` of input
+// and weight, the transforms are cuDNN's own when its engine runs NHWC on NCHW tensors. Every
+// rule reads the input's and weight's strides as the op sees them (OpFacts inputs), so a pass
+// that corrects recorded strides to the run-time ones changes these predictions with it.
+#include <algorithm>
+#include <cmath>
+
+#include "passes/torch2_11/conv_engine.h"
+#include "passes/torch2_11/cudnn_answers.h"
+#include "passes/torch2_11/rules.h"
+
+namespace kc::torch2_11 {
+namespace {
+
+// c10's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): strides ordered C fastest,
+// then W, H, (D), N, size-1 dims tolerated; what Tensor::suggest_memory_format() calls channels
+// last. A 4-d/5-d tensor only.
+bool channels_last_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  const size_t n = sizes.size();
+  if ((n != 4 && n != 5) || strides.size() != n || strides[1] == 0) return false;
+  std::vector<size_t> order = {1};
+  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  int64_t min = 0;
+  for (size_t d : order) {
+    if (sizes[d] == 0 || strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;  // ambiguous N111: NCHW
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return true;
+}
+
+bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  if (strides.size() != sizes.size()) return false;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] != 1 && strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+// The convolution as ATen's backends see it: conv1d's 3-d tensors become 4-d with H=1 after
+// `input.contiguous()` (Convolution.cpp's view1d_as_2d), so 1-d input copies are counted here.
+struct ConvView {
+  std::vector<int64_t> x_sizes, x_strides, w_sizes, w_strides;
+  std::vector<int64_t> stride;  // one per spatial dim
+  std::vector<int64_t> padding;
+  std::vector<int64_t> dilation;
+  int64_t groups = 1;
+  bool transposed = false;
+  bool bias = false;
+  int pre_copies = 0;  // the 1-d input's contiguous() copy
+  DType dtype = DType::kUnknown;
+  int spatial() const { return static_cast<int>(x_sizes.size()) - 2; }
+  bool one_d = false;  // a 1-d convolution, viewed here as a 2-d one with H = 1
+};
+
+bool is_transposed(const OpFacts& f) {
+  return f.op->name.find("conv_transpose") != std::string::npos || f.bool_arg("transposed", false);
+}
+
+// Fills v from the op, false when the shapes are not those of a 1-3 d convolution.
+bool conv_view(const OpFacts& f, ConvView& v) {
+  const Value* xv = f.input(0);
+  const Value* w = f.input(1);
+  if (!xv || !w) return false;
+  // An unbatched input ([C, spatial...], one dim fewer than the weight) runs as a batch of one
+  // (Convolution.cpp's batchify: unsqueeze(0), then the batched path).
+  Value unbatched;
+  const Value* x = xv;
+  if (xv->sizes.size() + 1 == w->sizes.size() && xv->strides.size() == xv->sizes.size() && !xv->sizes.empty()) {
+    unbatched = *xv;
+    unbatched.sizes.insert(unbatched.sizes.begin(), 1);
+    unbatched.strides.insert(unbatched.strides.begin(), xv->sizes[0] * xv->strides[0]);
+    x = &unbatched;
+  }
+  const size_t rank = x->sizes.size();
+  if (rank < 3 || rank > 5 || w->sizes.size() != rank) return false;
+  if (x->strides.size() != rank || w->strides.size() != rank) return false;
+  v.groups = f.int_arg("groups", 1);
+  if (v.groups < 1) return false;
+  v.transposed = is_transposed(f);
+  // Channel check: input C = weight dim 1 x groups (dim 0 for a transposed weight).
+  int64_t cin_w = w->sizes[0];
+  if (!v.transposed && __builtin_mul_overflow(w->sizes[1], v.groups, &cin_w)) return false;
+  if (x->sizes[1] != cin_w) return false;
+  v.bias = f.has_tensor_arg("bias");
+  v.dtype = f.dtype;
+  v.x_sizes = x->sizes;
+  v.x_strides = x->strides;
+  v.w_sizes = w->sizes;
+  v.w_strides = w->strides;
+  if (rank == 3) {
+    v.one_d = true;
+    if (!row_major_dense(x->sizes, x->strides)) v.pre_copies = 1;
+    v.x_sizes.insert(v.x_sizes.begin() + 2, 1);
+    v.w_sizes.insert(v.w_sizes.begin() + 2, 1);
+    v.x_strides = {v.x_sizes[1] * v.x_sizes[3], v.x_sizes[3], v.x_sizes[3], 1};
+    v.w_strides = {v.w_sizes[1] * v.w_sizes[3], v.w_sizes[3], v.w_sizes[3], 1};
+  }
+  const size_t nsp = rank - 2;
+  // stride, padding, dilation: one value per spatial dim (a single one for all); 1-d gains H.
+  auto per_dim = [&](const char* name, int64_t fallback, int64_t h_value, std::vector<int64_t>& out) {
+    const Arg* a = f.arg(name);
+    out = a && a->kind == Arg::Kind::kIntList ? a->ints : std::vector<int64_t>{};
+    if (out.empty()) out = {fallback};
+    if (out.size() == 1) out.assign(nsp, out[0]);
+    if (out.size() != nsp) return false;
+    if (rank == 3) out.insert(out.begin(), h_value);
+    return true;
+  };
+  if (!per_dim("stride", 1, 1, v.stride) || !per_dim("padding", 0, 0, v.padding) ||
+      !per_dim("dilation", 1, 1, v.dilation))
+    return false;
+  // padding="valid" or "same" (conv2d.padding, _convolution_mode): ATen's _convolution_same
+  // convolves with dilation * (k - 1) / 2 on each side when that is symmetric; an even kernel
+  // needs an asymmetric pad, which ATen applies to the input first (not read here).
+  if (const Arg* pad = f.arg("padding"); pad && pad->kind == Arg::Kind::kString) {
+    if (pad->text != "valid" && pad->text != "same") return false;
+    for (size_t d = 0; d < v.padding.size(); ++d) {
+      const int64_t total = pad->text == "same" ? v.dilation[d] * (v.w_sizes[2 + d] - 1) : 0;
+      if (total % 2 != 0 || (pad->text == "same" && v.stride[d] != 1)) return false;
+      v.padding[d] = total / 2;
+    }
+  }
+  // Strides and dilations below 1 or negative padding are not a convolution ATen runs; nor are
+  // arguments or spatial sizes beyond 2^31, which would overflow the output size arithmetic.
+  constexpr int64_t kMax = int64_t{1} << 31;
+  for (size_t d = 0; d < v.stride.size(); ++d) {
+    if (v.stride[d] < 1 || v.dilation[d] < 1 || v.padding[d] < 0) return false;
+    if (v.stride[d] > kMax || v.dilation[d] > kMax || v.padding[d] > kMax) return false;
+    if (v.x_sizes[2 + d] > kMax || v.w_sizes[2 + d] > kMax) return false;
+  }
+  return true;
+}
+
+bool conv_shapes(const OpFacts& f) {
+  ConvView v;
+  return conv_view(f, v);
+}
+
+// ATen's is_depthwise: groups == input channels > 1 and output channels a multiple of them.
+bool depthwise(const ConvView& v) {
+  return !v.transposed && v.groups > 1 && v.groups == v.x_sizes[1] && v.w_sizes[0] % v.x_sizes[1] == 0;
+}
+
+// cudnn_conv_suggest_memory_format: channels last when the input or the weight suggests it.
+bool runs_channels_last(const ConvView& v) {
+  return channels_last_like(v.x_sizes, v.x_strides) || channels_last_like(v.w_sizes, v.w_strides);
+}
+
+int64_t product(const std::vector<int64_t>& a, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < a.size(); ++i) p *= a[i];
+  return p;
+}
+
+// A 1-3 d convolution as cuDNN's engine heuristics see it (conv_engine.h); a grouped one by the
+// channels and GEMM of one group.
+ConvProblem conv_problem(const ConvView& v) {
+  ConvProblem p;
+  const int sp = v.spatial();        // 2 or 3: a 1-d convolution is viewed as a 2-d one
+  const size_t h = sp == 3 ? 3 : 2;  // the height's index in the sizes
+  p.three_d = sp == 3;
+  p.one_d = v.one_d;
+  p.groups = v.groups;
+  p.kernel = std::max(v.w_sizes[h], v.w_sizes[h + 1]);
+  p.stride = std::max(v.stride[h - 2], v.stride[h - 1]);
+  p.dilation = *std::max_element(v.dilation.begin(), v.dilation.end());
+  p.batch = v.x_sizes[0];
+  p.height = v.x_sizes[h];
+  p.width = v.x_sizes[h + 1];
+  p.c_in = v.x_sizes[1] / v.groups;
+  p.c_out = v.w_sizes[0] / v.groups;
+  p.out_pixels = 1;
+  for (int d = 0; d < sp; ++d) {  // each factor < 2^63: sizes and arguments are at most 2^31
+    const int64_t span = v.dilation[d] * (v.w_sizes[2 + d] - 1) + 1;
+    const int64_t out = std::max<int64_t>(0, (v.x_sizes[2 + d] + 2 * v.padding[d] - span) / v.stride[d] + 1);
+    p.out_pixels = mul_checked(p.out_pixels, out, "convolution output size");
+  }
+  p.gemm_m = mul_checked(p.batch, p.out_pixels, "convolution output size");
+  p.gemm_k = mul_checked(p.c_in, product(v.w_sizes, 2), "convolution weight size");
+  p.gemm_shaped = v.groups == 1 && product(v.w_sizes, 2) == 1 &&
+                  std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; }) &&
+                  std::all_of(v.padding.begin(), v.padding.end(), [](int64_t q) { return q == 0; });
+  if (p.three_d) {
+    p.depth = v.x_sizes[2];
+    p.kernel_t = v.w_sizes[2];
+    p.stride_t = v.stride[0];
+  }
+  return p;
+}
+
+// The convolution as ATen hands it to cuDNN: input and weight made dense in the suggested layout.
+CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
+  CudnnConvQuery q;
+  q.dtype = v.dtype;
+  q.x = v.x_sizes;
+  q.w = v.w_sizes;
+  q.channels_last = channels_last;
+  q.padding = v.padding;
+  q.stride = v.stride;
+  q.dilation = v.dilation;
+  return q;
+}
+
+// Grouped convolutions on channels-last tensors (sweep gconv: 842 grouped shapes by layout).
+// cuDNN either runs one grouped call (a direct kernel, or the implicit GEMM, whose weight
+// transform for a channel multiplier of 2 adds 2 kernels and 2 zeroed buffers), or loops over
+// the groups: one launch per group (engines without group support) or three (GEMM + two
+// channel slices). Which one follows the channels per group, the kernel size and the dtype;
+// the most frequent behaviour per bucket (80% of the bf16 and 61-77% of the f32 shapes).
+Counts grouped_channels_last(const ConvView& v, int extra) {
+  const int64_t cin = v.x_sizes[1];
+  const int64_t cout = v.w_sizes[0];
+  const int64_t cpg = cin / v.groups;
+  const int64_t mult = cout % cin == 0 ? cout / cin : 0;
+  const bool k1 = product(v.w_sizes, 2) == 1;
+  const int g = static_cast<int>(v.groups);
+  enum { kDirect, kGemm, kLoop1, kLoop3 } path;
+  if (is_half(v.dtype)) {
+    if (cpg == 1)
+      path = mult >= 2 ? kLoop1 : kDirect;
+    else if (cpg == 2)
+      path = kLoop1;
+    else if (cpg <= 8)
+      path = kGemm;
+    else if (cpg < 32)
+      path = k1 ? kLoop3 : kGemm;
+    else
+      path = kLoop3;
+  } else {
+    if (v.groups <= 2)
+      path = kLoop1;
+    else if (cpg == 1)
+      path = kDirect;
+    else
+      path = k1 ? kLoop1 : kGemm;
+  }
+  switch (path) {
+    case kDirect:
+      return {1 + extra, 0, 0, 0};
+    case kLoop1:
+      return {g + extra, 0, 0, 0};
+    case kLoop3:
+      return {3 * g + extra, 0, 0, 0};
+    case kGemm:
+      break;
+  }
+  const int memsets = mult >= 2 || (cpg >= 24 && cpg % 32 != 0) ? 2 : 0;
+  return {(mult >= 2 ? 3 : 1) + extra, 0, memsets, 0};
+}
+
+Counts conv_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int bias = v.bias ? 1 : 0;
+  const bool cl = runs_channels_last(v);
+  int copies = v.pre_copies;
+  const int64_t cin = v.x_sizes[1];
+  // Depthwise, NCHW: ATen's native kernel on input.contiguous(), bias fused.
+  if (depthwise(v) && !cl) {
+    copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
+    return {1 + copies, 0, 0, 0};
+  }
+  if (cl) {
+    // cuDNN on channels-last tensors: ATen copies input and weight into channels last when
+    // they are not already; the engine needs no transforms.
+    copies += channels_last_dense(v.x_sizes, v.x_strides) ? 0 : 1;
+    copies += channels_last_dense(v.w_sizes, v.w_strides) ? 0 : 1;
+    if (depthwise(v) && v.spatial() == 3 && v.dtype == DType::kFloat32 && cin < 256)
+      return {2 * static_cast<int>(cin) + bias + copies, 0, 0, 0};  // per-channel loop, 2 kernels each
+    if (v.groups > 1) return grouped_channels_last(v, bias + copies);
+  } else {
+    copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
+  }
+  // cuDNN's engine: transforms around an NHWC implicit GEMM, an NCHW-native kernel, a GEMM for
+  // 1x1, split-K with a zeroed workspace; for grouped NCHW tensors one call or a loop over the
+  // groups (conv_engine.h), with cuDNN's own heuristic choice where cuDNN, or the answers it gave
+  // before (cudnn_answers.h), can tell it.
+  std::optional<CudnnEngineChoice> engine;
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  if (CudnnAnswers* answers =
+          cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr) {
+    const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
+    engine = a.choice;
+    if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  }
+  Counts c = cudnn_conv(f.target->tables.conv, is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
+  c.kernels += bias + copies;
+  return c;
+}
+
+// An ungrouped NCHW transposed convolution as the convt_decoder sweep saw it.
+struct ConvtShape {
+  double half, dims, k, stride, cin, cout, aligned8, log2_in_px, log2_out_px, batch;
+};
+// cuDNN's data-gradient engine choice for it, without the bias add: the NHWC implicit GEMM (input
+// and weight to NHWC, dgrad, output back: 4, with 0-2 zeroed workspaces), NCHW-native kernels
+// (1-2) or one GEMM (1x1 at stride 1). A tree fitted on the 2,400 convolutions of the sweep by
+// validate/sweeps/fit_convt.py --depth 5 --cpp (71.9% exact on a held-out fifth).
+Counts convt_tree(const ConvtShape& x) {
+  if (x.k <= 1.5) {
+    if (x.cout <= 112) {
+      return {1, 0, 0, 0};  // 186 configurations
+    }
+    if (x.batch <= 12) {
+      return {1, 0, 0, 0};  // 117 configurations
+    }
+    if (x.log2_in_px <= 11) {
+      return {3, 0, 0, 0};  // 8 configurations
+    }
+    return {1, 0, 0, 0};  // 12 configurations
+  }
+  if (x.log2_out_px <= 12.5) {
+    if (x.half <= 0.5) {
+      if (x.cin <= 112) {
+        if (x.dims <= 1.5) {
+          return {1, 0, 0, 0};  // 57 configurations
+        }
+        return {2, 0, 0, 0};  // 144 configurations
+      }
+      if (x.k <= 2.5) {
+        return {4, 0, 0, 0};  // 81 configurations
+      }
+      return {2, 0, 0, 0};  // 238 configurations
+    }
+    if (x.cout <= 6) {
+      if (x.batch <= 3) {
+        return {4, 0, 1, 0};  // 28 configurations
+      }
+      return {4, 0, 2, 0};  // 30 configurations
+    }
+    return {4, 0, 0, 0};  // 450 configurations
+  }
+  if (x.stride <= 3) {
+    if (x.cout <= 12) {
+      if (x.half <= 0.5) {
+        return {2, 0, 0, 0};  // 59 configurations
+      }
+      return {4, 0, 2, 0};  // 57 configurations
+    }
+    if (x.stride <= 1.5) {
+      return {4, 0, 0, 0};  // 89 configurations
+    }
+    return {4, 0, 1, 0};  // 616 configurations
+  }
+  if (x.cout <= 6) {
+    if (x.half <= 0.5) {
+      return {2, 0, 0, 0};  // 17 configurations
+    }
+    return {4, 0, 1, 0};  // 12 configurations
+  }
+  if (x.dims <= 1.5) {
+    return {4, 0, 1, 0};  // 31 configurations
+  }
+  return {4, 0, 0, 0};  // 168 configurations
+}
+bool convt_shape(const OpFacts& f, const ConvView& v, ConvtShape& x) {
+  const Value* out = f.output(0);
+  if (!out || out->sizes.size() < 3) return false;
+  double in_px = 1, out_px = 1, k = 1, stride = 1;
+  for (size_t d = 2; d < v.x_sizes.size(); ++d) {  // a 1-d convolution is viewed with H = 1
+    in_px *= static_cast<double>(v.x_sizes[d]);
+    k = std::max(k, static_cast<double>(v.w_sizes[d]));
+  }
+  for (size_t d = 2; d < out->sizes.size(); ++d) out_px *= static_cast<double>(out->sizes[d]);
+  for (int64_t s : v.stride) stride = std::max(stride, static_cast<double>(s));
+  const double batch = static_cast<double>(v.x_sizes[0]);
+  if (in_px * batch < 1 || out_px * batch < 1) return false;
+  const int64_t cin = v.x_sizes[1], cout = v.w_sizes[1] * v.groups;
+  x = {is_half(v.dtype) ? 1.0 : 0.0,
+       static_cast<double>(v.one_d ? 1 : v.spatial()),
+       k,
+       stride,
+       static_cast<double>(cin),
+       static_cast<double>(cout),
+       cin % 8 == 0 && cout % 8 == 0 ? 1.0 : 0.0,
+       std::log2(in_px * batch),
+       std::log2(out_px * batch),
+       batch};
+  return true;
+}
+
+// Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
+// by the most frequent count per (dtype, layout, groups).
+Counts conv_transpose_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int bias = v.bias ? 1 : 0;
+  const bool cl = runs_channels_last(v);
+  ConvtShape shape;
+  if (v.groups == 1 && !cl && (v.dtype == DType::kFloat32 || is_half(v.dtype)) && convt_shape(f, v, shape)) {
+    Counts c = convt_tree(shape);
+    c.kernels += bias + v.pre_copies;
+    return c;
+  }
+  if (is_half(v.dtype)) return {4 + bias, 0, 1, 0};
+  if (v.groups > 1) return {4 + bias, 0, 0, 0};
+  if (cl) return {2 + bias, 0, 1, 0};
+  return {1 + bias + v.pre_copies, 0, 0, 0};
+}
+
+bool conv_forward(const OpFacts& f) {
+  return !is_transposed(f) && conv_shapes(f);
+}
+bool conv_backward_data(const OpFacts& f) {
+  return is_transposed(f) && conv_shapes(f);
+}
+
+}  // namespace
+
+void add_conv_rules(std::vector<LaunchRule>& r) {
+  r.push_back(
+      {"conv",
+       {},
+       OpClass::kConv,
+       "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
+       "a non-contiguous input. Otherwise cuDNN's engine choice (NHWC implicit GEMM with input, weight and output "
+       "transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace; for grouped NCHW tensors "
+       "one call or a loop of 1-4 launches a group) from decision trees over kernel, stride, dilation, batch, "
+       "height, width, channels in and out (a group's), output pixels, the implicit GEMM's M and K, channel "
+       "alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 d, "
+       "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
+       "convolutions (validate/sweeps/fit_conv.py, which prints each family left out of the fit in turn); "
+       "where cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration "
+       "cuDNN's own heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 "
+       "whether the GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier "
+       "fitted on the GPU's answers); "
+       "grouped 3-d (none measured) takes the grouped trees' answer. "
+       "Grouped channels last (input or weight suggests it), most frequent per bucket: one call (direct 1, "
+       "implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, "
+       "by channels per group, kernel size and dtype; f32 5-d depthwise channels last loops per channel "
+       "(2 x C_in) when C_in < 256. Channels last: +1 copy each for input/weight not dense channels last. "
+       "+1 bias add (cuDNN), +1 copy of a non-contiguous NCHW input; conv1d as conv2d with H = 1",
+       conv_forward,
+       {},
+       conv_counts,
+       "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
+       "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_dense (4,927), sweep:gconv_wide, sweep:gconv, "
+       "sweep:conv_align, "
+       "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, broad, fresh, fresh2-6 "
+       "and corpus (their convolutions), broad:pit, "
+       "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
+       "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
+       "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",
+       "cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
+       "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
+       "shapes loop over groups, and a bias is one more elementwise kernel."});
+  r.push_back({"conv.transposed",
+               {},
+               OpClass::kConv,
+               "transposed 1-3 d (cuDNN dgrad). Ungrouped NCHW, f32 or half: cuDNN's engine (NHWC implicit GEMM "
+               "with transforms, 4 + 0-2 memsets; NCHW-native, 1-2; a GEMM for 1x1) from a tree over dtype, rank, "
+               "kernel, stride, channels, their alignment, batch and pixels in and out, fitted on the convt_decoder "
+               "sweep (validate/sweeps/fit_convt.py). Otherwise most frequent per bucket: half precision 4 + 1 "
+               "memset; f32 grouped 4; f32 channels last 2 + 1 memset; f32 NCHW 1. +1 bias add",
+               conv_backward_data,
+               {},
+               conv_transpose_counts,
+               "sweep:convt_decoder (2,400 ungrouped transposed convolutions at decoder shapes; the tree is exact on "
+               "71.9% of a held-out fifth, the buckets it replaced on 27.8% of the sweep), "
+               "sweep:conv/conv_transpose1d, sweep:conv/conv_transpose2d, sweep:conv/conv_transpose3d",
+               "A transposed convolution runs cuDNN's data-gradient kernel with the layout transforms it needs (and a "
+               "zeroed workspace in bf16); a bias is one more elementwise kernel."});
+}
+
+}  // namespace kc::torch2_11

@@ -1,0 +1,284 @@
+// FFTs of real inputs on the H200 (ATen's native/SpectralOps.cpp and native/cuda/SpectralOps.cpp).
+// ATen resizes the signal to the requested lengths (constant_pad_nd: a fill and a copy when a
+// length grows; a crop alone is a view), merges the untransformed dims into one batch dim (a copy
+// when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
+// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
+// dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
+// several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
+// cuFFT's one-plan path, and hfft2/hfftn (conjugates and transforms interleaved) stay unknown.
+#include <algorithm>
+
+#include "passes/torch2_11/rules.h"
+
+namespace kc::torch2_11 {
+namespace {
+
+enum class Family { kOneDim, kTwoDim, kNDim };
+Family family_of(const std::string& op) {
+  if (op == "aten::fft_fft" || op == "aten::fft_ifft" || op == "aten::fft_rfft" || op == "aten::fft_ihfft" ||
+      op == "aten::fft_irfft" || op == "aten::fft_hfft")
+    return Family::kOneDim;
+  if (op == "aten::fft_fft2" || op == "aten::fft_ifft2" || op == "aten::fft_rfft2" || op == "aten::fft_irfft2" ||
+      op == "aten::fft_ihfft2")
+    return Family::kTwoDim;
+  return Family::kNDim;
+}
+// The inverse-direction transforms scale by 1/n under the default ("backward") normalization.
+bool inverse_direction(const std::string& op) {
+  return op == "aten::fft_ifft" || op == "aten::fft_ifft2" || op == "aten::fft_ifftn" || op == "aten::fft_ihfft";
+}
+// fft/ifft/fft2/fftn/ifft2/ifftn of a real input: the n-dim ones convert it to complex first; the
+// 1-dim ones run a real-to-complex transform and fill the other half with conjugates.
+bool complex_output_of_real(const std::string& op) {
+  return op != "aten::fft_rfft" && op != "aten::fft_rfft2" && op != "aten::fft_rfftn" && op != "aten::fft_ihfft";
+}
+
+// The transformed dims (non-negative) and their lengths, as fft_*'s arguments name them.
+struct Plan {
+  std::vector<int64_t> dims, lengths;
+};
+std::optional<Plan> plan_of(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  auto norm_dim = [&](int64_t d) -> std::optional<int64_t> {
+    if (d < -rank || d >= rank) return std::nullopt;
+    return d < 0 ? d + rank : d;
+  };
+  Plan p;
+  std::vector<int64_t> lengths;
+  const Family fam = family_of(f.op->name);
+  if (fam == Family::kOneDim) {
+    const auto d = norm_dim(f.int_arg("dim", -1));
+    if (!d) return std::nullopt;
+    p.dims = {*d};
+    const int64_t n = f.int_arg("n", -1);
+    if (n != -1) lengths = {n};
+  } else {
+    const Arg* s = f.arg("s");
+    const Arg* dim = f.arg("dim");
+    const bool has_s = s && s->kind == Arg::Kind::kIntList;
+    const bool has_dim = dim && dim->kind == Arg::Kind::kIntList;
+    if (has_s) lengths = s->ints;
+    if (has_dim) {
+      for (int64_t d : dim->ints) {
+        const auto nd = norm_dim(d);
+        if (!nd) return std::nullopt;
+        p.dims.push_back(*nd);
+      }
+    } else {
+      // fft2: the last two dims; fftn: the last len(s) dims, or all of them.
+      const int64_t k = fam == Family::kTwoDim ? 2 : has_s ? static_cast<int64_t>(lengths.size()) : rank;
+      if (k > rank) return std::nullopt;
+      for (int64_t d = rank - k; d < rank; ++d) p.dims.push_back(d);
+    }
+  }
+  if (p.dims.empty() || (!lengths.empty() && lengths.size() != p.dims.size())) return std::nullopt;
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (p.dims[j] == p.dims[i]) return std::nullopt;
+    p.lengths.push_back(lengths.empty() || lengths[i] == -1 ? x->sizes[p.dims[i]] : lengths[i]);
+  }
+  return p;
+}
+
+// _exec_fft puts the batch (untransformed) dims first and reshapes them into one: on a row-major
+// tensor that copies when a transformed dim longer than 1 lies between two batch dims longer than 1
+// (a transform of dim 1 of [5, 6, 7]; not of dims (1, 2) or (0, 1)).
+bool batch_needs_copy(const std::vector<int64_t>& sizes, const Plan& p) {
+  auto transformed = [&](int64_t d) { return std::find(p.dims.begin(), p.dims.end(), d) != p.dims.end(); };
+  bool seen_batch = false, gap = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+    if (sizes[d] == 1) continue;
+    if (transformed(d)) {
+      gap |= seen_batch;
+    } else {
+      if (gap) return true;
+      seen_batch = true;
+    }
+  }
+  return false;
+}
+
+// The output lengths of a complex-to-real transform: the last dim's defaults to 2 * (size - 1).
+std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
+  std::vector<int64_t> n = p.lengths;
+  const Value* x = f.input(0);
+  const bool given = family_of(f.op->name) == Family::kOneDim ? f.int_arg("n", -1) != -1
+                                                              : f.arg("s") && f.arg("s")->kind == Arg::Kind::kIntList;
+  if (!given) n.back() = 2 * (x->sizes[p.dims.back()] - 1);
+  return n;
+}
+
+bool real_fft_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
+  const auto p = plan_of(f);
+  if (!p) return false;
+  bool grows = false, shrinks = false;
+  for (size_t i = 0; i < p->dims.size(); ++i) {
+    const int64_t size = x->sizes[p->dims[i]], n = p->lengths[i];
+    if (n < 1 || n > 10 || size > 10) return false;
+    grows |= n > size;
+    shrinks |= n < size;
+  }
+  // A crop with nothing padded leaves a strided view: not measured.
+  if (shrinks && !grows) return false;
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "backward" || norm == "forward" || norm == "ortho";
+}
+Counts real_fft_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  const std::string& op = f.op->name;
+  const Family fam = family_of(op);
+  Counts c;
+  if (complex_output_of_real(op) && fam != Family::kOneDim) c += Counts{1, 0, 0, 0};  // to complex
+  bool grows = false;
+  for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
+  if (grows) c += Counts{2, 0, 0, 0};  // constant_pad_nd: fill + copy
+  if (batch_needs_copy(x->sizes, p)) c += Counts{1, 0, 0, 0};
+  c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};  // cuFFT: one kernel per dim at these lengths
+  const std::string norm = f.text_arg("norm", "backward");
+  const bool scales = norm == "ortho" || (inverse_direction(op) ? norm == "backward" : norm == "forward");
+  if (scales) c += Counts{1, 0, 0, 0};
+  if (complex_output_of_real(op) && fam == Family::kOneDim) c += Counts{1, 0, 0, 0};  // conjugate half
+  return c;
+}
+
+// Complex-to-real transforms (irfft, irfft2, irfftn, hfft) of a real input, converted to complex
+// first. The last dim reads n / 2 + 1 input elements (n defaults to 2 * (size - 1)). On cuFFT's
+// one-plan path (_fft_c2r_cufft: at most 3 dims, not starting with dims 0 and 1) the input is
+// cloned first, as cuFFT overwrites it: a memcpy when it is dense, a copy kernel when a crop left
+// a strided view; hfft materializes the conjugate (a kernel) and clones that. The other path (a
+// complex transform of the leading dims, then a 1-d one) ran a different number of cuFFT kernels
+// for the same last dim and stays unknown, as does a signal padded to a longer length.
+bool c2r_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
+  const auto p = plan_of(f);
+  if (!p || p->dims.size() > 3) return false;
+  if (p->dims.size() >= 2 && p->dims[0] == 0 && p->dims[1] == 1) return false;
+  const std::vector<int64_t> n = c2r_lengths(f, *p);
+  for (size_t i = 0; i < p->dims.size(); ++i) {
+    const int64_t size = x->sizes[p->dims[i]];
+    const int64_t read = i + 1 == p->dims.size() ? n[i] / 2 + 1 : n[i];
+    if (n[i] < 1 || n[i] > 12 || size > 10 || read > size) return false;
+  }
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "backward" || norm == "forward" || norm == "ortho";
+}
+Counts c2r_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  const std::vector<int64_t> n = c2r_lengths(f, p);
+  const bool hfft = f.op->name == "aten::fft_hfft";
+  bool cropped = false;
+  for (size_t i = 0; i < p.dims.size(); ++i)
+    cropped |= (i + 1 == p.dims.size() ? n[i] / 2 + 1 : n[i]) < x->sizes[p.dims[i]];
+  Counts c{1, 0, 0, 0};  // to complex
+  if (hfft)
+    c += Counts{1, 1, 0, 0};  // the conjugate materialized, then cloned
+  else if (cropped)
+    c += Counts{1, 0, 0, 0};
+  else
+    c += Counts{0, 1, 0, 0};
+  if (batch_needs_copy(x->sizes, p)) c += Counts{1, 0, 0, 0};
+  c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};
+  const std::string norm = f.text_arg("norm", "backward");
+  if (norm == "ortho" || (hfft ? norm == "forward" : norm == "backward")) c += Counts{1, 0, 0, 0};
+  return c;
+}
+
+// ihfft2 / ihfftn (fft_ihfftn_impl): a real-to-complex transform of the last dim (scaled), its
+// conjugate materialized, then a complex transform of the other dims (scaled) on that result: one
+// cuFFT kernel per dim and a batch copy for each transform as _exec_fft needs it.
+bool ihfftn_fits(const OpFacts& f) {
+  return real_fft_fits(f);
+}
+Counts ihfftn_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  bool grows = false;
+  for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
+  const std::string norm = f.text_arg("norm", "backward");
+  const int scale = norm == "ortho" || norm == "backward" ? 1 : 0;
+  Counts c{grows ? 2 : 0, 0, 0, 0};
+  Plan last;
+  last.dims = {p.dims.back()};
+  Plan rest;
+  rest.dims.assign(p.dims.begin(), p.dims.end() - 1);
+  c += Counts{(batch_needs_copy(x->sizes, last) ? 1 : 0) + 1 + scale, 0, 0, 0};  // r2c, scale
+  if (rest.dims.empty()) return c;                                               // one dim: the conjugate stays a view
+  c += Counts{1, 0, 0, 0};                                                       // the conjugate
+  c += Counts{(batch_needs_copy(x->sizes, rest) ? 1 : 0) + static_cast<int>(rest.dims.size()) + scale, 0, 0, 0};
+  return c;
+}
+
+}  // namespace
+
+void add_fft_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"fft.real_input",
+               ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
+                    "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"}),
+               {},
+               "float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
+               "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
+               "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
+               "ifft2, ifftn) or the conjugate half (fft, ifft)",
+               real_fft_fits,
+               {},
+               real_fft_counts,
+               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
+               "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)",
+               "An FFT pads the signal to the requested length, gathers the batch into one dim, runs one "
+               "cuFFT plan (one kernel per dim at short lengths) and scales the result for its normalization."});
+  r.push_back({"fft.c2r_real_input",
+               ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"}),
+               {},
+               "float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims not "
+               "starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a memcpy; a "
+               "copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the batch dims "
+               "cannot be merged, one cuFFT kernel per dim, the scaling",
+               c2r_fits,
+               {},
+               c2r_counts,
+               "opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, last, last "
+               "two; norms ortho and default)",
+               "A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales the "
+               "result."});
+  r.push_back(
+      {"fft.ihfftn",
+       ops({"aten::fft_ihfft2", "aten::fft_ihfftn"}),
+       {},
+       "float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the last "
+       "dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one cuFFT kernel per "
+       "dim), each scaled (ortho, backward) and preceded by a batch copy where needed; + a fill and a copy "
+       "when a length grows",
+       ihfftn_fits,
+       {},
+       ihfftn_counts,
+       "opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; norms ortho "
+       "and default)",
+       "An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
+       "transforms the other dims in place."});
+  r.push_back({"fft.stft_no_window",
+               ops({"aten::stft"}),
+               {},
+               "float32 signal, no window, not normalized, n_fft up to 10: one cuFFT kernel",
+               [](const OpFacts& f) {
+                 const Value* x = f.input(0);
+                 const Arg* w = f.arg("window");
+                 const int64_t n = f.int_arg("n_fft", 0);
+                 return x && x->dtype == DType::kFloat32 && x->contiguous() && x->sizes.size() <= 2 &&
+                        (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) &&
+                        f.bool_arg("onesided", true) && n >= 1 && n <= 10 && x->sizes.back() >= n;
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results)",
+               "Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel over "
+               "the frames, read in place as a strided view."});
+}
+
+}  // namespace kc::torch2_11

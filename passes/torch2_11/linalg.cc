@@ -1,0 +1,845 @@
+// Matrix factorizations, solves and decompositions on the H200 (ATen's
+// native/cuda/linalg/BatchLinearAlgebra.cpp and BatchLinearAlgebraLib.cpp, native/BatchLinearAlgebra.cpp,
+// native/LinearAlgebra.cpp). ATen copies each matrix to column-major order for the library
+// (cloneBatchedColumnMajor), zeroes the infos, calls cuSOLVER, MAGMA or batched cuBLAS, and for the
+// non-`_ex` ops reads the infos back to check them (the host waits). The libraries' own kernel
+// counts were measured on single float32 matrices of up to 12 rows (PyTorch's OpInfo samples,
+// validate/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
+// a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
+// iterations, Bunch-Kaufman pivoting, matrix_exp's degree), only the empty case is counted.
+#include "passes/torch2_11/rules.h"
+
+namespace kc::torch2_11 {
+namespace {
+
+// A (batch of) matrices: the last two dims of a value of rank >= 2.
+struct Matrix {
+  int64_t rows = 0, cols = 0, batch = 1;
+};
+std::optional<Matrix> matrix(const Value* v) {
+  if (!v || v->sizes.size() < 2 || v->strides.size() != v->sizes.size()) return std::nullopt;
+  Matrix m;
+  m.rows = v->sizes[v->sizes.size() - 2];
+  m.cols = v->sizes.back();
+  for (size_t i = 0; i + 2 < v->sizes.size(); ++i) m.batch *= v->sizes[i];
+  return m;
+}
+// The layout and dtype every rule here was measured with: float32, row-major (an empty tensor
+// has no layout to speak of).
+bool fp32_dense(const Value* v) {
+  return v && v->dtype == DType::kFloat32 && (v->numel() == 0 || v->contiguous());
+}
+// Dense in the column-major order of its matrices (batch dims outermost): what LAPACK-style
+// factorizations (geqrf, lu_factor) return. Size-1 dims are ignored.
+bool column_major(const Value& v) {
+  const size_t r = v.sizes.size();
+  if (r < 2 || v.strides.size() != r) return false;
+  std::vector<size_t> order;  // innermost first
+  order.push_back(r - 2);
+  order.push_back(r - 1);
+  for (size_t i = r - 2; i-- > 0;) order.push_back(i);
+  int64_t expected = 1;
+  for (size_t d : order) {
+    if (v.sizes[d] != 1 && v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
+  }
+  return true;
+}
+// One float32 matrix in column-major order within the limits.
+bool one_factor(const Value* v, int64_t max_rows, int64_t max_cols) {
+  const auto m = matrix(v);
+  return m && v->dtype == DType::kFloat32 && (v->numel() == 0 || column_major(*v)) && m->batch == 1 &&
+         m->rows <= max_rows && m->cols <= max_cols;
+}
+// One float32 row-major matrix of rows x cols within the limits.
+bool one_matrix(const Value* v, int64_t max_rows, int64_t max_cols) {
+  const auto m = matrix(v);
+  return m && fp32_dense(v) && m->batch == 1 && m->rows <= max_rows && m->cols <= max_cols;
+}
+bool one_square(const Value* v, int64_t max_n) {
+  const auto m = matrix(v);
+  return one_matrix(v, max_n, max_n) && m->rows == m->cols;
+}
+bool arg_none(const OpFacts& f, const char* name) {
+  const Arg* a = f.arg(name);
+  return !a || a->kind == Arg::Kind::kNone;
+}
+
+// A copy of v into a fresh column-major matrix (cloneBatchedColumnMajor, or the column-major
+// result B is copied into): nothing when v is empty, a device-to-device memcpy when v is already
+// laid out that way (a single row or column always is), else a copy kernel. Measured: lu_solve and
+// triangular_solve with B [n, 1] (memcpy) and [n, 3] (kernel), linalg_lu_solve with left=False.
+Counts column_major_copy(const Value& v) {
+  if (v.numel() == 0) return {};
+  if (column_major(v)) return {0, 1, 0, 0};
+  return {1, 0, 0, 0};
+}
+// The transpose of a matrix value (its last two dims swapped).
+Value transposed(const Value& v) {
+  Value t = v;
+  const size_t r = v.sizes.size();
+  std::swap(t.sizes[r - 2], t.sizes[r - 1]);
+  std::swap(t.strides[r - 2], t.strides[r - 1]);
+  return t;
+}
+
+// at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
+// the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
+// and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.
+constexpr Counts kCheckErrors{1, 2, 0, 1};
+
+// LU factorization of one matrix (lu_factor in cuda/linalg/BatchLinearAlgebra.cpp): square ones go
+// to cuSOLVER's getrf (6 kernels and a memset), rectangular ones to MAGMA's batched getrf (infos
+// filled, 5 kernels, a memset); either after the column-major copy. Measured: 7 kernels + 1 memset
+// for square 5x5 and 12x12 (cuSOLVER) and for 3x5 and 4x5 (MAGMA).
+bool lu_fits(const Value* a) {
+  const auto m = matrix(a);
+  if (!m || m->rows < 1 || m->cols < 1) return false;
+  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 5, 5);
+}
+constexpr Counts kLuFactor{7, 0, 1, 0};
+
+// lu_solve_kernel's choice for n x n factors and k right-hand sides (batch 1): batched cuBLAS (the
+// pivots unpacked by 2 kernels, laswp, two trsm) up to n = 8 and for square B up to 16; looped
+// cuSOLVER getrs between 8 and 32 rows (infos set up by 2 kernels, laswp, 4 trsv kernels for one
+// right-hand side). Measured: n = 3, 5, 6 (batched cuBLAS, k = 1, 3, 4, 5), n = 12 with k = 12
+// (batched cuBLAS) and k = 1 (cuSOLVER); other k between 9 and 32 rows stay unknown.
+std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
+  if (n <= 8 || (n == k && n <= 16)) return Counts{5, 0, 0, 0};
+  if (n <= 12 && k == 1) return Counts{7, 0, 0, 0};
+  return std::nullopt;
+}
+
+// --- QR: geqrf then orgqr (cuSOLVER for one matrix) ---
+
+bool qr_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  if (!m || !one_matrix(a, 5, 5) || m->rows < 1 || m->cols > m->rows) return false;
+  const std::string& n = f.op->name;
+  if (n == "aten::linalg_qr") return f.text_arg("mode", "reduced") == "reduced";
+  if (n == "aten::qr") return f.bool_arg("some", true);
+  return true;  // geqrf
+}
+Counts qr_counts(const OpFacts& f) {
+  const bool no_cols = matrix(f.input(0))->cols == 0;
+  if (f.op->name == "aten::geqrf") return no_cols ? Counts{3, 0, 0, 0} : Counts{5, 0, 0, 0};
+  return no_cols ? Counts{3, 0, 0, 0} : Counts{16, 0, 0, 0};
+}
+
+bool householder_fits(const OpFacts& f) {
+  const auto a = matrix(f.input(0));
+  const Value* tau = f.input(1);
+  if (!a || !fp32_dense(f.input(0)) || !tau || tau->sizes.empty()) return false;
+  const int64_t k = tau->sizes.back();
+  return a->batch <= 2 && a->rows <= 6 && a->cols <= 5 && a->cols <= a->rows && k >= 1 && k <= a->cols;
+}
+// The input's copy and the infos filled once, then per matrix an info copy and cuSOLVER's orgqr
+// (8 kernels).
+Counts householder_counts(const OpFacts& f) {
+  return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
+}
+
+// --- Cholesky (cuSOLVER potrf) ---
+
+bool cholesky_fits(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  return m && one_square(f.input(0), 5);
+}
+// potrf on the upper triangle runs 3 kernels; on the lower one 2 kernels and 2 memsets; each
+// after the column-major copy and before the triangle is cut out (triu/tril). An empty matrix
+// fills its info only.
+Counts cholesky_ex_counts(const OpFacts& f) {
+  if (matrix(f.input(0))->rows == 0) return {1, 0, 0, 0};
+  return f.bool_arg("upper", false) ? Counts{5, 0, 0, 0} : Counts{4, 0, 2, 0};
+}
+Counts cholesky_counts(const OpFacts& f) {
+  // The deprecated cholesky returns before any launch on an empty matrix.
+  if (f.op->name == "aten::cholesky" && matrix(f.input(0))->rows == 0) return {};
+  Counts c = cholesky_ex_counts(f);
+  c += kCheckErrors;
+  return c;
+}
+bool all_inputs_empty_matrices(const OpFacts& f) {
+  if (f.inputs.empty()) return false;
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    const auto m = matrix(f.input(static_cast<int>(i)));
+    if (!m || m->batch != 1 || f.input(static_cast<int>(i))->numel() != 0) return false;
+  }
+  return f.dtype == DType::kFloat32;
+}
+
+// --- LU family ---
+
+bool lu_factor_fits(const OpFacts& f) {
+  if (!lu_fits(f.input(0))) return false;
+  if (f.op->name == "aten::_lu_with_info") return f.bool_arg("pivot", true) && !f.bool_arg("check_errors", false);
+  return f.bool_arg("pivot", true);
+}
+Counts lu_factor_counts(const OpFacts& f) {
+  Counts c = kLuFactor;
+  if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
+  return c;
+}
+bool lu_unpack_fits(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  return m && one_factor(f.input(0), 5, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
+         f.bool_arg("unpack_pivots", true);
+}
+// The two triangles cut out (triu/tril), L's unit diagonal, the pivots turned into a
+// permutation (arange, unpack kernel) and scattered into P: 7 kernels.
+constexpr Counts kLuUnpack{7, 0, 0, 0};
+// linalg_lu: the factorization, a copy of the factors, then lu_unpack.
+Counts linalg_lu_counts(const OpFacts&) {
+  Counts c = kLuFactor;
+  c += Counts{1, 0, 0, 0};
+  c += kLuUnpack;
+  return c;
+}
+
+// lu_solve(B, LU, pivots) and linalg_lu_solve(LU, pivots, B, left, adjoint): B's column-major
+// copy, then the solve lu_solve_kernel picks.
+struct LuSolveArgs {
+  const Value* lu = nullptr;
+  const Value* b = nullptr;
+  bool left = true;
+};
+LuSolveArgs lu_solve_args(const OpFacts& f) {
+  if (f.op->name == "aten::lu_solve") return {f.input(1), f.input(0), true};
+  return {f.input(0), f.input(2), f.bool_arg("left", true)};
+}
+bool lu_solve_fits(const OpFacts& f) {
+  const LuSolveArgs a = lu_solve_args(f);
+  const auto lu = matrix(a.lu);
+  const auto b = matrix(a.b);
+  if (!lu || !b || !one_factor(a.lu, 12, 12) || lu->rows != lu->cols || lu->rows < 1) return false;
+  if (!one_matrix(a.b, 12, 12) && !one_factor(a.b, 12, 12)) return false;
+  const int64_t n = a.left ? b->rows : b->cols;
+  const int64_t k = a.left ? b->cols : b->rows;
+  return n == lu->rows && (a.b->numel() == 0 || lu_solve_launches(n, k));
+}
+Counts lu_solve_counts(const OpFacts& f) {
+  const LuSolveArgs a = lu_solve_args(f);
+  if (a.b->numel() == 0) return {};
+  const auto b = matrix(a.b);
+  // left=False solves the transposed system: B's transpose is what is copied.
+  Counts c = column_major_copy(a.left ? *a.b : transposed(*a.b));
+  c += *lu_solve_launches(matrix(a.lu)->rows, a.left ? b->cols : b->rows);
+  return c;
+}
+
+// linalg_solve(A, B) / linalg_solve_ex: LU of A, B copied to column-major (a vector B, unsqueezed
+// to one column: 2 memcpys), lu_solve; linalg_solve then checks the infos.
+bool solve_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  if (!lu_fits(a) || !f.bool_arg("left", true) || !b || !fp32_dense(b)) return false;
+  const auto m = matrix(a);
+  if (m->rows != m->cols) return false;
+  if (b->sizes.size() == 1) return b->sizes[0] == m->rows && lu_solve_launches(m->rows, 1).has_value();
+  const auto bm = matrix(b);
+  return bm && bm->batch == 1 && bm->rows == m->rows && bm->cols >= 1 &&
+         lu_solve_launches(m->rows, bm->cols).has_value();
+}
+Counts solve_launches(int64_t n, const Value& b, bool check) {
+  Counts c = kLuFactor;
+  if (b.sizes.size() == 1) {
+    c += Counts{0, 2, 0, 0};
+    c += *lu_solve_launches(n, 1);
+  } else {
+    c += column_major_copy(b);
+    c += *lu_solve_launches(n, matrix(&b)->cols);
+  }
+  if (check) c += kCheckErrors;
+  return c;
+}
+Counts solve_counts(const OpFacts& f) {
+  return solve_launches(matrix(f.input(0))->rows, *f.input(1), f.op->name == "aten::linalg_solve");
+}
+
+// linalg_tensorsolve(A, B, dims): A reshaped to [B.numel(), rest] and solved against B flattened
+// to a vector (linalg_solve); `dims` first moves those dims of A to the end, so the reshape copies.
+bool tensorsolve_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  if (!fp32_dense(a) || !fp32_dense(b) || b->sizes.empty()) return false;
+  const int64_t n = b->numel();
+  return n >= 1 && n <= 12 && a->numel() == n * n && lu_solve_launches(n, 1).has_value();
+}
+Counts tensorsolve_counts(const OpFacts& f) {
+  const int64_t n = f.input(1)->numel();
+  Value vector;
+  vector.sizes = {n};
+  vector.strides = {1};
+  Counts c = solve_launches(n, vector, true);
+  if (!arg_none(f, "dims")) c += Counts{1, 0, 0, 0};
+  return c;
+}
+
+// linalg_inv_ex(A): the identity built (zeros + diagonal), LU of A, lu_solve against it; an empty
+// matrix fills its info only, an empty batch launches nothing. linalg_inv then checks the infos
+// (with an empty batch: one kernel and the read of the flag).
+int64_t tensorinv_n(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const int64_t ind = f.int_arg("ind", 2);
+  if (!a || ind < 1 || ind >= static_cast<int64_t>(a->sizes.size())) return -1;
+  int64_t rows = 1, cols = 1;
+  for (size_t i = 0; i < a->sizes.size(); ++i) (static_cast<int64_t>(i) < ind ? rows : cols) *= a->sizes[i];
+  return rows == cols ? rows : -1;
+}
+bool inv_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  if (f.op->name == "aten::linalg_tensorinv") {
+    const int64_t n = tensorinv_n(f);
+    return fp32_dense(a) && n >= 1 && n <= 12;
+  }
+  const auto m = matrix(a);
+  if (!m || !fp32_dense(a) || m->rows != m->cols) return false;
+  if (a->numel() == 0) return true;
+  return m->batch == 1 && m->rows <= 12;
+}
+Counts inv_counts(const OpFacts& f) {
+  const bool check = f.op->name != "aten::linalg_inv_ex";
+  const Value* a = f.input(0);
+  if (a->numel() == 0) {
+    const auto m = matrix(a);
+    if (m->batch == 0) return check ? Counts{1, 1, 0, 1} : Counts{};
+    Counts c{1, 0, 0, 0};
+    if (check) c += kCheckErrors;
+    return c;
+  }
+  const int64_t n = f.op->name == "aten::linalg_tensorinv" ? tensorinv_n(f) : matrix(a)->rows;
+  Counts c{2, 0, 0, 0};
+  c += kLuFactor;
+  c += *lu_solve_launches(n, n);
+  if (check) c += kCheckErrors;
+  return c;
+}
+
+// det / slogdet / logdet: getrf on A's transpose (column-major already: no copy), then the
+// diagonal's product or log-sum and the sign from the pivots; an empty matrix still runs the sign
+// and product kernels on empty operands. Measured at 1x1 and 5x5 (and getrf up to 12x12).
+bool det_fits(const OpFacts& f) {
+  return one_square(f.input(0), 12);
+}
+Counts det_counts(const OpFacts& f) {
+  const bool empty = matrix(f.input(0))->rows == 0;
+  const std::string& n = f.op->name;
+  if (n == "aten::linalg_det") return empty ? Counts{7, 0, 0, 0} : Counts{15, 1, 1, 0};
+  if (n == "aten::linalg_slogdet") return empty ? Counts{8, 0, 0, 0} : Counts{19, 1, 1, 0};
+  return empty ? Counts{11, 0, 0, 0} : Counts{22, 1, 1, 0};  // logdet
+}
+
+// --- triangular solves (batched cuBLAS trsm below 64 rows) ---
+
+// triangular_solve(B, A): A and B copied to column-major, the pointer arrays built (2 kernels),
+// one batched trsm. linalg_solve_triangular(A, B) passes a row-major A as its transpose (no copy).
+bool trsm_fits(const OpFacts& f) {
+  const bool legacy = f.op->name == "aten::triangular_solve";
+  const Value* a = f.input(legacy ? 1 : 0);
+  const Value* b = f.input(legacy ? 0 : 1);
+  const auto am = matrix(a);
+  const auto bm = matrix(b);
+  if (!am || !bm || !fp32_dense(a) || !fp32_dense(b) || am->rows != am->cols || am->rows >= 64) return false;
+  if (a->numel() == 0 || b->numel() == 0) return legacy;  // measured: an empty batch launches nothing
+  if (!legacy && !f.bool_arg("left", true)) return false;
+  if (legacy && (f.bool_arg("transpose", false))) return false;
+  return am->batch == 1 && bm->batch == 1 && bm->rows == am->rows;
+}
+Counts trsm_counts(const OpFacts& f) {
+  const bool legacy = f.op->name == "aten::triangular_solve";
+  const Value* a = f.input(legacy ? 1 : 0);
+  const Value* b = f.input(legacy ? 0 : 1);
+  if (a->numel() == 0 || b->numel() == 0) return {};
+  Counts c = legacy ? column_major_copy(*a) : Counts{};
+  c += column_major_copy(*b);
+  c += Counts{3, 0, 0, 0};
+  return c;
+}
+
+// --- SVD family (cuSOLVER's batched Jacobi gesvdj for small matrices) ---
+
+// The infos filled, the column-major copy, an info copy, svd_music and the Jacobi sweep kernel
+// (a QR kernel before it for a tall matrix), the singular values copied out; the infos checked by
+// reading them (2 device-to-host copies the host waits for; one matrix: a device-to-device one
+// too).
+bool svd_small(const Value* a) {
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows <= 5 && m->cols <= 5;
+}
+bool svdvals_fits(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  return svd_small(f.input(0)) && m->batch == 1 && m->rows >= m->cols;
+}
+Counts svdvals_counts(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  if (f.input(0)->numel() == 0) return {};
+  return m->rows > m->cols ? Counts{7, 3, 0, 2} : Counts{6, 3, 0, 2};
+}
+bool svd_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  if (!svd_small(a)) return false;
+  if (a->numel() == 0) return true;
+  // Measured with U and V: one wide 2x3 matrix, reduced.
+  return f.op->name == "aten::linalg_svd" && m->batch == 1 && m->rows == 2 && m->cols == 3 &&
+         !f.bool_arg("full_matrices", true);
+}
+Counts svd_counts(const OpFacts& f) {
+  if (f.input(0)->numel() == 0) return {};
+  return {8, 4, 0, 2};
+}
+// cond (2-norm) and the nuclear norm: the singular values, then the ratio or the sum.
+bool svd_norm_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  if (!svd_small(a) || a->numel() == 0 || m->rows != m->cols || m->batch > 5) return false;
+  if (f.op->name == "aten::linalg_cond") return arg_none(f, "p");
+  if (f.op->overload != "str_ord" || f.text_arg("ord", "fro") != "nuc") return false;
+  const Arg* d = f.arg("dim");
+  const int64_t r = static_cast<int64_t>(a->sizes.size());
+  return d && d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1;
+}
+Counts svd_norm_counts(const OpFacts& f) {
+  return matrix(f.input(0))->batch == 1 ? Counts{7, 3, 0, 2} : Counts{7, 2, 0, 2};
+}
+// The Frobenius norm is one reduction over both dims (linalg_vector_norm).
+bool fro_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  return a && a->sizes.size() >= 2 && f.op->overload == "str_ord" && f.text_arg("ord", "fro") == "fro" &&
+         a->numel() > 0 && !reduction_splits(f);
+}
+
+// pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
+// SVD (or eigh when hermitian) of a square matrix, then the thresholded reciprocal and the
+// product (pinv) or the count above the threshold (matrix_rank).
+bool spectral_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  if (!m || !fp32_dense(a) || m->rows != m->cols || !arg_none(f, "atol")) return false;
+  if (a->numel() == 0) return true;
+  // The overloads measured (linalg_pinv's rcond form was not).
+  if (f.op->name == "aten::linalg_matrix_rank" && f.op->overload != "atol_rtol_tensor") return false;
+  if (f.op->name == "aten::linalg_pinv" && f.op->overload != "atol_rtol_tensor" && f.op->overload != "atol_rtol_float")
+    return false;
+  return m->batch == 1 && m->rows <= 5;
+}
+Counts pinv_counts(const OpFacts& f) {
+  if (f.input(0)->numel() == 0) return {2, 0, 0, 0};
+  if (f.bool_arg("hermitian", false)) return {28, 3, 1, 2};
+  const Arg* rtol = f.arg("rtol");
+  return rtol && rtol->kind == Arg::Kind::kTensor ? Counts{15, 3, 0, 2} : Counts{16, 3, 0, 2};
+}
+Counts matrix_rank_counts(const OpFacts& f) {
+  const Value* a = f.input(0);
+  if (a->numel() == 0) return matrix(a)->batch == 0 ? Counts{2, 0, 0, 0} : Counts{3, 0, 0, 0};
+  return f.bool_arg("hermitian", false) ? Counts{22, 3, 1, 2} : Counts{13, 3, 0, 2};
+}
+
+// --- eigen decompositions ---
+
+// eigh / eigvalsh (cuSOLVER syevd): the copy, infos, hermitianize, norm, tridiagonalization, QR
+// iteration, scaling (+ ormqr and a copy for the vectors), the infos checked.
+bool eigh_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == m->cols && (a->numel() == 0 || one_square(a, 5));
+}
+Counts eigh_counts(const OpFacts& f) {
+  if (f.input(0)->numel() == 0) return {};
+  return f.op->name == "aten::linalg_eigh" ? Counts{17, 3, 1, 2} : Counts{14, 3, 1, 2};
+}
+// geev's launches depend on how many iterations the values need: only the empty case, where the
+// complex results are still allocated, filled and converted.
+bool empty_square(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && a->dtype == DType::kFloat32 && m->rows == m->cols && a->numel() == 0;
+}
+
+// --- products ---
+
+// matrix_power(A, n): n = 0 the identity (2 kernels, 2 copies); n = 2, 3 one and two matmuls;
+// above, binary powering: a squaring per bit after the first and a product per further set bit.
+int matmuls_for_power(int64_t n) {
+  if (n == 2) return 1;
+  if (n == 3) return 2;
+  int squarings = 0, products = 0;
+  bool have_result = false;
+  for (int64_t e = n; e > 0; e /= 2) {
+    if (e != n) ++squarings;
+    if (e % 2 == 1) {
+      if (have_result) ++products;
+      have_result = true;
+    }
+  }
+  return squarings + products;
+}
+bool matrix_power_fits(const OpFacts& f) {
+  const int64_t n = f.int_arg("n", -1);
+  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && (n == 0 || n >= 2);
+}
+Counts matrix_power_counts(const OpFacts& f) {
+  const int64_t n = f.int_arg("n", -1);
+  if (n == 0) return {2, 2, 0, 0};
+  const int64_t s = matrix(f.input(0))->rows;
+  const Counts one = mm_launches(*f.target, s, s, s, f.dtype);
+  Counts c;
+  for (int i = 0; i < matmuls_for_power(n); ++i) c += one;
+  return c;
+}
+// multi_dot of two matrices is one mm.
+bool multi_dot_fits(const OpFacts& f) {
+  if (f.inputs.size() != 2) return false;
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  return a && b && a->sizes.size() == 2 && b->sizes.size() == 2 && a->sizes[1] == b->sizes[0] &&
+         (a->numel() == 0 || a->contiguous()) && (b->numel() == 0 || b->contiguous()) && a->dtype == b->dtype &&
+         (a->dtype == DType::kFloat32 || is_half(a->dtype));
+}
+Counts multi_dot_counts(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  if (a->sizes[0] == 0 || b->sizes[1] == 0) return {};
+  if (a->sizes[1] == 0) return {1, 0, 0, 0};  // the result zero-filled
+  return mm_launches(*f.target, a->sizes[0], a->sizes[1], b->sizes[1], a->dtype);
+}
+// vecdot of two real vectors is a dot product: cuBLAS's dot kernel and a one-block reduction; of
+// empty vectors, the zero result copied from the host.
+bool vecdot_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* y = f.input(1);
+  return x && y && x->sizes.size() == 1 && y->sizes == x->sizes && x->dtype == y->dtype &&
+         (x->dtype == DType::kFloat32 || is_half(x->dtype));
+}
+Counts vecdot_counts(const OpFacts& f) {
+  return f.input(0)->numel() == 0 ? Counts{0, 1, 0, 0} : Counts{2, 0, 0, 0};
+}
+// vander(x, N): the powers as a cumulative product of x repeated N - 1 times, then the column of
+// ones concatenated: 4 kernels (a scan of 2 kernels for one element, a copy + 1 scan kernel for 5).
+bool vander_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (!x || x->sizes.size() > 1 || x->dtype != DType::kFloat32 || x->numel() > 5) return false;
+  const int64_t n = f.int_arg("N", x->numel());
+  return n >= 2 && n <= 5;
+}
+
+}  // namespace
+
+void add_linalg_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"linalg.qr",
+               ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"}),
+               {},
+               "one float32 matrix up to 5x5, rows >= cols, reduced mode: geqrf 5 kernels, linalg_qr/qr 16; 3 with "
+               "no columns",
+               qr_fits,
+               {},
+               qr_counts,
+               "opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and svd_lowrank (3x2, "
+               "4x2)",
+               "QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; the "
+               "reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular factor, "
+               "small GEMMs)."});
+  r.push_back({"linalg.householder_product",
+               ops({"aten::linalg_householder_product"}),
+               {},
+               "float32 matrices up to 6x5, at most 2: 2 + 9 per matrix",
+               householder_fits,
+               {},
+               householder_counts,
+               "opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20)",
+               "The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's orgqr "
+               "once per matrix."});
+  r.push_back({"linalg.ormqr",
+               ops({"aten::ormqr"}),
+               {},
+               "column-major float32 reflectors up to 5x5, a row-major other matrix: 4 kernels",
+               [](const OpFacts& f) {
+                 return one_factor(f.input(0), 5, 5) && one_matrix(f.input(2), 5, 5) && f.input(0)->numel() > 0 &&
+                        f.input(2)->numel() > 0 && !column_major(*f.input(2));
+               },
+               {4, 0, 0, 0},
+               nullptr,
+               "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or "
+               "not)",
+               "ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors "
+               "with one cuSOLVER kernel."});
+  r.push_back({"linalg.cholesky_ex",
+               ops({"aten::linalg_cholesky_ex"}),
+               {},
+               "one float32 matrix up to 5x5: upper 5 kernels, lower 4 + 2 memsets; empty: 1",
+               cholesky_fits,
+               {},
+               cholesky_ex_counts,
+               "opinfo:linalg_cholesky_ex (5x5 upper and lower, 0x0)",
+               "Cholesky copies the matrix to column-major order, runs cuSOLVER's potrf (a different kernel "
+               "sequence for each triangle) and cuts out the triangle."});
+  r.push_back({"linalg.cholesky",
+               ops({"aten::linalg_cholesky", "aten::cholesky"}),
+               {},
+               "as linalg_cholesky_ex + the info check (1 kernel, 2 memcpy, 1 sync); cholesky of 0x0: nothing",
+               cholesky_fits,
+               {},
+               cholesky_counts,
+               "opinfo:linalg_cholesky, opinfo:cholesky (5x5 upper and lower, 0x0)",
+               "Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is not "
+               "positive definite: the host waits."});
+  r.push_back({"linalg.cholesky_empty",
+               ops({"aten::cholesky_inverse", "aten::cholesky_solve"}),
+               {},
+               "empty float32 matrices: 2 kernels (the infos filled and copied)",
+               all_inputs_empty_matrices,
+               {2, 0, 0, 0},
+               nullptr,
+               "opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)",
+               "On empty matrices only the infos are set up: they are filled and copied."});
+  r.push_back({"linalg.lu_factor",
+               ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"}),
+               {},
+               "one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 5x5 (MAGMA): 7 kernels + 1 "
+               "memset; linalg_lu_factor + the info check",
+               lu_factor_fits,
+               {},
+               lu_factor_counts,
+               "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12)",
+               "LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
+               "batched getrf (rectangular)."});
+  r.push_back({"linalg.lu_unpack",
+               ops({"aten::lu_unpack"}),
+               {},
+               "one float32 column-major matrix (as lu_factor returns it) up to 5x5: 7 kernels",
+               lu_unpack_fits,
+               kLuUnpack,
+               nullptr,
+               "opinfo:lu_unpack (3x5, 4x5, 5x5)",
+               "lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
+               "permutation matrix."});
+  r.push_back({"linalg.lu",
+               ops({"aten::linalg_lu"}),
+               {},
+               "as lu_factor (7 + 1 memset) + a copy + lu_unpack (7)",
+               lu_factor_fits,
+               {},
+               linalg_lu_counts,
+               "opinfo:linalg_lu (3x5, 4x5, 5x5)",
+               "linalg_lu factors the matrix and unpacks the factors into P, L and U."});
+  r.push_back({"linalg.lu_solve",
+               ops({"aten::linalg_lu_solve", "aten::lu_solve"}),
+               {},
+               "one float32 column-major factorization of n <= 8 rows (or 12 with B of n or 1 columns): B's "
+               "column-major copy (a memcpy when B is laid out so) + batched cuBLAS (5) or cuSOLVER getrs (7)",
+               lu_solve_fits,
+               {},
+               lu_solve_counts,
+               "opinfo:linalg_lu_solve, opinfo:lu_solve (3x3 with B 3x4, 4x3, 3x1, 3x0)",
+               "Solving from an LU factorization copies B to column-major order, applies the row swaps and solves "
+               "the two triangles."});
+  r.push_back({"linalg.solve",
+               ops({"aten::linalg_solve_ex", "aten::linalg_solve"}),
+               {},
+               "one float32 square A up to 12x12, B a vector or matrix: LU (7 + 1 memset), B's copy, lu_solve; "
+               "linalg_solve + the info check",
+               solve_fits,
+               {},
+               solve_counts,
+               "opinfo:linalg_solve, opinfo:linalg_solve_ex (5x5 with B [5], [5, 1], [5, 3]), "
+               "opinfo:linalg_tensorsolve (6x6 and 12x12)",
+               "A linear solve factors A with LU, copies B to column-major order and solves the two triangles; "
+               "linalg_solve then reads the info back to raise on a singular matrix."});
+  r.push_back({"linalg.tensorsolve",
+               ops({"aten::linalg_tensorsolve"}),
+               {},
+               "float32, B of at most 12 elements: linalg_solve of the reshaped A against B as a vector, + a copy "
+               "when dims is given",
+               tensorsolve_fits,
+               {},
+               tensorsolve_counts,
+               "opinfo:linalg_tensorsolve ([2, 3, 6] with and without dims, [3, 4, 4, 3])",
+               "tensorsolve reshapes A into a square matrix (copying it when dims moves axes) and calls "
+               "linalg_solve."});
+  r.push_back({"linalg.inv",
+               ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"}),
+               {},
+               "one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
+               "linalg_inv/tensorinv + the info check; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+               inv_fits,
+               {},
+               inv_counts,
+               "opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12)",
+               "An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
+               "linalg_inv reads the info back to raise on a singular matrix."});
+  r.push_back({"linalg.det",
+               ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"}),
+               {},
+               "one float32 square matrix up to 12x12: det 15, slogdet 19, logdet 22 (+ 1 memcpy, 1 memset); 0x0: 7, "
+               "8, 11",
+               det_fits,
+               {},
+               det_counts,
+               "opinfo:linalg_det, opinfo:linalg_slogdet, opinfo:logdet (0x0, 1x1, 5x5)",
+               "A determinant factors the matrix with LU and multiplies the diagonal, with the sign from the "
+               "pivots; the log forms take logs and signs elementwise."});
+  r.push_back({"linalg.triangular_solve",
+               ops({"aten::triangular_solve", "aten::linalg_solve_triangular"}),
+               {},
+               "one float32 matrix below 64 rows: A's (triangular_solve) and B's column-major copies, the pointer "
+               "arrays (2) and one batched trsm; an empty batch: nothing",
+               trsm_fits,
+               {},
+               trsm_counts,
+               "opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), opinfo:linalg_solve_triangular (3x3 "
+               "with B 3x1)",
+               "Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
+               "column-major order and builds the arrays of matrix pointers first."});
+  r.push_back({"linalg.svdvals",
+               ops({"aten::linalg_svdvals"}),
+               {},
+               "one float32 matrix up to 5x5, rows >= cols: 6 kernels (7 tall) + 3 memcpy, 2 syncs; empty: nothing",
+               svdvals_fits,
+               {},
+               svdvals_counts,
+               "opinfo:linalg_svdvals (5x5, 5x2, 5x0)",
+               "Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
+               "infos are read back."});
+  r.push_back({"linalg.svd",
+               ops({"aten::linalg_svd", "aten::svd"}),
+               {},
+               "empty: nothing; one float32 2x3 matrix, reduced: 8 kernels + 4 memcpy",
+               svd_fits,
+               {},
+               svd_counts,
+               "opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced)",
+               "An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."});
+  r.push_back({"linalg.svd_norms",
+               ops({"aten::linalg_cond", "aten::linalg_matrix_norm"}),
+               {},
+               "float32 square matrices up to 5x5, at most 5: cond (2-norm) and the nuclear norm, 7 kernels + 3 "
+               "memcpy (2 for a batch)",
+               svd_norm_fits,
+               {},
+               svd_norm_counts,
+               "opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)",
+               "The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
+               "Jacobi SVD), then one ratio or sum."});
+  r.push_back({"linalg.matrix_norm_fro",
+               ops({"aten::linalg_matrix_norm"}),
+               {},
+               "Frobenius norm, one reduce kernel",
+               fro_fits,
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))",
+               "The Frobenius norm is one reduction over the two matrix dims."});
+  r.push_back({"linalg.pinv",
+               ops({"aten::linalg_pinv", "aten::pinverse"}),
+               {},
+               "one float32 square matrix up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
+               "memcpy; empty: 2",
+               spectral_fits,
+               {},
+               pinv_counts,
+               "opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5)",
+               "A pseudo-inverse computes the tolerance, the SVD (eigh when hermitian), inverts the singular values "
+               "above it and multiplies the factors back."});
+  r.push_back({"linalg.matrix_rank",
+               ops({"aten::linalg_matrix_rank"}),
+               {},
+               "one float32 square matrix up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy; empty: 3 (2 for "
+               "an empty batch)",
+               spectral_fits,
+               {},
+               matrix_rank_counts,
+               "opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5)",
+               "The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed from "
+               "the largest."});
+  r.push_back({"linalg.eigh",
+               ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"}),
+               {},
+               "one float32 matrix up to 5x5: eigh 17, eigvalsh 14 (+ 3 memcpy, 1 memset); empty: nothing",
+               eigh_fits,
+               {},
+               eigh_counts,
+               "opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)",
+               "A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
+               "vectors, the back-transformation; the infos are read back."});
+  r.push_back({"linalg.eig_empty",
+               ops({"aten::linalg_eig", "aten::linalg_eigvals"}),
+               {},
+               "empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on values "
+               "depend on its iterations",
+               empty_square,
+               {},
+               [](const OpFacts& f) {
+                 return f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+               },
+               "opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)",
+               "On empty matrices eig only allocates and fills its complex results and checks the infos."});
+  r.push_back({"linalg.ldl_factor_empty",
+               ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"}),
+               {},
+               "empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy): the pivoting decides the "
+               "launches on values",
+               empty_square,
+               {},
+               [](const OpFacts& f) {
+                 return f.op->name == "aten::linalg_ldl_factor" ? Counts{2, 2, 0, 1} : Counts{1, 0, 0, 0};
+               },
+               "opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)",
+               "On an empty matrix the LDL factorization only fills its info (and checks it)."});
+  r.push_back({"linalg.matrix_power",
+               ops({"aten::linalg_matrix_power"}),
+               {},
+               "one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per squaring "
+               "and per further set bit of n",
+               matrix_power_fits,
+               {},
+               matrix_power_counts,
+               "opinfo:linalg_matrix_power (1x1: n = 0, 3, 5)",
+               "A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and per "
+               "further set bit."});
+  r.push_back({"linalg.multi_dot",
+               ops({"aten::linalg_multi_dot"}),
+               {},
+               "two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an empty "
+               "contraction",
+               multi_dot_fits,
+               {},
+               multi_dot_counts,
+               "opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16)",
+               "multi_dot of two matrices is one matrix product."});
+  r.push_back({"linalg.vecdot",
+               ops({"aten::linalg_vecdot"}),
+               {},
+               "two real vectors: cuBLAS's dot kernel + a one-block reduction; empty: the zero copied from the host",
+               vecdot_fits,
+               {},
+               vecdot_counts,
+               "opinfo:linalg_vecdot (length 0 and 1, float32 and bfloat16), opset:dot",
+               "The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."});
+  r.push_back({"linalg.vander",
+               ops({"aten::linalg_vander"}),
+               {},
+               "float32, up to 5 points and 5 powers: 4 kernels",
+               vander_fits,
+               {4, 0, 0, 0},
+               nullptr,
+               "opinfo:linalg_vander (0-d and [1] with N = 2, [5])",
+               "A Vandermonde matrix is a cumulative product of the repeated points and a column of ones "
+               "concatenated to it."});
+  r.push_back({"linalg.norm_vector_ord",
+               ops({"aten::linalg_norm"}),
+               {},
+               "a vector with a numeric ord: one reduce kernel",
+               [](const OpFacts& f) {
+                 const Value* x = f.input(0);
+                 const Arg* o = f.arg("ord");
+                 return x && x->sizes.size() == 1 && x->numel() > 0 && o &&
+                        (o->kind == Arg::Kind::kInt || o->kind == Arg::Kind::kFloat) && !reduction_splits(f);
+               },
+               {1, 0, 0, 0},
+               nullptr,
+               "opinfo:linalg_norm, opinfo:linalg_norm_subgradients_at_zero (length 5, ord 0 and 0.5)",
+               "A vector norm of any order is one reduction kernel."});
+}
+
+}  // namespace kc::torch2_11

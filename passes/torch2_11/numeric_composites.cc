@@ -1,0 +1,353 @@
+// Composite ops ATen writes as short chains of other ops (Distance.cpp, TensorCompare.cpp,
+// ReduceOps.cpp, Integration.cpp, TensorShape.cpp): each step one kernel, every reduction
+// zeroing its semaphores first where it splits across blocks (reduce_config.h).
+#include <algorithm>
+#include <cmath>
+
+#include "analyzer/tensor_geometry.h"
+#include "passes/torch2_11/reduce_config.h"
+#include "passes/torch2_11/rules.h"
+
+namespace kc::torch2_11 {
+namespace {
+
+// 1 when a reduction of a fresh contiguous tensor of `sizes` over `dims` (empty: all) zeroes
+// its semaphores first.
+int split_memset(const OpFacts& f, const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+  return reduce_splits_across_blocks(f.target->device, sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+}
+std::vector<int64_t> dims_arg(const OpFacts& f, const char* name) {
+  const Arg* a = f.arg(name);
+  return a ? a->ints : std::vector<int64_t>{};
+}
+
+// dist(a, b, p) = norm(a - b, p): the difference, then one norm reduction over every element.
+Counts dist_counts(const OpFacts& f) {
+  const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
+  return {2, 0, split_memset(f, shape, {}), 0};
+}
+// pairwise_distance(x1, x2, p, eps) = norm(x1 - x2 + eps, p, last dim): sub, add, the norm.
+Counts pairwise_distance_counts(const OpFacts& f) {
+  const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
+  return {3, 0, shape.empty() ? 0 : split_memset(f, shape, {-1}), 0};
+}
+// isclose of floating tensors (equal_nan false, a tolerance): self == other, the allowed error
+// atol + |rtol * other| (mul, abs, add), the actual error |self - other| (sub, abs), its
+// finiteness, <=, and the and/or that combine them: 13 kernels.
+bool isclose_default(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  // Zero tolerances return after the equality (one kernel): not this chain.
+  auto tolerance = [&](const char* name, double fallback) {
+    const Arg* t = f.arg(name);
+    return t && t->kind == Arg::Kind::kFloat && !t->floats.empty() ? t->floats[0] : fallback;
+  };
+  const bool tolerant = tolerance("rtol", 1e-05) != 0.0 || tolerance("atol", 1e-08) != 0.0;
+  return a && b && is_floating(a->dtype) && is_floating(b->dtype) && !f.bool_arg("equal_nan", false) && tolerant;
+}
+// nanmean = nansum(x, dim) / logical_not(isnan(x)).sum(dim): isnan, logical_not, the bool count
+// (a cast to int64, then its sum), nansum, div.
+Counts nanmean_counts(const OpFacts& f) {
+  const Value& x = *f.input(0);
+  const auto dims = dims_arg(f, "dim");
+  return {6, 0, 2 * split_memset(f, x.sizes, dims), 0};
+}
+// trapezoid(y, x, dim) = ((x[1:] - x[:-1]) * (y[1:] + y[:-1])).sum(dim) / 2 along dim: sub, add,
+// mul, sum, div; cumulative_trapezoid takes a cumsum instead of the sum (two kernels when it
+// scans every element).
+Counts trapezoid_counts(const OpFacts& f) {
+  const Value& y = *f.input(0);
+  int64_t dim = f.int_arg("dim", -1);
+  const int64_t rank = static_cast<int64_t>(y.sizes.size());
+  if (dim < 0) dim += rank;
+  std::vector<int64_t> sliced = broadcast_shape(y.sizes, f.input(1)->sizes);
+  if (dim >= 0 && dim < static_cast<int64_t>(sliced.size())) sliced[dim] = std::max<int64_t>(sliced[dim] - 1, 0);
+  if (f.op->name == "aten::cumulative_trapezoid") {
+    int64_t n = 1;
+    for (int64_t s : sliced) n *= s;
+    const bool whole = dim >= 0 && dim < static_cast<int64_t>(sliced.size()) && sliced[dim] == n && n > 1;
+    return {whole ? 6 : 5, 0, 0, 0};
+  }
+  return {5, 0, split_memset(f, sliced, {dim}), 0};
+}
+bool trapezoid_shapes(const OpFacts& f) {
+  const Value* y = f.input(0);
+  const Value* x = f.input(1);
+  return y && x && !y->sizes.empty() && y->numel() > 0;
+}
+// diagonal_scatter / as_strided_scatter: a clone of the input (a memcpy when dense), then src
+// copied into the view: a memcpy where the view and src are both dense alike, else a kernel.
+Counts scatter_into_view_counts(const OpFacts& f) {
+  const Value& self = *f.input(0);
+  const Value& src = *f.input(1);
+  Counts c = self.contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  if (src.numel() == 0) return c;
+  bool dense_view = src.numel() == 1;
+  if (f.op->name == "aten::as_strided_scatter") {
+    const Arg* size = f.arg("size");
+    const Arg* stride = f.arg("stride");
+    dense_view = size && stride && stride->ints == contiguous_strides(size->ints);
+    if (size && size->ints.size() <= 1 && src.numel() <= 1) dense_view = true;
+  }
+  if (dense_view && src.contiguous() && src.dtype == self.dtype)
+    c.memcpy += 1;
+  else
+    c.kernels += 1;
+  return c;
+}
+
+// all / any of one element (allany_impl): result.copy_(self.view_as(result).to(kBool)), a cast
+// kernel unless the input is bool, then a device-to-device memcpy.
+bool one_element(const OpFacts& f) {
+  return f.input(0) && f.input(0)->numel() == 1;
+}
+
+// Dropout.cpp's _dropout_impl for alpha dropout in training: p = 1 multiplies by a zero scalar
+// (a fill, the product); 0 < p < 1 draws the mask (bernoulli_), builds the offset b (add, mul_,
+// add_), scales the mask (mul_), then input * mask + b: seven kernels.
+Counts alpha_dropout_counts(const OpFacts& f) {
+  const Arg* p = f.arg("p");
+  const double prob = p && !p->floats.empty() ? p->floats[0] : 0.5;
+  if (f.out_numel == 0 || prob == 0.0) return {};
+  return prob >= 1.0 ? Counts{2, 0, 0, 0} : Counts{7, 0, 0, 0};
+}
+// sum_to_size (ExpandUtils.h's sum_to): an empty size sums everything, a 0-dim input too; else
+// the input itself when it already has the size, else one sum (keepdim) over the leading
+// dimensions and those the size holds at 1.
+Counts sum_to_size_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const std::vector<int64_t> size = dims_arg(f, "size");
+  if (size.empty()) return {1, 0, in->numel() > 0 ? split_memset(f, in->sizes, {}) : 0, 0};
+  if (in->sizes == size) return {};
+  std::vector<int64_t> dims;
+  const size_t lead = in->sizes.size() - std::min(in->sizes.size(), size.size());
+  for (size_t i = 0; i < in->sizes.size(); ++i)
+    if (i < lead || (size[i - lead] == 1 && in->sizes[i] != 1)) dims.push_back(static_cast<int64_t>(i));
+  return {1, 0, in->numel() > 0 ? split_memset(f, in->sizes, dims) : 0, 0};
+}
+
+// gradient with a scalar spacing (ReduceOps.cpp, gradient_helper_float), for each dim (every dim
+// when none is given): the centre difference (sub, div), each edge (edge_order 1: sub, div;
+// edge_order 2: three scaled terms combined and divided, 6), the centre halved, and a cat of
+// edge, centre, edge: 8 kernels a dim for edge_order 1, 16 for 2.
+bool gradient_scalar(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t e = f.int_arg("edge_order", 1);
+  return f.op->overload == "scalarint" && x && !x->sizes.empty() && (e == 1 || e == 2);
+}
+Counts gradient_counts(const OpFacts& f) {
+  const Arg* d = f.arg("dim");
+  const int64_t dims = d && d->kind == Arg::Kind::kInt ? 1 : static_cast<int64_t>(f.input(0)->sizes.size());
+  const int per_dim = f.int_arg("edge_order", 1) == 2 ? 16 : 8;
+  return {static_cast<int>(dims) * per_dim, 0, 0, 0};
+}
+
+}  // namespace
+
+void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back({"histc",
+               ops({"aten::histc"}),
+               {},
+               "a zero fill of the bins and one histogram kernel; min == max (the default 0, 0): the range is "
+               "first read from the data (min and max reductions, each read back: 2 memcpy, 2 host syncs)",
+               [](const OpFacts& f) { return f.input(0) && f.in_numel > 0; },
+               {},
+               [](const OpFacts& f) -> Counts {
+                 // SummaryOps.cu _histc_cuda_template: self.min().item() and self.max().item() when min == max.
+                 const Arg* lo = f.arg("min");
+                 const Arg* hi = f.arg("max");
+                 auto value = [](const Arg* a) {
+                   if (!a) return 0.0;
+                   if (a->kind == Arg::Kind::kFloat && !a->floats.empty()) return a->floats[0];
+                   if (a->kind == Arg::Kind::kInt && !a->ints.empty()) return static_cast<double>(a->ints[0]);
+                   return 0.0;
+                 };
+                 const bool data_range = value(lo) == value(hi);
+                 return data_range ? Counts{4, 2, 0, 2} : Counts{2, 0, 0, 0};
+               },
+               "opinfo: histc with the default range (fill, min, max, kernelHistogram1D; 2 DtoH memcpy; bins 1, 3 "
+               "and 100)",
+               "histc zeroes its bins and counts every element into them with one kernel; with no range given it "
+               "first finds the data's minimum and maximum and reads them back to the host."});
+  r.push_back({"isin.brute_force",
+               ops({"aten::isin"}),
+               {},
+               "few test elements (fewer than 10 * elements^0.145): elements compared with every test element and "
+               "reduced with any, written into the result: a fill, the comparison, the reduction and a memcpy",
+               [](const OpFacts& f) {
+                 const Value* e = f.input(0);
+                 const Value* t = f.input(1);
+                 if (f.op->overload != "Tensor_Tensor" || !e || !t || e->numel() == 0) return false;
+                 return static_cast<double>(t->numel()) < 10.0 * std::pow(static_cast<double>(e->numel()), 0.145);
+               },
+               {3, 1, 0, 0},
+               nullptr,
+               "opinfo: isin.Tensor_Tensor (20 elements, 5 test elements: FillFunctor, eq, any-reduce, 1 DtoD memcpy)",
+               "isin with few test elements compares every element with each of them and reduces with any, "
+               "copying the answer into the result."});
+  r.push_back({"gradient.scalar",
+               ops({"aten::gradient"}),
+               {},
+               "scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the halving, a "
+               "cat), 16 with edge_order 2",
+               gradient_scalar,
+               {},
+               gradient_counts,
+               "opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32)",
+               "torch.gradient takes central differences inside and one-sided ones at the edges of each dimension, "
+               "each a few elementwise kernels, and joins them with a cat."});
+  r.push_back({"alpha_dropout.train",
+               ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"}),
+               {},
+               "train: 0 < p < 1 a mask, its offset and scale, the product and the offset added; p = 1 a product "
+               "with zero",
+               [](const OpFacts& f) { return f.bool_arg("train", true); },
+               {},
+               alpha_dropout_counts,
+               "opinfo: alpha_dropout, feature_alpha_dropout with train = True (7 kernels; 2 at p = 1)",
+               "Alpha dropout keeps the activations' mean and variance: a Bernoulli mask, an offset built from it "
+               "with three elementwise kernels, the mask scaled, then the input times the mask plus the offset."});
+  r.push_back({"sum_to_size",
+               ops({"aten::sum_to_size"}),
+               {},
+               "the input when it has the size; else one sum over the dimensions the size reduces",
+               [](const OpFacts& f) {
+                 return f.input(0) && f.arg("size") && dims_arg(f, "size").size() <= f.input(0)->sizes.size();
+               },
+               {},
+               sum_to_size_counts,
+               "opinfo: sum_to_size (6 of 6: one reduce kernel)",
+               "sum_to_size is a sum with keepdim over the dimensions it removes or shrinks to 1: one reduce kernel."});
+  r.push_back({"trace",
+               ops({"aten::trace"}),
+               {},
+               "the diagonal's sum: one reduce kernel",
+               // An empty diagonal was never measured: left unknown.
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2 && f.input(0)->numel() > 0; },
+               {},
+               [](const OpFacts& f) {
+                 const Value* in = f.input(0);
+                 const int64_t n = std::min(in->sizes[0], in->sizes[1]);
+                 const bool split = reduce_splits_across_blocks(f.target->device, {n}, {in->sizes[1] + 1}, {});
+                 return Counts{1, 0, split ? 1 : 0, 0};
+               },
+               "opinfo: trace (2 of 2)",
+               "trace sums the matrix's diagonal, a strided view, with one reduce kernel."});
+  r.push_back({"special_ndtr",
+               ops({"aten::special_ndtr"}),
+               {},
+               "x * sqrt(1/2), erf, + 1, * 0.5: four elementwise kernels (none for an empty input)",
+               nullptr,
+               {},
+               [](const OpFacts& f) {
+                 return f.out_numel > 0 ? Counts{4, 0, 0, 0} : Counts{};
+               },
+               "opinfo: special_ndtr (6 of 6: 4 kernels, 0 for the empty sample)",
+               "The normal distribution's CDF is written as (1 + erf(x / sqrt(2))) / 2, each step its own kernel."});
+  r.push_back({"safe_softmax",
+               ops({"aten::_safe_softmax"}),
+               {},
+               "softmax, isneginf, all over the dimension, a zero fill, where",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
+               {},
+               [](const OpFacts& f) {
+                 const Value* in = f.input(0);
+                 return Counts{5, 0, split_memset(f, in->sizes, {f.int_arg("dim", -1)}), 0};
+               },
+               "opinfo: _safe_softmax (6 of 6: 5 kernels)",
+               "_safe_softmax gives zeros for rows that are entirely -inf: the softmax, then a mask of -inf "
+               "inputs, its all() over the dimension, a tensor of zeros and a where."});
+  r.push_back({"allany.one_element",
+               ops({"aten::all", "aten::any"}),
+               {},
+               "an input of one element: a cast to bool (none for a bool input), then a memcpy",
+               one_element,
+               {},
+               [](const OpFacts& f) {
+                 return Counts{f.input(0)->dtype == DType::kBool ? 0 : 1, 1, 0, 0};
+               },
+               "opinfo: all, any of 0-d tensors (12 of 12)",
+               "all and any of a single element skip the reduction: the element is converted to bool and copied "
+               "into the result."});
+  r.push_back({"dist",
+               ops({"aten::dist"}),
+               {},
+               "the difference, then one norm reduction over every element",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               dist_counts,
+               "opinfo: dist (p 2 and 4, broadcast; 6 of 6)",
+               "dist subtracts the tensors with one kernel and reduces the difference's norm with another."});
+  r.push_back({"pairwise_distance",
+               ops({"aten::pairwise_distance"}),
+               {},
+               "sub, add eps, a norm over the last dim",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               pairwise_distance_counts,
+               "opinfo: pairwise_distance, triplet_margin_with_distance_loss (18 of 18)",
+               "The distance is x1 - x2 + eps (two elementwise kernels) and its norm along the last dimension."});
+  r.push_back({"isclose",
+               ops({"aten::isclose"}),
+               {},
+               "floating inputs, equal_nan false, a non-zero tolerance: 13 elementwise kernels",
+               isclose_default,
+               {13, 0, 0, 0},
+               nullptr,
+               "opinfo: isclose (0-d, 1-d, broadcast; 6 of 6)",
+               "isclose compares, builds the allowed and the actual error and combines the tests, one elementwise "
+               "kernel per step: 13."});
+  r.push_back({"nanmean",
+               ops({"aten::nanmean"}),
+               {},
+               "isnan, logical_not, a cast and a sum for the count, nansum, div",
+               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
+               {},
+               nanmean_counts,
+               "opinfo: nanmean (6 of 6)",
+               "nanmean sums the non-NaN values and divides by their count, which takes its own elementwise kernels "
+               "and sum."});
+  r.push_back({"trapezoid",
+               ops({"aten::trapezoid", "aten::trapz", "aten::cumulative_trapezoid"}),
+               {},
+               "with x: sub, add, mul, the sum (cumulative: cumsum, two kernels over a whole 1-d input), div",
+               [](const OpFacts& f) { return f.op->overload == "x" && trapezoid_shapes(f); },
+               {},
+               trapezoid_counts,
+               "opinfo: trapezoid.x, trapz.x, cumulative_trapezoid.x (18 of 18)",
+               "The trapezoid rule takes the spacing and the pairwise sums with elementwise kernels, multiplies them "
+               "and sums (or scans) the products, then halves them."});
+  r.push_back({"softmax.backward_data",
+               ops({"aten::_softmax_backward_data"}),
+               {},
+               "grad * output, then the softmax backward kernel",
+               nullptr,
+               {},
+               [](const OpFacts& f) {
+                 return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
+               },
+               "opinfo: _softmax_backward_data (6 of 6)",
+               "Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."});
+  r.push_back({"chunk_cat",
+               ops({"aten::_chunk_cat"}),
+               {},
+               "the inputs' pointers and sizes copied to the device, one chunk_cat kernel",
+               nullptr,
+               {1, 1, 0, 0},
+               nullptr,
+               "opinfo: _chunk_cat (6 of 6)",
+               "chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every chunk "
+               "with one kernel."});
+  r.push_back({"scatter_into_view",
+               ops({"aten::diagonal_scatter", "aten::as_strided_scatter"}),
+               {},
+               "a clone of the input (memcpy when dense), then src copied into the view (memcpy when both are dense, "
+               "else a kernel)",
+               [](const OpFacts& f) { return f.input(0) && f.input(1); },
+               {},
+               scatter_into_view_counts,
+               "opinfo: diagonal_scatter, as_strided_scatter (12 of 12)",
+               "The scatter copies its input, then copies src into a view of the copy."});
+}
+
+}  // namespace kc::torch2_11

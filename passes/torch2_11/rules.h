@@ -1,0 +1,66 @@
+// PyTorch 2.11's launch rules, one file per op family. Each file holds its family's rules and the
+// shape mechanisms they are written with; rules.cc assembles them in match order. What a rule
+// reads of the GPU it reads through the op's target (OpFacts::target: its device and tables).
+// Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
+// validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:),
+// validate/results/torchscript (torchscript:), validate/results/opinfo (opinfo:: PyTorch's OpInfo
+// samples), validate/results/control (control:).
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "passes/launch_rules.h"
+#include "passes/target.h"
+
+namespace kc::torch2_11 {
+
+// Every rule of PyTorch 2.11, in match order (rules.cc): a target's rule table.
+std::vector<LaunchRule> launch_rules();
+
+inline std::vector<std::string> ops(std::initializer_list<const char*> names) {
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+void add_view_copies_rules(std::vector<LaunchRule>& r);        // empty results, *_copy views, aliases, no-ops
+void add_copies_rules(std::vector<LaunchRule>& r);             // shape ops, copies, conversions, host reads
+void add_gemm_rules(std::vector<LaunchRule>& r);               // cuBLAS / cuBLASLt
+void add_conv_rules(std::vector<LaunchRule>& r);               // cuDNN and ATen's depthwise kernels
+void add_norm_rules(std::vector<LaunchRule>& r);               // batch, layer, group norms and softmax
+void add_attention_rules(std::vector<LaunchRule>& r);          // scaled dot-product attention
+void add_rnn_rules(std::vector<LaunchRule>& r);                // cuDNN RNN, GRU, LSTM
+void add_indexing_rules(std::vector<LaunchRule>& r);           // gathers, scatters, selections
+void add_elementwise_rules(std::vector<LaunchRule>& r);        // untagged elementwise, pools, scans, factories
+void add_selection_rules(std::vector<LaunchRule>& r);          // sorts, selections, scatters, data-dependent sizes
+void add_loss_rules(std::vector<LaunchRule>& r);               // loss functions: elementwise chains and reductions
+void add_composite_rules(std::vector<LaunchRule>& r);          // multi-kernel ATen composites, untagged elementwise
+void add_generic_rules(std::vector<LaunchRule>& r);            // by class: views, reductions, pointwise
+void add_numeric_composite_rules(std::vector<LaunchRule>& r);  // dist, isclose, nanmean, trapezoid, ...
+void add_rearrange_rules(std::vector<LaunchRule>& r);          // stacks, rot90, diag, fftshift, take, put
+void add_torchvision_rules(std::vector<LaunchRule>& r);        // torchvision's detection ops (nms, roi_align, ...)
+void add_linalg_rules(std::vector<LaunchRule>& r);             // factorizations and solves (cuSOLVER, MAGMA)
+void add_fft_rules(std::vector<LaunchRule>& r);                // FFTs of real inputs (cuFFT)
+
+// The launches of aten::sort on one slice of n elements of dtype dt, as the sort rules count
+// them (selection.cc): for composites that sort inside (torchvision's nms).
+Counts sort_1d_launches(int64_t n, DType dt);
+
+// The launches of nonzero on x, as the nonzero rule counts them (selection.cc): for ops that
+// run it inside (masked_select, indexing with a boolean mask).
+Counts nonzero_launches(const Value& x);
+
+// The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
+// `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
+// inside (recurrent cells), with target t's GEMM tree.
+Counts mm_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
+// The same with the bias in the GEMM's epilogue (linear's cuBLASLt call): for composites that
+// project with a bias inside (the fast path of nn.MultiheadAttention).
+Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
+
+// Whether ATen's reduce kernel, reducing the op's first input over its `dim` argument (all dims
+// where that is absent, None or []), splits across blocks and so zeroes a semaphore buffer first
+// (reduce_config.h); for the reduction rules and the composites that reduce inside (generic.cc).
+bool reduction_splits(const OpFacts& f);
+
+}  // namespace kc::torch2_11
