@@ -1,7 +1,7 @@
 """The measured model corpora as fit_conv.py and sweep.py's conv_replay read them: each corpus's
-validate JSONs (validate/results/<corpus>/measured.tar.xz or its folder) and an op's arguments
+validate JSONs (data/results/<corpus>/measured.tar.xz or its folder) and an op's arguments
 parsed back from their `name=dtype[sizes]{strides}` and `name=[ints]` text. The truth of a set
-measured as its real run alone (torchscript_heldout, torchscript_rest: validate/truth_from_reports.sh)
+measured as its real run alone (torchscript_heldout, torchscript_rest: data/truth_from_reports.sh)
 holds no arguments: its ops are kernelcount's own, so report_args takes them from kernelcount's
 report of each model, in the same text. Standard library only (sweep.py runs it on the GPU machine)."""
 import concurrent.futures
@@ -12,14 +12,14 @@ import subprocess
 import sys
 import tarfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The corpora whose convolutions the trees learn from; a hold-out joins only after its first look.
 CORPORA = ["broad", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "corpus"]
-# Where each corpus's models are, where not validate/corpus/<corpus> (a TorchScript archive comes
+# Where each corpus's models are, where not data/corpus/<corpus> (a TorchScript archive comes
 # with a manifest of --input specs beside it).
-MODELS = {"corpus": "validate/corpus/models", "torchscript": "validate/corpus/torchscript/models.tar.xz",
-          "torchscript_heldout": "validate/corpus/torchscript_heldout/models.tar.xz",
-          "torchscript_rest": "validate/corpus/torchscript_rest/models.tar.xz"}
+MODELS = {"corpus": "data/corpus/models", "torchscript": "data/corpus/torchscript/models.tar.xz",
+          "torchscript_heldout": "data/corpus/torchscript_heldout/models.tar.xz",
+          "torchscript_rest": "data/corpus/torchscript_rest/models.tar.xz"}
 ARG = re.compile(r"^(\w+)=(\w+)\[([\d,]*)\](?:\{([\d,]*)\})?$")
 
 
@@ -34,7 +34,7 @@ def truth_at(corpus):
         return None
     if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{TRUTH_AT[0]}^{{commit}}"]).returncode:
         sys.exit(f"corpus_ops: commit {TRUTH_AT[0]} is not in this clone's history (its truth is read from there)")
-    run = subprocess.run(["git", "-C", ROOT, "show", f"{TRUTH_AT[0]}:validate/results/{corpus}/measured.tar.xz"],
+    run = subprocess.run(["git", "-C", ROOT, "show", f"{TRUTH_AT[0]}:data/results/{corpus}/measured.tar.xz"],
                          capture_output=True)
     return run.stdout if run.returncode == 0 else None
 
@@ -42,7 +42,7 @@ def truth_at(corpus):
 def model_files(corpus):
     """(name, measured JSON) of one corpus, from its measured.tar.xz (as of TRUTH_AT where set and
     there) or its folder."""
-    base = os.path.join(ROOT, "validate", "results", corpus)
+    base = os.path.join(ROOT, "data", "results", corpus)
     tgz = os.path.join(base, "measured.tar.xz")
     pinned = truth_at(corpus)
     if pinned is not None:
@@ -80,13 +80,13 @@ def parse_args(args):
 
 
 def models_present(corpus):
-    return os.path.exists(os.path.join(ROOT, MODELS.get(corpus, f"validate/corpus/{corpus}")))
+    return os.path.exists(os.path.join(ROOT, MODELS.get(corpus, f"data/corpus/{corpus}")))
 
 
 def models_of(corpus, tmp):
     """(name, model path, --input specs) of each measured model of a corpus (an archive is unpacked
     under tmp)."""
-    where = os.path.join(ROOT, MODELS.get(corpus, f"validate/corpus/{corpus}"))
+    where = os.path.join(ROOT, MODELS.get(corpus, f"data/corpus/{corpus}"))
     inputs = {}
     if where.endswith(".tar.xz"):
         with tarfile.open(where) as t:

@@ -2,13 +2,13 @@
 """Writes the cuDNN answers built into kernelcount (passes/targets/h200/cudnn_answers.txt.gz,
 read by passes/targets/h200/cudnn_table.cc): cuDNN's heuristic choice for every convolution of
 the committed models, asked as the built-in H200. Runs kernelcount on every model of
-validate/corpus/*/ (folders and .tar.xz bundles, TorchScript with their manifests' --input specs),
+data/corpus/*/ (folders and .tar.xz bundles, TorchScript with their manifests' --input specs),
 tests/models/*.pt2 and every golden case that names a convolution, with the table off and the
 disk cache in a fresh folder, then writes that cache's lines sorted, one per query. Needs cuDNN
 9.19 (the one the target runs) where kernelcount can load it; about 20 minutes on two cores.
 
-  scripts/cudnn_table.py [--kernelcount build/kernelcount] [--jobs N]   rewrite the table
-  scripts/cudnn_table.py --check                                       exit 1 if it is not current
+  generators/cudnn_table.py [--kernelcount build/kernelcount] [--jobs N]   rewrite the table
+  generators/cudnn_table.py --check                                       exit 1 if it is not current
 """
 import argparse
 import concurrent.futures
@@ -53,7 +53,7 @@ def folder_runs(folder):
 
 def all_runs(tmp):
     runs = []
-    for folder in sorted(glob.glob(os.path.join(ROOT, "validate/corpus/*/"))):
+    for folder in sorted(glob.glob(os.path.join(ROOT, "data/corpus/*/"))):
         folder = folder.rstrip("/")
         runs += folder_runs(folder)
         for bundle in sorted(glob.glob(os.path.join(folder, "*.tar.xz"))):
@@ -138,7 +138,7 @@ def main():
             return 0
         old, new = set(committed.splitlines()), set(text.splitlines())
         print(f"cudnn_table: {os.path.relpath(TABLE, ROOT)} is stale: {len(new - old)} lines to add, "
-              f"{len(old - new)} to remove; run scripts/cudnn_table.py")
+              f"{len(old - new)} to remove; run generators/cudnn_table.py")
         return 1
     with open(TABLE, "wb") as f:
         f.write(gzipped(text))

@@ -18,11 +18,11 @@ out here and get the grouped trees' answer in the rules).
 
 Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense, gconv,
 gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second draws held out of
-the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (validate/results/:
+the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (data/results/:
 broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
 their shapes densely and the random sweeps only sparsely. A model's convolution is taken with the
 strides it read on the GPU, which differ from its recorded ones where a cuDNN output ran channels
-last (results/conv_runtime_strides.json.gz, from kernelcount's layout pass by runtime_strides.py). A hold-out measured later must not be
+last (data/sweeps/conv_runtime_strides.json.gz, from kernelcount's layout pass by runtime_strides.py). A hold-out measured later must not be
 added here before its first look. Each tree's size is chosen by 5-fold cross-validation over
 model families (LEAF_CHOICES); the leave-one-family-out figure below reuses those sizes, so one
 size per tree was chosen with every family in view. Prints each tree's 5-fold cross-validated
@@ -36,9 +36,9 @@ may split ties differently, which --check shows).
 without that family (its .pt2 convolutions in the other corpora left out too: a family is the
 name before "__"), and never learned from: the TorchScript sets (torchscript, torchscript_heldout,
 torchscript_rest), whose architectures are the broad corpus's. The truth of torchscript_heldout and
-torchscript_rest (their real runs aligned to kernelcount's own ops, validate/truth_from_reports.sh)
+torchscript_rest (their real runs aligned to kernelcount's own ops, data/truth_from_reports.sh)
 holds no arguments, so their convolutions' arguments are read from kernelcount's report of each
-trace (--kernelcount; the traces, validate/corpus/<set>/models.tar.xz, are kept out of the
+trace (--kernelcount; the traces, data/corpus/<set>/models.tar.xz, are kept out of the
 repository: their READMEs say how to make them again).
 
 The committed trees learned from the corpora's truth as of commit 2f63c3d (TREES_TRUTH: the
@@ -52,16 +52,16 @@ cuDNN cannot be loaded), and on those and the engine configuration cuDNN 9.19's 
 choose for the H200 (kConvTreeCudnn_*; ENGINE_FEATURES below), with whether cuDNN on the GPU
 itself would run the convolution as a cuBLASLt GEMM instead (gpu_gemm: an engine cuDNN cannot
 offer without a GPU, decided by a classifier fitted on the GPU's own answers). cuDNN's answers for every
-convolution are kept in results/cudnn_engines.jsonl.gz; shapes not in it are put to
+convolution are kept in data/sweeps/cudnn_engines.jsonl.gz; shapes not in it are put to
 build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
 
-    python3 validate/sweeps/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]
-        [--lofo-out validate/sweeps/conv_lofo.json.gz] [--kernelcount build/kernelcount]]
+    python3 generators/fit_conv.py [--out passes/targets/h200/conv_engine_trees.inc] [--check] [--lofo [--lofo-extra CORPUS...]
+        [--lofo-out generators/conv_lofo.json.gz] [--kernelcount build/kernelcount]]
 
 as the repository's figures are made:
 
-    python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout torchscript_rest \
-        --lofo-out validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt
+    python3 generators/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout torchscript_rest \
+        --lofo-out generators/conv_lofo.json.gz > generators/fit_conv.txt
 """
 import argparse
 import collections
@@ -80,7 +80,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from corpus_ops import CORPORA, ROOT, TRUTH_AT, model_files, parse_args, report_args
 
-SWEEPS = os.path.join(ROOT, "validate", "sweeps", "results", "sweep.jsonl.gz")
+SWEEPS = os.path.join(ROOT, "data", "sweeps", "sweep.jsonl.gz")
 OUT = os.path.join(ROOT, "passes", "targets", "h200", "conv_engine_trees.inc")
 # Feature order; passes/targets/h200/conv_engine.cc fills the same array. For a grouped
 # convolution c_in, c_out and gemm_k are one group's. c_in_align and c_out_align: the largest of
@@ -106,14 +106,14 @@ KNOBS = (2, 3, 5, 6, 13, 14, 18, 22, 23, 25, 27, 28)
 # the shape's but one_d, half precision, channels last, then cuDNN's answer without a GPU (the
 # best other engine, which engine 58 has to beat).
 ENGINE_FEATURES = ["engine"] + [f"knob{k}" for k in KNOBS] + ["log2_workspace", "next_engine", "gpu_gemm"]
-GPU_SWEEP = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_gpu_pointwise.csv.gz")
+GPU_SWEEP = os.path.join(ROOT, "data", "sweeps", "cudnn_gpu_pointwise.csv.gz")
 GPU_GEMM_ENGINE = 58
 GPU_GEMM_FEATURES = 17
 GPU_GEMM_LEAVES = 1000
-ENGINES = os.path.join(ROOT, "validate", "sweeps", "results", "cudnn_engines.jsonl.gz")
+ENGINES = os.path.join(ROOT, "data", "sweeps", "cudnn_engines.jsonl.gz")
 # The run-time strides of the corpora's convolutions where they differ from the recorded ones
 # (runtime_strides.py: a convolution fed from a channels-last cuDNN output).
-RUNTIME_STRIDES = os.path.join(ROOT, "validate", "sweeps", "results", "conv_runtime_strides.json.gz")
+RUNTIME_STRIDES = os.path.join(ROOT, "data", "sweeps", "conv_runtime_strides.json.gz")
 ENGINE_TOOL = os.path.join(ROOT, "build", "validate", "kernelcount-cudnn-engines")
 # Engine answers by query (a JSON text), from ENGINES; queries not in it are collected in
 # PENDING and answered by ENGINE_TOOL before the fit.
@@ -384,7 +384,7 @@ SWEEP_FAMILIES = ("conv_dense", "conv", "conv_align", "conv3d_dense", "gconv", "
 # Random 1x1 convolutions (sweep.py conv1x1_random: 120,000 measured, counts only). With
 # --conv1x1 every CONV1X1_EVERY-th joins the fit (whose time grows with the shapes); the trees in
 # the repository are fitted without them (FINDINGS.md says what they change).
-CONV1X1_SWEEP = os.path.join(ROOT, "validate", "sweeps", "results", "conv1x1_random.jsonl.xz")
+CONV1X1_SWEEP = os.path.join(ROOT, "data", "sweeps", "conv1x1_random.jsonl.xz")
 CONV1X1_EVERY = 6
 
 
@@ -434,7 +434,7 @@ CONV_OPS = ("aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution"
 # this commit where it has one (--truth-at; the TorchScript sets measured later, from the working tree).
 TREES_TRUTH = "2f63c3d"
 # Where a corpus's truth holds no arguments (a set measured as its real run alone and aligned to
-# kernelcount's own ops: validate/truth_from_reports.sh), they are read from kernelcount's report of
+# kernelcount's own ops: data/truth_from_reports.sh), they are read from kernelcount's report of
 # each model (corpus_ops.report_args): this binary's.
 KERNELCOUNT = [os.path.join(ROOT, "build", "kernelcount")]
 report_cache = {}
@@ -668,7 +668,7 @@ def main():
                     "predicted family by family but never learned from (torchscript torchscript_heldout torchscript_rest)")
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
                     "left out and fitted on all (JSON, gzip), by the trees with cuDNN's engine choice, for "
-                    "validate/broad_accuracy.py --conv-lofo")
+                    "research/accuracy/broad_accuracy.py --conv-lofo")
     ap.add_argument("--kernelcount", default=KERNELCOUNT[0], help="for a --lofo-extra corpus whose truth holds no "
                     "arguments (torchscript_heldout, torchscript_rest): their convolutions' arguments from its reports")
     ap.add_argument("--truth-at", metavar="COMMIT", default=TREES_TRUTH, help="read each corpus's measured.tar.xz as "
@@ -731,7 +731,7 @@ def main():
             f.write(json.dumps(held_out, sort_keys=True, separators=(",", ":")).encode())
     if a.check:
         if not os.path.exists(a.out) or open(a.out).read() != body:
-            sys.exit(f"fit_conv: {a.out} is not what the sweeps give; rerun validate/sweeps/fit_conv.py")
+            sys.exit(f"fit_conv: {a.out} is not what the sweeps give; rerun generators/fit_conv.py")
         return
     with open(a.out, "w") as f:
         f.write(body)

@@ -8,7 +8,7 @@ zeroed workspaces), its NCHW-native kernels (1-2), or one GEMM for a 1x1 stride-
 
 Prints the held-out accuracy (every fifth configuration left out of the fit), then the tree
 fitted on all configurations as C++ for passes/targets/h200/conv.cc (--cpp).
-  python3 validate/sweeps/fit_convt.py SWEEP.jsonl.gz [--depth 6] [--cpp]
+  python3 generators/fit_convt.py SWEEP.jsonl.gz [--depth 6] [--cpp]
 """
 import argparse
 import collections

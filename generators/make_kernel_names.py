@@ -1,7 +1,7 @@
 """Regenerates passes/targets/torch2_11_h200_kernel_names.inc: for each launch rule, the kernel
 name families the H200 really ran for the ops that rule covers, from the committed measurements.
 
-Reads every kernelcount-validate output (validate/results/corpus/, heldout/, models/ and the
+Reads every kernelcount-validate output (data/results/corpus/, heldout/, models/ and the
 reference cases in truth_cases.json), predicts the same archives with `kernelcount --no-measured`
 (so an op the measured table decides is filed under the rule that would fit it), and reduces each
 measured kernel name to its family (`vectorized_elementwise_kernel`, `nvjet`,
@@ -10,15 +10,17 @@ first tensor and the number of launches; each keeps its most frequent sequence o
 launch order (kernels, then memcpys, then memsets: CUPTI records those without an order to the
 kernels here) and how many op instances ran it.
 Run from the repository root after building, then rebuild:
-  python3 validate/make_kernel_names.py
+  python3 generators/make_kernel_names.py
 """
 import collections
 import glob
 import json
+import os
 import re
 import subprocess
 import sys
-import measured_io
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validate"))  # measured_io
+import measured_io  # noqa: E402
 
 KC = "build/kernelcount"
 OUT = "passes/targets/torch2_11_h200_kernel_names.inc"
@@ -46,15 +48,15 @@ def family(name):
 
 def measurements():
     for folder in ("corpus", "heldout"):
-        for _, meas in measured_io.measured(f"validate/results/{folder}"):
+        for _, meas in measured_io.measured(f"data/results/{folder}"):
             yield meas, []
-    for path in sorted(glob.glob("validate/results/models/*.json")):
+    for path in sorted(glob.glob("data/results/models/*.json")):
         name = path.split("/")[-1][:-5]
         if name.endswith((".profiler", "_weights")) or name.split("_")[0] in SKIP:
             continue
         extra = ["--input", TS_INPUTS[name]] if name in TS_INPUTS else []
         yield json.load(open(path)), extra
-    for name, meas in json.load(open("validate/results/truth_cases.json")).items():
+    for name, meas in json.load(open("data/results/truth_cases.json")).items():
         if name not in SKIP:
             yield meas, []
 

@@ -1,33 +1,35 @@
 """Regenerates passes/targets/torch2_11_h200_measured.inc: measured launch counts for the op signatures where the
 launch rules miss.
 
-Reads every kernelcount-validate output in validate/results/corpus/ and validate/results/models/
+Reads every kernelcount-validate output in data/results/corpus/ and data/results/models/
 (the test models) and the per-op measurements of the reference cases
-(validate/results/truth_cases.json), predicts the same archives with
+(data/results/truth_cases.json), predicts the same archives with
 `kernelcount --no-measured`, and keeps each signature (launch key) whose measurement differs from
 the rules' prediction. A signature measured differently in different places keeps its most
 frequent measurement (ties: the first seen), and the script reports how many disagreed.
 Run from the repository root after building, then rebuild:
-  python3 validate/make_measured_table.py
+  python3 generators/make_measured_table.py
 """
 import collections
 import glob
 import json
+import os
 import subprocess
 import sys
-import measured_io
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validate"))  # measured_io
+import measured_io  # noqa: E402
 
 KC = "build/kernelcount"
 OUT = "passes/targets/torch2_11_h200_measured.inc"
 # Random weights in separate allocations make cuDNN's RNN copy them into one buffer first: an
-# artefact of the measurement, not of the op (see validate/results/README.md).
+# artefact of the measurement, not of the op (see data/results/README.md).
 SKIP_MODELS = {"lstm"}
 
 
 def measurements():
-    yield from measured_io.measured("validate/results/corpus")
+    yield from measured_io.measured("data/results/corpus")
     # The repository's own test models (random weights, as validate runs them by default).
-    for path in sorted(glob.glob("validate/results/models/*.json")):
+    for path in sorted(glob.glob("data/results/models/*.json")):
         name = path.split("/")[-1][:-5]
         meas = json.load(open(path))
         # TorchScript runs record no --input shapes to predict them again with; .pt2 only.
@@ -35,7 +37,7 @@ def measurements():
                 meas["model"]["format"] != "pt2":
             continue
         yield "test:" + name, meas
-    for name, meas in json.load(open("validate/results/truth_cases.json")).items():
+    for name, meas in json.load(open("data/results/truth_cases.json")).items():
         if name not in SKIP_MODELS:
             yield "truth:" + name, meas
 

@@ -2,7 +2,7 @@
 
 Each section of README.md and docs/ (accuracy, usage, speed) between <!-- NAME:begin --> and <!-- NAME:end -->
 is the output of the command written in the section's first line, or a table of saved figures. Run from the repository root after building:
-  python3 scripts/update_docs.py
+  python3 generators/update_docs.py
 """
 import json
 import os
@@ -97,12 +97,12 @@ def bench_table():
 
 
 def corpus():
-    table = sh("python3 validate/corpus_accuracy.py --markdown")
+    table = sh("python3 research/accuracy/corpus_accuracy.py --markdown")
     lines = [l for l in table.splitlines() if l.startswith("|")]
-    out = ["```", "$ python3 validate/corpus_accuracy.py --markdown   # the table below, in-sample"]
-    for args in ("", "--holdout", "--rules-only", "--measured validate/results/heldout"):
-        res = sh(f"python3 validate/corpus_accuracy.py {args}").splitlines()
-        out.append(f"$ python3 validate/corpus_accuracy.py {args}".rstrip() + "   # summary")
+    out = ["```", "$ python3 research/accuracy/corpus_accuracy.py --markdown   # the table below, in-sample"]
+    for args in ("", "--holdout", "--rules-only", "--measured data/results/heldout"):
+        res = sh(f"python3 research/accuracy/corpus_accuracy.py {args}").splitlines()
+        out.append(f"$ python3 research/accuracy/corpus_accuracy.py {args}".rstrip() + "   # summary")
         out += [l for l in res if l.startswith("[") or l.startswith("rules below") or l.startswith("not measured")]
     out.append("```")
     return "\n".join(out) + "\n\n" + "\n".join(lines)
@@ -114,38 +114,38 @@ def saved(path, cmd, lines=6):
     return "```\n$ " + cmd + "\n" + "\n".join(head) + "\n```"
 
 
-# The figures of validate/accuracy_all.sh: (label, what the set is, accuracy JSON).
+# The figures of research/accuracy/accuracy_all.sh: (label, what the set is, accuracy JSON).
 ACCURACY_SETS = [
     ("broad, leave one family out", "569 exports, 133 families (torchvision, timm, transformers, RNNs)",
-     "validate/results/broad/accuracy_lofo.json"),
-    ("broad, rules alone", "the same, no measured table", "validate/results/broad/accuracy_rules.json"),
-    ("fresh", "85 exports of 38 families no other set holds", "validate/results/fresh/accuracy_rules.json"),
-    ("fresh2", "134: one more model per timm family, batch 4", "validate/results/fresh2/accuracy_rules.json"),
-    ("fresh3", "36 CNNs at batch 8, 160 x 160", "validate/results/fresh3/accuracy_rules.json"),
-    ("fresh4", "76 timm models", "validate/results/fresh4/accuracy_rules.json"),
-    ("fresh5", "138 timm and transformers models", "validate/results/fresh5/accuracy_rules.json"),
-    ("fresh6", "130 models exported on the GPU", "validate/results/fresh6/accuracy_rules.json"),
-    ("opset", "792 one-op blocks, every op a family", "validate/results/opset/accuracy_rules.json"),
+     "data/results/broad/accuracy_lofo.json"),
+    ("broad, rules alone", "the same, no measured table", "data/results/broad/accuracy_rules.json"),
+    ("fresh", "85 exports of 38 families no other set holds", "data/results/fresh/accuracy_rules.json"),
+    ("fresh2", "134: one more model per timm family, batch 4", "data/results/fresh2/accuracy_rules.json"),
+    ("fresh3", "36 CNNs at batch 8, 160 x 160", "data/results/fresh3/accuracy_rules.json"),
+    ("fresh4", "76 timm models", "data/results/fresh4/accuracy_rules.json"),
+    ("fresh5", "138 timm and transformers models", "data/results/fresh5/accuracy_rules.json"),
+    ("fresh6", "130 models exported on the GPU", "data/results/fresh6/accuracy_rules.json"),
+    ("opset", "792 one-op blocks, every op a family", "data/results/opset/accuracy_rules.json"),
     ("OpInfo", "3,345 samples of PyTorch's OpInfo database, every OpInfo a family",
-     "validate/results/opinfo/accuracy_rules.json"),
-    ("control flow", "cond, map, scan and while_loop programs", "validate/results/control/accuracy_rules.json"),
+     "data/results/opinfo/accuracy_rules.json"),
+    ("control flow", "cond, map, scan and while_loop programs", "data/results/control/accuracy_rules.json"),
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
-     "validate/results/torchscript/accuracy_lofo.json"),
-    ("TorchScript, rules alone", "the same, no measured table", "validate/results/torchscript/accuracy_rules.json"),
+     "data/results/torchscript/accuracy_lofo.json"),
+    ("TorchScript, rules alone", "the same, no measured table", "data/results/torchscript/accuracy_rules.json"),
     ("TorchScript held out, leave one family out", "208 traces of 104 more architectures, one per family",
-     "validate/results/torchscript_heldout/accuracy_lofo.json"),
+     "data/results/torchscript_heldout/accuracy_lofo.json"),
     ("TorchScript held out, rules alone", "the same, no measured table",
-     "validate/results/torchscript_heldout/accuracy_rules.json"),
+     "data/results/torchscript_heldout/accuracy_rules.json"),
     ("TorchScript the rest, leave one family out", "290 traces of the other 145 architectures that trace",
-     "validate/results/torchscript_rest/accuracy_lofo.json"),
+     "data/results/torchscript_rest/accuracy_lofo.json"),
     ("TorchScript the rest, rules alone", "the same, no measured table (first look: 281/290, 289/290)",
-     "validate/results/torchscript_rest/accuracy_rules.json"),
+     "data/results/torchscript_rest/accuracy_rules.json"),
     ("detection, as exported", "6 torchvision detectors traced on the GPU; random weights keep no box",
-     "validate/results/detection/accuracy_rules.json"),
+     "data/results/detection/accuracy_rules.json"),
     ("detection, all scores", "the same with every score threshold at 0",
-     "validate/results/detection_all_scores/accuracy_rules.json"),
+     "data/results/detection_all_scores/accuracy_rules.json"),
     ("detection, held out", "3 more detectors, all scores, measured after the rules",
-     "validate/results/detection_heldout/accuracy_rules.json"),
+     "data/results/detection_heldout/accuracy_rules.json"),
 ]
 
 
@@ -186,7 +186,7 @@ def accuracy_table(rows=None):
 
 
 def truth_of_record():
-    d = json.load(open("validate/results/truth_of_record.json"))
+    d = json.load(open("data/results/truth_of_record.json"))
     sets = d["sets"]
     n = sum(s["models"] for s in sets)
     totals = sum(s["totals_equal"] for s in sets)
@@ -197,7 +197,7 @@ def truth_of_record():
            "| --- | ---: | ---: | ---: |"]
     out += [f"| {s['set']} | {s['models']} | {s['totals_equal']} | {s['ops_equal']} |" for s in sets]
     out.append(f"| all | {n} | {totals} | {ops} |")
-    text = ("From `validate/results/truth_of_record.json` (`python3 validate/real_truth.py compare "
+    text = ("From `data/results/truth_of_record.json` (`python3 validate/real_truth.py compare "
             "REPLAY_SET REAL_DIR` per set, on the outputs of `validate/device_truth.sh`):\n\n" + "\n".join(out))
     if only:
         text += "\n\nMeasured one way only: " + ", ".join(f"{m} ({s}, {w})" for s, m, w in only) + "."
@@ -214,112 +214,112 @@ SECTIONS = {
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
     "example-explain": lambda: block(f"{KC} explain tests/models/add_relu.pt2 --op 1"),
-    "truth": lambda: "```\n$ python3 validate/truth/truth_accuracy.py | tail -2\n"
-                     + sh("python3 validate/truth/truth_accuracy.py | tail -2") + "\n```",
+    "truth": lambda: "```\n$ python3 data/truth/truth_accuracy.py | tail -2\n"
+                     + sh("python3 data/truth/truth_accuracy.py | tail -2") + "\n```",
     "bench": bench_table,
     "speed-summary": speed_summary,
     "corpus": corpus,
-    "broad": lambda: saved("validate/results/broad/accuracy_rules.txt",
-                           "python3 validate/broad_accuracy.py --mode rules --worst 15 --misses 40 "
-                           "--json validate/results/broad/accuracy_rules.json "
-                           "> validate/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
-    "fresh-first": lambda: saved("validate/results/fresh/accuracy_first_look.txt",
+    "broad": lambda: saved("data/results/broad/accuracy_rules.txt",
+                           "python3 research/accuracy/broad_accuracy.py --mode rules --worst 15 --misses 40 "
+                           "--json data/results/broad/accuracy_rules.json "
+                           "> data/results/broad/accuracy_rules.txt   # about 10 minutes", 6),
+    "fresh-first": lambda: saved("data/results/fresh/accuracy_first_look.txt",
                                  "git worktree add ../kc-f06302a f06302a && (cd ../kc-f06302a && ./scripts/setup.sh) && "
-                                 "python3 validate/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
-                                 "--mode rules --models validate/corpus/fresh --measured validate/results/fresh/measured.tar.xz "
+                                 "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-f06302a/build/kernelcount "
+                                 "--mode rules --models data/corpus/fresh --measured data/results/fresh/measured.tar.xz "
                                  "--worst 25 --misses 40   # the rules before the fresh measurements", 6),
-    "broad-lofo": lambda: saved("validate/results/broad/accuracy_lofo.txt",
-                                "python3 validate/broad_accuracy.py --mode lofo --conv-lofo validate/sweeps/conv_lofo.json.gz "
-                                "--worst 15 --misses 20 --json validate/results/broad/accuracy_lofo.json "
-                                "> validate/results/broad/accuracy_lofo.txt", 3),
-    "fresh2-first": lambda: saved("validate/results/fresh2/accuracy_first_look.txt",
+    "broad-lofo": lambda: saved("data/results/broad/accuracy_lofo.txt",
+                                "python3 research/accuracy/broad_accuracy.py --mode lofo --conv-lofo generators/conv_lofo.json.gz "
+                                "--worst 15 --misses 20 --json data/results/broad/accuracy_lofo.json "
+                                "> data/results/broad/accuracy_lofo.txt", 3),
+    "fresh2-first": lambda: saved("data/results/fresh2/accuracy_first_look.txt",
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
-                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh2 --measured "
-                                  "validate/results/fresh2/measured.tar.xz --worst 25 --misses 40", 6),
-    "fresh2": lambda: saved("validate/results/fresh2/accuracy_rules.txt",
-                            "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh2 --measured "
-                            "validate/results/fresh2/measured.tar.xz --worst 15 --misses 40 --json "
-                            "validate/results/fresh2/accuracy_rules.json > validate/results/fresh2/accuracy_rules.txt", 6),
-    "fresh3-first": lambda: saved("validate/results/fresh3/accuracy_first_look.txt",
-                                  "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh3 "
-                                  "--measured validate/results/fresh3/measured.tar.xz --worst 36 --misses 30   # at 7a9e51f",
+                                  "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
+                                  "--mode rules --models data/corpus/fresh2 --measured "
+                                  "data/results/fresh2/measured.tar.xz --worst 25 --misses 40", 6),
+    "fresh2": lambda: saved("data/results/fresh2/accuracy_rules.txt",
+                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh2 --measured "
+                            "data/results/fresh2/measured.tar.xz --worst 15 --misses 40 --json "
+                            "data/results/fresh2/accuracy_rules.json > data/results/fresh2/accuracy_rules.txt", 6),
+    "fresh3-first": lambda: saved("data/results/fresh3/accuracy_first_look.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh3 "
+                                  "--measured data/results/fresh3/measured.tar.xz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
-    "conv-trees": lambda: saved("validate/sweeps/fit_conv.txt",
-                                "python3 validate/sweeps/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout "
-                                "torchscript_rest --lofo-out validate/sweeps/conv_lofo.json.gz > validate/sweeps/fit_conv.txt"
+    "conv-trees": lambda: saved("generators/fit_conv.txt",
+                                "python3 generators/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout "
+                                "torchscript_rest --lofo-out generators/conv_lofo.json.gz > generators/fit_conv.txt"
                                 "   # needs scikit-learn, and the two sets' traces", 33),
-    "fresh4-first": lambda: saved("validate/results/fresh4/accuracy_first_look.txt",
+    "fresh4-first": lambda: saved("data/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
-                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh4 --measured "
-                                  "validate/results/fresh4/measured.tar.xz --worst 76 --misses 40", 6),
-    "fresh5-first": lambda: saved("validate/results/fresh5/accuracy_first_look.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
+                                  "--mode rules --models data/corpus/fresh4 --measured "
+                                  "data/results/fresh4/measured.tar.xz --worst 76 --misses 40", 6),
+    "fresh5-first": lambda: saved("data/results/fresh5/accuracy_first_look.txt",
                                   "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "
-                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-cb6a623/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh5/models.tar.xz --measured "
-                                  "validate/results/fresh5/measured.tar.xz --worst 25 --misses 40", 6),
-    "fresh6-first": lambda: saved("validate/results/fresh6/accuracy_first_look.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-cb6a623/build/kernelcount "
+                                  "--mode rules --models data/corpus/fresh5/models.tar.xz --measured "
+                                  "data/results/fresh5/measured.tar.xz --worst 25 --misses 40", 6),
+    "fresh6-first": lambda: saved("data/results/fresh6/accuracy_first_look.txt",
                                   "git worktree add ../kc-588963e 588963e && (cd ../kc-588963e && ./scripts/setup.sh) && "
-                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
-                                  "--mode rules --models validate/corpus/fresh6/models.tar.xz --measured "
-                                  "validate/results/fresh6/measured.tar.xz --worst 25 --misses 40", 6),
-    "opinfo-first": lambda: saved("validate/results/opinfo/accuracy_first_look.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-588963e/build/kernelcount "
+                                  "--mode rules --models data/corpus/fresh6/models.tar.xz --measured "
+                                  "data/results/fresh6/measured.tar.xz --worst 25 --misses 40", 6),
+    "opinfo-first": lambda: saved("data/results/opinfo/accuracy_first_look.txt",
                                   "git worktree add ../kc-8b9e379 8b9e379 && (cd ../kc-8b9e379 && ./scripts/setup.sh) && "
-                                  "python3 validate/broad_accuracy.py --kernelcount ../kc-8b9e379/build/kernelcount "
-                                  "--models validate/corpus/opinfo/models.tar.xz --measured "
-                                  "validate/results/opinfo/measured.tar.xz --worst 10 --misses 40", 5),
-    "detection-heldout": lambda: saved("validate/results/detection_heldout/accuracy_first_look.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-8b9e379/build/kernelcount "
+                                  "--models data/corpus/opinfo/models.tar.xz --measured "
+                                  "data/results/opinfo/measured.tar.xz --worst 10 --misses 40", 5),
+    "detection-heldout": lambda: saved("data/results/detection_heldout/accuracy_first_look.txt",
                                        "git worktree add ../kc-c2fc540 c2fc540 && (cd ../kc-c2fc540 && "
-                                       "./scripts/setup.sh) && python3 validate/broad_accuracy.py --kernelcount "
+                                       "./scripts/setup.sh) && python3 research/accuracy/broad_accuracy.py --kernelcount "
                                        "../kc-c2fc540/build/kernelcount --mode rules --models "
-                                       "validate/corpus/detection_heldout/models.tar.xz --measured "
-                                       "validate/results/detection_heldout/measured.tar.xz --worst 6 --misses 30", 9),
-    "fresh": lambda: saved("validate/results/fresh/accuracy_rules.txt",
-                           "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/fresh --measured "
-                           "validate/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
-                           "validate/results/fresh/accuracy_rules.json > validate/results/fresh/accuracy_rules.txt", 6),
-    "opset": lambda: saved("validate/results/opset/accuracy_rules.txt",
-                           "python3 validate/broad_accuracy.py --models validate/corpus/opset/models.tar.xz --measured "
-                           "validate/results/opset/measured.tar.xz --worst 5 --misses 40 "
-                           "--json validate/results/opset/accuracy_rules.json > validate/results/opset/accuracy_rules.txt", 6),
-    "torchscript-heldout": lambda: saved("validate/results/torchscript_heldout/accuracy_rules.txt",
-                                         "python3 validate/broad_accuracy.py --mode rules --models "
-                                         "validate/corpus/torchscript_heldout/models.tar.xz --measured "
-                                         "validate/results/torchscript_heldout/measured.tar.xz --worst 15 --misses 30 "
-                                         "--json validate/results/torchscript_heldout/accuracy_rules.json "
-                                         "> validate/results/torchscript_heldout/accuracy_rules.txt", 6),
-    "torchscript-rest": lambda: saved("validate/results/torchscript_rest/accuracy_first_look.txt",
-                                      "python3 validate/broad_accuracy.py --mode rules --models "
-                                      "validate/corpus/torchscript_rest/models.tar.xz --measured "
-                                      "validate/results/torchscript_rest/measured.tar.xz --worst 15 --misses 30 "
-                                      "--json validate/results/torchscript_rest/accuracy_rules.json "
-                                      "> validate/results/torchscript_rest/accuracy_rules.txt   # at cada26d", 6),
-    "torchscript-heldout-lofo": lambda: saved("validate/results/torchscript_heldout/accuracy_lofo.txt",
-                                              "python3 validate/broad_accuracy.py --mode lofo --models "
-                                              "validate/corpus/torchscript_heldout/models.tar.xz --measured "
-                                              "validate/results/torchscript_heldout/measured.tar.xz --conv-lofo "
-                                              "validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript_heldout "
-                                              "--worst 15 --misses 30 --json validate/results/torchscript_heldout/accuracy_lofo.json "
-                                              "> validate/results/torchscript_heldout/accuracy_lofo.txt", 6),
-    "torchscript-rest-lofo": lambda: saved("validate/results/torchscript_rest/accuracy_lofo.txt",
-                                           "python3 validate/broad_accuracy.py --mode lofo --models "
-                                           "validate/corpus/torchscript_rest/models.tar.xz --measured "
-                                           "validate/results/torchscript_rest/measured.tar.xz --conv-lofo "
-                                           "validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript_rest "
-                                           "--worst 15 --misses 30 --json validate/results/torchscript_rest/accuracy_lofo.json "
-                                           "> validate/results/torchscript_rest/accuracy_lofo.txt", 6),
-    "torchscript-lofo": lambda: saved("validate/results/torchscript/accuracy_lofo.txt",
-                                      "python3 validate/broad_accuracy.py --mode lofo --models "
-                                      "validate/corpus/torchscript/models.tar.xz --measured validate/results/torchscript/measured.tar.xz "
-                                      "--conv-lofo validate/sweeps/conv_lofo.json.gz --conv-corpus torchscript --worst 15 "
-                                      "--misses 30 --json validate/results/torchscript/accuracy_lofo.json "
-                                      "> validate/results/torchscript/accuracy_lofo.txt", 6),
-    "torchscript": lambda: saved("validate/results/torchscript/accuracy_rules.txt",
-                                 "python3 validate/broad_accuracy.py --mode rules --models validate/corpus/torchscript/models.tar.xz "
-                                 "--measured validate/results/torchscript/measured.tar.xz --worst 15 --misses 30 "
-                                 "--json validate/results/torchscript/accuracy_rules.json "
-                                 "> validate/results/torchscript/accuracy_rules.txt", 6),
+                                       "data/corpus/detection_heldout/models.tar.xz --measured "
+                                       "data/results/detection_heldout/measured.tar.xz --worst 6 --misses 30", 9),
+    "fresh": lambda: saved("data/results/fresh/accuracy_rules.txt",
+                           "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh --measured "
+                           "data/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "
+                           "data/results/fresh/accuracy_rules.json > data/results/fresh/accuracy_rules.txt", 6),
+    "opset": lambda: saved("data/results/opset/accuracy_rules.txt",
+                           "python3 research/accuracy/broad_accuracy.py --models data/corpus/opset/models.tar.xz --measured "
+                           "data/results/opset/measured.tar.xz --worst 5 --misses 40 "
+                           "--json data/results/opset/accuracy_rules.json > data/results/opset/accuracy_rules.txt", 6),
+    "torchscript-heldout": lambda: saved("data/results/torchscript_heldout/accuracy_rules.txt",
+                                         "python3 research/accuracy/broad_accuracy.py --mode rules --models "
+                                         "data/corpus/torchscript_heldout/models.tar.xz --measured "
+                                         "data/results/torchscript_heldout/measured.tar.xz --worst 15 --misses 30 "
+                                         "--json data/results/torchscript_heldout/accuracy_rules.json "
+                                         "> data/results/torchscript_heldout/accuracy_rules.txt", 6),
+    "torchscript-rest": lambda: saved("data/results/torchscript_rest/accuracy_first_look.txt",
+                                      "python3 research/accuracy/broad_accuracy.py --mode rules --models "
+                                      "data/corpus/torchscript_rest/models.tar.xz --measured "
+                                      "data/results/torchscript_rest/measured.tar.xz --worst 15 --misses 30 "
+                                      "--json data/results/torchscript_rest/accuracy_rules.json "
+                                      "> data/results/torchscript_rest/accuracy_rules.txt   # at cada26d", 6),
+    "torchscript-heldout-lofo": lambda: saved("data/results/torchscript_heldout/accuracy_lofo.txt",
+                                              "python3 research/accuracy/broad_accuracy.py --mode lofo --models "
+                                              "data/corpus/torchscript_heldout/models.tar.xz --measured "
+                                              "data/results/torchscript_heldout/measured.tar.xz --conv-lofo "
+                                              "generators/conv_lofo.json.gz --conv-corpus torchscript_heldout "
+                                              "--worst 15 --misses 30 --json data/results/torchscript_heldout/accuracy_lofo.json "
+                                              "> data/results/torchscript_heldout/accuracy_lofo.txt", 6),
+    "torchscript-rest-lofo": lambda: saved("data/results/torchscript_rest/accuracy_lofo.txt",
+                                           "python3 research/accuracy/broad_accuracy.py --mode lofo --models "
+                                           "data/corpus/torchscript_rest/models.tar.xz --measured "
+                                           "data/results/torchscript_rest/measured.tar.xz --conv-lofo "
+                                           "generators/conv_lofo.json.gz --conv-corpus torchscript_rest "
+                                           "--worst 15 --misses 30 --json data/results/torchscript_rest/accuracy_lofo.json "
+                                           "> data/results/torchscript_rest/accuracy_lofo.txt", 6),
+    "torchscript-lofo": lambda: saved("data/results/torchscript/accuracy_lofo.txt",
+                                      "python3 research/accuracy/broad_accuracy.py --mode lofo --models "
+                                      "data/corpus/torchscript/models.tar.xz --measured data/results/torchscript/measured.tar.xz "
+                                      "--conv-lofo generators/conv_lofo.json.gz --conv-corpus torchscript --worst 15 "
+                                      "--misses 30 --json data/results/torchscript/accuracy_lofo.json "
+                                      "> data/results/torchscript/accuracy_lofo.txt", 6),
+    "torchscript": lambda: saved("data/results/torchscript/accuracy_rules.txt",
+                                 "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/torchscript/models.tar.xz "
+                                 "--measured data/results/torchscript/measured.tar.xz --worst 15 --misses 30 "
+                                 "--json data/results/torchscript/accuracy_rules.json "
+                                 "> data/results/torchscript/accuracy_rules.txt", 6),
 }
 
 

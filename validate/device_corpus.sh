@@ -13,7 +13,7 @@ cd "$ROOT"
 export PYTHONUNBUFFERED=1
 compile_pid=""
 if [ -n "${KC_COMPILE:-}" ]; then
-  (timeout "${KC_COMPILE_S:-300}" python3 validate/corpus/profile_counts.py --only "$KC_COMPILE" \
+  (timeout "${KC_COMPILE_S:-300}" python3 research/corpus/profile_counts.py --only "$KC_COMPILE" \
     --out-json "$OUT/compile.json" >"$OUT/compile.log" 2>&1) &
   compile_pid=$!
 fi

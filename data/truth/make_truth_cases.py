@@ -1,8 +1,8 @@
-"""Exports each case of ops_probe.py as a small .pt2 (weights stripped) into validate/truth/cases/.
+"""Exports each case of ops_probe.py as a small .pt2 (weights stripped) into data/truth/cases/.
 
 The cases are the probe's own ops, shapes and dtypes, so kernelcount's prediction for a case can
 be compared with the probe's measurement (ops_torch211_h200.json) by truth_accuracy.py.
-Run from the repository root: python validate/truth/make_truth_cases.py [--device cuda]
+Run from the repository root: python data/truth/make_truth_cases.py [--device cuda]
 """
 import argparse
 import os
@@ -10,11 +10,11 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from strip_weights import load_relative, strip_weights  # noqa: E402
 
 # Compiled under its repository path, so that the archives record no machine paths.
-cases = load_relative("validate/truth/truth_cases.py", "truth_cases").cases
+cases = load_relative("data/truth/truth_cases.py", "truth_cases").cases
 
 
 def main():

@@ -5,7 +5,7 @@ For every case in ops_torch211_h200.json that has an exported archive in cases/,
 with the measured ones. Prints one row per case and the match rate; --markdown prints the
 table for the README. Cases measured under torch.compile are not eager predictions and are
 listed apart. Standard library only. Run from the repository root:
-  python3 validate/truth/truth_accuracy.py [--kernelcount build/kernelcount] [--markdown]
+  python3 data/truth/truth_accuracy.py [--kernelcount build/kernelcount] [--markdown]
 """
 import argparse
 import json

@@ -1,7 +1,7 @@
 """Out-of-sample accuracy of kernelcount on the broad corpus, from measurements on the GPU.
 
-Each model of the broad corpus is `<family>__<model>_<dtype>.pt2` (validate/corpus/broad/) with
-the per-op counts kernelcount-validate measured on the H200 (validate/results/broad/). Two
+Each model of the broad corpus is `<family>__<model>_<dtype>.pt2` (data/corpus/broad/) with
+the per-op counts kernelcount-validate measured on the H200 (data/results/broad/). Two
 predictions are compared with them, op by op:
 
   rules      the launch rules alone (`--no-measured`): the rules are written from single-op
@@ -14,7 +14,7 @@ prediction is never exact. A model's kernel error is (predicted - measured) / me
 whole model, work launched outside any op included. Prints a summary per mode, per op class,
 per dtype and per family, and the ops no rule knows.
 Standard library only. Run from the repository root after building:
-  python3 validate/broad_accuracy.py [--mode rules|lofo] [--markdown] [--worst N]
+  python3 research/accuracy/broad_accuracy.py [--mode rules|lofo] [--markdown] [--worst N]
 """
 import argparse
 import collections
@@ -52,7 +52,7 @@ def predict(kc, model, mode, inputs=()):
 
 def conv_left_out(pred, held_out):
     """Replaces each convolution's tree prediction by the one from trees fitted without the model's
-    family (validate/sweeps/fit_conv.py --lofo-out): the op's other launches (bias add, layout
+    family (generators/fit_conv.py --lofo-out): the op's other launches (bias add, layout
     copies) stay as the rules predict them."""
     for po in pred["ops"]:
         entry = held_out.get(str(po.get("index")))
@@ -141,9 +141,9 @@ def pct(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--models", default="validate/corpus/broad",
+    ap.add_argument("--models", default="data/corpus/broad",
                     help="a folder of .pt2 (or TorchScript .pt with a manifest.jsonl of --input specs), or a tar archive of one (.tgz, .tar.xz)")
-    ap.add_argument("--measured", default="validate/results/broad/measured.tar.xz",
+    ap.add_argument("--measured", default="data/results/broad/measured.tar.xz",
                     help="a folder of validate JSONs, or a tar archive of them (.tgz, .tar.xz)")
     ap.add_argument("--mode", choices=("rules", "lofo"), default="rules")
     ap.add_argument("--worst", type=int, default=0, help="list the N models with the largest kernel error")

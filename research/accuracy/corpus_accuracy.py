@@ -1,18 +1,18 @@
 """Accuracy of kernelcount's predictions on the real-model corpus, from measurements on the GPU.
 
-Reads the per-op measurements kernelcount-validate wrote on the H200 (validate/results/corpus/,
+Reads the per-op measurements kernelcount-validate wrote on the H200 (data/results/corpus/,
 made by validate/device_corpus.sh), predicts the same archives with the current build of
 kernelcount, and compares op by op: an op instance matches when kernels, memcpy and memset
 all equal (an unknown prediction never matches). Prints per model the exact-match rate and
 the whole-model kernel count error, the rate per launch rule, and the fused kernel count
-against what torch.compile launched (validate/results/corpus_compile.json.gz).
+against what torch.compile launched (data/results/corpus_compile.json.gz).
 
 The measured table (passes/targets/torch2_11_h200_measured.inc) was made from these same measurements, so the
 default figures are in-sample. --holdout predicts each model with the table's entries from its
 own architecture left out (`--exclude-measured ARCH`): the figure for models never measured.
 --rules-only predicts from the launch rules alone (`--no-measured`).
 Standard library only. Run from the repository root:
-  python3 validate/corpus_accuracy.py [--markdown] [--mismatches]
+  python3 research/accuracy/corpus_accuracy.py [--markdown] [--mismatches]
 """
 import argparse
 import collections
@@ -21,7 +21,8 @@ import json
 import os
 import subprocess
 import sys
-import measured_io
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
+import measured_io  # noqa: E402
 
 
 def predict(kc, model, extra):
@@ -38,8 +39,8 @@ def counts(d):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--measured", default="validate/results/corpus")
-    ap.add_argument("--compile", default="validate/results/corpus_compile.json.gz")
+    ap.add_argument("--measured", default="data/results/corpus")
+    ap.add_argument("--compile", default="data/results/corpus_compile.json.gz")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--mismatches", action="store_true", help="list mismatching op kinds, most frequent first")
     mode = ap.add_mutually_exclusive_group()
@@ -100,7 +101,7 @@ def main():
         for r in rows:
             print(f"{r[0]:26s} {r[1]:5d} {100 * r[2] / r[1]:6.1f}% {r[3]:7d} {r[4]:7d} {err(r):+6.1f}% {r[5]:6d} {str(r[6]):>8s} {r[7]:>6s}")
     worst = max((abs(err(r)) for r in rows), default=0)
-    table_source = os.path.normpath(args.measured) == os.path.normpath("validate/results/corpus")
+    table_source = os.path.normpath(args.measured) == os.path.normpath("data/results/corpus")
     how = ("held out per architecture" if args.holdout else "launch rules only" if args.rules_only
            else "in-sample" if table_source else "architectures never measured for the table")
     print(f"\n[{how}] {all_match}/{all_ops} op instances exact ({100 * all_match / max(all_ops, 1):.1f}%) over {len(rows)} models; "

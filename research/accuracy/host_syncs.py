@@ -7,11 +7,11 @@ them per op (`totals.host_syncs`). This prints, for every model of a set with a 
 figures and the memcpy count beside them, and lists the models where kernelcount predicts a sync
 or a memcpy that the run did not make, and the reverse.
 
-    python3 validate/host_syncs.py --kernelcount build/kernelcount --models validate/corpus/SET[/models.tar.xz] \\
-        --real validate/results/SET/real.tar.xz [--json OUT.json]
-    python3 validate/host_syncs.py ... --real validate/results/host_syncs/real_syncs.json.gz --set SET
+    python3 research/accuracy/host_syncs.py --kernelcount build/kernelcount --models data/corpus/SET[/models.tar.xz] \\
+        --real data/results/SET/real.tar.xz [--json OUT.json]
+    python3 research/accuracy/host_syncs.py ... --real data/results/host_syncs/real_syncs.json.gz --set SET
 
-validate/results/host_syncs/real_syncs.json.gz keeps the syncs and memcpys of every model's real
+data/results/host_syncs/real_syncs.json.gz keeps the syncs and memcpys of every model's real
 run of the sets broad, torchscript and detection* ({set: {model: {host_syncs, memcpy, ops}}}),
 measured by `KC_NO_REPLAY=1 validate/device_truth.sh OUT 320 detection detection_heldout
 detection_all_scores torchscript broad` at b526455 on the H200. Only those two counts are kept:

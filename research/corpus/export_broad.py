@@ -11,19 +11,19 @@ goes to <out>/manifest-<shard>.jsonl (inputs, parameters, export seconds, nodes,
 Sizes: images batch 2 at the model's own input size (224 unless the model fixes another);
 text batch 2 x 128 tokens; audio batch 2 (16000 samples or 80x3000 features); video batch 1-2.
 
-    python3 validate/corpus/export_broad.py --out /tmp/broad --shard 0/8 --timeout 150
-    python3 validate/corpus/export_broad.py --list
-    python3 validate/corpus/export_broad.py --device cpu --only resnet18,bert --dtypes fp32 --out /tmp/b
+    python3 research/corpus/export_broad.py --out /tmp/broad --shard 0/8 --timeout 150
+    python3 research/corpus/export_broad.py --list
+    python3 research/corpus/export_broad.py --device cpu --only resnet18,bert --dtypes fp32 --out /tmp/b
 
 `--set fresh` exports instead architectures of families the broad corpus does not hold (timm and
 transformers families added since, or left out): a hold-out whose first measurement is an
-out-of-sample figure for rules that were never checked against it (validate/corpus/fresh/).
+out-of-sample figure for rules that were never checked against it (data/corpus/fresh/).
 `--set fresh2`: an unmeasured variant of each timm family already held, at batch 4
-(validate/corpus/fresh2/). `--set fresh3`: torchvision convolutional classifiers at batch 8 and
-160 x 160 (validate/corpus/fresh3/). `--set fresh4`: convolutional timm variants no corpus holds, at
-batch 2 and 192 x 192 (validate/corpus/fresh4/). `--set fresh5`: 69 timm models of every kind no corpus
-holds, at batch 3 (validate/corpus/fresh5/). `--set fresh6`: 69 more, one per timm module, at batch 5
-(validate/corpus/fresh6/).
+(data/corpus/fresh2/). `--set fresh3`: torchvision convolutional classifiers at batch 8 and
+160 x 160 (data/corpus/fresh3/). `--set fresh4`: convolutional timm variants no corpus holds, at
+batch 2 and 192 x 192 (data/corpus/fresh4/). `--set fresh5`: 69 timm models of every kind no corpus
+holds, at batch 3 (data/corpus/fresh5/). `--set fresh6`: 69 more, one per timm module, at batch 5
+(data/corpus/fresh6/).
 """
 import argparse
 import contextlib
@@ -38,7 +38,7 @@ import traceback
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validate"))
 from strip_weights import strip_weights  # noqa: E402
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}

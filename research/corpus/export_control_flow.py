@@ -7,7 +7,7 @@ run on the GPU takes the branch and the trips the name says.
 
 Names are `control-<op>__<case>_fp32.pt2` (the higher-order op is the family). Exports on the
 host; the real run moves the program to the GPU.
-  python3 validate/corpus/export_control_flow.py OUT
+  python3 research/corpus/export_control_flow.py OUT
 """
 import os
 import sys
@@ -17,7 +17,7 @@ from torch._higher_order_ops.map import map as hmap
 from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from strip_weights import relative_in_place  # noqa: E402
 
 CASES = {}

@@ -5,8 +5,8 @@ pretrained weights are used. Each model is exported in float32 and bfloat16 with
 torch.export.export(..., strict=False) on the chosen device and saved with
 torch.export.save. A manifest.json in the output folder describes every file.
 
-    python validate/corpus/export_corpus.py --out corpus --device cuda
-    python validate/corpus/export_corpus.py --quick --device cpu --only resnet50,gpt2
+    python research/corpus/export_corpus.py --out corpus --device cuda
+    python research/corpus/export_corpus.py --quick --device cpu --only resnet50,gpt2
 
 The model builders here are shared with profile_counts.py.
 """
@@ -125,8 +125,8 @@ def _gpt2_wide():
     return AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa")
 
 
-# Architectures kept out of the measured table (validate/make_measured_table.py reads only
-# validate/results/corpus/): their measurements show how the rules do on models never seen.
+# Architectures kept out of the measured table (generators/make_measured_table.py reads only
+# data/results/corpus/): their measurements show how the rules do on models never seen.
 HELDOUT = [
     _vision("resnet101"),
     _vision("wide_resnet50_2"),

@@ -20,7 +20,7 @@ does on a trained model's detections.
 Names are `detection-<model>_fp32.pt2` / `.pt`; OUT/manifest.jsonl holds one record per model
 and format ({file, inputs: ["images=1x3x320x320:float32"]} for the traced ones, as the
 TorchScript corpus's manifest).
-  python3 validate/corpus/export_detection.py OUT [--only fasterrcnn_mobilenet_v3_large_320_fpn] [--all-scores] [--heldout]
+  python3 research/corpus/export_detection.py OUT [--only fasterrcnn_mobilenet_v3_large_320_fpn] [--all-scores] [--heldout]
 """
 import argparse
 import json
@@ -30,7 +30,7 @@ import sys
 import torch
 import torchvision
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from strip_weights import relative_in_place  # noqa: E402
 
 # model name -> image size: the sizes their transforms resize to anyway, so the input is not

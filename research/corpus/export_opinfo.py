@@ -11,7 +11,7 @@ Names are `opinfo-<op>__s<k>_<dtype>.pt2` (dots in op names become '_'): every o
 family, so a leave-one-family-out figure never sees the op it predicts. Exports on the host (the
 real run moves the program to the GPU, as for the opset corpus), with seeded sample values; one record per sample, exported
 or not and why, in OUT/manifest.jsonl.
-  python3 validate/corpus/export_opinfo.py OUT [--samples 3] [--jobs 2] [--only mse_loss,einsum]
+  python3 research/corpus/export_opinfo.py OUT [--samples 3] [--jobs 2] [--only mse_loss,einsum]
 """
 import argparse
 import itertools
@@ -25,7 +25,7 @@ import types
 import unittest
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from strip_weights import relative_in_place  # noqa: E402
 
 TAGS = {"float32": "fp32", "bfloat16": "bf16", "int64": "i64", "int32": "i32", "bool": "bool", "uint8": "u8"}

@@ -3,14 +3,14 @@
 (native_functions.yaml's `core` tag) and the composite ops torch.export keeps whole (interpolate,
 pixel_shuffle, one_hot, std/var, index_add, ...), each in float32 and bfloat16 where the op takes
 floats. The launch rules of these ops are checked against what kernelcount-validate measures for
-these blocks on the GPU (validate/device_corpus.sh OUT validate/corpus/opset).
+these blocks on the GPU (validate/device_corpus.sh OUT data/corpus/opset).
 
 Names are `opset-<op>__<variant>_<dtype>.pt2`: every op is its own family, so a leave-one-
 family-out figure never sees the op it predicts. Shapes are activation-like (2x64x32x32,
 8x1024) so that no op is launch-trivially small. Exports on the CPU (the tensors' device is
 not part of what is predicted), saved without sample inputs. Run from the repository root with
 torch 2.11 (stack traces then name this file by its relative path):
-  python3 validate/corpus/export_opset.py validate/corpus/opset
+  python3 research/corpus/export_opset.py data/corpus/opset
 """
 import os
 import sys
@@ -19,7 +19,7 @@ import tempfile
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from strip_weights import strip_weights  # noqa: E402
 
 A = (2, 64, 32, 32)  # an activation
@@ -377,7 +377,7 @@ class Block(torch.nn.Module):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "validate/corpus/opset"
+    out = sys.argv[1] if len(sys.argv) > 1 else "data/corpus/opset"
     only = sys.argv[2] if len(sys.argv) > 2 else None
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)

@@ -1,13 +1,13 @@
 """A TorchScript corpus: the broad corpus's architectures traced with torch.jit.trace.
 
-Each model is built as validate/corpus/export_broad.py builds it (no downloads, random
+Each model is built as research/corpus/export_broad.py builds it (no downloads, random
 configs), moved to the device, its parameters and buffers zeroed (counts never depend on the
 values, and zeros deflate to almost nothing), traced with torch.jit.trace(..., strict=False)
 and saved as <out>/<family>__<model>_<dtype>.pt, recompressed with deflate. One JSON line per
 entry goes to <out>/manifest-<shard>.jsonl with the --input specs kernelcount and
 kernelcount-validate take (by forward() argument name), or the error.
 
-    python3 validate/corpus/export_torchscript.py --out /tmp/ts --only resnet18,bert_mask --shard 0/4
+    python3 research/corpus/export_torchscript.py --out /tmp/ts --only resnet18,bert_mask --shard 0/4
 """
 import argparse
 import json

@@ -4,7 +4,7 @@ that exporters are still filling (--follow: until DONE_MARKER exists there), and
 starting new runs at --deadline-s. Writes OUT/<name>.json (validate's --format json) and
 OUT/<name>.err, and OUT/status.jsonl (name, exit code, seconds).
 
-    python3 validate/corpus/measure_broad.py BIN MODELS_DIR OUT_DIR [--jobs 6] [--timeout 150]
+    python3 research/corpus/measure_broad.py BIN MODELS_DIR OUT_DIR [--jobs 6] [--timeout 150]
         [--follow DONE_MARKER] [--deadline-s 500] [--grace-s 20] [--manifest TORCHSCRIPT_MANIFEST]
 """
 import argparse

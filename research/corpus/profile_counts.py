@@ -13,8 +13,8 @@ Each entry runs in a fresh Python process; an error (or a crash) in one entry is
 recorded and the others go on. Results are merged into --out-json, keyed by entry name:
     {"resnet50_fp32": {"eager": {...}, "graph": {...}, "compiled": {...}, "info": {...}}}
 
-    python validate/corpus/profile_counts.py --out-json counts.json
-    python validate/corpus/profile_counts.py --device cpu --quick --no-profile   # builders only
+    python research/corpus/profile_counts.py --out-json counts.json
+    python research/corpus/profile_counts.py --device cpu --quick --no-profile   # builders only
 """
 import argparse
 import json

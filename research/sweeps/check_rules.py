@@ -2,7 +2,7 @@
 build as a one-op graph (convolutions, linear, addmm), the rules' counts (no measured table)
 beside the measured ones, exact-match rates per family, op, dtype and any parameter.
 
-    python3 validate/sweeps/check_rules.py build/kernelcount-sweepcheck [--family conv_dense]
+    python3 research/sweeps/check_rules.py build/kernelcount-sweepcheck [--family conv_dense]
         [--by dtype,k] [--misses 20] [--split-seed S]
 
 --split-seed S also reports the rates on a random half of the configurations (seed S), the
@@ -36,7 +36,7 @@ def key_of(r, by):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary")
-    ap.add_argument("--sweeps", default=os.path.join(HERE, "results", "sweep.jsonl.gz"))
+    ap.add_argument("--sweeps", default=os.path.join(HERE, "..", "..", "data", "sweeps", "sweep.jsonl.gz"))
     ap.add_argument("--family", default="conv,gconv,gconv_wide,conv_dense,gemm_f32,gemm_half,gemm_small,matmul_bcast,sdpa_layout")
     ap.add_argument("--by", default="family,op,dtype")
     ap.add_argument("--misses", type=int, default=0, help="print this many mispredicted configurations")

@@ -14,7 +14,7 @@ restated here from the same ATen mechanisms:
 The rules assume at least one selected element (a shape-only run cannot know); a configuration
 whose random mask selected nothing launches what the mechanism launches for a count of 0, and is
 counted apart. Standard library only:
-    python3 validate/sweeps/check_selection.py [validate/sweeps/results/sweep_select_sizes.jsonl.gz]
+    python3 research/sweeps/check_selection.py [data/sweeps/sweep_select_sizes.jsonl.gz]
 """
 import gzip
 import json
@@ -92,7 +92,7 @@ def predict(r):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "results", "sweep_select_sizes.jsonl.gz")
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "data", "sweeps", "sweep_select_sizes.jsonl.gz")
     tally = {"exact": 0, "nothing selected": 0, "miss": 0}
     for line in gzip.open(path, "rt"):
         r = json.loads(line)

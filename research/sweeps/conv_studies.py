@@ -8,30 +8,32 @@
   gpu-gemm where the GPU itself took engine 58 (cuBLASLt's GEMM, never offered without a GPU)
            among the measured shapes, by kind, and whether its measured instances in the
            corpora had a layout transform, against the 1x1 instances of other engines;
-  conv1x1  the random 1x1 convolutions of results/conv1x1_random.jsonl.xz by their launches;
+  conv1x1  the random 1x1 convolutions of data/sweeps/conv1x1_random.jsonl.xz by their launches;
   gemm-tree whether the GEMM tree (passes/targets/h200/gemm_tree.inc, f32 without TF32) tells
            which of the broad corpus's f32 NCHW 1x1 convolutions that ran a GEMM split K;
-  replay   the corpora's 1x1 convolutions replayed alone (results/conv1x1_replay.jsonl.xz): how
+  replay   the corpora's 1x1 convolutions replayed alone (data/sweeps/conv1x1_replay.jsonl.xz): how
            many launched what they launched in their model, and whether the ones that did not
            read other strides at run time than their model recorded (conv_runtime_strides.json.gz);
-  bias     the random 1x1 convolutions with and without a bias (results/conv1x1_random_bias.csv.xz):
+  bias     the random 1x1 convolutions with and without a bias (data/sweeps/conv1x1_random_bias.csv.xz):
            whether a bias changes the convolution's own launches.
 
-    python3 validate/sweeps/conv_studies.py engines
-    python3 validate/sweeps/conv_studies.py gpu-gemm
-    python3 validate/sweeps/conv_studies.py gemm-tree
-    python3 validate/sweeps/conv_studies.py conv1x1
-    python3 validate/sweeps/conv_studies.py replay
-    python3 validate/sweeps/conv_studies.py bias
-    python3 validate/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
+    python3 research/sweeps/conv_studies.py engines
+    python3 research/sweeps/conv_studies.py gpu-gemm
+    python3 research/sweeps/conv_studies.py gemm-tree
+    python3 research/sweeps/conv_studies.py conv1x1
+    python3 research/sweeps/conv_studies.py replay
+    python3 research/sweeps/conv_studies.py bias
+    python3 research/sweeps/conv_studies.py curve 0.01 0.25 0.5 1
 """
 import collections
 import contextlib
 import io
+import os
 import random
 import sys
 
-import fit_conv as fc
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generators"))
+import fit_conv as fc  # noqa: E402
 
 SIZES = {"f32_nchw": 400, "f32_nhwc": 16, "half_nchw": 96, "half_nhwc": 8, "f32_ncdhw": 48, "f32_ndhwc": 8,
          "half_ncdhw": 48, "half_ndhwc": 16, "f32_grouped": 256, "half_grouped": 400}
@@ -159,7 +161,7 @@ def replay():
     import json
     import lzma
     import os
-    results = os.path.join(fc.ROOT, "validate", "sweeps", "results")
+    results = os.path.join(fc.ROOT, "data", "sweeps")
     with gzip.open(fc.RUNTIME_STRIDES, "rt") as f:
         runtime = json.load(f)
     # (corpus, model, input sizes, weight sizes): whether such a convolution of the model reads
@@ -201,7 +203,7 @@ def bias():
     with lzma.open(fc.CONV1X1_SWEEP, "rt") as f:
         plain = [json.loads(line) for line in f]
     plain = [r for r in plain if "kernels" in r]
-    with lzma.open(os.path.join(fc.ROOT, "validate", "sweeps", "results", "conv1x1_random_bias.csv.xz"), "rt") as f:
+    with lzma.open(os.path.join(fc.ROOT, "data", "sweeps", "conv1x1_random_bias.csv.xz"), "rt") as f:
         biased = [[int(v) for v in line.split(",")] for line in f if not line.startswith("#")]
     assert len(biased) == len(plain), "conv1x1_random_bias.csv.xz has a line per convolution of conv1x1_random"
     same = sum(r["kernels"] == k - 1 and r["memcpy"] == c and r["memset"] == s for r, (k, c, s) in zip(plain, biased))

@@ -1,12 +1,12 @@
 """cuDNN's engine choices asked without a GPU against the GPU's own (validate/device_cudnn.sh).
 
   cudnn_check.py queries OUT.jsonl
-      the queries of results/cudnn_engines.jsonl.gz, one JSON line each, in the cache's order
+      the queries of data/sweeps/cudnn_engines.jsonl.gz, one JSON line each, in the cache's order
   cudnn_check.py compare QUERIES.jsonl BUILTIN.jsonl GPU.jsonl
       how many answers, asked as the built-in H200 and as the GPU itself, equal the cache's
       (engine, knobs, workspace and next engine each), and the first differences
   cudnn_check.py pointwise SWEEP_GPU.jsonl.gz COUNT SEED [LOCAL.jsonl]
-      results/cudnn_gpu_pointwise.csv.gz from device_cudnn.sh sweep's answers (for
+      data/sweeps/cudnn_gpu_pointwise.csv.gz from device_cudnn.sh sweep's answers (for
       `cudnn_queries.py COUNT SEED`): per query the GPU's engine, then cuDNN's answer without a
       GPU (LOCAL, kernelcount-cudnn-engines' output for the same queries, else asked here):
       engine, 12 knobs, workspace, next engine; -1 for an error
@@ -17,7 +17,8 @@ import os
 import sys
 from collections import Counter
 
-CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "cudnn_engines.jsonl.gz")
+CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "sweeps",
+                     "cudnn_engines.jsonl.gz")
 
 
 def cache():
@@ -70,7 +71,7 @@ def pointwise(sweep, count, seed, local=None):
     if local:
         answers = [json.loads(line) for line in open(local)]
     else:
-        tool = os.path.join(os.path.dirname(CACHE), "..", "..", "..", "build", "validate", "kernelcount-cudnn-engines")
+        tool = os.path.join(os.path.dirname(CACHE), "..", "..", "build", "validate", "kernelcount-cudnn-engines")
         out = subprocess.run([tool], input="\n".join(queries) + "\n", capture_output=True, text=True, check=True)
         answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(answers) == len(queries)

@@ -2,7 +2,7 @@
 sequences (kernel names in order) stored once each in a gzipped JSON list the rows index, so that
 hundreds of thousands of measured GEMMs stay small enough to commit.
 
-    python3 validate/sweeps/gemm_table.py OUT.csv.gz SWEEP.jsonl[.gz]... [--paths PATHS.json.gz]
+    python3 research/sweeps/gemm_table.py OUT.csv.gz SWEEP.jsonl[.gz]... [--paths PATHS.json.gz]
 
 Columns: op (linear | addmm | mm | bmm), dtype, bias (1: a 1-D bias in the call), b, m, k, n,
 ta, tb (1: cuBLAS reads that operand transposed), kernels, memcpy, memset, path (index into

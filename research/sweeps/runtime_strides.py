@@ -1,5 +1,5 @@
 """The strides a convolution of the measured corpora really reads on the GPU, where they are not
-the ones its model recorded: validate/sweeps/results/conv_runtime_strides.json.gz.
+the ones its model recorded: data/sweeps/conv_runtime_strides.json.gz.
 
 A .pt2 records export-time fake-tensor strides, and validate prints an op's arguments with them.
 On the GPU a cuDNN convolution returns its output channels last when its input or weight is
@@ -11,7 +11,7 @@ run-time strides; this script asks it for every convolution of every corpus mode
 ones that differ, so that fit_conv.py learns each measured convolution under the layout it ran
 in, as the rules will see it.
 
-    python3 validate/sweeps/runtime_strides.py [--kernelcount build/kernelcount] [--check] [--corpus CORPUS...]
+    python3 research/sweeps/runtime_strides.py [--kernelcount build/kernelcount] [--check] [--corpus CORPUS...]
 
 A corpus whose models are not here (torchscript_heldout's and torchscript_rest's traces are kept
 out of the repository: their READMEs say how to make them again) keeps its entry from --out.
@@ -28,9 +28,10 @@ import subprocess
 import sys
 import tempfile
 
-from corpus_ops import CORPORA, ROOT, models_of, models_present
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generators"))
+from corpus_ops import CORPORA, ROOT, models_of, models_present  # noqa: E402
 
-OUT = os.path.join(ROOT, "validate", "sweeps", "results", "conv_runtime_strides.json.gz")
+OUT = os.path.join(ROOT, "data", "sweeps", "conv_runtime_strides.json.gz")
 CORPUS_LIST = CORPORA + ["torchscript", "torchscript_heldout", "torchscript_rest"]
 CONV_OPS = ("aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution")
 
@@ -92,7 +93,7 @@ def main():
     summary = ", ".join(f"{c} {sum(len(o) for o in result[c].values())}" for c in CORPUS_LIST if c in result)
     if a.check:
         if not os.path.exists(a.out) or open(a.out, "rb").read() != data:
-            sys.exit(f"runtime_strides: {os.path.relpath(a.out, ROOT)} is out of date; rerun validate/sweeps/runtime_strides.py")
+            sys.exit(f"runtime_strides: {os.path.relpath(a.out, ROOT)} is out of date; rerun research/sweeps/runtime_strides.py")
         print(f"runtime_strides: {n} convolutions, as recorded ({summary})")
         return
     with open(a.out, "wb") as f:

@@ -11,7 +11,7 @@ configuration:
    "memset", "kernel_names": [[name, consecutive repeats], ...] (memcpy/memset too, in launch
    order), "aten": [outermost aten ops], "error"?}
 
-    python3 validate/sweeps/sweep.py --out validate/sweeps/results/sweep.jsonl [--families conv,gemm]
+    python3 research/sweeps/sweep.py --out data/sweeps/sweep.jsonl [--families conv,gemm]
         [--deadline-s 400] [--quick] [--device cpu --no-profile]   (CPU dry run: builds and calls)
 """
 import argparse

@@ -5,7 +5,7 @@ torch.no_grad(), after two warm-up calls, and counts with torch.profiler what th
 launched (validate/crosscheck_profiler.py's attribution: the outermost dispatcher op), with the
 kernel names. One JSON line per configuration.
 
-    python3 validate/sweeps/torchvision_ops.py OUT.jsonl [--quick]
+    python3 research/sweeps/torchvision_ops.py OUT.jsonl [--quick]
 """
 import argparse
 import json
@@ -16,7 +16,7 @@ import time
 import torch
 import torchvision  # noqa: F401  registers torch.ops.torchvision
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "validate"))
 from crosscheck_profiler import measure  # noqa: E402
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}

@@ -1,6 +1,6 @@
 """Summaries of the broad corpus's measurements (measured.tar.xz here: kernelcount-validate JSONs).
 
-    python3 validate/results/broad/summarize.py            # writes summary.json and op_counts.json here
+    python3 data/results/broad/summarize.py            # writes summary.json and op_counts.json here
 
 summary.json: per model: family, dtype, ops, exact-match rate, predicted and measured totals.
 op_counts.json: per aten op over all models: instances, models, how often the prediction was
