@@ -29,7 +29,7 @@ def model_class(name, inputs):
 
 
 def case(body, inputs):
-    """A reference case of data/truth/truth_cases.py, written out as a function."""
+    """A reference case of research/truth/truth_cases.py, written out as a function."""
     return body + "\n\n" + inputs
 
 

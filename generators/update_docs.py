@@ -214,8 +214,8 @@ SECTIONS = {
     "example-by-op": lambda: block(f"{KC} tests/models/add_relu.pt2 --by op"),
     "example-by-line": lambda: block(f"{KC} tests/models/transformer_block.pt2 --by line"),
     "example-explain": lambda: block(f"{KC} explain tests/models/add_relu.pt2 --op 1"),
-    "truth": lambda: "```\n$ python3 data/truth/truth_accuracy.py | tail -2\n"
-                     + sh("python3 data/truth/truth_accuracy.py | tail -2") + "\n```",
+    "truth": lambda: "```\n$ python3 research/truth/truth_accuracy.py | tail -2\n"
+                     + sh("python3 research/truth/truth_accuracy.py | tail -2") + "\n```",
     "bench": bench_table,
     "speed-summary": speed_summary,
     "corpus": corpus,

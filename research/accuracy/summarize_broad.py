@@ -1,6 +1,6 @@
-"""Summaries of the broad corpus's measurements (measured.tar.xz here: kernelcount-validate JSONs).
+"""Summaries of the broad corpus's measurements (data/results/broad/measured.tar.xz).
 
-    python3 data/results/broad/summarize.py            # writes summary.json and op_counts.json here
+    python3 research/accuracy/summarize_broad.py   # writes data/results/broad/summary.json and op_counts.json
 
 summary.json: per model: family, dtype, ops, exact-match rate, predicted and measured totals.
 op_counts.json: per aten op over all models: instances, models, how often the prediction was
@@ -12,11 +12,11 @@ import json
 import os
 import tarfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+BROAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "results", "broad")
 
 
 def load():
-    with tarfile.open(os.path.join(HERE, "measured.tar.xz")) as t:
+    with tarfile.open(os.path.join(BROAD, "measured.tar.xz")) as t:
         for m in t.getmembers():
             if m.name.endswith(".json"):
                 name = os.path.basename(m.name)[:-5]
@@ -52,9 +52,9 @@ def main():
     for op, a in sorted(ops.items(), key=lambda kv: -kv[1]["instances"]):
         out[op] = {"instances": a["instances"], "models": len(a["models"]), "exact": a["exact"], "unknown": a["unknown"],
                    "measured_kernels_memcpy_memset": dict(a["measured"].most_common()), "examples": a["examples"]}
-    with open(os.path.join(HERE, "summary.json"), "w") as f:
+    with open(os.path.join(BROAD, "summary.json"), "w") as f:
         json.dump(dict(sorted(summary.items())), f, indent=0)
-    with open(os.path.join(HERE, "op_counts.json"), "w") as f:
+    with open(os.path.join(BROAD, "op_counts.json"), "w") as f:
         json.dump(out, f, indent=1)
     n = len(summary)
     within2 = sum(1 for v in summary.values() if abs(v["kernel_error"]) <= 0.02)

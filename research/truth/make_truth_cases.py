@@ -2,7 +2,7 @@
 
 The cases are the probe's own ops, shapes and dtypes, so kernelcount's prediction for a case can
 be compared with the probe's measurement (ops_torch211_h200.json) by truth_accuracy.py.
-Run from the repository root: python data/truth/make_truth_cases.py [--device cuda]
+Run from the repository root: python research/truth/make_truth_cases.py [--device cuda]
 """
 import argparse
 import os
@@ -14,13 +14,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from strip_weights import load_relative, strip_weights  # noqa: E402
 
 # Compiled under its repository path, so that the archives record no machine paths.
-cases = load_relative("data/truth/truth_cases.py", "truth_cases").cases
+cases = load_relative("research/truth/truth_cases.py", "truth_cases").cases
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "cases"))
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "truth", "cases"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     failed = {}

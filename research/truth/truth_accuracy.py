@@ -1,11 +1,11 @@
 """Compares kernelcount's predictions with the measured reference cases.
 
-For every case in ops_torch211_h200.json that has an exported archive in cases/, runs
+For every case in ops_torch211_h200.json that has an exported archive in data/truth/cases/, runs
 `kernelcount --format json` and compares the whole case's predicted kernels, memcpy and memset
 with the measured ones. Prints one row per case and the match rate; --markdown prints the
 table for the README. Cases measured under torch.compile are not eager predictions and are
 listed apart. Standard library only. Run from the repository root:
-  python3 data/truth/truth_accuracy.py [--kernelcount build/kernelcount] [--markdown]
+  python3 research/truth/truth_accuracy.py [--kernelcount build/kernelcount] [--markdown]
 """
 import argparse
 import json
@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+TRUTH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "truth")
 
 
 def predict(kernelcount, path):
@@ -29,8 +29,8 @@ def predict(kernelcount, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--truth", default=os.path.join(HERE, "ops_torch211_h200.json"))
-    ap.add_argument("--cases", default=os.path.join(HERE, "cases"))
+    ap.add_argument("--truth", default=os.path.join(TRUTH, "ops_torch211_h200.json"))
+    ap.add_argument("--cases", default=os.path.join(TRUTH, "cases"))
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     truth = json.load(open(args.truth))
