@@ -34,9 +34,13 @@ def truth_at(corpus):
         return None
     if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{TRUTH_AT[0]}^{{commit}}"]).returncode:
         sys.exit(f"corpus_ops: commit {TRUTH_AT[0]} is not in this clone's history (its truth is read from there)")
-    run = subprocess.run(["git", "-C", ROOT, "show", f"{TRUTH_AT[0]}:data/results/{corpus}/measured.tar.xz"],
-                         capture_output=True)
-    return run.stdout if run.returncode == 0 else None
+    # A commit from before data/ was split out of validate/ keeps the results under validate/results.
+    for folder in ("data/results", "validate/results"):
+        run = subprocess.run(["git", "-C", ROOT, "show", f"{TRUTH_AT[0]}:{folder}/{corpus}/measured.tar.xz"],
+                             capture_output=True)
+        if run.returncode == 0:
+            return run.stdout
+    return None
 
 
 def model_files(corpus):

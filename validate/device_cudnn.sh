@@ -9,7 +9,7 @@
 #     data/sweeps/cudnn_engines.jsonl.gz twice, as the built-in H200 and as GPU 0
 #     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (research/sweeps/cudnn_check.py).
 #   validate/device_cudnn.sh sweep ENGINES_BIN OUT_DIR JOBS SECONDS [SEED]
-#     GPU 0's answers for random 1x1 convolutions (research/sweeps/cudnn_queries.py), asked by
+#     GPU 0's answers for random 1x1 convolutions (generators/cudnn_queries.py), asked by
 #     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form);
 #     `research/sweeps/cudnn_check.py pointwise` adds the answers without a GPU and writes
 #     data/sweeps/cudnn_gpu_pointwise.csv.gz, which fit_conv.py learns from.
@@ -49,7 +49,7 @@ if [ "$MODE" = sweep ]; then
   seconds="${5:?SECONDS}" W="$(mktemp -d)"
   deadline=$(( $(date +%s) + seconds ))
   # Chunks of 2,000, each written whole: a process stopped at the deadline loses none.
-  python3 "$ROOT/research/sweeps/cudnn_queries.py" $((JOBS * 60000)) "${6:-1}" | split -l 2000 -d -a 4 - "$W/chunk."
+  python3 "$ROOT/generators/cudnn_queries.py" $((JOBS * 60000)) "${6:-1}" | split -l 2000 -d -a 4 - "$W/chunk."
   chunks=("$W"/chunk.*)
   for j in $(seq 0 $((JOBS - 1))); do
     (for ((i = j; i < ${#chunks[@]}; i += JOBS)); do

@@ -64,6 +64,7 @@ def compare(queries, builtin, gpu):
 
 def pointwise(sweep, count, seed, local=None):
     import subprocess
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generators"))
     import cudnn_queries
     queries = [json.dumps(q, separators=(",", ":")) for q in cudnn_queries.draw(int(count), int(seed))]
     with gzip.open(sweep, "rt") as f:

@@ -19,6 +19,7 @@ import bisect
 import itertools
 import json
 import math
+import os
 import random
 import sys
 import time
@@ -916,6 +917,7 @@ def conv1x1_replay_family(S, scale):
 def replay_convs(S, family, keep, both_biases=False):
     """Adds each distinct measured convolution of the corpora that keep(input sizes, groups,
     gemm_shaped) accepts, as the model called it (and with both_biases, with the bias flipped)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generators"))
     from corpus_ops import CORPORA, model_files, parse_args
     names = {"float32": "f32", "bfloat16": "bf16", "float16": "f16"}
     seen = set()
