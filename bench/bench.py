@@ -7,8 +7,8 @@
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
 4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
    trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
-5. TorchScript: every .pt of validate/corpus/torchscript/models.tar.xz (weights zeroed and
-   deflated) against the .pt2 of the same model in validate/corpus/broad/, time and peak RSS
+5. TorchScript: every .pt of data/corpus/torchscript/models.tar.xz (weights zeroed and
+   deflated) against the .pt2 of the same model in data/corpus/broad/, time and peak RSS
    and their ratio, the worst printed last; and the 1 GB-weight MLP of 3 traced and saved
    with torch.jit.save (stored records), and the same archive deflated.
 6. A Llama-3-70B-shaped model (80 layers, 70.6 B parameters) exported from the meta device, so
@@ -127,11 +127,11 @@ def deflated(path):
 def torchscript(kc, work, runs):
     """Every corpus .pt against its .pt2 (time, CPU time, peak RSS and their ratios), then the
     1 GB-weight MLP as a TorchScript archive, stored and deflated."""
-    folder, inputs = open_models(os.path.join(ROOT, "validate", "corpus", "torchscript", "models.tar.xz"))
+    folder, inputs = open_models(os.path.join(ROOT, "data", "corpus", "torchscript", "models.tar.xz"))
     rows = []
     print("\nTorchScript .pt against .pt2          .pt s / .pt2 s   CPU ratio   .pt MiB / .pt2 MiB   time ratio   RSS ratio")
     for name in sorted(inputs):
-        pt, pt2 = os.path.join(folder, name + ".pt"), os.path.join(ROOT, "validate", "corpus", "broad", name + ".pt2")
+        pt, pt2 = os.path.join(folder, name + ".pt"), os.path.join(ROOT, "data", "corpus", "broad", name + ".pt2")
         if not (os.path.exists(pt) and os.path.exists(pt2)):
             continue
         args = [a for spec in inputs[name] for a in ("--input", spec)]

@@ -26,7 +26,7 @@ struct Exercise {
   std::string slug, title, question, hint, python;
   std::string model;                    // relative to the repository root
   std::vector<std::string> model_args;  // e.g. --input for TorchScript
-  std::string measurement;              // the validate result it was measured in: "validate/results/models/add.json"
+  std::string measurement;              // the validate result it was measured in: "data/results/models/add.json"
   int kernels = 0, memcpy = 0, memset = 0, host_syncs = 0, transfers = 0;
   std::vector<ExerciseOp> ops;  // every op of the model, in order
   std::string lesson;           // what the answer teaches, shown once answered

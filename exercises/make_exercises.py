@@ -1,7 +1,7 @@
 """Regenerates the "count the kernels" exercises (exercises/NN-slug.json) from their specs below.
 
 Every exercise is a model that kernelcount-validate measured on the H200: a test model
-(validate/results/models/NAME.json) or a reference case (validate/results/truth_cases.json).
+(data/results/models/NAME.json) or a reference case (data/results/truth_cases.json).
 The answer's kernels, memcpys and memsets are copied per op from that measurement; its
 transfers (array-sized HBM reads + writes, which no profiler counts) and host syncs are
 kernelcount's predictions for the same archive. tests/exercises/check_exercises.py checks every
@@ -29,7 +29,7 @@ def model_class(name, inputs):
 
 
 def case(body, inputs):
-    """A reference case of validate/truth/truth_cases.py, written out as a function."""
+    """A reference case of research/truth/truth_cases.py, written out as a function."""
     return body + "\n\n" + inputs
 
 
@@ -149,9 +149,9 @@ SPECS = [
 def measurement(spec):
     kind, name = spec.split(":")
     if kind == "test":
-        path = f"validate/results/models/{name}.json"
+        path = f"data/results/models/{name}.json"
         return path, json.load(open(path))
-    path = "validate/results/truth_cases.json"
+    path = "data/results/truth_cases.json"
     return f"{path}#{name}", json.load(open(path))[name]
 
 

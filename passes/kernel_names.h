@@ -1,5 +1,5 @@
 // Kernel name families the GPU really ran for the ops a launch rule covers: measured by
-// kernelcount-validate and tabled per target (validate/make_kernel_names.py), so that a
+// kernelcount-validate and tabled per target (generators/make_kernel_names.py), so that a
 // prediction can be read beside a profiler's kernel list row by row.
 #pragma once
 

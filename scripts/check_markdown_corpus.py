@@ -10,7 +10,7 @@ report to check; it is listed as not loaded, and takes no part in the pairs.
 
 Usage (from the repository root):
   scripts/check_markdown_corpus.py KERNELCOUNT [DIR...]     every .pt2 under the DIRs (default:
-      validate/corpus/broad, fresh, fresh2, fresh3 and validate/corpus/models)
+      data/corpus/broad, fresh, fresh2, fresh3 and data/corpus/models)
       [--write-sample FILE [N]]  also write the N (default 40) pairs CI checks: the largest
                                  reports, then an even spread of the rest
   scripts/check_markdown_corpus.py KERNELCOUNT --sample FILE [N]   only the "MODEL BASELINE" pairs
@@ -35,8 +35,8 @@ except ImportError:
         os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
     sys.exit("check_markdown_corpus: no markdown-it-py (run scripts/setup.sh)")
 
-DIRS = ["validate/corpus/broad", "validate/corpus/fresh", "validate/corpus/fresh2", "validate/corpus/fresh3",
-        "validate/corpus/models"]
+DIRS = ["data/corpus/broad", "data/corpus/fresh", "data/corpus/fresh2", "data/corpus/fresh3",
+        "data/corpus/models"]
 
 
 def run(cmd):

@@ -1,5 +1,5 @@
 // kernelcount-cudnn-engines: cuDNN's engine choice for convolutions, asked without a GPU
-// (passes/torch2_11/cudnn_heuristics.h), for validate/sweeps/fit_conv.py, which learns what
+// (passes/torch2_11/cudnn_heuristics.h), for generators/fit_conv.py, which learns what
 // each choice launches from the measured convolutions. Reads JSON lines
 // {"dtype", "x": sizes, "w": sizes, "cl": channels last, "pad", "stride", "dil"} (4-d or 5-d,
 // one value per spatial dimension) and writes one line each:

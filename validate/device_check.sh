@@ -2,7 +2,7 @@
 # Runs kernelcount-validate on a GPU machine over the small test models (each cross-checked
 # against torch.profiler by crosscheck_profiler.py, some also with --weights) and, with
 # --truth, over the reference cases
-# in validate/truth/cases/. Writes NAME.json, NAME.txt and NAME.profiler.json per model into
+# in data/truth/cases/. Writes NAME.json, NAME.txt and NAME.profiler.json per model into
 # OUT_DIR and prints a summary; exits 1 when a run fails or a cross-check disagrees.
 #   validate/device_check.sh BINARY OUT_DIR [--truth]
 set -uo pipefail
@@ -47,7 +47,7 @@ check scripted_control_flow "$M/scripted_control_flow.pt" --input 8x64:float32
 if [ "$TRUTH" = "--truth" ]; then
   # One process per case (a CUPTI subscriber each), several at once on the one GPU.
   mkdir -p "$OUT/truth"
-  ls validate/truth/cases/*.pt2 | xargs -P 8 -I{} sh -c \
+  ls data/truth/cases/*.pt2 | xargs -P 8 -I{} sh -c \
     'n=$(basename {} .pt2); timeout 120 "$0" {} --format json --out "$1/truth/$n.json" 2>"$1/truth/$n.err"' \
     "$BIN" "$OUT"
   echo "=== truth cases: $(ls "$OUT"/truth/*.json 2>/dev/null | wc -l) measured"

@@ -8,12 +8,12 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "$1" && cd "$1" && pwd)"
-MODELS="${2:-validate/corpus/models}"
+MODELS="${2:-data/corpus/models}"
 cd "$ROOT"
 export PYTHONUNBUFFERED=1
 compile_pid=""
 if [ -n "${KC_COMPILE:-}" ]; then
-  (timeout "${KC_COMPILE_S:-300}" python3 validate/corpus/profile_counts.py --only "$KC_COMPILE" \
+  (timeout "${KC_COMPILE_S:-300}" python3 research/corpus/profile_counts.py --only "$KC_COMPILE" \
     --out-json "$OUT/compile.json" >"$OUT/compile.log" 2>&1) &
   compile_pid=$!
 fi

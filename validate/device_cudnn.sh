@@ -6,13 +6,13 @@
 #     Whether the choices asked without a GPU (the default target's device properties,
 #     passes/targets/h200/device.json) are the GPU's own: writes GPU 0's properties as cuDNN
 #     serializes them (live_properties.json: a target's device.json), asks every query of
-#     validate/sweeps/results/cudnn_engines.jsonl.gz twice, as the built-in H200 and as GPU 0
-#     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (validate/sweeps/cudnn_check.py).
+#     data/sweeps/cudnn_engines.jsonl.gz twice, as the built-in H200 and as GPU 0
+#     (KERNELCOUNT_CUDNN_GPU=0), and compares both with the cache (research/sweeps/cudnn_check.py).
 #   validate/device_cudnn.sh sweep ENGINES_BIN OUT_DIR JOBS SECONDS [SEED]
-#     GPU 0's answers for random 1x1 convolutions (validate/sweeps/cudnn_queries.py), asked by
+#     GPU 0's answers for random 1x1 convolutions (generators/cudnn_queries.py), asked by
 #     JOBS processes for SECONDS, in sweep_gpu0.jsonl.gz ({"q", "e"} lines, the cache's form);
-#     `validate/sweeps/cudnn_check.py pointwise` adds the answers without a GPU and writes
-#     validate/sweeps/results/cudnn_gpu_pointwise.csv.gz, which fit_conv.py learns from.
+#     `research/sweeps/cudnn_check.py pointwise` adds the answers without a GPU and writes
+#     data/sweeps/cudnn_gpu_pointwise.csv.gz, which fit_conv.py learns from.
 # Meanwhile validate/device_all.sh runs on the test models (OUT_DIR/all; headers from
 # .carry/include, carried), unless KC_NO_DEVICE_ALL=1 (a caller that runs it itself).
 set -euo pipefail
@@ -49,7 +49,7 @@ if [ "$MODE" = sweep ]; then
   seconds="${5:?SECONDS}" W="$(mktemp -d)"
   deadline=$(( $(date +%s) + seconds ))
   # Chunks of 2,000, each written whole: a process stopped at the deadline loses none.
-  python3 "$ROOT/validate/sweeps/cudnn_queries.py" $((JOBS * 60000)) "${6:-1}" | split -l 2000 -d -a 4 - "$W/chunk."
+  python3 "$ROOT/generators/cudnn_queries.py" $((JOBS * 60000)) "${6:-1}" | split -l 2000 -d -a 4 - "$W/chunk."
   chunks=("$W"/chunk.*)
   for j in $(seq 0 $((JOBS - 1))); do
     (for ((i = j; i < ${#chunks[@]}; i += JOBS)); do
@@ -75,7 +75,7 @@ fi
 "$BIN" --live-properties >"$OUT/live_properties.json" 2>"$OUT/status.txt" ||
   echo "device_cudnn: GPU 0's properties could not be read ($(tail -n1 "$OUT/status.txt"))" >&2
 W="$(mktemp -d)"
-python3 "$ROOT/validate/sweeps/cudnn_check.py" queries "$W/queries.jsonl"
+python3 "$ROOT/research/sweeps/cudnn_check.py" queries "$W/queries.jsonl"
 split -n "l/$JOBS" -d "$W/queries.jsonl" "$W/part."
 parts=("$W"/part.*)
 for mode in builtin gpu0; do
@@ -92,7 +92,7 @@ for mode in builtin gpu0; do
   for part in "${parts[@]}"; do cat "$part.$mode"; done >"$OUT/answers_$mode.jsonl"
 done
 sort -u "$OUT/status.txt"
-python3 "$ROOT/validate/sweeps/cudnn_check.py" compare "$W/queries.jsonl" "$OUT/answers_builtin.jsonl" \
+python3 "$ROOT/research/sweeps/cudnn_check.py" compare "$W/queries.jsonl" "$OUT/answers_builtin.jsonl" \
   "$OUT/answers_gpu0.jsonl" | tee "$OUT/compare.txt"
 gzip -f "$OUT"/answers_*.jsonl
 rm -rf "$W"

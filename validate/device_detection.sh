@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-machine session for torchvision's detection models and transposed convolutions at
-# decoder shapes: the detectors are traced on the GPU (corpus/export_detection.py; torch.export
+# decoder shapes: the detectors are traced on the GPU (research/corpus/export_detection.py; torch.export
 # cannot export them), their real runs measured with validate/real_run.py, and the
-# convt_decoder sweep (validate/sweeps/sweep.py) runs beside them; kernelcount-validate is built
+# convt_decoder sweep (research/sweeps/sweep.py) runs beside them; kernelcount-validate is built
 # and run over the test models (validate/device_all.sh), as every device script does.
 #   validate/device_detection.sh OUT_DIR [BUDGET_S]        (KC_NO_SWEEP=1: the detectors only)
 #   KC_DETECTION_ARGS="--all-scores": export_detection.py's options; KC_SWEEP=FAMILIES: the sweep
@@ -20,7 +20,7 @@ if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
   (KC_NO_DEVICE_ALL=1 validate/device_sweep.sh $W/sweep $(( $(left) - 120 )) ${KC_SWEEP:-convt_decoder} 3 >$W/logs/sweep.log 2>&1) &
   sweep_pid=$!
 fi
-python3 validate/corpus/export_detection.py $W/sets/detection ${KC_DETECTION_ARGS:-} >$W/logs/export_detection.log 2>&1
+python3 research/corpus/export_detection.py $W/sets/detection ${KC_DETECTION_ARGS:-} >$W/logs/export_detection.log 2>&1
 python3 validate/real_run.py $W/real/detection $W/sets/detection/*.pt --jobs 4 \
   --manifest $W/sets/detection/manifest.jsonl --import torchvision --timeout 150 --deadline-s $(( $(left) - 60 )) >$W/logs/real.log 2>&1 &
 real_pid=$!

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU-machine session for the sets exported there: PyTorch's OpInfo samples
-# (corpus/export_opinfo.py) and the control-flow programs (export_control_flow.py) are exported on
+# (research/corpus/export_opinfo.py) and the control-flow programs (export_control_flow.py) are exported on
 # the machine (its 16 cores do it in seconds), and their real runs measured (validate/real_run.py),
 # with those of the opset archives no measured.tar.xz holds yet; kernelcount-validate is built,
 # replays the small sets and runs over the test models (validate/device_all.sh), as every device
@@ -16,15 +16,15 @@ W=/tmp/kcx; mkdir -p $W/logs $W/real $W/replay $W/sets/opset_new
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
 # 1. exports on the CPU, beside the build
-python3 validate/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
+python3 research/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
 opinfo_pid=$!
-python3 validate/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
-mkdir -p $W/opset && tar -xJf validate/corpus/opset/models.tar.xz -C $W/opset
+python3 research/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
+mkdir -p $W/opset && tar -xJf data/corpus/opset/models.tar.xz -C $W/opset
 python3 - "$W/opset/opset" >$W/logs/opset_new.txt <<'PY'
 import os, sys
 sys.path.insert(0, "validate")
 from measured_io import measured
-have = {name for name, _ in measured("validate/results/opset")}
+have = {name for name, _ in measured("data/results/opset")}
 for f in sorted(os.listdir(sys.argv[1])):
     if f.endswith(".pt2") and f[:-4] not in have:
         print(f)
@@ -50,7 +50,7 @@ real_pid=$!
 if build_and_check_test_models device_exported_sets 40; then
   for set in control opset_new; do
     [ "$(left)" -gt 60 ] || break
-    python3 validate/corpus/measure_broad.py "$BIN" $W/sets/$set $W/replay/$set --jobs 4 \
+    python3 research/corpus/measure_broad.py "$BIN" $W/sets/$set $W/replay/$set --jobs 4 \
       --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
     echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
   done

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One GPU-machine session for the broad measurement campaign, within a wall-clock budget:
-# exports the broad corpus (validate/corpus/export_broad.py, several shards at once), runs the
-# op shape sweeps (validate/sweeps/sweep.py), builds kernelcount-validate and runs it over the
+# exports the broad corpus (research/corpus/export_broad.py, several shards at once), runs the
+# op shape sweeps (research/sweeps/sweep.py), builds kernelcount-validate and runs it over the
 # test models (validate/device_all.sh), and measures every exported model as it appears
-# (validate/corpus/measure_broad.py). Packs everything into at most 8 files in OUT_DIR.
+# (research/corpus/measure_broad.py). Packs everything into at most 8 files in OUT_DIR.
 #   validate/device_session.sh OUT_DIR [BUDGET_S]        (default 560)
 # Environment: KC_PREBUILT=BIN (skip the build), KC_MODELS=DIR (measure these stripped .pt2
 # instead of exporting; with KC_SKIP_DONE=DIR of earlier results to skip), KC_NO_SWEEP=1,
@@ -24,7 +24,7 @@ MODELS="${KC_MODELS:-$W/broad}"
 export_pids=()
 if [ -z "${KC_MODELS:-}" ]; then
   for i in $(seq 0 $((SHARDS - 1))); do
-    timeout $((BUDGET - 150)) python3 validate/corpus/export_broad.py --out $W/broad --shard $i/$SHARDS \
+    timeout $((BUDGET - 150)) python3 research/corpus/export_broad.py --out $W/broad --shard $i/$SHARDS \
       --timeout 100 --deadline-s $((BUDGET - 230)) --device "${KC_DEVICE:-cuda}" ${KC_EXPORT_ONLY:+--only "$KC_EXPORT_ONLY"} ${KC_EXPORT_SET:+--set "$KC_EXPORT_SET"} \
       >$W/logs/export-$i.log 2>&1 &
     export_pids+=($!)
@@ -38,7 +38,7 @@ if [ "${KC_NO_SWEEP:-0}" != 1 ]; then
   for part in ${KC_SWEEP_PARTS:-a:conv b:gemm,sdpa,rnn,where c:reduction,index,resample,copy,norm}; do
     fams="${part#*:}"; shard=0/1
     [[ "$fams" == *@* ]] && { shard="${fams#*@}"; fams="${fams%@*}"; }
-    timeout $((BUDGET - 60)) python3 validate/sweeps/sweep.py --out $W/sweeps/sweep_${part%%:*}.jsonl \
+    timeout $((BUDGET - 60)) python3 research/sweeps/sweep.py --out $W/sweeps/sweep_${part%%:*}.jsonl \
       --device "${KC_DEVICE:-cuda}" --families "$fams" --shard "$shard" --deadline-s $((BUDGET - 90)) \
       >$W/logs/sweep_${part%%:*}.log 2>&1 &
     sweep_pids+=($!)
@@ -61,7 +61,7 @@ if [ -x "$BIN" ]; then
   # 4. measure the corpus as it is exported
   skip=()
   [ -n "${KC_SKIP_DONE:-}" ] && cp "$KC_SKIP_DONE"/*.json $W/results/ 2>/dev/null && skip=(--skip-done)
-  python3 validate/corpus/measure_broad.py "$BIN" "$MODELS" $W/results --jobs "${KC_JOBS:-10}" --timeout 100 \
+  python3 research/corpus/measure_broad.py "$BIN" "$MODELS" $W/results --jobs "${KC_JOBS:-10}" --timeout 100 \
     --follow $MODELS/DONE --deadline-s $(( $(left) - 60 )) --grace-s 20 "${skip[@]}" 2>&1 | tee $W/logs/measure.log
   [ -n "${KC_SKIP_DONE:-}" ] && for f in "$KC_SKIP_DONE"/*.json; do rm -f "$W/results/$(basename "$f")"; done
   wait $all_pid

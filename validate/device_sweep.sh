@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Op shape sweeps on the GPU machine (validate/sweeps/sweep.py) within a time budget, several
+# Op shape sweeps on the GPU machine (research/sweeps/sweep.py) within a time budget, several
 # processes sharing the one GPU (each takes every PROCS-th configuration, so whatever finishes is
 # an even sample of the family): OUT_DIR/sweep_FAMILIES.jsonl.gz, one line per configuration.
 #   validate/device_sweep.sh OUT_DIR SECONDS FAMILIES [PROCS [SCALE]]   (PROCS default 4; SCALE: sweep.py --scale)
 # e.g. validate/device_sweep.sh $OUT 480 gemm_random 4, then on the workstation
-#   python3 validate/sweeps/fit_gemm.py --sweep OUT_DIR/sweep_gemm_random.jsonl.gz
+#   python3 generators/fit_gemm.py --sweep OUT_DIR/sweep_gemm_random.jsonl.gz
 # Meanwhile validate/device_all.sh builds kernelcount-validate and runs it on the test models
 # (its log and outputs in OUT_DIR/device_all.tgz), as every device script does, unless KC_NO_DEVICE_ALL=1 (a caller that runs it).
 set -uo pipefail
@@ -27,7 +27,7 @@ fi
 
 pids=()
 for i in $(seq 0 $((PROCS - 1))); do
-  timeout $((SECONDS_BUDGET + 60)) python3 "$ROOT/validate/sweeps/sweep.py" --out "$W/part_$i.jsonl" \
+  timeout $((SECONDS_BUDGET + 60)) python3 "$ROOT/research/sweeps/sweep.py" --out "$W/part_$i.jsonl" \
     --families "$FAMILIES" --shard "$i/$PROCS" --scale "$SCALE" --chunk 50 --deadline-s "$SECONDS_BUDGET" >"$W/part_$i.log" 2>&1 &
   pids+=($!)
 done
@@ -38,9 +38,9 @@ name="sweep_${FAMILIES//,/_}"
 cat "$W"/part_*.jsonl | gzip -9 >"$OUT/$name.jsonl.gz"
 echo "device_sweep: $(zcat "$OUT/$name.jsonl.gz" | grep -c '"family"') configurations," \
   "$(zcat "$OUT/$name.jsonl.gz" | grep -c '"error"') with an error, in $OUT/$name.jsonl.gz"
-# GEMM sweeps come back as validate/sweeps/gemm_table.py's compact table (a tenth of the size).
+# GEMM sweeps come back as research/sweeps/gemm_table.py's compact table (a tenth of the size).
 if [[ "$FAMILIES" == gemm_random* ]]; then
-  python3 "$ROOT/validate/sweeps/gemm_table.py" "$OUT/$name.csv.gz" "$OUT/$name.jsonl.gz" && rm "$OUT/$name.jsonl.gz"
+  python3 "$ROOT/research/sweeps/gemm_table.py" "$OUT/$name.csv.gz" "$OUT/$name.jsonl.gz" && rm "$OUT/$name.jsonl.gz"
 fi
 
 if [ -n "$all_pid" ]; then

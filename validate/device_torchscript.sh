@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU-machine session for the TorchScript corpus: traces the corpus architectures on the GPU
-# (validate/corpus/export_torchscript.py, several shards at once, weights zeroed, deflated),
+# (research/corpus/export_torchscript.py, several shards at once, weights zeroed, deflated),
 # builds kernelcount-validate and runs it over the test models (validate/device_all.sh), then
 # measures every traced model through torch::jit with the --input specs its manifest records.
 # Packs everything into a few files in OUT_DIR.
@@ -14,7 +14,7 @@ W=/tmp/kcts; mkdir -p $W/logs $W/ts $W/results
 SHARDS="${KC_SHARDS:-8}"
 pids=()
 for i in $(seq 0 $((SHARDS - 1))); do
-  timeout $((BUDGET - 200)) python3 validate/corpus/export_torchscript.py --out $W/ts --shard $i/$SHARDS \
+  timeout $((BUDGET - 200)) python3 research/corpus/export_torchscript.py --out $W/ts --shard $i/$SHARDS \
     ${KC_TS_ONLY:+--only "$KC_TS_ONLY"} >$W/logs/export-$i.log 2>&1 &
   pids+=($!)
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU-machine session for a new TorchScript set measured as its real run: traces the given
-# architectures on the GPU (validate/corpus/export_torchscript.py, several shards at once,
+# architectures on the GPU (research/corpus/export_torchscript.py, several shards at once,
 # weights zeroed, deflated), then runs each trace as a user does (validate/real_run.py:
 # torch.jit.load, optimizations off, under torch.profiler after warm-up); meanwhile builds
 # kernelcount-validate and runs it over the test models (validate/device_all.sh), as every
@@ -19,7 +19,7 @@ W=/tmp/kctsr; mkdir -p $W/logs $W/ts $W/real
 SHARDS="${KC_SHARDS:-8}"
 pids=()
 for i in $(seq 0 $((SHARDS - 1))); do
-  timeout $((BUDGET / 3)) python3 validate/corpus/export_torchscript.py --out $W/ts --shard $i/$SHARDS \
+  timeout $((BUDGET / 3)) python3 research/corpus/export_torchscript.py --out $W/ts --shard $i/$SHARDS \
     --only "$KC_TS_ONLY" >$W/logs/export-$i.log 2>&1 &
   pids+=($!)
 done

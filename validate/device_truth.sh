@@ -4,7 +4,7 @@
 # op-by-op replay of the same archives, within a wall-clock budget; also builds validate and
 # runs it over the test models (validate/device_all.sh), as every device script does.
 #   validate/device_truth.sh OUT_DIR BUDGET_S SET [SET ...]
-# A SET is a folder of validate/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset,
+# A SET is a folder of data/corpus/ (broad, fresh, fresh2, ..., heldout, models, opset,
 # torchscript);
 # sets are taken in the order given and each model's real run and replay run at once.
 # Writes OUT_DIR/real.tar.xz (SET/<name>.real.json, SET/real_status.jsonl), OUT_DIR/replay.tar.xz
@@ -20,21 +20,21 @@ nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu
 
 # The TorchScript set is packed: unpacked here, run with its manifest's input specs. Other sets
 # packed as models.tar.xz (fresh5, fresh6, opinfo) are unpacked too.
-mkdir -p $W/ts && tar xJf validate/corpus/torchscript/models.tar.xz -C $W/ts
+mkdir -p $W/ts && tar xJf data/corpus/torchscript/models.tar.xz -C $W/ts
 models_of() {
   if [ "$1" = torchscript ]; then ls $W/ts/ts/*.pt; return; fi
-  if [ -f "validate/corpus/$1/models.tar.xz" ]; then
-    mkdir -p $W/packed && tar xJf "validate/corpus/$1/models.tar.xz" -C $W/packed &&
+  if [ -f "data/corpus/$1/models.tar.xz" ]; then
+    mkdir -p $W/packed && tar xJf "data/corpus/$1/models.tar.xz" -C $W/packed &&
       ls $W/packed/$1/*.pt2 $W/packed/$1/*.pt 2>/dev/null
   else
-    ls "validate/corpus/$1"/*.pt2 2>/dev/null
+    ls "data/corpus/$1"/*.pt2 2>/dev/null
   fi
 }
 # A set's TorchScript input specs: its own manifest where it packs one (the detection sets), else
 # the TorchScript set's.
 manifest_of() {
   if [ -f "$W/packed/$1/manifest.jsonl" ]; then echo "$W/packed/$1/manifest.jsonl"
-  else echo validate/corpus/torchscript/manifest.jsonl; fi
+  else echo data/corpus/torchscript/manifest.jsonl; fi
 }
 
 # 1. real runs need no build: they start at once, set after set, in the background
@@ -56,10 +56,10 @@ if build_and_check_test_models device_truth 40; then
   if [ "${KC_NO_REPLAY:-0}" != 1 ]; then
     for set in ${KC_REPLAY_SETS:-$@}; do
       [ "$(left)" -gt 60 ] || break
-      dir="validate/corpus/$set"; ts=()
+      dir="data/corpus/$set"; ts=()
       [ -f "$dir/models.tar.xz" ] && dir=$W/packed/$set
-      [ "$set" = torchscript ] && { dir=$W/ts/ts; ts=(--manifest validate/corpus/torchscript/manifest.jsonl); }
-      python3 validate/corpus/measure_broad.py "$BIN" "$dir" $W/replay/$set --jobs "${KC_JOBS:-6}" "${ts[@]}" \
+      [ "$set" = torchscript ] && { dir=$W/ts/ts; ts=(--manifest data/corpus/torchscript/manifest.jsonl); }
+      python3 research/corpus/measure_broad.py "$BIN" "$dir" $W/replay/$set --jobs "${KC_JOBS:-6}" "${ts[@]}" \
         --timeout 100 --deadline-s $(( $(left) - 50 )) --grace-s 15 >>$W/logs/replay.log 2>&1
       echo "replay $set done at $(( $(date +%s) - T0 )) s" >>$W/logs/replay.log
     done

@@ -5,7 +5,7 @@ hbm_bytes_per_s: a large device-to-device copy, bytes read plus written. matmul_
 rate is also the vector rate kernelcount uses). vector_flops_per_s_addcmul: an addcmul, for
 reference only (memory-bound, so a lower bound). launch_s: the time per kernel in a stream of
 tiny back-to-back eager launches. Each is the median of 10 timed repetitions after warm-up.
-Run on the target GPU: python3 validate/measure_target.py > validate/results/target_h200.json
+Run on the target GPU: python3 validate/measure_target.py > data/results/target_h200.json
 """
 import json
 import statistics

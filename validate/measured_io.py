@@ -1,4 +1,4 @@
-"""kernelcount-validate outputs of one results folder (validate/results/<set>/): its <name>.json
+"""kernelcount-validate outputs of one results folder (data/results/<set>/): its <name>.json
 and <name>.err files, loose or packed in the folder's measured.tar.xz as measured/<name>.json, which
 keeps the repository small enough to travel to the GPU machine whole."""
 import glob
@@ -24,9 +24,31 @@ def _files(folder):
     return sorted(out)
 
 
+# A record names its model where it was when measured; the corpora and reference cases moved from
+# validate/ to data/ after most were measured, and the records are kept as the tool wrote them.
+_MOVED = (("validate/corpus/", "data/corpus/"), ("validate/truth/", "data/truth/"))
+
+
+def current_path(path):
+    """The model's path in this checkout, for a path a record names."""
+    for old, new in _MOVED:
+        if path.startswith(old):
+            return new + path[len(old):]
+    return path
+
+
+def _current(record):
+    model = record.get("model")
+    if isinstance(model, str):
+        record["model"] = current_path(model)
+    elif isinstance(model, dict) and isinstance(model.get("path"), str):
+        model["path"] = current_path(model["path"])
+    return record
+
+
 def measured(folder):
-    """[(name, validate's JSON)] of a results folder, by name."""
-    return [(name, json.loads(text)) for name, ext, text in _files(folder) if ext == ".json"]
+    """[(name, validate's JSON)] of a results folder, by name, each naming its model's current path."""
+    return [(name, _current(json.loads(text))) for name, ext, text in _files(folder) if ext == ".json"]
 
 
 def errors(folder):

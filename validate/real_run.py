@@ -17,7 +17,7 @@ A TorchScript file runs as torch.jit.load leaves it (every tensor where it was s
 graph optimizations off and inputs on the GPU as its manifest line's `--input` specs say.
 
     python3 validate/real_run.py OUT_DIR MODEL.pt2 [MODEL.pt2 ...] [--jobs 8] [--timeout 120]
-    python3 validate/real_run.py OUT_DIR MODEL.pt [...] --manifest validate/corpus/torchscript/manifest.jsonl
+    python3 validate/real_run.py OUT_DIR MODEL.pt [...] --manifest data/corpus/torchscript/manifest.jsonl
 
 Writes OUT_DIR/<name>.real.json per model (totals, unattributed work, the outermost ops in
 order with their counts and kernel names) and OUT_DIR/real_status.jsonl. Several worker

@@ -15,7 +15,7 @@ DROP = ("/data/weights/", "/data/constants/", "/data/sample_inputs/")
 # Stack traces name installed packages by the exporting machine's paths; keep them from
 # site-packages on ("site-packages/torchvision/models/resnet.py").
 SITE = re.compile(rb'(File \\")[^"\\]*?/(site-packages|dist-packages)/')
-# This checkout's own files by their path from its root ("validate/corpus/export_opset.py").
+# This checkout's own files by their path from its root ("research/corpus/export_opset.py").
 ROOT = re.compile(rb'(File \\")' + re.escape(os.path.dirname(os.path.dirname(os.path.abspath(__file__))).encode()) + rb'/')
 
 

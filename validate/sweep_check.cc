@@ -1,9 +1,9 @@
 // kernelcount-sweepcheck: the launch rules against the op shape sweeps. Reads sweep records
-// (validate/sweeps/sweep.py's JSON lines: op, input shapes, strides and dtypes, parameters,
+// (research/sweeps/sweep.py's JSON lines: op, input shapes, strides and dtypes, parameters,
 // measured counts) on stdin, builds each configuration as a one-op graph, runs the launches
 // pass with the rules alone (no measured table), and writes one JSON line per record:
 //   {"id", "run", "family", "op", "params", "measured": [k, c, s], "predicted": [k, c, s] | null, "rule"}
-// validate/sweeps/check_rules.py aggregates them. Covers the families whose records name every
+// research/sweeps/check_rules.py aggregates them. Covers the families whose records name every
 // argument the rules read: convolutions (conv, gconv, gconv_wide, conv_dense), 2-D GEMMs (linear,
 // addmm), matmul (matmul_bcast) and attention without a mask (sdpa_layout).
 #include <algorithm>

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The truth of record for a set that has real runs but no replay (TorchScript traces, which
-# kernelcount-validate does not replay): the real runs (validate/results/SET/real.tar.xz) aligned
+# kernelcount-validate does not replay): the real runs (data/results/SET/real.tar.xz) aligned
 # op by op to kernelcount's own op list for each model (`kernelcount --format json`), written as
-# validate/results/SET/measured.tar.xz. The op list only places each real event beside its op;
+# data/results/SET/measured.tar.xz. The op list only places each real event beside its op;
 # the counts are the real run's, and the accuracy scripts rerun kernelcount for the predictions.
-#   validate/truth_from_reports.sh [--kernelcount BIN] SET [SET ...]
-#   (models: validate/corpus/SET/models.tar.xz or the folder itself, with manifest.jsonl's --input specs)
+#   data/truth_from_reports.sh [--kernelcount BIN] SET [SET ...]
+#   (models: data/corpus/SET/models.tar.xz or the folder itself, with manifest.jsonl's --input specs)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 KC=build/kernelcount
@@ -14,13 +14,13 @@ if [ "${1:-}" = --kernelcount ]; then KC="$2"; shift 2; fi
 for set in "$@"; do
   W=$(mktemp -d)
   trap 'rm -rf "$W"' EXIT
-  models=validate/corpus/$set
+  models=data/corpus/$set
   if [ -f $models/models.tar.xz ]; then
     mkdir -p $W/models && tar -xJf $models/models.tar.xz -C $W/models
     models=$(dirname "$(find $W/models -name manifest.jsonl | head -n1)")
   fi
   mkdir -p $W/real $W/reports
-  tar -xJf validate/results/$set/real.tar.xz -C $W/real
+  tar -xJf data/results/$set/real.tar.xz -C $W/real
   for f in $models/*.pt $models/*.pt2; do
     [ -f "$f" ] || continue
     name=$(basename "${f%.*}")
@@ -38,8 +38,8 @@ EOF
   done
   python3 validate/real_truth.py truth $W/reports $W/real $W/out >&2
   mkdir -p $W/unpacked && tar -xf $W/out/measured.tar.xz -C $W/unpacked
-  (cd $W/unpacked && tar -cf - measured | xz -9e) >validate/results/$set/measured.tar.xz
-  echo "truth_from_reports: validate/results/$set/measured.tar.xz ($(ls $W/unpacked/measured | wc -l) models)"
+  (cd $W/unpacked && tar -cf - measured | xz -9e) >data/results/$set/measured.tar.xz
+  echo "truth_from_reports: data/results/$set/measured.tar.xz ($(ls $W/unpacked/measured | wc -l) models)"
   rm -rf "$W"
   trap - EXIT
 done

@@ -3,7 +3,7 @@
 // (aten/src/ATen/native/ReduceOps.cpp logsumexp, TensorCompare.cpp isinf/isfinite,
 // Distance.cpp cdist/cosine_similarity, AffineGridGenerator.cpp, Linear.cpp bilinear,
 // PadNd.cpp _pad_circular, TensorFactories.cpp eye, SpectralOps.cpp).
-// Evidence `opset:` names the blocks of validate/corpus/opset measured in validate/results/opset.
+// Evidence `opset:` names the blocks of data/corpus/opset measured in data/results/opset.
 #include <cmath>
 
 #include "passes/torch2_11/reduce_config.h"

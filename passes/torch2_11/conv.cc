@@ -306,7 +306,7 @@ struct ConvtShape {
 // cuDNN's data-gradient engine choice for it, without the bias add: the NHWC implicit GEMM (input
 // and weight to NHWC, dgrad, output back: 4, with 0-2 zeroed workspaces), NCHW-native kernels
 // (1-2) or one GEMM (1x1 at stride 1). A tree fitted on the 2,400 convolutions of the sweep by
-// validate/sweeps/fit_convt.py --depth 5 --cpp (71.9% exact on a held-out fifth).
+// generators/fit_convt.py --depth 5 --cpp (71.9% exact on a held-out fifth).
 Counts convt_tree(const ConvtShape& x) {
   if (x.k <= 1.5) {
     if (x.cout <= 112) {
@@ -430,7 +430,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
        "height, width, channels in and out (a group's), output pixels, the implicit GEMM's M and K, channel "
        "alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 d, "
        "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
-       "convolutions (validate/sweeps/fit_conv.py, which prints each family left out of the fit in turn); "
+       "convolutions (generators/fit_conv.py, which prints each family left out of the fit in turn); "
        "where cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration "
        "cuDNN's own heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 "
        "whether the GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier "
@@ -461,7 +461,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                "transposed 1-3 d (cuDNN dgrad). Ungrouped NCHW, f32 or half: cuDNN's engine (NHWC implicit GEMM "
                "with transforms, 4 + 0-2 memsets; NCHW-native, 1-2; a GEMM for 1x1) from a tree over dtype, rank, "
                "kernel, stride, channels, their alignment, batch and pixels in and out, fitted on the convt_decoder "
-               "sweep (validate/sweeps/fit_convt.py). Otherwise most frequent per bucket: half precision 4 + 1 "
+               "sweep (generators/fit_convt.py). Otherwise most frequent per bucket: half precision 4 + 1 "
                "memset; f32 grouped 4; f32 channels last 2 + 1 memset; f32 NCHW 1. +1 bias add",
                conv_backward_data,
                {},

@@ -4,7 +4,7 @@
 // call site decides it. The trees reproduce the measured choice over the shape features the
 // heuristic is given, and cross-validation on the sweeps, and each model family left out of the
 // fit in turn, say how often they are right on shapes they were not fitted to
-// (validate/sweeps/fit_conv.py prints both; docs/rules.md lists them). Where cuDNN itself can be
+// (generators/fit_conv.py prints both; docs/rules.md lists them). Where cuDNN itself can be
 // asked (cudnn_heuristics.h), a second set of trees also reads the engine configuration its
 // heuristics pick: the same engine can still launch different kernels (a GEMM for a 1x1
 // convolution or an implicit GEMM with layout transforms, a split-K or not), so the measured
@@ -32,7 +32,7 @@ constexpr size_t kEngineAnswer = 3 + kCudnnKnobs.size();  // engine, knobs, work
 // Asked without a GPU, cuDNN never offers engine 58, a GEMM through cuBLASLt (which cannot rank
 // itself without a device); on the H200 it wins for most 1x1 convolutions at stride 1, and the
 // GEMM launches differ from the implicit-GEMM engines'. Fitted on the GPU's own answers for
-// random such shapes (validate/sweeps/fit_conv.py's gpu_gemm).
+// random such shapes (generators/fit_conv.py's gpu_gemm).
 bool gpu_takes_gemm(const Table<GpuGemmNode>& tree, const double (&f)[kFeatures], bool half, bool channels_last) {
   // The classifier's features: the shape's but one_d, half precision, channels last, then cuDNN's
   // answer without a GPU (the best other engine, which the GEMM has to beat).
@@ -71,7 +71,7 @@ Counts walk(const Table<ConvTreeNode>& tree, const double (&f)[kFeatures], int64
 
 Counts cudnn_conv(const ConvTrees& trees, bool half, bool channels_last, const ConvProblem& p,
                   const CudnnEngineChoice* engine) {
-  // The order of validate/sweeps/fit_conv.py's FEATURES, then its ENGINE_FEATURES (read only by
+  // The order of generators/fit_conv.py's FEATURES, then its ENGINE_FEATURES (read only by
   // the kConvTreeCudnn_* trees).
   double f[kFeatures] = {static_cast<double>(p.kernel),
                          static_cast<double>(p.stride),

@@ -1,5 +1,5 @@
 // cuDNN's engine choice for convolutions on the target's GPU, fitted on its shape sweeps and
-// measured corpora (validate/sweeps/fit_conv.py writes its folder's conv_engine_trees.inc).
+// measured corpora (generators/fit_conv.py writes its folder's conv_engine_trees.inc).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The cuDNN answers built into kernelcount, one table per target: cuDNN's heuristic choice for
-// every convolution of the committed models (validate/corpus, tests/models), asked with the
+// every convolution of the committed models (data/corpus, tests/models), asked with the
 // target's device properties, so that those shapes never need cuDNN loaded, or installed.
-// scripts/cudnn_table.py --target FOLDER writes a target's table
+// generators/cudnn_table.py --target FOLDER writes a target's table
 // (passes/targets/<folder>/cudnn_answers.txt.gz) and checks that it is current.
 #pragma once
 

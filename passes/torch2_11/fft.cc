@@ -2,7 +2,7 @@
 // ATen resizes the signal to the requested lengths (constant_pad_nd: a fill and a copy when a
 // length grows; a crop alone is a view), merges the untransformed dims into one batch dim (a copy
 // when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
-// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; validate/results/opinfo): every transformed
+// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; data/results/opinfo): every transformed
 // dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
 // several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
 // cuFFT's one-plan path, and hfft2/hfftn (conjugates and transforms interleaved) stay unknown.

@@ -615,7 +615,7 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       ops({"aten::linear", "aten::addmm", "aten::mm", "aten::matmul", "aten::bmm", "aten::baddbmm"});
   const char* const evidence =
       "sweep:gemm_random (500,000 random GEMMs on the H200: linear with and without a bias, addmm, mm, bmm with "
-      "transposed operands, f32 and bf16; validate/sweeps/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
+      "transposed operands, f32 and bf16; generators/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
       "sweep:gemm_small, sweep:gemm_align (model-shaped, checked, not fitted)";
   const char* const around = " (+ copies of operands cuBLAS cannot read, linear's unfused bias add, addmm's 2-D self)";
   r.push_back({"gemm.splitk_largek",

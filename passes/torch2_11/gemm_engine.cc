@@ -5,8 +5,8 @@
 // output tiles against the SMs, K per tile, the alignment of the leading dimensions, the
 // dtype, transposes, a fused bias. A target's tree (its folder's gemm_tree.inc) reproduces the
 // choice its GPU made for random GEMMs over those features: the H200's, 500,000 of them
-// (validate/sweeps/results/gemm_random*.csv.gz; no shape from a model);
-// validate/sweeps/fit_gemm.txt says how often it is right on GEMMs it never saw.
+// (data/sweeps/gemm_random*.csv.gz; no shape from a model);
+// generators/fit_gemm.txt says how often it is right on GEMMs it never saw.
 #include "passes/torch2_11/gemm_engine.h"
 
 #include <cmath>

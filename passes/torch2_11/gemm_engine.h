@@ -1,5 +1,5 @@
 // cuBLAS's and cuBLASLt's launch choices for one GEMM call, learned from the target's GPU
-// (validate/sweeps/fit_gemm.py writes its folder's gemm_tree.inc).
+// (generators/fit_gemm.py writes its folder's gemm_tree.inc).
 #pragma once
 
 #include <cstdint>

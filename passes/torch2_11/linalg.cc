@@ -4,7 +4,7 @@
 // (cloneBatchedColumnMajor), zeroes the infos, calls cuSOLVER, MAGMA or batched cuBLAS, and for the
 // non-`_ex` ops reads the infos back to check them (the host waits). The libraries' own kernel
 // counts were measured on single float32 matrices of up to 12 rows (PyTorch's OpInfo samples,
-// validate/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
+// data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // iterations, Bunch-Kaufman pivoting, matrix_exp's degree), only the empty case is counted.
 #include "passes/torch2_11/rules.h"

@@ -1,10 +1,10 @@
 // PyTorch 2.11's launch rules, one file per op family. Each file holds its family's rules and the
 // shape mechanisms they are written with; rules.cc assembles them in match order. What a rule
 // reads of the GPU it reads through the op's target (OpFacts::target: its device and tables).
-// Evidence names: validate/truth cases (truth:), validate/results/corpus (corpus:),
-// validate/results/broad (broad:), validate/sweeps/results (sweep:), tests/models (test:),
-// validate/results/torchscript (torchscript:), validate/results/opinfo (opinfo:: PyTorch's OpInfo
-// samples), validate/results/control (control:).
+// Evidence names: validate/truth cases (truth:), data/results/corpus (corpus:),
+// data/results/broad (broad:), data/sweeps (sweep:), tests/models (test:),
+// data/results/torchscript (torchscript:), data/results/opinfo (opinfo:: PyTorch's OpInfo
+// samples), data/results/control (control:).
 #pragma once
 
 #include <initializer_list>

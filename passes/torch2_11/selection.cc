@@ -1,8 +1,8 @@
 // Sorting, selection, scatters and ops whose output size depends on the data, on the H200
 // (aten/src/ATen/native/cuda/Sort.cpp, Sorting.cpp, TensorModeKernel.cu, Nonzero.cu,
 // Unique.cu, SummaryOps.cu, Bucketization.cu, ScatterGatherKernel.cu, Indexing.cu,
-// IndexKernel.cu). Evidence `opset:` names the blocks of validate/corpus/opset measured in
-// validate/results/opset.
+// IndexKernel.cu). Evidence `opset:` names the blocks of data/corpus/opset measured in
+// data/results/opset.
 #include <algorithm>
 
 #include "analyzer/tensor_geometry.h"
@@ -482,7 +482,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                  return nonzero_launches(*f.input(0));
                },
                "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, "
-               "expanded: validate/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, "
+               "expanded: research/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, "
                "opinfo:argwhere, opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of "
                "13500: 4)",
                "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "

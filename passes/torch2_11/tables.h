@@ -20,7 +20,7 @@ struct Table {
   }
 };
 
-// A node of the GEMM tree (validate/sweeps/fit_gemm.py writes gemm_tree.inc).
+// A node of the GEMM tree (generators/fit_gemm.py writes gemm_tree.inc).
 struct GemmTreeNode {
   int feature;  // index into gemm_engine.cc's features; -1 for a leaf
   double threshold;
@@ -28,7 +28,7 @@ struct GemmTreeNode {
   int kernels, memcpy, memset;  // a leaf's launches
 };
 
-// A node of a convolution tree (validate/sweeps/fit_conv.py writes conv_engine_trees.inc).
+// A node of a convolution tree (generators/fit_conv.py writes conv_engine_trees.inc).
 struct ConvTreeNode {
   int feature;  // index into conv_engine.cc's features; -1 for a leaf
   double threshold;

@@ -2,8 +2,8 @@
 // roi_align_kernel.cu, roi_pool_kernel.cu, ps_roi_align_kernel.cu, ps_roi_pool_kernel.cu). LibTorch
 // has no schema for them: the .pt2 loader reads them by their recorded arguments, so each rule
 // checks the ranks it relies on itself, and an op it does not fit stays unknown. Evidence
-// `sweep:torchvision_ops` is validate/sweeps/results/torchvision_ops.jsonl.xz
-// (validate/sweeps/torchvision_ops.py, 433 configurations on the H200).
+// `sweep:torchvision_ops` is data/sweeps/torchvision_ops.jsonl.xz
+// (research/sweeps/torchvision_ops.py, 433 configurations on the H200).
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {

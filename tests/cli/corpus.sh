@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every exported real model (validate/corpus/models and validate/corpus/heldout) through the
+# Every exported real model (data/corpus/models and data/corpus/heldout) through the
 # CLI: fused HBM bytes never exceed eager and no fusion group saves negative bytes (bug (b),
 # Swin-T); the markdown report parses as CommonMark with its tables and <details> blocks in
 # place and stays under 60,000 characters, alone and against a baseline (bug (c)); the SARIF
@@ -22,7 +22,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 prev=""
 count=0
-(($#)) || set -- validate/corpus/models/*.pt2 validate/corpus/heldout/*.pt2
+(($#)) || set -- data/corpus/models/*.pt2 data/corpus/heldout/*.pt2
 for m in "$@"; do
   name="$(basename "$m" .pt2)"
   json="$tmp/$name.json"

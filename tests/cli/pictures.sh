@@ -8,7 +8,7 @@ failed=0
 fail() { echo "FAIL $*"; failed=1; }
 command -v dot >/dev/null || { echo "FAIL graphviz's dot is not installed (scripts/setup.sh installs it)"; exit 1; }
 
-models=(tests/models/*.pt2 validate/truth/cases/item.pt2 validate/truth/cases/relu_inplace.pt2)
+models=(tests/models/*.pt2 data/truth/cases/item.pt2 data/truth/cases/relu_inplace.pt2)
 for m in "${models[@]}"; do
   svg="$("$kc" "$m" --format dot | dot -Tsvg 2>&1)" || fail "$m: dot -Tsvg failed: ${svg:0:300}"
   [[ "$svg" == *"<svg"* ]] || fail "$m: no SVG from dot"

@@ -1,7 +1,7 @@
 """Every exercise's answer against its committed GPU measurement, and the checker's verdicts.
 
 For each exercises/*.json: the per-op kernels, memcpys and memsets and their totals equal the
-kernelcount-validate measurement the file names (validate/results/...), op by op; the transfers
+kernelcount-validate measurement the file names (data/results/...), op by op; the transfers
 and host syncs equal kernelcount's current prediction for the same archive; `kernelcount exercise
 check N` accepts the answer (exit 0) and rejects a wrong one (exit 1), naming an op to look at.
 Usage: python3 tests/exercises/check_exercises.py KERNELCOUNT   (from the repository root)

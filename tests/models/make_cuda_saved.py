@@ -33,7 +33,7 @@ from make_models import rewrite_zip, rand  # noqa: E402
 
 # (archive saved on the host, the GPU-saved copy, an example input, whether the tensor constants
 # move too). A trace made on a GPU keeps its literal constants (torch.tensor(4) in d // h) on the
-# host, as the traces of validate/corpus/torchscript do: _gpu_trace is that file; _cuda has every
+# host, as the traces of data/corpus/torchscript do: _gpu_trace is that file; _cuda has every
 # storage on the GPU, as a module whose constants were made there would.
 MODELS = [
     ("tests/models/traced_transformer_block.pt", "tests/models/traced_transformer_block_cuda.pt", (2, 16, 64), True),

@@ -95,7 +95,7 @@ TEST_CASE(
     "cudnn heuristics: a 1x1 convolution the GPU runs as a cuBLASLt GEMM, which cuDNN without a GPU never offers") {
   const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   if (!h) return;
-  // DenseNet-161's transition 1x1 in f32 (validate/results/broad: 1 kernel on the H200, where
+  // DenseNet-161's transition 1x1 in f32 (data/results/broad: 1 kernel on the H200, where
   // cuDNN took engine 58, its GEMM through cuBLASLt). Asked without a GPU cuDNN answers another
   // engine; the classifier fitted on the GPU's own answers says the GPU takes the GEMM.
   CudnnConvQuery q = conv(DType::kFloat32, {2, 1584, 14, 14}, {192, 1584, 1, 1});

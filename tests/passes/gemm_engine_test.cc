@@ -1,4 +1,4 @@
-// The GEMM tree as C++ walks it against the tree scikit-learn fitted (validate/sweeps/fit_gemm.py):
+// The GEMM tree as C++ walks it against the tree scikit-learn fitted (generators/fit_gemm.py):
 // the same answer for every GEMM of tests/passes/gemm_tree_cases.inc, so the features are computed
 // alike on both sides. How often those answers match the GPU is fit_gemm.txt's figure.
 #include "passes/torch2_11/gemm_engine.h"

@@ -102,7 +102,7 @@ TEST_CASE("conv: NCHW k>1 is T2 + core + T1 in half precision; small-channel ste
   CHECK(run_conv(b, img, weight(b, {64, 3, 7, 7}, DType::kBFloat16), stem).counts.kernels == 1);
 }
 
-// Shapes measured by the conv_dense sweep (validate/sweeps/results), each a different engine
+// Shapes measured by the conv_dense sweep (data/sweeps), each a different engine
 // choice of cuDNN that the fitted trees (conv_engine_trees.inc) reproduce.
 TEST_CASE("conv: f32 NCHW k>1 follows cuDNN's measured engine choice: native, transforms, split-K") {
   GraphBuilder b;
@@ -152,7 +152,7 @@ TEST_CASE("conv: f32 channels-last depthwise conv3d loops per channel, two kerne
 }
 
 TEST_CASE("conv: transposed convolutions take cuDNN's dgrad engine as the convt_decoder sweep measured it") {
-  // Three configurations of the sweep (validate/sweeps/results/sweep_convt_decoder.jsonl.gz),
+  // Three configurations of the sweep (data/sweeps/sweep_convt_decoder.jsonl.gz),
   // one per engine family.
   auto convt = [](DType dt, std::vector<int64_t> x_sizes, std::vector<int64_t> w_sizes, int64_t stride, int64_t out_hw,
                   bool bias) {
@@ -316,7 +316,7 @@ TEST_CASE("conv: a 1-d f32 convolution with 16-31 channels per group loops over 
   CHECK(run_conv(b, x, weight(b, {256, 16, 128}), pos).counts.kernels == 50);
 }
 
-// Shapes measured by the conv3d_dense sweep (validate/sweeps/results), each a different engine
+// Shapes measured by the conv3d_dense sweep (data/sweeps), each a different engine
 // choice that the fitted 3-d trees (conv_engine_trees.inc) reproduce.
 TEST_CASE("conv: 3-d convolutions follow cuDNN's measured engine choice per dtype and layout") {
   GraphBuilder b;

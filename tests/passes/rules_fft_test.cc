@@ -1,5 +1,5 @@
 // The H200 rules for FFTs of real inputs (passes/torch2_11/fft.cc), checked against PyTorch's
-// OpInfo samples as the H200 ran them (validate/results/opinfo: float32 [5, 6, 7]).
+// OpInfo samples as the H200 ran them (data/results/opinfo: float32 [5, 6, 7]).
 #include <catch2/catch.hpp>
 
 #include "passes/graph_builder.h"

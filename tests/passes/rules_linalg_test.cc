@@ -1,5 +1,5 @@
 // The H200 rules for matrix factorizations and solves (passes/torch2_11/linalg.cc), checked
-// against PyTorch's OpInfo samples as the H200 ran them (validate/results/opinfo), and the shapes
+// against PyTorch's OpInfo samples as the H200 ran them (data/results/opinfo), and the shapes
 // outside what was measured left unknown.
 #include <catch2/catch.hpp>
 

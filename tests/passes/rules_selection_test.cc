@@ -1,6 +1,6 @@
 // The H200 rules for sorts, selections, scatters, data-dependent sizes and ATen composites
 // (passes/torch2_11/selection.cc, composites.cc), checked against the opset blocks'
-// measurements (validate/results/opset).
+// measurements (data/results/opset).
 #include <catch2/catch.hpp>
 
 #include "passes/graph_builder.h"

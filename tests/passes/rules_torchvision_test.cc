@@ -1,5 +1,5 @@
 // The H200 rules for torchvision's detection ops (passes/torch2_11/torchvision.cc), checked
-// against the sweep's measurements (validate/sweeps/results/torchvision_ops.jsonl.xz).
+// against the sweep's measurements (data/sweeps/torchvision_ops.jsonl.xz).
 #include <catch2/catch.hpp>
 
 #include "passes/graph_builder.h"

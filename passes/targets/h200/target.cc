@@ -14,7 +14,7 @@ Target target_h200() {
   t.name = "torch2.11-h200";
   t.description = "eager PyTorch 2.11 on NVIDIA H200 (sm_90)";
   t.torch_version = "2.11";
-  // Rates measured on the H200 by validate/measure_target.py (validate/results/target.json).
+  // Rates measured on the H200 by validate/measure_target.py (data/results/target.json).
   // The vector rate is the fp32 GEMM's: without TF32 it runs on the CUDA cores, at their FMA
   // rate. The launch time is per kernel in a stream of tiny eager launches.
   t.hbm_bytes_per_s = 4.24e12;
@@ -22,15 +22,15 @@ Target target_h200() {
   t.matmul_fp32_flops_per_s = 51.0e12;
   t.vector_flops_per_s = 51.0e12;
   t.launch_s = 6.8e-6;
-  t.evidence = "validate/results/target.json";
+  t.evidence = "data/results/target.json";
   // The L2 (60 MiB, device.json's l2CacheSize): streams miss well before a fully associative LRU
   // cache of that size would let them (an array of 29 MB written by one op is 40% missed by the
-  // next: validate/results/dram/, vit_b_16_bf16): the hardware's partitions, set conflicts and
+  // next: data/results/dram/, vit_b_16_bf16): the hardware's partitions, set conflicts and
   // replacement leave less usable. The share is the one fitted parameter of the DRAM model, on
   // the 24 measured models; left out by family, every family picks the same value
-  // (validate/dram_lofo.py, validate/results/dram/accuracy.txt).
+  // (research/accuracy/dram_lofo.py, data/results/dram/accuracy.txt).
   t.l2_usable_fraction = 0.625;
-  t.l2_evidence = "validate/results/dram/";
+  t.l2_evidence = "data/results/dram/";
   return torch2_11::with_tables(std::move(t));
 }
 

@@ -1,0 +1,184 @@
+"""cuBLAS's and cuBLASLt's launch choices for one GEMM call, learned from the GPU: a classifier tree
+over the call's shape (M, K, N, batch, transposes, a fused 1-D bias, dtype class), fitted on the
+random GEMMs of the gemm_random sweeps (data/sweeps/gemm_random*.csv.gz, measured on
+the H200; no shape comes from a model) and written as the target's gemm_tree.inc
+(passes/targets/<folder>/), which passes/torch2_11/gemm_engine.cc walks.
+
+Why a tree: which kernels cuBLAS launches (one GEMM; split-K and its reduction; sgemm_largek with
+its scaling kernel, epilogue and zeroed workspace; stream-K's zeroed workspace; GEMV; a dot
+product and a reduction) is its heuristic's answer for the problem's size, and no library call
+gives that answer without a GPU. What the heuristic reads is the shape: output tiles against the
+SMs (132 on the H200), K per tile, alignment of the leading dimensions. The tree's features are those.
+
+    python3 generators/fit_gemm.py [--target FOLDER] [--sweeps CSV.GZ...] [--leaves 4000]
+        [--report generators/fit_gemm.txt]   # needs scikit-learn
+
+--target (default: the registry's first, h200) names the folder written; --sweeps, the target's
+GPU's gemm_random tables (default: the H200's).
+
+Reports, all on GEMMs the tree never saw: a random fifth of the random GEMMs held out of a
+second fit, and every 2-D GEMM of the older model-shaped sweep families (gemm_f32, gemm_half,
+gemm_small, gemm_align in data/sweeps/sweep.jsonl.gz).
+"""
+import argparse
+import collections
+import csv
+import gzip
+import json
+import math
+import os
+import random
+import sys
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import targets  # noqa: E402
+
+TABLES = [os.path.join(ROOT, "data", "sweeps", f) for f in ("gemm_random.csv.gz", "gemm_random_b.csv.gz")]
+
+# In the order gemm_engine.cc computes them (GemmCall -> features).
+FEATURES = ["half", "bias", "batched", "ta", "tb", "b", "m", "k", "n", "log2_bmkn", "mn", "tiles32", "tiles64",
+            "tiles128", "k_per_tile32", "k_per_tile64", "k_per_tile128", "b_tiles64", "b_tiles128",
+            "m_mod4", "k_mod4", "n_mod4", "m_mod8", "k_mod8", "n_mod8", "m_mod2", "k_mod2", "n_mod2"]
+
+
+def features(half, bias, batched, ta, tb, b, m, k, n):
+    t32 = math.ceil(m / 32) * math.ceil(n / 32)
+    t64 = math.ceil(m / 64) * math.ceil(n / 64)
+    t128 = math.ceil(m / 128) * math.ceil(n / 128)
+    return [half, bias, batched, ta, tb, b, m, k, n, math.log2(b * m * k * n), m * n, t32, t64, t128,
+            k / t32, k / t64, k / t128, b * t64, b * t128,
+            m % 4 == 0, k % 4 == 0, n % 4 == 0, m % 8 == 0, k % 8 == 0, n % 8 == 0, m % 2 == 0, k % 2 == 0, n % 2 == 0]
+
+
+def load_tables(paths):
+    X, y, ops = [], [], []
+    for path in paths:
+        with gzip.open(path, "rt") as f:
+            for r in csv.DictReader(f):
+                i = {c: int(r[c]) for c in ("bias", "b", "m", "k", "n", "ta", "tb")}
+                X.append(features(int(r["dtype"] != "f32"), i["bias"], int(r["op"] == "bmm"), i["ta"], i["tb"],
+                                  i["b"], i["m"], i["k"], i["n"]))
+                y.append(f"{r['kernels']}/{r['memcpy']}/{r['memset']}")
+                ops.append((r["op"], r["dtype"]))
+    return np.array(X, dtype=float), np.array(y), ops
+
+
+def reads_transposed(t):
+    """cuBLAS reads a row-major [rows, cols] view as is, one with unit stride on the rows transposed."""
+    strides = t[1]
+    return int(strides[-1] != 1 and strides[-2] == 1)
+
+
+def old_sweep_calls(path):
+    """(family, features, label) of the older sweeps' one-call 2-D GEMMs (contiguous inputs)."""
+    out = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            fam = r.get("family")
+            if fam not in ("gemm_f32", "gemm_half", "gemm_small", "gemm_align") or "kernels" not in r:
+                continue
+            ins = [t for t in r["inputs"] if isinstance(t, list)]
+            half = int(ins[0][2] != "float32")
+            if r["op"] == "linear":
+                x, w = ins[0], ins[1]
+                if len(x[0]) != 2 or x[1][-1] != 1:
+                    continue
+                call = (half, int(len(ins) > 2), 0, 0, 1, 1, x[0][0], x[0][1], w[0][0])
+            elif r["op"] == "addmm" and len(ins[0][0]) == 1:
+                a, b = ins[1], ins[2]
+                call = (half, 1, 0, reads_transposed(a), reads_transposed(b), 1, a[0][0], a[0][1], b[0][1])
+            else:
+                continue
+            out.append((fam, features(*call), f"{r['kernels']}/{r['memcpy']}/{r['memset']}"))
+    return out
+
+
+def emit(tree):
+    t = tree.tree_
+    # The header names the paths the committed output under passes/ was made from (--check compares
+    # byte for byte): update it, to generators/ and data/, when that output is next regenerated.
+    lines = ["// Generated by generators/fit_gemm.py from data/sweeps/gemm_random*.csv.gz: do not edit.",
+             f"// {t.node_count} nodes, {tree.get_n_leaves()} leaves.",
+             "const GemmTreeNode kGemmTree[] = {"]
+    for i in range(t.node_count):
+        if t.children_left[i] == -1:
+            k, c, s = tree.classes_[int(np.argmax(t.value[i][0]))].split("/")
+            lines.append(f"    {{-1, 0, 0, 0, {k}, {c}, {s}}},")
+        else:
+            lines.append(f"    {{{t.feature[i]}, {float(t.threshold[i])!r}, {t.children_left[i]}, "
+                         f"{t.children_right[i]}, 0, 0, 0}},  // {FEATURES[t.feature[i]]}")
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def emit_cases(X, pred, measured):
+    """500 random GEMMs of the sweeps: the call, the shipped tree's answer (which the C++ walk must
+    give: the features agree) and the measured launches."""
+    lines = ["// Generated by generators/fit_gemm.py: 500 random GEMMs measured on the H200.",
+             "// {half, bias, batched, ta, tb, b, m, k, n}, the shipped tree's answer, the measured launches.",
+             "const GemmTreeCase kGemmTreeCases[] = {"]
+    for x, p, m in zip(X, pred, measured):
+        call = ", ".join(str(int(v)) for v in x[:9])
+        lines.append(f"    {{{{{call}}}, {{{p.replace('/', ', ')}}}, {{{m.replace('/', ', ')}}}}},")
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--leaves", type=int, default=4000)
+    targets.add_argument(ap)
+    ap.add_argument("--sweeps", nargs="+", default=TABLES, help="the gemm_random tables measured on the target's GPU")
+    ap.add_argument("--out", help="default: the target folder's gemm_tree.inc")
+    ap.add_argument("--report", default=os.path.join(HERE, "fit_gemm.txt"))
+    ap.add_argument("--cases", default=os.path.join(ROOT, "tests", "passes", "gemm_tree_cases.inc"),
+                    help="held-out GEMMs with the fit's answer and the measured one, for the C++ tree's test")
+    a = ap.parse_args()
+    a.out = a.out or os.path.join(ROOT, targets.path(a.target, "gemm_tree.inc"))
+    X, y, ops = load_tables(a.sweeps)
+    lines = [f"fit_gemm: {len(y)} random GEMMs measured on the H200, {len(set(y))} launch classes, "
+             f"tree of at most {a.leaves} leaves"]
+
+    # Held out: a random fifth, never seen by this fit.
+    idx = np.random.RandomState(0).permutation(len(y))
+    cut = len(y) * 4 // 5
+    train, test = idx[:cut], idx[cut:]
+    held = DecisionTreeClassifier(max_leaf_nodes=a.leaves, random_state=0).fit(X[train], y[train])
+    ok = held.predict(X[test]) == y[test]
+    lines.append(f"random GEMMs held out of the fit: {ok.sum()}/{len(test)} exact ({ok.mean():.1%})")
+    by = collections.defaultdict(lambda: [0, 0])
+    for i, good in zip(test, ok):
+        by[ops[i]][0] += int(good)
+        by[ops[i]][1] += 1
+    lines.append("  by call: " + ", ".join(f"{op} {dt} {g}/{n} ({g / n:.1%})" for (op, dt), (g, n) in sorted(by.items())))
+
+    tree = DecisionTreeClassifier(max_leaf_nodes=a.leaves, random_state=0).fit(X, y)
+    old = old_sweep_calls(os.path.join(SWEEPS, "sweep.jsonl.gz"))
+    if old:
+        pred = tree.predict(np.array([f for _, f, _ in old], dtype=float))
+        by = collections.defaultdict(lambda: [0, 0])
+        for (fam, _, label), p in zip(old, pred):
+            by[fam][0] += int(p == label)
+            by[fam][1] += 1
+        good = sum(g for g, _ in by.values())
+        lines.append(f"older model-shaped sweeps (2-D linear/addmm, never in the fit): {good}/{len(old)} exact "
+                     f"({good / len(old):.1%}): " + ", ".join(f"{f} {g}/{n}" for f, (g, n) in sorted(by.items())))
+    with open(a.out, "w") as f:
+        f.write(emit(tree))
+    with open(a.cases, "w") as f:
+        f.write(emit_cases(X[test[:500]], tree.predict(X[test[:500]]), y[test[:500]]))
+    lines.append(f"wrote {os.path.relpath(a.out, ROOT)}: {tree.tree_.node_count} nodes, {tree.get_n_leaves()} leaves")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    with open(a.report, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
