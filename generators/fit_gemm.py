@@ -38,7 +38,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import targets  # noqa: E402
 
-TABLES = [os.path.join(ROOT, "data", "sweeps", f) for f in ("gemm_random.csv.gz", "gemm_random_b.csv.gz")]
+SWEEPS = os.path.join(ROOT, "data", "sweeps")
+TABLES = [os.path.join(SWEEPS, f) for f in ("gemm_random.csv.gz", "gemm_random_b.csv.gz")]
 
 # In the order gemm_engine.cc computes them (GemmCall -> features).
 FEATURES = ["half", "bias", "batched", "ta", "tb", "b", "m", "k", "n", "log2_bmkn", "mn", "tiles32", "tiles64",
