@@ -368,7 +368,7 @@ bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<
   int64_t min = 0;
   for (int d : order) {
     if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;
+    if (d == 0 && min == strides[1]) return false;  // ambiguous N111: NCHW
     min = strides[d];
     if (sizes[d] > 1) min *= sizes[d];
   }

@@ -11,31 +11,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "passes/layout.h"
 #include "passes/torch2_11/conv_engine.h"
 #include "passes/torch2_11/cudnn_answers.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
 namespace {
-
-// c10's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): strides ordered C fastest,
-// then W, H, (D), N, size-1 dims tolerated; what Tensor::suggest_memory_format() calls channels
-// last. A 4-d/5-d tensor only.
-bool channels_last_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  const size_t n = sizes.size();
-  if ((n != 4 && n != 5) || strides.size() != n || strides[1] == 0) return false;
-  std::vector<size_t> order = {1};
-  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
-  order.push_back(0);
-  int64_t min = 0;
-  for (size_t d : order) {
-    if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;  // ambiguous N111: NCHW
-    min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
-  }
-  return true;
-}
 
 bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   if (strides.size() != sizes.size()) return false;
@@ -154,7 +136,7 @@ bool depthwise(const ConvView& v) {
 
 // cudnn_conv_suggest_memory_format: channels last when the input or the weight suggests it.
 bool runs_channels_last(const ConvView& v) {
-  return channels_last_like(v.x_sizes, v.x_strides) || channels_last_like(v.w_sizes, v.w_strides);
+  return channels_last_strides(v.x_sizes, v.x_strides) || channels_last_strides(v.w_sizes, v.w_strides);
 }
 
 int64_t product(const std::vector<int64_t>& a, size_t from) {
