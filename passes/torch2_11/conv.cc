@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/layout.h"
 #include "passes/torch2_11/conv_engine.h"
 #include "passes/torch2_11/cudnn_answers.h"
@@ -18,16 +19,6 @@
 
 namespace kc::torch2_11 {
 namespace {
-
-bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  if (strides.size() != sizes.size()) return false;
-  int64_t expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] != 1 && strides[i] != expected) return false;
-    expected *= sizes[i];
-  }
-  return true;
-}
 
 // The convolution as ATen's backends see it: conv1d's 3-d tensors become 4-d with H=1 after
 // `input.contiguous()` (Convolution.cpp's view1d_as_2d), so 1-d input copies are counted here.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -192,14 +193,7 @@ Counts pad_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
   if (!crops && in && out && in->contiguous() && in->dtype == out->dtype && in->sizes.size() == out->strides.size()) {
-    int64_t expected = 1;
-    bool dense = true;
-    for (size_t i = in->sizes.size(); i-- > 0;) {
-      if (in->sizes[i] == 1) continue;
-      dense = dense && out->strides[i] == expected;
-      expected *= in->sizes[i];
-    }
-    if (dense && in->numel() > 0) return {1, 1, 0, 0};
+    if (row_major_dense(in->sizes, out->strides) && in->numel() > 0) return {1, 1, 0, 0};
   }
   return {2, 0, 0, 0};
 }

@@ -7,6 +7,7 @@
 // data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // iterations, Bunch-Kaufman pivoting, matrix_exp's degree), only the empty case is counted.
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -34,16 +35,9 @@ bool fp32_dense(const Value* v) {
 bool column_major(const Value& v) {
   const size_t r = v.sizes.size();
   if (r < 2 || v.strides.size() != r) return false;
-  std::vector<size_t> order;  // innermost first
-  order.push_back(r - 2);
-  order.push_back(r - 1);
-  for (size_t i = r - 2; i-- > 0;) order.push_back(i);
-  int64_t expected = 1;
-  for (size_t d : order) {
-    if (v.sizes[d] != 1 && v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
-  }
-  return true;
+  std::vector<int> order = {static_cast<int>(r) - 2, static_cast<int>(r) - 1};  // innermost first
+  for (int i = static_cast<int>(r) - 2; i-- > 0;) order.push_back(i);
+  return dense_in_order(v.sizes, v.strides, order);
 }
 // One float32 matrix in column-major order within the limits.
 bool one_factor(const Value* v, int64_t max_rows, int64_t max_cols) {

@@ -143,14 +143,7 @@ Counts small_mode_counts(const OpFacts& f) {
     std::swap(sizes[dim], sizes[rank - 1]);
     std::swap(strides[dim], strides[rank - 1]);
   }
-  int64_t expected = 1;
-  bool dense = true;
-  for (int64_t i = rank; i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    dense = dense && strides[i] == expected;
-    expected *= sizes[i];
-  }
-  return {dense ? 1 : 2, 0, 0, 0};
+  return {row_major_dense(sizes, strides) ? 1 : 2, 0, 0, 0};
 }
 // Longer slices: ModeImpl runs thrust per slice (sort a copy, count runs, find the largest),
 // reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
