@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "analyzer/tensor_geometry.h"
+
 namespace kc {
 
 int64_t Value::numel() const {
@@ -15,14 +17,7 @@ int64_t Value::bytes() const {
 }
 
 bool Value::contiguous() const {
-  if (strides.size() != sizes.size()) return false;
-  int64_t expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    if (strides[i] != expected) return false;
-    expected *= sizes[i];
-  }
-  return true;
+  return row_major_dense(sizes, strides);
 }
 
 Arg Arg::tensor(std::string name, int value) {

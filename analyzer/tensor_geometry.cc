@@ -25,6 +25,30 @@ std::vector<int64_t> strides_in_order(const std::vector<int64_t>& sizes, const s
   return s;
 }
 
+std::vector<int> channels_last_order(size_t rank) {
+  std::vector<int> order = {1};
+  for (int d = static_cast<int>(rank) - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  return order;
+}
+
+bool dense_in_order(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    const std::vector<int>& order) {
+  if (strides.size() != sizes.size()) return false;
+  int64_t expected = 1;
+  for (int d : order) {
+    if (sizes[d] != 1 && strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  std::vector<int> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(order.size() - 1 - i);
+  return dense_in_order(sizes, strides, order);
+}
+
 std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   std::vector<int64_t> out(std::max(a.size(), b.size()), 1);
   for (size_t i = 0; i < out.size(); ++i) {

@@ -3,6 +3,7 @@
 // strides in, no graph and no LibTorch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,19 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 
 // Dense strides of `sizes` laid out in `order`, fastest dimension first (order[0] gets stride 1).
 std::vector<int64_t> strides_in_order(const std::vector<int64_t>& sizes, const std::vector<int>& order);
+
+// A tensor's dimensions in channels-last order, fastest first: C, then the spatial dimensions
+// from the last, then N (c10/core/MemoryFormat.h). Rank 2 or more.
+std::vector<int> channels_last_order(size_t rank);
+
+// Whether `strides` are dense over `sizes` laid out in `order` (fastest first), size-1
+// dimensions ignored: each stride is the product of the sizes before it. False when the ranks
+// differ.
+bool dense_in_order(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    const std::vector<int>& order);
+
+// dense_in_order in row-major order: what Tensor::is_contiguous() answers.
+bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
 // The shape two operands broadcast to: aligned at the last dimension, a size-1 (or missing)
 // dimension takes the other's size. Does not check that the sizes are compatible.

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "analyzer/error.h"
+#include "analyzer/tensor_geometry.h"
 #include "passes/op_classes.h"
 
 namespace kc {
@@ -109,15 +110,7 @@ Counts clone_counts(const OpFacts& f) {
 
 bool dense_in_memory_format(const Value& v) {
   if (v.contiguous()) return true;
-  if ((v.sizes.size() != 4 && v.sizes.size() != 5) || v.strides.size() != v.sizes.size()) return false;
-  const std::vector<int> order = v.sizes.size() == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
-  int64_t expected = 1;
-  for (int d : order) {
-    if (v.sizes[d] == 1) continue;
-    if (v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
-  }
-  return true;
+  return channels_last_dense(v.sizes, v.strides);
 }
 
 bool on_host(const OpFacts& f) {
@@ -370,16 +363,7 @@ Counts LaunchRule::predict(const OpFacts& f) const {
 // `.contiguous(ChannelsLast)` leaves without a copy.
 bool channels_last_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   const size_t n = sizes.size();
-  if ((n != 4 && n != 5) || strides.size() != n) return false;
-  std::vector<size_t> order = {1};
-  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
-  order.push_back(0);
-  int64_t expected = 1;
-  for (size_t d : order) {
-    if (sizes[d] != 1 && strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
+  return (n == 4 || n == 5) && dense_in_order(sizes, strides, channels_last_order(n));
 }
 
 }  // namespace kc

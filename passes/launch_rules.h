@@ -41,6 +41,7 @@ struct OpFacts {
   std::string text_arg(const std::string& name, const std::string& fallback) const;  // a string argument
 };
 
+// One rule of a target's table; written with rule(id) (passes/rule_builder.h), which checks it.
 struct LaunchRule {
   std::string id;                             // stable id, shown per op: "gemm.linear.bf16"
   std::vector<std::string> ops;               // full op names it applies to ("aten::linear"); empty: see `cls`

@@ -17,8 +17,8 @@ using Strides = std::vector<int64_t>;
 
 // at::empty(sizes, memory_format): channels_last for 4-D/5-D when asked, else row-major.
 Strides format_strides(const std::vector<int64_t>& sizes, bool channels_last) {
-  if (channels_last && sizes.size() == 4) return strides_in_order(sizes, {1, 3, 2, 0});
-  if (channels_last && sizes.size() == 5) return strides_in_order(sizes, {1, 4, 3, 2, 0});
+  if (channels_last && (sizes.size() == 4 || sizes.size() == 5))
+    return strides_in_order(sizes, channels_last_order(sizes.size()));
   return contiguous_strides(sizes);
 }
 
@@ -38,13 +38,7 @@ bool non_overlapping_and_dense(const std::vector<int64_t>& sizes, const Strides&
     if (sizes[b] < 2) return true;
     return s[a] < s[b];
   });
-  int64_t expected = 1;
-  for (int d : perm) {
-    if (sizes[d] == 1) continue;
-    if (s[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
+  return dense_in_order(sizes, s, perm);
 }
 
 // TensorIterator's output layout (aten/src/ATen/TensorIterator.cpp, reorder_dimensions): dims
@@ -363,12 +357,12 @@ class LayoutPass {
 
 bool channels_last_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   if ((sizes.size() != 4 && sizes.size() != 5) || strides.size() != sizes.size()) return false;
-  const std::vector<int> order = sizes.size() == 4 ? std::vector<int>{1, 3, 2, 0} : std::vector<int>{1, 4, 3, 2, 0};
+  const std::vector<int> order = channels_last_order(sizes.size());
   if (strides[1] == 0) return false;
   int64_t min = 0;
   for (int d : order) {
     if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;
+    if (d == 0 && min == strides[1]) return false;  // ambiguous N111: NCHW
     min = strides[d];
     if (sizes[d] > 1) min *= sizes[d];
   }

@@ -169,103 +169,92 @@ Counts mha_fused_counts(const OpFacts& f) {
 
 void add_attention_rules(std::vector<LaunchRule>& r) {
   const auto sdpa = ops({"aten::scaled_dot_product_attention"});
-  r.push_back({"sdpa.math.5d",
-               sdpa,
-               {},
-               "5-D q/k/v, no mask: the math fallback, f32 11 kernels, bf16/fp16 16, + 1 for a non-contiguous query",
-               sdpa_rank5,
-               {},
-               sdpa_rank5_counts,
-               "broad:nest, broad:twins, broad:hiera",
-               "The fused attention kernels take 4-D tensors only, so this call runs the math path: scale, matmul, "
-               "softmax and matmul as separate kernels."});
   r.push_back(
-      {"sdpa.math.mask",
-       sdpa,
-       {},
-       "4-D with a mask, key heads != query heads or a mask whose last dim is not unit-strided "
-       "(expanded stride-0 bool mask, transposed position bias): the math fallback, f32 13 kernels with a "
-       "float mask, 16 with a bool mask; bf16/fp16 + 5",
-       sdpa_math_4d_masked,
-       {},
-       sdpa_math_4d_counts,
-       "sweep:sdpa (expanded bool masks), broad:camembert, broad:xlm-roberta, broad:distilbert, broad:falcon, "
-       "broad:t5 (transposed position bias)",
-       "The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), so attention "
-       "runs the math path: the mask is converted, then scale, matmul, softmax and matmul run as separate kernels."});
+      rule("sdpa.math.5d")
+          .ops(sdpa)
+          .when("5-D q/k/v, no mask: the math fallback, f32 11 kernels, bf16/fp16 16, + 1 for a non-contiguous query",
+                sdpa_rank5)
+          .compute(sdpa_rank5_counts)
+          .evidence("broad:nest, broad:twins, broad:hiera")
+          .why("The fused attention kernels take 4-D tensors only, so this call runs the math path: scale, matmul, "
+               "softmax and matmul as separate kernels."));
+  r.push_back(rule("sdpa.math.mask")
+                  .ops(sdpa)
+                  .when("4-D with a mask, key heads != query heads or a mask whose last dim is not unit-strided "
+                        "(expanded stride-0 bool mask, transposed position bias): the math fallback, f32 13 kernels "
+                        "with a float mask, 16 with a bool mask; bf16/fp16 + 5",
+                        sdpa_math_4d_masked)
+                  .compute(sdpa_math_4d_counts)
+                  .evidence("sweep:sdpa (expanded bool masks), broad:camembert, broad:xlm-roberta, broad:distilbert, "
+                            "broad:falcon, broad:t5 (transposed position bias)")
+                  .why("The fused kernels cannot read this mask (a broadcast stride-0 mask or a different head count), "
+                       "so attention runs the math path: the mask is converted, then scale, matmul, softmax and matmul "
+                       "run as separate kernels."));
   r.push_back(
-      {"sdpa.math.layout",
-       sdpa,
-       {},
-       "no mask, with 4-D q/k/v whose last dim is not unit-strided (or, f32, a head dim not a multiple of 4); "
-       "or 3-D q/k/v (no mask, or a float mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the "
-       "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view, + 6 for "
-       "is_causal (the mask built: ones, tril, two fills and a where; then its add), + 1 for dropout",
-       [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); },
-       {},
-       sdpa_math_plain_counts,
-       "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 head dims "
-       "30 and 37: 9, or 12 from a [B, L, H, E] layout), "
-       "fresh:vision-transformer-sam (3-D with a float mask: f32 10, bf16 15), opinfo: scaled_dot_product_attention "
-       "3-D causal (f32 15, bf16 20; with dropout_p 0.5: 16, 21)",
-       "The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this call's "
-       "are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as separate "
-       "kernels (in half precision with conversions to float and back)."});
-  r.push_back({"sdpa.flash.padded",
-               sdpa,
-               {},
-               "bf16/fp16, 4-D, no mask, head dim not a multiple of 8 (at most 256): q, k and v padded (a fill and "
-               "a copy each) + flash attention = 7 kernels, no memset",
-               sdpa_flash_padded,
-               {7, 0, 0, 0},
-               nullptr,
-               "broad:mobilevit (bf16, head dim 20: 7 kernels)",
-               "Flash attention reads head dimensions in multiples of 8, so q, k and v are first padded to the next "
-               "multiple (a fill and a copy each) and the result is a view of the unpadded part."});
-  r.push_back({"sdpa.fused",
-               sdpa,
-               {},
-               "4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row); f32 mem-efficient 1 kernel; "
-               "+ 3 for a bool mask; + 2 padding when a float mask in f32 (or a non-4-D float mask in bf16, which "
-               "cuDNN declines: no memset) has keys not a multiple of 8",
-               sdpa_fused,
-               {},
-               sdpa_fused_counts,
-               "sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
-               "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit",
-               "Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the memory-efficient "
-               "kernel in float32); a boolean mask is first converted to an additive float mask, and a float32 mask "
-               "whose key length is not a multiple of 8 is padded first."});
-  r.push_back({"efficient_attention",
-               ops({"aten::_efficient_attention_forward"}),
-               {},
-               "no bias, no dropout: one CUTLASS memory-efficient attention kernel",
-               [](const OpFacts& f) {
-                 const Arg* p = f.arg("dropout_p");
-                 const bool dropout = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] != 0;
-                 return !f.has_tensor_arg("bias") && !dropout;
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6)",
-               "The memory-efficient attention op is one fused CUTLASS kernel over [batch, sequence, heads, head "
-               "dim] inputs."});
-  r.push_back({"mha.fused",
-               ops({"aten::_native_multi_head_attention"}),
-               {},
-               "self-attention (query, key, value one tensor), no mask, need_weights=False, head size a multiple "
-               "of 8 up to 256, f32/bf16/fp16: QKV GEMM, fused attention, output GEMM, each GEMM counted as "
-               "linear's with its bias (split-K shapes add kernels and a memset), + 1 memset in bf16/fp16 "
-               "(cuDNN's workspace; none for one query row)",
-               mha_fused,
-               {},
-               mha_fused_counts,
-               "torchscript:vit_b_16 (fp32: 2 cuBLAS GEMMs + fmha_cutlassF; bf16: 2 nvjet GEMMs with bias + cuDNN "
-               "flash attention + 1 memset), torchscript_rest:vit_b_32 (f32 output projection split-K: 5 kernels, "
-               "1 memset)",
-               "nn.MultiheadAttention's fast path: the query, key and value projections run as one matrix multiply "
+      rule("sdpa.math.layout")
+          .ops(sdpa)
+          .when("no mask, with 4-D q/k/v whose last dim is not unit-strided (or, f32, a head dim not a multiple of 4); "
+                "or 3-D q/k/v (no mask, or a float mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the "
+                "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view, + 6 for "
+                "is_causal (the mask built: ones, tril, two fills and a where; then its add), + 1 for dropout",
+                [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); })
+          .compute(sdpa_math_plain_counts)
+          .evidence("fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 "
+                    "head dims 30 and 37: 9, or 12 from a [B, L, H, E] layout), fresh:vision-transformer-sam (3-D with "
+                    "a float mask: f32 10, bf16 15), opinfo: scaled_dot_product_attention 3-D causal (f32 15, bf16 20; "
+                    "with dropout_p 0.5: 16, 21)")
+          .why("The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this "
+               "call's are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as "
+               "separate kernels (in half precision with conversions to float and back)."));
+  r.push_back(rule("sdpa.flash.padded")
+                  .ops(sdpa)
+                  .when("bf16/fp16, 4-D, no mask, head dim not a multiple of 8 (at most 256): q, k and v padded (a "
+                        "fill and a copy each) + flash attention = 7 kernels, no memset",
+                        sdpa_flash_padded)
+                  .counts({7, 0, 0, 0})
+                  .evidence("broad:mobilevit (bf16, head dim 20: 7 kernels)")
+                  .why("Flash attention reads head dimensions in multiples of 8, so q, k and v are first padded to the "
+                       "next multiple (a fill and a copy each) and the result is a view of the unpadded part."));
+  r.push_back(rule("sdpa.fused")
+                  .ops(sdpa)
+                  .when("4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row); f32 mem-efficient 1 "
+                        "kernel; + 3 for a bool mask; + 2 padding when a float mask in f32 (or a non-4-D float mask in "
+                        "bf16, which cuDNN declines: no memset) has keys not a multiple of 8",
+                        sdpa_fused)
+                  .compute(sdpa_fused_counts)
+                  .evidence("sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
+                            "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit")
+                  .why("Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
+                       "memory-efficient kernel in float32); a boolean mask is first converted to an additive float "
+                       "mask, and a float32 mask whose key length is not a multiple of 8 is padded first."));
+  r.push_back(rule("efficient_attention")
+                  .ops({"aten::_efficient_attention_forward"})
+                  .when("no bias, no dropout: one CUTLASS memory-efficient attention kernel",
+                        [](const OpFacts& f) {
+                          const Arg* p = f.arg("dropout_p");
+                          const bool dropout =
+                              p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] != 0;
+                          return !f.has_tensor_arg("bias") && !dropout;
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6)")
+                  .why("The memory-efficient attention op is one fused CUTLASS kernel over [batch, sequence, heads, "
+                       "head dim] inputs."));
+  r.push_back(
+      rule("mha.fused")
+          .ops({"aten::_native_multi_head_attention"})
+          .when("self-attention (query, key, value one tensor), no mask, need_weights=False, head size a multiple of 8 "
+                "up to 256, f32/bf16/fp16: QKV GEMM, fused attention, output GEMM, each GEMM counted as linear's with "
+                "its bias (split-K shapes add kernels and a memset), + 1 memset in bf16/fp16 (cuDNN's workspace; none "
+                "for one query row)",
+                mha_fused)
+          .compute(mha_fused_counts)
+          .evidence(
+              "torchscript:vit_b_16 (fp32: 2 cuBLAS GEMMs + fmha_cutlassF; bf16: 2 nvjet GEMMs with bias + cuDNN flash "
+              "attention + 1 memset), torchscript_rest:vit_b_32 (f32 output projection split-K: 5 kernels, 1 memset)")
+          .why("nn.MultiheadAttention's fast path: the query, key and value projections run as one matrix multiply "
                "with its bias, attention as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
-               "memory-efficient kernel in float32), and the output projection as one more matrix multiply."});
+               "memory-efficient kernel in float32), and the output projection as one more matrix multiply."));
 }
 
 }  // namespace kc::torch2_11

@@ -171,411 +171,335 @@ Counts rnn_cell_counts(const OpFacts& f) {
 }  // namespace
 
 void add_composite_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"logsumexp",
-               ops({"aten::logsumexp"}),
-               {},
-               "floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, add = 9; "
-               "amax and sum each zero a semaphore buffer where the reduction splits across blocks",
-               floating_input,
-               {9, 0, 0, 0},
-               logsumexp_counts,
-               "opset:logsumexp (4-D and rows), sweep:reduction/logsumexp (all dims, f32 and bf16)",
-               "logsumexp is computed as max + log(sum(exp(x - max))) with a guard for infinite maxima: nine "
-               "separate kernels."});
-  r.push_back({"isinf",
-               ops({"aten::isinf"}),
-               {},
-               "floating input: abs + compare",
-               floating_input,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:isinf",
-               "isinf is abs(x) == inf: two kernels."});
-  r.push_back({"isfinite",
-               ops({"aten::isfinite"}),
-               {},
-               "floating input: x == x, abs, != inf, and",
-               floating_input,
-               {4, 0, 0, 0},
-               nullptr,
-               "opset:isfinite",
-               "isfinite is (x == x) & (abs(x) != inf): four kernels."});
-  r.push_back({"count_nonzero",
-               ops({"aten::count_nonzero"}),
-               {},
-               "x != 0, a cast to int64, a sum (and its semaphore memset where the sum splits across blocks)",
-               nullptr,
-               {3, 0, 0, 0},
-               count_nonzero_counts,
-               "opset:count_nonzero, sweep:reduction/count_nonzero",
-               "count_nonzero compares with zero, casts the result to integers and sums them: three kernels."});
-  r.push_back({"reduction.flatten",
-               {},
-               OpClass::kReduction,
-               "over all elements (max()/min(), argmax/argmin without a dim): a copy when the input is not "
-               "contiguous, the reduce kernel, a memset where it splits across blocks",
-               reduces_flattened,
-               {1, 0, 0, 0},
-               flattened_reduction,
-               "sweep:reduction_random (max and argmax of permuted inputs: 98 of 98 copy first)",
-               "max() and argmax() of all elements reduce the input flattened; ATen makes a contiguous copy of a "
-               "tensor that is not contiguous first (one more kernel)."});
-  r.push_back({"cosine_similarity",
-               ops({"aten::cosine_similarity"}),
-               {},
-               "squared norms of both inputs, their product, clamp, rsqrt, the dot product and the scale: 9, "
-               "+ 2 memcpy",
-               nullptr,
-               {9, 2, 0, 0},
-               nullptr,
-               "opset:cosine_similarity (4-D, dim 1)",
-               "cosine_similarity computes both squared norms, the dot product and the scaling as separate kernels: "
-               "nine of them."});
-  r.push_back({"cdist.direct",
-               ops({"aten::cdist", "aten::_cdist_forward"}),
-               {},
-               "p != 2, contiguous inputs of one batch shape: one cdist kernel",
-               [](const OpFacts& f) {
-                 const Value* a = f.input(0);
-                 const Value* b = f.input(1);
-                 const Arg* p = f.arg("p");
-                 const double pv = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
-                 if (!a || !b || a->sizes.size() < 2 || a->sizes.size() != b->sizes.size() || pv == 2.0) return false;
-                 for (size_t d = 0; d + 2 < a->sizes.size(); ++d)
-                   if (a->sizes[d] != b->sizes[d]) return false;
-                 return a->contiguous() && b->contiguous();
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3)",
-               "cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl); only the "
-               "Euclidean distance is rewritten as a matrix product."});
-  r.push_back({"cdist.mm",
-               ops({"aten::cdist", "aten::_cdist_forward"}),
-               {},
-               "p = 2, f32, > 25 rows: norms, ones padding and cat, one GEMM, clamp, sqrt = 12",
-               cdist_euclid_mm,
-               {12, 0, 0, 0},
-               nullptr,
-               "opset:cdist (2x256x64 vs 2x128x64)",
-               "Euclidean cdist on many points is rewritten as one matrix product of padded inputs around which "
-               "norms, concatenations, a clamp and a square root each launch a kernel."});
-  r.push_back({"pdist",
-               ops({"aten::pdist", "aten::_pdist_forward"}),
-               {},
-               "one kernel",
-               nullptr,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:pdist",
-               "pdist computes every pairwise distance with one kernel."});
-  r.push_back({"affine_grid.2d",
-               ops({"aten::affine_grid_generator"}),
-               {},
-               "4-d size: two linspaces and their scaling (8), fill, copy, one batched GEMM = 11",
-               [](const OpFacts& f) {
-                 const Arg* s = f.arg("size");
-                 return s && s->kind == Arg::Kind::kIntList && s->ints.size() == 4;
-               },
-               {11, 0, 0, 0},
-               nullptr,
-               "opset:affine_grid",
-               "affine_grid builds the base grid from linspaces (each with its scaling and copy), then multiplies it "
-               "by theta with one batched GEMM: eleven kernels."});
-  r.push_back({"bilinear",
-               ops({"aten::bilinear"}),
-               {},
-               "zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features; 1-d "
-               "inputs 4 a feature), + the bias add",
-               bilinear_shapes,
-               {},
-               bilinear_counts,
-               "opset:bilinear_layer (16 output features, no bias: 49), opinfo: bilinear (5 features with a bias: "
-               "17; unbatched [3] and [4]: 22, float32 and bfloat16)",
-               "A bilinear layer is evaluated one output feature at a time: a GEMM, a sum and an accumulate each, "
-               "after zeroing the result."});
-  r.push_back({"pad.circular",
-               ops({"aten::pad"}),
-               {},
-               "mode circular: the centre + one copy per non-zero pad entry",
-               pad_circular,
-               {},
-               pad_circular_counts,
-               "opset:pad_circular (pad 1,1,2,2: 5)",
-               "Circular padding copies the input into the centre, then copies each padded border from the opposite "
-               "edge: one kernel per side."});
-  r.push_back({"diag_embed",
-               ops({"aten::diag_embed"}),
-               {},
-               "zeros + copy into the diagonal",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:diag_embed",
-               "diag_embed zeroes the result and copies the input onto its diagonal: two kernels."});
-  r.push_back({"eye",
-               ops({"aten::eye"}),
-               {},
-               "zero fill + diagonal fill",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:eye, opset:triangular_solve",
-               "eye zeroes the matrix and fills its diagonal with ones: two kernels."});
-  r.push_back({"broadcast_product",
-               ops({"aten::outer", "aten::kron"}),
-               {},
-               "one multiplication of broadcast views",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:outer, opset:kron",
-               "outer and kron multiply broadcast views of their inputs: one kernel."});
-  r.push_back({"pixel_shuffle.identity",
-               ops({"aten::pixel_shuffle", "aten::pixel_unshuffle"}),
-               {},
-               "a factor of 1: a clone (a memcpy of a contiguous input)",
-               [](const OpFacts& f) {
-                 return f.int_arg(f.op->name == "aten::pixel_shuffle" ? "upscale_factor" : "downscale_factor", 0) == 1;
-               },
-               {},
-               clone_counts,
-               "opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)",
-               "With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."});
-  r.push_back({"elementwise.untagged",
-               ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud",
-                    "aten::tril", "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle",
-                    "aten::rand_like", "aten::randn_like", "aten::complex", "aten::polar"}),
-               {},
-               "one kernel (nothing for an empty result)",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, opset:triu, "
-               "opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, opset:channel_shuffle, "
-               "opset:rand_like, opset:randn_like, opinfo:fliplr, opinfo:flipud (1 kernel; 0 for "
-               "the empty sample), opinfo:complex, opinfo:polar",
-               "This op reads each input element once and writes its result with one kernel (a gather for flips and "
-               "shuffles, a generator for random and spaced values)."});
-  r.push_back({"bernoulli.tensor",
-               ops({"aten::bernoulli"}),
-               {},
-               "probabilities from a tensor: one kernel, + a conversion of half-precision probabilities",
-               [](const OpFacts& f) { return f.op->overload.empty() || f.op->overload == "default"; },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 return {is_half(f.dtype) ? 2 : 1, 0, 0, 0};
-               },
-               "opset:bernoulli (fp32 1, bf16 2)",
-               "bernoulli draws one random bit per element with one kernel; half-precision probabilities are "
-               "first converted."});
-  r.push_back({"max_unpool",
-               ops({"aten::max_unpool2d", "aten::max_unpool3d"}),
-               {},
-               "a zero fill of the output, then the unpooling kernel",
-               nullptr,
-               {},
-               [](const OpFacts& f) -> Counts {
-                 const Value* out = f.output(0);
-                 return out && out->numel() > 0 ? Counts{2, 0, 0, 0} : Counts{};
-               },
-               "opinfo: max_unpool1d, max_unpool2d, max_unpool3d (36 of 36)",
-               "Unpooling zero-fills the output, then scatters each pooled value back to its recorded position."});
-  r.push_back({"pool.indices",
-               ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
-                    "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa", "aten::max_pool1d_with_indices",
-                    "aten::max_pool3d_with_indices", "aten::adaptive_max_pool1d", "aten::adaptive_max_pool3d",
-                    "aten::fractional_max_pool2d", "aten::fractional_max_pool3d"}),
-               {},
-               "one kernel",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa, fresh2:hiera "
-               "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's), opinfo: max_pool1d, max_pool3d, "
-               "adaptive_max_pool1d, adaptive_max_pool3d, fractional_max_pool2d, fractional_max_pool3d",
-               "This pool or resampling reads each window once with one kernel."});
-  r.push_back({"fft.r2c",
-               ops({"aten::fft_rfft"}),
-               {},
-               "f32, power-of-two length <= 4096: one cuFFT kernel",
-               [](const OpFacts& f) { return fft_last_dims_pow2(f, 1); },
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:fft_rfft, opset:fft_irfft",
-               "A real-to-complex FFT of a power-of-two length is one cuFFT kernel."});
-  r.push_back({"fft.c2r",
-               ops({"aten::fft_irfft"}),
-               {},
-               "complex64 input with power-of-two length: a copy of the input (cuFFT overwrites it), one cuFFT "
-               "kernel, the 1/n scaling",
-               [](const OpFacts& f) {
-                 const Value* out = f.output(0);
-                 return f.dtype == DType::kComplex64 && out && !out->sizes.empty() && power_of_two(out->sizes.back()) &&
-                        out->sizes.back() <= 4096;
-               },
-               {2, 1, 0, 0},
-               nullptr,
-               "opset:fft_irfft",
-               "A complex-to-real FFT copies its input (cuFFT overwrites it), runs one cuFFT kernel and scales the "
-               "result."});
-  r.push_back({"fft.fft2.real",
-               ops({"aten::fft_fft2"}),
-               {},
-               "f32 input, power-of-two sizes: conversion to complex + two cuFFT kernels",
-               [](const OpFacts& f) { return f.dtype == DType::kFloat32 && fft_last_dims_pow2(f, 2); },
-               {3, 0, 0, 0},
-               nullptr,
-               "opset:fft_fft2",
-               "A 2-d FFT of a real input converts it to complex and runs two cuFFT kernels."});
-  r.push_back({"dot",
-               ops({"aten::dot", "aten::vdot"}),
-               {},
-               "cuBLAS dot kernel + one-block reduction",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 1; },
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:dot (f32 and bf16)",
-               "A dot product is cuBLAS's dot kernel and a one-block reduction of its partial sums."});
-  r.push_back({"inner",
-               ops({"aten::inner"}),
-               {},
-               "a 0-d operand: one multiply; two vectors: a 1x1 product, which cuBLAS runs as its dot kernel and a "
-               "one-block reduction (2)",
-               [](const OpFacts& f) {
-                 const Value* a = f.input(0);
-                 const Value* b = f.input(1);
-                 return a && b &&
-                        (a->sizes.empty() || b->sizes.empty() || (a->sizes.size() == 1 && b->sizes.size() == 1));
-               },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // LinearAlgebra.cpp inner: self * other for a scalar, else tensordot over the last dims.
-                 if (f.out_numel == 0) return {};
-                 return {f.input(0)->sizes.empty() || f.input(1)->sizes.empty() ? 1 : 2, 0, 0, 0};
-               },
-               "opinfo: inner ([5]·[5]: dot_kernel + reduce_1Block_kernel, f32 and bf16; 0-d with [5,5]: one mul)",
-               "inner multiplies by a scalar with one kernel; of two vectors it is one cuBLAS dot product, which "
-               "runs a dot kernel and a one-block reduction."});
-  r.push_back({"mv",
-               ops({"aten::mv"}),
-               {},
-               "half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction; f32 from 4096 rows: "
-               "one gemv; f32 rows of at most 10: one gemv",
-               [](const OpFacts& f) { return mv_rows(f, 0); },
-               {},
-               [](const OpFacts& f) { return mv_counts(f, 0); },
-               "opset:mv (8x1024), opset:mv_large (4096x1024: gemv), opinfo: mv (5x10: gemv)",
-               "A matrix-vector product is one cuBLAS GEMM in half precision; in float32 with few rows cuBLAS "
-               "computes it as dot products plus a reduction."});
+  r.push_back(rule("logsumexp")
+                  .ops({"aten::logsumexp"})
+                  .when("floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, "
+                        "add = 9; amax and sum each zero a semaphore buffer where the reduction splits across blocks",
+                        floating_input)
+                  .compute(logsumexp_counts)
+                  .evidence("opset:logsumexp (4-D and rows), sweep:reduction/logsumexp (all dims, f32 and bf16)")
+                  .why("logsumexp is computed as max + log(sum(exp(x - max))) with a guard for infinite maxima: nine "
+                       "separate kernels."));
+  r.push_back(rule("isinf")
+                  .ops({"aten::isinf"})
+                  .when("floating input: abs + compare", floating_input)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:isinf")
+                  .why("isinf is abs(x) == inf: two kernels."));
+  r.push_back(rule("isfinite")
+                  .ops({"aten::isfinite"})
+                  .when("floating input: x == x, abs, != inf, and", floating_input)
+                  .counts({4, 0, 0, 0})
+                  .evidence("opset:isfinite")
+                  .why("isfinite is (x == x) & (abs(x) != inf): four kernels."));
+  r.push_back(rule("count_nonzero")
+                  .ops({"aten::count_nonzero"})
+                  .when("x != 0, a cast to int64, a sum (and its semaphore memset where the sum splits across blocks)")
+                  .compute(count_nonzero_counts)
+                  .evidence("opset:count_nonzero, sweep:reduction/count_nonzero")
+                  .why("count_nonzero compares with zero, casts the result to integers and sums them: three kernels."));
+  r.push_back(rule("reduction.flatten")
+                  .cls(OpClass::kReduction)
+                  .when("over all elements (max()/min(), argmax/argmin without a dim): a copy when the input is not "
+                        "contiguous, the reduce kernel, a memset where it splits across blocks",
+                        reduces_flattened)
+                  .compute(flattened_reduction)
+                  .evidence("sweep:reduction_random (max and argmax of permuted inputs: 98 of 98 copy first)")
+                  .why("max() and argmax() of all elements reduce the input flattened; ATen makes a contiguous copy of "
+                       "a tensor that is not contiguous first (one more kernel)."));
   r.push_back(
-      {"addmv",
-       ops({"aten::addmv"}),
-       {},
-       "the added vector copied into the result (1 memcpy; a copy kernel when broadcast), then mv with beta = 1",
-       [](const OpFacts& f) { return mv_rows(f, 1); },
-       {},
-       [](const OpFacts& f) {
-         Counts c = mv_counts(f, 1);
-         c += self_into_result(f);
-         return c;
-       },
-       "opset:addmv (8x1024), opinfo: addmv (5x10: 1 + 1 memcpy; self [1]: copy + gemv)",
-       "addmv copies the added vector into the result and accumulates the matrix-vector product into it."});
-  r.push_back({"addbmm",
-               ops({"aten::addbmm"}),
-               {},
-               "the added matrix copied into the result (1 memcpy; a copy kernel when broadcast) + one mm per "
-               "batch, counted as the mm rules count it",
-               addbmm_shapes,
-               {},
-               addbmm_counts,
-               "opset:addbmm (4 batches), opset:addbmm_large (8 batches), opinfo: addbmm (5 batches of 5x5x10: one "
-               "gemmSN each)",
-               "addbmm copies the added matrix into the result and accumulates one matrix product per batch into it."});
-  r.push_back({"rnn_cell",
-               ops({"aten::gru_cell", "aten::lstm_cell"}),
-               {},
-               "two GEMMs without bias (input x w_ih^T, hidden x w_hh^T, counted as the mm rules count them) + one "
-               "fused cell kernel that adds the biases and applies the gates",
-               rnn_cell_shapes,
-               {},
-               rnn_cell_counts,
-               "opset:gru_cell, opset:lstm_cell (8 rows: f32 3 + 1 memset, not predicted), opset:gru_cell_b32, "
-               "opset:lstm_cell_b32 (f32 4: one split-K GEMM), opset:lstm_cell_b1 (GEMVs: 3)",
-               "A GRU or LSTM cell multiplies the input and the hidden state by their weights (two GEMMs) and "
-               "applies the gates in one fused kernel."});
-  r.push_back({"rnn_tanh_cell",
-               ops({"aten::rnn_tanh_cell"}),
-               {},
-               "two GEMMs with their biases + the sum + the activation",
-               nullptr,
-               {4, 0, 0, 0},
-               nullptr,
-               "opset:rnn_tanh_cell",
-               "A vanilla RNN cell is two GEMMs, their sum and the tanh: four kernels."});
-  r.push_back({"cross",
-               ops({"aten::linalg_cross", "aten::cross"}),
-               {},
-               "one kernel",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:cross",
-               "A cross product is one kernel over the vectors."});
-  r.push_back({"linalg_norm",
-               ops({"aten::linalg_norm"}),
-               {},
-               "default (2 / Frobenius) order: one reduce kernel",
-               [](const OpFacts& f) {
-                 const Arg* o = f.arg("ord");
-                 return !o || o->kind == Arg::Kind::kNone;
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:linalg_norm",
-               "A 2-norm over some dimensions is one reduction kernel."});
-  r.push_back({"renorm",
-               ops({"aten::renorm"}),
-               {},
-               "norms, the scale factors, the scaling",
-               nullptr,
-               {3, 0, 0, 0},
-               nullptr,
-               "opset:renorm",
-               "renorm computes each slice's norm, the scale that caps it and applies it: three kernels."});
-  r.push_back({"abs.complex",
-               ops({"aten::abs"}),
-               {},
-               "complex input: the magnitude kernel + a copy into the real result",
-               complex_input,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:fft_rfft, opset:stft",
-               "The magnitude of a complex tensor is computed by one kernel and copied into the real result."});
-  r.push_back({"stft",
-               ops({"aten::stft"}),
-               {},
-               "f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel",
-               [](const OpFacts& f) {
-                 const int64_t n = f.int_arg("n_fft", 0);
-                 return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) && n <= 4096;
-               },
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:stft (n_fft 256)",
-               "A short-time Fourier transform multiplies the framed signal by the window and runs one batched cuFFT "
-               "kernel."});
-  r.push_back({"solve_triangular",
-               ops({"aten::linalg_solve_triangular"}),
-               {},
-               "f32: a copy of B into the result + one cuBLAS trsm",
-               [](const OpFacts& f) { return f.dtype == DType::kFloat32; },
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:triangular_solve (64x64, 16 right-hand sides)",
-               "A triangular solve copies the right-hand side into the result and solves in place with one cuBLAS "
-               "kernel."});
+      rule("cosine_similarity")
+          .ops({"aten::cosine_similarity"})
+          .when(
+              "squared norms of both inputs, their product, clamp, rsqrt, the dot product and the scale: 9, + 2 memcpy")
+          .counts({9, 2, 0, 0})
+          .evidence("opset:cosine_similarity (4-D, dim 1)")
+          .why("cosine_similarity computes both squared norms, the dot product and the scaling as separate kernels: "
+               "nine of them."));
+  r.push_back(rule("cdist.direct")
+                  .ops({"aten::cdist", "aten::_cdist_forward"})
+                  .when("p != 2, contiguous inputs of one batch shape: one cdist kernel",
+                        [](const OpFacts& f) {
+                          const Value* a = f.input(0);
+                          const Value* b = f.input(1);
+                          const Arg* p = f.arg("p");
+                          const double pv =
+                              p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
+                          if (!a || !b || a->sizes.size() < 2 || a->sizes.size() != b->sizes.size() || pv == 2.0)
+                            return false;
+                          for (size_t d = 0; d + 2 < a->sizes.size(); ++d)
+                            if (a->sizes[d] != b->sizes[d]) return false;
+                          return a->contiguous() && b->contiguous();
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3)")
+                  .why("cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl); only "
+                       "the Euclidean distance is rewritten as a matrix product."));
+  r.push_back(
+      rule("cdist.mm")
+          .ops({"aten::cdist", "aten::_cdist_forward"})
+          .when("p = 2, f32, > 25 rows: norms, ones padding and cat, one GEMM, clamp, sqrt = 12", cdist_euclid_mm)
+          .counts({12, 0, 0, 0})
+          .evidence("opset:cdist (2x256x64 vs 2x128x64)")
+          .why("Euclidean cdist on many points is rewritten as one matrix product of padded inputs around which norms, "
+               "concatenations, a clamp and a square root each launch a kernel."));
+  r.push_back(rule("pdist")
+                  .ops({"aten::pdist", "aten::_pdist_forward"})
+                  .when("one kernel")
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:pdist")
+                  .why("pdist computes every pairwise distance with one kernel."));
+  r.push_back(rule("affine_grid.2d")
+                  .ops({"aten::affine_grid_generator"})
+                  .when("4-d size: two linspaces and their scaling (8), fill, copy, one batched GEMM = 11",
+                        [](const OpFacts& f) {
+                          const Arg* s = f.arg("size");
+                          return s && s->kind == Arg::Kind::kIntList && s->ints.size() == 4;
+                        })
+                  .counts({11, 0, 0, 0})
+                  .evidence("opset:affine_grid")
+                  .why("affine_grid builds the base grid from linspaces (each with its scaling and copy), then "
+                       "multiplies it by theta with one batched GEMM: eleven kernels."));
+  r.push_back(rule("bilinear")
+                  .ops({"aten::bilinear"})
+                  .when("zero fill + per output feature a GEMM, a reduction and an accumulate (1 + 3 x out_features; "
+                        "1-d inputs 4 a feature), + the bias add",
+                        bilinear_shapes)
+                  .compute(bilinear_counts)
+                  .evidence("opset:bilinear_layer (16 output features, no bias: 49), opinfo: bilinear (5 features with "
+                            "a bias: 17; unbatched [3] and [4]: 22, float32 and bfloat16)")
+                  .why("A bilinear layer is evaluated one output feature at a time: a GEMM, a sum and an accumulate "
+                       "each, after zeroing the result."));
+  r.push_back(rule("pad.circular")
+                  .ops({"aten::pad"})
+                  .when("mode circular: the centre + one copy per non-zero pad entry", pad_circular)
+                  .compute(pad_circular_counts)
+                  .evidence("opset:pad_circular (pad 1,1,2,2: 5)")
+                  .why("Circular padding copies the input into the centre, then copies each padded border from the "
+                       "opposite edge: one kernel per side."));
+  r.push_back(rule("diag_embed")
+                  .ops({"aten::diag_embed"})
+                  .when("zeros + copy into the diagonal")
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:diag_embed")
+                  .why("diag_embed zeroes the result and copies the input onto its diagonal: two kernels."));
+  r.push_back(rule("eye")
+                  .ops({"aten::eye"})
+                  .when("zero fill + diagonal fill")
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:eye, opset:triangular_solve")
+                  .why("eye zeroes the matrix and fills its diagonal with ones: two kernels."));
+  r.push_back(rule("broadcast_product")
+                  .ops({"aten::outer", "aten::kron"})
+                  .when("one multiplication of broadcast views")
+                  .compute(one_kernel_unless_empty)
+                  .evidence("opset:outer, opset:kron")
+                  .why("outer and kron multiply broadcast views of their inputs: one kernel."));
+  r.push_back(rule("pixel_shuffle.identity")
+                  .ops({"aten::pixel_shuffle", "aten::pixel_unshuffle"})
+                  .when("a factor of 1: a clone (a memcpy of a contiguous input)",
+                        [](const OpFacts& f) {
+                          return f.int_arg(f.op->name == "aten::pixel_shuffle" ? "upscale_factor" : "downscale_factor",
+                                           0) == 1;
+                        })
+                  .compute(clone_counts)
+                  .evidence("opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)")
+                  .why("With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."));
+  r.push_back(rule("elementwise.untagged")
+                  .ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud",
+                        "aten::tril", "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle",
+                        "aten::channel_shuffle", "aten::rand_like", "aten::randn_like", "aten::complex", "aten::polar"})
+                  .when("one kernel (nothing for an empty result)")
+                  .compute(one_kernel_unless_empty)
+                  .evidence("opset:glu, opset:logsigmoid, opset:prelu, opset:flip, opset:flip2, opset:tril, "
+                            "opset:triu, opset:tril_mask, opset:pixel_shuffle, opset:pixel_unshuffle, "
+                            "opset:channel_shuffle, opset:rand_like, opset:randn_like, opinfo:fliplr, opinfo:flipud (1 "
+                            "kernel; 0 for the empty sample), opinfo:complex, opinfo:polar")
+                  .why("This op reads each input element once and writes its result with one kernel (a gather for "
+                       "flips and shuffles, a generator for random and spaced values)."));
+  r.push_back(rule("bernoulli.tensor")
+                  .ops({"aten::bernoulli"})
+                  .when("probabilities from a tensor: one kernel, + a conversion of half-precision probabilities",
+                        [](const OpFacts& f) { return f.op->overload.empty() || f.op->overload == "default"; })
+                  .compute([](const OpFacts& f) -> Counts {
+                    return {is_half(f.dtype) ? 2 : 1, 0, 0, 0};
+                  })
+                  .evidence("opset:bernoulli (fp32 1, bf16 2)")
+                  .why("bernoulli draws one random bit per element with one kernel; half-precision probabilities are "
+                       "first converted."));
+  r.push_back(
+      rule("max_unpool")
+          .ops({"aten::max_unpool2d", "aten::max_unpool3d"})
+          .when("a zero fill of the output, then the unpooling kernel")
+          .compute([](const OpFacts& f) -> Counts {
+            const Value* out = f.output(0);
+            return out && out->numel() > 0 ? Counts{2, 0, 0, 0} : Counts{};
+          })
+          .evidence("opinfo: max_unpool1d, max_unpool2d, max_unpool3d (36 of 36)")
+          .why("Unpooling zero-fills the output, then scatters each pooled value back to its recorded position."));
+  r.push_back(
+      rule("pool.indices")
+          .ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
+                "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa", "aten::max_pool1d_with_indices",
+                "aten::max_pool3d_with_indices", "aten::adaptive_max_pool1d", "aten::adaptive_max_pool3d",
+                "aten::fractional_max_pool2d", "aten::fractional_max_pool3d"})
+          .when("one kernel")
+          .compute(one_kernel_unless_empty)
+          .evidence(
+              "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa, fresh2:hiera "
+              "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's), opinfo: max_pool1d, max_pool3d, "
+              "adaptive_max_pool1d, adaptive_max_pool3d, fractional_max_pool2d, fractional_max_pool3d")
+          .why("This pool or resampling reads each window once with one kernel."));
+  r.push_back(rule("fft.r2c")
+                  .ops({"aten::fft_rfft"})
+                  .when("f32, power-of-two length <= 4096: one cuFFT kernel",
+                        [](const OpFacts& f) { return fft_last_dims_pow2(f, 1); })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:fft_rfft, opset:fft_irfft")
+                  .why("A real-to-complex FFT of a power-of-two length is one cuFFT kernel."));
+  r.push_back(rule("fft.c2r")
+                  .ops({"aten::fft_irfft"})
+                  .when("complex64 input with power-of-two length: a copy of the input (cuFFT overwrites it), one "
+                        "cuFFT kernel, the 1/n scaling",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          return f.dtype == DType::kComplex64 && out && !out->sizes.empty() &&
+                                 power_of_two(out->sizes.back()) && out->sizes.back() <= 4096;
+                        })
+                  .counts({2, 1, 0, 0})
+                  .evidence("opset:fft_irfft")
+                  .why("A complex-to-real FFT copies its input (cuFFT overwrites it), runs one cuFFT kernel and scales "
+                       "the result."));
+  r.push_back(rule("fft.fft2.real")
+                  .ops({"aten::fft_fft2"})
+                  .when("f32 input, power-of-two sizes: conversion to complex + two cuFFT kernels",
+                        [](const OpFacts& f) { return f.dtype == DType::kFloat32 && fft_last_dims_pow2(f, 2); })
+                  .counts({3, 0, 0, 0})
+                  .evidence("opset:fft_fft2")
+                  .why("A 2-d FFT of a real input converts it to complex and runs two cuFFT kernels."));
+  r.push_back(rule("dot")
+                  .ops({"aten::dot", "aten::vdot"})
+                  .when("cuBLAS dot kernel + one-block reduction",
+                        [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 1; })
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:dot (f32 and bf16)")
+                  .why("A dot product is cuBLAS's dot kernel and a one-block reduction of its partial sums."));
+  r.push_back(
+      rule("inner")
+          .ops({"aten::inner"})
+          .when("a 0-d operand: one multiply; two vectors: a 1x1 product, which cuBLAS runs as its dot kernel and a "
+                "one-block reduction (2)",
+                [](const OpFacts& f) {
+                  const Value* a = f.input(0);
+                  const Value* b = f.input(1);
+                  return a && b &&
+                         (a->sizes.empty() || b->sizes.empty() || (a->sizes.size() == 1 && b->sizes.size() == 1));
+                })
+          .compute([](const OpFacts& f) -> Counts {
+            // LinearAlgebra.cpp inner: self * other for a scalar, else tensordot over the last dims.
+            if (f.out_numel == 0) return {};
+            return {f.input(0)->sizes.empty() || f.input(1)->sizes.empty() ? 1 : 2, 0, 0, 0};
+          })
+          .evidence("opinfo: inner ([5]·[5]: dot_kernel + reduce_1Block_kernel, f32 and bf16; 0-d with [5,5]: one mul)")
+          .why("inner multiplies by a scalar with one kernel; of two vectors it is one cuBLAS dot product, which runs "
+               "a dot kernel and a one-block reduction."));
+  r.push_back(rule("mv")
+                  .ops({"aten::mv"})
+                  .when("half precision: one GEMM; f32 with at most 8 rows: dot kernel + reduction; f32 from 4096 "
+                        "rows: one gemv; f32 rows of at most 10: one gemv",
+                        [](const OpFacts& f) { return mv_rows(f, 0); })
+                  .compute([](const OpFacts& f) { return mv_counts(f, 0); })
+                  .evidence("opset:mv (8x1024), opset:mv_large (4096x1024: gemv), opinfo: mv (5x10: gemv)")
+                  .why("A matrix-vector product is one cuBLAS GEMM in half precision; in float32 with few rows cuBLAS "
+                       "computes it as dot products plus a reduction."));
+  r.push_back(
+      rule("addmv")
+          .ops({"aten::addmv"})
+          .when(
+              "the added vector copied into the result (1 memcpy; a copy kernel when broadcast), then mv with beta = 1",
+              [](const OpFacts& f) { return mv_rows(f, 1); })
+          .compute([](const OpFacts& f) {
+            Counts c = mv_counts(f, 1);
+            c += self_into_result(f);
+            return c;
+          })
+          .evidence("opset:addmv (8x1024), opinfo: addmv (5x10: 1 + 1 memcpy; self [1]: copy + gemv)")
+          .why("addmv copies the added vector into the result and accumulates the matrix-vector product into it."));
+  r.push_back(
+      rule("addbmm")
+          .ops({"aten::addbmm"})
+          .when("the added matrix copied into the result (1 memcpy; a copy kernel when broadcast) + one mm per batch, "
+                "counted as the mm rules count it",
+                addbmm_shapes)
+          .compute(addbmm_counts)
+          .evidence("opset:addbmm (4 batches), opset:addbmm_large (8 batches), opinfo: addbmm (5 batches of 5x5x10: "
+                    "one gemmSN each)")
+          .why("addbmm copies the added matrix into the result and accumulates one matrix product per batch into it."));
+  r.push_back(
+      rule("rnn_cell")
+          .ops({"aten::gru_cell", "aten::lstm_cell"})
+          .when("two GEMMs without bias (input x w_ih^T, hidden x w_hh^T, counted as the mm rules count them) + one "
+                "fused cell kernel that adds the biases and applies the gates",
+                rnn_cell_shapes)
+          .compute(rnn_cell_counts)
+          .evidence("opset:gru_cell, opset:lstm_cell (8 rows: f32 3 + 1 memset, not predicted), opset:gru_cell_b32, "
+                    "opset:lstm_cell_b32 (f32 4: one split-K GEMM), opset:lstm_cell_b1 (GEMVs: 3)")
+          .why("A GRU or LSTM cell multiplies the input and the hidden state by their weights (two GEMMs) and applies "
+               "the gates in one fused kernel."));
+  r.push_back(rule("rnn_tanh_cell")
+                  .ops({"aten::rnn_tanh_cell"})
+                  .when("two GEMMs with their biases + the sum + the activation")
+                  .counts({4, 0, 0, 0})
+                  .evidence("opset:rnn_tanh_cell")
+                  .why("A vanilla RNN cell is two GEMMs, their sum and the tanh: four kernels."));
+  r.push_back(rule("cross")
+                  .ops({"aten::linalg_cross", "aten::cross"})
+                  .when("one kernel")
+                  .compute(one_kernel_unless_empty)
+                  .evidence("opset:cross")
+                  .why("A cross product is one kernel over the vectors."));
+  r.push_back(rule("linalg_norm")
+                  .ops({"aten::linalg_norm"})
+                  .when("default (2 / Frobenius) order: one reduce kernel",
+                        [](const OpFacts& f) {
+                          const Arg* o = f.arg("ord");
+                          return !o || o->kind == Arg::Kind::kNone;
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:linalg_norm")
+                  .why("A 2-norm over some dimensions is one reduction kernel."));
+  r.push_back(rule("renorm")
+                  .ops({"aten::renorm"})
+                  .when("norms, the scale factors, the scaling")
+                  .counts({3, 0, 0, 0})
+                  .evidence("opset:renorm")
+                  .why("renorm computes each slice's norm, the scale that caps it and applies it: three kernels."));
+  r.push_back(rule("abs.complex")
+                  .ops({"aten::abs"})
+                  .when("complex input: the magnitude kernel + a copy into the real result", complex_input)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:fft_rfft, opset:stft")
+                  .why("The magnitude of a complex tensor is computed by one kernel and copied into the real result."));
+  r.push_back(rule("stft")
+                  .ops({"aten::stft"})
+                  .when("f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel",
+                        [](const OpFacts& f) {
+                          const int64_t n = f.int_arg("n_fft", 0);
+                          return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) &&
+                                 n <= 4096;
+                        })
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:stft (n_fft 256)")
+                  .why("A short-time Fourier transform multiplies the framed signal by the window and runs one batched "
+                       "cuFFT kernel."));
+  r.push_back(rule("solve_triangular")
+                  .ops({"aten::linalg_solve_triangular"})
+                  .when("f32: a copy of B into the result + one cuBLAS trsm",
+                        [](const OpFacts& f) { return f.dtype == DType::kFloat32; })
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:triangular_solve (64x64, 16 right-hand sides)")
+                  .why("A triangular solve copies the right-hand side into the result and solves in place with one "
+                       "cuBLAS kernel."));
 }
 
 }  // namespace kc::torch2_11

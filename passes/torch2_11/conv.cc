@@ -11,41 +11,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/tensor_geometry.h"
+#include "passes/layout.h"
 #include "passes/torch2_11/conv_engine.h"
 #include "passes/torch2_11/cudnn_answers.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
 namespace {
-
-// c10's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): strides ordered C fastest,
-// then W, H, (D), N, size-1 dims tolerated; what Tensor::suggest_memory_format() calls channels
-// last. A 4-d/5-d tensor only.
-bool channels_last_like(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  const size_t n = sizes.size();
-  if ((n != 4 && n != 5) || strides.size() != n || strides[1] == 0) return false;
-  std::vector<size_t> order = {1};
-  for (size_t d = n - 1; d >= 2; --d) order.push_back(d);
-  order.push_back(0);
-  int64_t min = 0;
-  for (size_t d : order) {
-    if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;  // ambiguous N111: NCHW
-    min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
-  }
-  return true;
-}
-
-bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-  if (strides.size() != sizes.size()) return false;
-  int64_t expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] != 1 && strides[i] != expected) return false;
-    expected *= sizes[i];
-  }
-  return true;
-}
 
 // The convolution as ATen's backends see it: conv1d's 3-d tensors become 4-d with H=1 after
 // `input.contiguous()` (Convolution.cpp's view1d_as_2d), so 1-d input copies are counted here.
@@ -154,7 +127,7 @@ bool depthwise(const ConvView& v) {
 
 // cudnn_conv_suggest_memory_format: channels last when the input or the weight suggests it.
 bool runs_channels_last(const ConvView& v) {
-  return channels_last_like(v.x_sizes, v.x_strides) || channels_last_like(v.w_sizes, v.w_strides);
+  return channels_last_strides(v.x_sizes, v.x_strides) || channels_last_strides(v.w_sizes, v.w_strides);
 }
 
 int64_t product(const std::vector<int64_t>& a, size_t from) {
@@ -420,57 +393,53 @@ bool conv_backward_data(const OpFacts& f) {
 
 void add_conv_rules(std::vector<LaunchRule>& r) {
   r.push_back(
-      {"conv",
-       {},
-       OpClass::kConv,
-       "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of "
-       "a non-contiguous input. Otherwise cuDNN's engine choice (NHWC implicit GEMM with input, weight and output "
-       "transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace; for grouped NCHW tensors "
-       "one call or a loop of 1-4 launches a group) from decision trees over kernel, stride, dilation, batch, "
-       "height, width, channels in and out (a group's), output pixels, the implicit GEMM's M and K, channel "
-       "alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 d, "
-       "ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
-       "convolutions (generators/fit_conv.py, which prints each family left out of the fit in turn); "
-       "where cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration "
-       "cuDNN's own heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 "
-       "whether the GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier "
-       "fitted on the GPU's answers); "
-       "grouped 3-d (none measured) takes the grouped trees' answer. "
-       "Grouped channels last (input or weight suggests it), most frequent per bucket: one call (direct 1, "
-       "implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, "
-       "by channels per group, kernel size and dtype; f32 5-d depthwise channels last loops per channel "
-       "(2 x C_in) when C_in < 256. Channels last: +1 copy each for input/weight not dense channels last. "
-       "+1 bias add (cuDNN), +1 copy of a non-contiguous NCHW input; conv1d as conv2d with H = 1",
-       conv_forward,
-       {},
-       conv_counts,
-       "sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
-       "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_dense (4,927), sweep:gconv_wide, sweep:gconv, "
-       "sweep:conv_align, "
-       "sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, sweep:conv/conv3d, broad, fresh, fresh2-6 "
-       "and corpus (their convolutions), broad:pit, "
-       "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, broad:video-resnet, "
-       "broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
-       "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)",
-       "cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
-       "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
-       "shapes loop over groups, and a bias is one more elementwise kernel."});
-  r.push_back({"conv.transposed",
-               {},
-               OpClass::kConv,
-               "transposed 1-3 d (cuDNN dgrad). Ungrouped NCHW, f32 or half: cuDNN's engine (NHWC implicit GEMM "
-               "with transforms, 4 + 0-2 memsets; NCHW-native, 1-2; a GEMM for 1x1) from a tree over dtype, rank, "
-               "kernel, stride, channels, their alignment, batch and pixels in and out, fitted on the convt_decoder "
-               "sweep (generators/fit_convt.py). Otherwise most frequent per bucket: half precision 4 + 1 "
-               "memset; f32 grouped 4; f32 channels last 2 + 1 memset; f32 NCHW 1. +1 bias add",
-               conv_backward_data,
-               {},
-               conv_transpose_counts,
-               "sweep:convt_decoder (2,400 ungrouped transposed convolutions at decoder shapes; the tree is exact on "
-               "71.9% of a held-out fifth, the buckets it replaced on 27.8% of the sweep), "
-               "sweep:conv/conv_transpose1d, sweep:conv/conv_transpose2d, sweep:conv/conv_transpose3d",
-               "A transposed convolution runs cuDNN's data-gradient kernel with the layout transforms it needs (and a "
-               "zeroed workspace in bf16); a bias is one more elementwise kernel."});
+      rule("conv")
+          .cls(OpClass::kConv)
+          .when(
+              "1-3 d, not transposed. Depthwise (groups = C_in) NCHW: ATen's kernel, 1 (bias fused), +1 copy of a "
+              "non-contiguous input. Otherwise cuDNN's engine choice (NHWC implicit GEMM with input, weight and output "
+              "transforms, NCHW-native kernels, GEMMs for 1x1, split-K with a zeroed workspace; for grouped NCHW "
+              "tensors one call or a loop of 1-4 launches a group) from decision trees over kernel, stride, dilation, "
+              "batch, height, width, channels in and out (a group's), output pixels, the implicit GEMM's M and K, "
+              "channel alignment, groups and for 3-d depth, temporal kernel and stride, fitted per kind (ungrouped 1-2 "
+              "d, ungrouped 3-d, grouped NCHW), dtype class and layout on the sweeps and the corpora's measured "
+              "convolutions (generators/fit_conv.py, which prints each family left out of the fit in turn); where "
+              "cuDNN 9.19 can be loaded (KERNELCOUNT_CUDNN), trees that also read the engine configuration cuDNN's own "
+              "heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 whether the "
+              "GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier fitted on the "
+              "GPU's answers); grouped 3-d (none measured) takes the grouped trees' answer. Grouped channels last "
+              "(input or weight suggests it), most frequent per bucket: one call (direct 1, implicit GEMM 1, or 3 + 2 "
+              "memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, "
+              "kernel size and dtype; f32 5-d depthwise channels last loops per channel (2 x C_in) when C_in < 256. "
+              "Channels last: +1 copy each for input/weight not dense channels last. +1 bias add (cuDNN), +1 copy of a "
+              "non-contiguous NCHW input; conv1d as conv2d with H = 1",
+              conv_forward)
+          .compute(conv_counts)
+          .evidence("sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
+                    "sweep:gconv_model (1,857 grouped NCHW conv2d), sweep:gconv_dense (4,927), sweep:gconv_wide, "
+                    "sweep:gconv, sweep:conv_align, sweep:conv/conv2d (contig, cl_in, cl_both), sweep:conv/conv1d, "
+                    "sweep:conv/conv3d, broad, fresh, fresh2-6 and corpus (their convolutions), broad:pit, "
+                    "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, "
+                    "broad:video-resnet, broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
+                    "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)")
+          .why("cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
+               "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
+               "shapes loop over groups, and a bias is one more elementwise kernel."));
+  r.push_back(
+      rule("conv.transposed")
+          .cls(OpClass::kConv)
+          .when("transposed 1-3 d (cuDNN dgrad). Ungrouped NCHW, f32 or half: cuDNN's engine (NHWC implicit GEMM with "
+                "transforms, 4 + 0-2 memsets; NCHW-native, 1-2; a GEMM for 1x1) from a tree over dtype, rank, kernel, "
+                "stride, channels, their alignment, batch and pixels in and out, fitted on the convt_decoder sweep "
+                "(generators/fit_convt.py). Otherwise most frequent per bucket: half precision 4 + 1 memset; f32 "
+                "grouped 4; f32 channels last 2 + 1 memset; f32 NCHW 1. +1 bias add",
+                conv_backward_data)
+          .compute(conv_transpose_counts)
+          .evidence("sweep:convt_decoder (2,400 ungrouped transposed convolutions at decoder shapes; the tree is exact "
+                    "on 71.9% of a held-out fifth, the buckets it replaced on 27.8% of the sweep), "
+                    "sweep:conv/conv_transpose1d, sweep:conv/conv_transpose2d, sweep:conv/conv_transpose3d")
+          .why("A transposed convolution runs cuDNN's data-gradient kernel with the layout transforms it needs (and a "
+               "zeroed workspace in bf16); a bias is one more elementwise kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -192,14 +193,7 @@ Counts pad_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
   if (!crops && in && out && in->contiguous() && in->dtype == out->dtype && in->sizes.size() == out->strides.size()) {
-    int64_t expected = 1;
-    bool dense = true;
-    for (size_t i = in->sizes.size(); i-- > 0;) {
-      if (in->sizes[i] == 1) continue;
-      dense = dense && out->strides[i] == expected;
-      expected *= in->sizes[i];
-    }
-    if (dense && in->numel() > 0) return {1, 1, 0, 0};
+    if (row_major_dense(in->sizes, out->strides) && in->numel() > 0) return {1, 1, 0, 0};
   }
   return {2, 0, 0, 0};
 }
@@ -207,165 +201,128 @@ Counts pad_counts(const OpFacts& f) {
 }  // namespace
 
 void add_copies_rules(std::vector<LaunchRule>& r) {
+  r.push_back(rule("metadata")
+                  .ops({"aten::size", "aten::sym_size", "aten::dim", "aten::numel", "aten::stride", "aten::sym_numel",
+                        "aten::sym_stride", "aten::is_contiguous", "aten::_assert_tensor_metadata", "aten::detach",
+                        "aten::alias", "aten::lift_fresh", "aten::detach_", "aten::_shape_as_tensor"})
+                  .when("always")
+                  .counts({0, 0, 0, 0})
+                  .evidence("truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias), "
+                            "detection:* (_shape_as_tensor: a host tensor of the sizes, 202 of 202)")
+                  .why("It only reads or relabels a tensor's shape, strides or identity, which the host already knows: "
+                       "no kernel."));
+  r.push_back(rule("meshgrid")
+                  .ops({"aten::meshgrid"})
+                  .when("always: each output is an expanded view of one input")
+                  .counts({0, 0, 0, 0})
+                  .evidence("fresh:data2vec-vision (meshgrid of two int64[14]: 0 kernels)")
+                  .why("meshgrid reshapes and broadcasts each input as a view: no kernel."));
+  r.push_back(rule("reshape")
+                  .ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"})
+                  .when("copies only when no view fits the strides")
+                  .compute(reshape_counts)
+                  .evidence("truth:view_reshape_float32, truth:contiguous_T_float32")
+                  .why("A reshape is a view (no kernel) when the strides allow it; otherwise it copies the data into a "
+                       "new array with one copy kernel."));
+  r.push_back(rule("contiguous")
+                  .ops({"aten::contiguous"})
+                  .when("copies only a non-contiguous input (or, for memory_format=channels_last, an input not dense "
+                        "in channels-last order)")
+                  .compute(contiguous_counts)
+                  .evidence("truth:contiguous_T_float32, opset:channels_last")
+                  .why("A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is "
+                       "copied into a new row-major array by one copy kernel."));
   r.push_back(
-      {"metadata",
-       ops({"aten::size", "aten::sym_size", "aten::dim", "aten::numel", "aten::stride", "aten::sym_numel",
-            "aten::sym_stride", "aten::is_contiguous", "aten::_assert_tensor_metadata", "aten::detach", "aten::alias",
-            "aten::lift_fresh", "aten::detach_", "aten::_shape_as_tensor"}),
-       {},
-       "always",
-       nullptr,
-       {},
-       nullptr,
-       "truth:view_reshape_float32, test:traced_shape_arith (aten::size), corpus:swin_t (alias), detection:* "
-       "(_shape_as_tensor: a host tensor of the sizes, 202 of 202)",
-       "It only reads or relabels a tensor's shape, strides or identity, which the host already knows: no kernel."});
-  r.push_back({"meshgrid",
-               ops({"aten::meshgrid"}),
-               {},
-               "always: each output is an expanded view of one input",
-               nullptr,
-               {0, 0, 0, 0},
-               nullptr,
-               "fresh:data2vec-vision (meshgrid of two int64[14]: 0 kernels)",
-               "meshgrid reshapes and broadcasts each input as a view: no kernel."});
-  r.push_back({"reshape",
-               ops({"aten::reshape", "aten::flatten", "aten::view_as", "aten::reshape_as", "aten::unflatten"}),
-               {},
-               "copies only when no view fits the strides",
-               nullptr,
-               {},
-               reshape_counts,
-               "truth:view_reshape_float32, truth:contiguous_T_float32",
-               "A reshape is a view (no kernel) when the strides allow it; otherwise it copies the data into a new "
-               "array with one copy kernel."});
-  r.push_back({"contiguous",
-               ops({"aten::contiguous"}),
-               {},
-               "copies only a non-contiguous input (or, for memory_format=channels_last, an input not dense in "
-               "channels-last order)",
-               nullptr,
-               {},
-               contiguous_counts,
-               "truth:contiguous_T_float32, opset:channels_last",
-               "A contiguous input is returned as it is; a non-contiguous one (a transpose, a permute) is copied into "
-               "a new row-major array by one copy kernel."});
-  r.push_back({"clone",
-               ops({"aten::clone", "aten::lift_fresh_copy"}),
-               {},
-               "memcpy for a contiguous input, else a copy kernel",
-               nullptr,
-               {},
-               clone_counts,
-               "truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)",
-               "A clone of a contiguous tensor is one device-to-device memcpy; of a strided one, one copy kernel."});
-  r.push_back({"to.host",
-               ops({"aten::to", "aten::_to_copy", "aten::cpu"}),
-               {},
-               "the result is on the CPU: device-to-host copy and a wait",
-               to_host,
-               {0, 1, 0, 1},
-               nullptr,
-               "truth:to_cpu",
-               "Moving a result to the CPU is a device-to-host memcpy, and the host waits for the GPU to finish before "
-               "it can read it."});
-  r.push_back({"to",
-               ops({"aten::to", "aten::_to_copy", "aten::type_as"}),
-               {},
-               "host tensor to the device: one host-to-device copy (converted on the host) and, unless "
-               "non_blocking, a host sync; dtype change: "
-               "one conversion kernel; same dtype: nothing for to/type_as, a copy for _to_copy",
-               nullptr,
-               {},
-               to_counts,
-               "truth:to_half_float32, truth:to_half_bfloat16, broad:convit (host to device), broad:eva, "
-               "broad:gemma2 (type_as, same dtype), broad:beit, broad:mvit, torchscript:gpt-neo, detection (a "
-               "host-to-device copy waits: cudaStreamSynchronize in every real run)",
-               "A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
-               "launches nothing. A copy from the host waits for the GPU's stream before it returns."});
-  r.push_back({"item",
-               ops({"aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::Int", "aten::Float",
-                    "aten::Bool", "aten::ScalarImplicit"}),
-               {},
-               "a GPU value read by the host: device-to-host copy and a wait",
-               nullptr,
-               {0, 1, 0, 1},
-               nullptr,
-               "truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4), control:cond "
-               "(is_nonzero: cond's predicate)",
-               "The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and the host "
-               "waits (a sync) for every kernel queued before it."});
-  r.push_back({"cat",
-               ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"}),
-               {},
-               "several inputs of one dtype, cat of rank <= 4: one batched kernel (per 128 inputs); else (one "
-               "input, rank 5+, stack of rank-4 inputs at the new last dim) a copy per non-empty input: a memcpy "
-               "into a dense slice, else a kernel; an empty result: nothing",
-               nullptr,
-               {},
-               cat_counts,
-               "truth:cat_float32, truth:cat_bfloat16, sweep:copy/cat, sweep:copy/stack, corpus:densenet121, "
-               "broad:s3d (5-d cat 0/4/0), broad:eva, broad:roformer, broad:gptj (last-dim 5-d stacks), "
-               "broad:skresnet (stack at dim 1: one kernel)",
-               "A cat is one kernel that copies every input into its slice of the result; with mixed dtypes or more "
-               "than four dimensions it copies each input separately (a memcpy where its slice is dense)."});
-  r.push_back({"copy_",
-               ops({"aten::copy_"}),
-               {},
-               "src is self's own region (same view path from one base): nothing; host source: one "
-               "host-to-device copy; dense, same dtype and strides: a memcpy; else a copy kernel",
-               nullptr,
-               {},
-               copy_counts,
-               "broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)",
-               "An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense "
-               "copy of the same layout or from the host (which waits for the GPU), else one copy kernel.",
-               /*reads_graph=*/true});
-  r.push_back({"repeat",
-               ops({"aten::repeat"}),
-               {},
-               "one copy kernel; all repeats 1: a copy of the input",
-               nullptr,
-               {},
-               repeat_counts,
-               "sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit",
-               "A repeat is one kernel writing the tiled result (a plain copy when every repeat is 1)."});
-  r.push_back({"tile",
-               ops({"aten::tile"}),
-               {},
-               "one copy kernel of the expanded view (repeat); a result of the input's size (every dim 1): a copy "
-               "of the input",
-               [](const OpFacts& f) { return f.input(0) && f.output(0); },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 if (f.out_numel == 0) return {};
-                 if (f.out_numel == f.in_numel) return clone_counts(f);
-                 return {1, 0, 0, 0};
-               },
-               "opset:tile (1 kernel), opinfo: tile with dims () of a 0-d and a [2] tensor (1 memcpy)",
-               "tile is a repeat: one kernel writing the tiled result, or a plain copy when nothing is repeated."});
+      rule("clone")
+          .ops({"aten::clone", "aten::lift_fresh_copy"})
+          .when("memcpy for a contiguous input, else a copy kernel")
+          .compute(clone_counts)
+          .evidence("truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)")
+          .why("A clone of a contiguous tensor is one device-to-device memcpy; of a strided one, one copy kernel."));
+  r.push_back(rule("to.host")
+                  .ops({"aten::to", "aten::_to_copy", "aten::cpu"})
+                  .when("the result is on the CPU: device-to-host copy and a wait", to_host)
+                  .counts({0, 1, 0, 1})
+                  .evidence("truth:to_cpu")
+                  .why("Moving a result to the CPU is a device-to-host memcpy, and the host waits for the GPU to "
+                       "finish before it can read it."));
   r.push_back(
-      {"pad",
-       ops({"aten::pad", "aten::constant_pad_nd"}),
-       {},
-       "not circular. Zero amounts: a clone (a memcpy when the input is dense in its layout, else a copy kernel); "
-       "constant: fill then copy (1 when it only crops); "
-       "reflect/replicate: one kernel",
-       pad_known,
-       {},
-       pad_counts,
-       "truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)",
-       "Constant padding fills the result and copies the input into it (two kernels, one if it only crops); "
-       "reflect and replicate padding are one kernel; zero padding is a copy."});
-  r.push_back({"roll",
-               ops({"aten::roll"}),
-               {},
-               "one kernel per rolled dim (roll recurses dim by dim); a flat roll: 1",
-               nullptr,
-               {},
-               roll_counts,
-               "sweep:copy/roll, sweep:copy/roll2d, corpus:swin_t, broad:swin3d (3 dims: 3)",
-               "A roll is one gather kernel per rolled dimension."});
+      rule("to")
+          .ops({"aten::to", "aten::_to_copy", "aten::type_as"})
+          .when(
+              "host tensor to the device: one host-to-device copy (converted on the host) and, unless non_blocking, a "
+              "host sync; dtype change: one conversion kernel; same dtype: nothing for to/type_as, a copy for _to_copy")
+          .compute(to_counts)
+          .evidence("truth:to_half_float32, truth:to_half_bfloat16, broad:convit (host to device), broad:eva, "
+                    "broad:gemma2 (type_as, same dtype), broad:beit, broad:mvit, torchscript:gpt-neo, detection (a "
+                    "host-to-device copy waits: cudaStreamSynchronize in every real run)")
+          .why("A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
+               "launches nothing. A copy from the host waits for the GPU's stream before it returns."));
+  r.push_back(rule("item")
+                  .ops({"aten::item", "aten::_local_scalar_dense", "aten::is_nonzero", "aten::Int", "aten::Float",
+                        "aten::Bool", "aten::ScalarImplicit"})
+                  .when("a GPU value read by the host: device-to-host copy and a wait")
+                  .counts({0, 1, 0, 1})
+                  .evidence("truth:item, test:traced_shape_arith (aten::Int of a traced x.size(1) // 4), control:cond "
+                            "(is_nonzero: cond's predicate)")
+                  .why("The host asks for a value that lives on the GPU: a device-to-host memcpy of one element, and "
+                       "the host waits (a sync) for every kernel queued before it."));
+  r.push_back(
+      rule("cat")
+          .ops({"aten::cat", "aten::concat", "aten::concatenate", "aten::stack"})
+          .when("several inputs of one dtype, cat of rank <= 4: one batched kernel (per 128 inputs); else (one input, "
+                "rank 5+, stack of rank-4 inputs at the new last dim) a copy per non-empty input: a memcpy into a "
+                "dense slice, else a kernel; an empty result: nothing")
+          .compute(cat_counts)
+          .evidence("truth:cat_float32, truth:cat_bfloat16, sweep:copy/cat, sweep:copy/stack, corpus:densenet121, "
+                    "broad:s3d (5-d cat 0/4/0), broad:eva, broad:roformer, broad:gptj (last-dim 5-d stacks), "
+                    "broad:skresnet (stack at dim 1: one kernel)")
+          .why("A cat is one kernel that copies every input into its slice of the result; with mixed dtypes or more "
+               "than four dimensions it copies each input separately (a memcpy where its slice is dense)."));
+  r.push_back(
+      rule("copy_")
+          .ops({"aten::copy_"})
+          .when("src is self's own region (same view path from one base): nothing; host source: one host-to-device "
+                "copy; dense, same dtype and strides: a memcpy; else a copy kernel")
+          .compute(copy_counts)
+          .reads_graph()
+          .evidence("broad:mvit (x[s] += y: 0), broad:mvitv2 (memcpy)")
+          .why("An in-place copy: nothing when the source already is the destination's memory, a memcpy for a dense "
+               "copy of the same layout or from the host (which waits for the GPU), else one copy kernel."));
+  r.push_back(rule("repeat")
+                  .ops({"aten::repeat"})
+                  .when("one copy kernel; all repeats 1: a copy of the input")
+                  .compute(repeat_counts)
+                  .evidence("sweep:copy/repeat, broad:gptj, broad:xcit, broad:gcvit")
+                  .why("A repeat is one kernel writing the tiled result (a plain copy when every repeat is 1)."));
+  r.push_back(
+      rule("tile")
+          .ops({"aten::tile"})
+          .when("one copy kernel of the expanded view (repeat); a result of the input's size (every dim 1): a copy of "
+                "the input",
+                [](const OpFacts& f) { return f.input(0) && f.output(0); })
+          .compute([](const OpFacts& f) -> Counts {
+            if (f.out_numel == 0) return {};
+            if (f.out_numel == f.in_numel) return clone_counts(f);
+            return {1, 0, 0, 0};
+          })
+          .evidence("opset:tile (1 kernel), opinfo: tile with dims () of a 0-d and a [2] tensor (1 memcpy)")
+          .why("tile is a repeat: one kernel writing the tiled result, or a plain copy when nothing is repeated."));
+  r.push_back(rule("pad")
+                  .ops({"aten::pad", "aten::constant_pad_nd"})
+                  .when("not circular. Zero amounts: a clone (a memcpy when the input is dense in its layout, else a "
+                        "copy kernel); constant: fill then copy (1 when it only crops); reflect/replicate: one kernel",
+                        pad_known)
+                  .compute(pad_counts)
+                  .evidence("truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)")
+                  .why("Constant padding fills the result and copies the input into it (two kernels, one if it only "
+                       "crops); reflect and replicate padding are one kernel; zero padding is a copy."));
+  r.push_back(rule("roll")
+                  .ops({"aten::roll"})
+                  .when("one kernel per rolled dim (roll recurses dim by dim); a flat roll: 1")
+                  .compute(roll_counts)
+                  .evidence("sweep:copy/roll, sweep:copy/roll2d, corpus:swin_t, broad:swin3d (3 dims: 3)")
+                  .why("A roll is one gather kernel per rolled dimension."));
 }
 
 }  // namespace kc::torch2_11

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analyzer/error.h"
+#include "analyzer/tensor_geometry.h"
 
 #if KC_HAVE_CUDNN_HEADERS
 #include <cudnn_graph.h>
@@ -110,14 +111,12 @@ struct Descs {
 // fixSizeOneDimStride sets it (cuDNN checks the invariant for dense tensors).
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool channels_last) {
   const size_t n = sizes.size();
-  std::vector<size_t> order;  // innermost first
-  if (channels_last) order.push_back(1);
-  for (size_t d = n - 1; d > 1; --d) order.push_back(d);
-  if (!channels_last) order.push_back(1);
-  order.push_back(0);
+  std::vector<int> order = channels_last_order(n);  // innermost first
+  if (!channels_last)
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(n - 1 - i);
   std::vector<int64_t> strides(n, 1);
   int64_t z = 1;
-  for (size_t d : order) {
+  for (int d : order) {
     strides[d] = z;
     if (sizes[d] != 1 && __builtin_mul_overflow(z, sizes[d], &z))
       throw Error("cuDNN heuristics: a convolution tensor of more than 2^63 elements");

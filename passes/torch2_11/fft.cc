@@ -218,67 +218,60 @@ Counts ihfftn_counts(const OpFacts& f) {
 }  // namespace
 
 void add_fft_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"fft.real_input",
-               ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
-                    "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"}),
-               {},
-               "float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
-               "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
-               "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
-               "ifft2, ifftn) or the conjugate half (fft, ifft)",
-               real_fft_fits,
-               {},
-               real_fft_counts,
-               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
-               "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)",
-               "An FFT pads the signal to the requested length, gathers the batch into one dim, runs one "
-               "cuFFT plan (one kernel per dim at short lengths) and scales the result for its normalization."});
-  r.push_back({"fft.c2r_real_input",
-               ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"}),
-               {},
-               "float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims not "
-               "starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a memcpy; a "
-               "copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the batch dims "
-               "cannot be merged, one cuFFT kernel per dim, the scaling",
-               c2r_fits,
-               {},
-               c2r_counts,
-               "opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, last, last "
-               "two; norms ortho and default)",
-               "A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales the "
-               "result."});
   r.push_back(
-      {"fft.ihfftn",
-       ops({"aten::fft_ihfft2", "aten::fft_ihfftn"}),
-       {},
-       "float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the last "
-       "dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one cuFFT kernel per "
-       "dim), each scaled (ortho, backward) and preceded by a batch copy where needed; + a fill and a copy "
-       "when a length grows",
-       ihfftn_fits,
-       {},
-       ihfftn_counts,
-       "opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; norms ortho "
-       "and default)",
-       "An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
-       "transforms the other dims in place."});
-  r.push_back({"fft.stft_no_window",
-               ops({"aten::stft"}),
-               {},
-               "float32 signal, no window, not normalized, n_fft up to 10: one cuFFT kernel",
-               [](const OpFacts& f) {
-                 const Value* x = f.input(0);
-                 const Arg* w = f.arg("window");
-                 const int64_t n = f.int_arg("n_fft", 0);
-                 return x && x->dtype == DType::kFloat32 && x->contiguous() && x->sizes.size() <= 2 &&
-                        (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) &&
-                        f.bool_arg("onesided", true) && n >= 1 && n <= 10 && x->sizes.back() >= n;
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results)",
-               "Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel over "
-               "the frames, read in place as a strided view."});
+      rule("fft.real_input")
+          .ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
+                "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"})
+          .when("float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
+                "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
+                "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
+                "ifft2, ifftn) or the conjugate half (fft, ifft)",
+                real_fft_fits)
+          .compute(real_fft_counts)
+          .evidence(
+              "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
+              "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)")
+          .why("An FFT pads the signal to the requested length, gathers the batch into one dim, runs one cuFFT plan "
+               "(one kernel per dim at short lengths) and scales the result for its normalization."));
+  r.push_back(rule("fft.c2r_real_input")
+                  .ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"})
+                  .when("float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims "
+                        "not starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a "
+                        "memcpy; a copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the "
+                        "batch dims cannot be merged, one cuFFT kernel per dim, the scaling",
+                        c2r_fits)
+                  .compute(c2r_counts)
+                  .evidence("opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, "
+                            "last, last two; norms ortho and default)")
+                  .why("A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales "
+                       "the result."));
+  r.push_back(rule("fft.ihfftn")
+                  .ops({"aten::fft_ihfft2", "aten::fft_ihfftn"})
+                  .when("float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the "
+                        "last dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one "
+                        "cuFFT kernel per dim), each scaled (ortho, backward) and preceded by a batch copy where "
+                        "needed; + a fill and a copy when a length grows",
+                        ihfftn_fits)
+                  .compute(ihfftn_counts)
+                  .evidence("opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; "
+                            "norms ortho and default)")
+                  .why("An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
+                       "transforms the other dims in place."));
+  r.push_back(rule("fft.stft_no_window")
+                  .ops({"aten::stft"})
+                  .when("float32 signal, no window, not normalized, n_fft up to 10: one cuFFT kernel",
+                        [](const OpFacts& f) {
+                          const Value* x = f.input(0);
+                          const Arg* w = f.arg("window");
+                          const int64_t n = f.int_arg("n_fft", 0);
+                          return x && x->dtype == DType::kFloat32 && x->contiguous() && x->sizes.size() <= 2 &&
+                                 (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) &&
+                                 f.bool_arg("onesided", true) && n >= 1 && n <= 10 && x->sizes.back() >= n;
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results)")
+                  .why("Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel "
+                       "over the frames, read in place as a strided view."));
 }
 
 }  // namespace kc::torch2_11

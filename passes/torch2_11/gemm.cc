@@ -594,20 +594,18 @@ Counts tensordot_counts(const OpFacts& f) {
 }  // namespace
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"gemm.matmul.dot",
-               ops({"aten::matmul"}),
-               {},
-               "two 1-D operands: at::dot, cuBLAS's dot kernel + a one-block reduction",
-               [](const OpFacts& f) {
-                 const Value* a = f.input(0);
-                 const Value* b = f.input(1);
-                 return a && b && a->sizes.size() == 1 && b->sizes.size() == 1 && a->sizes[0] > 0;
-               },
-               {2, 0, 0, 0},
-               nullptr,
-               "opinfo: matmul and __rmatmul__ of two vectors of 20 (2 kernels, f32 and bf16), opset:dot",
-               "matmul of two vectors is a dot product: cuBLAS's dot kernel and a one-block reduction of its "
-               "partial sums."});
+  r.push_back(rule("gemm.matmul.dot")
+                  .ops({"aten::matmul"})
+                  .when("two 1-D operands: at::dot, cuBLAS's dot kernel + a one-block reduction",
+                        [](const OpFacts& f) {
+                          const Value* a = f.input(0);
+                          const Value* b = f.input(1);
+                          return a && b && a->sizes.size() == 1 && b->sizes.size() == 1 && a->sizes[0] > 0;
+                        })
+                  .counts({2, 0, 0, 0})
+                  .evidence("opinfo: matmul and __rmatmul__ of two vectors of 20 (2 kernels, f32 and bf16), opset:dot")
+                  .why("matmul of two vectors is a dot product: cuBLAS's dot kernel and a one-block reduction of its "
+                       "partial sums."));
   const std::vector<std::string> gemm2d = ops({"aten::linear", "aten::addmm", "aten::mm"});
   // Every op that is one cuBLAS call: what the call launches is cuBLAS's heuristic's answer,
   // learned from the GPU (gemm_engine.h); the rule ids name the launch patterns it picks between.
@@ -618,128 +616,112 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       "transposed operands, f32 and bf16; generators/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
       "sweep:gemm_small, sweep:gemm_align (model-shaped, checked, not fitted)";
   const char* const around = " (+ copies of operands cuBLAS cannot read, linear's unfused bias add, addmm's 2-D self)";
-  r.push_back({"gemm.splitk_largek",
-               calls,
-               {},
-               std::string("cuBLAS picks sgemm_largek (its choice learned from random GEMMs run on the H200): a "
-                           "scaling kernel, the split-K GEMM and an epilogue, 3 kernels + a zeroed workspace") +
-                   around,
-               launches_are<3, 0, 1>,
-               {},
-               gemm_launches,
-               evidence,
-               "For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes "
+  r.push_back(
+      rule("gemm.splitk_largek")
+          .ops(calls)
+          .when(std::string("cuBLAS picks sgemm_largek (its choice learned from random GEMMs run on the H200): a "
+                            "scaling kernel, the split-K GEMM and an epilogue, 3 kernels + a zeroed workspace") +
+                    around,
+                launches_are<3, 0, 1>)
+          .compute(gemm_launches)
+          .evidence(evidence)
+          .why("For this float32 shape cuBLAS picks a split-K GEMM: one kernel scales the output (beta), one computes "
                "partial products over slices of K, one epilogue adds them and the bias; the partial sums need a zeroed "
-               "workspace (a memset)."});
-  r.push_back({"gemm.splitk_reduce",
-               calls,
-               {},
-               std::string("cuBLAS splits K (its choice learned from random GEMMs run on the H200): the GEMM (or "
-                           "a dot product, for one output column) and a reduction kernel, 2 kernels") +
-                   around,
-               launches_are<2, 0, 0>,
-               {},
-               gemm_launches,
-               evidence,
-               "For this shape cuBLAS splits the inner dimension: one kernel computes partial products, a second adds "
-               "them up."});
-  r.push_back({"gemm.workspace",
-               calls,
-               {},
-               std::string("cuBLAS picks a kernel that accumulates into a zeroed workspace, split-K or stream-K "
-                           "(its choice learned from random GEMMs run on the H200): 1 kernel + a memset") +
-                   around,
-               launches_are<1, 0, 1>,
-               {},
-               gemm_launches,
-               evidence,
-               "For this shape cuBLAS picks a kernel whose thread blocks share the work of each output tile and "
-               "accumulate into a workspace zeroed first (a memset)."});
-  r.push_back({"gemm",
-               gemm2d,
-               {},
-               std::string("one cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on the "
-                           "H200): one GEMM or GEMV kernel; a bias cuBLASLt's epilogue does not take is first "
-                           "written into the result") +
-                   around,
-               nullptr,
-               {},
-               gemm_launches,
-               evidence,
-               "A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix "
-               "is copied first."});
+               "workspace (a memset)."));
+  r.push_back(rule("gemm.splitk_reduce")
+                  .ops(calls)
+                  .when(std::string("cuBLAS splits K (its choice learned from random GEMMs run on the H200): the GEMM "
+                                    "(or a dot product, for one output column) and a reduction kernel, 2 kernels") +
+                            around,
+                        launches_are<2, 0, 0>)
+                  .compute(gemm_launches)
+                  .evidence(evidence)
+                  .why("For this shape cuBLAS splits the inner dimension: one kernel computes partial products, a "
+                       "second adds them up."));
   r.push_back(
-      {"gemm.einsum",
-       ops({"aten::einsum"}),
-       {},
-       "two operands: a sum per operand of the labels only it has (and the output lacks); then, with "
-       "labels to contract, each operand permuted to [batch, rows, inner] (output labels in order, "
-       "contracted ones A-Z then a-z; a copy when that is not a view, or not one cuBLAS reads) and one "
-       "batched GEMM (the GEMM tree's launches), else one multiply",
-       einsum_contraction,
-       {},
-       einsum_counts,
-       "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
-       "broad:maxvit, broad:mvit, broad:mvitv2, opset:einsum_dispatch (nec,nd->ecd: split-K GEMM, 2), "
-       "opset:einsum_combine (nec,ecd->nd: 2 copies and a split-K GEMM, 4), opset:einsum_outer (i,j->ij: 1)",
-       "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, rows, "
-       "inner] by a view is copied first, and labels summed on one side only are one reduction kernel."});
-  r.push_back({"gemm.einsum.sum",
-               ops({"aten::einsum"}),
-               {},
-               "one operand with labels the output lacks: diagonals (views), then one reduce kernel",
-               einsum_single_sum,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:einsum_trace_sum (bii->b: 1 kernel)",
-               "A single operand's einsum that sums labels away is a diagonal view and one reduction."});
-  r.push_back({"gemm.einsum.view",
-               ops({"aten::einsum"}),
-               {},
-               "one operand whose output subscripts permute its own (none repeated or summed): a view, no kernel",
-               einsum_permutation,
-               {0, 0, 0, 0},
-               nullptr,
-               "fresh:xlnet (ijbn->bnij: 0 kernels, f32 and bf16)",
-               "This einsum only reorders the dimensions of one tensor, which a view does: no kernel."});
+      rule("gemm.workspace")
+          .ops(calls)
+          .when(std::string("cuBLAS picks a kernel that accumulates into a zeroed workspace, split-K or stream-K (its "
+                            "choice learned from random GEMMs run on the H200): 1 kernel + a memset") +
+                    around,
+                launches_are<1, 0, 1>)
+          .compute(gemm_launches)
+          .evidence(evidence)
+          .why("For this shape cuBLAS picks a kernel whose thread blocks share the work of each output tile and "
+               "accumulate into a workspace zeroed first (a memset)."));
   r.push_back(
-      {"gemm.tensordot",
-       ops({"aten::tensordot"}),
-       {},
-       "each operand permuted and reshaped to a matrix (a copy kernel when that is no readable view), then "
-       "one mm counted as the mm rules count it (f32 split-K on few output tiles: 2; bf16 split-K for long K: "
-       "2; else 1, + bf16 stream-K memset for a large output)",
-       tensordot_known,
-       {},
-       tensordot_counts,
-       "opset:tensordot (f32 split-K 2, bf16 1), opset:tensordot_perm (2 copies + GEMM: f32 4, bf16 3), "
-       "opset:tensordot_large (1)",
-       "tensordot reshapes each operand into a matrix, copying one whose permuted dimensions cannot be viewed as "
-       "a matrix, and multiplies the two with one matrix multiply (two kernels where cuBLAS splits the inner "
-       "dimension)."});
-  r.push_back({"gemm.grouped",
-               ops({"aten::_grouped_mm"}),
-               {},
-               "bf16 on the H200: prepare_grouped_gemm_data + one cutlass grouped GEMM = 2 kernels",
-               [](const OpFacts& f) { return f.dtype == DType::kBFloat16; },
-               {2, 0, 0, 0},
-               nullptr,
-               "fresh:mixtral, fresh:olmoe, fresh:qwen2-moe (bf16, 4 experts: 2 kernels each)",
-               "A grouped matrix multiply (mixture-of-experts layers) first writes each group's problem description, "
-               "then runs all groups in one cutlass kernel."});
-  r.push_back({"gemm.batched",
-               ops({"aten::matmul", "aten::bmm", "aten::baddbmm"}),
-               {},
-               "one batched cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on the "
-               "H200), + a copy per operand matmul cannot fold into a view; baddbmm + a memcpy of a full-shaped self, "
-               "or + a copy kernel of a broadcast one",
-               nullptr,
-               {},
-               gemm_launches,
-               "sweep:gemm/matmul, sweep:gemm/bmm_or_matmul, sweep:gemm/matmul_t, sweep:gemm/baddbmm, "
-               "broad:swin (attention matmuls on permuted operands), broad:bloom (baddbmm)",
-               "A batched product is one cuBLAS batched GEMM, plus a copy of any operand whose batch dimensions cannot "
-               "be folded by a view."});
+      rule("gemm")
+          .ops(gemm2d)
+          .when(
+              std::string(
+                  "one cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on the H200): one "
+                  "GEMM or GEMV kernel; a bias cuBLASLt's epilogue does not take is first written into the result") +
+              around)
+          .compute(gemm_launches)
+          .evidence(evidence)
+          .why("A linear layer is one cuBLAS GEMM with the bias fused into it; an input cuBLAS cannot read as a matrix "
+               "is copied first."));
+  r.push_back(
+      rule("gemm.einsum")
+          .ops({"aten::einsum"})
+          .when("two operands: a sum per operand of the labels only it has (and the output lacks); then, with labels "
+                "to contract, each operand permuted to [batch, rows, inner] (output labels in order, contracted ones "
+                "A-Z then a-z; a copy when that is not a view, or not one cuBLAS reads) and one batched GEMM (the GEMM "
+                "tree's launches), else one multiply",
+                einsum_contraction)
+          .compute(einsum_counts)
+          .evidence(
+              "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
+              "broad:maxvit, broad:mvit, broad:mvitv2, opset:einsum_dispatch (nec,nd->ecd: split-K GEMM, 2), "
+              "opset:einsum_combine (nec,ecd->nd: 2 copies and a split-K GEMM, 4), opset:einsum_outer (i,j->ij: 1)")
+          .why(
+              "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, "
+              "rows, inner] by a view is copied first, and labels summed on one side only are one reduction kernel."));
+  r.push_back(rule("gemm.einsum.sum")
+                  .ops({"aten::einsum"})
+                  .when("one operand with labels the output lacks: diagonals (views), then one reduce kernel",
+                        einsum_single_sum)
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:einsum_trace_sum (bii->b: 1 kernel)")
+                  .why("A single operand's einsum that sums labels away is a diagonal view and one reduction."));
+  r.push_back(
+      rule("gemm.einsum.view")
+          .ops({"aten::einsum"})
+          .when("one operand whose output subscripts permute its own (none repeated or summed): a view, no kernel",
+                einsum_permutation)
+          .counts({0, 0, 0, 0})
+          .evidence("fresh:xlnet (ijbn->bnij: 0 kernels, f32 and bf16)")
+          .why("This einsum only reorders the dimensions of one tensor, which a view does: no kernel."));
+  r.push_back(rule("gemm.tensordot")
+                  .ops({"aten::tensordot"})
+                  .when("each operand permuted and reshaped to a matrix (a copy kernel when that is no readable view), "
+                        "then one mm counted as the mm rules count it (f32 split-K on few output tiles: 2; bf16 "
+                        "split-K for long K: 2; else 1, + bf16 stream-K memset for a large output)",
+                        tensordot_known)
+                  .compute(tensordot_counts)
+                  .evidence("opset:tensordot (f32 split-K 2, bf16 1), opset:tensordot_perm (2 copies + GEMM: f32 4, "
+                            "bf16 3), opset:tensordot_large (1)")
+                  .why("tensordot reshapes each operand into a matrix, copying one whose permuted dimensions cannot be "
+                       "viewed as a matrix, and multiplies the two with one matrix multiply (two kernels where cuBLAS "
+                       "splits the inner dimension)."));
+  r.push_back(rule("gemm.grouped")
+                  .ops({"aten::_grouped_mm"})
+                  .when("bf16 on the H200: prepare_grouped_gemm_data + one cutlass grouped GEMM = 2 kernels",
+                        [](const OpFacts& f) { return f.dtype == DType::kBFloat16; })
+                  .counts({2, 0, 0, 0})
+                  .evidence("fresh:mixtral, fresh:olmoe, fresh:qwen2-moe (bf16, 4 experts: 2 kernels each)")
+                  .why("A grouped matrix multiply (mixture-of-experts layers) first writes each group's problem "
+                       "description, then runs all groups in one cutlass kernel."));
+  r.push_back(rule("gemm.batched")
+                  .ops({"aten::matmul", "aten::bmm", "aten::baddbmm"})
+                  .when("one batched cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on "
+                        "the H200), + a copy per operand matmul cannot fold into a view; baddbmm + a memcpy of a "
+                        "full-shaped self, or + a copy kernel of a broadcast one")
+                  .compute(gemm_launches)
+                  .evidence("sweep:gemm/matmul, sweep:gemm/bmm_or_matmul, sweep:gemm/matmul_t, sweep:gemm/baddbmm, "
+                            "broad:swin (attention matmuls on permuted operands), broad:bloom (baddbmm)")
+                  .why("A batched product is one cuBLAS batched GEMM, plus a copy of any operand whose batch "
+                       "dimensions cannot be folded by a view."));
 }
 
 }  // namespace kc::torch2_11

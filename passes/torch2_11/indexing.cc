@@ -180,142 +180,115 @@ Counts index_reduce_counts(const OpFacts& f) {
 
 void add_indexing_rules(std::vector<LaunchRule>& r) {
   // Gathers, copies and shape ops.
-  r.push_back({"index",
-               ops({"aten::index"}),
-               {},
-               "one gather; with several index tensors whose strides differ once broadcast, a copy of each "
-               "expanded one first; + a host-to-device memcpy and a host sync per index tensor on the host; + nonzero "
-               "per boolean "
-               "mask",
-               nullptr,
-               {},
-               index_counts,
-               "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
-               "corpus:gpt2, corpus:llama, broad:mvit (host indices: 1 memcpy, 1 sync in the real run), broad:albert "
-               "(broadcast indices 3), "
-               "broad:clip (same-shape indices 1), opset:index_bool, sweep:select_sizes (x[i, j] in 8 broadcast forms, "
-               "x[mask]), "
-               "detection:* ([1,1] and [1,450] indices: 2)",
-               "Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
-               "index tensors on the host are copied to the device, and the host waits for that copy."});
-  r.push_back({"embedding",
-               ops({"aten::embedding"}),
-               {},
-               "one gather; + a copy of indices no view can flatten",
-               nullptr,
-               {},
-               embedding_counts,
-               "truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)",
-               "An embedding lookup is one gather kernel; indices that cannot be flattened by a view (a broadcast, "
-               "stride-0 tensor) are copied first."});
-  r.push_back({"gather",
-               ops({"aten::index_select", "aten::gather"}),
-               {},
-               "always",
-               nullptr,
-               {1, 0, 0, 0},
-               nullptr,
-               "truth:index_select, sweep:index/gather, sweep:index/index_select",
-               "A lookup (embedding, index_select, gather) is one gather kernel."});
-  r.push_back({"unsafe_masked_index",
-               ops({"aten::_unsafe_masked_index"}),
-               {},
-               "a clamp per index tensor, the gather as aten::index counts it, then logical_not of the mask and "
-               "masked_fill (a clone memcpy and the fill)",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && f.out_numel > 0; },
-               {},
-               unsafe_masked_index_counts,
-               "opinfo: _unsafe_masked_index ([5,5] by [10,1] and [1,10] indices: 2 clamps, 2 index copies, the "
-               "gather, logical_not, masked_fill = 7 + 1 memcpy)",
-               "A masked gather clamps its indices into range, gathers like advanced indexing, then fills the "
-               "masked-off positions: a kernel per index tensor, the gather and two more."});
-  r.push_back({"index_reduce",
-               ops({"aten::index_reduce"}),
-               {},
-               "a copy of self (a memcpy when dense), + an identity fill of the indexed slices without "
-               "include_self, one indexFunc kernel; mean + 6 (count fills, index_add, == 0, masked_fill, div)",
-               [](const OpFacts& f) { return f.input(0) && f.out_numel > 0; },
-               {},
-               index_reduce_counts,
-               "opinfo: index_reduce prod, amax, amin (1 + 1 memcpy; include_self=False 2), mean (7, 8)",
-               "index_reduce copies its input, then reduces the source rows into the indexed ones with one kernel "
-               "(after filling them with the reduction's identity when the input is left out); a mean also counts "
-               "the rows reduced into each slot and divides by the count."});
-  r.push_back({"where.scalar",
-               ops({"aten::where"}),
-               {},
-               "a 0-d fill per Python scalar, then where",
-               where_scalar,
-               {},
-               where_scalar_counts,
-               "sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
-               "broad:bloom, broad:t5, broad:mpt",
-               "Each Python number in a where is first filled into a tensor by one kernel; then the where itself is "
-               "one kernel."});
-  r.push_back({"masked_fill",
-               ops({"aten::masked_fill"}),
-               {},
-               "always; a fill value given as a device tensor is read back first (1 memcpy, 1 host sync)",
-               nullptr,
-               {},
-               [](const OpFacts& f) -> Counts {
-                 const Arg* v = f.arg("value");
-                 const bool device_value = v && v->kind == Arg::Kind::kTensor && !v->tensors.empty() &&
-                                           f.graph->values[v->tensors[0]].placement == Placement::kDevice;
-                 return device_value ? Counts{1, 2, 0, 1} : Counts{1, 1, 0, 0};
-               },
-               "truth:masked_fill, opset:masked_fill_scalar_tensor",
-               "Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the masked "
-               "positions in place with one kernel."});
-  r.push_back({"topk",
-               ops({"aten::topk"}),
-               {},
-               "k <= 4096: one select kernel per slice, or the multi-block radix select on long slices (7 + 3 per "
-               "byte of the dtype, 2 memsets); + an in-place sort when sorted and k > 1; a copy of a non-contiguous "
-               "input first",
-               topk_sorts_in_place,
-               {},
-               topk_counts,
-               "truth:topk, detection:retinanet_resnet50_fpn-all_scores (float32 slices of 40131 to 8190000, k "
-               "1000: 20 kernels, 2 memsets), detection:fcos_resnet50_fpn-all_scores",
-               "topk selects the k largest with one kernel, or on long slices with a radix select over several "
-               "blocks (three kernels per byte of the key, then scans and a gather), then sorts them."});
-  r.push_back({"repeat_interleave.int",
-               ops({"aten::repeat_interleave"}),
-               {},
-               "int repeats: one copy of the expanded view; a count of 1 clones the input (a memcpy when it is "
-               "dense)",
-               [](const OpFacts& f) { return f.op->overload == "self_int"; },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 if (f.int_arg("repeats", 0) == 1) return clone_counts(f);
-                 return {1, 0, 0, 0};
-               },
-               "broad:codegen, broad:mvit, fresh2:gcvit (repeats=1: 0 kernels, 1 memcpy)",
-               "repeat_interleave with an integer count copies an expanded view of its input with one kernel; with a "
-               "count of 1 the copy is of the input as it is, a device-to-device memcpy when it is dense."});
   r.push_back(
-      {"unfold_fold",
-       ops({"aten::im2col", "aten::col2im"}),
-       {},
-       "+ a copy of a non-contiguous input; im2col one kernel per batch element, col2im one; a memcpy "
-       "when the result outgrows the input",
-       unfold_fold_shapes,
-       {},
-       unfold_fold_counts,
-       "broad:convbert, broad:volo, broad:tnt",
-       "im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is copied first."});
-  r.push_back({"grid_sampler",
-               ops({"aten::grid_sampler", "aten::grid_sampler_2d", "aten::grid_sampler_3d"}),
-               {},
-               "one sampling kernel (cuDNN's or ATen's)",
-               [](const OpFacts& f) {
-                 return f.input(0) && f.input(0)->sizes.size() == (f.op->name == "aten::grid_sampler_3d" ? 5u : 4u);
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "broad:raft, opinfo: grid_sampler_3d",
-               "Grid sampling of a 4-d input is one kernel."});
+      rule("index")
+          .ops({"aten::index"})
+          .when("one gather; with several index tensors whose strides differ once broadcast, a copy of each expanded "
+                "one first; + a host-to-device memcpy and a host sync per index tensor on the host; + nonzero per "
+                "boolean mask")
+          .compute(index_counts)
+          .evidence(
+              "truth:index_select, sweep:index/index:x[idx], sweep:index/index:x[arange,idx], corpus:swin_t, "
+              "corpus:gpt2, corpus:llama, broad:mvit (host indices: 1 memcpy, 1 sync in the real run), broad:albert "
+              "(broadcast indices 3), broad:clip (same-shape indices 1), opset:index_bool, sweep:select_sizes (x[i, j] "
+              "in 8 broadcast forms, x[mask]), detection:* ([1,1] and [1,450] indices: 2)")
+          .why("Advanced indexing is one gather kernel; index tensors that must be broadcast are copied first, and "
+               "index tensors on the host are copied to the device, and the host waits for that copy."));
+  r.push_back(rule("embedding")
+                  .ops({"aten::embedding"})
+                  .when("one gather; + a copy of indices no view can flatten")
+                  .compute(embedding_counts)
+                  .evidence("truth:embedding_*, sweep:index/embedding, broad:bert (expanded token_type_ids)")
+                  .why("An embedding lookup is one gather kernel; indices that cannot be flattened by a view (a "
+                       "broadcast, stride-0 tensor) are copied first."));
+  r.push_back(rule("gather")
+                  .ops({"aten::index_select", "aten::gather"})
+                  .when("always")
+                  .counts({1, 0, 0, 0})
+                  .evidence("truth:index_select, sweep:index/gather, sweep:index/index_select")
+                  .why("A lookup (embedding, index_select, gather) is one gather kernel."));
+  r.push_back(rule("unsafe_masked_index")
+                  .ops({"aten::_unsafe_masked_index"})
+                  .when("a clamp per index tensor, the gather as aten::index counts it, then logical_not of the mask "
+                        "and masked_fill (a clone memcpy and the fill)",
+                        [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && f.out_numel > 0; })
+                  .compute(unsafe_masked_index_counts)
+                  .evidence("opinfo: _unsafe_masked_index ([5,5] by [10,1] and [1,10] indices: 2 clamps, 2 index "
+                            "copies, the gather, logical_not, masked_fill = 7 + 1 memcpy)")
+                  .why("A masked gather clamps its indices into range, gathers like advanced indexing, then fills the "
+                       "masked-off positions: a kernel per index tensor, the gather and two more."));
+  r.push_back(rule("index_reduce")
+                  .ops({"aten::index_reduce"})
+                  .when("a copy of self (a memcpy when dense), + an identity fill of the indexed slices without "
+                        "include_self, one indexFunc kernel; mean + 6 (count fills, index_add, == 0, masked_fill, div)",
+                        [](const OpFacts& f) { return f.input(0) && f.out_numel > 0; })
+                  .compute(index_reduce_counts)
+                  .evidence("opinfo: index_reduce prod, amax, amin (1 + 1 memcpy; include_self=False 2), mean (7, 8)")
+                  .why("index_reduce copies its input, then reduces the source rows into the indexed ones with one "
+                       "kernel (after filling them with the reduction's identity when the input is left out); a mean "
+                       "also counts the rows reduced into each slot and divides by the count."));
+  r.push_back(rule("where.scalar")
+                  .ops({"aten::where"})
+                  .when("a 0-d fill per Python scalar, then where", where_scalar)
+                  .compute(where_scalar_counts)
+                  .evidence("sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
+                            "broad:bloom, broad:t5, broad:mpt")
+                  .why("Each Python number in a where is first filled into a tensor by one kernel; then the where "
+                       "itself is one kernel."));
+  r.push_back(rule("masked_fill")
+                  .ops({"aten::masked_fill"})
+                  .when("always; a fill value given as a device tensor is read back first (1 memcpy, 1 host sync)")
+                  .compute([](const OpFacts& f) -> Counts {
+                    const Arg* v = f.arg("value");
+                    const bool device_value = v && v->kind == Arg::Kind::kTensor && !v->tensors.empty() &&
+                                              f.graph->values[v->tensors[0]].placement == Placement::kDevice;
+                    return device_value ? Counts{1, 2, 0, 1} : Counts{1, 1, 0, 0};
+                  })
+                  .evidence("truth:masked_fill, opset:masked_fill_scalar_tensor")
+                  .why("Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the "
+                       "masked positions in place with one kernel."));
+  r.push_back(rule("topk")
+                  .ops({"aten::topk"})
+                  .when("k <= 4096: one select kernel per slice, or the multi-block radix select on long slices (7 + 3 "
+                        "per byte of the dtype, 2 memsets); + an in-place sort when sorted and k > 1; a copy of a "
+                        "non-contiguous input first",
+                        topk_sorts_in_place)
+                  .compute(topk_counts)
+                  .evidence("truth:topk, detection:retinanet_resnet50_fpn-all_scores (float32 slices of 40131 to "
+                            "8190000, k 1000: 20 kernels, 2 memsets), detection:fcos_resnet50_fpn-all_scores")
+                  .why("topk selects the k largest with one kernel, or on long slices with a radix select over several "
+                       "blocks (three kernels per byte of the key, then scans and a gather), then sorts them."));
+  r.push_back(
+      rule("repeat_interleave.int")
+          .ops({"aten::repeat_interleave"})
+          .when("int repeats: one copy of the expanded view; a count of 1 clones the input (a memcpy when it is dense)",
+                [](const OpFacts& f) { return f.op->overload == "self_int"; })
+          .compute([](const OpFacts& f) -> Counts {
+            if (f.int_arg("repeats", 0) == 1) return clone_counts(f);
+            return {1, 0, 0, 0};
+          })
+          .evidence("broad:codegen, broad:mvit, fresh2:gcvit (repeats=1: 0 kernels, 1 memcpy)")
+          .why("repeat_interleave with an integer count copies an expanded view of its input with one kernel; with a "
+               "count of 1 the copy is of the input as it is, a device-to-device memcpy when it is dense."));
+  r.push_back(rule("unfold_fold")
+                  .ops({"aten::im2col", "aten::col2im"})
+                  .when("+ a copy of a non-contiguous input; im2col one kernel per batch element, col2im one; a memcpy "
+                        "when the result outgrows the input",
+                        unfold_fold_shapes)
+                  .compute(unfold_fold_counts)
+                  .evidence("broad:convbert, broad:volo, broad:tnt")
+                  .why("im2col runs one kernel per batch element and col2im one kernel; a non-contiguous input is "
+                       "copied first."));
+  r.push_back(rule("grid_sampler")
+                  .ops({"aten::grid_sampler", "aten::grid_sampler_2d", "aten::grid_sampler_3d"})
+                  .when("one sampling kernel (cuDNN's or ATen's)",
+                        [](const OpFacts& f) {
+                          return f.input(0) &&
+                                 f.input(0)->sizes.size() == (f.op->name == "aten::grid_sampler_3d" ? 5u : 4u);
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("broad:raft, opinfo: grid_sampler_3d")
+                  .why("Grid sampling of a 4-d input is one kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -7,6 +7,7 @@
 // data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // iterations, Bunch-Kaufman pivoting, matrix_exp's degree), only the empty case is counted.
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -34,16 +35,9 @@ bool fp32_dense(const Value* v) {
 bool column_major(const Value& v) {
   const size_t r = v.sizes.size();
   if (r < 2 || v.strides.size() != r) return false;
-  std::vector<size_t> order;  // innermost first
-  order.push_back(r - 2);
-  order.push_back(r - 1);
-  for (size_t i = r - 2; i-- > 0;) order.push_back(i);
-  int64_t expected = 1;
-  for (size_t d : order) {
-    if (v.sizes[d] != 1 && v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
-  }
-  return true;
+  std::vector<int> order = {static_cast<int>(r) - 2, static_cast<int>(r) - 1};  // innermost first
+  for (int i = static_cast<int>(r) - 2; i-- > 0;) order.push_back(i);
+  return dense_in_order(v.sizes, v.strides, order);
 }
 // One float32 matrix in column-major order within the limits.
 bool one_factor(const Value* v, int64_t max_rows, int64_t max_cols) {
@@ -527,319 +521,262 @@ bool vander_fits(const OpFacts& f) {
 }  // namespace
 
 void add_linalg_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"linalg.qr",
-               ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"}),
-               {},
-               "one float32 matrix up to 5x5, rows >= cols, reduced mode: geqrf 5 kernels, linalg_qr/qr 16; 3 with "
-               "no columns",
-               qr_fits,
-               {},
-               qr_counts,
-               "opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and svd_lowrank (3x2, "
-               "4x2)",
-               "QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; the "
-               "reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular factor, "
-               "small GEMMs)."});
-  r.push_back({"linalg.householder_product",
-               ops({"aten::linalg_householder_product"}),
-               {},
-               "float32 matrices up to 6x5, at most 2: 2 + 9 per matrix",
-               householder_fits,
-               {},
-               householder_counts,
-               "opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20)",
-               "The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's orgqr "
-               "once per matrix."});
-  r.push_back({"linalg.ormqr",
-               ops({"aten::ormqr"}),
-               {},
-               "column-major float32 reflectors up to 5x5, a row-major other matrix: 4 kernels",
-               [](const OpFacts& f) {
-                 return one_factor(f.input(0), 5, 5) && one_matrix(f.input(2), 5, 5) && f.input(0)->numel() > 0 &&
-                        f.input(2)->numel() > 0 && !column_major(*f.input(2));
-               },
-               {4, 0, 0, 0},
-               nullptr,
-               "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or "
-               "not)",
-               "ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors "
-               "with one cuSOLVER kernel."});
-  r.push_back({"linalg.cholesky_ex",
-               ops({"aten::linalg_cholesky_ex"}),
-               {},
-               "one float32 matrix up to 5x5: upper 5 kernels, lower 4 + 2 memsets; empty: 1",
-               cholesky_fits,
-               {},
-               cholesky_ex_counts,
-               "opinfo:linalg_cholesky_ex (5x5 upper and lower, 0x0)",
-               "Cholesky copies the matrix to column-major order, runs cuSOLVER's potrf (a different kernel "
-               "sequence for each triangle) and cuts out the triangle."});
-  r.push_back({"linalg.cholesky",
-               ops({"aten::linalg_cholesky", "aten::cholesky"}),
-               {},
-               "as linalg_cholesky_ex + the info check (1 kernel, 2 memcpy, 1 sync); cholesky of 0x0: nothing",
-               cholesky_fits,
-               {},
-               cholesky_counts,
-               "opinfo:linalg_cholesky, opinfo:cholesky (5x5 upper and lower, 0x0)",
-               "Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is not "
-               "positive definite: the host waits."});
-  r.push_back({"linalg.cholesky_empty",
-               ops({"aten::cholesky_inverse", "aten::cholesky_solve"}),
-               {},
-               "empty float32 matrices: 2 kernels (the infos filled and copied)",
-               all_inputs_empty_matrices,
-               {2, 0, 0, 0},
-               nullptr,
-               "opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)",
-               "On empty matrices only the infos are set up: they are filled and copied."});
-  r.push_back({"linalg.lu_factor",
-               ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"}),
-               {},
-               "one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 5x5 (MAGMA): 7 kernels + 1 "
-               "memset; linalg_lu_factor + the info check",
-               lu_factor_fits,
-               {},
-               lu_factor_counts,
-               "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12)",
-               "LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
-               "batched getrf (rectangular)."});
-  r.push_back({"linalg.lu_unpack",
-               ops({"aten::lu_unpack"}),
-               {},
-               "one float32 column-major matrix (as lu_factor returns it) up to 5x5: 7 kernels",
-               lu_unpack_fits,
-               kLuUnpack,
-               nullptr,
-               "opinfo:lu_unpack (3x5, 4x5, 5x5)",
-               "lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
-               "permutation matrix."});
-  r.push_back({"linalg.lu",
-               ops({"aten::linalg_lu"}),
-               {},
-               "as lu_factor (7 + 1 memset) + a copy + lu_unpack (7)",
-               lu_factor_fits,
-               {},
-               linalg_lu_counts,
-               "opinfo:linalg_lu (3x5, 4x5, 5x5)",
-               "linalg_lu factors the matrix and unpacks the factors into P, L and U."});
-  r.push_back({"linalg.lu_solve",
-               ops({"aten::linalg_lu_solve", "aten::lu_solve"}),
-               {},
-               "one float32 column-major factorization of n <= 8 rows (or 12 with B of n or 1 columns): B's "
-               "column-major copy (a memcpy when B is laid out so) + batched cuBLAS (5) or cuSOLVER getrs (7)",
-               lu_solve_fits,
-               {},
-               lu_solve_counts,
-               "opinfo:linalg_lu_solve, opinfo:lu_solve (3x3 with B 3x4, 4x3, 3x1, 3x0)",
-               "Solving from an LU factorization copies B to column-major order, applies the row swaps and solves "
-               "the two triangles."});
-  r.push_back({"linalg.solve",
-               ops({"aten::linalg_solve_ex", "aten::linalg_solve"}),
-               {},
-               "one float32 square A up to 12x12, B a vector or matrix: LU (7 + 1 memset), B's copy, lu_solve; "
-               "linalg_solve + the info check",
-               solve_fits,
-               {},
-               solve_counts,
-               "opinfo:linalg_solve, opinfo:linalg_solve_ex (5x5 with B [5], [5, 1], [5, 3]), "
-               "opinfo:linalg_tensorsolve (6x6 and 12x12)",
-               "A linear solve factors A with LU, copies B to column-major order and solves the two triangles; "
-               "linalg_solve then reads the info back to raise on a singular matrix."});
-  r.push_back({"linalg.tensorsolve",
-               ops({"aten::linalg_tensorsolve"}),
-               {},
-               "float32, B of at most 12 elements: linalg_solve of the reshaped A against B as a vector, + a copy "
-               "when dims is given",
-               tensorsolve_fits,
-               {},
-               tensorsolve_counts,
-               "opinfo:linalg_tensorsolve ([2, 3, 6] with and without dims, [3, 4, 4, 3])",
-               "tensorsolve reshapes A into a square matrix (copying it when dims moves axes) and calls "
-               "linalg_solve."});
-  r.push_back({"linalg.inv",
-               ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"}),
-               {},
-               "one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
-               "linalg_inv/tensorinv + the info check; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
-               inv_fits,
-               {},
-               inv_counts,
-               "opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12)",
-               "An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
-               "linalg_inv reads the info back to raise on a singular matrix."});
-  r.push_back({"linalg.det",
-               ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"}),
-               {},
-               "one float32 square matrix up to 12x12: det 15, slogdet 19, logdet 22 (+ 1 memcpy, 1 memset); 0x0: 7, "
-               "8, 11",
-               det_fits,
-               {},
-               det_counts,
-               "opinfo:linalg_det, opinfo:linalg_slogdet, opinfo:logdet (0x0, 1x1, 5x5)",
-               "A determinant factors the matrix with LU and multiplies the diagonal, with the sign from the "
-               "pivots; the log forms take logs and signs elementwise."});
-  r.push_back({"linalg.triangular_solve",
-               ops({"aten::triangular_solve", "aten::linalg_solve_triangular"}),
-               {},
-               "one float32 matrix below 64 rows: A's (triangular_solve) and B's column-major copies, the pointer "
-               "arrays (2) and one batched trsm; an empty batch: nothing",
-               trsm_fits,
-               {},
-               trsm_counts,
-               "opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), opinfo:linalg_solve_triangular (3x3 "
-               "with B 3x1)",
-               "Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
-               "column-major order and builds the arrays of matrix pointers first."});
-  r.push_back({"linalg.svdvals",
-               ops({"aten::linalg_svdvals"}),
-               {},
-               "one float32 matrix up to 5x5, rows >= cols: 6 kernels (7 tall) + 3 memcpy, 2 syncs; empty: nothing",
-               svdvals_fits,
-               {},
-               svdvals_counts,
-               "opinfo:linalg_svdvals (5x5, 5x2, 5x0)",
-               "Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
-               "infos are read back."});
-  r.push_back({"linalg.svd",
-               ops({"aten::linalg_svd", "aten::svd"}),
-               {},
-               "empty: nothing; one float32 2x3 matrix, reduced: 8 kernels + 4 memcpy",
-               svd_fits,
-               {},
-               svd_counts,
-               "opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced)",
-               "An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."});
-  r.push_back({"linalg.svd_norms",
-               ops({"aten::linalg_cond", "aten::linalg_matrix_norm"}),
-               {},
-               "float32 square matrices up to 5x5, at most 5: cond (2-norm) and the nuclear norm, 7 kernels + 3 "
-               "memcpy (2 for a batch)",
-               svd_norm_fits,
-               {},
-               svd_norm_counts,
-               "opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)",
-               "The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
-               "Jacobi SVD), then one ratio or sum."});
-  r.push_back({"linalg.matrix_norm_fro",
-               ops({"aten::linalg_matrix_norm"}),
-               {},
-               "Frobenius norm, one reduce kernel",
-               fro_fits,
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))",
-               "The Frobenius norm is one reduction over the two matrix dims."});
-  r.push_back({"linalg.pinv",
-               ops({"aten::linalg_pinv", "aten::pinverse"}),
-               {},
-               "one float32 square matrix up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
-               "memcpy; empty: 2",
-               spectral_fits,
-               {},
-               pinv_counts,
-               "opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5)",
-               "A pseudo-inverse computes the tolerance, the SVD (eigh when hermitian), inverts the singular values "
-               "above it and multiplies the factors back."});
-  r.push_back({"linalg.matrix_rank",
-               ops({"aten::linalg_matrix_rank"}),
-               {},
-               "one float32 square matrix up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy; empty: 3 (2 for "
-               "an empty batch)",
-               spectral_fits,
-               {},
-               matrix_rank_counts,
-               "opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5)",
-               "The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed from "
-               "the largest."});
-  r.push_back({"linalg.eigh",
-               ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"}),
-               {},
-               "one float32 matrix up to 5x5: eigh 17, eigvalsh 14 (+ 3 memcpy, 1 memset); empty: nothing",
-               eigh_fits,
-               {},
-               eigh_counts,
-               "opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)",
-               "A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
-               "vectors, the back-transformation; the infos are read back."});
-  r.push_back({"linalg.eig_empty",
-               ops({"aten::linalg_eig", "aten::linalg_eigvals"}),
-               {},
-               "empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on values "
-               "depend on its iterations",
-               empty_square,
-               {},
-               [](const OpFacts& f) {
-                 return f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
-               },
-               "opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)",
-               "On empty matrices eig only allocates and fills its complex results and checks the infos."});
-  r.push_back({"linalg.ldl_factor_empty",
-               ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"}),
-               {},
-               "empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy): the pivoting decides the "
-               "launches on values",
-               empty_square,
-               {},
-               [](const OpFacts& f) {
-                 return f.op->name == "aten::linalg_ldl_factor" ? Counts{2, 2, 0, 1} : Counts{1, 0, 0, 0};
-               },
-               "opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)",
-               "On an empty matrix the LDL factorization only fills its info (and checks it)."});
-  r.push_back({"linalg.matrix_power",
-               ops({"aten::linalg_matrix_power"}),
-               {},
-               "one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per squaring "
-               "and per further set bit of n",
-               matrix_power_fits,
-               {},
-               matrix_power_counts,
-               "opinfo:linalg_matrix_power (1x1: n = 0, 3, 5)",
-               "A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and per "
-               "further set bit."});
-  r.push_back({"linalg.multi_dot",
-               ops({"aten::linalg_multi_dot"}),
-               {},
-               "two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an empty "
-               "contraction",
-               multi_dot_fits,
-               {},
-               multi_dot_counts,
-               "opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16)",
-               "multi_dot of two matrices is one matrix product."});
-  r.push_back({"linalg.vecdot",
-               ops({"aten::linalg_vecdot"}),
-               {},
-               "two real vectors: cuBLAS's dot kernel + a one-block reduction; empty: the zero copied from the host",
-               vecdot_fits,
-               {},
-               vecdot_counts,
-               "opinfo:linalg_vecdot (length 0 and 1, float32 and bfloat16), opset:dot",
-               "The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."});
-  r.push_back({"linalg.vander",
-               ops({"aten::linalg_vander"}),
-               {},
-               "float32, up to 5 points and 5 powers: 4 kernels",
-               vander_fits,
-               {4, 0, 0, 0},
-               nullptr,
-               "opinfo:linalg_vander (0-d and [1] with N = 2, [5])",
-               "A Vandermonde matrix is a cumulative product of the repeated points and a column of ones "
-               "concatenated to it."});
-  r.push_back({"linalg.norm_vector_ord",
-               ops({"aten::linalg_norm"}),
-               {},
-               "a vector with a numeric ord: one reduce kernel",
-               [](const OpFacts& f) {
-                 const Value* x = f.input(0);
-                 const Arg* o = f.arg("ord");
-                 return x && x->sizes.size() == 1 && x->numel() > 0 && o &&
-                        (o->kind == Arg::Kind::kInt || o->kind == Arg::Kind::kFloat) && !reduction_splits(f);
-               },
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo:linalg_norm, opinfo:linalg_norm_subgradients_at_zero (length 5, ord 0 and 0.5)",
-               "A vector norm of any order is one reduction kernel."});
+  r.push_back(rule("linalg.qr")
+                  .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
+                  .when("one float32 matrix up to 5x5, rows >= cols, reduced mode: geqrf 5 kernels, linalg_qr/qr 16; 3 "
+                        "with no columns",
+                        qr_fits)
+                  .compute(qr_counts)
+                  .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
+                            "svd_lowrank (3x2, 4x2)")
+                  .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
+                       "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
+                       "factor, small GEMMs)."));
+  r.push_back(rule("linalg.householder_product")
+                  .ops({"aten::linalg_householder_product"})
+                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix", householder_fits)
+                  .compute(householder_counts)
+                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20)")
+                  .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
+                       "orgqr once per matrix."));
+  r.push_back(
+      rule("linalg.ormqr")
+          .ops({"aten::ormqr"})
+          .when("column-major float32 reflectors up to 5x5, a row-major other matrix: 4 kernels",
+                [](const OpFacts& f) {
+                  return one_factor(f.input(0), 5, 5) && one_matrix(f.input(2), 5, 5) && f.input(0)->numel() > 0 &&
+                         f.input(2)->numel() > 0 && !column_major(*f.input(2));
+                })
+          .counts({4, 0, 0, 0})
+          .evidence(
+              "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or not)")
+          .why("ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors with "
+               "one cuSOLVER kernel."));
+  r.push_back(rule("linalg.cholesky_ex")
+                  .ops({"aten::linalg_cholesky_ex"})
+                  .when("one float32 matrix up to 5x5: upper 5 kernels, lower 4 + 2 memsets; empty: 1", cholesky_fits)
+                  .compute(cholesky_ex_counts)
+                  .evidence("opinfo:linalg_cholesky_ex (5x5 upper and lower, 0x0)")
+                  .why("Cholesky copies the matrix to column-major order, runs cuSOLVER's potrf (a different kernel "
+                       "sequence for each triangle) and cuts out the triangle."));
+  r.push_back(rule("linalg.cholesky")
+                  .ops({"aten::linalg_cholesky", "aten::cholesky"})
+                  .when("as linalg_cholesky_ex + the info check (1 kernel, 2 memcpy, 1 sync); cholesky of 0x0: nothing",
+                        cholesky_fits)
+                  .compute(cholesky_counts)
+                  .evidence("opinfo:linalg_cholesky, opinfo:cholesky (5x5 upper and lower, 0x0)")
+                  .why("Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is "
+                       "not positive definite: the host waits."));
+  r.push_back(rule("linalg.cholesky_empty")
+                  .ops({"aten::cholesky_inverse", "aten::cholesky_solve"})
+                  .when("empty float32 matrices: 2 kernels (the infos filled and copied)", all_inputs_empty_matrices)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)")
+                  .why("On empty matrices only the infos are set up: they are filled and copied."));
+  r.push_back(
+      rule("linalg.lu_factor")
+          .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
+          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 5x5 (MAGMA): 7 kernels + 1 "
+                "memset; linalg_lu_factor + the info check",
+                lu_factor_fits)
+          .compute(lu_factor_counts)
+          .evidence("opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12)")
+          .why("LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
+               "batched getrf (rectangular)."));
+  r.push_back(
+      rule("linalg.lu_unpack")
+          .ops({"aten::lu_unpack"})
+          .when("one float32 column-major matrix (as lu_factor returns it) up to 5x5: 7 kernels", lu_unpack_fits)
+          .counts(kLuUnpack)
+          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5)")
+          .why("lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
+               "permutation matrix."));
+  r.push_back(rule("linalg.lu")
+                  .ops({"aten::linalg_lu"})
+                  .when("as lu_factor (7 + 1 memset) + a copy + lu_unpack (7)", lu_factor_fits)
+                  .compute(linalg_lu_counts)
+                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5)")
+                  .why("linalg_lu factors the matrix and unpacks the factors into P, L and U."));
+  r.push_back(rule("linalg.lu_solve")
+                  .ops({"aten::linalg_lu_solve", "aten::lu_solve"})
+                  .when("one float32 column-major factorization of n <= 8 rows (or 12 with B of n or 1 columns): B's "
+                        "column-major copy (a memcpy when B is laid out so) + batched cuBLAS (5) or cuSOLVER getrs (7)",
+                        lu_solve_fits)
+                  .compute(lu_solve_counts)
+                  .evidence("opinfo:linalg_lu_solve, opinfo:lu_solve (3x3 with B 3x4, 4x3, 3x1, 3x0)")
+                  .why("Solving from an LU factorization copies B to column-major order, applies the row swaps and "
+                       "solves the two triangles."));
+  r.push_back(rule("linalg.solve")
+                  .ops({"aten::linalg_solve_ex", "aten::linalg_solve"})
+                  .when("one float32 square A up to 12x12, B a vector or matrix: LU (7 + 1 memset), B's copy, "
+                        "lu_solve; linalg_solve + the info check",
+                        solve_fits)
+                  .compute(solve_counts)
+                  .evidence("opinfo:linalg_solve, opinfo:linalg_solve_ex (5x5 with B [5], [5, 1], [5, 3]), "
+                            "opinfo:linalg_tensorsolve (6x6 and 12x12)")
+                  .why("A linear solve factors A with LU, copies B to column-major order and solves the two triangles; "
+                       "linalg_solve then reads the info back to raise on a singular matrix."));
+  r.push_back(
+      rule("linalg.tensorsolve")
+          .ops({"aten::linalg_tensorsolve"})
+          .when("float32, B of at most 12 elements: linalg_solve of the reshaped A against B as a vector, + a copy "
+                "when dims is given",
+                tensorsolve_fits)
+          .compute(tensorsolve_counts)
+          .evidence("opinfo:linalg_tensorsolve ([2, 3, 6] with and without dims, [3, 4, 4, 3])")
+          .why(
+              "tensorsolve reshapes A into a square matrix (copying it when dims moves axes) and calls linalg_solve."));
+  r.push_back(
+      rule("linalg.inv")
+          .ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"})
+          .when("one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
+                "linalg_inv/tensorinv + the info check; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+                inv_fits)
+          .compute(inv_counts)
+          .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12)")
+          .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
+               "linalg_inv reads the info back to raise on a singular matrix."));
+  r.push_back(rule("linalg.det")
+                  .ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"})
+                  .when("one float32 square matrix up to 12x12: det 15, slogdet 19, logdet 22 (+ 1 memcpy, 1 memset); "
+                        "0x0: 7, 8, 11",
+                        det_fits)
+                  .compute(det_counts)
+                  .evidence("opinfo:linalg_det, opinfo:linalg_slogdet, opinfo:logdet (0x0, 1x1, 5x5)")
+                  .why("A determinant factors the matrix with LU and multiplies the diagonal, with the sign from the "
+                       "pivots; the log forms take logs and signs elementwise."));
+  r.push_back(rule("linalg.triangular_solve")
+                  .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
+                  .when("one float32 matrix below 64 rows: A's (triangular_solve) and B's column-major copies, the "
+                        "pointer arrays (2) and one batched trsm; an empty batch: nothing",
+                        trsm_fits)
+                  .compute(trsm_counts)
+                  .evidence("opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), "
+                            "opinfo:linalg_solve_triangular (3x3 with B 3x1)")
+                  .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
+                       "column-major order and builds the arrays of matrix pointers first."));
+  r.push_back(
+      rule("linalg.svdvals")
+          .ops({"aten::linalg_svdvals"})
+          .when("one float32 matrix up to 5x5, rows >= cols: 6 kernels (7 tall) + 3 memcpy, 2 syncs; empty: nothing",
+                svdvals_fits)
+          .compute(svdvals_counts)
+          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0)")
+          .why("Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
+               "infos are read back."));
+  r.push_back(
+      rule("linalg.svd")
+          .ops({"aten::linalg_svd", "aten::svd"})
+          .when("empty: nothing; one float32 2x3 matrix, reduced: 8 kernels + 4 memcpy", svd_fits)
+          .compute(svd_counts)
+          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced)")
+          .why("An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."));
+  r.push_back(rule("linalg.svd_norms")
+                  .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
+                  .when("float32 square matrices up to 5x5, at most 5: cond (2-norm) and the nuclear norm, 7 kernels + "
+                        "3 memcpy (2 for a batch)",
+                        svd_norm_fits)
+                  .compute(svd_norm_counts)
+                  .evidence("opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)")
+                  .why("The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
+                       "Jacobi SVD), then one ratio or sum."));
+  r.push_back(rule("linalg.matrix_norm_fro")
+                  .ops({"aten::linalg_matrix_norm"})
+                  .when("Frobenius norm, one reduce kernel", fro_fits)
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
+                  .why("The Frobenius norm is one reduction over the two matrix dims."));
+  r.push_back(
+      rule("linalg.pinv")
+          .ops({"aten::linalg_pinv", "aten::pinverse"})
+          .when("one float32 square matrix up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
+                "memcpy; empty: 2",
+                spectral_fits)
+          .compute(pinv_counts)
+          .evidence("opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5)")
+          .why("A pseudo-inverse computes the tolerance, the SVD (eigh when hermitian), inverts the singular values "
+               "above it and multiplies the factors back."));
+  r.push_back(rule("linalg.matrix_rank")
+                  .ops({"aten::linalg_matrix_rank"})
+                  .when("one float32 square matrix up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy; empty: 3 "
+                        "(2 for an empty batch)",
+                        spectral_fits)
+                  .compute(matrix_rank_counts)
+                  .evidence("opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5)")
+                  .why("The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed "
+                       "from the largest."));
+  r.push_back(
+      rule("linalg.eigh")
+          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
+          .when("one float32 matrix up to 5x5: eigh 17, eigvalsh 14 (+ 3 memcpy, 1 memset); empty: nothing", eigh_fits)
+          .compute(eigh_counts)
+          .evidence("opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)")
+          .why("A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
+               "vectors, the back-transformation; the infos are read back."));
+  r.push_back(rule("linalg.eig_empty")
+                  .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
+                  .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "
+                        "values depend on its iterations",
+                        empty_square)
+                  .compute([](const OpFacts& f) {
+                    return f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+                  })
+                  .evidence("opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)")
+                  .why("On empty matrices eig only allocates and fills its complex results and checks the infos."));
+  r.push_back(rule("linalg.ldl_factor_empty")
+                  .ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"})
+                  .when("empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy): the pivoting decides "
+                        "the launches on values",
+                        empty_square)
+                  .compute([](const OpFacts& f) {
+                    return f.op->name == "aten::linalg_ldl_factor" ? Counts{2, 2, 0, 1} : Counts{1, 0, 0, 0};
+                  })
+                  .evidence("opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
+                  .why("On an empty matrix the LDL factorization only fills its info (and checks it)."));
+  r.push_back(rule("linalg.matrix_power")
+                  .ops({"aten::linalg_matrix_power"})
+                  .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "
+                        "squaring and per further set bit of n",
+                        matrix_power_fits)
+                  .compute(matrix_power_counts)
+                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5)")
+                  .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
+                       "per further set bit."));
+  r.push_back(rule("linalg.multi_dot")
+                  .ops({"aten::linalg_multi_dot"})
+                  .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "
+                        "empty contraction",
+                        multi_dot_fits)
+                  .compute(multi_dot_counts)
+                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16)")
+                  .why("multi_dot of two matrices is one matrix product."));
+  r.push_back(
+      rule("linalg.vecdot")
+          .ops({"aten::linalg_vecdot"})
+          .when("two real vectors: cuBLAS's dot kernel + a one-block reduction; empty: the zero copied from the host",
+                vecdot_fits)
+          .compute(vecdot_counts)
+          .evidence("opinfo:linalg_vecdot (length 0 and 1, float32 and bfloat16), opset:dot")
+          .why("The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."));
+  r.push_back(rule("linalg.vander")
+                  .ops({"aten::linalg_vander"})
+                  .when("float32, up to 5 points and 5 powers: 4 kernels", vander_fits)
+                  .counts({4, 0, 0, 0})
+                  .evidence("opinfo:linalg_vander (0-d and [1] with N = 2, [5])")
+                  .why("A Vandermonde matrix is a cumulative product of the repeated points and a column of ones "
+                       "concatenated to it."));
+  r.push_back(rule("linalg.norm_vector_ord")
+                  .ops({"aten::linalg_norm"})
+                  .when("a vector with a numeric ord: one reduce kernel",
+                        [](const OpFacts& f) {
+                          const Value* x = f.input(0);
+                          const Arg* o = f.arg("ord");
+                          return x && x->sizes.size() == 1 && x->numel() > 0 && o &&
+                                 (o->kind == Arg::Kind::kInt || o->kind == Arg::Kind::kFloat) && !reduction_splits(f);
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo:linalg_norm, opinfo:linalg_norm_subgradients_at_zero (length 5, ord 0 and 0.5)")
+                  .why("A vector norm of any order is one reduction kernel."));
 }
 
 }  // namespace kc::torch2_11

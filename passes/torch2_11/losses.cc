@@ -174,186 +174,144 @@ bool at_most_1d(const OpFacts& f) {
 }  // namespace
 
 void add_loss_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"loss.pointwise",
-               ops({"aten::mse_loss", "aten::smooth_l1_loss", "aten::huber_loss"}),
-               {},
-               "one loss kernel, then the reduction (none: nothing; mean, sum: a reduce kernel, and a memset "
-               "where it splits across blocks)",
-               nullptr,
-               {},
-               one_kernel_loss,
-               "opinfo: mse_loss, smooth_l1_loss, huber_loss (18: 2 kernels reduced, 1 with none), opset:mse_loss "
-               "(2 kernels and a memset for 256x1024)",
-               "The loss is one elementwise kernel over input and target; mean or sum then reduces it with one more "
-               "kernel."});
-  r.push_back({"loss.l1",
-               ops({"aten::l1_loss"}),
-               {},
-               "sub and abs, then the reduction",
-               nullptr,
-               {},
-               l1_counts,
-               "opinfo: l1_loss (6: 3 kernels), opset:l1_loss (3 kernels and a memset)",
-               "ATen computes (input - target).abs() as two elementwise kernels, then reduces."});
-  r.push_back({"loss.soft_margin",
-               ops({"aten::soft_margin_loss"}),
-               {},
-               "neg, mul, exp, log1p, then the reduction and a copy of the reduced value into the output",
-               nullptr,
-               {},
-               soft_margin_counts,
-               "opinfo: soft_margin_loss (6: 5 kernels, 1 memcpy), opset:soft_margin_loss",
-               "Four elementwise kernels build the loss; a reduced loss is reduced, then copied into the output "
-               "tensor (a device-to-device memcpy)."});
-  r.push_back({"loss.bce",
-               ops({"aten::binary_cross_entropy"}),
-               {},
-               "one loss kernel (and a multiply by weight), then the reduction and a copy into the output",
-               nullptr,
-               {},
-               bce_counts,
-               "opinfo: binary_cross_entropy (6: 2 kernels, 1 memcpy)",
-               "One elementwise kernel computes the loss; a reduced loss is reduced, then copied into the output."});
-  r.push_back({"loss.bce_with_logits",
-               ops({"aten::binary_cross_entropy_with_logits"}),
-               {},
-               "log_sigmoid, fill and sub for 1 - target, mul, sub (pos_weight: four more, weight: one), then the "
-               "reduction",
-               nullptr,
-               {},
-               bce_logits_counts,
-               "opinfo: binary_cross_entropy_with_logits (6: 6 kernels), opset:bce_with_logits",
-               "A chain of five elementwise kernels (C++'s 1 - target is a fill and a subtraction), then the "
-               "reduction."});
-  r.push_back({"loss.kl_div",
-               ops({"aten::kl_div"}),
-               {},
-               "three elementwise kernels, then the reduction",
-               nullptr,
-               {},
-               kl_div_counts,
-               "opinfo: kl_div (6: 3 with none, 4 reduced), opset:kl_div (batchmean: sum, then a separate div)",
-               "Three elementwise kernels (exp, sub, mul or xlogy, mul, sub), then the reduction."});
-  r.push_back({"loss.margin_ranking",
-               ops({"aten::margin_ranking_loss"}),
-               {},
-               "sub, neg, mul, add, clamp_min, then the reduction",
-               nullptr,
-               {},
-               margin_ranking_counts,
-               "opinfo: margin_ranking_loss (6: 5 with none, 6 reduced), opset:margin_ranking_loss",
-               "Five elementwise kernels, then the reduction."});
-  r.push_back({"loss.hinge_embedding",
-               ops({"aten::hinge_embedding_loss"}),
-               {},
-               "zeros, the margin's fill, sub and clamp, two compare-and-where pairs and an add, then the reduction",
-               nullptr,
-               {},
-               hinge_counts,
-               "opinfo: hinge_embedding_loss (6: 9 with none, 10 reduced), opset:hinge_embedding_loss",
-               "Nine elementwise kernels, then the reduction."});
-  r.push_back({"loss.triplet_margin",
-               ops({"aten::triplet_margin_loss"}),
-               {},
-               "two pairwise distances (three with swap, and their min), the margin's add, sub, clamp, then the "
-               "reduction",
-               nullptr,
-               {},
-               triplet_counts,
-               "opinfo: triplet_margin_loss (6: 10 kernels), opset:triplet_margin_loss",
-               "Each pairwise distance is a sub, an add of eps and a norm; the margin is an add, a sub and a "
-               "clamp; then the reduction."});
-  r.push_back({"loss.poisson_nll",
-               ops({"aten::poisson_nll_loss"}),
-               {},
-               "three kernels (log_input) or four, ten and a memcpy for the full Stirling term, then the reduction",
-               nullptr,
-               {},
-               poisson_counts,
-               "opinfo: poisson_nll_loss (6: 3, and 13 with 1 memcpy when full), opset:poisson_nll_loss (4)",
-               "exp, mul and sub (or add, log, mul, sub) build the loss; the full loss adds Stirling's term, "
-               "masked where target <= 1; then the reduction."});
-  r.push_back({"loss.cosine_embedding",
-               ops({"aten::cosine_embedding_loss"}),
-               {},
-               "2-D inputs: 21 elementwise and row-reduction kernels, then the reduction",
-               two_d_inputs,
-               {},
-               cosine_embedding_counts,
-               "opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22)",
-               "Three row products and sums, the norms and their quotient, then hinge-style zeros, clamps and "
-               "wheres: 21 kernels, then the reduction."});
-  r.push_back({"loss.cross_entropy.probs",
-               ops({"aten::cross_entropy_loss"}),
-               {},
-               "a floating-point target of the input's shape (class probabilities), no weight, no smoothing: "
-               "log_softmax, mul, sum, neg (mean: a multiply by 1/N)",
-               probability_target,
-               {},
-               cross_entropy_probs_counts,
-               "opinfo: cross_entropy (4: 5 kernels), opset:cross_entropy_probs (5)",
-               "With probabilities for targets, cross entropy is -(log_softmax(x) * target).sum(classes): four "
-               "kernels, and a multiply for the mean."});
-  r.push_back({"cross_entropy.nd",
-               ops({"aten::cross_entropy_loss"}),
-               {},
-               "class indices, no weight, no smoothing, scores of rank 3+ [N, C, d...], mean: log_softmax, then "
-               "nll_loss2d: fills of the output and the total weight, the loss kernel and its mean",
-               [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() >= 3 && reduction(f) == 1; },
-               {5, 0, 0, 0},
-               nullptr,
-               "opinfo: cross_entropy of [2,3,1] scores (softmax_warp_forward, 2 fills, nll_loss2d_forward_kernel, "
-               "nll_loss2d_forward_size_average_kernel)",
-               "Cross entropy over scores with extra dims is log_softmax then nll_loss's 2-d form, which zeroes its "
-               "output and total weight, accumulates the loss and divides by the weight: five kernels."});
-  r.push_back({"cross_entropy",
-               ops({"aten::cross_entropy_loss"}),
-               {},
-               "class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss",
-               [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() <= 2; },
-               {2, 0, 0, 0},
-               nullptr,
-               "truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq",
-               "Cross entropy is log_softmax then nll_loss: two kernels."});
-  r.push_back({"cross_entropy.smoothing",
-               ops({"aten::cross_entropy_loss"}),
-               {},
-               "class indices, no weight, label smoothing: log_softmax, nll_loss, the smoothing term (sum, neg, eq, "
-               "masked_fill; mean: bitwise_not, two sums, a cast, a div; sum: one sum) and the mix (mul, mul, add)",
-               smoothed_index_target,
-               {},
-               cross_entropy_smoothing_counts,
-               "opset:cross_entropy_smooth ([32,1000], mean: 14 kernels)",
-               "Label smoothing adds a second loss over every class to cross entropy: its reductions and the "
-               "elementwise ops that mix the two losses are separate kernels."});
-  r.push_back({"loss.nll",
-               ops({"aten::nll_loss_nd", "aten::nll_loss"}),
-               {},
-               "scores of rank 1 or 2: none: a fill and the per-sample kernel; reduced: one kernel",
-               nll_2d,
-               {},
-               nll_counts,
-               "opinfo: nll_loss (6: 2 with none), opset:nll_loss (1 reduced)",
-               "nll_loss reads one score per sample: reduced, one kernel sums as it goes; unreduced, the output is "
-               "filled, then written per sample."});
-  r.push_back({"loss.multilabel_margin",
-               ops({"aten::multilabel_margin_loss"}),
-               {},
-               "one kernel; a reduced batch (2-D input) sums in a second",
-               nullptr,
-               {},
-               multilabel_margin_counts,
-               "opinfo: multilabel_margin_loss (6: 1 for 1-D input, 2 for 10x5)",
-               "One kernel computes the loss per sample; a reduced batch is summed by a second."});
-  r.push_back({"loss.multi_margin",
-               ops({"aten::multi_margin_loss"}),
-               {},
-               "input of rank 0 or 1: one kernel",
-               at_most_1d,
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo: multi_margin_loss (6: 1 kernel)",
-               "A single sample's multi-margin loss is one kernel."});
+  r.push_back(rule("loss.pointwise")
+                  .ops({"aten::mse_loss", "aten::smooth_l1_loss", "aten::huber_loss"})
+                  .when("one loss kernel, then the reduction (none: nothing; mean, sum: a reduce kernel, and a memset "
+                        "where it splits across blocks)")
+                  .compute(one_kernel_loss)
+                  .evidence("opinfo: mse_loss, smooth_l1_loss, huber_loss (18: 2 kernels reduced, 1 with none), "
+                            "opset:mse_loss (2 kernels and a memset for 256x1024)")
+                  .why("The loss is one elementwise kernel over input and target; mean or sum then reduces it with one "
+                       "more kernel."));
+  r.push_back(rule("loss.l1")
+                  .ops({"aten::l1_loss"})
+                  .when("sub and abs, then the reduction")
+                  .compute(l1_counts)
+                  .evidence("opinfo: l1_loss (6: 3 kernels), opset:l1_loss (3 kernels and a memset)")
+                  .why("ATen computes (input - target).abs() as two elementwise kernels, then reduces."));
+  r.push_back(rule("loss.soft_margin")
+                  .ops({"aten::soft_margin_loss"})
+                  .when("neg, mul, exp, log1p, then the reduction and a copy of the reduced value into the output")
+                  .compute(soft_margin_counts)
+                  .evidence("opinfo: soft_margin_loss (6: 5 kernels, 1 memcpy), opset:soft_margin_loss")
+                  .why("Four elementwise kernels build the loss; a reduced loss is reduced, then copied into the "
+                       "output tensor (a device-to-device memcpy)."));
+  r.push_back(
+      rule("loss.bce")
+          .ops({"aten::binary_cross_entropy"})
+          .when("one loss kernel (and a multiply by weight), then the reduction and a copy into the output")
+          .compute(bce_counts)
+          .evidence("opinfo: binary_cross_entropy (6: 2 kernels, 1 memcpy)")
+          .why("One elementwise kernel computes the loss; a reduced loss is reduced, then copied into the output."));
+  r.push_back(rule("loss.bce_with_logits")
+                  .ops({"aten::binary_cross_entropy_with_logits"})
+                  .when("log_sigmoid, fill and sub for 1 - target, mul, sub (pos_weight: four more, weight: one), then "
+                        "the reduction")
+                  .compute(bce_logits_counts)
+                  .evidence("opinfo: binary_cross_entropy_with_logits (6: 6 kernels), opset:bce_with_logits")
+                  .why("A chain of five elementwise kernels (C++'s 1 - target is a fill and a subtraction), then the "
+                       "reduction."));
+  r.push_back(
+      rule("loss.kl_div")
+          .ops({"aten::kl_div"})
+          .when("three elementwise kernels, then the reduction")
+          .compute(kl_div_counts)
+          .evidence("opinfo: kl_div (6: 3 with none, 4 reduced), opset:kl_div (batchmean: sum, then a separate div)")
+          .why("Three elementwise kernels (exp, sub, mul or xlogy, mul, sub), then the reduction."));
+  r.push_back(rule("loss.margin_ranking")
+                  .ops({"aten::margin_ranking_loss"})
+                  .when("sub, neg, mul, add, clamp_min, then the reduction")
+                  .compute(margin_ranking_counts)
+                  .evidence("opinfo: margin_ranking_loss (6: 5 with none, 6 reduced), opset:margin_ranking_loss")
+                  .why("Five elementwise kernels, then the reduction."));
+  r.push_back(
+      rule("loss.hinge_embedding")
+          .ops({"aten::hinge_embedding_loss"})
+          .when("zeros, the margin's fill, sub and clamp, two compare-and-where pairs and an add, then the reduction")
+          .compute(hinge_counts)
+          .evidence("opinfo: hinge_embedding_loss (6: 9 with none, 10 reduced), opset:hinge_embedding_loss")
+          .why("Nine elementwise kernels, then the reduction."));
+  r.push_back(rule("loss.triplet_margin")
+                  .ops({"aten::triplet_margin_loss"})
+                  .when("two pairwise distances (three with swap, and their min), the margin's add, sub, clamp, then "
+                        "the reduction")
+                  .compute(triplet_counts)
+                  .evidence("opinfo: triplet_margin_loss (6: 10 kernels), opset:triplet_margin_loss")
+                  .why("Each pairwise distance is a sub, an add of eps and a norm; the margin is an add, a sub and a "
+                       "clamp; then the reduction."));
+  r.push_back(
+      rule("loss.poisson_nll")
+          .ops({"aten::poisson_nll_loss"})
+          .when("three kernels (log_input) or four, ten and a memcpy for the full Stirling term, then the reduction")
+          .compute(poisson_counts)
+          .evidence("opinfo: poisson_nll_loss (6: 3, and 13 with 1 memcpy when full), opset:poisson_nll_loss (4)")
+          .why("exp, mul and sub (or add, log, mul, sub) build the loss; the full loss adds Stirling's term, masked "
+               "where target <= 1; then the reduction."));
+  r.push_back(
+      rule("loss.cosine_embedding")
+          .ops({"aten::cosine_embedding_loss"})
+          .when("2-D inputs: 21 elementwise and row-reduction kernels, then the reduction", two_d_inputs)
+          .compute(cosine_embedding_counts)
+          .evidence("opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22)")
+          .why("Three row products and sums, the norms and their quotient, then hinge-style zeros, clamps and wheres: "
+               "21 kernels, then the reduction."));
+  r.push_back(rule("loss.cross_entropy.probs")
+                  .ops({"aten::cross_entropy_loss"})
+                  .when("a floating-point target of the input's shape (class probabilities), no weight, no smoothing: "
+                        "log_softmax, mul, sum, neg (mean: a multiply by 1/N)",
+                        probability_target)
+                  .compute(cross_entropy_probs_counts)
+                  .evidence("opinfo: cross_entropy (4: 5 kernels), opset:cross_entropy_probs (5)")
+                  .why("With probabilities for targets, cross entropy is -(log_softmax(x) * target).sum(classes): four "
+                       "kernels, and a multiply for the mean."));
+  r.push_back(
+      rule("cross_entropy.nd")
+          .ops({"aten::cross_entropy_loss"})
+          .when("class indices, no weight, no smoothing, scores of rank 3+ [N, C, d...], mean: log_softmax, then "
+                "nll_loss2d: fills of the output and the total weight, the loss kernel and its mean",
+                [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() >= 3 && reduction(f) == 1; })
+          .counts({5, 0, 0, 0})
+          .evidence("opinfo: cross_entropy of [2,3,1] scores (softmax_warp_forward, 2 fills, "
+                    "nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel)")
+          .why("Cross entropy over scores with extra dims is log_softmax then nll_loss's 2-d form, which zeroes its "
+               "output and total weight, accumulates the loss and divides by the weight: five kernels."));
+  r.push_back(
+      rule("cross_entropy")
+          .ops({"aten::cross_entropy_loss"})
+          .when("class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss",
+                [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() <= 2; })
+          .counts({2, 0, 0, 0})
+          .evidence("truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq")
+          .why("Cross entropy is log_softmax then nll_loss: two kernels."));
+  r.push_back(
+      rule("cross_entropy.smoothing")
+          .ops({"aten::cross_entropy_loss"})
+          .when("class indices, no weight, label smoothing: log_softmax, nll_loss, the smoothing term (sum, neg, eq, "
+                "masked_fill; mean: bitwise_not, two sums, a cast, a div; sum: one sum) and the mix (mul, mul, add)",
+                smoothed_index_target)
+          .compute(cross_entropy_smoothing_counts)
+          .evidence("opset:cross_entropy_smooth ([32,1000], mean: 14 kernels)")
+          .why("Label smoothing adds a second loss over every class to cross entropy: its reductions and the "
+               "elementwise ops that mix the two losses are separate kernels."));
+  r.push_back(rule("loss.nll")
+                  .ops({"aten::nll_loss_nd", "aten::nll_loss"})
+                  .when("scores of rank 1 or 2: none: a fill and the per-sample kernel; reduced: one kernel", nll_2d)
+                  .compute(nll_counts)
+                  .evidence("opinfo: nll_loss (6: 2 with none), opset:nll_loss (1 reduced)")
+                  .why("nll_loss reads one score per sample: reduced, one kernel sums as it goes; unreduced, the "
+                       "output is filled, then written per sample."));
+  r.push_back(rule("loss.multilabel_margin")
+                  .ops({"aten::multilabel_margin_loss"})
+                  .when("one kernel; a reduced batch (2-D input) sums in a second")
+                  .compute(multilabel_margin_counts)
+                  .evidence("opinfo: multilabel_margin_loss (6: 1 for 1-D input, 2 for 10x5)")
+                  .why("One kernel computes the loss per sample; a reduced batch is summed by a second."));
+  r.push_back(rule("loss.multi_margin")
+                  .ops({"aten::multi_margin_loss"})
+                  .when("input of rank 0 or 1: one kernel", at_most_1d)
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo: multi_margin_loss (6: 1 kernel)")
+                  .why("A single sample's multi-margin loss is one kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -137,113 +137,99 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
   // Norms.
   const auto bn = ops({"aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm",
                        "aten::native_batch_norm", "aten::_native_batch_norm_legit"});
-  r.push_back({"batch_norm.with_update",
-               ops({"aten::_batch_norm_with_update"}),
-               {},
-               "batch statistics always: cuDNN's one kernel where _select_batch_norm_backend picks it (float32, "
-               "rank 3+, weight and bias), else collect statistics, invstd, transform",
-               [](const OpFacts& f) { return rank(f) >= 2; },
-               {},
-               bn_train_counts,
-               "opinfo: _batch_norm_with_update (float32 [5,5,5] and [3,2,4]: 1 cuDNN kernel; bfloat16 and [3,1]: 3)",
-               "A batch norm that updates its running statistics normalizes with the batch's own: one cuDNN kernel "
-               "for a float32 input of rank 3 or more with weight and bias, otherwise ATen's three kernels "
-               "(statistics, their inverse, the normalized output)."});
-  r.push_back({"batch_norm.eval.native",
-               bn,
-               {},
-               "native_batch_norm / _native_batch_norm_legit in inference, float32: calc_invstd + transform + 1 "
-               "memcpy (ATen's kernels, never cuDNN)",
-               native_bn_eval_fp32,
-               {2, 1, 0, 0},
-               nullptr,
-               "opinfo: native_batch_norm, _native_batch_norm_legit (training=False, float32 [3,2,4]: 2 kernels, 1 "
-               "memcpy)",
-               "native_batch_norm is ATen's own batch norm: in inference it inverts the running variance and "
-               "normalizes with two kernels, copying a running statistic once."});
   r.push_back(
-      {"batch_norm.eval.fp32",
-       bn,
-       {},
-       "inference, float32: 3-D+ one cuDNN kernel (+ a copy of an input dense in neither NCHW nor "
-       "channels_last); 2-D [N, C] native calc_invstd + channels-last transform + 1 memcpy",
-       bn_eval_fp32,
-       {},
-       bn_eval_fp32_counts,
-       "sweep:norm/batch_norm_eval f32 contig|cl 2-5-D, broad:resnet, broad:shvit, broad:levit, "
-       "broad:byoanet",
-       "An inference batch norm in float32 is one cuDNN kernel on a 3-D or larger input (plus a copy of an input dense "
-       "in no layout cuDNN reads); on a 2-D [N, C] input ATen runs its own kernels and copies a parameter."});
-  r.push_back({"batch_norm.eval.half",
-               bn,
-               {},
-               "inference, bf16/fp16 input: native kernels, 3 with half weights, 2 + 1 memcpy with f32 weights",
-               bn_eval_half,
-               {},
-               bn_eval_half_counts,
-               "sweep:norm/batch_norm_eval bf16 wdtype=same|f32, broad:video-resnet",
-               "An inference batch norm in bf16 runs ATen's own kernels: with bf16 weights three (statistics inverse, "
-               "transform, output), with float32 weights two and a copy."});
+      rule("batch_norm.with_update")
+          .ops({"aten::_batch_norm_with_update"})
+          .when("batch statistics always: cuDNN's one kernel where _select_batch_norm_backend picks it (float32, rank "
+                "3+, weight and bias), else collect statistics, invstd, transform",
+                [](const OpFacts& f) { return rank(f) >= 2; })
+          .compute(bn_train_counts)
+          .evidence(
+              "opinfo: _batch_norm_with_update (float32 [5,5,5] and [3,2,4]: 1 cuDNN kernel; bfloat16 and [3,1]: 3)")
+          .why("A batch norm that updates its running statistics normalizes with the batch's own: one cuDNN kernel for "
+               "a float32 input of rank 3 or more with weight and bias, otherwise ATen's three kernels (statistics, "
+               "their inverse, the normalized output)."));
+  r.push_back(rule("batch_norm.eval.native")
+                  .ops(bn)
+                  .when("native_batch_norm / _native_batch_norm_legit in inference, float32: calc_invstd + transform + "
+                        "1 memcpy (ATen's kernels, never cuDNN)",
+                        native_bn_eval_fp32)
+                  .counts({2, 1, 0, 0})
+                  .evidence("opinfo: native_batch_norm, _native_batch_norm_legit (training=False, float32 [3,2,4]: 2 "
+                            "kernels, 1 memcpy)")
+                  .why("native_batch_norm is ATen's own batch norm: in inference it inverts the running variance and "
+                       "normalizes with two kernels, copying a running statistic once."));
   r.push_back(
-      {"batch_norm.train",
-       bn,
-       {},
-       "training=True (batch statistics): cuDNN's one kernel where _select_batch_norm_backend picks it "
-       "(batch_norm on a float32 input of rank 3+ with weight and bias), else collect statistics, invstd, "
-       "transform",
-       bn_train,
-       {},
-       bn_train_counts,
-       "broad:nfnet (weight standardisation, no weight: 3), opinfo: batch_norm (float32 [5,5,5] with weight and "
-       "bias: 1 cuDNN kernel), native_batch_norm and _native_batch_norm_legit (3 at every dtype)",
-       "A training batch norm computes the batch statistics, their inverse and the normalized output: three ATen "
-       "kernels, or one cuDNN kernel for a float32 input of rank 3 or more with weight and bias."});
-  r.push_back({"instance_norm",
-               ops({"aten::instance_norm"}),
-               {},
-               "use_input_stats (the default): a copy repeating each of weight, bias and running statistics over "
-               "the batch, the batch norm over N*C (cuDNN 1 for float32 with weight and bias, else 3), + a mean "
-               "and a memcpy per running statistic written back",
-               instance_norm_stats,
-               {},
-               instance_norm_counts,
-               "sweep:norm/instance_norm, broad:raft, opset:instance_norm_affine (f32 3, bf16 5), opinfo: "
-               "instance_norm with running statistics (float32 7 + 2 memcpy, bfloat16 9 + 2 memcpy)",
-               "An instance norm runs as a batch norm over a reshaped input: its weight, bias and running statistics "
+      rule("batch_norm.eval.fp32")
+          .ops(bn)
+          .when("inference, float32: 3-D+ one cuDNN kernel (+ a copy of an input dense in neither NCHW nor "
+                "channels_last); 2-D [N, C] native calc_invstd + channels-last transform + 1 memcpy",
+                bn_eval_fp32)
+          .compute(bn_eval_fp32_counts)
+          .evidence(
+              "sweep:norm/batch_norm_eval f32 contig|cl 2-5-D, broad:resnet, broad:shvit, broad:levit, broad:byoanet")
+          .why("An inference batch norm in float32 is one cuDNN kernel on a 3-D or larger input (plus a copy of an "
+               "input dense in no layout cuDNN reads); on a 2-D [N, C] input ATen runs its own kernels and copies a "
+               "parameter."));
+  r.push_back(
+      rule("batch_norm.eval.half")
+          .ops(bn)
+          .when("inference, bf16/fp16 input: native kernels, 3 with half weights, 2 + 1 memcpy with f32 weights",
+                bn_eval_half)
+          .compute(bn_eval_half_counts)
+          .evidence("sweep:norm/batch_norm_eval bf16 wdtype=same|f32, broad:video-resnet")
+          .why("An inference batch norm in bf16 runs ATen's own kernels: with bf16 weights three (statistics inverse, "
+               "transform, output), with float32 weights two and a copy."));
+  r.push_back(
+      rule("batch_norm.train")
+          .ops(bn)
+          .when("training=True (batch statistics): cuDNN's one kernel where _select_batch_norm_backend picks it "
+                "(batch_norm on a float32 input of rank 3+ with weight and bias), else collect statistics, invstd, "
+                "transform",
+                bn_train)
+          .compute(bn_train_counts)
+          .evidence(
+              "broad:nfnet (weight standardisation, no weight: 3), opinfo: batch_norm (float32 [5,5,5] with weight and "
+              "bias: 1 cuDNN kernel), native_batch_norm and _native_batch_norm_legit (3 at every dtype)")
+          .why("A training batch norm computes the batch statistics, their inverse and the normalized output: three "
+               "ATen kernels, or one cuDNN kernel for a float32 input of rank 3 or more with weight and bias."));
+  r.push_back(
+      rule("instance_norm")
+          .ops({"aten::instance_norm"})
+          .when("use_input_stats (the default): a copy repeating each of weight, bias and running statistics over the "
+                "batch, the batch norm over N*C (cuDNN 1 for float32 with weight and bias, else 3), + a mean and a "
+                "memcpy per running statistic written back",
+                instance_norm_stats)
+          .compute(instance_norm_counts)
+          .evidence("sweep:norm/instance_norm, broad:raft, opset:instance_norm_affine (f32 3, bf16 5), opinfo: "
+                    "instance_norm with running statistics (float32 7 + 2 memcpy, bfloat16 9 + 2 memcpy)")
+          .why("An instance norm runs as a batch norm over a reshaped input: its weight, bias and running statistics "
                "are first repeated over the batch (one kernel each), the batch norm is one cuDNN kernel in float32 "
-               "with weight and bias or three ATen kernels, and running statistics are averaged back and copied."});
-  r.push_back({"layer_norm",
-               ops({"aten::layer_norm", "aten::native_layer_norm", "aten::rms_norm"}),
-               {},
-               "one kernel, + a copy of an input not contiguous at run time",
-               nullptr,
-               {},
-               norm_counts,
-               "sweep:norm/layer_norm contig|permuted, sweep:norm/rms_norm, broad:convnext, broad:pvt-v2, "
-               "broad:twins, broad:vit",
-               "A layer norm is one fused kernel over each row; an input that is not contiguous when it runs (a "
-               "permuted view) is copied first."});
-  r.push_back({"group_norm",
-               ops({"aten::group_norm", "aten::native_group_norm"}),
-               {},
-               "3 kernels (moments, fused params, elementwise; 2 without weight and bias), + a copy of a "
-               "non-contiguous input",
-               nullptr,
-               {},
-               group_norm_counts,
-               "sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit, opset:group_norm (no affine: 2)",
-               "A group norm is three kernels: per-group moments, the fused scale and shift, and the elementwise "
-               "transform; a non-contiguous input is copied first."});
-  r.push_back({"softmax",
-               ops({"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"}),
-               {},
-               "one kernel, + a copy of a non-contiguous input",
-               nullptr,
-               {},
-               softmax_counts,
-               "sweep:norm/softmax, sweep:norm/log_softmax, broad:volo, fresh:olmoe and fresh:qwen2-moe (bf16 input, "
-               "dtype=float32: 2)",
-               "A softmax is one kernel over each row; a non-contiguous input is copied first."});
+               "with weight and bias or three ATen kernels, and running statistics are averaged back and copied."));
+  r.push_back(rule("layer_norm")
+                  .ops({"aten::layer_norm", "aten::native_layer_norm", "aten::rms_norm"})
+                  .when("one kernel, + a copy of an input not contiguous at run time")
+                  .compute(norm_counts)
+                  .evidence("sweep:norm/layer_norm contig|permuted, sweep:norm/rms_norm, broad:convnext, broad:pvt-v2, "
+                            "broad:twins, broad:vit")
+                  .why("A layer norm is one fused kernel over each row; an input that is not contiguous when it runs "
+                       "(a permuted view) is copied first."));
+  r.push_back(
+      rule("group_norm")
+          .ops({"aten::group_norm", "aten::native_group_norm"})
+          .when("3 kernels (moments, fused params, elementwise; 2 without weight and bias), + a copy of a "
+                "non-contiguous input")
+          .compute(group_norm_counts)
+          .evidence("sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit, opset:group_norm (no affine: 2)")
+          .why("A group norm is three kernels: per-group moments, the fused scale and shift, and the elementwise "
+               "transform; a non-contiguous input is copied first."));
+  r.push_back(rule("softmax")
+                  .ops({"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"})
+                  .when("one kernel, + a copy of a non-contiguous input")
+                  .compute(softmax_counts)
+                  .evidence("sweep:norm/softmax, sweep:norm/log_softmax, broad:volo, fresh:olmoe and fresh:qwen2-moe "
+                            "(bf16 input, dtype=float32: 2)")
+                  .why("A softmax is one kernel over each row; a non-contiguous input is copied first."));
 }
 
 }  // namespace kc::torch2_11

@@ -145,209 +145,177 @@ Counts gradient_counts(const OpFacts& f) {
 }  // namespace
 
 void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"histc",
-               ops({"aten::histc"}),
-               {},
-               "a zero fill of the bins and one histogram kernel; min == max (the default 0, 0): the range is "
-               "first read from the data (min and max reductions, each read back: 2 memcpy, 2 host syncs)",
-               [](const OpFacts& f) { return f.input(0) && f.in_numel > 0; },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // SummaryOps.cu _histc_cuda_template: self.min().item() and self.max().item() when min == max.
-                 const Arg* lo = f.arg("min");
-                 const Arg* hi = f.arg("max");
-                 auto value = [](const Arg* a) {
-                   if (!a) return 0.0;
-                   if (a->kind == Arg::Kind::kFloat && !a->floats.empty()) return a->floats[0];
-                   if (a->kind == Arg::Kind::kInt && !a->ints.empty()) return static_cast<double>(a->ints[0]);
-                   return 0.0;
-                 };
-                 const bool data_range = value(lo) == value(hi);
-                 return data_range ? Counts{4, 2, 0, 2} : Counts{2, 0, 0, 0};
-               },
-               "opinfo: histc with the default range (fill, min, max, kernelHistogram1D; 2 DtoH memcpy; bins 1, 3 "
-               "and 100)",
-               "histc zeroes its bins and counts every element into them with one kernel; with no range given it "
-               "first finds the data's minimum and maximum and reads them back to the host."});
-  r.push_back({"isin.brute_force",
-               ops({"aten::isin"}),
-               {},
-               "few test elements (fewer than 10 * elements^0.145): elements compared with every test element and "
-               "reduced with any, written into the result: a fill, the comparison, the reduction and a memcpy",
-               [](const OpFacts& f) {
-                 const Value* e = f.input(0);
-                 const Value* t = f.input(1);
-                 if (f.op->overload != "Tensor_Tensor" || !e || !t || e->numel() == 0) return false;
-                 return static_cast<double>(t->numel()) < 10.0 * std::pow(static_cast<double>(e->numel()), 0.145);
-               },
-               {3, 1, 0, 0},
-               nullptr,
-               "opinfo: isin.Tensor_Tensor (20 elements, 5 test elements: FillFunctor, eq, any-reduce, 1 DtoD memcpy)",
-               "isin with few test elements compares every element with each of them and reduces with any, "
-               "copying the answer into the result."});
-  r.push_back({"gradient.scalar",
-               ops({"aten::gradient"}),
-               {},
-               "scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the halving, a "
-               "cat), 16 with edge_order 2",
-               gradient_scalar,
-               {},
-               gradient_counts,
-               "opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32)",
-               "torch.gradient takes central differences inside and one-sided ones at the edges of each dimension, "
-               "each a few elementwise kernels, and joins them with a cat."});
-  r.push_back({"alpha_dropout.train",
-               ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"}),
-               {},
-               "train: 0 < p < 1 a mask, its offset and scale, the product and the offset added; p = 1 a product "
-               "with zero",
-               [](const OpFacts& f) { return f.bool_arg("train", true); },
-               {},
-               alpha_dropout_counts,
-               "opinfo: alpha_dropout, feature_alpha_dropout with train = True (7 kernels; 2 at p = 1)",
-               "Alpha dropout keeps the activations' mean and variance: a Bernoulli mask, an offset built from it "
-               "with three elementwise kernels, the mask scaled, then the input times the mask plus the offset."});
-  r.push_back({"sum_to_size",
-               ops({"aten::sum_to_size"}),
-               {},
-               "the input when it has the size; else one sum over the dimensions the size reduces",
-               [](const OpFacts& f) {
-                 return f.input(0) && f.arg("size") && dims_arg(f, "size").size() <= f.input(0)->sizes.size();
-               },
-               {},
-               sum_to_size_counts,
-               "opinfo: sum_to_size (6 of 6: one reduce kernel)",
-               "sum_to_size is a sum with keepdim over the dimensions it removes or shrinks to 1: one reduce kernel."});
-  r.push_back({"trace",
-               ops({"aten::trace"}),
-               {},
-               "the diagonal's sum: one reduce kernel",
-               // An empty diagonal was never measured: left unknown.
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2 && f.input(0)->numel() > 0; },
-               {},
-               [](const OpFacts& f) {
-                 const Value* in = f.input(0);
-                 const int64_t n = std::min(in->sizes[0], in->sizes[1]);
-                 const bool split = reduce_splits_across_blocks(f.target->device, {n}, {in->sizes[1] + 1}, {});
-                 return Counts{1, 0, split ? 1 : 0, 0};
-               },
-               "opinfo: trace (2 of 2)",
-               "trace sums the matrix's diagonal, a strided view, with one reduce kernel."});
-  r.push_back({"special_ndtr",
-               ops({"aten::special_ndtr"}),
-               {},
-               "x * sqrt(1/2), erf, + 1, * 0.5: four elementwise kernels (none for an empty input)",
-               nullptr,
-               {},
-               [](const OpFacts& f) {
-                 return f.out_numel > 0 ? Counts{4, 0, 0, 0} : Counts{};
-               },
-               "opinfo: special_ndtr (6 of 6: 4 kernels, 0 for the empty sample)",
-               "The normal distribution's CDF is written as (1 + erf(x / sqrt(2))) / 2, each step its own kernel."});
-  r.push_back({"safe_softmax",
-               ops({"aten::_safe_softmax"}),
-               {},
-               "softmax, isneginf, all over the dimension, a zero fill, where",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
-               {},
-               [](const OpFacts& f) {
-                 const Value* in = f.input(0);
-                 return Counts{5, 0, split_memset(f, in->sizes, {f.int_arg("dim", -1)}), 0};
-               },
-               "opinfo: _safe_softmax (6 of 6: 5 kernels)",
-               "_safe_softmax gives zeros for rows that are entirely -inf: the softmax, then a mask of -inf "
-               "inputs, its all() over the dimension, a tensor of zeros and a where."});
-  r.push_back({"allany.one_element",
-               ops({"aten::all", "aten::any"}),
-               {},
-               "an input of one element: a cast to bool (none for a bool input), then a memcpy",
-               one_element,
-               {},
-               [](const OpFacts& f) {
-                 return Counts{f.input(0)->dtype == DType::kBool ? 0 : 1, 1, 0, 0};
-               },
-               "opinfo: all, any of 0-d tensors (12 of 12)",
-               "all and any of a single element skip the reduction: the element is converted to bool and copied "
-               "into the result."});
-  r.push_back({"dist",
-               ops({"aten::dist"}),
-               {},
-               "the difference, then one norm reduction over every element",
-               [](const OpFacts& f) { return f.input(0) && f.input(1); },
-               {},
-               dist_counts,
-               "opinfo: dist (p 2 and 4, broadcast; 6 of 6)",
-               "dist subtracts the tensors with one kernel and reduces the difference's norm with another."});
-  r.push_back({"pairwise_distance",
-               ops({"aten::pairwise_distance"}),
-               {},
-               "sub, add eps, a norm over the last dim",
-               [](const OpFacts& f) { return f.input(0) && f.input(1); },
-               {},
-               pairwise_distance_counts,
-               "opinfo: pairwise_distance, triplet_margin_with_distance_loss (18 of 18)",
-               "The distance is x1 - x2 + eps (two elementwise kernels) and its norm along the last dimension."});
-  r.push_back({"isclose",
-               ops({"aten::isclose"}),
-               {},
-               "floating inputs, equal_nan false, a non-zero tolerance: 13 elementwise kernels",
-               isclose_default,
-               {13, 0, 0, 0},
-               nullptr,
-               "opinfo: isclose (0-d, 1-d, broadcast; 6 of 6)",
-               "isclose compares, builds the allowed and the actual error and combines the tests, one elementwise "
-               "kernel per step: 13."});
-  r.push_back({"nanmean",
-               ops({"aten::nanmean"}),
-               {},
-               "isnan, logical_not, a cast and a sum for the count, nansum, div",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; },
-               {},
-               nanmean_counts,
-               "opinfo: nanmean (6 of 6)",
-               "nanmean sums the non-NaN values and divides by their count, which takes its own elementwise kernels "
-               "and sum."});
-  r.push_back({"trapezoid",
-               ops({"aten::trapezoid", "aten::trapz", "aten::cumulative_trapezoid"}),
-               {},
-               "with x: sub, add, mul, the sum (cumulative: cumsum, two kernels over a whole 1-d input), div",
-               [](const OpFacts& f) { return f.op->overload == "x" && trapezoid_shapes(f); },
-               {},
-               trapezoid_counts,
-               "opinfo: trapezoid.x, trapz.x, cumulative_trapezoid.x (18 of 18)",
-               "The trapezoid rule takes the spacing and the pairwise sums with elementwise kernels, multiplies them "
-               "and sums (or scans) the products, then halves them."});
-  r.push_back({"softmax.backward_data",
-               ops({"aten::_softmax_backward_data"}),
-               {},
-               "grad * output, then the softmax backward kernel",
-               nullptr,
-               {},
-               [](const OpFacts& f) {
-                 return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
-               },
-               "opinfo: _softmax_backward_data (6 of 6)",
-               "Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."});
-  r.push_back({"chunk_cat",
-               ops({"aten::_chunk_cat"}),
-               {},
-               "the inputs' pointers and sizes copied to the device, one chunk_cat kernel",
-               nullptr,
-               {1, 1, 0, 0},
-               nullptr,
-               "opinfo: _chunk_cat (6 of 6)",
-               "chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every chunk "
-               "with one kernel."});
-  r.push_back({"scatter_into_view",
-               ops({"aten::diagonal_scatter", "aten::as_strided_scatter"}),
-               {},
-               "a clone of the input (memcpy when dense), then src copied into the view (memcpy when both are dense, "
-               "else a kernel)",
-               [](const OpFacts& f) { return f.input(0) && f.input(1); },
-               {},
-               scatter_into_view_counts,
-               "opinfo: diagonal_scatter, as_strided_scatter (12 of 12)",
-               "The scatter copies its input, then copies src into a view of the copy."});
+  r.push_back(rule("histc")
+                  .ops({"aten::histc"})
+                  .when("a zero fill of the bins and one histogram kernel; min == max (the default 0, 0): the range is "
+                        "first read from the data (min and max reductions, each read back: 2 memcpy, 2 host syncs)",
+                        [](const OpFacts& f) { return f.input(0) && f.in_numel > 0; })
+                  .compute([](const OpFacts& f) -> Counts {
+                    // SummaryOps.cu _histc_cuda_template: self.min().item() and self.max().item() when min == max.
+                    const Arg* lo = f.arg("min");
+                    const Arg* hi = f.arg("max");
+                    auto value = [](const Arg* a) {
+                      if (!a) return 0.0;
+                      if (a->kind == Arg::Kind::kFloat && !a->floats.empty()) return a->floats[0];
+                      if (a->kind == Arg::Kind::kInt && !a->ints.empty()) return static_cast<double>(a->ints[0]);
+                      return 0.0;
+                    };
+                    const bool data_range = value(lo) == value(hi);
+                    return data_range ? Counts{4, 2, 0, 2} : Counts{2, 0, 0, 0};
+                  })
+                  .evidence("opinfo: histc with the default range (fill, min, max, kernelHistogram1D; 2 DtoH memcpy; "
+                            "bins 1, 3 and 100)")
+                  .why("histc zeroes its bins and counts every element into them with one kernel; with no range given "
+                       "it first finds the data's minimum and maximum and reads them back to the host."));
+  r.push_back(
+      rule("isin.brute_force")
+          .ops({"aten::isin"})
+          .when("few test elements (fewer than 10 * elements^0.145): elements compared with every test element and "
+                "reduced with any, written into the result: a fill, the comparison, the reduction and a memcpy",
+                [](const OpFacts& f) {
+                  const Value* e = f.input(0);
+                  const Value* t = f.input(1);
+                  if (f.op->overload != "Tensor_Tensor" || !e || !t || e->numel() == 0) return false;
+                  return static_cast<double>(t->numel()) < 10.0 * std::pow(static_cast<double>(e->numel()), 0.145);
+                })
+          .counts({3, 1, 0, 0})
+          .evidence(
+              "opinfo: isin.Tensor_Tensor (20 elements, 5 test elements: FillFunctor, eq, any-reduce, 1 DtoD memcpy)")
+          .why("isin with few test elements compares every element with each of them and reduces with any, copying the "
+               "answer into the result."));
+  r.push_back(rule("gradient.scalar")
+                  .ops({"aten::gradient"})
+                  .when("scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the "
+                        "halving, a cat), 16 with edge_order 2",
+                        gradient_scalar)
+                  .compute(gradient_counts)
+                  .evidence("opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32)")
+                  .why("torch.gradient takes central differences inside and one-sided ones at the edges of each "
+                       "dimension, each a few elementwise kernels, and joins them with a cat."));
+  r.push_back(
+      rule("alpha_dropout.train")
+          .ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"})
+          .when("train: 0 < p < 1 a mask, its offset and scale, the product and the offset added; p = 1 a product with "
+                "zero",
+                [](const OpFacts& f) { return f.bool_arg("train", true); })
+          .compute(alpha_dropout_counts)
+          .evidence("opinfo: alpha_dropout, feature_alpha_dropout with train = True (7 kernels; 2 at p = 1)")
+          .why("Alpha dropout keeps the activations' mean and variance: a Bernoulli mask, an offset built from it with "
+               "three elementwise kernels, the mask scaled, then the input times the mask plus the offset."));
+  r.push_back(
+      rule("sum_to_size")
+          .ops({"aten::sum_to_size"})
+          .when("the input when it has the size; else one sum over the dimensions the size reduces",
+                [](const OpFacts& f) {
+                  return f.input(0) && f.arg("size") && dims_arg(f, "size").size() <= f.input(0)->sizes.size();
+                })
+          .compute(sum_to_size_counts)
+          .evidence("opinfo: sum_to_size (6 of 6: one reduce kernel)")
+          .why("sum_to_size is a sum with keepdim over the dimensions it removes or shrinks to 1: one reduce kernel."));
+  r.push_back(
+      rule("trace")
+          .ops({"aten::trace"})
+          .when("the diagonal's sum: one reduce kernel",  // An empty diagonal was never measured: left unknown.
+                [](const OpFacts& f) { return f.input(0) && f.input(0)->sizes.size() == 2 && f.input(0)->numel() > 0; })
+          .compute([](const OpFacts& f) {
+            const Value* in = f.input(0);
+            const int64_t n = std::min(in->sizes[0], in->sizes[1]);
+            const bool split = reduce_splits_across_blocks(f.target->device, {n}, {in->sizes[1] + 1}, {});
+            return Counts{1, 0, split ? 1 : 0, 0};
+          })
+          .evidence("opinfo: trace (2 of 2)")
+          .why("trace sums the matrix's diagonal, a strided view, with one reduce kernel."));
+  r.push_back(
+      rule("special_ndtr")
+          .ops({"aten::special_ndtr"})
+          .when("x * sqrt(1/2), erf, + 1, * 0.5: four elementwise kernels (none for an empty input)")
+          .compute([](const OpFacts& f) {
+            return f.out_numel > 0 ? Counts{4, 0, 0, 0} : Counts{};
+          })
+          .evidence("opinfo: special_ndtr (6 of 6: 4 kernels, 0 for the empty sample)")
+          .why("The normal distribution's CDF is written as (1 + erf(x / sqrt(2))) / 2, each step its own kernel."));
+  r.push_back(rule("safe_softmax")
+                  .ops({"aten::_safe_softmax"})
+                  .when("softmax, isneginf, all over the dimension, a zero fill, where",
+                        [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; })
+                  .compute([](const OpFacts& f) {
+                    const Value* in = f.input(0);
+                    return Counts{5, 0, split_memset(f, in->sizes, {f.int_arg("dim", -1)}), 0};
+                  })
+                  .evidence("opinfo: _safe_softmax (6 of 6: 5 kernels)")
+                  .why("_safe_softmax gives zeros for rows that are entirely -inf: the softmax, then a mask of -inf "
+                       "inputs, its all() over the dimension, a tensor of zeros and a where."));
+  r.push_back(rule("allany.one_element")
+                  .ops({"aten::all", "aten::any"})
+                  .when("an input of one element: a cast to bool (none for a bool input), then a memcpy", one_element)
+                  .compute([](const OpFacts& f) {
+                    return Counts{f.input(0)->dtype == DType::kBool ? 0 : 1, 1, 0, 0};
+                  })
+                  .evidence("opinfo: all, any of 0-d tensors (12 of 12)")
+                  .why("all and any of a single element skip the reduction: the element is converted to bool and "
+                       "copied into the result."));
+  r.push_back(rule("dist")
+                  .ops({"aten::dist"})
+                  .when("the difference, then one norm reduction over every element",
+                        [](const OpFacts& f) { return f.input(0) && f.input(1); })
+                  .compute(dist_counts)
+                  .evidence("opinfo: dist (p 2 and 4, broadcast; 6 of 6)")
+                  .why("dist subtracts the tensors with one kernel and reduces the difference's norm with another."));
+  r.push_back(
+      rule("pairwise_distance")
+          .ops({"aten::pairwise_distance"})
+          .when("sub, add eps, a norm over the last dim", [](const OpFacts& f) { return f.input(0) && f.input(1); })
+          .compute(pairwise_distance_counts)
+          .evidence("opinfo: pairwise_distance, triplet_margin_with_distance_loss (18 of 18)")
+          .why("The distance is x1 - x2 + eps (two elementwise kernels) and its norm along the last dimension."));
+  r.push_back(
+      rule("isclose")
+          .ops({"aten::isclose"})
+          .when("floating inputs, equal_nan false, a non-zero tolerance: 13 elementwise kernels", isclose_default)
+          .counts({13, 0, 0, 0})
+          .evidence("opinfo: isclose (0-d, 1-d, broadcast; 6 of 6)")
+          .why("isclose compares, builds the allowed and the actual error and combines the tests, one elementwise "
+               "kernel per step: 13."));
+  r.push_back(rule("nanmean")
+                  .ops({"aten::nanmean"})
+                  .when("isnan, logical_not, a cast and a sum for the count, nansum, div",
+                        [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0; })
+                  .compute(nanmean_counts)
+                  .evidence("opinfo: nanmean (6 of 6)")
+                  .why("nanmean sums the non-NaN values and divides by their count, which takes its own elementwise "
+                       "kernels and sum."));
+  r.push_back(rule("trapezoid")
+                  .ops({"aten::trapezoid", "aten::trapz", "aten::cumulative_trapezoid"})
+                  .when("with x: sub, add, mul, the sum (cumulative: cumsum, two kernels over a whole 1-d input), div",
+                        [](const OpFacts& f) { return f.op->overload == "x" && trapezoid_shapes(f); })
+                  .compute(trapezoid_counts)
+                  .evidence("opinfo: trapezoid.x, trapz.x, cumulative_trapezoid.x (18 of 18)")
+                  .why("The trapezoid rule takes the spacing and the pairwise sums with elementwise kernels, "
+                       "multiplies them and sums (or scans) the products, then halves them."));
+  r.push_back(
+      rule("softmax.backward_data")
+          .ops({"aten::_softmax_backward_data"})
+          .when("grad * output, then the softmax backward kernel")
+          .compute([](const OpFacts& f) {
+            return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
+          })
+          .evidence("opinfo: _softmax_backward_data (6 of 6)")
+          .why("Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."));
+  r.push_back(rule("chunk_cat")
+                  .ops({"aten::_chunk_cat"})
+                  .when("the inputs' pointers and sizes copied to the device, one chunk_cat kernel")
+                  .counts({1, 1, 0, 0})
+                  .evidence("opinfo: _chunk_cat (6 of 6)")
+                  .why("chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every "
+                       "chunk with one kernel."));
+  r.push_back(rule("scatter_into_view")
+                  .ops({"aten::diagonal_scatter", "aten::as_strided_scatter"})
+                  .when("a clone of the input (memcpy when dense), then src copied into the view (memcpy when both are "
+                        "dense, else a kernel)",
+                        [](const OpFacts& f) { return f.input(0) && f.input(1); })
+                  .compute(scatter_into_view_counts)
+                  .evidence("opinfo: diagonal_scatter, as_strided_scatter (12 of 12)")
+                  .why("The scatter copies its input, then copies src into a view of the copy."));
 }
 
 }  // namespace kc::torch2_11

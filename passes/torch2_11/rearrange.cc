@@ -117,83 +117,66 @@ Counts cartesian_prod_counts(const OpFacts& f) {
 }  // namespace
 
 void add_rearrange_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"block_diag",
-               ops({"aten::block_diag"}),
-               {},
-               "a zero fill of the result, then per non-empty block a memcpy (dense source into one row or the "
-               "full width) or a copy kernel",
-               [](const OpFacts& f) { return f.output(0) && f.output(0)->sizes.size() == 2; },
-               {},
-               block_diag_counts,
-               "opinfo: block_diag ([1,5], [2,5], [3,5]: 3 + 1 memcpy; [5,1], [5,2], [5,3]: 4; 1-d: 1 + 3 memcpy)",
-               "block_diag zeroes its result with one kernel and copies each block into place: a plain memory "
-               "copy when the block's rows lie back to back in the result, a copy kernel otherwise."});
-  r.push_back({"cartesian_prod",
-               ops({"aten::cartesian_prod"}),
-               {},
-               "one tensor: nothing; several: a copy per meshgrid view that no view can flatten, then one cat",
-               [](const OpFacts& f) { return f.output(0) != nullptr; },
-               {},
-               cartesian_prod_counts,
-               "opinfo: cartesian_prod (1 tensor: 0; 2: 1 cat; 3: 2 copies + 1 cat)",
-               "cartesian_prod spreads its inputs over a grid of broadcast views, copies those that cannot be "
-               "flattened in place, and stacks the columns with one kernel."});
-  r.push_back({"stack.batched",
-               ops({"aten::hstack", "aten::vstack", "aten::dstack", "aten::column_stack", "aten::row_stack"}),
-               {},
-               "two or more inputs of the result's dtype, result of rank <= 4: one batched cat kernel",
-               batched_stack,
-               {},
-               one_kernel_unless_empty,
-               "opinfo: hstack, vstack, dstack, column_stack (22 of 22)",
-               "The stacks view their inputs at the needed rank and concatenate them with one batched copy."});
-  r.push_back({"rot90",
-               ops({"aten::rot90"}),
-               {},
-               "a turn: one flip kernel; k % 4 == 0: a clone",
-               [](const OpFacts& f) { return f.input(0) != nullptr; },
-               {},
-               rot90_counts,
-               "opinfo: rot90 (k = 1, -5)",
-               "A quarter or half turn is a flip (with a transposed view): one gather kernel."});
-  r.push_back({"diag",
-               ops({"aten::diag", "aten::diagflat"}),
-               {},
-               "from a vector: a fill of the matrix and a copy into its diagonal; from a matrix: a copy of the "
-               "diagonal; a copy of one element is a memcpy",
-               diag_shapes,
-               {},
-               diag_counts,
-               "opinfo: diag, diagflat (0-d input: a fill and a memcpy)",
-               "Building a diagonal matrix zero-fills it, then copies the vector into the diagonal; reading one "
-               "copies the diagonal out."});
-  r.push_back({"fftshift",
-               ops({"aten::fft_fftshift", "aten::fft_ifftshift"}),
-               {},
-               "one roll kernel per shifted dim (all dims by default)",
-               [](const OpFacts& f) { return f.input(0) != nullptr; },
-               {},
-               fftshift_counts,
-               "opinfo: fft_fftshift, fft_ifftshift (2-d default: 2; one dim: 1)",
-               "A shift of the spectrum rolls each dimension in turn: one kernel per dimension."});
-  r.push_back({"take",
-               ops({"aten::take"}),
-               {},
-               "a contiguous input: one index kernel",
-               dense_self,
-               {},
-               one_kernel_unless_empty,
-               "opinfo: take",
-               "take gathers the flat positions it is given with one index kernel."});
-  r.push_back({"put",
-               ops({"aten::put"}),
-               {},
-               "a contiguous input: a clone (memcpy), then one index kernel",
-               dense_self,
-               {},
-               put_counts,
-               "opinfo: put (with and without accumulate)",
-               "put copies its input, then writes the values at the flat positions with one index kernel."});
+  r.push_back(
+      rule("block_diag")
+          .ops({"aten::block_diag"})
+          .when("a zero fill of the result, then per non-empty block a memcpy (dense source into one row or the full "
+                "width) or a copy kernel",
+                [](const OpFacts& f) { return f.output(0) && f.output(0)->sizes.size() == 2; })
+          .compute(block_diag_counts)
+          .evidence("opinfo: block_diag ([1,5], [2,5], [3,5]: 3 + 1 memcpy; [5,1], [5,2], [5,3]: 4; 1-d: 1 + 3 memcpy)")
+          .why("block_diag zeroes its result with one kernel and copies each block into place: a plain memory copy "
+               "when the block's rows lie back to back in the result, a copy kernel otherwise."));
+  r.push_back(rule("cartesian_prod")
+                  .ops({"aten::cartesian_prod"})
+                  .when("one tensor: nothing; several: a copy per meshgrid view that no view can flatten, then one cat",
+                        [](const OpFacts& f) { return f.output(0) != nullptr; })
+                  .compute(cartesian_prod_counts)
+                  .evidence("opinfo: cartesian_prod (1 tensor: 0; 2: 1 cat; 3: 2 copies + 1 cat)")
+                  .why("cartesian_prod spreads its inputs over a grid of broadcast views, copies those that cannot be "
+                       "flattened in place, and stacks the columns with one kernel."));
+  r.push_back(
+      rule("stack.batched")
+          .ops({"aten::hstack", "aten::vstack", "aten::dstack", "aten::column_stack", "aten::row_stack"})
+          .when("two or more inputs of the result's dtype, result of rank <= 4: one batched cat kernel", batched_stack)
+          .compute(one_kernel_unless_empty)
+          .evidence("opinfo: hstack, vstack, dstack, column_stack (22 of 22)")
+          .why("The stacks view their inputs at the needed rank and concatenate them with one batched copy."));
+  r.push_back(
+      rule("rot90")
+          .ops({"aten::rot90"})
+          .when("a turn: one flip kernel; k % 4 == 0: a clone", [](const OpFacts& f) { return f.input(0) != nullptr; })
+          .compute(rot90_counts)
+          .evidence("opinfo: rot90 (k = 1, -5)")
+          .why("A quarter or half turn is a flip (with a transposed view): one gather kernel."));
+  r.push_back(rule("diag")
+                  .ops({"aten::diag", "aten::diagflat"})
+                  .when("from a vector: a fill of the matrix and a copy into its diagonal; from a matrix: a copy of "
+                        "the diagonal; a copy of one element is a memcpy",
+                        diag_shapes)
+                  .compute(diag_counts)
+                  .evidence("opinfo: diag, diagflat (0-d input: a fill and a memcpy)")
+                  .why("Building a diagonal matrix zero-fills it, then copies the vector into the diagonal; reading "
+                       "one copies the diagonal out."));
+  r.push_back(rule("fftshift")
+                  .ops({"aten::fft_fftshift", "aten::fft_ifftshift"})
+                  .when("one roll kernel per shifted dim (all dims by default)",
+                        [](const OpFacts& f) { return f.input(0) != nullptr; })
+                  .compute(fftshift_counts)
+                  .evidence("opinfo: fft_fftshift, fft_ifftshift (2-d default: 2; one dim: 1)")
+                  .why("A shift of the spectrum rolls each dimension in turn: one kernel per dimension."));
+  r.push_back(rule("take")
+                  .ops({"aten::take"})
+                  .when("a contiguous input: one index kernel", dense_self)
+                  .compute(one_kernel_unless_empty)
+                  .evidence("opinfo: take")
+                  .why("take gathers the flat positions it is given with one index kernel."));
+  r.push_back(rule("put")
+                  .ops({"aten::put"})
+                  .when("a contiguous input: a clone (memcpy), then one index kernel", dense_self)
+                  .compute(put_counts)
+                  .evidence("opinfo: put (with and without accumulate)")
+                  .why("put copies its input, then writes the values at the flat positions with one index kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -142,25 +142,22 @@ Counts rnn_counts(const OpFacts& f) {
 
 void add_rnn_rules(std::vector<LaunchRule>& r) {
   r.push_back(
-      {"rnn.cudnn",
-       ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"}),
-       {},
-       "unpacked input, f32/bf16, no projection, no training dropout. Weights as separate "
-       "tensors (as exported): 1 fill + 1 memcpy per weight (none for weights flattened into one "
-       "buffer, as a trace saves them), + 1 copy of a non-contiguous "
-       "sequence-major input. f32 with hidden <= 192 (LSTM/GRU) or <= 384 (RNN): persistent, "
-       "per layer and direction 1 input GEMM + 1 persistent kernel (GRU 2); else per step, layer "
-       "and direction a GEMM and a cell kernel, + input GEMMs (1 per layer and direction; "
-       "unidirectional stacks in 4-8 chunks of steps); f32 split-K reduces for layers >= 2",
-       rnn_known,
-       {},
-       rnn_counts,
-       "sweep:rnn/LSTM, sweep:rnn/GRU, sweep:rnn/RNN_TANH, sweep:rnn/RNN_RELU (316 of 320), "
-       "sweep:rnn/LSTM_h0c0, broad:rnn, broad:sequencer, torchscript_heldout:sequencer (flattened weights: no fill, "
-       "no memcpy)",
-       "cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its "
-       "flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or "
-       "one GEMM and one cell kernel per time step."});
+      rule("rnn.cudnn")
+          .ops({"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"})
+          .when("unpacked input, f32/bf16, no projection, no training dropout. Weights as separate tensors (as "
+                "exported): 1 fill + 1 memcpy per weight (none for weights flattened into one buffer, as a trace saves "
+                "them), + 1 copy of a non-contiguous sequence-major input. f32 with hidden <= 192 (LSTM/GRU) or <= 384 "
+                "(RNN): persistent, per layer and direction 1 input GEMM + 1 persistent kernel (GRU 2); else per step, "
+                "layer and direction a GEMM and a cell kernel, + input GEMMs (1 per layer and direction; "
+                "unidirectional stacks in 4-8 chunks of steps); f32 split-K reduces for layers >= 2",
+                rnn_known)
+          .compute(rnn_counts)
+          .evidence("sweep:rnn/LSTM, sweep:rnn/GRU, sweep:rnn/RNN_TANH, sweep:rnn/RNN_RELU (316 of 320), "
+                    "sweep:rnn/LSTM_h0c0, broad:rnn, broad:sequencer, torchscript_heldout:sequencer (flattened "
+                    "weights: no fill, no memcpy)")
+          .why("cuDNN runs the recurrent layer: it zeroes a buffer and copies each separately stored weight into its "
+               "flat layout, then per layer and direction either one persistent kernel (small float32 hidden sizes) or "
+               "one GEMM and one cell kernel per time step."));
 }
 
 }  // namespace kc::torch2_11

@@ -9,15 +9,12 @@ namespace kc::torch2_11 {
 // matter: host-side work first, the rules by class last.
 std::vector<LaunchRule> launch_rules() {
   std::vector<LaunchRule> r;
-  r.push_back({"host",
-               {},
-               {},
-               "every tensor involved is on the CPU",
-               on_host,
-               {},
-               nullptr,
-               "by construction: no CUDA tensor is read or written",
-               "Every tensor it touches lives on the CPU, so nothing is launched on the GPU."});
+  r.push_back(rule("host")
+                  .every_op()
+                  .when("every tensor involved is on the CPU", on_host)
+                  .counts({0, 0, 0, 0})
+                  .evidence("by construction: no CUDA tensor is read or written")
+                  .why("Every tensor it touches lives on the CPU, so nothing is launched on the GPU."));
   add_view_copies_rules(r);  // first: an empty result launches nothing, whatever the op
   add_copies_rules(r);
   add_gemm_rules(r);

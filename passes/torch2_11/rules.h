@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "passes/launch_rules.h"
+#include "passes/rule_builder.h"
 #include "passes/target.h"
 
 namespace kc::torch2_11 {

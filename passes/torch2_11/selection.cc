@@ -143,14 +143,7 @@ Counts small_mode_counts(const OpFacts& f) {
     std::swap(sizes[dim], sizes[rank - 1]);
     std::swap(strides[dim], strides[rank - 1]);
   }
-  int64_t expected = 1;
-  bool dense = true;
-  for (int64_t i = rank; i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    dense = dense && strides[i] == expected;
-    expected *= sizes[i];
-  }
-  return {dense ? 1 : 2, 0, 0, 0};
+  return {row_major_dense(sizes, strides) ? 1 : 2, 0, 0, 0};
 }
 // Longer slices: ModeImpl runs thrust per slice (sort a copy, count runs, find the largest),
 // reading 8 results back per slice, + 1 memcpy. Kernels and memsets per slice, measured:
@@ -317,466 +310,393 @@ Counts segment_reduce_counts(const OpFacts& f) {
 }  // namespace
 
 void add_selection_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"sort.small",
-               ops({"aten::sort", "aten::argsort", "aten::msort"}),
-               {},
-               "slices of at most 4096 elements: arange of the indices + copy of the values + in-place sort = 3, "
-               "+ 2 device-to-device memcpy",
-               small_sort,
-               {},
-               sort_counts,
-               "opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64), opinfo: msort "
-               "(sort along dim 0: [5,10,5] 3 + 2 memcpy)",
-               "Sorting fills the indices with an arange, copies the values into the output and sorts each slice in "
-               "place with one kernel; two small device copies set up the outputs."});
+  r.push_back(rule("sort.small")
+                  .ops({"aten::sort", "aten::argsort", "aten::msort"})
+                  .when("slices of at most 4096 elements: arange of the indices + copy of the values + in-place sort = "
+                        "3, + 2 device-to-device memcpy",
+                        small_sort)
+                  .compute(sort_counts)
+                  .evidence("opset:sort (8x1024 radix), opset:sort_small (64x32 bitonic), opset:argsort (dim of 64), "
+                            "opinfo: msort (sort along dim 0: [5,10,5] 3 + 2 memcpy)")
+                  .why("Sorting fills the indices with an arange, copies the values into the output and sorts each "
+                       "slice in place with one kernel; two small device copies set up the outputs."));
   r.push_back(
-      {"sort.long",
-       ops({"aten::sort", "aten::argsort", "aten::msort"}),
-       {},
-       "slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
-       "kernels and (2 + p) memsets (p = key bits / 8); 2-64 shorter slices together: 7 + p kernels, 5 + "
-       "p memsets; + 1 memcpy",
-       long_sort,
-       {},
-       long_sort_counts,
-       "sweep:sortmode (f32, bf16, f16, int64; 1, 4 and 32 slices of 4097 to 1M), opset:sort_long, opinfo: msort "
-       "([8000]: f32 7, bf16 5), "
-       "opset:sort_long_rows (64 slices of 8192)",
-       "Long slices are sorted by cub's radix sort, one pass per byte of the key, each pass zeroing its "
-       "counters; several slices of moderate length are sorted together on keys tagged with their slice, very "
-       "long ones one after another."});
-  r.push_back({"mode.long",
-               ops({"aten::mode"}),
-               {},
-               "slices of >= 3000 (f32), >= 4096 (int64) or > 2048 (bf16, fp16) elements: thrust per slice, f32 "
-               "15-16 kernels + 6 memsets, int64 17-18 + 10, bf16 8 below 4096, bf16/fp16 10 + 2 per doubling from "
-               "8192; 8 memcpy per slice + 1",
-               long_mode,
-               {},
-               long_mode_counts,
-               "sweep:sortmode (mode of 1, 4, 32 slices of 2049 to 1M elements), opset:mode_long, opset:mode_long_rows "
-               "(bf16: 16 slices of 3000)",
-               "The mode of a long slice is computed slice by slice with thrust: a sort, a run count and a search, "
-               "with results copied back to the host after each slice."});
-  r.push_back({"select.kth",
-               ops({"aten::kthvalue", "aten::median", "aten::nanmedian"}),
-               {},
-               "median or nanmedian along a dim / kthvalue: one radix-select kernel",
-               [](const OpFacts& f) { return f.op->name == "aten::kthvalue" || f.op->overload == "dim"; },
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:kthvalue, opset:median_dim (4-D and rows), opinfo: nanmedian.dim, masked.median",
-               "A k-th value or median along a dimension is found by one radix-select kernel per slice."});
-  r.push_back({"mode.small",
-               ops({"aten::mode"}),
-               {},
-               "slices of at most 2048 elements: one fused kernel; a copy first when the dim is not the innermost",
-               small_mode,
-               {},
-               small_mode_counts,
-               "opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)",
-               "The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."});
-  r.push_back({"segment_reduce.1d",
-               ops({"aten::segment_reduce"}),
-               {},
-               "1-d data, axis 0: offsets 2 (+1 for mean); lengths 8 + 3 memcpy, 2 host syncs (+1 for mean)",
-               [](const OpFacts& f) {
-                 return f.input(0) && f.input(0)->sizes.size() == 1 && f.int_arg("axis", 0) == 0 &&
-                        (f.has_tensor_arg("offsets") || f.has_tensor_arg("lengths"));
-               },
-               {},
-               segment_reduce_counts,
-               "opinfo: _segment_reduce_offsets (max 2, mean 3), _segment_reduce_lengths (max 8, mean 9; 3 "
-               "memcpy)",
-               "segment_reduce reduces each segment of a 1-d input with cub's segmented reduce; lengths are first "
-               "checked on the host and scanned into offsets, and a mean divides by the lengths with one more "
-               "kernel."});
-  r.push_back({"unique_consecutive",
-               ops({"aten::unique_consecutive"}),
-               {},
-               "no dim, no inverse, no counts: cub's unique (init + select) and its count read back (1 memcpy, "
-               "1 host sync)",
-               [](const OpFacts& f) {
-                 const Arg* d = f.arg("dim");
-                 return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false) &&
-                        !f.bool_arg("return_counts", false);
-               },
-               {2, 1, 0, 1},
-               nullptr,
-               "opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6)",
-               "unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
-               "reads the number kept back to the host to size its result."});
-  r.push_back({"multinomial.no_replacement",
-               ops({"aten::multinomial"}),
-               {},
-               "without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
-               "max < inf, and, assert; sum == 0 (+ any over rows for 2-d), not, assert), exponential_, div, then "
-               "argmax for one sample or topk (select + sort): 14 for 1-d, 15 for 2-d",
-               [](const OpFacts& f) {
-                 const Value* x = f.input(0);
-                 return x && (x->sizes.size() == 1 || x->sizes.size() == 2) && x->sizes.back() < 400 &&
-                        (!f.bool_arg("replacement", false) || f.int_arg("num_samples", 1) == 1);
-               },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // Distributions.cpp multinomial: Gumbel-style sampling by topk of p / Exp(1).
-                 const Value& x = *f.input(0);
-                 const int checks = 6 + (x.sizes.size() == 1 ? 2 : 3) + 2;
-                 const int select = f.int_arg("num_samples", 1) == 1 ? 1 : 2;
-                 return {checks + 2 + select, 0, 0, 0};
-               },
-               "opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15)",
-               "multinomial without replacement checks the probabilities on the device (asserts, no host wait), "
-               "divides them by exponential noise and takes the top samples: a select and a sort."});
-  r.push_back({"median.all",
-               ops({"aten::median", "aten::nanmedian"}),
-               {},
-               "over all elements: a sort of the flattened input (as sort counts one slice), then median: isnan "
-               "and where (2); nanmedian: isnan, its sum (a conversion and the reduce), rsub, div, the cast to "
-               "int64 and the gather (7)",
-               [](const OpFacts& f) {
-                 const std::string& o = f.op->overload;
-                 return f.input(0) && f.input(0)->numel() > 0 && (o.empty() || o == "default");
-               },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // Sorting.cu median_impl: sorted = self.flatten().sort(); median: where(sorted[-1].isnan(),
-                 // sorted[-1], sorted[k]); nanmedian: k = ((size - 1) - sorted.isnan().sum()) / 2, sorted[k].
-                 Counts c = sort_1d_launches(f.input(0)->numel(), f.input(0)->dtype);
-                 c.kernels += f.op->name == "aten::median" ? 2 : 7;
-                 return c;
-               },
-               "opinfo: median and nanmedian of a 0-d tensor (arange, 3 memcpy; + eq, where: 3; + 7: 8)",
-               "median over all elements sorts a flattened copy and picks the middle value (or NaN) with two more "
-               "kernels; nanmedian first counts the NaNs on the device to find the middle of the rest."});
-  r.push_back({"nonzero_static.empty",
-               ops({"aten::nonzero_static"}),
-               {},
-               "a result of no elements (size 0, or a 0-d input: [0, size]): nothing",
-               [](const OpFacts& f) { return f.output(0) && f.output(0)->numel() == 0; },
-               {0, 0, 0, 0},
-               nullptr,
-               "opinfo: nonzero_static of 0-d inputs, size 0, 1 and 3 (0 kernels)",
-               "nonzero_static allocates its [rank, size] result and returns at once when it has no elements: "
-               "nothing is counted or launched."});
-  r.push_back({"nonzero",
-               ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"}),
-               {},
-               "nonzero, argwhere, where(condition): cub count (1 kernel up to 4096 elements, else 2), the count "
-               "read back (1 memcpy, 1 host sync), cub select (2) for rank >= 1, write_indices for rank >= 2; a copy "
-               "of a non-contiguous input first",
-               [](const OpFacts& f) {
-                 return f.input(0) &&
-                        (f.op->name != "aten::where" ||
-                         (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default")));
-               },
-               {},
-               [](const OpFacts& f) {
-                 // nonzero_numpy runs nonzero on a 0-d input unsqueezed to [1] (opinfo: 3 kernels).
-                 if (f.op->name == "aten::nonzero_numpy" && f.input(0)->sizes.empty()) {
-                   Value one = *f.input(0);
-                   one.sizes = {1};
-                   one.strides = {1};
-                   return nonzero_launches(one);
-                 }
-                 return nonzero_launches(*f.input(0));
-               },
-               "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, "
-               "expanded: research/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, "
-               "opinfo:argwhere, opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of "
-               "13500: 4)",
-               "nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
+      rule("sort.long")
+          .ops({"aten::sort", "aten::argsort", "aten::msort"})
+          .when("slices of more than 4096 elements: one slice or slices of >= 1M elements: 1 + (2 + p) per slice "
+                "kernels and (2 + p) memsets (p = key bits / 8); 2-64 shorter slices together: 7 + p kernels, 5 + p "
+                "memsets; + 1 memcpy",
+                long_sort)
+          .compute(long_sort_counts)
+          .evidence("sweep:sortmode (f32, bf16, f16, int64; 1, 4 and 32 slices of 4097 to 1M), opset:sort_long, "
+                    "opinfo: msort ([8000]: f32 7, bf16 5), opset:sort_long_rows (64 slices of 8192)")
+          .why("Long slices are sorted by cub's radix sort, one pass per byte of the key, each pass zeroing its "
+               "counters; several slices of moderate length are sorted together on keys tagged with their slice, very "
+               "long ones one after another."));
+  r.push_back(rule("mode.long")
+                  .ops({"aten::mode"})
+                  .when("slices of >= 3000 (f32), >= 4096 (int64) or > 2048 (bf16, fp16) elements: thrust per slice, "
+                        "f32 15-16 kernels + 6 memsets, int64 17-18 + 10, bf16 8 below 4096, bf16/fp16 10 + 2 per "
+                        "doubling from 8192; 8 memcpy per slice + 1",
+                        long_mode)
+                  .compute(long_mode_counts)
+                  .evidence("sweep:sortmode (mode of 1, 4, 32 slices of 2049 to 1M elements), opset:mode_long, "
+                            "opset:mode_long_rows (bf16: 16 slices of 3000)")
+                  .why("The mode of a long slice is computed slice by slice with thrust: a sort, a run count and a "
+                       "search, with results copied back to the host after each slice."));
+  r.push_back(rule("select.kth")
+                  .ops({"aten::kthvalue", "aten::median", "aten::nanmedian"})
+                  .when("median or nanmedian along a dim / kthvalue: one radix-select kernel",
+                        [](const OpFacts& f) { return f.op->name == "aten::kthvalue" || f.op->overload == "dim"; })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:kthvalue, opset:median_dim (4-D and rows), opinfo: nanmedian.dim, masked.median")
+                  .why("A k-th value or median along a dimension is found by one radix-select kernel per slice."));
+  r.push_back(
+      rule("mode.small")
+          .ops({"aten::mode"})
+          .when("slices of at most 2048 elements: one fused kernel; a copy first when the dim is not the innermost",
+                small_mode)
+          .compute(small_mode_counts)
+          .evidence("opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)")
+          .why("The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."));
+  r.push_back(
+      rule("segment_reduce.1d")
+          .ops({"aten::segment_reduce"})
+          .when("1-d data, axis 0: offsets 2 (+1 for mean); lengths 8 + 3 memcpy, 2 host syncs (+1 for mean)",
+                [](const OpFacts& f) {
+                  return f.input(0) && f.input(0)->sizes.size() == 1 && f.int_arg("axis", 0) == 0 &&
+                         (f.has_tensor_arg("offsets") || f.has_tensor_arg("lengths"));
+                })
+          .compute(segment_reduce_counts)
+          .evidence(
+              "opinfo: _segment_reduce_offsets (max 2, mean 3), _segment_reduce_lengths (max 8, mean 9; 3 memcpy)")
+          .why(
+              "segment_reduce reduces each segment of a 1-d input with cub's segmented reduce; lengths are first "
+              "checked on the host and scanned into offsets, and a mean divides by the lengths with one more kernel."));
+  r.push_back(
+      rule("unique_consecutive")
+          .ops({"aten::unique_consecutive"})
+          .when("no dim, no inverse, no counts: cub's unique (init + select) and its count read back (1 memcpy, 1 host "
+                "sync)",
+                [](const OpFacts& f) {
+                  const Arg* d = f.arg("dim");
+                  return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false) &&
+                         !f.bool_arg("return_counts", false);
+                })
+          .counts({2, 1, 0, 1})
+          .evidence("opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6)")
+          .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
+               "reads the number kept back to the host to size its result."));
+  r.push_back(rule("multinomial.no_replacement")
+                  .ops({"aten::multinomial"})
+                  .when("without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
+                        "max < inf, and, assert; sum == 0 (+ any over rows for 2-d), not, assert), exponential_, div, "
+                        "then argmax for one sample or topk (select + sort): 14 for 1-d, 15 for 2-d",
+                        [](const OpFacts& f) {
+                          const Value* x = f.input(0);
+                          return x && (x->sizes.size() == 1 || x->sizes.size() == 2) && x->sizes.back() < 400 &&
+                                 (!f.bool_arg("replacement", false) || f.int_arg("num_samples", 1) == 1);
+                        })
+                  .compute([](const OpFacts& f) -> Counts {
+                    // Distributions.cpp multinomial: Gumbel-style sampling by topk of p / Exp(1).
+                    const Value& x = *f.input(0);
+                    const int checks = 6 + (x.sizes.size() == 1 ? 2 : 3) + 2;
+                    const int select = f.int_arg("num_samples", 1) == 1 ? 1 : 2;
+                    return {checks + 2 + select, 0, 0, 0};
+                  })
+                  .evidence("opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15)")
+                  .why("multinomial without replacement checks the probabilities on the device (asserts, no host "
+                       "wait), divides them by exponential noise and takes the top samples: a select and a sort."));
+  r.push_back(rule("median.all")
+                  .ops({"aten::median", "aten::nanmedian"})
+                  .when("over all elements: a sort of the flattened input (as sort counts one slice), then median: "
+                        "isnan and where (2); nanmedian: isnan, its sum (a conversion and the reduce), rsub, div, the "
+                        "cast to int64 and the gather (7)",
+                        [](const OpFacts& f) {
+                          const std::string& o = f.op->overload;
+                          return f.input(0) && f.input(0)->numel() > 0 && (o.empty() || o == "default");
+                        })
+                  .compute([](const OpFacts& f) -> Counts {
+                    // Sorting.cu median_impl: sorted = self.flatten().sort(); median: where(sorted[-1].isnan(),
+                    // sorted[-1], sorted[k]); nanmedian: k = ((size - 1) - sorted.isnan().sum()) / 2, sorted[k].
+                    Counts c = sort_1d_launches(f.input(0)->numel(), f.input(0)->dtype);
+                    c.kernels += f.op->name == "aten::median" ? 2 : 7;
+                    return c;
+                  })
+                  .evidence("opinfo: median and nanmedian of a 0-d tensor (arange, 3 memcpy; + eq, where: 3; + 7: 8)")
+                  .why("median over all elements sorts a flattened copy and picks the middle value (or NaN) with two "
+                       "more kernels; nanmedian first counts the NaNs on the device to find the middle of the rest."));
+  r.push_back(rule("nonzero_static.empty")
+                  .ops({"aten::nonzero_static"})
+                  .when("a result of no elements (size 0, or a 0-d input: [0, size]): nothing",
+                        [](const OpFacts& f) { return f.output(0) && f.output(0)->numel() == 0; })
+                  .counts({0, 0, 0, 0})
+                  .evidence("opinfo: nonzero_static of 0-d inputs, size 0, 1 and 3 (0 kernels)")
+                  .why("nonzero_static allocates its [rank, size] result and returns at once when it has no elements: "
+                       "nothing is counted or launched."));
+  r.push_back(
+      rule("nonzero")
+          .ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"})
+          .when("nonzero, argwhere, where(condition): cub count (1 kernel up to 4096 elements, else 2), the count read "
+                "back (1 memcpy, 1 host sync), cub select (2) for rank >= 1, write_indices for rank >= 2; a copy of a "
+                "non-contiguous input first",
+                [](const OpFacts& f) {
+                  return f.input(0) &&
+                         (f.op->name != "aten::where" ||
+                          (f.inputs.size() == 1 && (f.op->overload.empty() || f.op->overload == "default")));
+                })
+          .compute([](const OpFacts& f) {
+            // nonzero_numpy runs nonzero on a 0-d input unsqueezed to [1] (opinfo: 3 kernels).
+            if (f.op->name == "aten::nonzero_numpy" && f.input(0)->sizes.empty()) {
+              Value one = *f.input(0);
+              one.sizes = {1};
+              one.strides = {1};
+              return nonzero_launches(one);
+            }
+            return nonzero_launches(*f.input(0));
+          })
+          .evidence(
+              "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, expanded: "
+              "research/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, opinfo:argwhere, "
+              "opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of 13500: 4)")
+          .why("nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
                "output: a host sync; cub's select then writes the flat indices, and a last kernel turns them into "
-               "coordinates for a tensor of rank 2 or more."});
-  r.push_back({"masked_select",
-               ops({"aten::masked_select"}),
-               {},
-               "nonzero of the mask broadcast to self's shape (a copy of the broadcast mask first when it is "
-               "expanded) + one gather",
-               [](const OpFacts& f) { return f.input(0) && f.input(1); },
-               {},
-               masked_select_counts,
-               "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), "
-               "opset:masked_select",
-               "masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
-               "gather kernel."});
-  r.push_back({"unique.dim",
-               ops({"aten::unique_dim"}),
-               {},
-               "unique slices along a dim, no inverse, no counts: an arange of slice indices, a sort of them by "
-               "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
-               "back: 1 memcpy, 1 host sync",
-               unique_plain,
-               {5, 1, 0, 1},
-               nullptr,
-               "opset:unique_dim (int64[256,2], dim 0)",
-               "unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
-               "gathers them; their number is read back to the host to size the result, a host sync."});
-  r.push_back({"unique",
-               ops({"aten::_unique2", "aten::_unique"}),
-               {},
-               "no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
-               unique_plain,
-               {3, 1, 0, 1},
-               nullptr,
-               "opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts)",
-               "unique sorts the values, then selects the distinct ones; their number is read back to the host to "
-               "size the result, a host sync."});
-  r.push_back({"bincount",
-               ops({"aten::bincount"}),
-               {},
-               "no weights: min and max reductions read back (2 memcpy, 2 host syncs), fill, histogram",
-               bincount_unweighted,
-               {4, 2, 0, 2},
-               nullptr,
-               "opset:bincount",
-               "bincount reads the input's minimum and maximum back to the host to size its result (two syncs), "
-               "zeroes it and counts with one histogram kernel."});
-  r.push_back({"histc",
-               ops({"aten::histc"}),
-               {},
-               "min < max given: zero fill + histogram",
-               histc_ranged,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:histc",
-               "histc with a given range zeroes the bins and counts into them with one histogram kernel."});
-  r.push_back({"searchsorted",
-               ops({"aten::searchsorted", "aten::bucketize"}),
-               {},
-               "one binary-search kernel",
-               nullptr,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:searchsorted, opset:bucketize",
-               "searchsorted and bucketize run one binary-search kernel over the values."});
-  r.push_back({"randperm",
-               ops({"aten::randperm"}),
-               {},
-               "random keys + arange + radix sort + duplicate-key fix-up",
-               nullptr,
-               {5, 0, 0, 0},
-               nullptr,
-               "opset:randperm (n = 1024)",
-               "randperm draws random keys, sorts an arange by them with cub's radix sort and fixes up equal keys: "
-               "five kernels."});
-  // Scatters and out-of-place writes.
-  r.push_back({"slice_scatter",
-               ops({"aten::slice_scatter"}),
-               {},
-               "clone of self (1 memcpy when contiguous, else a copy kernel) + the copy of src into its slice: a "
-               "memcpy when the slice is one dense block and src is contiguous of the same dtype, else a kernel",
-               nullptr,
-               {},
-               slice_scatter_counts,
-               "opset:slice_scatter, opinfo: slice_scatter (a whole or leading slice of a contiguous [20,20,20]: 2 "
-               "memcpy)",
-               "slice_scatter clones its input and copies the source into one slice of the clone: when that slice "
-               "is one block of memory both copies are plain memory copies."});
-  r.push_back({"index_fill.tensor_value",
-               ops({"aten::index_fill"}),
-               {},
-               "a 0-d tensor value: read back (.item(): 1 memcpy, 1 host sync), then clone + the fill kernel",
-               [](const OpFacts& f) { return f.has_tensor_arg("value"); },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 Counts c = clone_then_write(f);
-                 c += Counts{0, 1, 0, 1};
-                 return c;
-               },
-               "opinfo: index_fill.int_Tensor (1 kernel, a DtoD and a DtoH memcpy)",
-               "index_fill with a tensor value reads the value back to the host first (a copy the host waits for), "
-               "then clones its input and fills the indexed slices with one kernel."});
-  r.push_back({"scatter.clone",
-               ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
-                    "aten::select_scatter"}),
-               {},
-               "clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel",
-               nullptr,
-               {},
-               clone_then_write,
-               "opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
-               "opset:index_fill, opset:select_scatter, opset:slice_scatter",
-               "An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
-               "scattered values into the clone with one kernel."});
+               "coordinates for a tensor of rank 2 or more."));
   r.push_back(
-      {"scatter.inplace",
-       ops({"aten::scatter_", "aten::scatter_add_", "aten::index_add_", "aten::index_copy_", "aten::index_fill_"}),
-       {},
-       "in place: the write kernel alone (the out-of-place op's clone is not needed)",
-       nullptr,
-       {},
-       [](const OpFacts& f) -> Counts {
-         const Value* x = self(f);
-         return x && x->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
-       },
-       "opset:scatter, opset:scatter_add, opset:index_add, opset:index_copy, opset:index_fill (out of "
-       "place: clone + this kernel)",
-       "An in-place scatter writes into its input with one kernel; no copy is made."});
-  r.push_back({"index_put.inplace",
-               ops({"aten::index_put_"}),
-               {},
-               "in place, accumulate=False: one indexed write",
-               index_put_plain,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:index_put (out of place: clone + this kernel)",
-               "An in-place index_put (x[idx] = v) writes the values at the indices with one kernel."});
-  r.push_back({"index_put",
-               ops({"aten::index_put"}),
-               {},
-               "accumulate=False: clone + one indexed write; + nonzero per boolean index",
-               index_put_plain,
-               {},
-               [](const OpFacts& f) -> Counts {
-                 Counts c = clone_then_write(f);
-                 // A boolean index becomes integer indices by nonzero (expandTensors), counted and read back.
-                 if (const Arg* idx = f.arg("indices"))
-                   for (int v : idx->tensors)
-                     if (v >= 0 && f.graph->values[v].dtype == DType::kBool) c += nonzero_launches(f.graph->values[v]);
-                 return c;
-               },
-               "opset:index_put, opinfo: index_put with a bool [5] index (nonzero 3 + 1 memcpy, clone, write)",
-               "index_put clones its input, then writes the values at the indices with one kernel."});
-  r.push_back({"index_put.accumulate",
-               ops({"aten::index_put"}),
-               {},
-               "accumulate=True, integer indices: clone (1 memcpy) + per index tensor its device bounds checks, "
-               "wrap and stride (8; + 2 copies of a broadcast one), the sum of the linear indices, a division, an "
-               "arange and cub's radix sort of them, and the sorted accumulate kernel (one index: 12)",
-               [](const OpFacts& f) { return index_put_accumulate(f) && integer_indices(f); },
-               {},
-               index_put_accumulate_counts,
-               "opset:index_put_acc, opinfo: index_put (one [2] index: 12), _unsafe_masked_index_put_accumulate "
-               "([10,1] and [1,10] indices: 25 of its 29 kernels)",
-               "index_put with accumulate checks each index tensor on the device and combines them into linear "
-               "indices, sorts those (so that equal indices add in order) and accumulates, after cloning the "
-               "input."});
-  r.push_back({"masked_index_put.acc",
-               ops({"aten::_unsafe_masked_index_put_accumulate"}),
-               {},
-               "a clamp per index tensor, logical_not of the mask, values.masked_fill (a clone memcpy and the "
-               "fill), then index_put with accumulate as counted above",
-               [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && integer_indices(f); },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // TensorAdvancedIndexing.cpp: clamp each index, values.masked_fill(logical_not(mask), 0),
-                 // then self.index_put(clamped, masked_values, accumulate=true).
-                 Counts c = index_put_accumulate_counts(f);
-                 if (const Arg* idx = f.arg("indices"))
-                   for (int v : idx->tensors) c.kernels += v >= 0 ? 1 : 0;
-                 c += Counts{2, 1, 0, 0};
-                 return c;
-               },
-               "opinfo: _unsafe_masked_index_put_accumulate ([5,5] by [10,1] and [1,10] indices: 29 kernels, 2 "
-               "memcpy)",
-               "A masked accumulate clamps its indices into range, zeroes the masked-off values and accumulates "
-               "them like index_put with accumulate."});
-  r.push_back({"scatter_reduce",
-               ops({"aten::scatter_reduce"}),
-               {},
-               "sum/prod/amax/amin including self: clone + one scatter kernel, 2 memcpy",
-               scatter_reduce_including_self,
-               {1, 2, 0, 0},
-               nullptr,
-               "opset:scatter_reduce (amax)",
-               "scatter_reduce clones its input and reduces the scattered values into it with one kernel."});
-  r.push_back({"scatter_reduce.excluding_self",
-               ops({"aten::scatter_reduce"}),
-               {},
-               "sum/prod/amax/amin excluding self: clone, the identity scattered to the targets, the scatter: 2 "
-               "kernels, 2 memcpy",
-               scatter_reduce_excluding_self,
-               {2, 2, 0, 0},
-               nullptr,
-               "opinfo: scatter_reduce amax, amin, prod, sum with include_self=False (16 of 16)",
-               "Without the input's own values, scatter_reduce first resets every target position to the reduction's "
-               "identity, then reduces the scattered values into them."});
-  r.push_back({"scatter_reduce.mean",
-               ops({"aten::scatter_reduce"}),
-               {},
-               "mean excluding self: scatters of the sums and the counts, fills and a division = 8, 2 memcpy",
-               scatter_reduce_mean_excluding_self,
-               {8, 2, 0, 0},
-               nullptr,
-               "opset:scatter_reduce_mean",
-               "A scatter mean without the input's own values scatters the sums and the counts separately and "
-               "divides: eight kernels."});
-  r.push_back({"scatter_reduce.mean.self",
-               ops({"aten::scatter_reduce"}),
-               {},
-               "mean including self: sum and count scatters, fills, a division = 7, 2 memcpy",
-               scatter_reduce_mean_including_self,
-               {7, 2, 0, 0},
-               nullptr,
-               "opset:scatter_reduce_mean_self",
-               "A scatter mean including the input's own values scatters the sums and the counts and divides: seven "
-               "kernels."});
-  r.push_back({"masked_scatter",
-               ops({"aten::masked_scatter"}),
-               {},
-               "clone (1 memcpy) + cub scan of the mask (2) + size check + scatter; + a copy of a mask "
-               "broadcast to self's shape (or not contiguous)",
-               [](const OpFacts& f) { return f.input(0) && f.input(1); },
-               {},
-               [](const OpFacts& f) -> Counts {
-                 // masked_scatter_cuda: mask expanded to self's shape, then mask.contiguous().
-                 const Value& self = *f.input(0);
-                 const Value& mask = *f.input(1);
-                 const bool copies = mask.sizes != self.sizes || !mask.contiguous();
-                 return {copies ? 5 : 4, 1, 0, 0};
-               },
-               "opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5)",
-               "masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
-               "source is large enough and scatters: four kernels."});
-  r.push_back({"take_along_dim",
-               ops({"aten::take_along_dim"}),
-               {},
-               "index broadcast copy + gather",
-               nullptr,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:take_along_dim",
-               "take_along_dim broadcasts its indices (one copy) and gathers with one kernel."});
-  r.push_back({"one_hot",
-               ops({"aten::one_hot"}),
-               {},
-               "num_classes given: zeros + scatter of ones",
-               one_hot_sized,
-               {2, 0, 0, 0},
-               nullptr,
-               "opset:one_hot",
-               "one_hot with a known number of classes zeroes the result and scatters the ones: two kernels (with "
-               "num_classes=-1 it would read the maximum back to the host)."});
-  r.push_back({"embedding_bag",
-               ops({"aten::embedding_bag", "aten::_embedding_bag"}),
-               {},
-               "sum, mean or max mode: one kernel",
-               embedding_bag_sum_mean,
-               {1, 0, 0, 0},
-               nullptr,
-               "opset:embedding_bag (mean), opset:embedding_bag_sum, opset:embedding_bag_max",
-               "An embedding bag gathers and reduces each bag with one kernel."});
-  r.push_back({"repeat_interleave.tensor",
-               ops({"aten::repeat_interleave"}),
-               {},
-               "tensor repeats: cub scan of the repeats (2), their sum read back (2 memcpy, 2 host syncs), the "
-               "index computation (2), one index_select",
-               [](const OpFacts& f) { return f.op->overload == "self_Tensor" || f.op->overload == "Tensor"; },
-               {6, 2, 0, 2},
-               nullptr,
-               "opset:repeat_interleave_tensor",
-               "repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to size the "
-               "result (host syncs), builds the gather indices and gathers."});
-  r.push_back({"triu_indices",
-               ops({"aten::triu_indices", "aten::tril_indices"}),
-               {},
-               "one kernel (TensorFactories.cu: one indices kernel each); none for an empty result",
-               nullptr,
-               {},
-               one_kernel_unless_empty,
-               "opset:triu_indices, opinfo: tril_indices of 0 rows or columns (0)",
-               "triu_indices and tril_indices write the row and column indices of the triangle with one kernel."});
+      rule("masked_select")
+          .ops({"aten::masked_select"})
+          .when("nonzero of the mask broadcast to self's shape (a copy of the broadcast mask first when it is "
+                "expanded) + one gather",
+                [](const OpFacts& f) { return f.input(0) && f.input(1); })
+          .compute(masked_select_counts)
+          .evidence(
+              "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), opset:masked_select")
+          .why("masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
+               "gather kernel."));
+  r.push_back(
+      rule("unique.dim")
+          .ops({"aten::unique_dim"})
+          .when("unique slices along a dim, no inverse, no counts: an arange of slice indices, a sort of them by "
+                "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
+                "back: 1 memcpy, 1 host sync",
+                unique_plain)
+          .counts({5, 1, 0, 1})
+          .evidence("opset:unique_dim (int64[256,2], dim 0)")
+          .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
+               "gathers them; their number is read back to the host to size the result, a host sync."));
+  r.push_back(
+      rule("unique")
+          .ops({"aten::_unique2", "aten::_unique"})
+          .when("no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
+                unique_plain)
+          .counts({3, 1, 0, 1})
+          .evidence("opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts)")
+          .why("unique sorts the values, then selects the distinct ones; their number is read back to the host to size "
+               "the result, a host sync."));
+  r.push_back(rule("bincount")
+                  .ops({"aten::bincount"})
+                  .when("no weights: min and max reductions read back (2 memcpy, 2 host syncs), fill, histogram",
+                        bincount_unweighted)
+                  .counts({4, 2, 0, 2})
+                  .evidence("opset:bincount")
+                  .why("bincount reads the input's minimum and maximum back to the host to size its result (two "
+                       "syncs), zeroes it and counts with one histogram kernel."));
+  r.push_back(rule("histc")
+                  .ops({"aten::histc"})
+                  .when("min < max given: zero fill + histogram", histc_ranged)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:histc")
+                  .why("histc with a given range zeroes the bins and counts into them with one histogram kernel."));
+  r.push_back(rule("searchsorted")
+                  .ops({"aten::searchsorted", "aten::bucketize"})
+                  .when("one binary-search kernel")
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:searchsorted, opset:bucketize")
+                  .why("searchsorted and bucketize run one binary-search kernel over the values."));
+  r.push_back(rule("randperm")
+                  .ops({"aten::randperm"})
+                  .when("random keys + arange + radix sort + duplicate-key fix-up")
+                  .counts({5, 0, 0, 0})
+                  .evidence("opset:randperm (n = 1024)")
+                  .why("randperm draws random keys, sorts an arange by them with cub's radix sort and fixes up equal "
+                       "keys: five kernels."));
+  // Scatters and out-of-place writes.
+  r.push_back(
+      rule("slice_scatter")
+          .ops({"aten::slice_scatter"})
+          .when("clone of self (1 memcpy when contiguous, else a copy kernel) + the copy of src into its slice: a "
+                "memcpy when the slice is one dense block and src is contiguous of the same dtype, else a kernel")
+          .compute(slice_scatter_counts)
+          .evidence("opset:slice_scatter, opinfo: slice_scatter (a whole or leading slice of a contiguous [20,20,20]: "
+                    "2 memcpy)")
+          .why("slice_scatter clones its input and copies the source into one slice of the clone: when that slice is "
+               "one block of memory both copies are plain memory copies."));
+  r.push_back(rule("index_fill.tensor_value")
+                  .ops({"aten::index_fill"})
+                  .when("a 0-d tensor value: read back (.item(): 1 memcpy, 1 host sync), then clone + the fill kernel",
+                        [](const OpFacts& f) { return f.has_tensor_arg("value"); })
+                  .compute([](const OpFacts& f) -> Counts {
+                    Counts c = clone_then_write(f);
+                    c += Counts{0, 1, 0, 1};
+                    return c;
+                  })
+                  .evidence("opinfo: index_fill.int_Tensor (1 kernel, a DtoD and a DtoH memcpy)")
+                  .why("index_fill with a tensor value reads the value back to the host first (a copy the host waits "
+                       "for), then clones its input and fills the indexed slices with one kernel."));
+  r.push_back(rule("scatter.clone")
+                  .ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
+                        "aten::select_scatter"})
+                  .when("clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel")
+                  .compute(clone_then_write)
+                  .evidence("opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
+                            "opset:index_fill, opset:select_scatter, opset:slice_scatter")
+                  .why("An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
+                       "scattered values into the clone with one kernel."));
+  r.push_back(
+      rule("scatter.inplace")
+          .ops({"aten::scatter_", "aten::scatter_add_", "aten::index_add_", "aten::index_copy_", "aten::index_fill_"})
+          .when("in place: the write kernel alone (the out-of-place op's clone is not needed)")
+          .compute([](const OpFacts& f) -> Counts {
+            const Value* x = self(f);
+            return x && x->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
+          })
+          .evidence("opset:scatter, opset:scatter_add, opset:index_add, opset:index_copy, opset:index_fill (out of "
+                    "place: clone + this kernel)")
+          .why("An in-place scatter writes into its input with one kernel; no copy is made."));
+  r.push_back(rule("index_put.inplace")
+                  .ops({"aten::index_put_"})
+                  .when("in place, accumulate=False: one indexed write", index_put_plain)
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:index_put (out of place: clone + this kernel)")
+                  .why("An in-place index_put (x[idx] = v) writes the values at the indices with one kernel."));
+  r.push_back(
+      rule("index_put")
+          .ops({"aten::index_put"})
+          .when("accumulate=False: clone + one indexed write; + nonzero per boolean index", index_put_plain)
+          .compute([](const OpFacts& f) -> Counts {
+            Counts c = clone_then_write(f);
+            // A boolean index becomes integer indices by nonzero (expandTensors), counted and read back.
+            if (const Arg* idx = f.arg("indices"))
+              for (int v : idx->tensors)
+                if (v >= 0 && f.graph->values[v].dtype == DType::kBool) c += nonzero_launches(f.graph->values[v]);
+            return c;
+          })
+          .evidence("opset:index_put, opinfo: index_put with a bool [5] index (nonzero 3 + 1 memcpy, clone, write)")
+          .why("index_put clones its input, then writes the values at the indices with one kernel."));
+  r.push_back(
+      rule("index_put.accumulate")
+          .ops({"aten::index_put"})
+          .when("accumulate=True, integer indices: clone (1 memcpy) + per index tensor its device bounds checks, wrap "
+                "and stride (8; + 2 copies of a broadcast one), the sum of the linear indices, a division, an arange "
+                "and cub's radix sort of them, and the sorted accumulate kernel (one index: 12)",
+                [](const OpFacts& f) { return index_put_accumulate(f) && integer_indices(f); })
+          .compute(index_put_accumulate_counts)
+          .evidence("opset:index_put_acc, opinfo: index_put (one [2] index: 12), _unsafe_masked_index_put_accumulate "
+                    "([10,1] and [1,10] indices: 25 of its 29 kernels)")
+          .why("index_put with accumulate checks each index tensor on the device and combines them into linear "
+               "indices, sorts those (so that equal indices add in order) and accumulates, after cloning the input."));
+  r.push_back(
+      rule("masked_index_put.acc")
+          .ops({"aten::_unsafe_masked_index_put_accumulate"})
+          .when("a clamp per index tensor, logical_not of the mask, values.masked_fill (a clone memcpy and the fill), "
+                "then index_put with accumulate as counted above",
+                [](const OpFacts& f) { return f.input(0) && f.input(0)->numel() > 0 && integer_indices(f); })
+          .compute([](const OpFacts& f) -> Counts {
+            // TensorAdvancedIndexing.cpp: clamp each index, values.masked_fill(logical_not(mask), 0),
+            // then self.index_put(clamped, masked_values, accumulate=true).
+            Counts c = index_put_accumulate_counts(f);
+            if (const Arg* idx = f.arg("indices"))
+              for (int v : idx->tensors) c.kernels += v >= 0 ? 1 : 0;
+            c += Counts{2, 1, 0, 0};
+            return c;
+          })
+          .evidence(
+              "opinfo: _unsafe_masked_index_put_accumulate ([5,5] by [10,1] and [1,10] indices: 29 kernels, 2 memcpy)")
+          .why("A masked accumulate clamps its indices into range, zeroes the masked-off values and accumulates them "
+               "like index_put with accumulate."));
+  r.push_back(rule("scatter_reduce")
+                  .ops({"aten::scatter_reduce"})
+                  .when("sum/prod/amax/amin including self: clone + one scatter kernel, 2 memcpy",
+                        scatter_reduce_including_self)
+                  .counts({1, 2, 0, 0})
+                  .evidence("opset:scatter_reduce (amax)")
+                  .why("scatter_reduce clones its input and reduces the scattered values into it with one kernel."));
+  r.push_back(rule("scatter_reduce.excluding_self")
+                  .ops({"aten::scatter_reduce"})
+                  .when("sum/prod/amax/amin excluding self: clone, the identity scattered to the targets, the scatter: "
+                        "2 kernels, 2 memcpy",
+                        scatter_reduce_excluding_self)
+                  .counts({2, 2, 0, 0})
+                  .evidence("opinfo: scatter_reduce amax, amin, prod, sum with include_self=False (16 of 16)")
+                  .why("Without the input's own values, scatter_reduce first resets every target position to the "
+                       "reduction's identity, then reduces the scattered values into them."));
+  r.push_back(rule("scatter_reduce.mean")
+                  .ops({"aten::scatter_reduce"})
+                  .when("mean excluding self: scatters of the sums and the counts, fills and a division = 8, 2 memcpy",
+                        scatter_reduce_mean_excluding_self)
+                  .counts({8, 2, 0, 0})
+                  .evidence("opset:scatter_reduce_mean")
+                  .why("A scatter mean without the input's own values scatters the sums and the counts separately and "
+                       "divides: eight kernels."));
+  r.push_back(rule("scatter_reduce.mean.self")
+                  .ops({"aten::scatter_reduce"})
+                  .when("mean including self: sum and count scatters, fills, a division = 7, 2 memcpy",
+                        scatter_reduce_mean_including_self)
+                  .counts({7, 2, 0, 0})
+                  .evidence("opset:scatter_reduce_mean_self")
+                  .why("A scatter mean including the input's own values scatters the sums and the counts and divides: "
+                       "seven kernels."));
+  r.push_back(
+      rule("masked_scatter")
+          .ops({"aten::masked_scatter"})
+          .when("clone (1 memcpy) + cub scan of the mask (2) + size check + scatter; + a copy of a mask broadcast to "
+                "self's shape (or not contiguous)",
+                [](const OpFacts& f) { return f.input(0) && f.input(1); })
+          .compute([](const OpFacts& f) -> Counts {
+            // masked_scatter_cuda: mask expanded to self's shape, then mask.contiguous().
+            const Value& self = *f.input(0);
+            const Value& mask = *f.input(1);
+            const bool copies = mask.sizes != self.sizes || !mask.contiguous();
+            return {copies ? 5 : 4, 1, 0, 0};
+          })
+          .evidence("opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5)")
+          .why("masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
+               "source is large enough and scatters: four kernels."));
+  r.push_back(rule("take_along_dim")
+                  .ops({"aten::take_along_dim"})
+                  .when("index broadcast copy + gather")
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:take_along_dim")
+                  .why("take_along_dim broadcasts its indices (one copy) and gathers with one kernel."));
+  r.push_back(rule("one_hot")
+                  .ops({"aten::one_hot"})
+                  .when("num_classes given: zeros + scatter of ones", one_hot_sized)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opset:one_hot")
+                  .why("one_hot with a known number of classes zeroes the result and scatters the ones: two kernels "
+                       "(with num_classes=-1 it would read the maximum back to the host)."));
+  r.push_back(rule("embedding_bag")
+                  .ops({"aten::embedding_bag", "aten::_embedding_bag"})
+                  .when("sum, mean or max mode: one kernel", embedding_bag_sum_mean)
+                  .counts({1, 0, 0, 0})
+                  .evidence("opset:embedding_bag (mean), opset:embedding_bag_sum, opset:embedding_bag_max")
+                  .why("An embedding bag gathers and reduces each bag with one kernel."));
+  r.push_back(rule("repeat_interleave.tensor")
+                  .ops({"aten::repeat_interleave"})
+                  .when("tensor repeats: cub scan of the repeats (2), their sum read back (2 memcpy, 2 host syncs), "
+                        "the index computation (2), one index_select",
+                        [](const OpFacts& f) { return f.op->overload == "self_Tensor" || f.op->overload == "Tensor"; })
+                  .counts({6, 2, 0, 2})
+                  .evidence("opset:repeat_interleave_tensor")
+                  .why("repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to "
+                       "size the result (host syncs), builds the gather indices and gathers."));
+  r.push_back(
+      rule("triu_indices")
+          .ops({"aten::triu_indices", "aten::tril_indices"})
+          .when("one kernel (TensorFactories.cu: one indices kernel each); none for an empty result")
+          .compute(one_kernel_unless_empty)
+          .evidence("opset:triu_indices, opinfo: tril_indices of 0 rows or columns (0)")
+          .why("triu_indices and tril_indices write the row and column indices of the triangle with one kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -63,50 +63,44 @@ Counts roi_pool_counts(const OpFacts& f) {
 }  // namespace
 
 void add_torchvision_rules(std::vector<LaunchRule>& r) {
-  r.push_back({"torchvision.nms",
-               ops({"torchvision::nms"}),
-               {},
-               "float32/float16 boxes [N, 4] and scores [N]: the sort of N scores + 8 kernels (9 above 4096 boxes) "
-               "+ 1 device-to-host copy the host waits for; nothing for N = 0",
-               nms_fits,
-               {},
-               nms_counts,
-               "sweep:torchvision_ops (nms of 0 to 100,000 boxes, float32 and float16, contiguous and strided boxes)",
-               "nms sorts the scores, gathers the boxes in that order, marks overlapping pairs in one kernel, then "
-               "selects the kept boxes on the GPU; the host reads how many were kept, so it waits for the GPU."});
-  r.push_back({"torchvision.roi_align",
-               ops({"torchvision::roi_align"}),
-               {},
-               "float32/float16 input [N, C, H, W], contiguous rois [K, 5]: zeros for the output + 1 kernel, + 1 copy "
-               "when the input is not contiguous (channels last); nothing for an empty output",
-               roi_fits,
-               {},
-               roi_align_counts,
-               "sweep:torchvision_ops (roi_align of 0 to 5000 rois, 8 and 256 channels, 7x7 and 14x14 bins, NCHW and "
-               "channels last)",
-               "roi_align zeroes its output, makes the feature map contiguous if it is not, and samples every bin of "
-               "every box in one kernel."});
-  r.push_back({"torchvision.roi_pool",
-               ops({"torchvision::roi_pool", "torchvision::ps_roi_align", "torchvision::ps_roi_pool"}),
-               {},
-               "float32/float16 input [N, C, H, W], contiguous rois [K, 5]: zeros for the output and for the argmax "
-               "or channel map + 1 kernel, + 1 copy when the input is not contiguous; nothing for an empty output",
-               roi_fits,
-               {},
-               roi_pool_counts,
-               "sweep:torchvision_ops (roi_pool, ps_roi_align, ps_roi_pool: 0 to 5000 rois, 7x7 and 14x14 bins, "
-               "NCHW and channels last)",
-               "These pool each bin of each box in one kernel after zeroing two outputs: the pooled values and the "
-               "index of the input each came from."});
-  r.push_back({"torchvision.cuda_version",
-               ops({"torchvision::_cuda_version"}),
-               {},
-               "always",
-               nullptr,
-               {},
-               nullptr,
-               "sweep:torchvision_ops (_cuda_version: 0 launches)",
-               "It returns the CUDA version torchvision was built with: a host call that launches nothing."});
+  r.push_back(
+      rule("torchvision.nms")
+          .ops({"torchvision::nms"})
+          .when("float32/float16 boxes [N, 4] and scores [N]: the sort of N scores + 8 kernels (9 above 4096 boxes) + "
+                "1 device-to-host copy the host waits for; nothing for N = 0",
+                nms_fits)
+          .compute(nms_counts)
+          .evidence(
+              "sweep:torchvision_ops (nms of 0 to 100,000 boxes, float32 and float16, contiguous and strided boxes)")
+          .why("nms sorts the scores, gathers the boxes in that order, marks overlapping pairs in one kernel, then "
+               "selects the kept boxes on the GPU; the host reads how many were kept, so it waits for the GPU."));
+  r.push_back(rule("torchvision.roi_align")
+                  .ops({"torchvision::roi_align"})
+                  .when("float32/float16 input [N, C, H, W], contiguous rois [K, 5]: zeros for the output + 1 kernel, "
+                        "+ 1 copy when the input is not contiguous (channels last); nothing for an empty output",
+                        roi_fits)
+                  .compute(roi_align_counts)
+                  .evidence("sweep:torchvision_ops (roi_align of 0 to 5000 rois, 8 and 256 channels, 7x7 and 14x14 "
+                            "bins, NCHW and channels last)")
+                  .why("roi_align zeroes its output, makes the feature map contiguous if it is not, and samples every "
+                       "bin of every box in one kernel."));
+  r.push_back(
+      rule("torchvision.roi_pool")
+          .ops({"torchvision::roi_pool", "torchvision::ps_roi_align", "torchvision::ps_roi_pool"})
+          .when("float32/float16 input [N, C, H, W], contiguous rois [K, 5]: zeros for the output and for the argmax "
+                "or channel map + 1 kernel, + 1 copy when the input is not contiguous; nothing for an empty output",
+                roi_fits)
+          .compute(roi_pool_counts)
+          .evidence("sweep:torchvision_ops (roi_pool, ps_roi_align, ps_roi_pool: 0 to 5000 rois, 7x7 and 14x14 bins, "
+                    "NCHW and channels last)")
+          .why("These pool each bin of each box in one kernel after zeroing two outputs: the pooled values and the "
+               "index of the input each came from."));
+  r.push_back(rule("torchvision.cuda_version")
+                  .ops({"torchvision::_cuda_version"})
+                  .when("always")
+                  .counts({0, 0, 0, 0})
+                  .evidence("sweep:torchvision_ops (_cuda_version: 0 launches)")
+                  .why("It returns the CUDA version torchvision was built with: a host call that launches nothing."));
 }
 
 }  // namespace kc::torch2_11

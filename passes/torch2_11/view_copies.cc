@@ -157,76 +157,63 @@ Counts view_copy_counts(const OpFacts& f) {
 
 void add_view_copies_rules(std::vector<LaunchRule>& r) {
   r.push_back(
-      {"empty",
-       {},
-       {},
-       "every tensor it returns has no element (pointwise, reductions, copies, pools, GEMMs, factories, "
-       "views, gathers and scans; not linear algebra, not ops whose size the data decides)",
-       empty_result,
-       {0, 0, 0, 0},
-       nullptr,
-       "opinfo: 203 ops of these classes whose results are empty (98 pointwise, 56 factories, 24 gathers, 10 copies, "
-       "6 GEMMs, 4 pools, 3 views, 2 reductions): none launched anything",
-       "Its result holds no element, so ATen returns before launching a kernel: there is nothing to compute."});
+      rule("empty")
+          .every_op()
+          .when("every tensor it returns has no element (pointwise, reductions, copies, pools, GEMMs, factories, "
+                "views, gathers and scans; not linear algebra, not ops whose size the data decides)",
+                empty_result)
+          .counts({0, 0, 0, 0})
+          .evidence("opinfo: 203 ops of these classes whose results are empty (98 pointwise, 56 factories, 24 gathers, "
+                    "10 copies, 6 GEMMs, 4 pools, 3 views, 2 reductions): none launched anything")
+          .why("Its result holds no element, so ATen returns before launching a kernel: there is nothing to compute."));
+  r.push_back(rule("view_copy")
+                  .ops({"aten::alias_copy", "aten::view_copy", "aten::squeeze_copy", "aten::unsqueeze_copy",
+                        "aten::_reshape_copy", "aten::t_copy", "aten::transpose_copy", "aten::permute_copy",
+                        "aten::expand_copy", "aten::narrow_copy", "aten::slice_copy", "aten::split_copy",
+                        "aten::split_with_sizes_copy", "aten::select_copy", "aten::unbind_copy", "aten::diagonal_copy",
+                        "aten::unfold_copy", "aten::as_strided_copy"})
+                  .when("each non-empty output: a memcpy when its view is contiguous, else a copy kernel")
+                  .compute(view_copy_counts)
+                  .evidence("opinfo: view_copy, alias_copy, t_copy, transpose_copy, permute_copy, expand_copy, "
+                            "narrow_copy, unbind_copy, split_with_sizes_copy, as_strided_copy, unfold_copy, "
+                            "diagonal_copy, squeeze_copy, unsqueeze_copy: 82 of 82 op instances")
+                  .why("ATen makes each *_copy op from its view: the view (free), then a clone into a new contiguous "
+                       "tensor, one memcpy where the view is already contiguous, else one copy kernel per output."));
   r.push_back(
-      {"view_copy",
-       ops({"aten::alias_copy", "aten::view_copy", "aten::squeeze_copy", "aten::unsqueeze_copy", "aten::_reshape_copy",
-            "aten::t_copy", "aten::transpose_copy", "aten::permute_copy", "aten::expand_copy", "aten::narrow_copy",
-            "aten::slice_copy", "aten::split_copy", "aten::split_with_sizes_copy", "aten::select_copy",
-            "aten::unbind_copy", "aten::diagonal_copy", "aten::unfold_copy", "aten::as_strided_copy"}),
-       {},
-       "each non-empty output: a memcpy when its view is contiguous, else a copy kernel",
-       nullptr,
-       {},
-       view_copy_counts,
-       "opinfo: view_copy, alias_copy, t_copy, transpose_copy, permute_copy, expand_copy, narrow_copy, "
-       "unbind_copy, split_with_sizes_copy, as_strided_copy, unfold_copy, diagonal_copy, squeeze_copy, "
-       "unsqueeze_copy: 82 of 82 op instances",
-       "ATen makes each *_copy op from its view: the view (free), then a clone into a new contiguous tensor, "
-       "one memcpy where the view is already contiguous, else one copy kernel per output."});
-  r.push_back({"alias.view",
-               ops({"aten::broadcast_tensors", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d",
-                    "aten::unsafe_chunk", "aten::unsafe_split", "aten::unsafe_split_with_sizes"}),
-               {},
-               "always: every output is a view (expand, unsqueeze, narrow) of an input",
-               nullptr,
-               {0, 0, 0, 0},
-               nullptr,
-               "opinfo: broadcast_tensors (26), atleast_1d/2d/3d (18), unsafe_chunk (6), unsafe_split (4): 0 kernels",
-               "Each output is an expanded, unsqueezed or narrowed view of an input: no data moves."});
-  r.push_back({"conj_physical.real",
-               ops({"aten::conj_physical"}),
-               {},
-               "a real (not complex) input: returned as it is",
-               [](const OpFacts& f) {
-                 const Value* x = f.input(0);
-                 return x && x->dtype != DType::kComplex32 && x->dtype != DType::kComplex64 &&
-                        x->dtype != DType::kComplex128;
-               },
-               {0, 0, 0, 0},
-               nullptr,
-               "opinfo: conj_physical of float32 and bfloat16 [20,20] (0 kernels)",
-               "The conjugate of a real tensor is the tensor itself: conj_physical returns its input and launches "
-               "nothing."});
-  r.push_back({"allocation",
-               ops({"aten::empty_permuted", "aten::new_empty_strided", "aten::resize_", "aten::resize_as_"}),
-               {},
-               "always: memory is reserved, never written",
-               nullptr,
-               {0, 0, 0, 0},
-               nullptr,
-               "opinfo: empty_permuted (6), new_empty_strided (6), resize_ (6), resize_as_ (6): 0 kernels",
-               "It only reserves (or re-labels) memory from the caching allocator; nothing is written: no kernel."});
-  r.push_back({"pointwise.alias",
-               ops({"aten::divide", "aten::subtract", "aten::multiply", "aten::true_divide", "aten::rsub"}),
-               {},
-               "always: the alias runs its pointwise op (div, sub, mul) once",
-               nullptr,
-               {1, 0, 0, 0},
-               nullptr,
-               "opinfo: divide (30), subtract (24), rsub (12): 1 kernel each",
-               "An alias such as divide or subtract is the same pointwise kernel as div or sub: one elementwise "
-               "kernel."});
+      rule("alias.view")
+          .ops({"aten::broadcast_tensors", "aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d",
+                "aten::unsafe_chunk", "aten::unsafe_split", "aten::unsafe_split_with_sizes"})
+          .when("always: every output is a view (expand, unsqueeze, narrow) of an input")
+          .counts({0, 0, 0, 0})
+          .evidence(
+              "opinfo: broadcast_tensors (26), atleast_1d/2d/3d (18), unsafe_chunk (6), unsafe_split (4): 0 kernels")
+          .why("Each output is an expanded, unsqueezed or narrowed view of an input: no data moves."));
+  r.push_back(rule("conj_physical.real")
+                  .ops({"aten::conj_physical"})
+                  .when("a real (not complex) input: returned as it is",
+                        [](const OpFacts& f) {
+                          const Value* x = f.input(0);
+                          return x && x->dtype != DType::kComplex32 && x->dtype != DType::kComplex64 &&
+                                 x->dtype != DType::kComplex128;
+                        })
+                  .counts({0, 0, 0, 0})
+                  .evidence("opinfo: conj_physical of float32 and bfloat16 [20,20] (0 kernels)")
+                  .why("The conjugate of a real tensor is the tensor itself: conj_physical returns its input and "
+                       "launches nothing."));
+  r.push_back(
+      rule("allocation")
+          .ops({"aten::empty_permuted", "aten::new_empty_strided", "aten::resize_", "aten::resize_as_"})
+          .when("always: memory is reserved, never written")
+          .counts({0, 0, 0, 0})
+          .evidence("opinfo: empty_permuted (6), new_empty_strided (6), resize_ (6), resize_as_ (6): 0 kernels")
+          .why("It only reserves (or re-labels) memory from the caching allocator; nothing is written: no kernel."));
+  r.push_back(rule("pointwise.alias")
+                  .ops({"aten::divide", "aten::subtract", "aten::multiply", "aten::true_divide", "aten::rsub"})
+                  .when("always: the alias runs its pointwise op (div, sub, mul) once")
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo: divide (30), subtract (24), rsub (12): 1 kernel each")
+                  .why("An alias such as divide or subtract is the same pointwise kernel as div or sub: one "
+                       "elementwise kernel."));
 }
 
 }  // namespace kc::torch2_11

@@ -32,3 +32,19 @@ TEST_CASE("geometry: TensorIterator's order, fastest dimension first") {
   // Nothing changes where no operand tells two dimensions apart.
   CHECK(kc::tensor_iterator_order({1, 1}, {{0, 0}}) == std::vector<int>{1, 0});
 }
+
+TEST_CASE("channels-last order: C, the spatial dims from the last, then N") {
+  CHECK(kc::channels_last_order(4) == std::vector<int>{1, 3, 2, 0});
+  CHECK(kc::channels_last_order(5) == std::vector<int>{1, 4, 3, 2, 0});
+  CHECK(kc::channels_last_order(3) == std::vector<int>{1, 2, 0});
+}
+
+TEST_CASE("dense in order: strides are the running product, size-1 dims ignored") {
+  const std::vector<int64_t> nchw = {2, 3, 4, 5};
+  CHECK(kc::row_major_dense(nchw, {60, 20, 5, 1}));
+  CHECK(!kc::row_major_dense(nchw, {60, 1, 15, 3}));  // channels last
+  CHECK(kc::dense_in_order(nchw, {60, 1, 15, 3}, kc::channels_last_order(4)));
+  CHECK(kc::row_major_dense({2, 1, 5}, {5, 99, 1}));  // a size-1 dim's stride says nothing
+  CHECK(!kc::row_major_dense({2, 5}, {10, 1}));       // a gap between rows
+  CHECK(!kc::row_major_dense({2, 5}, {5}));           // ranks differ
+}
