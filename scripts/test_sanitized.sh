@@ -13,7 +13,7 @@ CUDNN_DIRS="$(grep -s KERNELCOUNT_CUDNN_DIRS: "$ROOT/build/CMakeCache.txt" | cut
 cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKERNELCOUNT_SANITIZE=ON \
   -DCMAKE_PREFIX_PATH="$CACHE/libtorch-2.11.0/torch/share/cmake" -DKERNELCOUNT_EXTRA_RPATH="$RUNTIME_LIBS" \
   -DKERNELCOUNT_CUDNN_DIRS="$CUDNN_DIRS" >/dev/null
-targets=(kernelcount kc_pass_tests kc_pt2_tests kc_loader_tests kc-schema-table kc_validate_tests kc_cudnn_tests)
+targets=(kernelcount kc_pass_tests kc_report_tests kc_pt2_tests kc_loader_tests kc-schema-table kc_validate_tests kc_cudnn_tests)
 # The sweep checker exists where a CUDA toolkit does (as in the main build); its test needs it.
 available="$(cmake --build "$ROOT/build-asan" --target help)"
 [[ "$available" == *kernelcount-sweepcheck* ]] && targets+=(kernelcount-sweepcheck)

@@ -27,9 +27,10 @@ class GraphBuilder {
     o.traits = traits;
     const char* names[] = {"self", "other", "third", "fourth"};
     for (size_t i = 0; i < ins.size(); ++i) o.args.push_back(Arg::tensor(i < 4 ? names[i] : "arg", ins[i]));
-    const Value& first = g.values[ins.empty() ? 0 : ins[0]];
-    int out =
-        value(out_sizes.empty() ? first.sizes : out_sizes, out_dtype == DType::kUnknown ? first.dtype : out_dtype);
+    // With no inputs (a factory) the output's sizes and dtype are the ones given.
+    const Value* first = ins.empty() ? nullptr : &g.values[ins[0]];
+    int out = value(out_sizes.empty() && first ? first->sizes : out_sizes,
+                    out_dtype == DType::kUnknown && first ? first->dtype : out_dtype);
     g.values[out].producer = static_cast<int>(g.ops.size());
     o.outputs = {out};
     o.loc = {"model.py", static_cast<int>(g.ops.size()) + 10, ""};
