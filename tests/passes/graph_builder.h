@@ -27,8 +27,9 @@ class GraphBuilder {
     o.traits = traits;
     const char* names[] = {"self", "other", "third", "fourth"};
     for (size_t i = 0; i < ins.size(); ++i) o.args.push_back(Arg::tensor(i < 4 ? names[i] : "arg", ins[i]));
-    // With no inputs (a factory) the output's sizes and dtype are the ones given.
-    const Value* first = ins.empty() ? nullptr : &g.values[ins[0]];
+    // With no inputs, the first value of the graph stands in (its args are set afterwards); in
+    // a graph with none (a factory), the output's sizes and dtype are the ones given.
+    const Value* first = !ins.empty() ? &g.values[ins[0]] : g.values.empty() ? nullptr : &g.values[0];
     int out = value(out_sizes.empty() && first ? first->sizes : out_sizes,
                     out_dtype == DType::kUnknown && first ? first->dtype : out_dtype);
     g.values[out].producer = static_cast<int>(g.ops.size());
