@@ -16,8 +16,8 @@ namespace kc {
 // array not resident; a write costs none until its dirty lines are evicted, charged to the op whose accesses evicted
 // them. The model runs twice and reports the second run, as a model called repeatedly runs with the last call's tail in
 // L2. Not modelled: re-reads of tiles inside one kernel, traffic inside multi-kernel ops (layout transforms,
-// workspaces), memcpy and memset, and the L2's hashing and partitions. A target without L2 facts (l2_bytes 0) gets the
-// array-sized figures.
+// workspaces), memcpy and memset, and the L2's hashing and partitions. A target whose device has no L2 size
+// (device.l2_bytes 0) gets the array-sized figures.
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
                                           const std::vector<Traffic>& traffic, const Target& target);
 
