@@ -26,6 +26,7 @@ import re
 import signal
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -175,6 +176,9 @@ def worker(out_dir, models, warmup, timeout):
             rec = {"name": name, "ok": False, "error": f"timeout after {timeout} s"}
         except Exception as e:  # noqa: BLE001 - any failure is this model's, recorded and skipped
             rec = {"name": name, "ok": False, "error": (type(e).__name__ + ": " + str(e)).splitlines()[0][:300]}
+            # The first line names the failure; the cause sits deeper (a fake-tensor error wraps it).
+            print(f"compile_run: {name}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
         finally:
             signal.alarm(0)
         rec["seconds"] = round(time.time() - t0, 1)
