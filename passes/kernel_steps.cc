@@ -1,0 +1,100 @@
+#include "passes/kernel_steps.h"
+
+#include <algorithm>
+
+#include "analyzer/dtype.h"
+
+namespace kc {
+namespace {
+
+constexpr std::string_view kToNhwc = "nchwToNhwcKernel";
+constexpr std::string_view kToNchw = "nhwcToNchwKernel";
+constexpr std::string_view kElementwise = "elementwise_kernel";
+
+bool not_a_kernel(std::string_view f) {
+  return f.rfind("Memset", 0) == 0 || f.rfind("Memcpy", 0) == 0;
+}
+bool core(std::string_view f) {
+  return f != kToNhwc && f != kToNchw && f != kElementwise && !not_a_kernel(f);
+}
+
+std::vector<Access> whole(const Graph& g, const std::vector<int>& values) {
+  std::vector<Access> out;
+  for (int v : values) out.push_back({v, g.values[v].bytes()});
+  return out;
+}
+
+// A gather's table: the rows it reads are at most its output's bytes.
+OpSteps gather(const Graph& g, const Op& op, const HbmArrays& arrays) {
+  OpSteps out{{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
+  const std::vector<int> in = op.tensor_inputs();
+  if (in.empty()) return out;
+  int64_t rows = 0;
+  for (const Access& w : out.steps[0].writes) rows += w.bytes;
+  for (Access& r : out.steps[0].reads)
+    if (r.array == in.front()) r.bytes = std::min(r.bytes, rows);
+  return out;
+}
+
+// cuDNN's transforms around one convolution kernel (kernel_steps.h).
+OpSteps transformed_conv(const Graph& g, const HbmArrays& arrays, const std::vector<std::string_view>& families) {
+  const auto core_at = std::find_if(families.begin(), families.end(), core);
+  const bool back = std::find(core_at, families.end(), kToNchw) != families.end();
+  const bool bias_after = std::find(core_at, families.end(), kElementwise) != families.end();
+  const int y = arrays.writes.front();
+  std::vector<Access> operand = whole(g, arrays.reads);  // input, weight, bias as the convolution reads them
+  OpSteps out;
+  auto scratch = [&](int64_t bytes) {
+    out.scratch_bytes.push_back(bytes);
+    return Access{-static_cast<int>(out.scratch_bytes.size()), bytes};
+  };
+  const Access out_y{y, g.values[y].bytes()};
+  size_t next = 0;  // the operand the next transform copies: input, then weight
+  Access y_scratch{0, -1};
+  for (auto f = families.begin(); f != families.end(); ++f) {
+    if (*f == kToNhwc && f < core_at && next < 2) {
+      const Access s = scratch(operand[next].bytes);
+      out.steps.push_back({{operand[next]}, {s}});
+      operand[next++] = s;
+    } else if (f == core_at) {
+      std::vector<Access> reads = operand;
+      if (bias_after) reads.resize(2);
+      if (back) y_scratch = scratch(out_y.bytes);
+      out.steps.push_back({reads, {back ? y_scratch : out_y}});
+    } else if (*f == kToNchw && f > core_at && y_scratch.bytes >= 0) {
+      out.steps.push_back({{y_scratch}, {out_y}});
+    } else if (*f == kElementwise && f > core_at) {
+      std::vector<Access> reads = {out_y};
+      reads.insert(reads.end(), operand.begin() + 2, operand.end());
+      out.steps.push_back({reads, {out_y}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays,
+                        const std::vector<std::string_view>& families) {
+  if (op.name == "aten::embedding") return gather(g, op, arrays);
+  const bool transforms =
+      std::any_of(families.begin(), families.end(), [](std::string_view f) { return f == kToNhwc || f == kToNchw; });
+  // Only the one-convolution sequence is laid out; a loop over groups stays one kernel.
+  if (transforms && std::count_if(families.begin(), families.end(), core) == 1 && arrays.reads.size() >= 2 &&
+      arrays.writes.size() == 1)
+    return transformed_conv(g, arrays, families);
+  return {{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
+}
+
+const char* kernel_names_dtype(const Graph& g, const Op& op) {
+  int first = -1;
+  op.for_each_tensor_input([&](int v) {
+    if (first < 0) first = v;
+  });
+  if (first >= 0) return dtype_name(g.values[first].dtype);
+  for (int v : op.outputs)
+    if (v >= 0) return dtype_name(g.values[v].dtype);
+  return "";
+}
+
+}  // namespace kc
