@@ -79,9 +79,13 @@ OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays,
   if (op.name == "aten::embedding") return gather(g, op, arrays);
   const bool transforms =
       std::any_of(families.begin(), families.end(), [](std::string_view f) { return f == kToNhwc || f == kToNchw; });
-  // Only the one-convolution sequence is laid out; a loop over groups stays one kernel.
-  if (transforms && std::count_if(families.begin(), families.end(), core) == 1 && arrays.reads.size() >= 2 &&
-      arrays.writes.size() == 1)
+  // Only the one-convolution sequence is laid out: the families are those of the rule, dtype and
+  // launch count, and a grouped convolution with as many launches may be a loop over its groups,
+  // which stays one kernel.
+  const auto groups = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
+  const bool grouped = groups != op.args.end() && !groups->ints.empty() && groups->ints.front() > 1;
+  if (transforms && !grouped && std::count_if(families.begin(), families.end(), core) == 1 &&
+      arrays.reads.size() >= 2 && arrays.writes.size() == 1)
     return transformed_conv(g, arrays, families);
   return {{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
 }

@@ -31,7 +31,7 @@ struct OpSteps {
 
 // An op is one kernel over its array-sized reads and writes (`arrays`), unless the kernel name
 // families measured for it (`families`, Target::kernel_names) show cuDNN's layout transforms
-// around one convolution kernel: then nchwToNhwcKernel copies the input (and the weight, the
+// around one ungrouped convolution kernel: then nchwToNhwcKernel copies the input (and the weight, the
 // second) into a scratch array of its size, the convolution reads the copies and writes its
 // output, into a scratch array when nhwcToNchwKernel copies it back into the output afterwards,
 // and an elementwise kernel after it adds the bias in place. The copies are what the

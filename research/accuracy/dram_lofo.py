@@ -3,7 +3,9 @@ least-recently-used replacement may fill (Target::l2_usable_fraction).
 
     python3 research/accuracy/dram_lofo.py FRACTION=BIN [FRACTION=BIN ...] [--measured data/results/dram/measured.tar.xz]
 
-Each BIN is a kernelcount build whose target sets that fraction (passes/targets/). For every
+Each BIN is a kernelcount build whose target sets that fraction (passes/targets/); builds that
+differ in more than one parameter name them all, comma-separated (`0.625,16=BIN`), and the
+pair is chosen together. For every
 family (the architecture: the letters that begin a model's name or its broad-set family), the
 fraction is chosen on the other families' models (most within 25% of those measuring over
 10 MB, ties to the smaller median error) and the family's own models are predicted with it.
@@ -44,11 +46,12 @@ def main():
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for spec in a.builds:
-            frac, _, binary = spec.partition("=")
-            out = os.path.join(tmp, frac + ".json")
+            values, _, binary = spec.partition("=")
+            out = os.path.join(tmp, values + ".json")
             subprocess.run([sys.executable, os.path.join(HERE, "dram_accuracy.py"), binary, a.measured, "--json", out],
                            check=True, capture_output=True)
-            res[float(frac)] = {r["model"]: r for r in json.load(open(out))["models"]}
+            key = tuple(float(v) for v in values.split(","))
+            res[key if len(key) > 1 else key[0]] = {r["model"]: r for r in json.load(open(out))["models"]}
     fracs = sorted(res)
     models = sorted(res[fracs[0]])
     chosen, rows = {}, []

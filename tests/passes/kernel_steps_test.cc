@@ -75,3 +75,21 @@ TEST_CASE("kernel steps: an embedding reads of its table at most the rows it wri
   CHECK(s.steps[0].reads[0].bytes == b.g.values[y].bytes());
   CHECK(s.steps[0].reads[1].bytes == b.g.values[ids].bytes());
 }
+
+TEST_CASE("kernel steps: a grouped convolution, which cuDNN may loop over, stays one kernel") {
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
+  kc::Arg groups;
+  groups.name = "groups";
+  groups.kind = kc::Arg::Kind::kInt;
+  groups.ints = {2};
+  b.g.ops[0].args.push_back(groups);
+  const kc::HbmArrays a{true, {x, w}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a,
+                                            {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm",
+                                             "nhwcToNchwKernel", "elementwise_kernel", "Memset"});
+  CHECK(s.steps.size() == 1);
+  CHECK(s.scratch_bytes.empty());
+}
