@@ -199,15 +199,16 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
   // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
-  auto families_of = [&](size_t i) {
+  auto steps_of = [&](size_t i, const HbmArrays& arrays) {
     const Launch& l = launches[i];
     std::vector<std::string_view> f;
-    if (!l.known) return f;
     const std::string& rule = l.rule == "measured" ? l.fitting_rule : l.rule;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
-    if (const KernelNames* k = find_kernel_names(target.kernel_names, rule, kernel_names_dtype(g, g.ops[i]), launched))
-      f = split_families(k->families);
-    return f;
+    if (l.known)
+      if (const KernelNames* k =
+              find_kernel_names(target.kernel_names, rule, kernel_names_dtype(g, g.ops[i]), launched))
+        f = split_families(k->families);
+    return op_kernel_steps(g, g.ops[i], arrays, rule, f);
   };
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
   Allocator alloc(l2);
@@ -220,12 +221,13 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     }
     return block[s];
   };
+  std::vector<int> rows_block(g.ops.size(), -1);  // per op, the rows its gather reads
   // The first run leaves the L2 as the call before the measured one does; the second is reported.
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       try {
         const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
-        const OpSteps op = op_kernel_steps(g, g.ops[i], arrays, families_of(i));
+        const OpSteps op = steps_of(i, arrays);
         DramTraffic t;
         double read = 0;
         l2.start_op();
@@ -233,6 +235,12 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         for (int64_t bytes : op.scratch_bytes) scratch.push_back(alloc.allocate(bytes));
         // (block, bytes the kernel touches) of a step's array
         auto access = [&](const Access& a) {
+          if (a.rows) {
+            // The rows a gather reads: its own block, kept from call to call.
+            int& b = rows_block[i];
+            if (b < 0) b = l2.add(std::max<int64_t>(a.bytes, 1));
+            return std::pair{b, a.bytes};
+          }
           return std::pair{a.array >= 0 ? block_of(a.array) : scratch[-1 - a.array], a.bytes};
         };
         for (const KernelStep& step : op.steps) {

@@ -17,6 +17,9 @@ namespace kc {
 struct Access {
   int array = 0;
   int64_t bytes = 0;
+  // A gather's table, of which it reads only `bytes`: the same rows call after call (the
+  // same indices), not a share of the whole table.
+  bool rows = false;
 };
 
 // One kernel: the arrays it reads and writes.
@@ -30,14 +33,17 @@ struct OpSteps {
 };
 
 // An op is one kernel over its array-sized reads and writes (`arrays`), unless the kernel name
-// families measured for it (`families`, Target::kernel_names) show cuDNN's layout transforms
-// around one ungrouped convolution kernel: then nchwToNhwcKernel copies the input (and the weight, the
-// second) into a scratch array of its size, the convolution reads the copies and writes its
-// output, into a scratch array when nhwcToNchwKernel copies it back into the output afterwards,
-// and an elementwise kernel after it adds the bias in place. The copies are what the
-// array-sized count leaves out (hbm_traffic.h) and what the L2 must hold besides the op's arrays.
-// An embedding reads of its table only the rows it gathers: at most its output's bytes.
-OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays,
+// families measured for its launch rule (`rule`, `families`: Target::kernel_names) show more
+// kernels around one convolution or GEMM kernel. Then a copy before it (cuDNN's nchwToNhwcKernel
+// for a convolution's input, then its weight; ATen's elementwise contiguous copy for a GEMM's
+// operand that is not row-major dense) writes a scratch array of the operand's size, which the
+// core kernel reads instead; the core kernel writes the output, or a scratch array that
+// nhwcToNchwKernel copies back into it afterwards; an elementwise kernel after it adds the bias
+// in place. The copies are what the array-sized count leaves out (hbm_traffic.h) and what the L2
+// must hold besides the op's arrays. A grouped convolution stays one kernel (as many launches
+// may be cuDNN's loop over the groups). An embedding reads of its table only the rows it
+// gathers: at most its output's bytes.
+OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
                         const std::vector<std::string_view>& families);
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.

@@ -19,7 +19,7 @@ TEST_CASE("kernel steps: an op without measured transforms is one kernel over it
   int x = b.input({1024});
   int y = b.pointwise("aten::relu", {x});
   const kc::HbmArrays a{true, {x}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, {"vectorized_elementwise_kernel"});
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "pointwise", {"vectorized_elementwise_kernel"});
   REQUIRE(s.steps.size() == 1);
   CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
   CHECK(arrays_of(s.steps[0].writes) == std::vector<int>{y});
@@ -33,7 +33,7 @@ TEST_CASE("kernel steps: cuDNN's transforms copy input, weight and output throug
   int y = b.op("aten::conv2d", {x, w}, {}, {8, 64, 56, 56});
   const kc::HbmArrays a{true, {x, w}, {y}};
   const kc::OpSteps s = kc::op_kernel_steps(
-      b.g, b.g.ops[0], a,
+      b.g, b.g.ops[0], a, "conv",
       {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "nhwcToNchwKernel", "Memset"});
   REQUIRE(s.steps.size() == 4);
   REQUIRE(s.scratch_bytes.size() == 3);
@@ -55,8 +55,9 @@ TEST_CASE("kernel steps: a convolution that writes its output directly adds its 
   int bias = b.input({64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
   int y = b.op("aten::conv2d", {x, w, bias}, {}, {8, 64, 56, 56});
   const kc::HbmArrays a{true, {x, w, bias}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(
-      b.g, b.g.ops[0], a, {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "elementwise_kernel"});
+  const kc::OpSteps s =
+      kc::op_kernel_steps(b.g, b.g.ops[0], a, "conv",
+                          {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "elementwise_kernel"});
   REQUIRE(s.steps.size() == 4);
   CHECK(s.scratch_bytes.size() == 2);
   CHECK(arrays_of(s.steps[2].writes) == std::vector<int>{y});
@@ -70,9 +71,10 @@ TEST_CASE("kernel steps: an embedding reads of its table at most the rows it wri
   int ids = b.input({2, 128}, kc::DType::kInt64);
   int y = b.op("aten::embedding", {w, ids}, {}, {2, 128, 256});
   const kc::HbmArrays a{true, {w, ids}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, {});
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "embedding", {});
   REQUIRE(s.steps.size() == 1);
   CHECK(s.steps[0].reads[0].bytes == b.g.values[y].bytes());
+  CHECK(s.steps[0].reads[0].rows);
   CHECK(s.steps[0].reads[1].bytes == b.g.values[ids].bytes());
 }
 
@@ -87,9 +89,32 @@ TEST_CASE("kernel steps: a grouped convolution, which cuDNN may loop over, stays
   groups.ints = {2};
   b.g.ops[0].args.push_back(groups);
   const kc::HbmArrays a{true, {x, w}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a,
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "conv",
                                             {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm",
                                              "nhwcToNchwKernel", "elementwise_kernel", "Memset"});
   CHECK(s.steps.size() == 1);
   CHECK(s.scratch_bytes.empty());
+}
+
+TEST_CASE("kernel steps: a GEMM copies the operand that is not row-major dense, then adds its bias in place") {
+  GraphBuilder b;
+  int x = b.strided({197, 32, 768}, {768, 151296, 1}, kc::DType::kBFloat16);
+  int w = b.input({2304, 768}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
+  int bias = b.input({2304}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
+  int y = b.op("aten::linear", {x, w, bias}, {}, {197, 32, 2304});
+  const kc::HbmArrays a{true, {x, w, bias}, {y}};
+  const kc::OpSteps s =
+      kc::op_kernel_steps(b.g, b.g.ops[0], a, "gemm", {"elementwise_kernel", "nvjet", "elementwise_kernel"});
+  REQUIRE(s.steps.size() == 3);
+  REQUIRE(s.scratch_bytes.size() == 1);
+  CHECK(s.scratch_bytes[0] == b.g.values[x].bytes());
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{-1, w});
+  CHECK(arrays_of(s.steps[1].writes) == std::vector<int>{y});
+  CHECK(arrays_of(s.steps[2].reads) == std::vector<int>{y, bias});
+  // Batch norm's leading elementwise kernels work on its small parameters: it stays one kernel.
+  const kc::OpSteps bn = kc::op_kernel_steps(
+      b.g, b.g.ops[0], a, "batch_norm.eval.half",
+      {"unrolled_elementwise_kernel", "vectorized_elementwise_kernel", "batch_norm_transform_input_kernel"});
+  CHECK(bn.steps.size() == 1);
 }
