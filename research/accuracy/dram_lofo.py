@@ -67,6 +67,10 @@ def main():
     print("in sample, all families:", {f: score([res[f][m] for m in models])[0] for f in fracs}, "within 25% of", len(big))
     print(f"left out by family: {len(rows)} models; measured over 10 MB: {len(big)}, expected within 25%: "
           f"{sum(within25(r) for r in big)}; within 2x (or both under 1 MB): {len(within2)} of {len(rows)}")
+    ok2 = {r["model"] for r in within2}
+    misses = [r for r in rows if r["model"] not in ok2 or (r["measured"] > 10e6 and not within25(r))]
+    print("misses, left out:", ", ".join(f"{r['model']} {r['expected'] / 1e6:.1f} MB expected for {r['measured'] / 1e6:.1f}"
+                                         for r in sorted(misses, key=lambda r: r["model"])))
 
 
 if __name__ == "__main__":
