@@ -7,6 +7,7 @@
 
 #include "analyzer/error.h"
 #include "passes/hbm_traffic.h"
+#include "passes/kernel_steps.h"
 
 namespace kc {
 namespace {
@@ -174,7 +175,8 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
                                           const std::vector<Traffic>& traffic, const Target& target) {
   std::vector<DramTraffic> out(g.ops.size());
   if (target.device.l2_bytes <= 0) {
-    for (size_t i = 0; i < g.ops.size(); ++i) out[i] = {traffic[i].read_bytes, traffic[i].write_bytes};
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      out[i] = {traffic[i].read_bytes, traffic[i].write_bytes, traffic[i].read_bytes};
     return out;
   }
   const std::vector<int> storage = storage_of_values(g);
@@ -196,6 +198,18 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     if (last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s))
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
+  // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
+  auto steps_of = [&](size_t i, const HbmArrays& arrays) {
+    const Launch& l = launches[i];
+    std::vector<std::string_view> f;
+    const std::string& rule = l.rule == "measured" ? l.fitting_rule : l.rule;
+    const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
+    if (l.known)
+      if (const KernelNames* k =
+              find_kernel_names(target.kernel_names, rule, kernel_names_dtype(g, g.ops[i]), launched))
+        f = split_families(k->families);
+    return op_kernel_steps(g, g.ops[i], arrays, rule, f);
+  };
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
   Allocator alloc(l2);
   std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
@@ -207,37 +221,58 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     }
     return block[s];
   };
+  std::vector<int> rows_block(g.ops.size(), -1);  // per op, the rows its gather reads
   // The first run leaves the L2 as the call before the measured one does; the second is reported.
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       try {
         const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
+        const OpSteps op = steps_of(i, arrays);
         DramTraffic t;
         double read = 0;
         l2.start_op();
-        // The kernel's arrays advance side by side: segment c of each (at the same fraction).
-        std::vector<std::pair<int, int>> reads, writes;  // (value, block)
-        int steps = 0;
-        for (int v : arrays.reads) reads.emplace_back(v, block_of(v));
-        for (int v : arrays.writes) writes.emplace_back(v, block_of(v));
-        for (const auto& [v, b] : reads) steps = std::max(steps, l2.segments(b));
-        for (const auto& [v, b] : writes) steps = std::max(steps, l2.segments(b));
-        // Segment k of an array of n segments is reached at step floor(k * steps / n).
-        auto due = [&](int n, int c) {
-          const int k = (c * n + steps - 1) / steps;
-          return k < n && k * steps / n == c ? k : -1;
+        std::vector<int> scratch;  // blocks of the op's scratch arrays, freed after the call
+        for (int64_t bytes : op.scratch_bytes) scratch.push_back(alloc.allocate(bytes));
+        // (block, bytes the kernel touches) of a step's array
+        auto access = [&](const Access& a) {
+          if (a.rows) {
+            // The rows a gather reads: its own block, kept from call to call.
+            int& b = rows_block[i];
+            if (b < 0) b = l2.add(std::max<int64_t>(a.bytes, 1));
+            return std::pair{b, a.bytes};
+          }
+          return std::pair{a.array >= 0 ? block_of(a.array) : scratch[-1 - a.array], a.bytes};
         };
-        for (int c = 0; c < steps; ++c) {
-          for (const auto& [v, b] : reads)
-            if (const int k = due(l2.segments(b), c); k >= 0) read += l2.read(b, k, g.values[v].bytes(), t);
-          for (const auto& [v, b] : writes)
-            if (const int k = due(l2.segments(b), c); k >= 0) l2.write(b, k, g.values[v].bytes(), t);
+        for (const KernelStep& step : op.steps) {
+          // The kernel's arrays advance side by side: segment c of each (at the same fraction).
+          std::vector<std::pair<int, int64_t>> reads, writes;  // (block, bytes)
+          int steps = 0;
+          for (const Access& a : step.reads) {
+            reads.push_back(access(a));
+            t.kernel_read_bytes = add_checked(t.kernel_read_bytes, a.bytes, "DRAM bytes");
+          }
+          for (const Access& a : step.writes) writes.push_back(access(a));
+          for (const auto& [b, n] : reads) steps = std::max(steps, l2.segments(b));
+          for (const auto& [b, n] : writes) steps = std::max(steps, l2.segments(b));
+          // Segment k of an array of n segments is reached at step floor(k * steps / n).
+          auto due = [&](int n, int c) {
+            const int k = (c * n + steps - 1) / steps;
+            return k < n && k * steps / n == c ? k : -1;
+          };
+          for (int c = 0; c < steps; ++c) {
+            for (const auto& [b, n] : reads)
+              if (const int k = due(l2.segments(b), c); k >= 0) read += l2.read(b, k, n, t);
+            for (const auto& [b, n] : writes)
+              if (const int k = due(l2.segments(b), c); k >= 0) l2.write(b, k, n, t);
+          }
         }
+        for (int b : scratch) alloc.release(b);
         t.read_bytes = static_cast<int64_t>(read + 0.5);
         if (const int64_t r = g.ops[i].repeat; r > 1) {
           // Every trip of a loop moves its arrays again; the model replays one.
           t.read_bytes = mul_checked(t.read_bytes, r, "DRAM bytes");
           t.write_bytes = mul_checked(t.write_bytes, r, "DRAM bytes");
+          t.kernel_read_bytes = mul_checked(t.kernel_read_bytes, r, "DRAM bytes");
         }
         if (run == 1) out[i] = t;
         for (int s : dies_after[i])

@@ -9,15 +9,21 @@
 
 namespace kc {
 
-// Replays the ops' array-sized reads and writes (hbm_arrays) through a model of the target's L2:
-// a write-back cache of `Target::device.l2_bytes` x `l2_usable_fraction` with least-recently-used eviction, over the
-// memory blocks the caching allocator hands out (a freed intermediate's block is reused by a later output of a size
-// that fits, so its lines are overwritten in L2 rather than written back). A read costs DRAM bytes for the part of the
-// array not resident; a write costs none until its dirty lines are evicted, charged to the op whose accesses evicted
-// them. The model runs twice and reports the second run, as a model called repeatedly runs with the last call's tail in
-// L2. Not modelled: re-reads of tiles inside one kernel, traffic inside multi-kernel ops (layout transforms,
-// workspaces), memcpy and memset, and the L2's hashing and partitions. A target whose device has no L2 size
-// (device.l2_bytes 0) gets the array-sized figures.
+// Replays the ops' kernels (kernel_steps.h: one kernel over the array-sized reads and writes,
+// hbm_arrays, or the measured sequence around a GEMM's or convolution's core kernel, with the
+// scratch copies its layout transforms and contiguous copies write) through a model of the
+// target's L2: a write-back cache of `Target::device.l2_bytes` x `l2_usable_fraction` with
+// least-recently-used eviction, over the memory blocks the caching allocator hands out (a freed
+// intermediate's block is reused by a later output of a size that fits, so its lines are
+// overwritten in L2 rather than written back; an op's scratch arrays are allocated for its call
+// and freed after it). A read costs DRAM bytes for the part of the array not resident; a write
+// costs none until its dirty lines are evicted, charged to the op whose accesses evicted them.
+// The model runs twice and reports the second run, as a model called repeatedly runs with the
+// last call's tail in L2. Not modelled: re-reads of tiles inside one kernel and the order a
+// kernel reads in (a GEMM's tiles reach a large operand's resident tail before a sweep would),
+// loops over a grouped convolution's groups (cuDNN's transposes per group), memcpy and memset,
+// and the L2's hashing and partitions (the usable share stands for them). A target whose device
+// has no L2 size (device.l2_bytes 0) gets the array-sized figures.
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
                                           const std::vector<Traffic>& traffic, const Target& target);
 

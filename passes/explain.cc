@@ -6,6 +6,7 @@
 
 #include "analyzer/dtype.h"
 #include "passes/hbm_traffic.h"
+#include "passes/kernel_steps.h"
 #include "passes/launch_rules.h"
 
 namespace kc {
@@ -15,18 +16,6 @@ const LaunchRule* find_rule(const Target& t, const std::string& id) {
   for (const LaunchRule& r : t.rules)
     if (r.id == id) return &r;
   return nullptr;
-}
-
-// The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
-const char* op_dtype(const Graph& g, const Op& op) {
-  int first = -1;
-  op.for_each_tensor_input([&](int v) {
-    if (first < 0) first = v;
-  });
-  if (first >= 0) return dtype_name(g.values[first].dtype);
-  for (int v : op.outputs)
-    if (v >= 0) return dtype_name(g.values[v].dtype);
-  return "";
 }
 
 }  // namespace
@@ -70,7 +59,7 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
       if (const MeasuredLaunch* m = target.find_measured(l.key, {})) e.measured_in = m->models;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     if (launched == 0) continue;
-    auto [it, fresh] = names_of.try_emplace({e.rule, op_dtype(g, g.ops[i]), launched});
+    auto [it, fresh] = names_of.try_emplace({e.rule, kernel_names_dtype(g, g.ops[i]), launched});
     Names& names = it->second;
     if (fresh) {
       const auto& [rule, dtype, n] = it->first;

@@ -150,8 +150,9 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] {
         per_op(g, r.dram.size(), "DRAM entries");
         for (size_t i = 0; i < r.dram.size(); ++i)
-          if (r.dram[i].read_bytes < 0 || r.dram[i].write_bytes < 0 || r.dram[i].read_bytes > r.traffic[i].read_bytes)
-            throw OpError(static_cast<int>(i), "DRAM reads outside [0, its array-sized reads]");
+          if (r.dram[i].read_bytes < 0 || r.dram[i].write_bytes < 0 ||
+              r.dram[i].read_bytes > r.dram[i].kernel_read_bytes)
+            throw OpError(static_cast<int>(i), "DRAM reads outside [0, what its kernels read]");
       });
   step(
       "fusion", g, [&] { r.fusion = run_fusion(g, r.launches, r.traffic, FusionVariant::kPointwise); },

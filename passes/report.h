@@ -47,6 +47,9 @@ struct Traffic {
 struct DramTraffic {
   int64_t read_bytes = 0;   // fetched from DRAM
   int64_t write_bytes = 0;  // dirty lines written back to DRAM (evicted during this op)
+  // What the op's kernels read, their scratch copies included (kernel_steps.h): the most its
+  // DRAM reads can be.
+  int64_t kernel_read_bytes = 0;
   int64_t bytes() const { return add_checked(read_bytes, write_bytes, "DRAM bytes"); }
 };
 

@@ -3,7 +3,9 @@ least-recently-used replacement may fill (Target::l2_usable_fraction).
 
     python3 research/accuracy/dram_lofo.py FRACTION=BIN [FRACTION=BIN ...] [--measured data/results/dram/measured.tar.xz]
 
-Each BIN is a kernelcount build whose target sets that fraction (passes/targets/). For every
+Each BIN is a kernelcount build whose target sets that fraction (passes/targets/); builds that
+differ in more than one parameter name them all, comma-separated (`0.625,16=BIN`), and the
+pair is chosen together. For every
 family (the architecture: the letters that begin a model's name or its broad-set family), the
 fraction is chosen on the other families' models (most within 25% of those measuring over
 10 MB, ties to the smaller median error) and the family's own models are predicted with it.
@@ -44,11 +46,12 @@ def main():
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for spec in a.builds:
-            frac, _, binary = spec.partition("=")
-            out = os.path.join(tmp, frac + ".json")
+            values, _, binary = spec.partition("=")
+            out = os.path.join(tmp, values + ".json")
             subprocess.run([sys.executable, os.path.join(HERE, "dram_accuracy.py"), binary, a.measured, "--json", out],
                            check=True, capture_output=True)
-            res[float(frac)] = {r["model"]: r for r in json.load(open(out))["models"]}
+            key = tuple(float(v) for v in values.split(","))
+            res[key if len(key) > 1 else key[0]] = {r["model"]: r for r in json.load(open(out))["models"]}
     fracs = sorted(res)
     models = sorted(res[fracs[0]])
     chosen, rows = {}, []
@@ -64,6 +67,10 @@ def main():
     print("in sample, all families:", {f: score([res[f][m] for m in models])[0] for f in fracs}, "within 25% of", len(big))
     print(f"left out by family: {len(rows)} models; measured over 10 MB: {len(big)}, expected within 25%: "
           f"{sum(within25(r) for r in big)}; within 2x (or both under 1 MB): {len(within2)} of {len(rows)}")
+    ok2 = {r["model"] for r in within2}
+    misses = [r for r in rows if r["model"] not in ok2 or (r["measured"] > 10e6 and not within25(r))]
+    print("misses, left out:", ", ".join(f"{r['model']} {r['expected'] / 1e6:.1f} MB expected for {r['measured'] / 1e6:.1f}"
+                                         for r in sorted(misses, key=lambda r: r["model"])))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,123 @@
+#include "passes/kernel_steps.h"
+
+#include <algorithm>
+
+#include "analyzer/dtype.h"
+
+namespace kc {
+namespace {
+
+constexpr std::string_view kToNhwc = "nchwToNhwcKernel";
+constexpr std::string_view kToNchw = "nhwcToNchwKernel";
+constexpr std::string_view kElementwise = "elementwise_kernel";
+
+bool not_a_kernel(std::string_view f) {
+  return f.rfind("Memset", 0) == 0 || f.rfind("Memcpy", 0) == 0;
+}
+bool elementwise(std::string_view f);
+// The kernel that computes the op: neither a layout transform, an elementwise copy or bias
+// pass, nor a memset or memcpy.
+bool core_kernel(std::string_view f) {
+  return f != kToNhwc && f != kToNchw && !elementwise(f) && !not_a_kernel(f);
+}
+
+std::vector<Access> whole(const Graph& g, const std::vector<int>& values) {
+  std::vector<Access> out;
+  for (int v : values) out.push_back({v, g.values[v].bytes()});
+  return out;
+}
+
+// A gather's table: the rows it reads are at most its output's bytes.
+OpSteps gather(const Graph& g, const Op& op, const HbmArrays& arrays) {
+  OpSteps out{{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
+  const std::vector<int> in = op.tensor_inputs();
+  if (in.empty()) return out;
+  int64_t rows = 0;
+  for (const Access& w : out.steps[0].writes) rows += w.bytes;
+  for (Access& r : out.steps[0].reads)
+    if (r.array == in.front() && rows < r.bytes) {
+      r.bytes = rows;
+      r.rows = true;
+    }
+  return out;
+}
+
+bool elementwise(std::string_view f) {
+  return f == kElementwise || f == "vectorized_elementwise_kernel" || f == "unrolled_elementwise_kernel";
+}
+
+// A GEMM's or convolution's kernels around its one core kernel (kernel_steps.h).
+OpSteps around_core(const Graph& g, const HbmArrays& arrays, const std::vector<std::string_view>& families, bool gemm) {
+  const auto core_at = std::find_if(families.begin(), families.end(), core_kernel);
+  const bool back = std::find(core_at, families.end(), kToNchw) != families.end();
+  const bool bias_after = std::any_of(core_at, families.end(), elementwise);
+  const int y = arrays.writes.front();
+  std::vector<Access> operand = whole(g, arrays.reads);  // input, weight, bias as the core kernel reads them
+  // The operands a copy before the core makes: a convolution's input, then its weight; a GEMM's
+  // operands that are not row-major dense (ATen's contiguous copies), else its first ones.
+  std::vector<size_t> copied;
+  if (gemm)
+    for (size_t k = 0; k < 2 && k < operand.size(); ++k)
+      if (!g.values[arrays.reads[k]].contiguous()) copied.push_back(k);
+  for (size_t k = 0; k < 2; ++k)
+    if (std::find(copied.begin(), copied.end(), k) == copied.end()) copied.push_back(k);
+  OpSteps out;
+  auto scratch = [&](int64_t bytes) {
+    out.scratch_bytes.push_back(bytes);
+    return Access{-static_cast<int>(out.scratch_bytes.size()), bytes};
+  };
+  const Access out_y{y, g.values[y].bytes()};
+  size_t next = 0;
+  Access y_scratch{0, -1};
+  for (auto f = families.begin(); f != families.end(); ++f) {
+    if (f < core_at && (*f == kToNhwc || (gemm && elementwise(*f))) && next < copied.size()) {
+      const size_t k = copied[next++];
+      const Access s = scratch(operand[k].bytes);
+      out.steps.push_back({{operand[k]}, {s}});
+      operand[k] = s;
+    } else if (f == core_at) {
+      std::vector<Access> reads = operand;
+      if (bias_after) reads.resize(2);
+      if (back) y_scratch = scratch(out_y.bytes);
+      out.steps.push_back({reads, {back ? y_scratch : out_y}});
+    } else if (*f == kToNchw && f > core_at && y_scratch.bytes >= 0) {
+      out.steps.push_back({{y_scratch}, {out_y}});
+    } else if (elementwise(*f) && f > core_at) {
+      std::vector<Access> reads = {out_y};
+      reads.insert(reads.end(), operand.begin() + 2, operand.end());
+      out.steps.push_back({reads, {out_y}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
+                        const std::vector<std::string_view>& families) {
+  if (op.name == "aten::embedding") return gather(g, op, arrays);
+  // Only sequences around one core kernel are laid out: the families are those of the rule,
+  // dtype and launch count, and a grouped convolution with as many launches may be a loop over
+  // its groups, which stays one kernel.
+  const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
+  const auto groups = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
+  const bool grouped = groups != op.args.end() && !groups->ints.empty() && groups->ints.front() > 1;
+  if ((conv || gemm) && !grouped && families.size() > 1 &&
+      std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
+      arrays.writes.size() == 1)
+    return around_core(g, arrays, families, gemm);
+  return {{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
+}
+
+const char* kernel_names_dtype(const Graph& g, const Op& op) {
+  int first = -1;
+  op.for_each_tensor_input([&](int v) {
+    if (first < 0) first = v;
+  });
+  if (first >= 0) return dtype_name(g.values[first].dtype);
+  for (int v : op.outputs)
+    if (v >= 0) return dtype_name(g.values[v].dtype);
+  return "";
+}
+
+}  // namespace kc

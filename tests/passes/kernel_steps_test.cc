@@ -1,0 +1,120 @@
+#include "passes/kernel_steps.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+
+using kc::test::GraphBuilder;
+
+namespace {
+std::vector<int> arrays_of(const std::vector<kc::Access>& a) {
+  std::vector<int> out;
+  for (const kc::Access& x : a) out.push_back(x.array);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("kernel steps: an op without measured transforms is one kernel over its arrays") {
+  GraphBuilder b;
+  int x = b.input({1024});
+  int y = b.pointwise("aten::relu", {x});
+  const kc::HbmArrays a{true, {x}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "pointwise", {"vectorized_elementwise_kernel"});
+  REQUIRE(s.steps.size() == 1);
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[0].writes) == std::vector<int>{y});
+  CHECK(s.scratch_bytes.empty());
+}
+
+TEST_CASE("kernel steps: cuDNN's transforms copy input, weight and output through scratch arrays") {
+  GraphBuilder b;
+  int x = b.input({8, 64, 56, 56});
+  int w = b.input({64, 64, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {8, 64, 56, 56});
+  const kc::HbmArrays a{true, {x, w}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(
+      b.g, b.g.ops[0], a, "conv",
+      {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "nhwcToNchwKernel", "Memset"});
+  REQUIRE(s.steps.size() == 4);
+  REQUIRE(s.scratch_bytes.size() == 3);
+  CHECK(s.scratch_bytes[0] == b.g.values[x].bytes());
+  CHECK(s.scratch_bytes[1] == b.g.values[w].bytes());
+  CHECK(s.scratch_bytes[2] == b.g.values[y].bytes());
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[0].writes) == std::vector<int>{-1});
+  CHECK(arrays_of(s.steps[2].reads) == std::vector<int>{-1, -2});
+  CHECK(arrays_of(s.steps[2].writes) == std::vector<int>{-3});
+  CHECK(arrays_of(s.steps[3].reads) == std::vector<int>{-3});
+  CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
+}
+
+TEST_CASE("kernel steps: a convolution that writes its output directly adds its bias after") {
+  GraphBuilder b;
+  int x = b.input({8, 64, 56, 56});
+  int w = b.input({64, 64, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int bias = b.input({64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w, bias}, {}, {8, 64, 56, 56});
+  const kc::HbmArrays a{true, {x, w, bias}, {y}};
+  const kc::OpSteps s =
+      kc::op_kernel_steps(b.g, b.g.ops[0], a, "conv",
+                          {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "elementwise_kernel"});
+  REQUIRE(s.steps.size() == 4);
+  CHECK(s.scratch_bytes.size() == 2);
+  CHECK(arrays_of(s.steps[2].writes) == std::vector<int>{y});
+  CHECK(arrays_of(s.steps[3].reads) == std::vector<int>{y, bias});
+  CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
+}
+
+TEST_CASE("kernel steps: an embedding reads of its table at most the rows it writes") {
+  GraphBuilder b;
+  int w = b.input({50000, 256}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int ids = b.input({2, 128}, kc::DType::kInt64);
+  int y = b.op("aten::embedding", {w, ids}, {}, {2, 128, 256});
+  const kc::HbmArrays a{true, {w, ids}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "embedding", {});
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.steps[0].reads[0].bytes == b.g.values[y].bytes());
+  CHECK(s.steps[0].reads[0].rows);
+  CHECK(s.steps[0].reads[1].bytes == b.g.values[ids].bytes());
+}
+
+TEST_CASE("kernel steps: a grouped convolution, which cuDNN may loop over, stays one kernel") {
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
+  kc::Arg groups;
+  groups.name = "groups";
+  groups.kind = kc::Arg::Kind::kInt;
+  groups.ints = {2};
+  b.g.ops[0].args.push_back(groups);
+  const kc::HbmArrays a{true, {x, w}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, b.g.ops[0], a, "conv",
+                                            {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm",
+                                             "nhwcToNchwKernel", "elementwise_kernel", "Memset"});
+  CHECK(s.steps.size() == 1);
+  CHECK(s.scratch_bytes.empty());
+}
+
+TEST_CASE("kernel steps: a GEMM copies the operand that is not row-major dense, then adds its bias in place") {
+  GraphBuilder b;
+  int x = b.strided({197, 32, 768}, {768, 151296, 1}, kc::DType::kBFloat16);
+  int w = b.input({2304, 768}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
+  int bias = b.input({2304}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
+  int y = b.op("aten::linear", {x, w, bias}, {}, {197, 32, 2304});
+  const kc::HbmArrays a{true, {x, w, bias}, {y}};
+  const kc::OpSteps s =
+      kc::op_kernel_steps(b.g, b.g.ops[0], a, "gemm", {"elementwise_kernel", "nvjet", "elementwise_kernel"});
+  REQUIRE(s.steps.size() == 3);
+  REQUIRE(s.scratch_bytes.size() == 1);
+  CHECK(s.scratch_bytes[0] == b.g.values[x].bytes());
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{-1, w});
+  CHECK(arrays_of(s.steps[1].writes) == std::vector<int>{y});
+  CHECK(arrays_of(s.steps[2].reads) == std::vector<int>{y, bias});
+  // Batch norm's leading elementwise kernels work on its small parameters: it stays one kernel.
+  const kc::OpSteps bn = kc::op_kernel_steps(
+      b.g, b.g.ops[0], a, "batch_norm.eval.half",
+      {"unrolled_elementwise_kernel", "vectorized_elementwise_kernel", "batch_norm_transform_input_kernel"});
+  CHECK(bn.steps.size() == 1);
+}
