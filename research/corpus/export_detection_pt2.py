@@ -8,7 +8,10 @@ torch.export.export(strict=False) refuses such a guard. torch.export.draft_expor
 real tensors beside the fake ones, so a guard on a data-dependent size is decided by the example's
 value (and checked again at run time), and the program is exported as the example runs it. Each
 model is tried with export first, then draft_export; the manifest says which one worked and, for
-draft_export, what its report found.
+draft_export, what its report found. Three faults of the released packages stand in the way and
+are mended in the exporting process (draft_export_fixes, nms_keeps_from_zero): parameters'
+real tensors are uninitialized memory, prims.signbit's meta has the wrong dtype, and
+torchvision's nms declares that it keeps at least 2 boxes.
 
 Weights are random (seed 0), so the boxes nms keeps are those of a model; the archive keeps them
 (the real run reads them, with the sample inputs) and OUT/stripped/<name>.pt2 is the copy without
@@ -59,6 +62,28 @@ def draft_export_fixes():
     torch.ops.prims.signbit.default.prim_meta_impl = lambda a: torch.empty_like(a, dtype=torch.bool)
 
 
+# torchvision 0.26's fake kernel of nms asks for its kept count with the deprecated
+# create_unbacked_symint(), whose lower bound is 2: the exported program then asserts that every
+# nms keeps at least 2 boxes, and a class with one box fails the run (draft_export runs those
+# asserts on the real tensors, so it fails the export). The same kernel with new_dynamic_size(),
+# bound 0. Registered under torchvision's module name, which the op's registration requires.
+NMS_FAKE = """
+import torch
+def meta_nms(dets, scores, iou_threshold):
+    torch._check(dets.dim() == 2, lambda: f"boxes should be a 2d tensor, got {dets.dim()}D")
+    torch._check(dets.size(1) == 4, lambda: f"boxes should have 4 elements in dimension 1, got {dets.size(1)}")
+    torch._check(scores.dim() == 1, lambda: f"scores should be a 1d tensor, got {scores.dim()}")
+    torch._check(dets.size(0) == scores.size(0), lambda: "boxes and scores should have the same number of elements")
+    return dets.new_empty(torch.library.get_ctx().new_dynamic_size(), dtype=torch.long)
+torch.library.register_fake("torchvision::nms", meta_nms, allow_override=True)
+"""
+
+
+def nms_keeps_from_zero():
+    import torchvision  # noqa: F401 - registers the op first
+    exec(compile(NMS_FAKE, "torchvision/_meta_registrations.py", "exec"), {"__name__": "torchvision._meta_registrations"})
+
+
 def export_one(out, name, size, batch, methods):
     """Exports one model; returns its manifest record."""
     import torch
@@ -74,6 +99,7 @@ def export_one(out, name, size, batch, methods):
         if owner is not None and hasattr(owner, "score_thresh"):
             owner.score_thresh = 0.0
     images = torch.rand(batch, 3, size, size, device=device)
+    nms_keeps_from_zero()
     stem = stem_of(name, batch)
     rec = {"file": stem + ".pt2", "model": name, "device": device, "images": [batch, 3, size, size], "tried": []}
     ep = None
