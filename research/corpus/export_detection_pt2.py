@@ -24,6 +24,7 @@ model ({file, method, seconds, ...} or {file, error}).
 """
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -92,6 +93,9 @@ def export_one(out, name, size, batch, methods):
     from strip_weights import relative_in_place, strip_weights
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
+    # draft_export warns of every data-dependent expression it decides, each a sum of up to 90
+    # terms: printing them costs as much as the trace. Its report is kept apart and stays whole.
+    logging.getLogger("torch.fx.experimental.symbolic_shapes").setLevel(logging.ERROR)
     torch.set_num_threads(2)  # several exports share the machine's cores
     torch.manual_seed(0)
     model = torchvision.models.get_model(name, weights=None, weights_backbone=None).eval().to(device)
