@@ -308,12 +308,34 @@ class Pt2Reader {
       g_.info.dims_applied.push_back(given);
     }
     bound_kept_counts(graph, ranges);
-    for (const auto& [name, value] : symbols_)
+    // A detector's post-processing makes hundreds of data-dependent sizes (a selection and an
+    // nms per class): past a few, they are noted once per way they were valued.
+    constexpr size_t kListedUnbacked = 8;
+    size_t unbacked = 0;
+    for (const auto& [name, why] : unbacked_) unbacked += !given_.count(name);
+    std::map<std::string, std::vector<std::string>> grouped;  // how valued -> symbols
+    for (const auto& [name, value] : symbols_) {
+      if (unbacked_.count(name) && !given_.count(name) && unbacked > kListedUnbacked) {
+        grouped[unbacked_.at(name)].push_back(name);
+        continue;
+      }
       g_.info.notes.push_back("symbol " + name + " = " + std::to_string(value) +
                               (given_.count(name) ? " (--dim)"
                                : unbacked_.count(name)
                                    ? " (" + unbacked_.at(name) + "; set it with --dim " + name + "=N)"
                                    : " (export hint)"));
+    }
+    for (auto& [why, names] : grouped) {
+      // u2 before u10: shorter names first.
+      std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+      });
+      std::string list;
+      for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
+      if (names.size() > 4) list += ", ...";
+      g_.info.notes.push_back(std::to_string(names.size()) + (names.size() == 1 ? " symbol (" : " symbols (") + list +
+                              ") valued as " + why + " (--dim NAME=N sets one)");
+    }
   }
 
   // torchvision's nms declares how many boxes it keeps as a fresh size with no upper bound (its
@@ -323,7 +345,8 @@ class Pt2Reader {
   // count read from an earlier nms's is already valued.
   void bound_kept_counts(JsonRef graph, const std::map<std::string, std::pair<int64_t, int64_t>>& ranges) {
     bool open_ended = false;
-    for (const auto& [name, why] : unbacked_) open_ended |= !given_.count(name) && why.find("lower") != std::string::npos;
+    for (const auto& [name, why] : unbacked_)
+      open_ended |= !given_.count(name) && why.find("lower") != std::string::npos;
     JsonRef tv = optional_field(graph, "tensor_values");
     JsonRef nodes = optional_field(graph, "nodes");
     if (!open_ended || !tv || !tv.is_object() || !nodes || !nodes.is_array()) return;

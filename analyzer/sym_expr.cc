@@ -10,8 +10,9 @@ namespace {
 // Recursive-descent parser over: integers, symbols, Symbol('name', ...), + - * // / % **,
 // unary minus, parentheses, and the calls FloorDiv, CeilDiv, Mod, PythonMod, Max, Min,
 // TruncToInt, Abs, and sympy's own spelling (srepr) of a sum, product, power and integer: Add,
-// Mul, Pow, Integer (torch.export writes it for a long expression: a sum of 90 Min(300, u)). Arithmetic that overflows 64 bits or divides by zero fails the parse with
-// a reason; nesting deeper than kMaxSymExprDepth fails it before the stack can run out.
+// Mul, Pow, Integer (torch.export writes it for a long expression: a sum of 90 Min(300, u)). Arithmetic that overflows
+// 64 bits or divides by zero fails the parse with a reason; nesting deeper than kMaxSymExprDepth fails it before the
+// stack can run out.
 class Parser {
  public:
   Parser(const std::string& s, const std::map<std::string, int64_t>* syms) : s_(s), syms_(syms) {}

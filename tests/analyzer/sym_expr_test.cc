@@ -16,8 +16,9 @@ TEST_CASE("sym_expr: export's symbol syntax and integer arithmetic") {
 
 TEST_CASE("sym_expr: sympy's own spelling of sums, products, powers and integers (srepr)") {
   std::map<std::string, int64_t> s{{"u0", 500}, {"u1", 7}, {"big", 4611686018427387904}};
-  CHECK(kc::eval_sym_expr("Add(Min(Integer(300), Symbol('u0', integer=True)), Min(Integer(300), Symbol('u1', integer=True)))",
-                          s) == 307);
+  CHECK(kc::eval_sym_expr(
+            "Add(Min(Integer(300), Symbol('u0', integer=True)), Min(Integer(300), Symbol('u1', integer=True)))", s) ==
+        307);
   CHECK(kc::eval_sym_expr("Mul(Integer(4), Add(Symbol('u1', integer=True), Integer(-2)))", s) == 20);
   CHECK(kc::eval_sym_expr("Pow(Integer(2), Integer(10))", s) == 1024);
   CHECK_FALSE(kc::eval_sym_expr("Pow(Integer(2), Integer(-1))", s));
