@@ -307,12 +307,92 @@ class Pt2Reader {
       given_.insert(name);
       g_.info.dims_applied.push_back(given);
     }
-    for (const auto& [name, value] : symbols_)
+    bound_kept_counts(graph, ranges);
+    // A detector's post-processing makes hundreds of data-dependent sizes (a selection and an
+    // nms per class): past a few, they are noted once per way they were valued.
+    constexpr size_t kListedUnbacked = 8;
+    size_t unbacked = 0;
+    for (const auto& [name, why] : unbacked_) unbacked += !given_.count(name);
+    std::map<std::string, std::vector<std::string>> grouped;  // how valued -> symbols
+    for (const auto& [name, value] : symbols_) {
+      if (unbacked_.count(name) && !given_.count(name) && unbacked > kListedUnbacked) {
+        grouped[unbacked_.at(name)].push_back(name);
+        continue;
+      }
       g_.info.notes.push_back("symbol " + name + " = " + std::to_string(value) +
                               (given_.count(name) ? " (--dim)"
                                : unbacked_.count(name)
                                    ? " (" + unbacked_.at(name) + "; set it with --dim " + name + "=N)"
                                    : " (export hint)"));
+    }
+    for (auto& [why, names] : grouped) {
+      // u2 before u10: shorter names first.
+      std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+      });
+      std::string list;
+      for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
+      if (names.size() > 4) list += ", ...";
+      g_.info.notes.push_back(std::to_string(names.size()) + (names.size() == 1 ? " symbol (" : " symbols (") + list +
+                              ") valued as " + why + " (--dim NAME=N sets one)");
+    }
+  }
+
+  // torchvision's nms declares how many boxes it keeps as a fresh size with no upper bound (its
+  // fake kernel cannot know one), so the range above values it at its lower bound. It keeps at
+  // most the boxes it is given: that count, every box kept, as for the export's own selections
+  // (nonzero, a boolean index), whose bound is their input's size. In node order, so that a
+  // count read from an earlier nms's is already valued.
+  void bound_kept_counts(JsonRef graph, const std::map<std::string, std::pair<int64_t, int64_t>>& ranges) {
+    bool open_ended = false;
+    for (const auto& [name, why] : unbacked_)
+      open_ended |= !given_.count(name) && why.find("lower") != std::string::npos;
+    JsonRef tv = optional_field(graph, "tensor_values");
+    JsonRef nodes = optional_field(graph, "nodes");
+    if (!open_ended || !tv || !tv.is_object() || !nodes || !nodes.is_array()) return;
+    const auto& metas = tensor_items(tv);
+    // The expression of a tensor's first size, or nothing.
+    auto first_size = [&](JsonRef arg) -> std::optional<std::string> {
+      JsonRef t = arg ? optional_field(arg, "as_tensor") : JsonRef();
+      JsonRef n = t ? optional_field(t, "name") : JsonRef();
+      if (!n || !n.is_string()) return std::nullopt;
+      auto it = std::lower_bound(metas.begin(), metas.end(), n.str(),
+                                 [](const auto& item, std::string_view k) { return item.first < k; });
+      if (it == metas.end() || it->first != n.str() || it->second.is_null()) return std::nullopt;
+      JsonRef sizes = optional_field(open(it->second, value_doc_), "sizes");
+      if (!sizes || !sizes.is_array() || sizes.size() == 0) return std::nullopt;
+      JsonRef dim = *sizes.children().begin();
+      if (JsonRef i = optional_field(dim, "as_int"); i && i.is_number_integer()) return std::to_string(i.integer());
+      JsonRef e = optional_field(dim, "as_expr");
+      JsonRef es = e ? optional_field(e, "expr_str") : JsonRef();
+      if (!es || !es.is_string()) return std::nullopt;
+      return std::string(es.str());
+    };
+    for (JsonRef lazy : nodes.children()) {
+      JsonRef node = open(lazy, node_doc_);
+      JsonRef target = optional_field(node, "target");
+      JsonRef inputs = optional_field(node, "inputs");
+      JsonRef outputs = optional_field(node, "outputs");
+      if (target && target.is_string() && target.str() == "torch.ops.torchvision.nms.default" && inputs &&
+          inputs.is_array() && inputs.size() > 0 && outputs && outputs.is_array() && outputs.size() == 1) {
+        auto kept = first_size(*outputs.children().begin());
+        auto boxes = first_size(optional_field(*inputs.children().begin(), "arg"));
+        auto syms = kept ? sym_expr_symbols(*kept) : std::vector<std::string>{};
+        if (boxes && syms.size() == 1 && eval_sym_expr(*kept, {{syms[0], 7}}) == 7 && unbacked_.count(syms[0]) &&
+            !given_.count(syms[0])) {
+          const std::string& u = syms[0];
+          if (auto n = eval_sym_expr(*boxes, symbols_)) {
+            auto r = ranges.find(u);
+            int64_t v = std::max<int64_t>(*n, r != ranges.end() ? r->second.first : 0);
+            if (r != ranges.end()) v = std::min(v, r->second.second);
+            symbols_[u] = v;
+            unbacked_[u] = "data-dependent: nms keeps every box it is given";
+          }
+        }
+      }
+      release_.passed(lazy);
+    }
+    release_.all();
   }
 
   int64_t sym_int(JsonRef j, const std::string& where) {

@@ -9,8 +9,10 @@ namespace {
 
 // Recursive-descent parser over: integers, symbols, Symbol('name', ...), + - * // / % **,
 // unary minus, parentheses, and the calls FloorDiv, CeilDiv, Mod, PythonMod, Max, Min,
-// TruncToInt, Abs. Arithmetic that overflows 64 bits or divides by zero fails the parse with
-// a reason; nesting deeper than kMaxSymExprDepth fails it before the stack can run out.
+// TruncToInt, Abs, and sympy's own spelling (srepr) of a sum, product, power and integer: Add,
+// Mul, Pow, Integer (torch.export writes it for a long expression: a sum of 90 Min(300, u)). Arithmetic that overflows
+// 64 bits or divides by zero fails the parse with a reason; nesting deeper than kMaxSymExprDepth fails it before the
+// stack can run out.
 class Parser {
  public:
   Parser(const std::string& s, const std::map<std::string, int64_t>* syms) : s_(s), syms_(syms) {}
@@ -107,16 +109,21 @@ class Parser {
     auto base = unary();
     if (base && eat("**")) {
       auto e = unary();
-      if (!e || *e < 0) return std::nullopt;
-      if (*base == 0 || *base == 1) return *e == 0 ? 1 : *base;
-      if (*base == -1) return *e % 2 ? -1 : 1;
-      if (*e > 63) return fail("the result overflows 64 bits");
-      int64_t out = 1;
-      for (int64_t i = 0; i < *e; ++i)
-        if (__builtin_mul_overflow(out, *base, &out)) return fail("the result overflows 64 bits");
-      return out;
+      if (!e) return std::nullopt;
+      return pow(*base, *e);
     }
     return base;
+  }
+  // base ** e for e >= 0; a negative exponent is no integer.
+  std::optional<int64_t> pow(int64_t base, int64_t e) {
+    if (e < 0) return std::nullopt;
+    if (base == 0 || base == 1) return e == 0 ? 1 : base;
+    if (base == -1) return e % 2 ? -1 : 1;
+    if (e > 63) return fail("the result overflows 64 bits");
+    int64_t out = 1;
+    for (int64_t i = 0; i < e; ++i)
+      if (__builtin_mul_overflow(out, base, &out)) return fail("the result overflows 64 bits");
+    return out;
   }
   std::optional<int64_t> unary() {
     Depth guard(depth_);
@@ -222,7 +229,15 @@ class Parser {
         for (int64_t v : a) m = v < m ? v : m;
         return m;
       }
-      if ((id == "TruncToInt" || id == "floor" || id == "ceiling") && a.size() == 1) return a[0];
+      if ((id == "TruncToInt" || id == "floor" || id == "ceiling" || id == "Integer") && a.size() == 1) return a[0];
+      if ((id == "Add" || id == "Mul") && !a.empty()) {
+        int64_t out = a[0];
+        for (size_t i = 1; i < a.size(); ++i)
+          if (id == "Add" ? __builtin_add_overflow(out, a[i], &out) : __builtin_mul_overflow(out, a[i], &out))
+            return fail("the result overflows 64 bits");
+        return out;
+      }
+      if (id == "Pow" && a.size() == 2) return pow(a[0], a[1]);
       if (id == "Abs" && a.size() == 1) {
         if (a[0] == INT64_MIN) return fail("the result overflows 64 bits");
         return a[0] < 0 ? -a[0] : a[0];

@@ -4,7 +4,8 @@ torch.export (.pt2, strict=False) and torch.jit.trace (.pt), each through a wrap
 batch of images as one tensor and returns every image's boxes, scores and labels as a flat tuple.
 Their heads call torchvision's nms and roi_align, whose output sizes hang on the data, so a
 model that torch.export cannot export is listed with the reason, not dropped silently (in
-PyTorch 2.11 none of them exports: their heads branch on data-dependent sizes).
+PyTorch 2.11 torch.export.export exports none of them: their heads branch on data-dependent
+sizes; export_detection_pt2.py exports them with draft_export).
 
 Traced on the GPU where there is one (a trace on the host records host devices for the anchors).
 Each .pt is written twice: as traced, for the real run (random weights, so that scores and the

@@ -117,6 +117,34 @@ TEST_CASE("pt2: torchvision's ops load, and the rest of the model is counted") {
   CHECK(std::count(names.begin(), names.end(), "aten::conv2d") == 1);
 }
 
+TEST_CASE("pt2: nms keeps every box it is given, unless --dim says how many") {
+  // torchvision's fake nms gives its kept count no upper bound: the export records [2, inf].
+  auto kept_of = [](const kc::Graph& g) {
+    for (const auto& op : g.ops)
+      if (op.full_name() == "torchvision::nms") return g.values[op.outputs.at(0)].sizes.at(0);
+    return int64_t{-1};
+  };
+  auto j = model_json("detection_head.pt2");
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  CHECK(kept_of(g) == 100);  // the boxes it was given
+  CHECK_THAT(g.info.notes.at(0), Contains("symbol u0 = 100") && Contains("nms keeps every box"));
+  kc::LoadOptions opt;
+  opt.dims["u0"] = 5;
+  kc::Graph given = kc::load_pt2_json(j.dump(), "x", opt);
+  CHECK(kept_of(given) == 5);
+  CHECK_THAT(given.info.notes.at(0), Contains("symbol u0 = 5 (--dim)"));
+  // A model with more data-dependent sizes than a few notes them once per way they were valued.
+  for (int i = 1; i <= 9; ++i) j["range_constraints"]["u" + std::to_string(i)] = {{"min_val", 0}, {"max_val", 10}};
+  kc::Graph many = kc::load_pt2_json(j.dump(), "x", {});
+  CHECK(kept_of(many) == 100);
+  std::vector<std::string> symbol_notes;
+  for (const auto& n : many.info.notes)
+    if (n.find("symbol") != std::string::npos) symbol_notes.push_back(n);
+  REQUIRE(symbol_notes.size() == 2);
+  CHECK_THAT(symbol_notes[0], Contains("1 symbol (u0)") && Contains("nms keeps every box"));
+  CHECK_THAT(symbol_notes[1], Contains("9 symbols (u1, u2, u3, u4, ...)") && Contains("upper bound"));
+}
+
 TEST_CASE("pt2: a shape past 64 bits is an error, not a wrap-around") {
   auto j = model_json("add.pt2");
   auto& tv = j["graph_module"]["graph"]["tensor_values"];

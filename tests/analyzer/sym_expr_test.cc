@@ -14,6 +14,19 @@ TEST_CASE("sym_expr: export's symbol syntax and integer arithmetic") {
   CHECK(kc::eval_sym_expr("-(s0 - 7)", s) == 2);
 }
 
+TEST_CASE("sym_expr: sympy's own spelling of sums, products, powers and integers (srepr)") {
+  std::map<std::string, int64_t> s{{"u0", 500}, {"u1", 7}, {"big", 4611686018427387904}};
+  CHECK(kc::eval_sym_expr(
+            "Add(Min(Integer(300), Symbol('u0', integer=True)), Min(Integer(300), Symbol('u1', integer=True)))", s) ==
+        307);
+  CHECK(kc::eval_sym_expr("Mul(Integer(4), Add(Symbol('u1', integer=True), Integer(-2)))", s) == 20);
+  CHECK(kc::eval_sym_expr("Pow(Integer(2), Integer(10))", s) == 1024);
+  CHECK_FALSE(kc::eval_sym_expr("Pow(Integer(2), Integer(-1))", s));
+  std::string why;
+  CHECK_FALSE(kc::eval_sym_expr("Mul(Integer(4), big)", s, &why));
+  CHECK(why == "the result overflows 64 bits");
+}
+
 TEST_CASE("sym_expr: unknown symbols, bad syntax and overflow give nothing") {
   std::map<std::string, int64_t> s{{"s0", 4611686018427387904}};
   CHECK_FALSE(kc::eval_sym_expr("s1 + 1", s));
