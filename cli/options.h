@@ -21,6 +21,7 @@ struct Options {
   bool legend = false;          // --legend: explain the columns
   std::string source_root;      // --source-root DIR for sarif and github findings; default: cwd
   std::string findings;         // --findings changed|all for sarif and github; empty: changed
+  std::string fusion = "pointwise";  // --fusion: which plan fills the fused columns (pointwise | inductor)
   std::string target;           // a name from passes/targets/registry.cc; empty: the default target
   bool list_rules = false;
   bool use_measured = true;                   // --no-measured turns the measured table off
