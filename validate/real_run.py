@@ -280,9 +280,12 @@ def worker(out_dir, models, warmup, timeout, manifest):
             sys.exit(3)  # the context may be broken: let the driver start a fresh process
 
 
-def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=()):
+def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=(), script=__file__,
+          suffix=".real.json", worker_env=None):
     """Splits models over `jobs` worker processes; restarts a worker that died after the model
-    it was on."""
+    it was on. `script` is the measuring script whose `--worker` mode each process runs (this one,
+    or validate/compile_run.py), writing one `<name><suffix>` per model; `worker_env(k)` gives a
+    worker's extra environment."""
     os.makedirs(out_dir, exist_ok=True)
     shards = [models[i::jobs] for i in range(jobs)]
     t0 = time.time()
@@ -291,10 +294,12 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=()
     def start(k, todo):
         wd = os.path.join(out_dir, f".w{k}")
         os.makedirs(wd, exist_ok=True)
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", wd, "--warmup", str(warmup),
+        cmd = [sys.executable, os.path.abspath(script), "--worker", wd, "--warmup", str(warmup),
                "--timeout", str(timeout), *(["--manifest", manifest] if manifest else []),
                *[f"--import={m}" for m in imports], *todo]
-        running[k] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(wd, "log"), "a")), todo)
+        env = dict(os.environ, **(worker_env(k) if worker_env else {}))
+        running[k] = (subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(wd, "log"), "a"),
+                                       env=env), todo)
 
     for k, todo in enumerate(shards):
         if todo:
@@ -328,7 +333,7 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=()
             if os.path.exists(p):
                 status.write(open(p).read())
             for f in os.listdir(wd) if os.path.isdir(wd) else []:
-                if f.endswith(".real.json"):
+                if f.endswith(suffix):
                     os.replace(os.path.join(wd, f), os.path.join(out_dir, f))
     lines = [json.loads(l) for l in open(os.path.join(out_dir, "real_status.jsonl"))]
     print(f"real_run: {sum(r['ok'] for r in lines)} measured, {sum(not r['ok'] for r in lines)} failed, "

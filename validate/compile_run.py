@@ -1,0 +1,225 @@
+"""What torch.compile launches for an exported program: the compiled program's real run.
+
+Each `.pt2` is loaded as validate/real_run.py loads it (random weights where the archive keeps
+none, inputs from its sample inputs or random), its module compiled with `torch.compile` in the
+default mode (Inductor), called under `torch.no_grad()` until compiled and warm, and one call is
+profiled with torch.profiler. Recorded per model:
+  - totals: kernels, memcpy, memset, host syncs of the profiled call (every GPU record in it);
+  - kernels: the GPU records in launch order (name, and "triton" / "extern" / "memcpy" / "memset");
+  - graphs: for each graph Inductor compiled, its output code's kernels with the FX source nodes and
+    ATen ops Inductor says each holds ("Topologically Sorted Source Nodes: [...], Original ATen:
+    [...]") and the launch sequence of its `call` (Triton kernels, extern kernels, fallbacks);
+  - the output code itself, kept beside the JSON (`<name>.code.py.xz`), for the mechanisms.
+Inductor's FX graph cache is off, so every model's output code is written by its own compile.
+
+    python3 validate/compile_run.py OUT_DIR MODEL.pt2 [...] [--jobs 6] [--timeout 300] [--deadline-s S]
+
+Writes OUT_DIR/<name>.compiled.json and OUT_DIR/real_status.jsonl (validate/real_run.py's driver:
+worker processes, a crashed model costs only its own worker).
+"""
+import argparse
+import glob
+import json
+import lzma
+import os
+import re
+import signal
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import real_run  # noqa: E402
+
+SOURCE_LINE = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(.*?)\],\s*Original ATen:\s*\[(.*?)\]")
+KERNEL_DEF = re.compile(r"^(\w+)\s*=\s*async_compile\.(triton|cuda|cpp\w*)\(\s*'(\w+)'", re.M)
+LAUNCH = re.compile(r"^\s*(?:\w+\s*=\s*)?(\w+)\.run\(|^\s*(?:\w+\s*=\s*)?(extern_kernels\.\w+)\(|"
+                    r"^\s*(?:\w+\s*=\s*)?(torch\.ops\.\w+\.\w+(?:\.\w+)?)\(|^\s*(\w+)\.zero_\(\)", re.M)
+
+
+def _split(text):
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def parse_output_code(code):
+    """The kernels an output code defines (with the source nodes each holds) and the launches its
+    `call` makes, in order."""
+    kernels = {}
+    pending = None
+    for line in code.splitlines():
+        m = SOURCE_LINE.search(line)
+        if m:
+            pending = (_split(m.group(1)), _split(m.group(2)))
+            continue
+        d = KERNEL_DEF.match(line)
+        if d:
+            nodes, aten = pending or ([], [])
+            kernels[d.group(1)] = {"kind": d.group(2), "source_nodes": nodes, "aten": aten}
+            pending = None
+    body = code.split("def call(", 1)[1] if "def call(" in code else ""
+    body = body.split("\ndef ", 1)[0].split("\nclass ", 1)[0]
+    launches = []
+    pending = None
+    for line in body.splitlines():
+        m = SOURCE_LINE.search(line)
+        if m:
+            pending = (_split(m.group(1)), _split(m.group(2)))
+            continue
+        x = LAUNCH.match(line)
+        if not x:
+            continue
+        triton, extern, fallback, zeroed = x.groups()
+        if triton and triton in kernels:
+            launches.append({"kernel": triton, "kind": "triton"})
+        elif extern:
+            launches.append({"kernel": extern, "kind": "extern",
+                             "source_nodes": pending[0] if pending else [], "aten": pending[1] if pending else []})
+        elif fallback:
+            launches.append({"kernel": fallback, "kind": "fallback",
+                             "source_nodes": pending[0] if pending else [], "aten": pending[1] if pending else []})
+        elif zeroed:
+            launches.append({"kernel": zeroed + ".zero_", "kind": "memset"})
+        pending = None
+    return {"kernels": kernels, "launches": launches}
+
+
+def profile_call(fn, args):
+    import torch
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+    from crosscheck_profiler import CALL_MARK, HOST_SYNC_CALLS
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        with torch.profiler.record_function(CALL_MARK):
+            fn(*args)
+        torch.cuda.synchronize()
+    raw = list(prof.profiler.kineto_results.events())
+    marks = [e for e in raw if e.name() == CALL_MARK]
+    start, end = (marks[0].start_ns(), marks[0].end_ns()) if marks else (0, float("inf"))
+    syncs = sum(1 for e in raw if e.name() in HOST_SYNC_CALLS and start <= e.start_ns() <= end)
+    records = []
+    for e in sorted((e for e in raw if e.device_type() == DeviceType.CUDA and e.name() != CALL_MARK),
+                    key=lambda e: e.start_ns()):
+        name = e.name()
+        kind = ("memcpy" if name.startswith("Memcpy") else "memset" if name.startswith("Memset")
+                else "triton" if name.startswith("triton_") else "extern")
+        records.append({"name": name[:200], "kind": kind})
+    totals = {"kernels": sum(r["kind"] in ("triton", "extern") for r in records),
+              "triton_kernels": sum(r["kind"] == "triton" for r in records),
+              "memcpy": sum(r["kind"] == "memcpy" for r in records),
+              "memset": sum(r["kind"] == "memset" for r in records), "host_syncs": syncs}
+    return totals, records
+
+
+def measure_one(path, warmup, cache_dir, out_dir):
+    import torch
+    import torch._inductor.config as inductor_config
+    inductor_config.fx_graph_cache = False
+    ep, weights, placement = real_run.load(path)
+    module = ep.module()
+    args, kwargs, inputs = real_run.inputs_for(ep, placement != "as saved")
+    compiled = torch.compile(module)
+    fn = (lambda *a: compiled(*a, **kwargs)) if kwargs else compiled
+    started = time.time()
+    t0 = time.time()
+    with torch.no_grad():
+        fn(*args)
+        torch.cuda.synchronize()
+        compile_s = time.time() - t0
+        for _ in range(warmup):
+            fn(*args)
+        torch.cuda.synchronize()
+        totals, records = profile_call(fn, args)
+    # The output code this compile wrote (the cache is this worker's own and the FX graph cache
+    # is off, so a file written since the compile began is this model's).
+    codes = []
+    for f in sorted(glob.glob(os.path.join(cache_dir, "**", "*.py"), recursive=True)):
+        if os.path.getmtime(f) + 1 < started:
+            continue
+        text = open(f, errors="replace").read()
+        if "def call(" in text and "async_compile" in text:
+            codes.append(text)
+    name = os.path.splitext(os.path.basename(path))[0]
+    if codes:
+        with lzma.open(os.path.join(out_dir, name + ".code.py.xz"), "wt", preset=9) as f:
+            f.write("\n\n# ==== next graph ====\n\n".join(codes))
+    return {"model": path, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
+            "run": "torch.compile(ep.module()) (default mode, Inductor) under torch.no_grad(), after its "
+                   "compiling call and %d warm-up calls" % warmup,
+            "weights": weights, "inputs": inputs, "placement": placement, "compile_s": round(compile_s, 1),
+            "totals": totals, "kernels": records, "graphs": [parse_output_code(c) for c in codes]}
+
+
+class _Timeout(Exception):
+    pass
+
+
+def worker(out_dir, models, warmup, timeout):
+    def on_alarm(signum, frame):
+        raise _Timeout()
+    signal.signal(signal.SIGALRM, on_alarm)
+    cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR", os.path.join(out_dir, "inductor-cache"))
+    status = open(os.path.join(out_dir, "real_status.jsonl"), "a")
+    for path in models:
+        name = os.path.splitext(os.path.basename(path))[0]
+        with open(os.path.join(out_dir, ".current"), "w") as f:
+            f.write(path)
+        t0 = time.time()
+        signal.alarm(timeout)
+        try:
+            result = measure_one(path, warmup, cache_dir, out_dir)
+            with open(os.path.join(out_dir, name + ".compiled.json"), "w") as f:
+                json.dump(result, f, separators=(",", ":"))
+            rec = {"name": name, "ok": True, "kernels": result["totals"]["kernels"]}
+        except _Timeout:
+            rec = {"name": name, "ok": False, "error": f"timeout after {timeout} s"}
+        except Exception as e:  # noqa: BLE001 - any failure is this model's, recorded and skipped
+            rec = {"name": name, "ok": False, "error": (type(e).__name__ + ": " + str(e)).splitlines()[0][:300]}
+            # The first line names the failure; the cause sits deeper (a fake-tensor error wraps it).
+            print(f"compile_run: {name}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            signal.alarm(0)
+        rec["seconds"] = round(time.time() - t0, 1)
+        status.write(json.dumps(rec) + "\n")
+        status.flush()
+        if not rec["ok"] and "CUDA" in rec.get("error", ""):
+            sys.exit(3)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out_dir")
+    p.add_argument("models", nargs="+")
+    p.add_argument("--jobs", type=int, default=6)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=300, help="seconds per model, compile included")
+    p.add_argument("--deadline-s", type=float, default=1e9, help="stop all workers after this long")
+    p.add_argument("--compile-threads", type=int, default=2, help="Inductor's compile workers per process")
+    p.add_argument("--manifest", help=argparse.SUPPRESS)
+    p.add_argument("--import", dest="imports", action="append", default=[], help="see validate/real_run.py")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.worker:
+        import importlib
+        for m in a.imports:
+            try:
+                importlib.import_module(m)
+            except ImportError as e:
+                print(f"compile_run: cannot import {m}: {e}", file=sys.stderr)
+        worker(a.out_dir, a.models, a.warmup, a.timeout)
+        return
+    out = os.path.abspath(a.out_dir)
+    # Each worker its own Inductor cache, so the output code a compile writes is found by time.
+    real_run.drive(out, [os.path.abspath(m) for m in a.models], a.jobs, a.warmup, a.timeout, a.deadline_s, None,
+                   a.imports, script=__file__, suffix=".compiled.json",
+                   worker_env=lambda k: {"TORCHINDUCTOR_CACHE_DIR": os.path.join(out, f".w{k}", "inductor-cache"),
+                                         "TORCHINDUCTOR_COMPILE_THREADS": str(a.compile_threads)})
+    for wd in glob.glob(os.path.join(out, ".w*")):
+        for f in glob.glob(os.path.join(wd, "*.code.py.xz")):
+            os.replace(f, os.path.join(out, os.path.basename(f)))
+
+
+if __name__ == "__main__":
+    main()
