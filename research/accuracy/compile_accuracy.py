@@ -2,9 +2,10 @@
 
 The truth is the compiled program's real run on the H200 (torch.compile of the exported
 program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torch.profiler):
-its kernels, memsets excluded, as validate's compile run recorded them in a JSON file keyed by
-model name (`compiled.kernels`; `info.family` names the family). Each model is predicted from
-its archive, found as <name>.pt2 in the --models folders.
+its kernels, memsets excluded, as validate/compile_run.py recorded them
+(data/results/compiled/measured.tar.xz: compiled/<name>.compiled.json, `totals.kernels`, the
+archive it ran in `model`). Each model is predicted from its archive under data/corpus/<set>/;
+figures are given per set (models, heldout, fresh3).
 
 Nothing in the Inductor model is fitted to measurements: its rules and thresholds are
 Inductor's own (torch/_inductor/config.py, scheduler.py, lowering.py, graph.py). The
@@ -19,6 +20,7 @@ import gzip
 import json
 import os
 import subprocess
+import tarfile
 
 
 def load(path):
@@ -33,66 +35,71 @@ def predict(kc, model, fusion):
     return json.loads(out.stdout)["totals"], None
 
 
-def find_model(name, folders):
-    for d in folders:
-        p = os.path.join(d, name + ".pt2")
-        if os.path.exists(p):
-            return p
-    return None
+def measured(path):
+    """(set, name, archive, measured kernels) of every compiled run in the tarball."""
+    out = []
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            if not m.name.endswith(".compiled.json"):
+                continue
+            d = json.load(tar.extractfile(m))
+            corpus = d["model"].split("/data/corpus/", 1)[1]
+            out.append((corpus.split("/")[0], os.path.basename(m.name)[: -len(".compiled.json")],
+                        os.path.join("data/corpus", corpus), d["totals"]["kernels"]))
+    return sorted(out)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--results", default="data/results/corpus_compile.json.gz",
-                    help="compiled-run measurements keyed by model name")
-    ap.add_argument("--models", nargs="+", default=["data/corpus/models"], help="folders holding <name>.pt2")
+    ap.add_argument("--results", default="data/results/compiled/measured.tar.xz")
+    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout"])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    results = load(args.results)
     rows, missing = [], []
-    for name in sorted(results):
-        meas = results[name].get("compiled") or {}
-        if not isinstance(meas.get("kernels"), int):
-            missing.append((name, "no compiled measurement"))
+    for corpus, name, model, kernels in measured(args.results):
+        if corpus not in args.sets:
             continue
-        model = find_model(name, args.models)
-        if not model:
-            missing.append((name, "no archive"))
+        if not os.path.exists(model):
+            missing.append((name, "no archive " + model))
             continue
         ind, err = predict(args.kernelcount, model, "inductor")
         if err:
             missing.append((name, err[0]))
             continue
         greedy, _ = predict(args.kernelcount, model, "pointwise")
-        family = (results[name].get("info") or {}).get("family", "")
-        rows.append((name, family, ind["eager_kernels"], greedy["fused_kernels"] if greedy else None,
-                     ind["fused_kernels"], meas["kernels"]))
+        rows.append((name, corpus, ind["eager_kernels"], greedy["fused_kernels"] if greedy else None,
+                     ind["fused_kernels"], kernels))
     if not rows:
         raise SystemExit("no model could be compared")
 
     def err(p, m):
         return abs(p - m) / m if m else (0.0 if p == m else float("inf"))
 
-    within10 = sum(err(r[4], r[5]) <= 0.10 for r in rows)
-    within25 = sum(err(r[4], r[5]) <= 0.25 for r in rows)
-    g10 = sum(r[3] is not None and err(r[3], r[5]) <= 0.10 for r in rows)
-    g25 = sum(r[3] is not None and err(r[3], r[5]) <= 0.25 for r in rows)
-    n = len(rows)
     if args.markdown:
-        print("| model | family | eager (predicted) | greedy fused | inductor (predicted) | torch.compile (measured) | error |")
+        print("| model | set | eager (predicted) | greedy fused | inductor (predicted) | torch.compile (measured) | error |")
         print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
         for r in rows:
             print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {100 * (r[4] - r[5]) / r[5]:+.1f}% |")
         print()
     else:
-        print(f"{'model':34s} {'family':14s} {'eager':>6s} {'greedy':>7s} {'inductor':>9s} {'compiled':>9s} {'error':>7s}")
+        print(f"{'model':34s} {'set':8s} {'eager':>6s} {'greedy':>7s} {'inductor':>9s} {'compiled':>9s} {'error':>7s}")
         for r in rows:
-            print(f"{r[0]:34s} {r[1]:14s} {r[2]:6d} {str(r[3]):>7s} {r[4]:9d} {r[5]:9d} "
+            print(f"{r[0]:34s} {r[1]:8s} {r[2]:6d} {str(r[3]):>7s} {r[4]:9d} {r[5]:9d} "
                   f"{100 * (r[4] - r[5]) / r[5]:+6.1f}%")
-    print(f"models: {n}; --fusion inductor within 10%: {within10}/{n}, within 25%: {within25}/{n} "
-          f"(leave one family out: the same, nothing is fitted)")
-    print(f"greedy pointwise plan (the default --fusion) within 10%: {g10}/{n}, within 25%: {g25}/{n}")
+    for corpus in args.sets:
+        part = [r for r in rows if r[1] == corpus]
+        if not part:
+            continue
+        n = len(part)
+        w10 = sum(err(r[4], r[5]) <= 0.10 for r in part)
+        w25 = sum(err(r[4], r[5]) <= 0.25 for r in part)
+        g10 = sum(r[3] is not None and err(r[3], r[5]) <= 0.10 for r in part)
+        g25 = sum(r[3] is not None and err(r[3], r[5]) <= 0.25 for r in part)
+        worst = max(err(r[4], r[5]) for r in part)
+        print(f"{corpus}: {n} models; --fusion inductor within 10%: {w10}/{n}, within 25%: {w25}/{n}, "
+              f"largest error {100 * worst:.1f}%; greedy pointwise plan within 10%: {g10}/{n}, within 25%: {g25}/{n}")
+    print("leave one family out: the same figures, as nothing in the Inductor model is fitted")
     for name, why in missing:
         print(f"not compared: {name}: {why}")
 
