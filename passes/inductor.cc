@@ -1,6 +1,7 @@
 #include "passes/inductor.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -32,6 +33,7 @@ constexpr int kRealizeOpcountThreshold = 30; // realize_opcount_threshold: ops o
 constexpr int kMaxPointwiseCatInputs = 8;    // max_pointwise_cat_inputs
 constexpr int64_t kSplitReductionMin = 8192; // ir.Reduction.num_splits: no split at or below this
 constexpr int kMaxPoolWindow = 25;           // pooling windows above this fall back to ATen
+constexpr int kMaxFusionDistance = 64;       // Scheduler.are_long_distant_nodes: node order apart
 
 bool name_has(const Op& op, const char* s) {
   return op.name.find(s) != std::string::npos;
@@ -87,9 +89,13 @@ struct Node {
   int64_t repeat = 1;       // loop trips of its ops
   int size = 1;             // nodes fused into it
   int first = 0, last = 0;  // op index range of its members
+  int min_order = 0, max_order = 0;  // node order range of its members (scheduling order)
+  int copy_of = -1;         // a cat's copy of this input value into its slice; -1: not a copy
 };
 
 struct Builder {
+  Builder(const Graph& graph, const std::vector<Launch>& l, const std::vector<Traffic>& t, const Target& tg)
+      : g(graph), launches(l), traffic(t), target(tg) {}
   const Graph& g;
   const std::vector<Launch>& launches;
   const std::vector<Traffic>& traffic;
@@ -430,14 +436,28 @@ struct Builder {
     nd.r = r_of[i];
     nd.repeat = g.ops[i].repeat;
     nd.first = nd.last = i;
+    nd.min_order = nd.max_order = static_cast<int>(nodes.size());
     nodes.push_back(nd);
     node_of[i] = static_cast<int>(nodes.size()) - 1;
     return node_of[i];
   }
 
+  // ConcatKernel: an input no loop can be computed into the output's slice is copied into it
+  // by a pointwise node of its own, which the scheduler may fuse like any other.
+  void new_copy_node(int cat, int v) {
+    Node nd;
+    nd.op = cat;
+    nd.n = g.values[v].numel();
+    nd.repeat = g.ops[cat].repeat;
+    nd.first = nd.last = cat;
+    nd.min_order = nd.max_order = static_cast<int>(nodes.size());
+    nd.copy_of = v;
+    nodes.push_back(nd);
+  }
+
   bool triton(int node) const {
     const Lower l = lower[nodes[node].op];
-    return l == Lower::kPointwise || l == Lower::kReduction;
+    return nodes[node].copy_of >= 0 || l == Lower::kPointwise || l == Lower::kReduction;
   }
 
   // The nodes op i reads, through inlined ops and views.
@@ -523,6 +543,8 @@ struct Builder {
     na.size += nb.size;
     na.first = std::min(na.first, nb.first);
     na.last = std::max(na.last, nb.last);
+    na.min_order = std::min(na.min_order, nb.min_order);
+    na.max_order = std::max(na.max_order, nb.max_order);
     parent[b] = a;
     members[a].insert(members[a].end(), members[b].begin(), members[b].end());
     members[b].clear();
@@ -532,6 +554,8 @@ struct Builder {
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const int i = static_cast<int>(k);
       const Lower l = lower[i];
+      if (l == Lower::kConcat)
+        g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
       if (l == Lower::kExtern || l == Lower::kFallback || l == Lower::kConcat ||
           ((l == Lower::kPointwise || l == Lower::kReduction) && (l == Lower::kReduction || realized[i])))
         new_node(i);
@@ -546,7 +570,21 @@ struct Builder {
     std::vector<int> seen(g.ops.size(), -1);
     std::map<int, std::vector<int>> readers_of_buffer;  // base value -> Triton nodes reading it
     for (int k = 0; k < count; ++k) {
-      node_inputs(nodes[k].op, deps[k], seen);
+      const Node& nd = nodes[k];
+      if (nd.copy_of >= 0) {
+        // A copy reads its input, through the loops inlined into it.
+        const int p = g.values[base[nd.copy_of]].producer;
+        if (p >= 0 && node_of[p] >= 0)
+          deps[k].insert(node_of[p]);
+        else if (p >= 0 && lower[p] == Lower::kPointwise)
+          node_inputs(p, deps[k], seen);
+      } else if (lower[nd.op] == Lower::kConcat) {
+        for (int c = 0; c < k; ++c)  // the cat's output is its copies and the loops written into it
+          if (nodes[c].copy_of >= 0 && nodes[c].op == nd.op) deps[k].insert(c);
+        node_inputs(nd.op, deps[k], seen);
+      } else {
+        node_inputs(nd.op, deps[k], seen);
+      }
       deps[k].erase(k);
       for (int d : deps[k]) succ[d].push_back(k);
     }
@@ -554,7 +592,14 @@ struct Builder {
     for (int k = 0; k < count; ++k) {
       if (!triton(k)) continue;
       std::set<int> bufs;
-      buffer_reads(nodes[k].op, bufs, seen);
+      const int copied = nodes[k].copy_of;
+      const int p = copied >= 0 ? g.values[base[copied]].producer : -1;
+      if (copied < 0)
+        buffer_reads(nodes[k].op, bufs, seen);
+      else if (p >= 0 && node_of[p] < 0 && lower[p] == Lower::kPointwise)
+        buffer_reads(p, bufs, seen);
+      else if (g.values[base[copied]].placement == Placement::kDevice)
+        bufs.insert(base[copied]);
       for (int b : bufs) readers_of_buffer[b].push_back(k);
     }
     // Candidate pairs: producer and reader (vertical), readers of one buffer (horizontal),
@@ -572,12 +617,12 @@ struct Builder {
           int64_t bytes = 0;
           for (int v : g.ops[nodes[d].op].outputs)
             if (v >= 0) bytes += g.values[v].bytes();
-          pairs.push_back({bytes, nodes[k].op - nodes[d].op, d, k});
+          pairs.push_back({bytes, k - d, d, k});
         }
     }
     for (const auto& [b, list] : readers_of_buffer)
       for (size_t j = 1; j < list.size(); ++j)
-        pairs.push_back({g.values[b].bytes(), nodes[list[j]].op - nodes[list[j - 1]].op, list[j - 1], list[j]});
+        pairs.push_back({g.values[b].bytes(), list[j] - list[j - 1], list[j - 1], list[j]});
     std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
       return x.bytes != y.bytes ? x.bytes > y.bytes : x.distance < y.distance;
     });
@@ -588,6 +633,9 @@ struct Builder {
         int a = find(p.a), b = find(p.b);
         if (a == b) continue;
         if (nodes[a].size + nodes[b].size > kMaxFusionSize) continue;
+        if (std::max(std::abs(nodes[a].min_order - nodes[b].max_order),
+                     std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance)
+          continue;
         if (!compatible(nodes[a], nodes[b])) continue;
         if (creates_cycle(a, b)) continue;
         if (nodes[b].first < nodes[a].first) std::swap(a, b);
@@ -650,6 +698,15 @@ struct Builder {
     }
     std::vector<int> root_of_group(plan.groups.size(), -1);
     for (const auto& [root, grp] : group_index) root_of_group[grp] = root;
+    // Kernels of copies fused with no op's loop belong to the first cat they copy for.
+    copy_kernels_.assign(g.ops.size(), 0);
+    std::set<int> counted;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (nodes[k].copy_of < 0) continue;
+      const int root = find(static_cast<int>(k));
+      if (group_index.count(root) || !counted.insert(root).second) continue;
+      ++copy_kernels_[nodes[k].op];
+    }
     std::vector<bool> escapes = escaping(plan);
     for (size_t k = 0; k < plan.groups.size(); ++k) account(plan, static_cast<int>(k), root_of_group[k], escapes);
     plan.lowering = why;
@@ -657,6 +714,7 @@ struct Builder {
   }
 
   std::vector<int> first_reader_;
+  std::vector<int> copy_kernels_;  // per cat op: kernels of its copies fused with no op
 
   // Per base value: read by an op of another group, or returned.
   std::vector<bool> escaping(const FusionPlan& plan) const {
@@ -691,12 +749,10 @@ struct Builder {
     }
     int kernels = 1;
     if (grp.kind == "concat") {
-      // Inputs not written by a Triton kernel of their own are copied into the output.
-      kernels = 0;
-      g.ops[nd.op].for_each_tensor_input([&](int v) {
-        const int p = g.values[base[v]].producer;
-        if (p < 0 || !(lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction)) ++kernels;
-      });
+      kernels = copy_kernels_[nd.op];
+      grp.fused_kernels = static_cast<int>(std::min<int64_t>(kernels * runs, 1 << 30));
+      grp.fused = traffic[nd.op];
+      return;
     } else if (nd.red && nd.n < 2 * std::max<int64_t>(target.device.sms, 1) && nd.r > kSplitReductionMin) {
       kernels = 2;  // a split reduction: partial results, then their reduction
     }
@@ -775,7 +831,7 @@ struct Builder {
 
 FusionPlan run_inductor(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
                         const Target& target) {
-  return Builder{g, launches, traffic, target}.run();
+  return Builder(g, launches, traffic, target).run();
 }
 
 std::string inductor_fusion_reason(const Graph& g, const FusionPlan& plan, int a, int b) {
