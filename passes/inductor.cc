@@ -5,11 +5,13 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/launch_rules.h"
 #include "passes/launches.h"
 #include "passes/op_classes.h"
+#include "passes/sdpa_path.h"
 #include "passes/target.h"
 
 namespace kc {
@@ -82,6 +84,26 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
   return s;
 }
 
+// Whether a matrix product reads the value as it is: its last two dims dense in either order
+// (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
+// the decomposition's reshape copies it first (an expanded batch, a permuted head dim).
+bool gemm_operand_dense(const Value& v) {
+  const size_t r = v.sizes.size();
+  if (r < 2 || v.strides.size() != r) return true;
+  const int64_t rows = v.sizes[r - 2], cols = v.sizes[r - 1];
+  const int64_t sr = v.strides[r - 2], sc = v.strides[r - 1];
+  const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
+  const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
+  if (!row_major && !col_major) return false;
+  int64_t expected = rows * cols;
+  for (size_t d = r - 2; d-- > 0;) {
+    if (v.sizes[d] == 1) continue;
+    if (v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
+  }
+  return true;
+}
+
 struct Node {
   int op = -1;              // the op the node is (realized Triton op, extern or fallback)
   bool red = false;         // holds a reduction
@@ -110,6 +132,7 @@ struct Builder {
   std::vector<int> extern_kernels;     // per op: kernels of extern and fallback ops
   std::vector<int64_t> n_of, r_of;     // per op: Triton iteration space
   bool layout_opt = false;
+  std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;            // per op: its node, -1 for free and inlined ops
@@ -254,7 +277,7 @@ struct Builder {
 
   // The op alone in a graph of its own, its operands as given.
   Counts counts_alone(int i, const std::vector<int64_t>* x_strides, const std::vector<int64_t>* w_strides,
-                      bool channels_last_out, bool drop_bias) {
+                      bool channels_last_out, bool drop_bias, bool dense_inputs = false) {
     const Op& op = g.ops[i];
     Graph mini;
     std::map<int, int> remap;
@@ -279,6 +302,7 @@ struct Builder {
       for (int& v : a.tensors)
         if (v >= 0) {
           v = map_value(v);
+          if (dense_inputs) mini.values[v].strides = contiguous_strides(mini.values[v].sizes);
           if (a.kind == Arg::Kind::kTensor) {
             if (tensor_arg == 0 && x_strides) mini.values[v].strides = *x_strides;
             if (tensor_arg == 1 && w_strides) mini.values[v].strides = *w_strides;
@@ -367,12 +391,66 @@ struct Builder {
         } else {
           extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true).kernels;
         }
-      } else if (c == OpClass::kGemm && arg(op, "bias")) {
-        extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true).kernels;
+      } else if (c == OpClass::kGemm) {
+        // The decomposition's layout copies (a transposed or expanded operand made dense) are
+        // Triton loops of their own, fused with their producers: the library call reads dense
+        // operands. (Transposes cuBLAS takes as they are change nothing here.)
+        extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true, true).kernels;
       } else {
         extern_kernels[i] = launches[i].counts.kernels;
       }
     }
+  }
+
+  // The query, key and value cuDNN attention reads are copied into the layout its lowering
+  // requires (a fresh dense buffer), unless a Triton loop writes one whole as it is; the
+  // memory-efficient kernel (f32) takes strided operands as they are.
+  void find_operand_copies() {
+    operand_copies.assign(g.ops.size(), {});
+    for (size_t k = 0; k < g.ops.size(); ++k) {
+      const Op& op = g.ops[k];
+      if (lower[k] != Lower::kExtern) continue;
+      if (op_class(op) == OpClass::kGemm) {
+        for (const Arg& a : op.args)
+          if (a.kind == Arg::Kind::kTensor && a.name != "bias" && !a.tensors.empty() && a.tensors[0] >= 0 &&
+              !gemm_operand_dense(g.values[a.tensors[0]]))
+            operand_copies[k].push_back(a.tensors[0]);
+        continue;
+      }
+      if (op_class(op) != OpClass::kAttention) continue;
+      const std::vector<int> in = op.tensor_inputs();
+      if (in.size() < 3 || !is_half(g.values[in[0]].dtype)) continue;
+      const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
+      if (!sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask)) continue;
+      for (int j = 0; j < 3; ++j) {
+        const Value& v = g.values[in[j]];
+        const int p = v.producer;
+        const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) &&
+                                   row_major_dense(v.sizes, v.strides);
+        if (!written_whole) operand_copies[k].push_back(in[j]);
+      }
+    }
+  }
+
+  // Whether op u reads base value b only through a copy it makes first.
+  bool reads_through_copy(int u, int b) const {
+    bool copied = false, direct = false;
+    g.ops[u].for_each_tensor_input([&](int v) {
+      if (base[v] != b) return;
+      const auto& c = operand_copies[u];
+      (std::find(c.begin(), c.end(), v) != c.end() ? copied : direct) = true;
+    });
+    return copied && !direct;
+  }
+
+  // The Triton op whose buffer in-place op i writes into (its mutated argument's base), or -1.
+  int mutates_triton_buffer(int i) const {
+    const Op& op = g.ops[i];
+    if (!op.traits.inplace || op.traits.mutated_args.empty()) return -1;
+    const Arg& a = op.args.at(op.traits.mutated_args[0]);
+    if (a.tensors.empty() || a.tensors[0] < 0) return -1;
+    const int p = g.values[base[a.tensors[0]]].producer;
+    return p >= 0 && p < i && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) ? p : -1;
   }
 
   // --- 3. Realization: which Triton values are computed into memory -------------------------
@@ -398,13 +476,17 @@ struct Builder {
         }
       });
       int users = 0;
-      bool needs_buffer = false;
+      bool needs_buffer = false, pooled = false;
       for (int v : op.outputs) {
         if (v < 0) continue;
         if (returned[base[v]]) needs_buffer = true;
         for (int u : readers[base[v]]) {
           ++users;
-          if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction) needs_buffer = true;
+          if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction && !reads_through_copy(u, base[v]))
+            needs_buffer = true;
+          // Pooling lowerings call realize_hint() on their input: a window reads each element
+          // several times, so the input is computed once into memory.
+          if (op_class(g.ops[u]) == OpClass::kPool && name_has(g.ops[u], "pool")) pooled = true;
         }
       }
       const bool large = opcount[i] > kRealizeOpcountThreshold;
@@ -412,12 +494,22 @@ struct Builder {
       if (needs_buffer) {
         realized[i] = true;
         why[i] += "; computed into memory: a library kernel or the caller reads it";
+      } else if (pooled) {
+        realized[i] = true;
+        why[i] += "; computed into memory: a pooling window reads it";
       } else if (users > 1 && (nreads > kRealizeReadsThreshold || large)) {
         realized[i] = true;
         why[i] += "; computed into memory: read by several ops and costly to recompute";
       } else if (nreads > kRealizeAccReadsThreshold || large) {
         realized[i] = true;
         why[i] += "; computed into memory: its inlined expression reads too much";
+      } else if (users == 0 && mutates_triton_buffer(i) >= 0) {
+        // Functionalized, an in-place write into a slice of a buffer a loop computes is a
+        // slice_scatter of it: the buffer is realized and the write joins its kernel.
+        const int p = mutates_triton_buffer(i);
+        absorbed_into[i] = p;
+        realized[p] = true;
+        why[i] += "; an in-place write into the buffer op " + std::to_string(p) + " computes, part of its kernel";
       } else if (users == 0) {
         realized[i] = true;  // read by nothing: kept as its own kernel (its result is an output)
       } else {
@@ -474,7 +566,7 @@ struct Builder {
     });
   }
 
-  // Buffers (base values) a node reads from memory, through inlined ops.
+  // Values a node reads from memory, through inlined ops (each a view of its buffer).
   void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline) {
     g.ops[i].for_each_tensor_input([&](int v) {
       const int b = base[v];
@@ -485,7 +577,7 @@ struct Builder {
           buffer_reads(p, out, seen_inline);
         }
       } else if (g.values[b].placement == Placement::kDevice) {
-        out.insert(b);
+        out.insert(v);
       }
     });
   }
@@ -556,6 +648,7 @@ struct Builder {
       const Lower l = lower[i];
       if (l == Lower::kConcat)
         g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
+      for (int v : operand_copies[i]) new_copy_node(i, v);
       if (l == Lower::kExtern || l == Lower::kFallback || l == Lower::kConcat ||
           ((l == Lower::kPointwise || l == Lower::kReduction) && (l == Lower::kReduction || realized[i])))
         new_node(i);
@@ -568,7 +661,10 @@ struct Builder {
     members.assign(count, {});
     for (int k = 0; k < count; ++k) members[k] = {k};
     std::vector<int> seen(g.ops.size(), -1);
-    std::map<int, std::vector<int>> readers_of_buffer;  // base value -> Triton nodes reading it
+    // Scheduler.score_fusion_memory counts reads both nodes make at the same index: one buffer
+    // read through the same view. Key: the buffer, and the view's sizes, strides and offset.
+    using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t>;
+    std::map<Access, std::vector<int>> readers_of_buffer;
     for (int k = 0; k < count; ++k) {
       const Node& nd = nodes[k];
       if (nd.copy_of >= 0) {
@@ -578,8 +674,8 @@ struct Builder {
           deps[k].insert(node_of[p]);
         else if (p >= 0 && lower[p] == Lower::kPointwise)
           node_inputs(p, deps[k], seen);
-      } else if (lower[nd.op] == Lower::kConcat) {
-        for (int c = 0; c < k; ++c)  // the cat's output is its copies and the loops written into it
+      } else if (lower[nd.op] == Lower::kConcat || lower[nd.op] == Lower::kExtern) {
+        for (int c = k - 1; c >= 0 && nodes[c].op == nd.op; --c)  // its operand copies, just before it
           if (nodes[c].copy_of >= 0 && nodes[c].op == nd.op) deps[k].insert(c);
         node_inputs(nd.op, deps[k], seen);
       } else {
@@ -593,14 +689,18 @@ struct Builder {
       if (!triton(k)) continue;
       std::set<int> bufs;
       const int copied = nodes[k].copy_of;
-      const int p = copied >= 0 ? g.values[base[copied]].producer : -1;
+      // A copy reads its value through the view it copies (loops inlined into it read at that
+      // view's index): copies of different parts of one buffer share no read.
       if (copied < 0)
         buffer_reads(nodes[k].op, bufs, seen);
-      else if (p >= 0 && node_of[p] < 0 && lower[p] == Lower::kPointwise)
-        buffer_reads(p, bufs, seen);
       else if (g.values[base[copied]].placement == Placement::kDevice)
-        bufs.insert(base[copied]);
-      for (int b : bufs) readers_of_buffer[b].push_back(k);
+        bufs.insert(copied);
+      for (int v : bufs) {
+        const Value& x = g.values[v];
+        // Copies are keyed by the value they copy: parts of one buffer (selects of a stacked q, k
+        // and v) may record the same view geometry.
+        readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset}].push_back(k);
+      }
     }
     // Candidate pairs: producer and reader (vertical), readers of one buffer (horizontal),
     // scored by the bytes they share, nearer pairs first (Scheduler.score_fusion).
@@ -620,9 +720,11 @@ struct Builder {
           pairs.push_back({bytes, k - d, d, k});
         }
     }
-    for (const auto& [b, list] : readers_of_buffer)
-      for (size_t j = 1; j < list.size(); ++j)
-        pairs.push_back({g.values[b].bytes(), list[j] - list[j - 1], list[j - 1], list[j]});
+    for (const auto& [access, list] : readers_of_buffer) {
+      const int key = std::get<0>(access);
+      const int64_t bytes = int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
+      for (size_t j = 1; j < list.size(); ++j) pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
+    }
     std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
       return x.bytes != y.bytes ? x.bytes > y.bytes : x.distance < y.distance;
     });
@@ -656,6 +758,8 @@ struct Builder {
     std::vector<int> group_root(g.ops.size(), -1);  // per op: its node's root
     for (size_t k = 0; k < g.ops.size(); ++k)
       if (node_of[k] >= 0) group_root[k] = find(node_of[k]);
+    for (size_t k = 0; k < g.ops.size(); ++k)
+      if (absorbed_into[k] >= 0 && node_of[absorbed_into[k]] >= 0) group_root[k] = find(node_of[absorbed_into[k]]);
     for (size_t k = g.ops.size(); k-- > 0;) {
       if (group_root[k] >= 0 || lower[k] == Lower::kFree) continue;
       for (int v : g.ops[k].outputs) {
@@ -714,6 +818,7 @@ struct Builder {
   }
 
   std::vector<int> first_reader_;
+  std::vector<int> absorbed_into;  // per op: the op whose kernel an in-place write joins, or -1
   std::vector<int> copy_kernels_;  // per cat op: kernels of its copies fused with no op
 
   // Per base value: read by an op of another group, or returned.
@@ -742,7 +847,7 @@ struct Builder {
     const Node& nd = nodes[root];
     const int64_t runs = g.ops[grp.ops.front()].repeat;
     if (grp.kind == "extern" || grp.kind == "fallback") {
-      grp.fused_kernels = extern_kernels[nd.op];
+      grp.fused_kernels = extern_kernels[nd.op] + copy_kernels_[nd.op];
       grp.fused = traffic[nd.op];
       // Operand copies to channels last read and write the operand once more.
       return;
@@ -796,6 +901,7 @@ struct Builder {
     r_of.assign(nops, 1);
     node_of.assign(nops, -1);
     first_reader_.assign(nops, static_cast<int>(nops));
+    absorbed_into.assign(nops, -1);
     base.resize(g.values.size());
     std::iota(base.begin(), base.end(), 0);
     for (size_t k = 0; k < nops; ++k) lower_op(static_cast<int>(k));
@@ -820,6 +926,7 @@ struct Builder {
     for (int v : g.outputs)
       if (v >= 0) returned[base[v]] = true;
     layout_opt = decide_layout_opt();
+    find_operand_copies();
     realize();
     price_externs();
     schedule();
