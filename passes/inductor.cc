@@ -353,9 +353,22 @@ struct Builder {
   }
 
   // Whether a value is written by a Triton kernel or a convolution (channels last already).
+  // Whether value v reads its buffer in the buffer's own element order: the buffer itself, or a
+  // view of all of it that keeps the order (view, reshape, unsqueeze of a dense buffer).
+  bool same_order(int v) const {
+    const int b = base[v];
+    if (v == b) return true;
+    const Value& x = g.values[v];
+    const Value& whole = g.values[b];
+    return x.numel() == whole.numel() && x.storage_offset == whole.storage_offset &&
+           row_major_dense(x.sizes, x.strides) && row_major_dense(whole.sizes, whole.strides);
+  }
+
+  // Whether a value is all of a buffer a Triton loop or a convolution writes: Inductor gives
+  // that buffer the channels-last layout its convolution reader wants, with no copy.
   bool written_channels_last(int v) const {
     const int p = g.values[base[v]].producer;
-    if (p < 0) return false;
+    if (p < 0 || !same_order(v)) return false;
     return lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction || op_class(g.ops[p]) == OpClass::kConv;
   }
 
@@ -592,6 +605,16 @@ struct Builder {
     return pw.n == red.n * red.r || pw.n == red.n;
   }
 
+  // can_fuse_vertical: the reader must read the producer's buffer at the index it is written
+  // (a permuted or sliced view reads other elements); a reduction's result may be broadcast
+  // over its prologue's loop, which the fused kernel runs row by row.
+  bool reads_in_order(int k, int d, const std::set<int>& reads) const {
+    if (nodes[d].red || nodes[d].copy_of >= 0) return true;
+    for (int v : reads)
+      if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;
+    return true;
+  }
+
   // Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.
   std::vector<std::vector<int>> members;  // per root: its nodes
 
@@ -685,9 +708,10 @@ struct Builder {
       for (int d : deps[k]) succ[d].push_back(k);
     }
     std::fill(seen.begin(), seen.end(), -1);
+    std::vector<std::set<int>> reads_of(count);
     for (int k = 0; k < count; ++k) {
       if (!triton(k)) continue;
-      std::set<int> bufs;
+      std::set<int>& bufs = reads_of[k];
       const int copied = nodes[k].copy_of;
       // A copy reads its value through the view it copies (loops inlined into it read at that
       // view's index): copies of different parts of one buffer share no read.
@@ -713,7 +737,7 @@ struct Builder {
     for (int k = 0; k < count; ++k) {
       if (!triton(k)) continue;
       for (int d : deps[k])
-        if (triton(d)) {
+        if (triton(d) && reads_in_order(k, d, reads_of[k])) {
           int64_t bytes = 0;
           for (int v : g.ops[nodes[d].op].outputs)
             if (v >= 0) bytes += g.values[v].bytes();
@@ -950,7 +974,7 @@ std::string inductor_fusion_reason(const Graph& g, const FusionPlan& plan, int a
     return name(free) + " launches nothing under Inductor (" + lowered(free) + "), so there is no kernel to share.";
   }
   if (ga == gb)
-    return "they share one compiled " + plan.groups[ga].kind + " kernel (group I" + std::to_string(ga) + ").";
+    return "they share one compiled " + plan.groups[ga].kind + " kernel (group F" + std::to_string(ga) + ").";
   for (int i : {a, b}) {
     const std::string& kind = plan.groups[plan.group_of[i]].kind;
     if (kind == "extern" || kind == "fallback" || kind == "concat")
