@@ -62,8 +62,11 @@ bool pointwise_index(const Graph& g, const Op& op) {
     if (op.name == n) return true;
   if (op.name == "aten::index") {
     // A boolean mask has a data-dependent output size: nonzero first, a fallback.
-    bool boolean = false;
-    op.for_each_tensor_input([&](int v) { boolean = boolean || g.values[v].dtype == DType::kBool; });
+    bool boolean = false, indexed = false;
+    op.for_each_tensor_input([&](int v) {
+      if (indexed) boolean = boolean || g.values[v].dtype == DType::kBool;  // an index, not the tensor indexed
+      indexed = true;
+    });
     return !boolean;
   }
   return false;
@@ -409,10 +412,22 @@ struct Builder {
         // Triton loops of their own, fused with their producers: the library call reads dense
         // operands. (Transposes cuBLAS takes as they are change nothing here.)
         extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true, true).kernels;
+      } else if (c == OpClass::kAttention && fused_attention(op)) {
+        // Inductor calls the fused kernel's own op (flash, efficient or cuDNN attention) with
+        // the mask already computed by a Triton loop: the kernel alone, none of the eager op's
+        // mask expansion and conversion kernels.
+        extern_kernels[i] = 1;
       } else {
         extern_kernels[i] = launches[i].counts.kernels;
       }
     }
+  }
+
+  bool fused_attention(const Op& op) const {
+    const std::vector<int> in = op.tensor_inputs();
+    if (in.size() < 3) return false;
+    const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
+    return sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask);
   }
 
   // The query, key and value cuDNN attention reads are copied into the layout its lowering
@@ -454,6 +469,12 @@ struct Builder {
       (std::find(c.begin(), c.end(), v) != c.end() ? copied : direct) = true;
     });
     return copied && !direct;
+  }
+
+  bool returned_output(int i) const {
+    for (int v : g.ops[i].outputs)
+      if (v >= 0 && returned[base[v]]) return true;
+    return false;
   }
 
   // The Triton op whose buffer in-place op i writes into (its mutated argument's base), or -1.
@@ -523,8 +544,10 @@ struct Builder {
         absorbed_into[i] = p;
         realized[p] = true;
         why[i] += "; an in-place write into the buffer op " + std::to_string(p) + " computes, part of its kernel";
+      } else if (users == 0 && !returned_output(i)) {
+        why[i] += "; read by nothing: removed as dead code";
       } else if (users == 0) {
-        realized[i] = true;  // read by nothing: kept as its own kernel (its result is an output)
+        realized[i] = true;  // returned
       } else {
         why[i] += "; inlined into its readers";
       }
