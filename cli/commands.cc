@@ -69,8 +69,8 @@ int run_explain(int argc, char** argv, std::ostream& out) {
     load.dims[name] = value;
   }
   Graph g = load_model(model, load);
-  Report r = analyze(g, find_target(target), {},
-                     fusion == "inductor" ? FusionModel::kInductor : FusionModel::kPointwise);
+  Report r =
+      analyze(g, find_target(target), {}, fusion == "inductor" ? FusionModel::kInductor : FusionModel::kPointwise);
   if (with) {
     check(*with >= 0 && *with < static_cast<int>(g.ops.size()) && *op >= 0 && *op < static_cast<int>(g.ops.size()),
           "--with " + std::to_string(*with) + ": no such op (the model has " + std::to_string(g.ops.size()) + " ops)");

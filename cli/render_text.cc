@@ -60,7 +60,8 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     const bool inductor = r.fusion.variant == "inductor";
     Rows wins = fusion_table(g, r.fusion, true, top);
     print(os,
-          top_title(inductor ? "compiled kernels of several ops (Inductor)" : "fusion wins (pointwise chains, one kernel each)",
+          top_title(inductor ? "compiled kernels of several ops (Inductor)"
+                             : "fusion wins (pointwise chains, one kernel each)",
                     wins, "bytes saved"),
           wins, "groups");
     Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction");

@@ -28,14 +28,14 @@ enum class Lower {
 };
 
 // Inductor's limits and thresholds (torch/_inductor/config.py, PyTorch 2.11).
-constexpr int kMaxFusionSize = 64;           // max_fusion_size: nodes in one fused kernel
-constexpr int kRealizeReadsThreshold = 4;    // realize_reads_threshold: reads of a reused value
-constexpr int kRealizeAccReadsThreshold = 8; // realize_acc_reads_threshold: reads of any value
-constexpr int kRealizeOpcountThreshold = 30; // realize_opcount_threshold: ops of a large inner fn
-constexpr int kMaxPointwiseCatInputs = 8;    // max_pointwise_cat_inputs
-constexpr int64_t kSplitReductionMin = 8192; // ir.Reduction.num_splits: no split at or below this
-constexpr int kMaxPoolWindow = 25;           // pooling windows above this fall back to ATen
-constexpr int kMaxFusionDistance = 64;       // Scheduler.are_long_distant_nodes: node order apart
+constexpr int kMaxFusionSize = 64;            // max_fusion_size: nodes in one fused kernel
+constexpr int kRealizeReadsThreshold = 4;     // realize_reads_threshold: reads of a reused value
+constexpr int kRealizeAccReadsThreshold = 8;  // realize_acc_reads_threshold: reads of any value
+constexpr int kRealizeOpcountThreshold = 30;  // realize_opcount_threshold: ops of a large inner fn
+constexpr int kMaxPointwiseCatInputs = 8;     // max_pointwise_cat_inputs
+constexpr int64_t kSplitReductionMin = 8192;  // ir.Reduction.num_splits: no split at or below this
+constexpr int kMaxPoolWindow = 25;            // pooling windows above this fall back to ATen
+constexpr int kMaxFusionDistance = 64;        // Scheduler.are_long_distant_nodes: node order apart
 
 bool name_has(const Op& op, const char* s) {
   return op.name.find(s) != std::string::npos;
@@ -50,14 +50,30 @@ int64_t product(const std::vector<int64_t>& v) {
 // Gathers and index maps Inductor writes as pointwise loads (lowering.py); other index ops
 // (boolean masks, sorts, scatters with accumulation, nonzero) fall back to ATen.
 bool pointwise_index(const Graph& g, const Op& op) {
-  static const char* const kNames[] = {"aten::embedding",       "aten::gather",          "aten::index_select",
-                                       "aten::constant_pad_nd", "aten::pad",             "aten::roll",
-                                       "aten::flip",            "aten::repeat",          "aten::tile",
-                                       "aten::narrow",          "aten::slice_scatter",   "aten::select_scatter",
-                                       "aten::stack",           "aten::reflection_pad1d", "aten::reflection_pad2d",
-                                       "aten::replication_pad1d", "aten::replication_pad2d", "aten::take_along_dim",
-                                       "aten::tril",            "aten::triu",            "aten::diagonal_scatter",
-                                       "aten::cat",             "aten::concat",          "aten::concatenate"};
+  static const char* const kNames[] = {"aten::embedding",
+                                       "aten::gather",
+                                       "aten::index_select",
+                                       "aten::constant_pad_nd",
+                                       "aten::pad",
+                                       "aten::roll",
+                                       "aten::flip",
+                                       "aten::repeat",
+                                       "aten::tile",
+                                       "aten::narrow",
+                                       "aten::slice_scatter",
+                                       "aten::select_scatter",
+                                       "aten::stack",
+                                       "aten::reflection_pad1d",
+                                       "aten::reflection_pad2d",
+                                       "aten::replication_pad1d",
+                                       "aten::replication_pad2d",
+                                       "aten::take_along_dim",
+                                       "aten::tril",
+                                       "aten::triu",
+                                       "aten::diagonal_scatter",
+                                       "aten::cat",
+                                       "aten::concat",
+                                       "aten::concatenate"};
   for (const char* n : kNames)
     if (op.name == n) return true;
   if (op.name == "aten::index") {
@@ -108,14 +124,14 @@ bool gemm_operand_dense(const Value& v) {
 }
 
 struct Node {
-  int op = -1;              // the op the node is (realized Triton op, extern or fallback)
-  bool red = false;         // holds a reduction
-  int64_t n = 0, r = 1;     // iteration space: outputs and reduction size
-  int64_t repeat = 1;       // loop trips of its ops
-  int size = 1;             // nodes fused into it
-  int first = 0, last = 0;  // op index range of its members
+  int op = -1;                       // the op the node is (realized Triton op, extern or fallback)
+  bool red = false;                  // holds a reduction
+  int64_t n = 0, r = 1;              // iteration space: outputs and reduction size
+  int64_t repeat = 1;                // loop trips of its ops
+  int size = 1;                      // nodes fused into it
+  int first = 0, last = 0;           // op index range of its members
   int min_order = 0, max_order = 0;  // node order range of its members (scheduling order)
-  int copy_of = -1;         // a cat's copy of this input value into its slice; -1: not a copy
+  int copy_of = -1;                  // a cat's copy of this input value into its slice; -1: not a copy
 };
 
 struct Builder {
@@ -126,19 +142,19 @@ struct Builder {
   const std::vector<Traffic>& traffic;
   const Target& target;
 
-  std::vector<Lower> lower;            // per op
-  std::vector<std::string> why;        // per op: how it is lowered, in words
-  std::vector<int> base;               // per value: the value whose memory it is (through free ops)
+  std::vector<Lower> lower;               // per op
+  std::vector<std::string> why;           // per op: how it is lowered, in words
+  std::vector<int> base;                  // per value: the value whose memory it is (through free ops)
   std::vector<std::vector<int>> readers;  // per base value: non-free ops that read it
-  std::vector<bool> returned;          // per base value
-  std::vector<bool> realized;          // per op (Triton ops): computed into memory
-  std::vector<int> extern_kernels;     // per op: kernels of extern and fallback ops
-  std::vector<int64_t> n_of, r_of;     // per op: Triton iteration space
+  std::vector<bool> returned;             // per base value
+  std::vector<bool> realized;             // per op (Triton ops): computed into memory
+  std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
+  std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
   bool layout_opt = false;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
-  std::vector<int> node_of;            // per op: its node, -1 for free and inlined ops
+  std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
   std::vector<Node> nodes;
   std::vector<std::set<int>> deps;     // per node: nodes it reads
   std::vector<std::vector<int>> succ;  // per node: nodes reading it
@@ -158,8 +174,7 @@ struct Builder {
   }
   const Value* in0(const Op& op) const {
     for (const Arg& a : op.args)
-      if ((a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList) && !a.tensors.empty() &&
-          a.tensors[0] >= 0)
+      if ((a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList) && !a.tensors.empty() && a.tensors[0] >= 0)
         return &g.values[a.tensors[0]];
     return nullptr;
   }
@@ -235,7 +250,8 @@ struct Builder {
       case OpClass::kFactory:
         return pointwise("a Triton pointwise loop");
       case OpClass::kNorm:
-        if (batch_norm_inference(op)) return pointwise("batch norm in inference decomposes to a per-channel scale and shift");
+        if (batch_norm_inference(op))
+          return pointwise("batch norm in inference decomposes to a per-channel scale and shift");
         return reduction(reduction_size(op), "a norm decomposes to a Triton reduction with its normalizing epilogue");
       case OpClass::kReduction:
         return reduction(reduction_size(op), "a Triton reduction loop");
@@ -251,7 +267,8 @@ struct Builder {
           return pointwise("an adaptive average pool with small windows is a pointwise window loop");
         }
         const Arg* k = arg(op, "kernel_size");
-        if (k && product(k->ints) > kMaxPoolWindow) return set(i, Lower::kFallback, "a pooling window over 25 elements falls back to ATen");
+        if (k && product(k->ints) > kMaxPoolWindow)
+          return set(i, Lower::kFallback, "a pooling window over 25 elements falls back to ATen");
         return pointwise("pooling and resampling are pointwise window loops");
       }
       case OpClass::kIndex:
@@ -268,7 +285,8 @@ struct Builder {
       case OpClass::kGemm:
         return set(i, Lower::kExtern, "a matrix product: cuBLAS through extern_kernels, bias as a pointwise epilogue");
       case OpClass::kConv:
-        return set(i, Lower::kExtern, "a convolution: cuDNN through extern_kernels, bias peeled off as a pointwise add");
+        return set(i, Lower::kExtern,
+                   "a convolution: cuDNN through extern_kernels, bias peeled off as a pointwise add");
       case OpClass::kAttention:
         return set(i, Lower::kExtern, "attention stays the flash, efficient or cuDNN kernel");
       default:
@@ -341,10 +359,13 @@ struct Builder {
       const std::vector<int64_t>& w = g.values[in[1]].sizes;
       if (w.size() < 3) continue;
       const int64_t groups = int_arg(op, "groups", 1);
-      double mult = 0.823;                                    // DEFAULT_MULTIPLIER
-      if (groups > 1 && w[1] > 1) mult = 1.358;               // GROUPED
-      else if (w[0] <= 64 && w[1] <= 64) mult = 0.783;        // SMALL
-      else if (w[0] * 2 <= w[1] && w[2] > 1) mult = 0.725;    // IN_OUT
+      double mult = 0.823;  // DEFAULT_MULTIPLIER
+      if (groups > 1 && w[1] > 1)
+        mult = 1.358;  // GROUPED
+      else if (w[0] <= 64 && w[1] <= 64)
+        mult = 0.783;  // SMALL
+      else if (w[0] * 2 <= w[1] && w[2] > 1)
+        mult = 0.725;  // IN_OUT
       total += flops;
       weighted += flops * mult;
     }
@@ -692,8 +713,7 @@ struct Builder {
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const int i = static_cast<int>(k);
       const Lower l = lower[i];
-      if (l == Lower::kConcat)
-        g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
+      if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
       for (int v : operand_copies[i]) new_copy_node(i, v);
       if (l == Lower::kExtern || l == Lower::kFallback || l == Lower::kConcat ||
           ((l == Lower::kPointwise || l == Lower::kReduction) && (l == Lower::kReduction || realized[i])))
@@ -769,7 +789,8 @@ struct Builder {
     }
     for (const auto& [access, list] : readers_of_buffer) {
       const int key = std::get<0>(access);
-      const int64_t bytes = int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
+      const int64_t bytes =
+          int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
       for (size_t j = 1; j < list.size(); ++j) pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
     }
     std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
@@ -926,14 +947,14 @@ struct Builder {
     }
     for (const auto& [v, bytes] : reads) {
       grp.fused.reads += static_cast<int>(runs);
-      grp.fused.read_bytes = add_checked(grp.fused.read_bytes, mul_checked(bytes, runs, "fused HBM bytes"),
-                                         "fused HBM bytes");
+      grp.fused.read_bytes =
+          add_checked(grp.fused.read_bytes, mul_checked(bytes, runs, "fused HBM bytes"), "fused HBM bytes");
       grp.fused_reads.push_back(v);
     }
     for (int v : writes) {
       grp.fused.writes += static_cast<int>(runs);
-      grp.fused.write_bytes = add_checked(
-          grp.fused.write_bytes, mul_checked(g.values[v].bytes(), runs, "fused HBM bytes"), "fused HBM bytes");
+      grp.fused.write_bytes = add_checked(grp.fused.write_bytes,
+                                          mul_checked(g.values[v].bytes(), runs, "fused HBM bytes"), "fused HBM bytes");
       grp.fused_writes.push_back(v);
     }
   }

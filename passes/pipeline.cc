@@ -183,8 +183,9 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
         check(t.fused_kernels_reduction <= t.eager.kernels, "more fused+reduction kernels than eager ones");
         // Fusion only removes round trips to HBM: a plan that moves more bytes than eager
         // counts something twice (the Swin-T bug: single-op groups, host values, views).
-        check(inductor || t.fused_hbm_bytes <= t.eager_hbm_bytes, "fused HBM bytes " + std::to_string(t.fused_hbm_bytes) +
-                                                          " exceed eager " + std::to_string(t.eager_hbm_bytes));
+        check(inductor || t.fused_hbm_bytes <= t.eager_hbm_bytes,
+              "fused HBM bytes " + std::to_string(t.fused_hbm_bytes) + " exceed eager " +
+                  std::to_string(t.eager_hbm_bytes));
         check(t.fused_hbm_bytes_reduction <= t.eager_hbm_bytes,
               "fused+reduction HBM bytes " + std::to_string(t.fused_hbm_bytes_reduction) + " exceed eager " +
                   std::to_string(t.eager_hbm_bytes));
