@@ -33,7 +33,7 @@ constexpr int kRealizeReadsThreshold = 4;     // realize_reads_threshold: reads 
 constexpr int kRealizeAccReadsThreshold = 8;  // realize_acc_reads_threshold: reads of any value
 constexpr int kRealizeOpcountThreshold = 30;  // realize_opcount_threshold: ops of a large inner fn
 constexpr int kMaxPointwiseCatInputs = 8;     // max_pointwise_cat_inputs
-constexpr int64_t kSplitReductionMin = 8192;  // ir.Reduction.num_splits: no split at or below this
+constexpr int64_t kUnrollReductionBelow = 8;  // unroll_reductions_threshold: smaller ones are pointwise
 constexpr int kMaxPoolWindow = 25;            // pooling windows above this fall back to ATen
 constexpr int kMaxFusionDistance = 64;        // Scheduler.are_long_distant_nodes: node order apart
 
@@ -150,6 +150,7 @@ struct Builder {
   std::vector<bool> realized;             // per op (Triton ops): computed into memory
   std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
   std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
+  std::vector<int64_t> splits;            // per op: pieces a reduction is split into (1: none)
   bool layout_opt = false;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
 
@@ -197,6 +198,73 @@ struct Builder {
     why[i] = std::move(words);
   }
 
+  // ir.Reduction.num_splits: how many pieces a reduction of n outputs over r elements is split
+  // into (a first kernel of partial results, a second reducing them); 1: not split.
+  int64_t num_splits(int64_t n, int64_t r, bool outer) const {
+    const int64_t sms = std::max<int64_t>(target.device.sms, 1);
+    const int64_t min_ept = 32, max_ept = 512, threads_per_sm = 2048, threads = 256;
+    const int64_t min_device = min_ept * sms * threads_per_sm, max_device = max_ept * sms * threads_per_sm;
+    auto closest_divisor = [](int64_t x, int64_t target_size) {
+      int64_t best = 1;
+      for (int64_t d = 1; d * d <= x; ++d)
+        if (x % d == 0)
+          for (int64_t c : {d, x / d})
+            if (std::abs(c - target_size) < std::abs(best - target_size)) best = c;
+      return best;
+    };
+    auto inner = [&]() -> int64_t {
+      if (n >= 2 * sms || r <= 8192) return 1;
+      int64_t split_size;
+      if (r * n <= min_device) {
+        split_size = min_ept;
+      } else if (r * n < max_device) {
+        const int64_t target_blocks = sms * threads_per_sm / (2 * threads);
+        const int64_t per_output = (target_blocks + n - 1) / n;
+        const int64_t tmp = (r + threads * per_output - 1) / (threads * per_output);
+        const int64_t c = closest_divisor(r, tmp);
+        split_size = std::abs(c - tmp) < 30 ? std::max(c, min_ept) : tmp;
+      } else {
+        const int64_t c = closest_divisor(r, max_ept);
+        split_size = std::abs(c - max_ept) < 50 ? c : max_ept;
+      }
+      return (r + split_size * threads - 1) / (split_size * threads);
+    };
+    if (n == 1) return inner();
+    if (r <= min_ept || n >= sms * 2 * 32) return 1;
+    if (!outer) return inner();
+    const int64_t xblocks = (n + 127) / 128;
+    int64_t split_size;
+    if (r * n < min_device) {
+      split_size = min_ept;
+    } else if (r * n < max_device) {
+      const int64_t target_blocks = (sms * threads_per_sm / threads + xblocks - 1) / xblocks;
+      const int64_t tmp = (r + 4 * target_blocks - 1) / (4 * target_blocks);
+      const int64_t c = closest_divisor(r, tmp);
+      split_size = std::abs(tmp - c) < 20 ? std::max(c, min_ept) : tmp;
+    } else {
+      const int64_t c = closest_divisor(r, max_ept);
+      split_size = std::abs(c - max_ept) < 50 ? c : max_ept;
+    }
+    return (r + 4 * split_size - 1) / (4 * split_size);
+  }
+
+  // Whether the reduced elements are not the innermost in memory (an outer reduction): a
+  // spatial mean of channels-last activations (layout optimization), or dims other than the last.
+  bool reduces_outer(const Op& op) const {
+    if (op_class(op) == OpClass::kPool) return layout_opt;
+    const Value* x = in0(op);
+    const Arg* dims = arg(op, "dim");
+    if (!x || !dims || dims->ints.empty() || op_class(op) != OpClass::kReduction) return false;
+    const int64_t rank = static_cast<int64_t>(x->sizes.size());
+    bool last = false, spatial = rank == 4;
+    for (int64_t d : dims->ints) {
+      const int64_t dd = d < 0 ? d + rank : d;
+      last = last || dd == rank - 1;
+      spatial = spatial && (dd == 2 || dd == 3);
+    }
+    return !last || (spatial && layout_opt);
+  }
+
   // The reduction size of a reduction-like op, 0 when it reduces nothing.
   int64_t reduction_size(const Op& op) const {
     const Value* x = in0(op);
@@ -234,11 +302,14 @@ struct Builder {
       set(i, Lower::kPointwise, words);
     };
     auto reduction = [&](int64_t r, const char* words) {
-      if (r <= 1) return pointwise(words);
       const Value* x = in0(op);
-      n_of[i] = x ? x->numel() / r : n;
+      const int64_t outputs = x && r > 0 ? x->numel() / r : n;
+      if (r <= 1 || (r < kUnrollReductionBelow && outputs != 1)) return pointwise(words);
+      n_of[i] = outputs;
       r_of[i] = r;
       set(i, Lower::kReduction, words);
+      splits[i] = num_splits(outputs, r, reduces_outer(op));
+      if (splits[i] > 1) why[i] += "; split in two kernels (partial reductions, then theirs)";
     };
     switch (c) {
       case OpClass::kView:
@@ -604,6 +675,12 @@ struct Builder {
     nodes.push_back(nd);
   }
 
+  bool split_node(int root) const {
+    for (int m : members[root])
+      if (nodes[m].red && nodes[m].copy_of < 0 && splits[nodes[m].op] > 1) return true;
+    return false;
+  }
+
   bool triton(int node) const {
     const Lower l = lower[nodes[node].op];
     return nodes[node].copy_of >= 0 || l == Lower::kPointwise || l == Lower::kReduction;
@@ -803,6 +880,8 @@ struct Builder {
         int a = find(p.a), b = find(p.b);
         if (a == b) continue;
         if (nodes[a].size + nodes[b].size > kMaxFusionSize) continue;
+        // A split reduction's two kernels loop over other ranges than its neighbours'.
+        if (split_node(a) || split_node(b)) continue;
         if (std::max(std::abs(nodes[a].min_order - nodes[b].max_order),
                      std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance)
           continue;
@@ -926,7 +1005,7 @@ struct Builder {
       grp.fused_kernels = static_cast<int>(std::min<int64_t>(kernels * runs, 1 << 30));
       grp.fused = traffic[nd.op];
       return;
-    } else if (nd.red && nd.n < 2 * std::max<int64_t>(target.device.sms, 1) && nd.r > kSplitReductionMin) {
+    } else if (nd.red && splits[nd.op] > 1) {
       kernels = 2;  // a split reduction: partial results, then their reduction
     }
     grp.fused_kernels = static_cast<int>(std::min<int64_t>(kernels * runs, 1 << 30));
@@ -972,6 +1051,8 @@ struct Builder {
     absorbed_into.assign(nops, -1);
     base.resize(g.values.size());
     std::iota(base.begin(), base.end(), 0);
+    splits.assign(nops, 1);
+    layout_opt = decide_layout_opt();
     for (size_t k = 0; k < nops; ++k) lower_op(static_cast<int>(k));
     readers.assign(g.values.size(), {});
     for (size_t k = 0; k < nops; ++k) {
@@ -993,7 +1074,6 @@ struct Builder {
     returned.assign(g.values.size(), false);
     for (int v : g.outputs)
       if (v >= 0) returned[base[v]] = true;
-    layout_opt = decide_layout_opt();
     find_operand_copies();
     realize();
     price_externs();
