@@ -9,6 +9,7 @@
 #include "passes/target.h"
 
 using kc::DType;
+using kc::OpTraits;
 using kc::test::GraphBuilder;
 
 namespace {
@@ -166,4 +167,69 @@ TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Trito
   b.output(static_cast<int>(b.g.values.size()) - 1);
   auto p = plan(b.g);
   CHECK(kernels(p) == 9);
+}
+
+TEST_CASE("inductor: a pooling window's input is computed into memory, then pooled by a kernel of its own") {
+  GraphBuilder b;
+  int x = b.input({8, 64, 32, 32});
+  int r = b.pointwise("aten::relu", {x});
+  b.output(b.op("aten::max_pool2d", {r}, {}, {8, 64, 16, 16}));
+  b.arg_ints("kernel_size", {2, 2});
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("pooling window") != std::string::npos);
+  CHECK(kernels(p) == 2);
+}
+
+TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
+  GraphBuilder b;
+  int x = b.input({1000});
+  b.pointwise("aten::exp", {x});
+  b.output(b.pointwise("aten::relu", {x}));
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("dead code") != std::string::npos);
+  CHECK(kernels(p) == 1);
+}
+
+TEST_CASE("inductor: a reader of a transposed buffer does not fuse under its producer") {
+  GraphBuilder b;
+  int x = b.input({64, 32});
+  int e = b.pointwise("aten::exp", {x});
+  b.op("aten::mm", {e, weight(b, {32, 64})}, {}, {64, 64});  // e is computed into memory
+  int t = b.op("aten::t", {e},
+               [] {
+                 kc::OpTraits v;
+                 v.view = true;
+                 return v;
+               }(),
+               {32, 64});
+  b.g.values[t].strides = {1, 32};
+  b.output(b.pointwise("aten::relu", {t}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[0] != p.group_of[3]);
+}
+
+TEST_CASE("inductor: an in-place write into a buffer a loop computes joins that loop's kernel") {
+  GraphBuilder b;
+  int x = b.input({16, 16});
+  int z = b.pointwise("aten::relu", {x});
+  OpTraits inplace;
+  inplace.pointwise = true;
+  inplace.inplace = true;
+  inplace.mutated_args = {0};
+  b.op("aten::fill_", {z}, inplace);
+  b.output(b.pointwise("aten::neg", {z}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[1] == p.group_of[0]);
+  CHECK(p.lowering[1].find("in-place write") != std::string::npos);
+}
+
+TEST_CASE("inductor: a GEMM operand its call cannot read as it is gets a Triton copy first") {
+  GraphBuilder b;
+  int x = b.strided({4, 8, 16, 32}, {4096, 32, 256, 1});  // heads of a [4, 16, 8, 32] tensor
+  int w = b.input({4, 8, 32, 16});
+  b.output(b.op("aten::matmul", {x, w}, {}, {4, 8, 16, 16}));
+  auto p = plan(b.g);
+  REQUIRE(p.group_of[0] >= 0);
+  CHECK(p.groups[p.group_of[0]].kind == "extern");
+  CHECK(kernels(p) >= 2);  // the copy and the batched GEMM
 }
