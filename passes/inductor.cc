@@ -330,11 +330,15 @@ struct Builder {
         return reduction(reduction_size(op), "a Triton scan loop");
       case OpClass::kPool: {
         if (name_has(op, "adaptive_avg_pool")) {
+          // Inductor's decomposition makes a pool to 1x1 a mean; other windows are a pointwise
+          // loop, or a fallback beyond 25 elements (lowering.py's _adaptive_avg_pool2d).
           const Value* x = in0(op);
-          if (x && n > 0 && x->numel() / n > kMaxPoolWindow && out_numel(op) * 1 > 0) {
-            // Output 1x1 (or windows too large for a pointwise window loop): a mean reduction.
-            return reduction(x->numel() / n, "an adaptive average pool to few outputs lowers to a mean reduction");
-          }
+          const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+          const bool to_one = y && y->sizes.size() >= 2 && y->sizes.back() == 1 && y->sizes[y->sizes.size() - 2] == 1;
+          if (x && n > 0 && to_one)
+            return reduction(x->numel() / n, "an adaptive average pool to 1x1 decomposes to a mean reduction");
+          if (x && n > 0 && x->numel() / n > kMaxPoolWindow)
+            return set(i, Lower::kFallback, "an adaptive average pool over windows of more than 25 falls back to ATen");
           return pointwise("an adaptive average pool with small windows is a pointwise window loop");
         }
         const Arg* k = arg(op, "kernel_size");
@@ -919,7 +923,6 @@ struct Builder {
       }
     }
     std::map<int, int> group_index;  // root node -> plan group
-    std::vector<int> orphan_group(g.ops.size(), -1);
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const int i = static_cast<int>(k);
       if (lower[i] == Lower::kFree) continue;
