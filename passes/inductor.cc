@@ -149,6 +149,7 @@ struct Builder {
   std::vector<bool> returned;             // per base value
   std::vector<bool> realized;             // per op (Triton ops): computed into memory
   std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
+  std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
   std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
   std::vector<int64_t> splits;            // per op: pieces a reduction is split into (1: none)
   bool layout_opt = false;
@@ -491,10 +492,12 @@ struct Builder {
           // call unless already dense in it (1x1 and depthwise weights are).
           if (!channels_last_dense(w.sizes, w.strides)) {
             ++copies;
+            copy_bytes[i] = add_checked(copy_bytes[i], w.bytes(), "copy bytes");
             what = " + its weight copied to channels last";
           }
           if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides)) {
             ++copies;
+            copy_bytes[i] = add_checked(copy_bytes[i], x.bytes(), "copy bytes");
             what += " + its input copied to channels last";
           }
           extern_kernels[i] = counts_alone(i, &xs, &ws, true, true).kernels + copies;
@@ -961,6 +964,12 @@ struct Builder {
       if (group_index.count(root) || !counted.insert(root).second) continue;
       ++copy_kernels_[nodes[k].op];
     }
+    // Every copy reads its value and writes it again, fused or not (fused with a loop that
+    // reads it anyway, it still writes the copy).
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (nodes[k].copy_of < 0 || lower[nodes[k].op] != Lower::kExtern) continue;
+      copy_bytes[nodes[k].op] = add_checked(copy_bytes[nodes[k].op], g.values[nodes[k].copy_of].bytes(), "copy bytes");
+    }
     std::vector<bool> escapes = escaping(plan);
     for (size_t k = 0; k < plan.groups.size(); ++k) account(plan, static_cast<int>(k), root_of_group[k], escapes);
     plan.lowering = why;
@@ -999,7 +1008,13 @@ struct Builder {
     if (grp.kind == "extern" || grp.kind == "fallback") {
       grp.fused_kernels = extern_kernels[nd.op] + copy_kernels_[nd.op];
       grp.fused = traffic[nd.op];
-      // Operand copies to channels last read and write the operand once more.
+      // Operand copies (channels last, dense for the call) read and write the operand once more.
+      if (copy_bytes[nd.op] > 0) {
+        grp.fused.reads += 1;
+        grp.fused.writes += 1;
+        grp.fused.read_bytes = add_checked(grp.fused.read_bytes, copy_bytes[nd.op], "fused HBM bytes");
+        grp.fused.write_bytes = add_checked(grp.fused.write_bytes, copy_bytes[nd.op], "fused HBM bytes");
+      }
       return;
     }
     int kernels = 1;
@@ -1047,6 +1062,7 @@ struct Builder {
     why.assign(nops, "");
     realized.assign(nops, false);
     extern_kernels.assign(nops, 0);
+    copy_bytes.assign(nops, 0);
     n_of.assign(nops, 0);
     r_of.assign(nops, 1);
     node_of.assign(nops, -1);
