@@ -7,6 +7,7 @@
 #include "analyzer/load.h"
 #include "cli/exercises.h"
 #include "cli/render.h"
+#include "passes/inductor.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -33,7 +34,8 @@ int run_explain(int argc, char** argv, std::ostream& out) {
       "GPU ran for such ops, and what fusion would save; then the whole model.",
       "kernelcount explain"};
   std::string model, line, target = default_target().name;
-  std::optional<int> op;
+  std::optional<int> op, with;
+  std::string fusion = "pointwise";
   std::vector<std::string> inputs, dims;
   app.add_option("model", model, "a .pt2 (torch.export) or TorchScript .pt file")->required();
   auto* op_opt = app.add_option("--op", op, "explain op N only")->type_name("N");
@@ -41,7 +43,12 @@ int run_explain(int argc, char** argv, std::ostream& out) {
   app.add_option("--input", inputs, "TorchScript input shapes, as for kernelcount MODEL")->type_name("SPEC");
   app.add_option("--dim", dims, "value of a symbolic size of a .pt2: s0=64")->type_name("NAME=VALUE");
   app.add_option("--target", target, "what the prediction is for");
+  app.add_option("--fusion", fusion, "the fusion plan explained: pointwise (default) or inductor")
+      ->check(CLI::IsMember({"pointwise", "inductor"}));
+  app.add_option("--with", with, "with --op N and --fusion inductor: why ops N and M do or do not share a kernel")
+      ->type_name("M");
   if (!parse(app, argc, argv, out)) return 0;
+  check(!with || (op && fusion == "inductor"), "--with needs --op N and --fusion inductor");
   ExplainSelection sel;
   sel.op = op;
   if (!line.empty()) {
@@ -62,7 +69,14 @@ int run_explain(int argc, char** argv, std::ostream& out) {
     load.dims[name] = value;
   }
   Graph g = load_model(model, load);
-  Report r = analyze(g, find_target(target));
+  Report r =
+      analyze(g, find_target(target), {}, fusion == "inductor" ? FusionModel::kInductor : FusionModel::kPointwise);
+  if (with) {
+    check(*with >= 0 && *with < static_cast<int>(g.ops.size()) && *op >= 0 && *op < static_cast<int>(g.ops.size()),
+          "--with " + std::to_string(*with) + ": no such op (the model has " + std::to_string(g.ops.size()) + " ops)");
+    sel.pair_reason = "ops " + std::to_string(*op) + " and " + std::to_string(*with) + ": " +
+                      inductor_fusion_reason(g, r.fusion, *op, *with);
+  }
   render_explain(out, g, r, sel);
   return 0;
 }

@@ -121,6 +121,10 @@ std::optional<Options> parse_options(int argc, char** argv, const std::string& v
                  "sarif and github formats with --baseline: findings on the changed source lines only (changed, "
                  "the default) or on every line (all)")
       ->check(CLI::IsMember({"changed", "all"}));
+  app.add_option("--fusion", o.fusion,
+                 "the plan in the fused columns: pointwise (default: greedy pointwise chains) or inductor (a model "
+                 "of what torch.compile's Inductor launches: Triton kernels, extern GEMMs and convolutions)")
+      ->check(CLI::IsMember({"pointwise", "inductor"}));
   std::string target_names;
   for (const Target& t : known_targets()) target_names += (target_names.empty() ? "" : ", ") + t.name;
   o.target = default_target().name;

@@ -13,15 +13,16 @@ namespace kc {
 struct Options {
   std::string model;
   LoadOptions load;
-  std::string format = "text";  // a name from cli/formats.h
-  std::string by = "summary";   // summary | op | line | module | op-type | kernel
-  std::optional<int> top;       // --top N: rows per table
-  std::string sort;             // kernels | bytes | ops | flops | time | order; empty: the view's default
-  std::optional<int> depth;     // --depth N: module tree depth
-  bool legend = false;          // --legend: explain the columns
-  std::string source_root;      // --source-root DIR for sarif and github findings; default: cwd
-  std::string findings;         // --findings changed|all for sarif and github; empty: changed
-  std::string target;           // a name from passes/targets/registry.cc; empty: the default target
+  std::string format = "text";       // a name from cli/formats.h
+  std::string by = "summary";        // summary | op | line | module | op-type | kernel
+  std::optional<int> top;            // --top N: rows per table
+  std::string sort;                  // kernels | bytes | ops | flops | time | order; empty: the view's default
+  std::optional<int> depth;          // --depth N: module tree depth
+  bool legend = false;               // --legend: explain the columns
+  std::string source_root;           // --source-root DIR for sarif and github findings; default: cwd
+  std::string findings;              // --findings changed|all for sarif and github; empty: changed
+  std::string fusion = "pointwise";  // --fusion: which plan fills the fused columns (pointwise | inductor)
+  std::string target;                // a name from passes/targets/registry.cc; empty: the default target
   bool list_rules = false;
   bool use_measured = true;                   // --no-measured turns the measured table off
   std::vector<std::string> exclude_measured;  // --exclude-measured NAME

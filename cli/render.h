@@ -43,6 +43,8 @@ struct ExplainSelection {
   std::optional<int> op;  // --op N
   std::string line_file;  // --line FILE:LINE (FILE may be a suffix of the recorded path)
   int line = 0;
+  // --with M (with --op N, the inductor plan): why ops N and M do or do not share a compiled kernel
+  std::string pair_reason;
 };
 
 // Every selected op in sentences: its launches and why, the arrays crossing HBM, the rule and

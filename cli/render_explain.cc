@@ -157,6 +157,16 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
         os, "rule",
         e.rule + (e.when.empty() ? "" : " (" + std::string(e.when) + ")") + "; measured in " + std::string(e.evidence));
   const int grp = r.fusion.group_of[i];
+  if (r.fusion.variant == "inductor") {
+    para(os, "inductor", r.fusion.lowering[i] + ".");
+    if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) {
+      std::string others;
+      for (int m : r.fusion.groups[grp].ops)
+        if (m != i) others += (others.empty() ? "" : ", ") + std::to_string(m) + " " + short_op(g.ops[m]);
+      para(os, "compiled", "shares a compiled kernel with op " + others + " (group F" + std::to_string(grp) + ").");
+    }
+    return;
+  }
   if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) {
     std::string others;
     for (int m : r.fusion.groups[grp].ops)
@@ -238,6 +248,10 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
     os << '\n';
     explain_group(os, g, r, k);
   }
+  if (!s.pair_reason.empty()) {
+    os << '\n';
+    para(os, "together", s.pair_reason);
+  }
   const Totals& t = r.totals;
   os << "\nwhole model\n";
   para(os, "eager",
@@ -246,7 +260,12 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
            format_seconds(t.eager_time_floor_s) + ".");
   if (t.eager.memcpy || t.eager.memset || t.eager.host_syncs)
     para(os, "also", launches_in_words(Counts{0, t.eager.memcpy, t.eager.memset, t.eager.host_syncs}) + ".");
-  if (t.fused_kernels < t.eager.kernels)
+  if (r.fusion.variant == "inductor")
+    para(os, "compiled",
+         plural(t.fused_kernels, "kernel", "kernels") + " and " +
+             transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) +
+             " under torch.compile (Inductor, default mode), as this model of its scheduling predicts.");
+  else if (t.fused_kernels < t.eager.kernels)
     para(os, "fused",
          plural(t.fused_kernels, "kernel", "kernels") + " and " +
              transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) + ", time floor " +

@@ -132,7 +132,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
       head += "No op type, module or line changed.\n\n";
     head += "#### This model\n\n";
   }
-  head += table({"", ">eager", ">fused", ">fused+reductions"}, totals_rows(r));
+  head += table({"", ">eager", fused_column(r), ">fused+reductions"}, totals_rows(r));
   if (r.totals.unknown_ops > 0)
     head += std::to_string(r.totals.unknown_ops) +
             " op(s) have no launch rule: their kernels are not in the totals (`--list-rules`).\n\n";

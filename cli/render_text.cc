@@ -40,7 +40,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
 
   auto print_totals = [&] {
     os << "\ntotals\n";
-    Table t({"", ">eager", ">fused", ">fused+reductions"});
+    Table t({"", ">eager", fused_column(r), ">fused+reductions"});
     for (auto& row : totals_rows(r)) t.add(std::move(row));
     t.print(os);
     os << bytes_note(r) << "\n";
@@ -57,8 +57,13 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
           "modules");
     Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort);
     print(os, top_title("op types", types, sort), types, "op types");
+    const bool inductor = r.fusion.variant == "inductor";
     Rows wins = fusion_table(g, r.fusion, true, top);
-    print(os, top_title("fusion wins (pointwise chains, one kernel each)", wins, "bytes saved"), wins, "groups");
+    print(os,
+          top_title(inductor ? "compiled kernels of several ops (Inductor)"
+                             : "fusion wins (pointwise chains, one kernel each)",
+                    wins, "bytes saved"),
+          wins, "groups");
     Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction");
     print(os, top_title("fusion into reductions (pointwise ops in a reduction's kernel)", into, "bytes saved"), into,
           "groups");
@@ -75,7 +80,10 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     for (const auto& row : main.rows) t.add(row);
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
-    print(os, "fusion groups (pointwise chains, one kernel each)", fusion_table(g, r.fusion, false, 0), "groups");
+    print(os,
+          r.fusion.variant == "inductor" ? "compiled kernels of several ops (Inductor)"
+                                         : "fusion groups (pointwise chains, one kernel each)",
+          fusion_table(g, r.fusion, false, 0), "groups");
     print(os, "fusion into reductions (pointwise ops in a reduction's kernel)",
           fusion_table(g, r.fusion_reduction, false, 0, "reduction"), "groups");
     print_totals();

@@ -94,7 +94,8 @@ void render_trace(std::ostream& os, const Graph& g, const Report& r, const Rende
   nlohmann::json events = nlohmann::json::array();
   events.push_back(meta("process_name", 0, "kernelcount: " + g.info.path + " on " + r.target->gpu + " (predicted)"));
   events.push_back(meta("thread_name", kEagerTid, "eager PyTorch"));
-  events.push_back(meta("thread_name", kFusedTid, "pointwise chains fused"));
+  events.push_back(meta("thread_name", kFusedTid,
+                        r.fusion.variant == "inductor" ? "torch.compile (Inductor model)" : "pointwise chains fused"));
   Track eager{events, kEagerTid};
   for (size_t i = 0; i < g.ops.size(); ++i) eager_launches(eager, g, r, static_cast<int>(i), "");
   Track fused{events, kFusedTid};

@@ -395,6 +395,10 @@ std::string launch_bound_share(const Report& r) {
 }
 }  // namespace
 
+const char* fused_column(const Report& r) {
+  return r.fusion.variant == "inductor" ? ">inductor" : ">fused";
+}
+
 std::vector<std::vector<std::string>> totals_rows(const Report& r) {
   const Totals& t = r.totals;
   return {

@@ -23,6 +23,9 @@ struct Rows {
   size_t cut() const { return total - rows.size(); }
 };
 
+// The header of the totals' fused column: ">fused" (the greedy plan) or ">inductor".
+const char* fused_column(const Report& r);
+
 // Row order for --sort: "kernels", "bytes", "ops" (largest first) or "order" (execution order).
 // `top` 0 keeps every row.
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top);

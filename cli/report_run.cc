@@ -9,6 +9,10 @@
 namespace kc {
 namespace {
 
+FusionModel fusion_model(const Options& o) {
+  return o.fusion == "inductor" ? FusionModel::kInductor : FusionModel::kPointwise;
+}
+
 // Whether the model's format takes --input (TorchScript) and --dim (.pt2).
 bool takes_inputs(const Graph& g) {
   return g.info.format == "torchscript";
@@ -32,7 +36,7 @@ Summary baseline_summary(const Options& o, const Graph& model, const Target& tar
     check(applied(model) || applied(g),
           "--dim " + name + ": neither the model nor the baseline has a symbol of that name");
   }
-  return summarize(g, analyze(g, target, launches), version);
+  return summarize(g, analyze(g, target, launches, fusion_model(o)), version);
 }
 
 }  // namespace
@@ -43,7 +47,7 @@ void run_report(const Options& o, const Target& target, const std::string& versi
   options.only_applicable = !o.baseline.empty() && !is_report_path(o.baseline);
   run.graph = load_model(o.model, options);
   const LaunchOptions launch_options{o.use_measured, o.exclude_measured};
-  run.report = analyze(*run.graph, target, launch_options);
+  run.report = analyze(*run.graph, target, launch_options, fusion_model(o));
   if (!o.baseline.empty())
     run.baseline = diff(baseline_summary(o, *run.graph, target, launch_options, version),
                         summarize(*run.graph, *run.report, version));

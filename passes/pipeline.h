@@ -9,8 +9,13 @@
 
 namespace kc {
 
+// Which plan fills the report's fused columns (`fusion`): the greedy pointwise plan, or the
+// model of what torch.compile's Inductor launches (pass "inductor").
+enum class FusionModel { kPointwise, kInductor };
+
 // Runs every pass over the graph for the target. Throws Error("pass <name> failed at op <i>
 // <op> (<file:line>): ...") when a pass or an invariant after it fails.
-Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options = {});
+Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch_options = {},
+               FusionModel fusion = FusionModel::kPointwise);
 
 }  // namespace kc

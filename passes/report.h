@@ -68,9 +68,10 @@ struct FusionGroup {
 
 // A fusion plan: which group every op lands in (-1 for ops that launch nothing).
 struct FusionPlan {
-  std::string variant;  // "pointwise" or "pointwise+reduction"
+  std::string variant;  // "pointwise", "pointwise+reduction" or "inductor"
   std::vector<FusionGroup> groups;
-  std::vector<int> group_of;  // per op
+  std::vector<int> group_of;          // per op
+  std::vector<std::string> lowering;  // per op, the inductor plan only: how Inductor lowers it and why
 };
 
 // Lower bound on one op's time (short name: "time").

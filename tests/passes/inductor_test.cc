@@ -1,0 +1,235 @@
+// Pass "inductor": one case per rule of the model of Inductor's lowering and scheduling.
+#include "passes/inductor.h"
+
+#include <catch2/catch.hpp>
+
+#include "passes/graph_builder.h"
+#include "passes/hbm_traffic.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+using kc::DType;
+using kc::OpTraits;
+using kc::test::GraphBuilder;
+
+namespace {
+kc::FusionPlan plan(const kc::Graph& g) {
+  auto l = kc::run_launches(g, kc::default_target(), {false, {}});
+  return kc::run_inductor(g, l, kc::run_hbm_traffic(g, l), kc::default_target());
+}
+int kernels(const kc::FusionPlan& p) {
+  int n = 0;
+  for (const auto& grp : p.groups) n += grp.fused_kernels;
+  return n;
+}
+int transfers(const kc::FusionPlan& p) {
+  int n = 0;
+  for (const auto& grp : p.groups) n += grp.fused.transfers();
+  return n;
+}
+int weight(GraphBuilder& b, std::vector<int64_t> sizes) {
+  return b.input(std::move(sizes), DType::kFloat32, kc::ValueRole::kParameter);
+}
+// A 3x3 "same" convolution of x by w, with a bias.
+int conv(GraphBuilder& b, int x, int w) {
+  const int bias = weight(b, {b.g.values[w].sizes[0]});
+  std::vector<int64_t> out = b.g.values[x].sizes;
+  out[1] = b.g.values[w].sizes[0];
+  const int y = b.op("aten::conv2d", {x, w, bias}, {}, out);
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.name_arg(2, "bias");
+  b.arg_ints("stride", {1, 1});
+  b.arg_ints("padding", {(b.g.values[w].sizes[2] - 1) / 2, (b.g.values[w].sizes[3] - 1) / 2});
+  b.arg_int("groups", 1);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("inductor: a pointwise chain is one Triton kernel reading its inputs and writing its output once") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  b.output(b.pointwise("aten::relu", {b.pointwise("aten::add", {x, y})}));
+  auto p = plan(b.g);
+  CHECK(p.variant == "inductor");
+  CHECK(kernels(p) == 1);
+  CHECK(transfers(p) == 3);
+}
+
+TEST_CASE("inductor: a lone library op changes nothing") {
+  GraphBuilder b;
+  int x = b.input({1024, 64}), w = weight(b, {64, 64});
+  b.output(b.op("aten::mm", {x, w}, {}, {1024, 64}));
+  auto l = kc::run_launches(b.g, kc::default_target(), {false, {}});
+  auto p = plan(b.g);
+  REQUIRE(p.groups.size() == 1);
+  CHECK(p.groups[0].kind == "extern");
+  CHECK(kernels(p) == l[0].counts.kernels);
+}
+
+TEST_CASE("inductor: a cheap value read twice is inlined into both readers, which fuse horizontally") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({1000});
+  int s = b.pointwise("aten::add", {x, y});
+  b.output(b.pointwise("aten::relu", {s}));
+  b.output(b.pointwise("aten::sigmoid", {s}));
+  auto p = plan(b.g);
+  CHECK(kernels(p) == 1);
+  CHECK(p.lowering[0].find("inlined") != std::string::npos);
+  // The sum is never written: two reads, two writes.
+  CHECK(transfers(p) == 4);
+}
+
+TEST_CASE("inductor: a value a library kernel reads is computed into memory") {
+  GraphBuilder b;
+  int x = b.input({1024, 64}), w = weight(b, {64, 64});
+  int h = b.pointwise("aten::relu", {x});
+  int m = b.op("aten::mm", {h, w}, {}, {1024, 64});
+  b.output(b.pointwise("aten::gelu", {m}));
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("computed into memory") != std::string::npos);
+  CHECK(p.groups.size() == 3);
+  CHECK(p.group_of[0] != p.group_of[2]);
+}
+
+TEST_CASE("inductor: a reduction takes its pointwise prologue and epilogue into its kernel") {
+  GraphBuilder b;
+  int x = b.input({64, 128});
+  int e = b.pointwise("aten::exp", {x});
+  int s = b.reduction("aten::sum", e, {64});
+  b.arg_ints("dim", {1});
+  b.output(b.pointwise("aten::log", {s}));
+  auto p = plan(b.g);
+  CHECK(kernels(p) == 1);
+  REQUIRE(p.group_of[1] >= 0);
+  CHECK(p.groups[p.group_of[1]].kind == "reduction");
+}
+
+TEST_CASE("inductor: loops of different sizes stay apart") {
+  GraphBuilder b;
+  int x = b.input({1000}), y = b.input({500});
+  b.output(b.pointwise("aten::relu", {x}));
+  b.output(b.pointwise("aten::relu", {y}));
+  CHECK(kernels(plan(b.g)) == 2);
+}
+
+TEST_CASE("inductor: fusing across a library kernel would make a cycle, so the ops stay apart") {
+  GraphBuilder b;
+  int x = b.input({1024, 64}), w = weight(b, {64, 64});
+  int h = b.pointwise("aten::relu", {x});
+  int m = b.op("aten::mm", {h, w}, {}, {1024, 64});
+  b.output(b.pointwise("aten::add", {h, m}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[0] != p.group_of[2]);
+  CHECK(kc::inductor_fusion_reason(b.g, p, 0, 2).find("cycle") != std::string::npos);
+  CHECK(kc::inductor_fusion_reason(b.g, p, 0, 1).find("not Triton") != std::string::npos);
+}
+
+TEST_CASE("inductor: a long reduction to few outputs is split in two kernels") {
+  GraphBuilder b;
+  int x = b.input({1 << 20});
+  b.output(b.reduction("aten::sum", x, {1}));
+  CHECK(kernels(plan(b.g)) == 2);
+  GraphBuilder many;
+  int y = many.input({4096, 256});
+  many.output(many.reduction("aten::sum", y, {4096}));
+  many.arg_ints("dim", {1});
+  CHECK(kernels(plan(many.g)) == 1);
+}
+
+TEST_CASE("inductor: convolutions run channels last; weights and graph inputs are copied into it, bias peeled") {
+  GraphBuilder b;
+  int x = b.input({8, 64, 28, 28});
+  int y = conv(b, x, weight(b, {128, 64, 3, 3}));
+  b.output(b.pointwise("aten::relu", {y}));
+  auto p = plan(b.g);
+  const int c = p.group_of[0];
+  REQUIRE(c >= 0);
+  CHECK(p.groups[c].kind == "extern");
+  CHECK(p.lowering[0].find("weight copied") != std::string::npos);
+  CHECK(p.lowering[0].find("input copied") != std::string::npos);
+  // A 1x1 weight is already dense in channels last; an input written by a Triton kernel too.
+  GraphBuilder one;
+  int x1 = one.pointwise("aten::relu", {one.input({8, 64, 28, 28})});
+  one.output(conv(one, x1, weight(one, {128, 64, 1, 1})));
+  auto q = plan(one.g);
+  CHECK(q.lowering[1].find("copied") == std::string::npos);
+}
+
+TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Triton kernel writes") {
+  GraphBuilder b;
+  std::vector<int> ins;
+  for (int k = 0; k < 9; ++k) ins.push_back(b.input({16, 32}));
+  b.op("aten::cat", {}, {}, {144, 32});
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", ins);
+  b.arg_int("dim", 0);
+  b.output(static_cast<int>(b.g.values.size()) - 1);
+  auto p = plan(b.g);
+  CHECK(kernels(p) == 9);
+}
+
+TEST_CASE("inductor: a pooling window's input is computed into memory, then pooled by a kernel of its own") {
+  GraphBuilder b;
+  int x = b.input({8, 64, 32, 32});
+  int r = b.pointwise("aten::relu", {x});
+  b.output(b.op("aten::max_pool2d", {r}, {}, {8, 64, 16, 16}));
+  b.arg_ints("kernel_size", {2, 2});
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("pooling window") != std::string::npos);
+  CHECK(kernels(p) == 2);
+}
+
+TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
+  GraphBuilder b;
+  int x = b.input({1000});
+  b.pointwise("aten::exp", {x});
+  b.output(b.pointwise("aten::relu", {x}));
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("dead code") != std::string::npos);
+  CHECK(kernels(p) == 1);
+}
+
+TEST_CASE("inductor: a reader of a transposed buffer does not fuse under its producer") {
+  GraphBuilder b;
+  int x = b.input({64, 32});
+  int e = b.pointwise("aten::exp", {x});
+  b.op("aten::mm", {e, weight(b, {32, 64})}, {}, {64, 64});  // e is computed into memory
+  int t = b.op("aten::t", {e},
+               [] {
+                 kc::OpTraits v;
+                 v.view = true;
+                 return v;
+               }(),
+               {32, 64});
+  b.g.values[t].strides = {1, 32};
+  b.output(b.pointwise("aten::relu", {t}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[0] != p.group_of[3]);
+}
+
+TEST_CASE("inductor: an in-place write into a buffer a loop computes joins that loop's kernel") {
+  GraphBuilder b;
+  int x = b.input({16, 16});
+  int z = b.pointwise("aten::relu", {x});
+  OpTraits inplace;
+  inplace.pointwise = true;
+  inplace.inplace = true;
+  inplace.mutated_args = {0};
+  b.op("aten::fill_", {z}, inplace);
+  b.output(b.pointwise("aten::neg", {z}));
+  auto p = plan(b.g);
+  CHECK(p.group_of[1] == p.group_of[0]);
+  CHECK(p.lowering[1].find("in-place write") != std::string::npos);
+}
+
+TEST_CASE("inductor: a GEMM operand its call cannot read as it is gets a Triton copy first") {
+  GraphBuilder b;
+  int x = b.strided({4, 8, 16, 32}, {4096, 32, 256, 1});  // heads of a [4, 16, 8, 32] tensor
+  int w = b.input({4, 8, 32, 16});
+  b.output(b.op("aten::matmul", {x, w}, {}, {4, 8, 16, 16}));
+  auto p = plan(b.g);
+  REQUIRE(p.group_of[0] >= 0);
+  CHECK(p.groups[p.group_of[0]].kind == "extern");
+  CHECK(kernels(p) >= 2);  // the copy and the batched GEMM
+}
