@@ -338,57 +338,123 @@ class Pt2Reader {
     }
   }
 
-  // torchvision's nms declares how many boxes it keeps as a fresh size with no upper bound (its
-  // fake kernel cannot know one), so the range above values it at its lower bound. It keeps at
-  // most the boxes it is given: that count, every box kept, as for the export's own selections
-  // (nonzero, a boolean index), whose bound is their input's size. In node order, so that a
-  // count read from an earlier nms's is already valued.
+  // Data-dependent sizes the export leaves open or bounds loosely, valued by what produced them,
+  // in node order (a count read from an earlier one is valued by then):
+  // - torchvision's nms declares how many boxes it keeps as a fresh size with no upper bound (its
+  //   fake kernel cannot know one), so the range above values it at its lower bound. It keeps at
+  //   most the boxes it is given: that count, every box kept, as for the export's own selections
+  //   (nonzero, a boolean index), whose bound is their input's size.
+  // - batched_nms's per-class loop selects, for each of the K values torch.unique found in x
+  //   (the export fixes K: the loop is unrolled), where(x == value): the K selections split x's
+  //   elements between them, so "every element" K times over would count K times the boxes; each
+  //   takes an even share, numel(x) / K (exact where every class has as many candidates, as in
+  //   the detectors' heads).
   void bound_kept_counts(JsonRef graph, const std::map<std::string, std::pair<int64_t, int64_t>>& ranges) {
-    bool open_ended = false;
-    for (const auto& [name, why] : unbacked_)
-      open_ended |= !given_.count(name) && why.find("lower") != std::string::npos;
+    bool any_open = false;
+    for (const auto& [name, why] : unbacked_) any_open |= !given_.count(name);
     JsonRef tv = optional_field(graph, "tensor_values");
     JsonRef nodes = optional_field(graph, "nodes");
-    if (!open_ended || !tv || !tv.is_object() || !nodes || !nodes.is_array()) return;
+    if (!any_open || !tv || !tv.is_object() || !nodes || !nodes.is_array()) return;
     const auto& metas = tensor_items(tv);
-    // The expression of a tensor's first size, or nothing.
-    auto first_size = [&](JsonRef arg) -> std::optional<std::string> {
+    auto name_of = [](JsonRef arg) -> std::string {
       JsonRef t = arg ? optional_field(arg, "as_tensor") : JsonRef();
       JsonRef n = t ? optional_field(t, "name") : JsonRef();
-      if (!n || !n.is_string()) return std::nullopt;
-      auto it = std::lower_bound(metas.begin(), metas.end(), n.str(),
-                                 [](const auto& item, std::string_view k) { return item.first < k; });
-      if (it == metas.end() || it->first != n.str() || it->second.is_null()) return std::nullopt;
-      JsonRef sizes = optional_field(open(it->second, value_doc_), "sizes");
-      if (!sizes || !sizes.is_array() || sizes.size() == 0) return std::nullopt;
-      JsonRef dim = *sizes.children().begin();
-      if (JsonRef i = optional_field(dim, "as_int"); i && i.is_number_integer()) return std::to_string(i.integer());
-      JsonRef e = optional_field(dim, "as_expr");
-      JsonRef es = e ? optional_field(e, "expr_str") : JsonRef();
-      if (!es || !es.is_string()) return std::nullopt;
-      return std::string(es.str());
+      return n && n.is_string() ? std::string(n.str()) : std::string();
     };
+    // The expressions of a tensor's sizes, or nothing.
+    auto sizes_of = [&](const std::string& name) -> std::optional<std::vector<std::string>> {
+      auto it = std::lower_bound(metas.begin(), metas.end(), name,
+                                 [](const auto& item, const std::string& k) { return item.first < k; });
+      if (name.empty() || it == metas.end() || it->first != name || it->second.is_null()) return std::nullopt;
+      JsonRef sizes = optional_field(open(it->second, value_doc_), "sizes");
+      if (!sizes || !sizes.is_array()) return std::nullopt;
+      std::vector<std::string> out;
+      for (JsonRef dim : sizes.children()) {
+        if (JsonRef i = optional_field(dim, "as_int"); i && i.is_number_integer()) {
+          out.push_back(std::to_string(i.integer()));
+          continue;
+        }
+        JsonRef e = optional_field(dim, "as_expr");
+        JsonRef es = e ? optional_field(e, "expr_str") : JsonRef();
+        if (!es || !es.is_string()) return std::nullopt;
+        out.push_back(std::string(es.str()));
+      }
+      return out;
+    };
+    auto numel_of = [&](const std::string& name) -> std::optional<int64_t> {
+      auto sizes = sizes_of(name);
+      if (!sizes) return std::nullopt;
+      int64_t n = 1;
+      for (const auto& e : *sizes) {
+        auto v = eval_sym_expr(e, symbols_);
+        if (!v || *v < 0 || __builtin_mul_overflow(n, *v, &n)) return std::nullopt;
+      }
+      return n;
+    };
+    // The open symbol a tensor's first size is, if it is a bare one.
+    auto open_symbol = [&](const std::string& name) -> std::string {
+      auto sizes = sizes_of(name);
+      if (!sizes || sizes->empty()) return {};
+      auto syms = sym_expr_symbols(sizes->front());
+      if (syms.size() != 1 || eval_sym_expr(sizes->front(), {{syms[0], 7}}) != 7) return {};
+      return unbacked_.count(syms[0]) && !given_.count(syms[0]) ? syms[0] : std::string();
+    };
+    auto set = [&](const std::string& u, int64_t n, const char* why) {
+      auto r = ranges.find(u);
+      int64_t v = std::max<int64_t>(n, r != ranges.end() ? r->second.first : 0);
+      if (r != ranges.end()) v = std::min(v, r->second.second);
+      symbols_[u] = v;
+      unbacked_[u] = why;
+    };
+    std::map<std::string, std::string> unique_of;                        // unique's values -> the tensor they are of
+    std::map<std::string, std::pair<std::string, std::string>> mask_of;  // x == value -> (x, values)
+    std::map<std::string, std::string> element_values;                   // one value -> unique's values
     for (JsonRef lazy : nodes.children()) {
       JsonRef node = open(lazy, node_doc_);
       JsonRef target = optional_field(node, "target");
       JsonRef inputs = optional_field(node, "inputs");
       JsonRef outputs = optional_field(node, "outputs");
-      if (target && target.is_string() && target.str() == "torch.ops.torchvision.nms.default" && inputs &&
-          inputs.is_array() && inputs.size() > 0 && outputs && outputs.is_array() && outputs.size() == 1) {
-        auto kept = first_size(*outputs.children().begin());
-        auto boxes = first_size(optional_field(*inputs.children().begin(), "arg"));
-        auto syms = kept ? sym_expr_symbols(*kept) : std::vector<std::string>{};
-        if (boxes && syms.size() == 1 && eval_sym_expr(*kept, {{syms[0], 7}}) == 7 && unbacked_.count(syms[0]) &&
-            !given_.count(syms[0])) {
-          const std::string& u = syms[0];
-          if (auto n = eval_sym_expr(*boxes, symbols_)) {
-            auto r = ranges.find(u);
-            int64_t v = std::max<int64_t>(*n, r != ranges.end() ? r->second.first : 0);
-            if (r != ranges.end()) v = std::min(v, r->second.second);
-            symbols_[u] = v;
-            unbacked_[u] = "data-dependent: nms keeps every box it is given";
-          }
+      if (!target || !target.is_string() || !inputs || !inputs.is_array() || !outputs || !outputs.is_array() ||
+          inputs.size() == 0 || outputs.size() == 0) {
+        release_.passed(lazy);
+        continue;
+      }
+      const std::string_view op = target.str();
+      std::vector<std::string> in, out;
+      for (JsonRef i : inputs.children()) in.push_back(name_of(optional_field(i, "arg")));
+      // A list output (where's, unbind's) by its first tensor.
+      for (JsonRef o : outputs.children()) {
+        JsonRef list = optional_field(o, "as_tensors");
+        JsonRef n =
+            list && list.is_array() && list.size() > 0 ? optional_field(*list.children().begin(), "name") : JsonRef();
+        out.push_back(n && n.is_string() ? std::string(n.str()) : name_of(o));
+      }
+      if (op == "torch.ops.torchvision.nms.default" && outputs.size() == 1) {
+        std::string u = open_symbol(out[0]);
+        auto boxes = sizes_of(in[0]);
+        if (!u.empty() && boxes && !boxes->empty())
+          if (auto n = eval_sym_expr(boxes->front(), symbols_))
+            set(u, *n, "data-dependent: nms keeps every box it is given");
+      } else if (op == "torch.ops.aten._unique2.default" && !in[0].empty()) {
+        unique_of[out[0]] = in[0];
+      } else if (op == "torch.ops.aten.unbind.int" && unique_of.count(in[0]) && inputs.size() == 1) {
+        if (JsonRef list = optional_field(*outputs.children().begin(), "as_tensors"); list && list.is_array())
+          for (JsonRef t : list.children())
+            if (JsonRef n = optional_field(t, "name"); n && n.is_string()) element_values[std::string(n.str())] = in[0];
+      } else if (op == "torch.ops.aten.eq.Tensor" && in.size() == 2) {
+        for (int k = 0; k < 2; ++k) {
+          auto e = element_values.find(in[1 - k]);
+          if (e != element_values.end() && unique_of.at(e->second) == in[k]) mask_of[out[0]] = {in[k], e->second};
         }
+      } else if ((op == "torch.ops.aten.where.default" || op == "torch.ops.aten.nonzero.default") &&
+                 mask_of.count(in[0])) {
+        const auto& [x, values] = mask_of.at(in[0]);
+        std::string u = open_symbol(out[0]);
+        auto n = numel_of(x);
+        auto k = sizes_of(values);
+        auto kv = k && !k->empty() ? eval_sym_expr(k->front(), symbols_) : std::nullopt;
+        if (!u.empty() && n && kv && *kv > 0)
+          set(u, (*n + *kv - 1) / *kv, "data-dependent: one of the values unique found, an even share of the elements");
       }
       release_.passed(lazy);
     }

@@ -146,6 +146,8 @@ ACCURACY_SETS = [
      "data/results/detection_all_scores/accuracy_rules.json"),
     ("detection, held out", "3 more detectors, all scores, measured after the rules",
      "data/results/detection_heldout/accuracy_rules.json"),
+    ("detection, .pt2", "torchvision detectors exported with draft_export on the GPU, all scores",
+     "data/results/detection_pt2/accuracy_rules.json"),
 ]
 
 
@@ -275,6 +277,12 @@ SECTIONS = {
                                        "../kc-c2fc540/build/kernelcount --mode rules --models "
                                        "data/corpus/detection_heldout/models.tar.xz --measured "
                                        "data/results/detection_heldout/measured.tar.xz --worst 6 --misses 30", 9),
+    "detection-pt2": lambda: saved("data/results/detection_pt2/accuracy_first_look.txt",
+                                   "git worktree add ../kc-fff0d18 fff0d18 && (cd ../kc-fff0d18 && "
+                                   "./scripts/setup.sh) && python3 research/accuracy/broad_accuracy.py --kernelcount "
+                                   "../kc-fff0d18/build/kernelcount --mode rules --models "
+                                   "data/corpus/detection_pt2/models.tar.xz --measured "
+                                   "data/results/detection_pt2/measured.tar.xz --worst 15 --misses 30", 19),
     "fresh": lambda: saved("data/results/fresh/accuracy_rules.txt",
                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh --measured "
                            "data/results/fresh/measured.tar.xz --worst 15 --misses 40 --json "

@@ -58,7 +58,7 @@ done
 wait
 cat $W/runs/*/real_status.jsonl >$R/real_status.jsonl 2>/dev/null
 mv $W/runs/*/*.real.json $R/ 2>/dev/null
-cat $S/*.json >$S/stripped/manifest.jsonl 2>/dev/null
+for rec in $S/*.json; do [ -f "$rec" ] && { cat "$rec"; echo; }; done >$S/stripped/manifest.jsonl
 grep -h '^export_detection_pt2:' $W/logs/export*.log
 echo "real runs: $(grep -c '"ok": true' $R/real_status.jsonl) measured of $(ls $S/*.pt2 2>/dev/null | wc -l) archives"
 cut -c1-300 $R/real_status.jsonl

@@ -244,6 +244,17 @@ bool integer_indices(const OpFacts& f) {
 bool index_put_plain(const OpFacts& f) {
   return !f.bool_arg("accumulate", false);
 }
+// x[idx] = True in a GPU export: the value is a 0-dim host tensor (a lifted constant), which
+// index_put moves to self's device first, a pageable host-to-device copy the host waits for.
+Counts host_scalar_value(const OpFacts& f) {
+  const Value* x = self(f);
+  const Arg* v = f.arg("values");
+  if (!x || !v || v->kind != Arg::Kind::kTensor || v->tensors.empty() || v->tensors[0] < 0) return {};
+  const Value& value = f.graph->values[v->tensors[0]];
+  return value.placement == Placement::kHost && x->placement == Placement::kDevice && value.sizes.empty()
+             ? Counts{0, 1, 0, 1}
+             : Counts{};
+}
 bool index_put_accumulate(const OpFacts& f) {
   return f.bool_arg("accumulate", false);
 }
@@ -565,10 +576,18 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .why("An in-place scatter writes into its input with one kernel; no copy is made."));
   r.push_back(rule("index_put.inplace")
                   .ops({"aten::index_put_"})
-                  .when("in place, accumulate=False: one indexed write", index_put_plain)
-                  .counts({1, 0, 0, 0})
-                  .evidence("opset:index_put (out of place: clone + this kernel)")
-                  .why("An in-place index_put (x[idx] = v) writes the values at the indices with one kernel."));
+                  .when("in place, accumulate=False: one indexed write; + a host-to-device copy the host waits for "
+                        "when the value is a 0-dim host tensor",
+                        index_put_plain)
+                  .compute([](const OpFacts& f) {
+                    Counts c{1, 0, 0, 0};
+                    c += host_scalar_value(f);
+                    return c;
+                  })
+                  .evidence("opset:index_put (out of place: clone + this kernel); detection_pt2: 360 index_put_ of a "
+                            "host True into a device mask (1 kernel, 1 HtoD pageable memcpy, 1 host sync each)")
+                  .why("An in-place index_put (x[idx] = v) writes the values at the indices with one kernel; a value "
+                       "held on the host is first copied to the GPU."));
   r.push_back(
       rule("index_put")
           .ops({"aten::index_put"})

@@ -13,7 +13,7 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout-lofo torchscript_heldout torchscript_rest-lofo torchscript_rest detection detection_all_scores detection_heldout host-syncs}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo control torchscript-lofo torchscript torchscript_heldout-lofo torchscript_heldout torchscript_rest-lofo torchscript_rest detection detection_all_scores detection_heldout detection_pt2 host-syncs}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo generators/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;

@@ -145,6 +145,70 @@ TEST_CASE("pt2: nms keeps every box it is given, unless --dim says how many") {
   CHECK_THAT(symbol_notes[1], Contains("9 symbols (u1, u2, u3, u4, ...)") && Contains("upper bound"));
 }
 
+TEST_CASE("pt2: selections of each value torch.unique found take an even share, not every element") {
+  // batched_nms's per-class loop as draft_export unrolls it: for each of the K values of
+  // unique(x), where(x == value). The K selections split x's 8 elements: 4 each.
+  auto j = model_json("add.pt2");
+  auto& g = j["graph_module"]["graph"];
+  auto meta = [](int dtype, nlohmann::json size) {
+    return nlohmann::json{{"dtype", dtype},
+                          {"sizes", nlohmann::json::array({size})},
+                          {"requires_grad", false},
+                          {"device", {{"type", "cpu"}, {"index", nullptr}}},
+                          {"strides", nlohmann::json::array({{{"as_int", 1}}})},
+                          {"storage_offset", {{"as_int", 0}}},
+                          {"layout", 7}};
+  };
+  auto sym = [](const char* u) { return nlohmann::json{{"as_expr", {{"expr_str", u}, {"hint", nullptr}}}}; };
+  auto t = [](const char* n) { return nlohmann::json{{"as_tensor", {{"name", n}}}}; };
+  auto in = [&](const char* arg, const char* n) { return nlohmann::json{{"name", arg}, {"arg", t(n)}, {"kind", 1}}; };
+  const int kInt64 = 4, kBool = 12;
+  g["tensor_values"] = {{"x", meta(kInt64, {{"as_int", 8}})},   {"vals", meta(kInt64, sym("u0"))},
+                        {"inv", meta(kInt64, {{"as_int", 0}})}, {"cnt", meta(kInt64, {{"as_int", 0}})},
+                        {"e0", meta(kInt64, {{"as_int", 1}})},  {"e1", meta(kInt64, {{"as_int", 1}})},
+                        {"m0", meta(kBool, {{"as_int", 8}})},   {"m1", meta(kBool, {{"as_int", 8}})},
+                        {"w0", meta(kInt64, sym("u1"))},        {"w1", meta(kInt64, sym("u2"))}};
+  for (const char* e : {"e0", "e1"}) g["tensor_values"][e]["sizes"] = nlohmann::json::array();
+  for (const char* e : {"e0", "e1"}) g["tensor_values"][e]["strides"] = nlohmann::json::array();
+  auto node = [](const char* target, nlohmann::json inputs, nlohmann::json outputs) {
+    return nlohmann::json{
+        {"target", target}, {"inputs", inputs}, {"outputs", outputs}, {"metadata", nlohmann::json::object()}};
+  };
+  g["nodes"] = {
+      node("torch.ops.aten._unique2.default", {in("self", "x")}, {t("vals"), t("inv"), t("cnt")}),
+      node("torch.ops.aten.unbind.int", {in("self", "vals")}, {{{"as_tensors", {{{"name", "e0"}}, {{"name", "e1"}}}}}}),
+      node("torch.ops.aten.eq.Tensor", {in("self", "x"), in("other", "e0")}, {t("m0")}),
+      node("torch.ops.aten.where.default", {in("condition", "m0")}, {{{"as_tensors", {{{"name", "w0"}}}}}}),
+      node("torch.ops.aten.eq.Tensor", {in("self", "x"), in("other", "e1")}, {t("m1")}),
+      node("torch.ops.aten.where.default", {in("condition", "m1")}, {{{"as_tensors", {{{"name", "w1"}}}}}})};
+  g["inputs"] = {t("x")};
+  g["outputs"] = {t("w0"), t("w1")};
+  j["graph_module"]["signature"] = {
+      {"input_specs", {{{"user_input", {{"arg", t("x")}}}}}},
+      {"output_specs", {{{"user_output", {{"arg", t("w0")}}}}, {{"user_output", {{"arg", t("w1")}}}}}}};
+  j["range_constraints"] = {{"u0", {{"min_val", 2}, {"max_val", 2}}},
+                            {"u1", {{"min_val", 0}, {"max_val", 8}}},
+                            {"u2", {{"min_val", 0}, {"max_val", 8}}}};
+  kc::Graph graph = kc::load_pt2_json(j.dump(), "x", {});
+  std::vector<int64_t> kept;
+  for (const auto& op : graph.ops)
+    if (op.name == "aten::where") kept.push_back(graph.values[op.outputs.at(0)].sizes.at(0));
+  CHECK(kept == std::vector<int64_t>{4, 4});
+  bool noted = false;
+  for (const auto& n : graph.info.notes) noted |= n.find("an even share") != std::string::npos;
+  CHECK(noted);
+  // Without the unique (a plain where of each mask), every element.
+  g["nodes"] = {g["nodes"][3], g["nodes"][5]};
+  g["inputs"] = {t("m0"), t("m1")};
+  j["graph_module"]["signature"]["input_specs"] = {{{"user_input", {{"arg", t("m0")}}}},
+                                                   {{"user_input", {{"arg", t("m1")}}}}};
+  kc::Graph plain = kc::load_pt2_json(j.dump(), "x", {});
+  kept.clear();
+  for (const auto& op : plain.ops)
+    if (op.name == "aten::where") kept.push_back(plain.values[op.outputs.at(0)].sizes.at(0));
+  CHECK(kept == std::vector<int64_t>{8, 8});
+}
+
 TEST_CASE("pt2: a shape past 64 bits is an error, not a wrap-around") {
   auto j = model_json("add.pt2");
   auto& tv = j["graph_module"]["graph"]["tensor_values"];

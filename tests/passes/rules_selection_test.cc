@@ -128,6 +128,29 @@ TEST_CASE("in-place scatters and index_put_ are the write kernel alone") {
   CHECK(last(b).counts.kernels == 1);
 }
 
+TEST_CASE("index_put_ of a 0-dim host value copies it to the device first, and waits") {
+  // mask[idx] = True in a GPU export: the True is a lifted host constant.
+  GraphBuilder b;
+  int mask = b.input({1000}, DType::kBool);
+  int idx = b.input({40}, DType::kInt64);
+  int host_true = b.input({}, DType::kBool);
+  b.g.values[host_true].placement = kc::Placement::kHost;
+  b.op("aten::index_put_", {mask});
+  b.arg_tensors("indices", {idx});
+  b.g.ops.back().args.push_back(kc::Arg::tensor("values", host_true));
+  auto put = last(b);
+  CHECK(put.counts.kernels == 1);
+  CHECK(put.counts.memcpy == 1);
+  CHECK(put.counts.host_syncs == 1);
+  // The same value on the device: the write alone.
+  int device_true = b.input({}, DType::kBool);
+  b.op("aten::index_put_", {mask});
+  b.arg_tensors("indices", {idx});
+  b.g.ops.back().args.push_back(kc::Arg::tensor("values", device_true));
+  CHECK(last(b).counts.memcpy == 0);
+  CHECK(last(b).counts.host_syncs == 0);
+}
+
 TEST_CASE("composites launch their parts: logsumexp 9, isfinite 4, bilinear 1 + 3 per output feature") {
   GraphBuilder b;
   b.op("aten::logsumexp", {b.input({2, 64, 32, 32})}, {}, {2, 64, 32});
