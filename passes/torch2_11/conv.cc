@@ -363,6 +363,43 @@ bool convt_shape(const OpFacts& f, const ConvView& v, ConvtShape& x) {
   return true;
 }
 
+// ConvParams::is_output_padding_big: an output padding at least the stride in some dim. ATen's
+// use_cudnn refuses it, so the transposed convolution runs ATen's own slow_conv_transpose2d/3d.
+bool output_padding_big(const OpFacts& f) {
+  if (!is_transposed(f)) return false;
+  ConvView v;
+  if (!conv_view(f, v)) return false;
+  const Arg* op = f.arg("output_padding");
+  if (!op || op->kind != Arg::Kind::kIntList || op->ints.empty()) return false;
+  const size_t nsp = static_cast<size_t>(v.one_d ? 1 : v.spatial());
+  std::vector<int64_t> pads = op->ints;
+  if (pads.size() == 1) pads.assign(nsp, pads[0]);
+  if (pads.size() != nsp) return false;
+  const size_t first = v.one_d ? 1 : 0;  // the 1-d view's leading H has stride 1, no padding
+  for (size_t d = 0; d < nsp; ++d)
+    if (pads[d] >= v.stride[first + d]) return true;
+  return false;
+}
+// slow_conv_transpose2d/3d (NaiveConvolutionTranspose{2,3}d.cu), per group (Convolution.cpp's
+// _convolution_nogroup on each group's slices): the input slice made contiguous (a copy when it is
+// not: groups > 1 with a batch), the bias's buffer of ones filled, then per sample a GEMM into
+// columns, col2im/vol2im and the bias's GEMM; the groups' outputs are then joined (2-d: one cat
+// kernel; 3-d: a copy kernel and a memcpy a group, measured once).
+bool slow_convt_fits(const OpFacts& f) {
+  ConvView v;
+  return output_padding_big(f) && conv_view(f, v) && (v.dtype == DType::kFloat32 || v.dtype == DType::kBFloat16) &&
+         v.groups <= 2 && v.x_sizes[0] >= 1 && v.x_sizes[0] <= 2 && (v.one_d || v.spatial() <= 3);
+}
+Counts slow_convt_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int n = static_cast<int>(v.x_sizes[0]), g = static_cast<int>(v.groups), bias = v.bias ? 1 : 0;
+  const int slice_copy = g > 1 && n > 1 ? 1 : 0;
+  Counts c{g * (slice_copy + bias + n * (2 + bias)), 0, 0, 0};
+  if (g > 1) c += !v.one_d && v.spatial() == 3 ? Counts{g, g, 0, 0} : Counts{1, 0, 0, 0};
+  return c;
+}
+
 // Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
 // by the most frequent count per (dtype, layout, groups).
 Counts conv_transpose_counts(const OpFacts& f) {
@@ -425,6 +462,19 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
           .why("cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
                "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
                "shapes loop over groups, and a bias is one more elementwise kernel."));
+  r.push_back(rule("conv.transposed.slow")
+                  .cls(OpClass::kConv)
+                  .when("transposed, an output padding at least the stride in some dim (ATen keeps it from cuDNN), "
+                        "float32 or bfloat16, at most 2 groups and 2 samples: per group the input slice's copy "
+                        "(grouped, batched), the bias's ones, per sample GEMM + col2im/vol2im + the bias's GEMM; the "
+                        "groups joined (2-d: a cat; 3-d: a copy and a memcpy each)",
+                        slow_convt_fits)
+                  .compute(slow_convt_counts)
+                  .evidence("opinfo:nn_functional_conv_transpose2d, opinfo:nn_functional_conv_transpose3d (batch 2, 2 "
+                            "groups, stride (3, 2[, 1]), output padding (2, 3[, 1]), dilation 4: 17 and 18 kernels, "
+                            "float32 and bfloat16)")
+                  .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
+                       "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
   r.push_back(
       rule("conv.transposed")
           .cls(OpClass::kConv)
