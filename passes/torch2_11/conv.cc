@@ -400,6 +400,27 @@ Counts slow_convt_counts(const OpFacts& f) {
   return c;
 }
 
+// Transposed convolutions with a handful of channels on a few pixels, below every configuration of
+// the convt_decoder sweep (16 input channels and up): cuDNN's heuristics take a direct kernel
+// (dgrad2d_grouped_direct in bfloat16 and grouped float32) or the NCHW implicit-GEMM dgrad in 1-d
+// and 2-d; in 3-d, float32 runs setTensor5d and convolveNd_dgrad, bfloat16 the NHWC implicit GEMM
+// with its transforms (a generic one for the weight) and 2 zeroed workspaces.
+bool few_channels_convt(const OpFacts& f) {
+  ConvView v;
+  if (!is_transposed(f) || !conv_view(f, v) || (v.dtype != DType::kFloat32 && v.dtype != DType::kBFloat16))
+    return false;
+  if (runs_channels_last(v) || v.x_sizes[0] > 2) return false;
+  const int64_t cin = v.x_sizes[1] / v.groups, cout = v.w_sizes[1];
+  return cin <= 4 && cout <= 4 && product(v.x_sizes, 2) <= 64;
+}
+Counts few_channels_convt_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int bias = v.bias ? 1 : 0;
+  if (v.one_d || v.spatial() == 2) return {1 + bias + v.pre_copies, 0, 0, 0};
+  return v.dtype == DType::kFloat32 ? Counts{2 + bias, 0, 0, 0} : Counts{4 + bias, 0, 2, 0};
+}
+
 // Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
 // by the most frequent count per (dtype, layout, groups).
 Counts conv_transpose_counts(const OpFacts& f) {
@@ -475,6 +496,19 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                             "float32 and bfloat16)")
                   .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
                        "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
+  r.push_back(rule("conv.transposed.few_channels")
+                  .cls(OpClass::kConv)
+                  .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "
+                        "and 2 samples (below the sweep): 1-d and 2-d one cuDNN kernel (direct or NCHW implicit GEMM); "
+                        "3-d float32 2, bfloat16 4 + 2 memsets; +1 bias add",
+                        few_channels_convt)
+                  .compute(few_channels_convt_counts)
+                  .evidence("opinfo:nn_functional_conv_transpose1d, opinfo:nn_functional_conv_transpose2d, "
+                            "opinfo:nn_functional_conv_transpose3d (3 channels on 4, 4x4, 4x4x4 pixels, batch 1 and "
+                            "unbatched; 2 groups of 1 channel; float32 and bfloat16)")
+                  .why("On a few channels and pixels cuDNN runs its transposed convolution as one direct kernel "
+                       "(3-d: with a layout set-up, or in bfloat16 its channels-last GEMM with transforms); a bias is "
+                       "one more elementwise kernel."));
   r.push_back(
       rule("conv.transposed")
           .cls(OpClass::kConv)
