@@ -261,6 +261,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::mode", C::kReduction},
     {"aten::nonzero", C::kIndex},
     {"aten::to_sparse", C::kIndex},
+    {"aten::combinations", C::kIndex},
     {"aten::masked_select", C::kIndex},
     {"aten::_unique2", C::kIndex},
     {"aten::unique_dim", C::kIndex},

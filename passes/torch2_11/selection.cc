@@ -503,6 +503,25 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "their distinct leading coordinates (a sort and a unique, read back by the host) before the values "
                "are gathered."));
   r.push_back(
+      rule("combinations.r1")
+          .ops({"aten::combinations"})
+          .when("r = 1 of a 1-D tensor of one element (the size measured): arange, the mask's fill, masked_select "
+                "(nonzero of the mask, its count read back, the gather), the grid stacked (a memcpy)",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 1 && x->numel() == 1 && f.int_arg("r", 2) == 1;
+                })
+          .compute([](const OpFacts& f) {
+            Counts c{2, 0, 0, 0};
+            c += nonzero_launches(*f.input(0));
+            c += Counts{1, 1, 0, 0};
+            return c;
+          })
+          .evidence("opinfo:combinations ([1], r = 1, with and without replacement, float32 and bfloat16: 6 kernels, "
+                    "DtoH and DtoD; the real runs, real.tar.xz)")
+          .why("combinations builds an index grid (arange), masks it to the wanted combinations with masked_select, "
+               "whose nonzero reads the count back to the host, and gathers the elements."));
+  r.push_back(
       rule("masked_select")
           .ops({"aten::masked_select"})
           .when("nonzero of the mask broadcast to self's shape (a copy of the broadcast mask first when it is "

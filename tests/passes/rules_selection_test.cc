@@ -126,6 +126,20 @@ TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dim
   CHECK_FALSE(last(big).known);
 }
 
+TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and gather, the stack") {
+  GraphBuilder b;
+  b.op("aten::combinations", {b.input({1})}, {}, {1, 1});
+  b.arg_int("r", 1);
+  auto one = last(b);
+  CHECK(one.counts.kernels == 6);
+  CHECK(one.counts.memcpy == 2);
+  CHECK(one.counts.host_syncs == 1);
+  GraphBuilder pairs;
+  pairs.op("aten::combinations", {pairs.input({4})}, {}, {6, 2});
+  pairs.arg_int("r", 2);
+  CHECK_FALSE(last(pairs).known);  // the triangle mask of r = 2: not measured
+}
+
 TEST_CASE("out-of-place scatters clone self: a memcpy when dense, a copy kernel when strided") {
   GraphBuilder b;
   b.op("aten::scatter_add", {b.input({8, 1024}), b.input({8, 16}, DType::kInt64), b.input({8, 16})});
