@@ -1,5 +1,10 @@
 #include "analyzer/placement.h"
 
+#include <algorithm>
+#include <numeric>
+
+#include "analyzer/tensor_geometry.h"
+
 namespace kc {
 
 std::string recorded_model_device(const Graph& g) {
@@ -16,9 +21,37 @@ Placement placement_of(const std::string& device, const std::string& model_devic
   return device == model_device || !cpu ? Placement::kDevice : Placement::kHost;
 }
 
+namespace {
+
+// Whether strides lay the elements out without gaps or overlaps in some order (ATen's
+// is_non_overlapping_and_dense): sorted by stride, each is the product of the sizes before it.
+bool non_overlapping_and_dense(const Value& v) {
+  if (v.strides.size() != v.sizes.size()) return false;
+  std::vector<int> order(v.sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return v.strides[a] < v.strides[b]; });
+  return dense_in_order(v.sizes, v.strides, order);
+}
+
+}  // namespace
+
 void assign_placement(Graph& g) {
   g.info.device = recorded_model_device(g);
   for (Value& v : g.values) v.placement = placement_of(v.device, g.info.device);
+  // A model recorded on the CPU runs on the GPU once its inputs are moved there, and
+  // `.to(device)` (or `.cuda()`) keeps the strides only of a non-overlapping and dense tensor:
+  // any other input arrives contiguous.
+  if (g.info.device.rfind("cpu", 0) != 0) return;
+  for (int i : g.inputs) {
+    if (i < 0 || i >= static_cast<int>(g.values.size())) continue;
+    Value& v = g.values[i];
+    if (v.role != ValueRole::kInput || v.numel() == 0 || non_overlapping_and_dense(v)) continue;
+    v.strides = contiguous_strides(v.sizes);
+    v.storage_offset = 0;
+    g.info.notes.push_back("input '" + v.name +
+                           "' was recorded with gaps between its elements; moved to the GPU it is contiguous, as "
+                           "counted");
+  }
 }
 
 }  // namespace kc

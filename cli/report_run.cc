@@ -28,7 +28,9 @@ Summary baseline_summary(const Options& o, const Graph& model, const Target& tar
   Graph g = load_model(o.baseline, options);
   check(o.load.inputs.empty() || takes_inputs(model) || takes_inputs(g),
         "--input applies to TorchScript models, and neither the model nor the baseline is one");
-  for (const auto& [name, value] : o.load.dims) {
+  for (const auto& dim : o.load.dims) {
+    // A named copy: clang 14 (the fuzz build's) cannot capture a structured binding.
+    const std::string& name = dim.first;
     auto applied = [&](const Graph& m) {
       const auto& a = m.info.dims_applied;
       return std::find(a.begin(), a.end(), name) != a.end();

@@ -271,6 +271,10 @@ SECTIONS = {
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-8b9e379/build/kernelcount "
                                   "--models data/corpus/opinfo/models.tar.xz --measured "
                                   "data/results/opinfo/measured.tar.xz --worst 10 --misses 40", 5),
+    "opinfo-rules": lambda: saved("data/results/opinfo/accuracy_rules.txt",
+                                  "python3 research/accuracy/broad_accuracy.py --models data/corpus/opinfo/models.tar.xz "
+                                  "--measured data/results/opinfo/measured.tar.xz --worst 10 --misses 40 --json "
+                                  "data/results/opinfo/accuracy_rules.json > data/results/opinfo/accuracy_rules.txt", 11),
     "detection-heldout": lambda: saved("data/results/detection_heldout/accuracy_first_look.txt",
                                        "git worktree add ../kc-c2fc540 c2fc540 && (cd ../kc-c2fc540 && "
                                        "./scripts/setup.sh) && python3 research/accuracy/broad_accuracy.py --kernelcount "

@@ -272,14 +272,14 @@ struct OperandCheck {
   void norm() const {
     const std::string& n = f.op->name;
     const Value& x = in(0, "input");
-    if (n == "aten::layer_norm" || n == "aten::native_layer_norm") {
+    if (n == "aten::layer_norm" || n == "aten::native_layer_norm" || n == "aten::rms_norm") {
       const Arg* ns = f.arg("normalized_shape");
       const size_t k = ns ? ns->ints.size() : 0;
       rank(x, "input", std::max<size_t>(k, 1), SIZE_MAX);
       for (size_t i = 0; i < k; ++i)
         dims_match(x.sizes[x.sizes.size() - k + i], ns->ints[i], "normalized_shape and the last dims of the input");
     } else {
-      rank(x, "input", 2, SIZE_MAX);  // batch and group norm: [N, C, ...]
+      rank(x, "input", 2, SIZE_MAX);  // batch and group norm: [N, C, ...]; rms_norm as layer_norm
     }
   }
   void cat() const {

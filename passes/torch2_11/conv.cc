@@ -363,6 +363,64 @@ bool convt_shape(const OpFacts& f, const ConvView& v, ConvtShape& x) {
   return true;
 }
 
+// ConvParams::is_output_padding_big: an output padding at least the stride in some dim. ATen's
+// use_cudnn refuses it, so the transposed convolution runs ATen's own slow_conv_transpose2d/3d.
+bool output_padding_big(const OpFacts& f) {
+  if (!is_transposed(f)) return false;
+  ConvView v;
+  if (!conv_view(f, v)) return false;
+  const Arg* op = f.arg("output_padding");
+  if (!op || op->kind != Arg::Kind::kIntList || op->ints.empty()) return false;
+  const size_t nsp = static_cast<size_t>(v.one_d ? 1 : v.spatial());
+  std::vector<int64_t> pads = op->ints;
+  if (pads.size() == 1) pads.assign(nsp, pads[0]);
+  if (pads.size() != nsp) return false;
+  const size_t first = v.one_d ? 1 : 0;  // the 1-d view's leading H has stride 1, no padding
+  for (size_t d = 0; d < nsp; ++d)
+    if (pads[d] >= v.stride[first + d]) return true;
+  return false;
+}
+// slow_conv_transpose2d/3d (NaiveConvolutionTranspose{2,3}d.cu), per group (Convolution.cpp's
+// _convolution_nogroup on each group's slices): the input slice made contiguous (a copy when it is
+// not: groups > 1 with a batch), the bias's buffer of ones filled, then per sample a GEMM into
+// columns, col2im/vol2im and the bias's GEMM; the groups' outputs are then joined (2-d: one cat
+// kernel; 3-d: a copy kernel and a memcpy a group, measured once).
+bool slow_convt_fits(const OpFacts& f) {
+  ConvView v;
+  return output_padding_big(f) && conv_view(f, v) && (v.dtype == DType::kFloat32 || v.dtype == DType::kBFloat16) &&
+         v.groups <= 2 && v.x_sizes[0] >= 1 && v.x_sizes[0] <= 2 && (v.one_d || v.spatial() <= 3);
+}
+Counts slow_convt_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int n = static_cast<int>(v.x_sizes[0]), g = static_cast<int>(v.groups), bias = v.bias ? 1 : 0;
+  const int slice_copy = g > 1 && n > 1 ? 1 : 0;
+  Counts c{g * (slice_copy + bias + n * (2 + bias)), 0, 0, 0};
+  if (g > 1) c += !v.one_d && v.spatial() == 3 ? Counts{g, g, 0, 0} : Counts{1, 0, 0, 0};
+  return c;
+}
+
+// Transposed convolutions with a handful of channels on a few pixels, below every configuration of
+// the convt_decoder sweep (16 input channels and up): cuDNN's heuristics take a direct kernel
+// (dgrad2d_grouped_direct in bfloat16 and grouped float32) or the NCHW implicit-GEMM dgrad in 1-d
+// and 2-d; in 3-d, float32 runs setTensor5d and convolveNd_dgrad, bfloat16 the NHWC implicit GEMM
+// with its transforms (a generic one for the weight) and 2 zeroed workspaces.
+bool few_channels_convt(const OpFacts& f) {
+  ConvView v;
+  if (!is_transposed(f) || !conv_view(f, v) || (v.dtype != DType::kFloat32 && v.dtype != DType::kBFloat16))
+    return false;
+  if (runs_channels_last(v) || v.x_sizes[0] > 2) return false;
+  const int64_t cin = v.x_sizes[1] / v.groups, cout = v.w_sizes[1];
+  return cin <= 4 && cout <= 4 && product(v.x_sizes, 2) <= 64;
+}
+Counts few_channels_convt_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  const int bias = v.bias ? 1 : 0;
+  if (v.one_d || v.spatial() == 2) return {1 + bias + v.pre_copies, 0, 0, 0};
+  return v.dtype == DType::kFloat32 ? Counts{2 + bias, 0, 0, 0} : Counts{4 + bias, 0, 2, 0};
+}
+
 // Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
 // by the most frequent count per (dtype, layout, groups).
 Counts conv_transpose_counts(const OpFacts& f) {
@@ -425,6 +483,32 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
           .why("cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
                "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
                "shapes loop over groups, and a bias is one more elementwise kernel."));
+  r.push_back(rule("conv.transposed.slow")
+                  .cls(OpClass::kConv)
+                  .when("transposed, an output padding at least the stride in some dim (ATen keeps it from cuDNN), "
+                        "float32 or bfloat16, at most 2 groups and 2 samples: per group the input slice's copy "
+                        "(grouped, batched), the bias's ones, per sample GEMM + col2im/vol2im + the bias's GEMM; the "
+                        "groups joined (2-d: a cat; 3-d: a copy and a memcpy each)",
+                        slow_convt_fits)
+                  .compute(slow_convt_counts)
+                  .evidence("opinfo:nn_functional_conv_transpose2d, opinfo:nn_functional_conv_transpose3d (batch 2, 2 "
+                            "groups, stride (3, 2[, 1]), output padding (2, 3[, 1]), dilation 4: 17 and 18 kernels, "
+                            "float32 and bfloat16)")
+                  .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
+                       "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
+  r.push_back(rule("conv.transposed.few_channels")
+                  .cls(OpClass::kConv)
+                  .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "
+                        "and 2 samples (below the sweep): 1-d and 2-d one cuDNN kernel (direct or NCHW implicit GEMM); "
+                        "3-d float32 2, bfloat16 4 + 2 memsets; +1 bias add",
+                        few_channels_convt)
+                  .compute(few_channels_convt_counts)
+                  .evidence("opinfo:nn_functional_conv_transpose1d, opinfo:nn_functional_conv_transpose2d, "
+                            "opinfo:nn_functional_conv_transpose3d (3 channels on 4, 4x4, 4x4x4 pixels, batch 1 and "
+                            "unbatched; 2 groups of 1 channel; float32 and bfloat16)")
+                  .why("On a few channels and pixels cuDNN runs its transposed convolution as one direct kernel "
+                       "(3-d: with a layout set-up, or in bfloat16 its channels-last GEMM with transforms); a bias is "
+                       "one more elementwise kernel."));
   r.push_back(
       rule("conv.transposed")
           .cls(OpClass::kConv)

@@ -4,8 +4,8 @@
 // when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
 // on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; data/results/opinfo): every transformed
 // dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
-// several kernels or use Bluestein's algorithm), complex inputs, complex-to-real transforms outside
-// cuFFT's one-plan path, and hfft2/hfftn (conjugates and transforms interleaved) stay unknown.
+// several kernels or use Bluestein's algorithm), complex inputs and padded complex-to-real transforms
+// stay unknown.
 #include <algorithm>
 
 #include "passes/torch2_11/rules.h"
@@ -153,12 +153,34 @@ Counts real_fft_counts(const OpFacts& f) {
 // a strided view; hfft materializes the conjugate (a kernel) and clones that. The other path (a
 // complex transform of the leading dims, then a 1-d one) ran a different number of cuFFT kernels
 // for the same last dim and stays unknown, as does a signal padded to a longer length.
+// hfft, and hfftn of one dim: a complex-to-real transform of the conjugate.
+bool hermitian_c2r(const std::string& op) {
+  return op == "aten::fft_hfft" || op == "aten::fft_hfftn" || op == "aten::fft_hfft2";
+}
+// The signal fits the measured complex-to-real transforms: float32, dense, up to 256 elements,
+// every length from 1 to 12 read from at most 10 elements, no padding.
+bool c2r_signal_fits(const OpFacts& f, const Plan& p) {
+  const Value* x = f.input(0);
+  const std::vector<int64_t> n = c2r_lengths(f, p);
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    const int64_t size = x->sizes[p.dims[i]];
+    const int64_t read = i + 1 == p.dims.size() ? n[i] / 2 + 1 : n[i];
+    if (n[i] < 1 || n[i] > 12 || size > 10 || read > size) return false;
+  }
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "backward" || norm == "forward" || norm == "ortho";
+}
+bool dense_small_real(const Value* x) {
+  return x && x->dtype == DType::kFloat32 && x->contiguous() && x->numel() > 0 && x->numel() <= 256;
+}
 bool c2r_fits(const OpFacts& f) {
   const Value* x = f.input(0);
-  if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
+  if (!dense_small_real(x)) return false;
   const auto p = plan_of(f);
   if (!p || p->dims.size() > 3) return false;
   if (p->dims.size() >= 2 && p->dims[0] == 0 && p->dims[1] == 1) return false;
+  // hfft2 / hfftn of several dims transform the leading dims first (fft.hfftn below).
+  if (hermitian_c2r(f.op->name) && p->dims.size() != 1) return false;
   const std::vector<int64_t> n = c2r_lengths(f, *p);
   for (size_t i = 0; i < p->dims.size(); ++i) {
     const int64_t size = x->sizes[p->dims[i]];
@@ -172,7 +194,7 @@ Counts c2r_counts(const OpFacts& f) {
   const Value* x = f.input(0);
   const Plan p = *plan_of(f);
   const std::vector<int64_t> n = c2r_lengths(f, p);
-  const bool hfft = f.op->name == "aten::fft_hfft";
+  const bool hfft = hermitian_c2r(f.op->name);
   bool cropped = false;
   for (size_t i = 0; i < p.dims.size(); ++i)
     cropped |= (i + 1 == p.dims.size() ? n[i] / 2 + 1 : n[i]) < x->sizes[p.dims[i]];
@@ -187,6 +209,79 @@ Counts c2r_counts(const OpFacts& f) {
   c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};
   const std::string norm = f.text_arg("norm", "backward");
   if (norm == "ortho" || (hfft ? norm == "forward" : norm == "backward")) c += Counts{1, 0, 0, 0};
+  return c;
+}
+
+// Whether a transform's output is row-major: _exec_fft lays out the batch (untransformed) dims
+// outermost and the transformed dims innermost, so it is only when no batch dim longer than 1
+// follows a transformed dim longer than 1.
+bool output_row_major(const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+  bool seen_transformed = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+    if (sizes[d] == 1) continue;
+    const bool t = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (t)
+      seen_transformed = true;
+    else if (seen_transformed)
+      return false;
+  }
+  return true;
+}
+// The scaling a transform applies once per cuFFT stage for its normalization: ortho always,
+// "forward" on a forward transform (hfft*), "backward" on an inverse one (irfft*).
+bool c2r_scales(const OpFacts& f, bool forward) {
+  const std::string norm = f.text_arg("norm", "backward");
+  return norm == "ortho" || (forward ? norm == "forward" : norm == "backward");
+}
+
+// hfft2 / hfftn of 2 or 3 dims (fft_hfftn_impl): the input made complex, a forward complex
+// transform of all dims but the last (its own batch copy and scaling), the result's conjugate
+// materialized and cloned row-major for cuFFT (a copy kernel, as the transform left the batch
+// dims outermost), then the complex-to-real transform of the last dim and its scaling.
+bool hfftn_fits(const OpFacts& f) {
+  if (f.op->name != "aten::fft_hfft2" && f.op->name != "aten::fft_hfftn") return false;
+  const Value* x = f.input(0);
+  if (!dense_small_real(x)) return false;
+  const auto p = plan_of(f);
+  return p && p->dims.size() >= 2 && p->dims.size() <= 3 && c2r_signal_fits(f, *p);
+}
+Counts hfftn_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  const std::vector<int64_t> rest(p.dims.begin(), p.dims.end() - 1);
+  Plan leading;
+  leading.dims = rest;
+  const int scale = c2r_scales(f, true) ? 1 : 0;
+  Counts c{1, 0, 0, 0};  // to complex
+  c += Counts{(batch_needs_copy(x->sizes, leading) ? 1 : 0) + static_cast<int>(rest.size()) + scale, 0, 0, 0};
+  c += Counts{1, 0, 0, 0};                                                          // the conjugate
+  c += output_row_major(x->sizes, rest) ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};  // the clone
+  c += Counts{1 + scale, 0, 0, 0};                                                  // c2r, scaling
+  return c;
+}
+
+// irfftn / irfft2 whose dims start with (0, 1) (use_optimized_cufft_path refuses them): no clone;
+// a complex transform of all dims but the last (its batch copy where needed, unscaled), then a
+// one-dim complex-to-real transform of the last dim, which that transform left strided (the batch
+// dims outermost): cuFFT ran it as 2 kernels (a preprocess and a half-length complex FFT), then
+// the scaling.
+bool c2r_leading_fits(const OpFacts& f) {
+  if (f.op->name != "aten::fft_irfftn" && f.op->name != "aten::fft_irfft2") return false;
+  const Value* x = f.input(0);
+  if (!dense_small_real(x)) return false;
+  const auto p = plan_of(f);
+  return p && p->dims.size() >= 2 && p->dims.size() <= 3 && p->dims[0] == 0 && p->dims[1] == 1 &&
+         c2r_signal_fits(f, *p) &&
+         !output_row_major(x->sizes, std::vector<int64_t>(p->dims.begin(), p->dims.end() - 1));
+}
+Counts c2r_leading_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Plan p = *plan_of(f);
+  Plan leading;
+  leading.dims.assign(p.dims.begin(), p.dims.end() - 1);
+  Counts c{1, 0, 0, 0};  // to complex
+  c += Counts{(batch_needs_copy(x->sizes, leading) ? 1 : 0) + static_cast<int>(leading.dims.size()), 0, 0, 0};
+  c += Counts{2 + (c2r_scales(f, false) ? 1 : 0), 0, 0, 0};
   return c;
 }
 
@@ -234,17 +329,43 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
           .why("An FFT pads the signal to the requested length, gathers the batch into one dim, runs one cuFFT plan "
                "(one kernel per dim at short lengths) and scales the result for its normalization."));
   r.push_back(rule("fft.c2r_real_input")
-                  .ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft"})
+                  .ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft", "aten::fft_hfftn"})
                   .when("float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims "
                         "not starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a "
-                        "memcpy; a copy kernel after a crop; hfft: the conjugate kernel + a memcpy), a copy when the "
+                        "memcpy; a copy kernel after a crop; hfft, hfftn of one dim: the conjugate kernel + a memcpy), "
+                        "a copy when the "
                         "batch dims cannot be merged, one cuFFT kernel per dim, the scaling",
                         c2r_fits)
                   .compute(c2r_counts)
                   .evidence("opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, "
-                            "last, last two; norms ortho and default)")
+                            "last, last two; norms ortho and default), opinfo:fft_hfftn (one dim, s (8))")
                   .why("A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales "
                        "the result."));
+  r.push_back(
+      rule("fft.hfftn")
+          .ops({"aten::fft_hfft2", "aten::fft_hfftn"})
+          .when("float32 real input up to 256 elements, 2 or 3 dims, lengths up to 12 read from at most 10, no "
+                "padding: the conversion to complex, a complex transform of the leading dims (a batch copy "
+                "where needed, one cuFFT kernel per dim, the scaling), the conjugate, its clone (a copy kernel; "
+                "a memcpy when the transform left it row-major), one complex-to-real cuFFT kernel, the scaling",
+                hfftn_fits)
+          .compute(hfftn_counts)
+          .evidence("opinfo:fft_hfft2, fft_hfftn ([5, 6, 7]: s (3, 10) and (6, 8) over dims 1 and 2, all "
+                    "dims; norms ortho and default)")
+          .why("A Hermitian FFT of several dims transforms the leading dims complex-to-complex, conjugates the "
+               "result and clones it row-major for cuFFT's complex-to-real transform of the last dim."));
+  r.push_back(
+      rule("fft.c2r_leading_dims")
+          .ops({"aten::fft_irfftn", "aten::fft_irfft2"})
+          .when("float32 real input up to 256 elements, 2 or 3 dims starting with dims 0 and 1, lengths up to "
+                "12 read from at most 10, no padding: the conversion to complex, a complex transform of the "
+                "leading dims (one cuFFT kernel per dim), 2 cuFFT kernels for the strided last dim, the scaling",
+                c2r_leading_fits)
+          .compute(c2r_leading_counts)
+          .evidence("opinfo:fft_irfftn ([5, 6, 7], all dims: regular_fft<5>, vector_fft<6>, then "
+                    "preprocess_kernel + vector_fft<6> for the last dim of 12)")
+          .why("When the dims start with 0 and 1, ATen does not give cuFFT one multi-dim plan: it transforms "
+               "the leading dims complex-to-complex, then the last dim complex-to-real from the strided result."));
   r.push_back(rule("fft.ihfftn")
                   .ops({"aten::fft_ihfft2", "aten::fft_ihfftn"})
                   .when("float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the "

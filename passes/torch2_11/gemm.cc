@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/gemm_engine.h"
 #include "passes/torch2_11/rules.h"
 
@@ -569,15 +570,30 @@ TensordotPlan tensordot_plan(const OpFacts& f) {
   };
   std::vector<int64_t> sa, fa, sb, fb;
   if (!split(*a, da->ints, sa, fa) || !split(*b, db->ints, sb, fb)) return p;
+  // A contracted dim of size 1 on one side is summed away on the other first (keepdim: one
+  // reduction kernel each, its result a fresh row-major tensor with that dim 1).
+  Value ta = *a, tb = *b;
+  int sums = 0;
+  auto summed = [&](Value& v, int64_t d) {
+    v.sizes[d] = 1;
+    v.strides = contiguous_strides(v.sizes);
+    ++sums;
+  };
+  for (size_t i = 0; i < sa.size(); ++i) {
+    if (b->sizes[sb[i]] == 1)
+      summed(ta, sa[i]);
+    else if (a->sizes[sa[i]] == 1)
+      summed(tb, sb[i]);
+  }
   auto prod = [](const Value& v, const std::vector<int64_t>& dims) {
     int64_t n = 1;
     for (int64_t d : dims) n *= v.sizes[d];
     return n;
   };
-  p.d = {prod(*a, fa), prod(*a, sa), prod(*b, fb)};
-  if (p.d.k != prod(*b, sb)) return p;
-  p.copies = tensordot_operand_copy(*a, fa, sa, p.d.m, p.d.k) +
-             tensordot_operand_copy(*b, sb, fb, p.d.k, p.d.n, &p.b_transposed);
+  p.d = {prod(ta, fa), prod(ta, sa), prod(tb, fb)};
+  if (p.d.k != prod(tb, sb)) return p;
+  p.copies = sums + tensordot_operand_copy(ta, fa, sa, p.d.m, p.d.k) +
+             tensordot_operand_copy(tb, sb, fb, p.d.k, p.d.n, &p.b_transposed);
   p.ok = true;
   return p;
 }
@@ -692,18 +708,21 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
           .counts({0, 0, 0, 0})
           .evidence("fresh:xlnet (ijbn->bnij: 0 kernels, f32 and bf16)")
           .why("This einsum only reorders the dimensions of one tensor, which a view does: no kernel."));
-  r.push_back(rule("gemm.tensordot")
-                  .ops({"aten::tensordot"})
-                  .when("each operand permuted and reshaped to a matrix (a copy kernel when that is no readable view), "
-                        "then one mm counted as the mm rules count it (f32 split-K on few output tiles: 2; bf16 "
-                        "split-K for long K: 2; else 1, + bf16 stream-K memset for a large output)",
-                        tensordot_known)
-                  .compute(tensordot_counts)
-                  .evidence("opset:tensordot (f32 split-K 2, bf16 1), opset:tensordot_perm (2 copies + GEMM: f32 4, "
-                            "bf16 3), opset:tensordot_large (1)")
-                  .why("tensordot reshapes each operand into a matrix, copying one whose permuted dimensions cannot be "
-                       "viewed as a matrix, and multiplies the two with one matrix multiply (two kernels where cuBLAS "
-                       "splits the inner dimension)."));
+  r.push_back(
+      rule("gemm.tensordot")
+          .ops({"aten::tensordot"})
+          .when("a contracted dim of size 1 on one side summed away on the other (a reduction each), each "
+                "operand permuted and reshaped to a matrix (a copy kernel when that is no readable view), "
+                "then one mm counted as the mm rules count it (f32 split-K on few output tiles: 2; bf16 "
+                "split-K for long K: 2; else 1, + bf16 stream-K memset for a large output)",
+                tensordot_known)
+          .compute(tensordot_counts)
+          .evidence("opset:tensordot (f32 split-K 2, bf16 1), opset:tensordot_perm (2 copies + GEMM: f32 4, "
+                    "bf16 3), opset:tensordot_large (1), opinfo:tensordot ([1, 1, 1] by [2, 1, 2]: 2 sums + a 1x1x1 "
+                    "GEMM, cuBLAS's dot and reduction)")
+          .why("tensordot reshapes each operand into a matrix, copying one whose permuted dimensions cannot be "
+               "viewed as a matrix, and multiplies the two with one matrix multiply (two kernels where cuBLAS "
+               "splits the inner dimension)."));
   r.push_back(rule("gemm.grouped")
                   .ops({"aten::_grouped_mm"})
                   .when("bf16 on the H200: prepare_grouped_gemm_data + one cutlass grouped GEMM = 2 kernels",

@@ -6,7 +6,8 @@
 // counts were measured on single float32 matrices of up to 12 rows (PyTorch's OpInfo samples,
 // data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
-// iterations, Bunch-Kaufman pivoting, matrix_exp's degree), only the empty case is counted.
+// Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
+// sample's path at its one measured size, and says which.
 #include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
@@ -451,6 +452,76 @@ bool empty_square(const OpFacts& f) {
   return m && a->dtype == DType::kFloat32 && m->rows == m->cols && a->numel() == 0;
 }
 
+// geev (cuSOLVER's Xgeev) of one 5x5 matrix, the only size measured: balancing, the Hessenberg
+// reduction (a Householder step per column), the Schur form iterated on the host (the matrix
+// copied back and forth), and for eig the eigenvectors (trevc's blocked triangular solves); ATen
+// first checks the input is finite (eig only) and afterwards whether every eigenvalue is real, each
+// read by the host, then builds the complex results. The host's iterations could take another
+// number of copies on other values; the measured sample's are counted.
+bool eig_5x5(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  return m && one_square(f.input(0), 5) && m->rows == 5;
+}
+Counts eig_counts(const OpFacts& f) {
+  // Host syncs: the device-to-host copies (15 and 10 of the 26 and 19).
+  return f.op->name == "aten::linalg_eig" ? Counts{98, 26, 3, 15} : Counts{63, 19, 2, 10};
+}
+
+// LDL^T with Bunch-Kaufman pivoting (cuSOLVER's sytrf, one call per matrix) of n x n float32
+// matrices, measured at n = 5 for one and two matrices: the lower triangle copied (tril), then per
+// column a block-size decision read back by the host (a kernel and a device-to-host copy) and the
+// column's update, then the pivots adjusted and the info set: 2n + 2 kernels and n copies a
+// matrix. A row interchange adds a swap decision (a kernel and a copy) at its column: it depends on
+// the values, so the count is that of a matrix that needs none (the measured batch of two; the
+// single 5x5 sample swapped twice). linalg_ldl_factor then checks the infos (one matrix: a copy
+// kernel, 2 copies; a batch: an any-reduction and a copy).
+bool ldl_factor_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == 5 && m->cols == 5 && m->batch >= 1 && m->batch <= 2 &&
+         !f.bool_arg("hermitian", false);
+}
+Counts ldl_factor_counts(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  const int b = static_cast<int>(m->batch), n = static_cast<int>(m->rows);
+  Counts c{1 + b * (2 * n + 2), b * n, 0, b * n};
+  if (f.op->name == "aten::linalg_ldl_factor") c += b == 1 ? Counts{1, 2, 0, 1} : Counts{1, 1, 0, 1};
+  return c;
+}
+
+// ldl_solve (cuSOLVER's sytrs) of one 5x5 factorization (column-major, as ldl_factor returns it)
+// against B [5, 5], the only shape measured: B copied to column-major order, the pivots copied,
+// the infos filled and copied, then per column of the
+// factor a rank-1 update and the 1x1 pivot's inverse applied (the 2x2 pivots of a factorization
+// that swapped rows would run other kernels), one GEMM and 3 GEMVs for the back substitution; the
+// info read back.
+bool ldl_solve_fits(const OpFacts& f) {
+  const Value* ld = f.input(0);
+  const Value* b = f.input(2);
+  const auto m = matrix(ld);
+  const auto bm = matrix(b);
+  return m && bm && one_factor(ld, 5, 5) && m->rows == 5 && m->cols == 5 && one_matrix(b, 5, 5) && bm->rows == 5 &&
+         bm->cols == 5 && !f.bool_arg("hermitian", false);
+}
+
+// matrix_exp (mexp_impl): the 1-norm of each matrix read by the host picks the Taylor degree; above
+// the largest theta, the degree-18 polynomial of the matrix scaled by 2^-s (3 GEMMs for A^2, A^3,
+// A^6, the linear combinations, 2 more GEMMs) is squared s times, s = ceil(log2(norm / theta_18)).
+// A batch is grouped by degree first (a sort and a unique_consecutive of the degrees). The norms are
+// the values': the counts are those of the measured samples (5x5 entries in [-9, 9], norms near
+// 30: degree 18 with 4 squarings in float32, 5 in bfloat16 whose theta is double precision's).
+bool matrix_exp_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && a->contiguous() && (a->dtype == DType::kFloat32 || a->dtype == DType::kBFloat16) &&
+         a->sizes.size() <= 3 && m->rows == 5 && m->cols == 5 && (m->batch == 1 || m->batch == 5);
+}
+Counts matrix_exp_counts(const OpFacts& f) {
+  const bool one = matrix(f.input(0))->batch == 1;
+  if (f.dtype == DType::kFloat32) return one ? Counts{51, 15, 0, 3} : Counts{49, 12, 0, 2};
+  return one ? Counts{52, 15, 0, 3} : Counts{52, 11, 0, 2};
+}
+
 // --- products ---
 
 // matrix_power(A, n): n = 0 the identity (2 kernels, 2 copies); n = 2, 3 one and two matmuls;
@@ -733,6 +804,46 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   })
                   .evidence("opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
                   .why("On an empty matrix the LDL factorization only fills its info (and checks it)."));
+  r.push_back(rule("linalg.eig")
+                  .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
+                  .when("one float32 5x5 matrix: eig 98 kernels + 26 memcpy + 3 memset, eigvals 63 + 19 + 2 "
+                        "(cuSOLVER's geev, its Schur iterations on the host)",
+                        eig_5x5)
+                  .compute(eig_counts)
+                  .evidence("opinfo:linalg_eig, opinfo:linalg_eigvals (5x5)")
+                  .why("A general eigendecomposition balances the matrix, reduces it to Hessenberg form column by "
+                       "column on the GPU and iterates the Schur form on the host, copying the matrix back and forth; "
+                       "ATen then checks whether the eigenvalues are real and builds the complex results."));
+  r.push_back(rule("linalg.ldl_factor")
+                  .ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"})
+                  .when("float32 5x5 matrices, one or two, not hermitian: tril + per matrix 2n + 2 kernels and n "
+                        "memcpy read by the host (no row interchange); linalg_ldl_factor + the info check",
+                        ldl_factor_fits)
+                  .compute(ldl_factor_counts)
+                  .evidence("opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (5x5 with 2 interchanges: 2 "
+                            "kernels and 2 memcpy more; 2x5x5 with none)")
+                  .why("cuSOLVER's LDL factorization decides each column's pivot block on the GPU and reads the "
+                       "decision back on the host before updating the column: a kernel pair and a host wait per "
+                       "column."));
+  r.push_back(rule("linalg.ldl_solve")
+                  .ops({"aten::linalg_ldl_solve"})
+                  .when("one float32 5x5 column-major factorization, B [5, 5], not hermitian: 17 kernels + 1 memcpy",
+                        ldl_solve_fits)
+                  .counts({17, 1, 0, 1})
+                  .evidence("opinfo:linalg_ldl_solve (5x5 with B 5x5, three samples)")
+                  .why("Solving from an LDL factorization copies B to column-major order, then applies "
+                       "each column's rank-1 update and pivot inverse and back-substitutes with one GEMM and GEMVs."));
+  r.push_back(rule("linalg.matrix_exp")
+                  .ops({"aten::matrix_exp"})
+                  .when("float32 or bfloat16 5x5 matrices, one or a batch of 5, the measured samples' path (norms near "
+                        "30: degree 18, 4 squarings in float32, 5 in bfloat16): 51 / 49 kernels (float32), 52 "
+                        "(bfloat16), 11 to 15 memcpy; other norms take other degrees and squarings",
+                        matrix_exp_fits)
+                  .compute(matrix_exp_counts)
+                  .evidence("opinfo:matrix_exp ([5, 5] and [5, 5, 5], float32 and bfloat16)")
+                  .why("A matrix exponential reads each matrix's norm on the host to pick a Taylor degree, evaluates "
+                       "the polynomial with a few matrix products, then squares the result once per halving of the "
+                       "scaled norm."));
   r.push_back(rule("linalg.matrix_power")
                   .ops({"aten::linalg_matrix_power"})
                   .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "

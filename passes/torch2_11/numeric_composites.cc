@@ -183,6 +183,27 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
               "opinfo: isin.Tensor_Tensor (20 elements, 5 test elements: FillFunctor, eq, any-reduce, 1 DtoD memcpy)")
           .why("isin with few test elements compares every element with each of them and reduces with any, copying the "
                "answer into the result."));
+  r.push_back(
+      rule("isin.sort")
+          .ops({"aten::isin"})
+          .when(
+              "more test elements (at least 10 * elements^0.145), 1-D operands of at most 20 elements, not assumed "
+              "unique: unique of the elements with their inverse (8 kernels) and of the test elements (3), each count "
+              "read back; a cat, a stable sort (2), the neighbours compared, the last flag filled from the host, the "
+              "flags put back in order (index_copy, index): 17 kernels, 8 memcpy",
+              [](const OpFacts& f) {
+                const Value* e = f.input(0);
+                const Value* t = f.input(1);
+                if (f.op->overload != "Tensor_Tensor" || !e || !t || e->numel() == 0) return false;
+                if (e->sizes.size() != 1 || t->sizes.size() != 1 || e->numel() > 20 || t->numel() > 20) return false;
+                if (f.bool_arg("assume_unique", false)) return false;
+                return static_cast<double>(t->numel()) >= 10.0 * std::pow(static_cast<double>(e->numel()), 0.145);
+              })
+          .counts({17, 8, 0, 2})
+          .evidence("opinfo: isin.Tensor_Tensor (5 elements, 20 test elements, float32 and bfloat16: 17 kernels; DtoH "
+                    "x2, DtoD x5, HtoD)")
+          .why("isin with many test elements sorts the distinct elements and test elements together and marks the "
+               "elements equal to their sorted neighbour; each unique reads its count back to the host."));
   r.push_back(rule("gradient.scalar")
                   .ops({"aten::gradient"})
                   .when("scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the "

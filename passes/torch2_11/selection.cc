@@ -474,6 +474,65 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "output: a host sync; cub's select then writes the flat indices, and a last kernel turns them into "
                "coordinates for a tensor of rank 2 or more."));
   r.push_back(
+      rule("to_sparse")
+          .ops({"aten::to_sparse"})
+          .when("a dense 2-D tensor of at most 25 elements to a sparse COO tensor (all dims sparse): nonzero (4 "
+                "kernels, the count read back), the values gathered at the indices (1), 2 memcpy of the indices",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  const Arg* layout = f.arg("layout");
+                  return f.op->overload != "sparse_dim" && x && x->sizes.size() == 2 && x->numel() > 0 &&
+                         x->numel() <= 25 && x->contiguous() && (!layout || layout->kind == Arg::Kind::kNone);
+                })
+          .compute([](const OpFacts& f) {
+            Counts c = nonzero_launches(*f.input(0));
+            c += Counts{1, 2, 0, 0};
+            return c;
+          })
+          .evidence("opinfo:to_sparse ([5, 5], float32 and bfloat16: cub count, compact, select, write_indices, index; "
+                    "DtoH, 2 DtoD)")
+          .why("Converting a dense tensor to sparse finds its non-zero elements (a nonzero, whose count the host reads "
+               "back) and gathers their values."));
+  r.push_back(
+      rule("to_sparse.sparse_dim")
+          .ops({"aten::to_sparse"})
+          .when("sparse_dim 1 of a dense 2-D tensor of at most 25 elements: nonzero (4 kernels, the count read back), "
+                "the distinct rows of the indices (arange, a block merge sort, 2 thrust kernels, the count read back), "
+                "index_select and the values gathered (2)",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return f.op->overload == "sparse_dim" && x && x->sizes.size() == 2 && x->numel() > 0 &&
+                         x->numel() <= 25 && x->contiguous() && f.int_arg("sparse_dim", -1) == 1;
+                })
+          .compute([](const OpFacts& f) {
+            Counts c = nonzero_launches(*f.input(0));
+            c += Counts{6, 2, 0, 1};
+            return c;
+          })
+          .evidence("opinfo:to_sparse ([5, 5] with sparse_dim 1, float32 and bfloat16: 10 kernels; DtoH x2, DtoD)")
+          .why("With fewer sparse dims than the tensor has, the indices of the non-zero elements are reduced to "
+               "their distinct leading coordinates (a sort and a unique, read back by the host) before the values "
+               "are gathered."));
+  r.push_back(
+      rule("combinations.r1")
+          .ops({"aten::combinations"})
+          .when("r = 1 of a 1-D tensor of one element (the size measured): arange, the mask's fill, masked_select "
+                "(nonzero of the mask, its count read back, the gather), the grid stacked (a memcpy)",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 1 && x->numel() == 1 && f.int_arg("r", 2) == 1;
+                })
+          .compute([](const OpFacts& f) {
+            Counts c{2, 0, 0, 0};
+            c += nonzero_launches(*f.input(0));
+            c += Counts{1, 1, 0, 0};
+            return c;
+          })
+          .evidence("opinfo:combinations ([1], r = 1, with and without replacement, float32 and bfloat16: 6 kernels, "
+                    "DtoH and DtoD; the real runs, real.tar.xz)")
+          .why("combinations builds an index grid (arange), masks it to the wanted combinations with masked_select, "
+               "whose nonzero reads the count back to the host, and gathers the elements."));
+  r.push_back(
       rule("masked_select")
           .ops({"aten::masked_select"})
           .when("nonzero of the mask broadcast to self's shape (a copy of the broadcast mask first when it is "

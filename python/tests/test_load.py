@@ -25,6 +25,7 @@ TORCHSCRIPT = {
     "scripted_host_anchors_cuda.pt": ["6x8"],
     "scripted_list_loop.pt": ["5x16"],
     "scripted_row_loop.pt": ["40x16"],
+    "scripted_row_loop_layer.pt": ["40x16"],
     "scripted_to_host.pt": ["4x16"],
     "scripted_to_host_cuda.pt": ["4x16"],
     "traced_conv_norms.pt": ["2x3x16x16"],
@@ -95,8 +96,16 @@ def test_bad_option_raises_the_cli_error_line():
     assert str(e.value) == error_line(path, "--dim", "nope=3")
 
 
+# TorchScript models refused by design: loops whose trip count no model could finish.
+REFUSED = {
+    "scripted_while_true.pt": (["8x16"], "a loop runs its body 9223372036854775807 times"),
+    "scripted_huge_range.pt": (["8x16"], "a loop runs its body 1000000000000 times"),
+}
+
+
 def test_every_torchscript_model_is_listed():
-    assert sorted(TORCHSCRIPT) == sorted(os.path.basename(p) for p in glob.glob(os.path.join(MODELS, "*.pt")))
+    listed = sorted(list(TORCHSCRIPT) + list(REFUSED))
+    assert listed == sorted(os.path.basename(p) for p in glob.glob(os.path.join(MODELS, "*.pt")))
 
 
 @pytest.mark.parametrize("name", sorted(TORCHSCRIPT))
@@ -162,3 +171,12 @@ def test_torchscript_with_another_torch_is_refused_with_one_line(monkeypatch):
 
 def test_torchscript_without_the_library_is_refused_with_one_line(monkeypatch):
     assert "built without it" in refusal(monkeypatch, LIBRARY="/nonexistent/libkernelcount-torchscript.so")
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_unbounded_loops_are_refused_as_the_cli_refuses_them(name):
+    # After the tests that import torchvision: a .pt loaded first registers torchvision's schemas,
+    # and a later `import torchvision` in the same process aborts on the duplicate.
+    inputs, message = REFUSED[name]
+    with pytest.raises(kernelcount.Error, match=message):
+        kernelcount.load(os.path.join(MODELS, name), inputs=inputs)

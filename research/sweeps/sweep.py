@@ -1170,6 +1170,56 @@ def select_sizes_family(S, scale):
             lambda x, m: x[m], [rnd(shp), torch.rand(shp, device=DEV) > 0.5]))
 
 
+def opinfo_widen_family(S, scale):
+    """The OpInfo rules measured at one size, widened (passes/torch2_11/linalg.cc, fft.cc, gemm.cc,
+    conv.cc): eig/eigvals and the LDL factor and solve from 2 to 12 rows (an SPD matrix, which
+    Bunch-Kaufman never swaps, and a random one); matrix_exp at 1-norms from 0.5 to 300 (each
+    Taylor degree and squaring count); tensordot's [1, K] x [K, 1] product with a permuted operand;
+    Hermitian and leading-dim inverse FFTs over more lengths; transposed convolutions on 1 to 16
+    channels (the few-channel rule's edge) and with output paddings at the stride."""
+    def spd(n, b=()):
+        a = torch.randn(*b, n, n, device=DEV)
+        return a @ a.mT + n * torch.eye(n, device=DEV)
+    for n, kind in itertools.product([2, 3, 4, 5, 6, 8, 10, 12], ["spd", "random"]):
+        make = (lambda n=n: spd(n)) if kind == "spd" else (lambda n=n: torch.randn(n, n, device=DEV))
+        S.add("opinfo_widen", "linalg_eig", dict(n=n, kind=kind), lambda make=make: (torch.linalg.eig, [make()]))
+        S.add("opinfo_widen", "linalg_eigvals", dict(n=n, kind=kind), lambda make=make: (torch.linalg.eigvals, [make()]))
+        S.add("opinfo_widen", "linalg_ldl_factor_ex", dict(n=n, kind=kind),
+              lambda make=make: (torch.linalg.ldl_factor_ex, [make()]))
+        S.add("opinfo_widen", "linalg_ldl_factor", dict(n=n, kind=kind), lambda make=make: (torch.linalg.ldl_factor, [make()]))
+        for k in [1, n]:
+            def build(make=make, n=n, k=k):
+                ld, piv = torch.linalg.ldl_factor(make())
+                return torch.linalg.ldl_solve, [ld, piv, torch.randn(n, k, device=DEV)]
+            S.add("opinfo_widen", "linalg_ldl_solve", dict(n=n, kind=kind, k=k), build)
+    for n, norm, dtype, batch in itertools.product([2, 5, 12], [0.5, 2.0, 10.0, 30.0, 300.0], ["f32", "bf16"], [1, 5]):
+        def build(n=n, norm=norm, dtype=dtype, batch=batch):
+            a = torch.randn(batch, n, n, device=DEV)
+            a = a * (norm / a.abs().sum(-2).amax(-1)).view(batch, 1, 1)
+            return torch.linalg.matrix_exp, [(a if batch > 1 else a[0]).to(DT[dtype])]
+        S.add("opinfo_widen", "matrix_exp", dict(n=n, norm=norm, dtype=dtype, batch=batch), build)
+    for k, dtype in itertools.product([2, 4, 16, 256, 4096], ["f32", "bf16"]):
+        S.add("opinfo_widen", "tensordot", dict(k=k, dtype=dtype), lambda k=k, dtype=dtype: (
+            lambda a, b: torch.tensordot(a, b, dims=([0, 1], [2, 0])),
+            [rnd([2, k // 2, 1], dtype), rnd([k // 2, 1, 2], dtype)]))
+    for op, shape, s_, dims in itertools.product(["hfft2", "hfftn", "irfftn"], [[5, 6, 7], [4, 8, 16], [3, 10, 12]],
+                                                 [None, "half"], [None, [1, 2]]):
+        fn = getattr(torch.fft, op)
+        s_arg = None if s_ is None else [max(1, shape[d] // 2) for d in (dims or range(len(shape) - 2 if op == "hfft2" else 0, len(shape)))]
+        S.add("opinfo_widen", "fft_" + op, dict(shape=shape, s=s_arg, dim=dims), lambda fn=fn, shape=shape, s_arg=s_arg, dims=dims: (
+            (lambda x: fn(x, s=s_arg, dim=dims, norm="ortho")) if dims else (lambda x: fn(x, s=s_arg, norm="ortho")),
+            [rnd(shape)]))
+    for dims, c, dtype, hw in itertools.product([1, 2, 3], [1, 2, 3, 4, 6, 8, 16], ["f32", "bf16"], [4, 8]):
+        conv = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[dims]
+        S.add("opinfo_widen", f"conv_transpose{dims}d", dict(c=c, dtype=dtype, hw=hw, big_output_padding=False),
+              lambda conv=conv, dims=dims, c=c, dtype=dtype, hw=hw: (
+                  lambda x, w, b: conv(x, w, b), [rnd([1, c] + [hw] * dims, dtype), rnd([c, c] + [3] * dims, dtype), rnd([c], dtype)]))
+        S.add("opinfo_widen", f"conv_transpose{dims}d", dict(c=c, dtype=dtype, hw=hw, big_output_padding=True),
+              lambda conv=conv, dims=dims, c=c, dtype=dtype, hw=hw: (
+                  lambda x, w, b: conv(x, w, b, stride=2, output_padding=2, dilation=3),
+                  [rnd([2, c] + [hw] * dims, dtype), rnd([c, c] + [3] * dims, dtype), rnd([c], dtype)]))
+
+
 FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_random": conv1x1_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
@@ -1184,7 +1234,8 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "gconv_dense2": lambda S, scale: gconv_dense_family(S, scale, "gconv_dense2", 99),
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
             "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102),
-            "convt_decoder": convt_decoder_family, "select_sizes": select_sizes_family}
+            "convt_decoder": convt_decoder_family, "select_sizes": select_sizes_family,
+            "opinfo_widen": opinfo_widen_family}
 
 
 # ---------------------------------------------------------------------------------------------

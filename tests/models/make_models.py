@@ -256,6 +256,13 @@ def make_torchscript():
     save_script(torch.jit.script(build(models.HostAnchors).eval()), "scripted_host_anchors.pt")
     save_script(torch.jit.script(models.RowLoop().eval()), "scripted_row_loop.pt")
     save_script(torch.jit.script(models.ListLoop().eval()), "scripted_list_loop.pt")
+    make_loop_bounds()
+
+
+def make_loop_bounds():
+    save_script(torch.jit.script(build(models.WhileTrueLayer).eval()), "scripted_while_true.pt")
+    save_script(torch.jit.script(build(models.HugeRangeLayer).eval()), "scripted_huge_range.pt")
+    save_script(torch.jit.script(build(models.RowLoopLayer).eval()), "scripted_row_loop_layer.pt")
 
 
 # ---------------------------------------------------------------- bad inputs

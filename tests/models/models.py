@@ -320,3 +320,44 @@ class SharedRegion(nn.Module):
 
     def forward(self, x):
         return _shared_block(_shared_block(x, self.w), self.w)
+
+
+class WhileTrueLayer(nn.Module):
+    """`while True` around a layer with no way out: the loader counts the body's trips instead of
+    running them, and refuses a count no model could finish."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+
+    def forward(self, x):
+        while True:
+            x = self.lin(x)
+        return x
+
+
+class HugeRangeLayer(nn.Module):
+    """A layer in a loop of 10**12 trips (written as a literal: TorchScript types 10**12 as a
+    float)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+
+    def forward(self, x):
+        for _ in range(1000000000000):
+            x = self.lin(x)
+        return x
+
+
+class RowLoopLayer(nn.Module):
+    """A layer in a loop of `x.size(0) // 4` trips: a million trips at 4,000,000 rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+
+    def forward(self, x):
+        for _ in range(x.size(0) // 4):
+            x = self.lin(x)
+        return x

@@ -81,6 +81,11 @@ TEST_CASE("operand ranks: norms, cat, pooling and softmax") {
     ln.op("aten::layer_norm", {ln.input(dims(r))});
     ln.arg_ints("normalized_shape", {4, 4});
     CHECK(accepted(ln.g) == (r >= 2));
+    // rms_norm normalizes its last dims as layer_norm does: a vector over one dim is accepted.
+    GraphBuilder rms;
+    rms.op("aten::rms_norm", {rms.input(dims(r))});
+    rms.arg_ints("normalized_shape", {4});
+    CHECK(accepted(rms.g) == (r >= 1));
     GraphBuilder bn;
     bn.op("aten::batch_norm", {bn.input(dims(r))});
     CHECK(accepted(bn.g) == (r >= 2));

@@ -184,6 +184,60 @@ TEST_CASE("conv: transposed convolutions take cuDNN's dgrad engine as the convt_
   CHECK(gemm.counts.kernels == 2);
 }
 
+TEST_CASE("conv: an output padding as large as the stride keeps a transposed convolution from cuDNN") {
+  // opinfo:nn_functional_conv_transpose2d sample 2: [2, 2, 4, 4] by [2, 2, 4, 5], 2 groups, stride
+  // (3, 2), output padding (2, 3): per group the input slice copied, the bias's ones, per sample
+  // GEMM + col2im + the bias's GEMM; then a cat.
+  auto slow = [](std::vector<int64_t> output_padding) {
+    GraphBuilder b;
+    int x = b.input({2, 2, 4, 4});
+    int w = b.input({2, 2, 4, 5}, DType::kFloat32, kc::ValueRole::kParameter);
+    int bias = b.input({4}, DType::kFloat32, kc::ValueRole::kParameter);
+    b.op("aten::conv_transpose2d", {x, w, bias}, {}, {2, 4, 18, 26});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    b.arg_ints("stride", {3, 2});
+    b.arg_ints("padding", {1, 2});
+    b.arg_ints("output_padding", output_padding);
+    b.arg_int("groups", 2);
+    b.arg_ints("dilation", {4, 4});
+    kc::LaunchOptions o;
+    o.use_measured = false;
+    return kc::run_launches(b.g, kc::default_target(), o).back();
+  };
+  auto big = slow({2, 3});
+  CHECK(big.rule == "conv.transposed.slow");
+  CHECK(big.counts.kernels == 17);
+  CHECK(slow({1, 1}).rule == "conv.transposed.few_channels");  // below the stride: cuDNN
+}
+
+TEST_CASE("conv: transposed convolutions on a few channels and pixels run one cuDNN kernel (3-d: more)") {
+  auto convt = [](const char* op, DType dt, std::vector<int64_t> x_sizes, std::vector<int64_t> w_sizes) {
+    GraphBuilder b;
+    int x = b.input(x_sizes, dt);
+    int w = b.input(w_sizes, dt, kc::ValueRole::kParameter);
+    int bias = b.input({w_sizes[1]}, dt, kc::ValueRole::kParameter);
+    b.op(op, {x, w, bias}, {}, x_sizes);
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    kc::LaunchOptions o;
+    o.use_measured = false;
+    return kc::run_launches(b.g, kc::default_target(), o).back();
+  };
+  // opinfo: [1, 3, 4] by [3, 3, 3] and [1, 3, 4, 4] by [3, 3, 3, 3]: the kernel and the bias add.
+  auto one = convt("aten::conv_transpose1d", DType::kBFloat16, {1, 3, 4}, {3, 3, 3});
+  CHECK(one.rule == "conv.transposed.few_channels");
+  CHECK(one.counts.kernels == 2);
+  CHECK(convt("aten::conv_transpose2d", DType::kFloat32, {1, 3, 4, 4}, {3, 3, 3, 3}).counts.kernels == 2);
+  auto three = convt("aten::conv_transpose3d", DType::kBFloat16, {1, 3, 4, 4, 4}, {3, 3, 3, 3, 3});
+  CHECK(three.counts.kernels == 5);
+  CHECK(three.counts.memset == 2);
+  // 16 channels: the sweep's tree.
+  CHECK(convt("aten::conv_transpose2d", DType::kFloat32, {1, 16, 4, 4}, {16, 16, 3, 3}).rule == "conv.transposed");
+}
+
 TEST_CASE("conv: shapes that are not a convolution match no rule, or are refused when the rank is wrong") {
   GraphBuilder b;
   int x = b.input({2, 64, 56, 56});

@@ -69,11 +69,29 @@ TEST_CASE("fft: the inverse direction scales by default, the forward one only wh
 }
 
 TEST_CASE("fft: lengths, crops and dtypes outside the measurements stay unknown") {
-  CHECK_FALSE(run({"aten::fft_rfft", {11}, {}, ""}).known);            // cuFFT above 10: not measured
-  CHECK_FALSE(run({"aten::fft_rfft2", {3, 4}, {}, ""}).known);         // a crop alone: a strided view
-  CHECK_FALSE(run({"aten::fft_fft", {}, {}, ""}, {4, 64, 64}).known);  // longer and larger
-  CHECK_FALSE(run({"aten::fft_irfft", {20}, {}, ""}).known);           // padded: not measured
-  CHECK_FALSE(run({"aten::fft_irfftn", {}, {}, "ortho"}).known);       // dims 0, 1, 2: two plans
+  CHECK_FALSE(run({"aten::fft_rfft", {11}, {}, ""}).known);             // cuFFT above 10: not measured
+  CHECK_FALSE(run({"aten::fft_rfft2", {3, 4}, {}, ""}).known);          // a crop alone: a strided view
+  CHECK_FALSE(run({"aten::fft_fft", {}, {}, ""}, {4, 64, 64}).known);   // longer and larger
+  CHECK_FALSE(run({"aten::fft_irfft", {20}, {}, ""}).known);            // padded: not measured
+  CHECK_FALSE(run({"aten::fft_irfftn", {20, 6, 7}, {}, ""}).known);     // dims 0, 1, 2 padded
+  CHECK_FALSE(run({"aten::fft_hfft2", {}, {}, ""}, {5, 6, 40}).known);  // longer than measured
+}
+
+TEST_CASE("fft: dims starting with 0 and 1 run two plans; hfft2/hfftn transform the leading dims first") {
+  auto counts = [](const Fft& f) {
+    kc::Launch l = run(f);
+    REQUIRE(l.known);
+    return std::vector<int>{l.counts.kernels, l.counts.memcpy};
+  };
+  // irfftn over all dims: to complex, 2 complex kernels, the strided last dim (2), the scaling.
+  CHECK(counts({"aten::fft_irfftn", {}, {}, "ortho"}) == std::vector<int>{6, 0});
+  // hfft2 over dims 1, 2: to complex, batch copy, 1 kernel, scaling, conjugate, clone, c2r, scaling.
+  CHECK(counts({"aten::fft_hfft2", {3, 10}, {1, 2}, "ortho"}) == std::vector<int>{8, 0});
+  CHECK(counts({"aten::fft_hfft2", {6, 8}, {}, ""}) == std::vector<int>{6, 0});  // unscaled
+  // hfftn over all dims: no batch copy (the batch dim is last), 2 complex kernels.
+  CHECK(counts({"aten::fft_hfftn", {}, {}, "ortho"}) == std::vector<int>{8, 0});
+  // hfftn of one dim is hfft: the conjugate kernel and its clone.
+  CHECK(counts({"aten::fft_hfftn", {8}, {}, ""}) == std::vector<int>{3, 1});
 }
 
 TEST_CASE("fft: complex-to-real transforms clone their input: a memcpy, or a copy kernel after a crop") {

@@ -332,6 +332,16 @@ TEST_CASE("gemm: tensordot is a copy per operand that no view makes a matrix, th
   v.g.ops.back().args.push_back(int_list("dims_self", {2}));
   v.g.ops.back().args.push_back(int_list("dims_other", {0}));
   CHECK(rules_only(v).counts.kernels == 1);
+  // A contracted dim of size 1 facing a longer one is summed away first: [1, 1, 1] by [2, 1, 2]
+  // over (0, 1) and (2, 0) sums the second operand twice, then multiplies [1, 1] by [1, 1].
+  GraphBuilder s;
+  int p = s.input({1, 1, 1}), q = s.input({2, 1, 2});
+  s.output(s.op("aten::tensordot", {p, q}, {}, {1, 1}));
+  s.g.ops.back().args.push_back(int_list("dims_self", {0, 1}));
+  s.g.ops.back().args.push_back(int_list("dims_other", {2, 0}));
+  auto summed = rules_only(s);
+  REQUIRE(summed.known);
+  CHECK(summed.counts.kernels == 4);  // measured (opinfo:tensordot): 2 sums, cuBLAS's dot + its reduction
 }
 
 TEST_CASE("gemm: a one-operand einsum that permutes is a view; a bf16 grouped mm is 2 kernels") {

@@ -179,16 +179,37 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(rules_only(herm), 28, 3, 1);
 }
 
-TEST_CASE("linalg: eigh is counted; eig and ldl_factor only when empty, their launches follow the values") {
+TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their measured size only") {
   check(one("aten::linalg_eigh", {5, 5}), 17, 3, 1);
   check(one("aten::linalg_eigvalsh", {5, 5}), 14, 3, 1);
   check(one("aten::linalg_eigh", {0, 5, 5}), 0, 0, 0);
   check(one("aten::linalg_eig", {0, 0}), 5, 4, 0);
   check(one("aten::linalg_eigvals", {0, 5, 5}), 4, 3, 0);
-  CHECK_FALSE(one("aten::linalg_eig", {5, 5}).known);
-  CHECK_FALSE(one("aten::linalg_ldl_factor", {5, 5}).known);
+  check(one("aten::linalg_eig", {5, 5}), 98, 26, 3, 15);
+  check(one("aten::linalg_eigvals", {5, 5}), 63, 19, 2, 10);
+  CHECK_FALSE(one("aten::linalg_eig", {6, 6}).known);  // geev's steps follow n: only 5 measured
+  // tril + per column a block-size decision and the update (2n + 2 a matrix), n reads; no swaps.
+  check(one("aten::linalg_ldl_factor_ex", {5, 5}), 13, 5, 0, 5);
+  check(one("aten::linalg_ldl_factor_ex", {2, 5, 5}), 25, 10, 0, 10);
+  check(one("aten::linalg_ldl_factor", {5, 5}), 14, 7, 0, 6);       // + the check: a copy, 2 memcpy
+  check(one("aten::linalg_ldl_factor", {2, 5, 5}), 26, 11, 0, 11);  // + the check: any, 1 memcpy
+  CHECK_FALSE(one("aten::linalg_ldl_factor", {3, 5, 5}).known);
   check(one("aten::linalg_ldl_factor_ex", {0, 0}), 1, 0, 0);
-  CHECK_FALSE(one("aten::matrix_exp", {5, 5}).known);
+  check(one("aten::matrix_exp", {5, 5}), 51, 15, 0, 3);
+  CHECK_FALSE(one("aten::matrix_exp", {8, 8}).known);
+}
+
+TEST_CASE("linalg: ldl_solve of the measured 5x5 column-major factor against B [5, 5]") {
+  GraphBuilder b;
+  int ld = factor(b, 5, 5);
+  int piv = b.input({5}, DType::kInt32);
+  int rhs = b.input({5, 5});
+  b.op("aten::linalg_ldl_solve", {ld, piv, rhs}, {}, {5, 5});
+  check(rules_only(b), 17, 1, 0, 1);
+  GraphBuilder wide;
+  int ld8 = factor(wide, 8, 8);
+  wide.op("aten::linalg_ldl_solve", {ld8, wide.input({8}, DType::kInt32), wide.input({8, 2})}, {}, {8, 2});
+  CHECK_FALSE(rules_only(wide).known);
 }
 
 TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product counted as mm") {

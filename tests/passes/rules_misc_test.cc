@@ -752,7 +752,11 @@ TEST_CASE("isin compares by brute force only with few test elements") {
   };
   CHECK(isin(20, 5).known);
   CHECK(isin(20, 5).counts.kernels == 3);
-  CHECK_FALSE(isin(5, 20).known);  // the sort-based path: not counted
+  // The sort-based path: two uniques (each count read back), a cat, a sort, the flags put back.
+  CHECK(isin(5, 20).counts.kernels == 17);
+  CHECK(isin(5, 20).counts.memcpy == 8);
+  CHECK(isin(5, 20).counts.host_syncs == 2);
+  CHECK_FALSE(isin(40, 400).known);  // sorts beyond the measured sizes
 }
 
 TEST_CASE("_unsafe_masked_index clamps each index, gathers as index does, then fills the masked-off values") {

@@ -106,6 +106,40 @@ TEST_CASE("nonzero and boolean indexing read the count back to the host: a memcp
   CHECK(masked.counts.host_syncs == 1);
 }
 
+TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dims, a unique of the rows too") {
+  GraphBuilder b;
+  b.op("aten::to_sparse", {b.input({5, 5})}, {}, {5, 5});
+  auto all = last(b);
+  CHECK(all.rule == "to_sparse");
+  CHECK(all.counts.kernels == 5);
+  CHECK(all.counts.memcpy == 3);
+  GraphBuilder d;
+  d.op("aten::to_sparse", {d.input({5, 5})}, {}, {5, 5});
+  d.g.ops.back().overload = "sparse_dim";
+  d.arg_int("sparse_dim", 1);
+  auto rows = last(d);
+  CHECK(rows.rule == "to_sparse.sparse_dim");
+  CHECK(rows.counts.kernels == 10);
+  CHECK(rows.counts.host_syncs == 2);
+  GraphBuilder big;
+  big.op("aten::to_sparse", {big.input({64, 64})}, {}, {64, 64});
+  CHECK_FALSE(last(big).known);
+}
+
+TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and gather, the stack") {
+  GraphBuilder b;
+  b.op("aten::combinations", {b.input({1})}, {}, {1, 1});
+  b.arg_int("r", 1);
+  auto one = last(b);
+  CHECK(one.counts.kernels == 6);
+  CHECK(one.counts.memcpy == 2);
+  CHECK(one.counts.host_syncs == 1);
+  GraphBuilder pairs;
+  pairs.op("aten::combinations", {pairs.input({4})}, {}, {6, 2});
+  pairs.arg_int("r", 2);
+  CHECK_FALSE(last(pairs).known);  // the triangle mask of r = 2: not measured
+}
+
 TEST_CASE("out-of-place scatters clone self: a memcpy when dense, a copy kernel when strided") {
   GraphBuilder b;
   b.op("aten::scatter_add", {b.input({8, 1024}), b.input({8, 16}, DType::kInt64), b.input({8, 16})});
