@@ -1,6 +1,7 @@
 #include "passes/explain.h"
 
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -35,10 +36,11 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
   std::vector<OpExplanation> out(g.ops.size());
   // A graph repeats a few rules and kernel-name entries many times: each is looked up and its
   // families split once, not once per op.
-  std::unordered_map<std::string, const LaunchRule*> rules;
-  auto rule_of = [&](const std::string& id) {
+  // Keyed by views of the ids in `launches`, which outlive the pass: no copy of an id per op.
+  std::unordered_map<std::string_view, const LaunchRule*> rules;
+  auto rule_of = [&](std::string_view id) {
     auto it = rules.find(id);
-    if (it == rules.end()) it = rules.emplace(id, find_rule(target, id)).first;
+    if (it == rules.end()) it = rules.emplace(id, find_rule(target, std::string(id))).first;
     return it->second;
   };
   struct Names {
@@ -46,7 +48,7 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
     std::vector<std::string_view> families;  // views into the target's table
   };
   // Keyed by the dtype's name as dtype_name() returns it: one pointer per dtype.
-  std::map<std::tuple<std::string, const char*, int>, Names> names_of;
+  std::map<std::tuple<std::string_view, const char*, int>, Names> names_of;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Launch& l = launches[i];
     OpExplanation& e = out[i];
@@ -60,8 +62,9 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
     }
     e.kind = l.counts.none() ? OpExplanation::Kind::kFree : OpExplanation::Kind::kLaunch;
     e.measured = l.rule == "measured";
-    e.rule = e.measured ? l.fitting_rule : l.rule;
-    if (const LaunchRule* rule = rule_of(e.rule)) {
+    const std::string& rule_id = e.measured ? l.fitting_rule : l.rule;
+    e.rule = rule_id;
+    if (const LaunchRule* rule = rule_of(rule_id)) {
       e.when = rule->when;
       e.why = rule->why;
       e.evidence = rule->evidence;
@@ -70,11 +73,11 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
       if (const MeasuredLaunch* m = target.find_measured(l.key, {})) e.measured_in = m->models;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     if (launched == 0) continue;
-    auto [it, fresh] = names_of.try_emplace({e.rule, op_dtype(g, g.ops[i]), launched});
+    auto [it, fresh] = names_of.try_emplace({rule_id, op_dtype(g, g.ops[i]), launched});
     Names& names = it->second;
     if (fresh) {
       const auto& [rule, dtype, n] = it->first;
-      names.found = find_kernel_names(target.kernel_names, rule, dtype, n);
+      names.found = find_kernel_names(target.kernel_names, std::string(rule), dtype, n);
       if (names.found) names.families = split_families(names.found->families);
     }
     if (names.found) {
