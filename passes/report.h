@@ -95,9 +95,19 @@ struct OpExplanation {
   // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and
   // launch count), in launch order: kernels, memcpys, memsets; empty when none was measured.
   std::vector<std::string_view> kernel_names;
-  int names_seen = 0;              // measured op instances that ran exactly these
-  int names_of = 0;                // measured op instances alike
-  std::vector<int> reads, writes;  // values crossing HBM, as the hbm pass counts them
+  int names_seen = 0;  // measured op instances that ran exactly these
+  int names_of = 0;    // measured op instances alike
+};
+
+// Every op's explanation, each distinct one held once: a graph's ops share a few rules, dtypes
+// and launch counts, and 100,000 ops need not hold 100,000 copies of the same texts. The arrays
+// an op moves are the hbm pass's (hbm_arrays), not repeated here.
+struct Explanations {
+  std::vector<OpExplanation> distinct;
+  std::vector<uint32_t> of_op;  // per op: its explanation's index in `distinct`
+
+  const OpExplanation& operator[](size_t op) const { return distinct[of_op[op]]; }
+  size_t size() const { return of_op.size(); }
 };
 
 struct Totals {
@@ -171,7 +181,7 @@ struct Report {
   std::vector<TimeFloor> time;         // per op
   FusionPlan fusion;                   // pointwise chains only
   FusionPlan fusion_reduction;         // pointwise chains fused into reductions too
-  std::vector<OpExplanation> explain;  // per op
+  Explanations explain;                // per op
   std::vector<RollupRow> by_line;      // rollups, in order of first op
   std::vector<RollupRow> by_module;
   std::vector<RollupRow> by_op_type;    // per op type ("batch_norm", "add.Tensor")
