@@ -221,7 +221,7 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.begin_object();
   w.member("known", l.known);
   w.member("rule", l.rule);
-  w.member("key", l.key);
+  w.member("key", l.key.str());
   w.member("fitting_rule", l.fitting_rule);
   if (!l.cudnn.empty()) w.member("cudnn", l.cudnn);  // only where the rule read cuDNN's answer
   w.member("kernel_names", r.explain[i].kernel_names);

@@ -9,6 +9,7 @@
 
 #include "passes/counts.h"
 #include "passes/layout.h"
+#include "passes/shared_string.h"
 #include "passes/target.h"
 
 namespace kc {
@@ -18,7 +19,8 @@ struct Launch {
   bool known = false;  // false: no rule covers the op; `counts` is then meaningless
   Counts counts;
   std::string rule;          // id of the rule that decided, or why none did
-  std::string key;           // the op's signature (launch_key), as the measured table is keyed
+  SharedString key;          // the op's signature (launch_key), as the measured table is keyed; ops of
+                             // one signature share it
   std::string fitting_rule;  // the first rule that fits, also where the measured table decided
   std::string cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
 };
