@@ -1246,7 +1246,7 @@ class Pt2Reader {
     bool taken = false;  // matched to a schema argument
   };
   std::vector<NamedInput> by_name_;
-  std::vector<int> schema_pos_;  // the current node's arguments: each one's position in the schema
+  std::vector<int> schema_pos_;                   // the current node's arguments: each one's position in the schema
   std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
   std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
   std::optional<std::vector<std::pair<std::string_view, JsonRef>>> tensor_items_;

@@ -176,15 +176,15 @@ struct ModuleNode {
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
-  Layout layout;                       // per value: the strides eager PyTorch gives it at run time
-  std::vector<Launch> launches;        // per op
-  std::vector<Traffic> traffic;        // per op
-  std::vector<DramTraffic> dram;       // per op
-  std::vector<TimeFloor> time;         // per op
-  FusionPlan fusion;                   // pointwise chains only
-  FusionPlan fusion_reduction;         // pointwise chains fused into reductions too
-  Explanations explain;                // per op
-  std::vector<RollupRow> by_line;      // rollups, in order of first op
+  Layout layout;                   // per value: the strides eager PyTorch gives it at run time
+  std::vector<Launch> launches;    // per op
+  std::vector<Traffic> traffic;    // per op
+  std::vector<DramTraffic> dram;   // per op
+  std::vector<TimeFloor> time;     // per op
+  FusionPlan fusion;               // pointwise chains only
+  FusionPlan fusion_reduction;     // pointwise chains fused into reductions too
+  Explanations explain;            // per op
+  std::vector<RollupRow> by_line;  // rollups, in order of first op
   std::vector<RollupRow> by_module;
   std::vector<RollupRow> by_op_type;    // per op type ("batch_norm", "add.Tensor")
   std::vector<ModuleNode> module_tree;  // depth-first, node 0 the model; inclusive totals

@@ -13,7 +13,7 @@ class SharedString {
  public:
   SharedString() = default;
   SharedString(std::string s) : text_(std::make_shared<const std::string>(std::move(s))) {}  // NOLINT: a string is one
-  SharedString(const char* s) : SharedString(std::string(s)) {}                                 // NOLINT: so is this
+  SharedString(const char* s) : SharedString(std::string(s)) {}                              // NOLINT: so is this
 
   // The text; empty for a default-made one.
   const std::string& str() const { return text_ ? *text_ : none(); }
