@@ -1255,7 +1255,7 @@ class Pt2Reader {
   // Parsed stack_trace and nn_module_stack texts, by text, keyed in cached_.
   static constexpr size_t kMaxCached = 4096;
   std::unordered_map<std::string_view, SourceLoc> source_locs_;
-  std::unordered_map<std::string_view, std::pair<std::string, std::string>> modules_;
+  std::unordered_map<std::string_view, std::pair<SharedString, SharedString>> modules_;
   StringArena cached_;
   // The documents the outline's lazy values are parsed into, one per use that may overlap.
   JsonDoc node_doc_, value_doc_, aux_doc_, scan_doc_;

@@ -114,8 +114,8 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
   const Traffic& t = r.traffic[i];
   std::string where = format_loc(op.loc);
   os << "op " << i << ": " << short_op(op) << (where.empty() ? "" : "  at " + where)
-     << (op.loc.code.empty() ? "" : ": " + op.loc.code) << '\n';
-  if (!op.module.empty()) para(os, "module", op.module + " (" + op.module_type + ")");
+     << (op.loc.code.empty() ? "" : ": " + op.loc.code.str()) << '\n';
+  if (!op.module.empty()) para(os, "module", op.module.str() + " (" + op.module_type.str() + ")");
   if (e.kind == OpExplanation::Kind::kUnknown) {
     para(os, "costs",
          "unknown: no launch rule of " + r.target->name + " covers " + op.full_name() +

@@ -198,12 +198,12 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("class", op_class_name(op_class(op)));
   w.key("source");
   w.begin_object();
-  w.member("file", op.loc.file);
+  w.member("file", op.loc.file.str());
   w.member("line", op.loc.line);
-  w.member("code", op.loc.code);
+  w.member("code", op.loc.code.str());
   w.end_object();
-  w.member("module", op.module);
-  w.member("module_class", op.module_type);
+  w.member("module", op.module.str());
+  w.member("module_class", op.module_type.str());
   w.key("inputs");
   w.begin_array();
   op.for_each_tensor_input(write_value);

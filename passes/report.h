@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/shared_string.h"
 #include "passes/counts.h"
 #include "passes/layout.h"
-#include "passes/shared_string.h"
 #include "passes/target.h"
 
 namespace kc {

@@ -23,7 +23,7 @@ void add_op(RollupRow& row, const Report& r, size_t i) {
 std::string key_of(const Op& op, RollupKey key) {
   switch (key) {
     case RollupKey::kLine:
-      return op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line);
+      return op.loc.file.empty() ? "" : op.loc.file.str() + ":" + std::to_string(op.loc.line);
     case RollupKey::kModule:
       return op.module;
     case RollupKey::kOpType:
@@ -63,9 +63,9 @@ struct RowKeyHash {
 RowKey row_key(const Op& op, RollupKey key) {
   switch (key) {
     case RollupKey::kLine:
-      return {op.loc.file, {}, op.loc.file.empty() ? 0 : op.loc.line};
+      return {op.loc.file.str(), {}, op.loc.file.empty() ? 0 : op.loc.line};
     case RollupKey::kModule:  // the model's own forward() and no module at all differ
-      return {op.module, {}, op.module.empty() && !op.module_type.empty()};
+      return {op.module.str(), {}, op.module.empty() && !op.module_type.empty()};
     case RollupKey::kOpType:
       return {op.name, op.overload, 0};
   }
@@ -128,12 +128,13 @@ std::vector<ModuleNode> module_tree(const Graph& g, const Report& r) {
   std::vector<std::vector<int>> children(1);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
+    const std::string& module = op.module;
     int at = 0;
     std::vector<int> chain{0};
     size_t start = 0;
-    while (!op.module.empty() && start <= op.module.size()) {
-      size_t dot = op.module.find('.', start);
-      std::string path = op.module.substr(0, dot);
+    while (!module.empty() && start <= module.size()) {
+      size_t dot = module.find('.', start);
+      std::string path = module.substr(0, dot);
       auto [it, fresh] = index.try_emplace(path, static_cast<int>(nodes.size()));
       if (fresh) {
         ModuleNode n;

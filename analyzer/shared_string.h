@@ -21,6 +21,8 @@ class SharedString {
   bool empty() const { return str().empty(); }
   friend bool operator==(const SharedString& a, const SharedString& b) { return a.str() == b.str(); }
   friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const SharedString& a, const char* b) { return a.str() == b; }
+  friend bool operator!=(const SharedString& a, const SharedString& b) { return !(a == b); }
 
  private:
   static const std::string& none() {
