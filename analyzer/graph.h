@@ -26,7 +26,7 @@ struct Value {
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   DType dtype = DType::kUnknown;
-  std::string device;  // as recorded in the file ("cpu", "cuda:0", "meta"); see `placement`
+  SharedString device;  // as recorded in the file ("cpu", "cuda:0", "meta"), shared; see `placement`
   Placement placement = Placement::kDevice;
   ValueRole role = ValueRole::kIntermediate;
   int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights

@@ -430,14 +430,23 @@ class Pt2Reader {
           v.strides.push_back(sym_int(s, strides_where));
       }
       if (JsonRef d = optional_field(meta, "device")) {
-        if (JsonRef type = optional_field(d, "type"); type && type.is_string()) v.device = std::string(type.str());
+        std::string device;
+        if (JsonRef type = optional_field(d, "type"); type && type.is_string()) device = std::string(type.str());
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
-          v.device += ":" + std::to_string(idx.integer());
+          device += ":" + std::to_string(idx.integer());
+        v.device = shared_device(std::move(device));
       }
       JsonRef rg = optional_field(meta, "requires_grad");
       requires_grad = rg && rg.is_boolean() && rg.boolean();
       return v;
     }
+  }
+
+  // One text per device, which every tensor on it shares.
+  SharedString shared_device(std::string device) {
+    auto it = devices_.find(device);
+    if (it == devices_.end()) it = devices_.emplace(device, SharedString(device)).first;
+    return it->second;
   }
 
   void read_sym_ints(JsonRef graph) {
@@ -1247,6 +1256,7 @@ class Pt2Reader {
   };
   std::vector<NamedInput> by_name_;
   std::vector<int> schema_pos_;                   // the current node's arguments: each one's position in the schema
+  std::map<std::string, SharedString> devices_;   // see shared_device
   std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
   std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
   std::optional<std::vector<std::pair<std::string_view, JsonRef>>> tensor_items_;

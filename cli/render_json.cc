@@ -220,10 +220,10 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.key("launches");
   w.begin_object();
   w.member("known", l.known);
-  w.member("rule", l.rule);
+  w.member("rule", l.rule.str());
   w.member("key", l.key.str());
-  w.member("fitting_rule", l.fitting_rule);
-  if (!l.cudnn.empty()) w.member("cudnn", l.cudnn);  // only where the rule read cuDNN's answer
+  w.member("fitting_rule", l.fitting_rule.str());
+  if (!l.cudnn.empty()) w.member("cudnn", l.cudnn.str());  // only where the rule read cuDNN's answer
   w.member("kernel_names", r.explain[i].kernel_names);
   if (l.known) {
     w.member("kernels", l.counts.kernels);

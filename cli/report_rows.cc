@@ -233,7 +233,7 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
     if (n > 0 && launches % n == 0)
       for (const auto& name : names) calls.emplace_back(std::string(name), launches / n);
     else
-      calls.emplace_back("(kernel not named by a measurement: rule " + l.rule + ")", launches);
+      calls.emplace_back("(kernel not named by a measurement: rule " + l.rule.str() + ")", launches);
     std::set<std::string> seen;
     for (const auto& [name, c] : calls) {
       Row& x = row(name, i);

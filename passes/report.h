@@ -18,11 +18,11 @@ namespace kc {
 struct Launch {
   bool known = false;  // false: no rule covers the op; `counts` is then meaningless
   Counts counts;
-  std::string rule;          // id of the rule that decided, or why none did
-  SharedString key;          // the op's signature (launch_key), as the measured table is keyed; ops of
-                             // one signature share it
-  std::string fitting_rule;  // the first rule that fits, also where the measured table decided
-  std::string cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
+  SharedString rule;          // id of the rule that decided, or why none did
+  SharedString key;           // the op's signature (launch_key), as the measured table is keyed; ops of
+                              // one signature share it
+  SharedString fitting_rule;  // the first rule that fits, also where the measured table decided
+  SharedString cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
