@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/dtype.h"
+#include "analyzer/shared_string.h"
 
 namespace kc {
 
@@ -25,7 +26,7 @@ struct Value {
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   DType dtype = DType::kUnknown;
-  std::string device;  // as recorded in the file ("cpu", "cuda:0", "meta"); see `placement`
+  SharedString device;  // as recorded in the file ("cpu", "cuda:0", "meta"), shared; see `placement`
   Placement placement = Placement::kDevice;
   ValueRole role = ValueRole::kIntermediate;
   int producer = -1;  // index of the op that writes it; -1 for graph inputs and weights
@@ -85,11 +86,11 @@ struct OpTraits {
   std::vector<int> mutated_args;  // indices into Op::args written by the op
 };
 
-// The user's code that produced the op.
+// The user's code that produced the op. The ops of one line share its texts.
 struct SourceLoc {
-  std::string file;
+  SharedString file;
   int line = 0;
-  std::string code;  // the source line itself where the file carries it
+  SharedString code;  // the source line itself where the file carries it
 };
 
 // One aten op call.
@@ -100,8 +101,9 @@ struct Op {
   std::vector<int> outputs;  // value indices; -1 for an output that is not a tensor
   OpTraits traits;
   SourceLoc loc;
-  std::string module;       // module path, "layer1.0.conv1"; empty at the top level
-  std::string module_type;  // class of the innermost module, "torch.nn.modules.conv.Conv2d"
+  // Shared by the ops of one module, as their source line's texts are.
+  SharedString module;       // module path, "layer1.0.conv1"; empty at the top level
+  SharedString module_type;  // class of the innermost module, "torch.nn.modules.conv.Conv2d"
   // How many times the op runs with these shapes: a TorchScript loop whose shapes do not change
   // from trip to trip keeps its body's ops once, each standing for every trip. Passes count an
   // op's launches, traffic and time this many times.

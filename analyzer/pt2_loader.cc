@@ -576,14 +576,23 @@ class Pt2Reader {
           v.strides.push_back(sym_int(s, strides_where));
       }
       if (JsonRef d = optional_field(meta, "device")) {
-        if (JsonRef type = optional_field(d, "type"); type && type.is_string()) v.device = std::string(type.str());
+        std::string device;
+        if (JsonRef type = optional_field(d, "type"); type && type.is_string()) device = std::string(type.str());
         if (JsonRef idx = optional_field(d, "index"); idx && idx.is_number_integer())
-          v.device += ":" + std::to_string(idx.integer());
+          device += ":" + std::to_string(idx.integer());
+        v.device = shared_device(std::move(device));
       }
       JsonRef rg = optional_field(meta, "requires_grad");
       requires_grad = rg && rg.is_boolean() && rg.boolean();
       return v;
     }
+  }
+
+  // One text per device, which every tensor on it shares.
+  SharedString shared_device(std::string device) {
+    auto it = devices_.find(device);
+    if (it == devices_.end()) it = devices_.emplace(device, SharedString(device)).first;
+    return it->second;
   }
 
   void read_sym_ints(JsonRef graph) {
@@ -850,7 +859,9 @@ class Pt2Reader {
         if (by_name_[k].name == name) return by_name_[k].taken ? nullptr : &by_name_[k];
       return nullptr;
     };
-    std::vector<int> schema_pos;
+    // Room for every argument at once: growing the list moves each Arg (a name and three lists).
+    op.args.reserve(std::min(by_name_.size(), schema->args.size()));
+    schema_pos_.clear();
     for (size_t i = 0; i < schema->args.size(); ++i) {
       NamedInput* in = find_input(schema->args[i].name);
       if (!in) {
@@ -861,20 +872,23 @@ class Pt2Reader {
       const JsonRef arg = field(in->value, "arg", where);
       if (!plain_tensor_arg(schema->args[i].name, arg, op.args.emplace_back()))
         op.args.back() = read_arg(schema->args[i].name, arg, where + " argument '" + schema->args[i].name + "'");
-      schema_pos.push_back(static_cast<int>(i));
+      schema_pos_.push_back(static_cast<int>(i));
       for (NamedInput& same : by_name_) same.taken |= same.name == in->name;
     }
     for (const NamedInput& in : by_name_)
       if (!in.taken)
         throw Error(where + ": argument '" + unknown_input(schema) + "' is not in the schema of " + t.name);
     // mutated_args index the schema; re-index them to op.args.
-    std::vector<int> mutated;
-    for (int m : op.traits.mutated_args)
-      for (size_t k = 0; k < schema_pos.size(); ++k)
-        if (schema_pos[k] == m) mutated.push_back(static_cast<int>(k));
-    op.traits.mutated_args = mutated;
+    if (!op.traits.mutated_args.empty()) {
+      std::vector<int> mutated;
+      for (int m : op.traits.mutated_args)
+        for (size_t k = 0; k < schema_pos_.size(); ++k)
+          if (schema_pos_[k] == m) mutated.push_back(static_cast<int>(k));
+      op.traits.mutated_args = mutated;
+    }
 
     const int index = static_cast<int>(g_.ops.size());
+    op.outputs.reserve(outputs.end() != outputs.begin() ? field(node, "outputs", where).size() : 0);
     for (JsonRef o : outputs) {
       auto [tag, v] = tagged(o, where);
       auto add_out = [&](JsonRef t) {
@@ -1387,6 +1401,8 @@ class Pt2Reader {
     bool taken = false;  // matched to a schema argument
   };
   std::vector<NamedInput> by_name_;
+  std::vector<int> schema_pos_;                   // the current node's arguments: each one's position in the schema
+  std::map<std::string, SharedString> devices_;   // see shared_device
   std::set<int> recorded_grad_;                   // values whose tensor_meta says requires_grad
   std::map<std::string, OpSchema> unregistered_;  // ops LibTorch does not know, by target
   std::optional<std::vector<std::pair<std::string_view, JsonRef>>> tensor_items_;
@@ -1395,7 +1411,7 @@ class Pt2Reader {
   // Parsed stack_trace and nn_module_stack texts, by text, keyed in cached_.
   static constexpr size_t kMaxCached = 4096;
   std::unordered_map<std::string_view, SourceLoc> source_locs_;
-  std::unordered_map<std::string_view, std::pair<std::string, std::string>> modules_;
+  std::unordered_map<std::string_view, std::pair<SharedString, SharedString>> modules_;
   StringArena cached_;
   // The documents the outline's lazy values are parsed into, one per use that may overlap.
   JsonDoc node_doc_, value_doc_, aux_doc_, scan_doc_;

@@ -237,7 +237,7 @@ class MetaRunner {
   std::string where(const jit::Node* node) const {
     SourceLoc loc = locator_.of(node);
     std::string w = "node " + std::string(node->kind().toQualString());
-    if (!loc.file.empty()) w += " at " + loc.file + ":" + std::to_string(loc.line);
+    if (!loc.file.empty()) w += " at " + loc.file.str() + ":" + std::to_string(loc.line);
     return w;
   }
 

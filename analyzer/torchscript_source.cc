@@ -44,7 +44,7 @@ SourceLoc SourceLocator::range_loc(const jit::SourceRange& r) {
     loc = SourceLoc{std::get<0>(*flc), static_cast<int>(std::get<1>(*flc)), whole_line(orig)};
   }
   // Generated code (TorchScript's own, or a trace's conversions) names no file of the user's.
-  if (loc.file.rfind("code/__torch__/", 0) == 0) return {};
+  if (loc.file.str().rfind("code/__torch__/", 0) == 0) return {};
   return loc;
 }
 

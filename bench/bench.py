@@ -36,6 +36,7 @@ import time
 import zipfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validate"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "research", "accuracy"))
 from strip_weights import strip_weights  # noqa: E402
 from broad_accuracy import open_models  # noqa: E402
 

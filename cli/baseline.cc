@@ -324,7 +324,8 @@ Summary summarize(const Graph& g, const Report& r, const std::string& version) {
   for (const ModuleNode& n : r.module_tree) s.module_tree.push_back(entry_of(n.total, n.depth));
   std::map<std::string, std::map<std::string, int64_t>> line_ops;
   for (const Op& op : g.ops)
-    ++line_ops[op.loc.file.empty() ? "(none)" : op.loc.file + ":" + std::to_string(op.loc.line)][op_type_name(op)];
+    ++line_ops[op.loc.file.empty() ? "(none)" : op.loc.file.str() + ":" + std::to_string(op.loc.line)]
+              [op_type_name(op)];
   for (const RollupRow& row : r.by_line) {
     s.lines.push_back(entry_of(row));
     s.lines.back().code = row.code;

@@ -129,7 +129,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     const Launch& l = r.launches[i];
     f.kernels += l.counts.kernels;
     f.bytes += r.traffic[i].bytes();
-    f.modules[op_type_name(op)].insert(op.module.empty() ? "the model's own forward()" : op.module);
+    f.modules[op_type_name(op)].insert(op.module.empty() ? "the model's own forward()" : op.module.str());
     if (l.counts.host_syncs > 0) {
       f.syncs += l.counts.host_syncs;
       f.sync_ops.insert(op_type_name(op));

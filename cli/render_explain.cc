@@ -10,6 +10,7 @@
 #include "cli/render.h"
 #include "cli/report_rows.h"
 #include "cli/table.h"
+#include "passes/hbm_traffic.h"
 
 namespace kc {
 namespace {
@@ -86,7 +87,7 @@ std::string value_name(const Graph& g, int v) {
   return g.values[v].name.empty() ? "%" + std::to_string(v) : g.values[v].name;
 }
 
-void arrays(std::ostream& os, const Graph& g, const OpExplanation& e) {
+void arrays(std::ostream& os, const Graph& g, const HbmArrays& e) {
   Table t({"", "", "", ">"});
   for (int v : e.reads)
     t.add({"read", value_name(g, v), describe_value(g.values[v], Style::kShort), format_bytes(g.values[v].bytes())});
@@ -113,8 +114,8 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
   const Traffic& t = r.traffic[i];
   std::string where = format_loc(op.loc);
   os << "op " << i << ": " << short_op(op) << (where.empty() ? "" : "  at " + where)
-     << (op.loc.code.empty() ? "" : ": " + op.loc.code) << '\n';
-  if (!op.module.empty()) para(os, "module", op.module + " (" + op.module_type + ")");
+     << (op.loc.code.empty() ? "" : ": " + op.loc.code.str()) << '\n';
+  if (!op.module.empty()) para(os, "module", op.module.str() + " (" + op.module_type.str() + ")");
   if (e.kind == OpExplanation::Kind::kUnknown) {
     para(os, "costs",
          "unknown: no launch rule of " + r.target->name + " covers " + op.full_name() +
@@ -141,7 +142,8 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
          "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "
          "signature was measured on the " +
              r.target->gpu + " (in " + listed(std::string(e.measured_in)) + "): " + launches_in_words(l.counts) + ".");
-  if (!e.reads.empty() || !e.writes.empty()) arrays(os, g, e);
+  // The arrays the hbm pass counted for the op.
+  if (const HbmArrays hbm = hbm_arrays(g, i, l); !hbm.reads.empty() || !hbm.writes.empty()) arrays(os, g, hbm);
   if (!e.kernel_names.empty()) {
     std::string names;
     for (std::string_view n : e.kernel_names) {

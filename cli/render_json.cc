@@ -198,12 +198,12 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("class", op_class_name(op_class(op)));
   w.key("source");
   w.begin_object();
-  w.member("file", op.loc.file);
+  w.member("file", op.loc.file.str());
   w.member("line", op.loc.line);
-  w.member("code", op.loc.code);
+  w.member("code", op.loc.code.str());
   w.end_object();
-  w.member("module", op.module);
-  w.member("module_class", op.module_type);
+  w.member("module", op.module.str());
+  w.member("module_class", op.module_type.str());
   w.key("inputs");
   w.begin_array();
   op.for_each_tensor_input(write_value);
@@ -220,10 +220,10 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.key("launches");
   w.begin_object();
   w.member("known", l.known);
-  w.member("rule", l.rule);
-  w.member("key", l.key);
-  w.member("fitting_rule", l.fitting_rule);
-  if (!l.cudnn.empty()) w.member("cudnn", l.cudnn);  // only where the rule read cuDNN's answer
+  w.member("rule", l.rule.str());
+  w.member("key", l.key.str());
+  w.member("fitting_rule", l.fitting_rule.str());
+  if (!l.cudnn.empty()) w.member("cudnn", l.cudnn.str());  // only where the rule read cuDNN's answer
   w.member("kernel_names", r.explain[i].kernel_names);
   if (l.known) {
     w.member("kernels", l.counts.kernels);

@@ -44,8 +44,9 @@ struct Track {
 
 nlohmann::json op_args(const Graph& g, const Report& r, int i) {
   const Op& op = g.ops[i];
-  return {{"op", op.full_name()}, {"op_index", i},       {"source", format_loc(op.loc)},
-          {"code", op.loc.code},  {"module", op.module}, {"rule", r.launches[i].rule}};
+  return {{"op", op.full_name()},         {"op_index", i},
+          {"source", format_loc(op.loc)}, {"code", op.loc.code.str()},
+          {"module", op.module.str()},    {"rule", r.launches[i].rule}};
 }
 
 // Microseconds to whole picoseconds, as the clock counts: 20.4, not 20.400000000000002.

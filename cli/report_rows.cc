@@ -104,7 +104,7 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
     int grp = r.fusion.group_of[i];
     bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
     const std::string name = op.repeat > 1 ? op_type_name(op) + " x" + std::to_string(op.repeat) : op_type_name(op);
-    t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module, name,
+    t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module.str(), name,
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
                       count(l, l.counts.memcpy), count(l, l.counts.memset), count(l, l.counts.host_syncs),
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
@@ -233,7 +233,7 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
     if (n > 0 && launches % n == 0)
       for (const auto& name : names) calls.emplace_back(std::string(name), launches / n);
     else
-      calls.emplace_back("(kernel not named by a measurement: rule " + l.rule + ")", launches);
+      calls.emplace_back("(kernel not named by a measurement: rule " + l.rule.str() + ")", launches);
     std::set<std::string> seen;
     for (const auto& [name, c] : calls) {
       Row& x = row(name, i);

@@ -105,7 +105,7 @@ std::string format_seconds(double s) {
 
 std::string format_loc(const SourceLoc& loc) {
   if (loc.file.empty()) return "";
-  return loc.file + ":" + std::to_string(loc.line);
+  return loc.file.str() + ":" + std::to_string(loc.line);
 }
 
 std::string short_op(const Op& op) {

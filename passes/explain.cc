@@ -1,6 +1,7 @@
 #include "passes/explain.h"
 
 #include <map>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -20,14 +21,16 @@ const LaunchRule* find_rule(const Target& t, const std::string& id) {
 
 }  // namespace
 
-std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>& launches, const Target& target) {
-  std::vector<OpExplanation> out(g.ops.size());
+Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, const Target& target) {
+  Explanations out;
+  out.of_op.resize(g.ops.size());
   // A graph repeats a few rules and kernel-name entries many times: each is looked up and its
   // families split once, not once per op.
-  std::unordered_map<std::string, const LaunchRule*> rules;
-  auto rule_of = [&](const std::string& id) {
+  // Keyed by views of the ids in `launches`, which outlive the pass: no copy of an id per op.
+  std::unordered_map<std::string_view, const LaunchRule*> rules;
+  auto rule_of = [&](std::string_view id) {
     auto it = rules.find(id);
-    if (it == rules.end()) it = rules.emplace(id, find_rule(target, id)).first;
+    if (it == rules.end()) it = rules.emplace(id, find_rule(target, std::string(id))).first;
     return it->second;
   };
   struct Names {
@@ -35,42 +38,54 @@ std::vector<OpExplanation> run_explain(const Graph& g, const std::vector<Launch>
     std::vector<std::string_view> families;  // views into the target's table
   };
   // Keyed by the dtype's name as dtype_name() returns it: one pointer per dtype.
-  std::map<std::tuple<std::string, const char*, int>, Names> names_of;
+  std::map<std::tuple<std::string_view, const char*, int>, Names> names_of;
+  // Everything an explanation is made of: ops with equal keys share one. The measured models are
+  // a view into the target's table, told apart by where they start.
+  using Key = std::tuple<OpExplanation::Kind, std::string_view, const char*, const char*, int>;
+  std::map<Key, uint32_t> index_of;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Launch& l = launches[i];
-    OpExplanation& e = out[i];
-    HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), l);
-    e.reads = std::move(arrays.reads);
-    e.writes = std::move(arrays.writes);
+    OpExplanation e;
+    const char* dtype = nullptr;
+    int launched = 0;
     if (!l.known) {
       e.kind = OpExplanation::Kind::kUnknown;
-      e.rule = l.rule;
-      continue;
+    } else {
+      e.kind = l.counts.none() ? OpExplanation::Kind::kFree : OpExplanation::Kind::kLaunch;
+      e.measured = l.rule == "measured";
+      if (e.measured)
+        if (const MeasuredLaunch* m = target.find_measured(l.key, {})) e.measured_in = m->models;
+      launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
+      if (launched > 0) dtype = kernel_names_dtype(g, g.ops[i]);
     }
-    e.kind = l.counts.none() ? OpExplanation::Kind::kFree : OpExplanation::Kind::kLaunch;
-    e.measured = l.rule == "measured";
-    e.rule = e.measured ? l.fitting_rule : l.rule;
-    if (const LaunchRule* rule = rule_of(e.rule)) {
-      e.when = rule->when;
-      e.why = rule->why;
-      e.evidence = rule->evidence;
+    const std::string& rule_id = e.measured ? l.fitting_rule : l.rule;
+    const Key key{e.kind, rule_id, e.measured ? e.measured_in.data() : nullptr, dtype, launched};
+    auto [known, fresh] = index_of.try_emplace(key, static_cast<uint32_t>(out.distinct.size()));
+    out.of_op[i] = known->second;
+    if (!fresh) continue;
+    e.rule = rule_id;
+    if (e.kind != OpExplanation::Kind::kUnknown) {
+      if (const LaunchRule* rule = rule_of(rule_id)) {
+        e.when = rule->when;
+        e.why = rule->why;
+        e.evidence = rule->evidence;
+      }
     }
-    if (e.measured)
-      if (const MeasuredLaunch* m = target.find_measured(l.key, {})) e.measured_in = m->models;
-    const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
-    if (launched == 0) continue;
-    auto [it, fresh] = names_of.try_emplace({e.rule, kernel_names_dtype(g, g.ops[i]), launched});
-    Names& names = it->second;
-    if (fresh) {
-      const auto& [rule, dtype, n] = it->first;
-      names.found = find_kernel_names(target.kernel_names, rule, dtype, n);
-      if (names.found) names.families = split_families(names.found->families);
+    if (launched > 0) {
+      auto [it, fresh_names] = names_of.try_emplace({rule_id, dtype, launched});
+      Names& names = it->second;
+      if (fresh_names) {
+        const auto& [rule, dt, n] = it->first;
+        names.found = find_kernel_names(target.kernel_names, std::string(rule), dt, n);
+        if (names.found) names.families = split_families(names.found->families);
+      }
+      if (names.found) {
+        e.kernel_names = names.families;
+        e.names_seen = names.found->seen;
+        e.names_of = names.found->of;
+      }
     }
-    if (names.found) {
-      e.kernel_names = names.families;
-      e.names_seen = names.found->seen;
-      e.names_of = names.found->of;
-    }
+    out.distinct.push_back(std::move(e));
   }
   return out;
 }

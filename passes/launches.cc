@@ -104,7 +104,8 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         continue;
       }
     OpFacts facts = op_facts(seen, static_cast<int>(i), target);
-    facts.cudnn_answer = &l.cudnn;
+    std::string cudnn;  // where a rule's cuDNN answer came from, if one asked
+    facts.cudnn_answer = &cudnn;
     check_operands(facts);
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);
@@ -118,12 +119,13 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
       l.rule = l.fitting_rule = rule.id;
       break;
     }
+    if (!cudnn.empty()) l.cudnn = std::move(cudnn);
     if (options.use_measured && !facts.on_host) {
       if (const MeasuredLaunch* m = target.find_measured(l.key, options.exclude_measured)) {
         l.known = true;
         l.counts = m->counts;
         l.rule = "measured";
-        l.cudnn.clear();  // the rule's answer did not decide
+        l.cudnn = SharedString();  // the rule's answer did not decide
       }
     }
     if (reusable) decided.emplace(*sig, l);

@@ -23,7 +23,7 @@ void step(const char* name, const Graph& g, Pass&& pass, Check&& invariants) {
   } catch (const OpError& e) {
     const Op& op = g.ops.at(e.op());
     std::string where = "op " + std::to_string(e.op()) + " " + op.full_name();
-    if (!op.loc.file.empty()) where += " (" + op.loc.file + ":" + std::to_string(op.loc.line) + ")";
+    if (!op.loc.file.empty()) where += " (" + op.loc.file.str() + ":" + std::to_string(op.loc.line) + ")";
     throw Error(std::string("pass ") + name + " failed at " + where + ": " + e.what());
   } catch (const Error& e) {
     throw Error(std::string("pass ") + name + " failed: " + e.what());

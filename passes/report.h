@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/shared_string.h"
 #include "passes/counts.h"
 #include "passes/layout.h"
 #include "passes/target.h"
@@ -17,10 +18,11 @@ namespace kc {
 struct Launch {
   bool known = false;  // false: no rule covers the op; `counts` is then meaningless
   Counts counts;
-  std::string rule;          // id of the rule that decided, or why none did
-  std::string key;           // the op's signature (launch_key), as the measured table is keyed
-  std::string fitting_rule;  // the first rule that fits, also where the measured table decided
-  std::string cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
+  SharedString rule;          // id of the rule that decided, or why none did
+  SharedString key;           // the op's signature (launch_key), as the measured table is keyed; ops of
+                              // one signature share it
+  SharedString fitting_rule;  // the first rule that fits, also where the measured table decided
+  SharedString cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").
@@ -99,9 +101,19 @@ struct OpExplanation {
   // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and
   // launch count), in launch order: kernels, memcpys, memsets; empty when none was measured.
   std::vector<std::string_view> kernel_names;
-  int names_seen = 0;              // measured op instances that ran exactly these
-  int names_of = 0;                // measured op instances alike
-  std::vector<int> reads, writes;  // values crossing HBM, as the hbm pass counts them
+  int names_seen = 0;  // measured op instances that ran exactly these
+  int names_of = 0;    // measured op instances alike
+};
+
+// Every op's explanation, each distinct one held once: a graph's ops share a few rules, dtypes
+// and launch counts, and 100,000 ops need not hold 100,000 copies of the same texts. The arrays
+// an op moves are the hbm pass's (hbm_arrays), not repeated here.
+struct Explanations {
+  std::vector<OpExplanation> distinct;
+  std::vector<uint32_t> of_op;  // per op: its explanation's index in `distinct`
+
+  const OpExplanation& operator[](size_t op) const { return distinct[of_op[op]]; }
+  size_t size() const { return of_op.size(); }
 };
 
 struct Totals {
@@ -168,15 +180,15 @@ struct ModuleNode {
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
-  Layout layout;                       // per value: the strides eager PyTorch gives it at run time
-  std::vector<Launch> launches;        // per op
-  std::vector<Traffic> traffic;        // per op
-  std::vector<DramTraffic> dram;       // per op
-  std::vector<TimeFloor> time;         // per op
-  FusionPlan fusion;                   // pointwise chains only
-  FusionPlan fusion_reduction;         // pointwise chains fused into reductions too
-  std::vector<OpExplanation> explain;  // per op
-  std::vector<RollupRow> by_line;      // rollups, in order of first op
+  Layout layout;                   // per value: the strides eager PyTorch gives it at run time
+  std::vector<Launch> launches;    // per op
+  std::vector<Traffic> traffic;    // per op
+  std::vector<DramTraffic> dram;   // per op
+  std::vector<TimeFloor> time;     // per op
+  FusionPlan fusion;               // pointwise chains only
+  FusionPlan fusion_reduction;     // pointwise chains fused into reductions too
+  Explanations explain;            // per op
+  std::vector<RollupRow> by_line;  // rollups, in order of first op
   std::vector<RollupRow> by_module;
   std::vector<RollupRow> by_op_type;    // per op type ("batch_norm", "add.Tensor")
   std::vector<ModuleNode> module_tree;  // depth-first, node 0 the model; inclusive totals

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace kc {
@@ -22,7 +23,7 @@ void add_op(RollupRow& row, const Report& r, size_t i) {
 std::string key_of(const Op& op, RollupKey key) {
   switch (key) {
     case RollupKey::kLine:
-      return op.loc.file.empty() ? "" : op.loc.file + ":" + std::to_string(op.loc.line);
+      return op.loc.file.empty() ? "" : op.loc.file.str() + ":" + std::to_string(op.loc.line);
     case RollupKey::kModule:
       return op.module;
     case RollupKey::kOpType:
@@ -44,6 +45,33 @@ bool same_key(const Op& a, const Op& b, RollupKey key) {
   return false;
 }
 
+// What decides an op's row, as views into the graph: a row's key text is built once per
+// distinct one, not once per op (a chain of ops on a thousand lines).
+struct RowKey {
+  std::string_view a, b;
+  int line = 0;
+  bool operator==(const RowKey& o) const { return a == o.a && b == o.b && line == o.line; }
+};
+struct RowKeyHash {
+  size_t operator()(const RowKey& k) const {
+    const std::hash<std::string_view> h;
+    return h(k.a) ^ (h(k.b) * 31) ^ (static_cast<size_t>(k.line) * 0x9e3779b97f4a7c15ull);
+  }
+};
+
+// Ops of equal RowKey have equal key_of (an op without a file has no line).
+RowKey row_key(const Op& op, RollupKey key) {
+  switch (key) {
+    case RollupKey::kLine:
+      return {op.loc.file.str(), {}, op.loc.file.empty() ? 0 : op.loc.line};
+    case RollupKey::kModule:  // the model's own forward() and no module at all differ
+      return {op.module.str(), {}, op.module.empty() && !op.module_type.empty()};
+    case RollupKey::kOpType:
+      return {op.name, op.overload, 0};
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string op_type_name(const Op& op) {
@@ -53,6 +81,7 @@ std::string op_type_name(const Op& op) {
 
 std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
   std::unordered_map<std::string, RollupRow> rows;
+  std::unordered_map<RowKey, RollupRow*, RowKeyHash> seen;  // rows' values never move
   const Op* prev = nullptr;
   RollupRow* prev_row = nullptr;
   for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -60,6 +89,13 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
     // Neighbouring ops mostly share their line, module and type: the row is the one before.
     if (prev && same_key(*prev, op, key)) {
       add_op(*prev_row, r, i);
+      continue;
+    }
+    auto [known, fresh_key] = seen.try_emplace(row_key(op, key), nullptr);
+    if (!fresh_key) {
+      add_op(*known->second, r, i);
+      prev = &op;
+      prev_row = known->second;
       continue;
     }
     std::string k = key_of(op, key);
@@ -73,6 +109,7 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
       row.first_op = static_cast<int>(i);
     }
     add_op(row, r, i);
+    known->second = &row;
     prev = &op;
     prev_row = &row;
   }
@@ -91,12 +128,13 @@ std::vector<ModuleNode> module_tree(const Graph& g, const Report& r) {
   std::vector<std::vector<int>> children(1);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
+    const std::string& module = op.module;
     int at = 0;
     std::vector<int> chain{0};
     size_t start = 0;
-    while (!op.module.empty() && start <= op.module.size()) {
-      size_t dot = op.module.find('.', start);
-      std::string path = op.module.substr(0, dot);
+    while (!module.empty() && start <= module.size()) {
+      size_t dot = module.find('.', start);
+      std::string path = module.substr(0, dot);
       auto [it, fresh] = index.try_emplace(path, static_cast<int>(nodes.size()));
       if (fresh) {
         ModuleNode n;

@@ -150,7 +150,7 @@ c10::Device GraphRunner::place(Placement p) const {
 std::string GraphRunner::where(int i) const {
   const Op& op = g_.ops[i];
   std::string w = "op " + std::to_string(i) + " " + op.full_name();
-  if (!op.loc.file.empty()) w += " (" + op.loc.file + ":" + std::to_string(op.loc.line) + ")";
+  if (!op.loc.file.empty()) w += " (" + op.loc.file.str() + ":" + std::to_string(op.loc.line) + ")";
   return w;
 }
 

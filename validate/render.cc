@@ -17,7 +17,8 @@ constexpr size_t kTextNameLen = 60;
 
 std::string source(const Op& op) {
   if (op.loc.file.empty()) return "";
-  std::string file = op.loc.file.substr(op.loc.file.find_last_of('/') + 1);
+  const std::string& path = op.loc.file;
+  std::string file = path.substr(path.find_last_of('/') + 1);
   return file + ":" + std::to_string(op.loc.line);
 }
 
@@ -92,7 +93,7 @@ std::string render_json(const Validation& v) {
     }
     ops.push_back({{"index", i},
                    {"op", op.full_name()},
-                   {"module", op.module},
+                   {"module", op.module.str()},
                    {"source", source(op)},
                    {"code", op.loc.code},
                    {"args", inputs},

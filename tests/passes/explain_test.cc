@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "passes/graph_builder.h"
+#include "passes/hbm_traffic.h"
 #include "passes/kernel_names.h"
 #include "passes/launches.h"
 #include "passes/pipeline.h"
@@ -22,8 +23,9 @@ TEST_CASE("explain: a pointwise op gets its rule's reason, its arrays and the ke
   CHECK(e[0].rule == "pointwise");
   CHECK(e[0].why.find("one elementwise kernel") != std::string::npos);
   CHECK(!e[0].evidence.empty());
-  CHECK(e[0].reads == std::vector<int>{a, c});
-  CHECK(e[0].writes.size() == 1);
+  const auto launches = kc::run_launches(b.g, t);
+  CHECK(kc::hbm_arrays(b.g, 0, launches[0]).reads == std::vector<int>{a, c});
+  CHECK(kc::hbm_arrays(b.g, 0, launches[0]).writes.size() == 1);
   REQUIRE(e[0].kernel_names.size() == 1);
   CHECK(e[0].kernel_names[0].find("elementwise_kernel") != std::string::npos);
   CHECK(e[0].names_seen > 0);
@@ -38,8 +40,7 @@ TEST_CASE("explain: a view launches nothing and moves no array") {
   auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
   CHECK(e[0].kind == OpExplanation::Kind::kFree);
   CHECK(e[0].rule == "view");
-  CHECK(e[0].reads.empty());
-  CHECK(e[0].writes.empty());
+  CHECK(!kc::hbm_arrays(b.g, 0, kc::run_launches(b.g, t)[0]).moves);
   CHECK(e[0].kernel_names.empty());
 }
 
@@ -52,7 +53,7 @@ TEST_CASE("explain: an op no rule covers is unknown, with no reason invented") {
   CHECK(e[0].why.empty());
 }
 
-TEST_CASE("explain: the pipeline's explanations change none of its numbers") {
+TEST_CASE("explain: the arrays an explanation shows are the ones the hbm pass counted") {
   GraphBuilder b;
   int a = b.input({256, 1024});
   b.output(b.pointwise("aten::gelu", {b.pointwise("aten::mul", {a, a})}));
@@ -60,9 +61,25 @@ TEST_CASE("explain: the pipeline's explanations change none of its numbers") {
   auto r = kc::analyze(b.g, t);
   REQUIRE(r.explain.size() == b.g.ops.size());
   for (size_t i = 0; i < b.g.ops.size(); ++i) {
-    CHECK(static_cast<int>(r.explain[i].reads.size()) == r.traffic[i].reads);
-    CHECK(static_cast<int>(r.explain[i].writes.size()) == r.traffic[i].writes);
+    const kc::HbmArrays arrays = kc::hbm_arrays(b.g, static_cast<int>(i), r.launches[i]);
+    CHECK(static_cast<int>(arrays.reads.size()) == r.traffic[i].reads);
+    CHECK(static_cast<int>(arrays.writes.size()) == r.traffic[i].writes);
   }
+}
+
+TEST_CASE("explain: ops alike share one explanation, ops that differ do not") {
+  GraphBuilder b;
+  int a = b.input({256, 1024});
+  int x = b.pointwise("aten::relu", {a});
+  int y = b.pointwise("aten::relu", {x});
+  b.output(b.op("aten::made_up_op", {y}));
+  const kc::Target& t = kc::default_target();
+  auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
+  REQUIRE(e.size() == 3);
+  CHECK(&e[0] == &e[1]);
+  CHECK(e.distinct.size() == 2);
+  CHECK(e[0].kind == OpExplanation::Kind::kLaunch);
+  CHECK(e[2].kind == OpExplanation::Kind::kUnknown);
 }
 
 TEST_CASE("kernel names: every rule's rows name a rule of the target, and lookups fall back across dtypes") {
