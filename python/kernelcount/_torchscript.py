@@ -7,6 +7,7 @@ dynamic linker then resolves the library's needs to those already loaded. The li
 compiled against one LibTorch release, so the torch found must be that release.
 """
 
+import importlib.util
 import os
 
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkernelcount-torchscript.so")
@@ -34,4 +35,13 @@ def library():
     if _release(str(have)) != want:
         return "", (f"TorchScript models need PyTorch {want}, the release kernelcount's TorchScript library "
                     f"is built against; this environment has torch {have}")
+    # torchvision defines its operators once per process, and aborts the process when they are
+    # defined already. The library defines them for a .pt that calls them unless they exist, so
+    # torchvision, where installed, is imported first: its definitions are then the ones used, and
+    # a later `import torchvision` in the user's process finds itself already loaded.
+    if importlib.util.find_spec("torchvision") is not None:
+        try:
+            import torchvision  # noqa: F401
+        except Exception:  # a broken install: the library's own definitions serve the .pt
+            pass
     return LIBRARY, ""

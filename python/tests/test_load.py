@@ -135,6 +135,17 @@ def test_torch_is_imported_for_a_torchscript_model_alone():
                                          "--format", "json")[1])["totals"]["eager_kernels"]
 
 
+def test_torchvision_imports_after_a_torchscript_model():
+    # A fresh interpreter: a .pt loaded first, then torchvision imported, as a user's notebook does.
+    # Were the .pt's torchvision operators defined by kernelcount, the import would abort on them.
+    code = ("import sys, kernelcount; m = sys.argv[1]; "
+            "k = kernelcount.load(m + '/traced_mlp.pt', inputs=['32x64:float32']).eager_kernels; "
+            "import torchvision; print(k, torchvision.ops.nms.__name__)")
+    p = subprocess.run([sys.executable, "-c", code, MODELS], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split()[1] == "nms"
+
+
 def test_torchscript_input_errors_are_the_cli_lines():
     path = os.path.join(MODELS, "traced_mlp.pt")
     for inputs in ([], ["32x64:nope"], ["32x64", "32x64"]):
@@ -175,8 +186,6 @@ def test_torchscript_without_the_library_is_refused_with_one_line(monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_unbounded_loops_are_refused_as_the_cli_refuses_them(name):
-    # After the tests that import torchvision: a .pt loaded first registers torchvision's schemas,
-    # and a later `import torchvision` in the same process aborts on the duplicate.
     inputs, message = REFUSED[name]
     with pytest.raises(kernelcount.Error, match=message):
         kernelcount.load(os.path.join(MODELS, name), inputs=inputs)
