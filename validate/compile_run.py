@@ -19,11 +19,9 @@ worker processes, a crashed model costs only its own worker).
 """
 import argparse
 import glob
-import json
 import lzma
 import os
 import re
-import signal
 import sys
 import time
 import traceback
@@ -171,43 +169,6 @@ def measure_one(path, warmup, cache_dir, out_dir):
             "totals": totals, "kernels": records, "graphs": [parse_output_code(c) for c in codes]}
 
 
-class _Timeout(Exception):
-    pass
-
-
-def worker(out_dir, models, warmup, timeout):
-    def on_alarm(signum, frame):
-        raise _Timeout()
-    signal.signal(signal.SIGALRM, on_alarm)
-    cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR", os.path.join(out_dir, "inductor-cache"))
-    status = open(os.path.join(out_dir, "real_status.jsonl"), "a")
-    for path in models:
-        name = os.path.splitext(os.path.basename(path))[0]
-        with open(os.path.join(out_dir, ".current"), "w") as f:
-            f.write(path)
-        t0 = time.time()
-        signal.alarm(timeout)
-        try:
-            result = measure_one(path, warmup, cache_dir, out_dir)
-            with open(os.path.join(out_dir, name + ".compiled.json"), "w") as f:
-                json.dump(result, f, separators=(",", ":"))
-            rec = {"name": name, "ok": True, "kernels": result["totals"]["kernels"]}
-        except _Timeout:
-            rec = {"name": name, "ok": False, "error": f"timeout after {timeout} s"}
-        except Exception as e:  # noqa: BLE001 - any failure is this model's, recorded and skipped
-            rec = {"name": name, "ok": False, "error": (type(e).__name__ + ": " + str(e)).splitlines()[0][:300]}
-            # The first line names the failure; the cause sits deeper (a fake-tensor error wraps it).
-            print(f"compile_run: {name}:", file=sys.stderr)
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            signal.alarm(0)
-        rec["seconds"] = round(time.time() - t0, 1)
-        status.write(json.dumps(rec) + "\n")
-        status.flush()
-        if not rec["ok"] and "CUDA" in rec.get("error", ""):
-            sys.exit(3)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out_dir")
@@ -222,13 +183,17 @@ def main():
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
-        import importlib
-        for m in a.imports:
-            try:
-                importlib.import_module(m)
-            except ImportError as e:
-                print(f"compile_run: cannot import {m}: {e}", file=sys.stderr)
-        worker(a.out_dir, a.models, a.warmup, a.timeout)
+        real_run.import_all(a.imports, "compile_run")
+        cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR", os.path.join(a.out_dir, "inductor-cache"))
+
+        def on_error(name):
+            # The first line names the failure; the cause sits deeper (a fake-tensor error wraps it).
+            print(f"compile_run: {name}:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+
+        real_run.worker(a.out_dir, a.models, a.timeout, lambda path: measure_one(path, a.warmup, cache_dir, a.out_dir),
+                        suffix=".compiled.json", record=lambda r: {"kernels": r["totals"]["kernels"]},
+                        on_error=on_error)
         return
     out = os.path.abspath(a.out_dir)
     # Each worker its own Inductor cache, so the output code a compile writes is found by time.

@@ -243,19 +243,15 @@ class _Timeout(Exception):
     pass
 
 
-def worker(out_dir, models, warmup, timeout, manifest):
-    """Measures models in order in this process; records which one it is on, so that a driver
-    can skip it when the process dies."""
+def worker(out_dir, models, timeout, measure, suffix=".real.json", record=None, on_error=None):
+    """Measures models in order in this process, `measure(path)` giving each one's result, written
+    as `<name><suffix>`; records which one it is on, so that a driver can skip it when the process
+    dies. `record(result)` adds to a model's status line; `on_error(name)` runs inside the handler
+    of a model's failure (to print its traceback, say)."""
     def on_alarm(signum, frame):
         raise _Timeout()
     signal.signal(signal.SIGALRM, on_alarm)
     status = open(os.path.join(out_dir, "real_status.jsonl"), "a")
-    specs = {}
-    if manifest:
-        for line in open(manifest):
-            r = json.loads(line)
-            if "inputs" in r and "file" in r:
-                specs[r["file"]] = r["inputs"]
     for path in models:
         name = os.path.splitext(os.path.basename(path))[0]
         with open(os.path.join(out_dir, ".current"), "w") as f:
@@ -263,14 +259,16 @@ def worker(out_dir, models, warmup, timeout, manifest):
         t0 = time.time()
         signal.alarm(timeout)
         try:
-            result = measure_one(path, warmup, specs.get(os.path.basename(path)))
-            with open(os.path.join(out_dir, name + ".real.json"), "w") as f:
+            result = measure(path)
+            with open(os.path.join(out_dir, name + suffix), "w") as f:
                 json.dump(result, f, separators=(",", ":"))
-            rec = {"name": name, "ok": True}
+            rec = {"name": name, "ok": True, **(record(result) if record else {})}
         except _Timeout:
             rec = {"name": name, "ok": False, "error": f"timeout after {timeout} s"}
         except Exception as e:  # noqa: BLE001 - any failure is this model's, recorded and skipped
             rec = {"name": name, "ok": False, "error": (type(e).__name__ + ": " + str(e)).splitlines()[0][:300]}
+            if on_error:
+                on_error(name)
         finally:
             signal.alarm(0)
         rec["seconds"] = round(time.time() - t0, 1)
@@ -278,6 +276,27 @@ def worker(out_dir, models, warmup, timeout, manifest):
         status.flush()
         if not rec["ok"] and "CUDA" in rec.get("error", ""):
             sys.exit(3)  # the context may be broken: let the driver start a fresh process
+
+
+def import_all(modules, who):
+    """Imports the modules a worker was given (custom ops the archives call); a model that needs
+    one that fails to import fails itself and says so."""
+    import importlib
+    for m in modules:
+        try:
+            importlib.import_module(m)
+        except ImportError as e:
+            print(f"{who}: cannot import {m}: {e}", file=sys.stderr)
+
+
+def input_specs(manifest):
+    """TorchScript input specs by file name, from a JSONL manifest (none without one)."""
+    specs = {}
+    for line in open(manifest) if manifest else ():
+        r = json.loads(line)
+        if "inputs" in r and "file" in r:
+            specs[r["file"]] = r["inputs"]
+    return specs
 
 
 def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=(), script=__file__,
@@ -354,13 +373,10 @@ def main():
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
-        import importlib
-        for m in a.imports:
-            try:
-                importlib.import_module(m)
-            except ImportError as e:  # the models that need it fail and say so
-                print(f"real_run: cannot import {m}: {e}", file=sys.stderr)
-        worker(a.out_dir, a.models, a.warmup, a.timeout, a.manifest)
+        import_all(a.imports, "real_run")
+        specs = input_specs(a.manifest)
+        worker(a.out_dir, a.models, a.timeout,
+               lambda path: measure_one(path, a.warmup, specs.get(os.path.basename(path))))
     else:
         drive(a.out_dir, a.models, a.jobs, a.warmup, a.timeout, a.deadline_s, a.manifest and os.path.abspath(a.manifest),
               a.imports)
