@@ -1,9 +1,6 @@
 #include "passes/fusion.h"
 
-#include <algorithm>
-#include <map>
-#include <set>
-
+#include "passes/fusion_groups.h"
 #include "passes/op_classes.h"
 
 namespace kc {
@@ -103,11 +100,9 @@ struct Builder {
     plan.group_of[i] = chosen;
   }
 
-  void account(FusionGroup& grp, int id) {
-    for (int i : grp.ops) {
-      grp.eager_kernels += launches[i].counts.kernels;
-      grp.eager += traffic[i];
-    }
+  void account(int id, const std::vector<bool>& escapes) {
+    FusionGroup& grp = plan.groups[id];
+    sum_eager(grp, launches, traffic);
     // One op alone is no fusion: it costs what it costs eagerly.
     if (grp.kind == "single" || grp.ops.size() == 1) {
       grp.fused_kernels = grp.eager_kernels;
@@ -118,69 +113,18 @@ struct Builder {
     // One kernel per run: members share their repeat (a loop's trips), see place().
     const int64_t runs = g.ops[grp.ops.front()].repeat;
     grp.fused_kernels = grp.eager_kernels > 0 ? static_cast<int>(runs) : 0;
-    // Reads: each array from outside the group once, as much of it as the group's views of it
-    // cover (never more than the array). Writes: results used outside it or returned. Host
-    // values never cross HBM.
-    std::map<int, int64_t> reads;
-    std::set<int> writes;
-    for (int i : grp.ops) {
-      g.ops[i].for_each_tensor_input([&](int v) {
-        const int b = base[v];
-        const int p = g.values[b].producer;
-        if (g.values[v].placement != Placement::kDevice || (p >= 0 && plan.group_of[p] == id)) return;
-        int64_t& bytes = reads[b];
-        bytes = std::max(bytes, std::min(g.values[v].bytes(), g.values[b].bytes()));
-      });
-      for (int v : g.ops[i].outputs)
-        if (v >= 0 && escapes_[v] && g.values[v].placement == Placement::kDevice) writes.insert(v);
-    }
-    for (const auto& [v, bytes] : reads) {
-      grp.fused.reads += static_cast<int>(runs);
-      grp.fused.read_bytes =
-          add_checked(grp.fused.read_bytes, mul_checked(bytes, runs, "fused HBM bytes"), "fused HBM bytes");
-      grp.fused_reads.push_back(v);
-    }
-    for (int v : writes) {
-      grp.fused.writes += static_cast<int>(runs);
-      grp.fused.write_bytes = add_checked(grp.fused.write_bytes,
-                                          mul_checked(g.values[v].bytes(), runs, "fused HBM bytes"), "fused HBM bytes");
-      grp.fused_writes.push_back(v);
-    }
+    const auto every_member_writes = [](int) { return true; };
+    add_fused_traffic(g, base, escapes, runs, every_member_writes, plan, id);
   }
-
-  std::vector<bool> escapes_;  // per value: read by an op of another group, or returned
 
   FusionPlan run() {
     plan.variant = variant_name(variant);
     plan.group_of.assign(g.ops.size(), -1);
-    base.resize(g.values.size());
-    for (size_t v = 0; v < base.size(); ++v) base[v] = static_cast<int>(v);
-    for (size_t i = 0; i < g.ops.size(); ++i) {
-      const Op& op = g.ops[i];
-      if (free_op(static_cast<int>(i))) {
-        // A free op's outputs alias its first input's memory.
-        int in = -1;
-        op.for_each_tensor_input([&](int v) {
-          if (in < 0) in = v;
-        });
-        for (int v : op.outputs)
-          if (v >= 0 && in >= 0 && v != in) base[v] = base[in];
-        continue;
-      }
-      place(static_cast<int>(i));
-    }
-    escapes_.assign(g.values.size(), false);
-    for (int v : g.outputs)
-      if (v >= 0) escapes_[base[v]] = true;
-    for (size_t i = 0; i < g.ops.size(); ++i) {
-      int mine = plan.group_of[i];
-      if (mine < 0) continue;
-      g.ops[i].for_each_tensor_input([&](int v) {
-        const int p = g.values[base[v]].producer;
-        if (p >= 0 && plan.group_of[p] != mine) escapes_[base[v]] = true;
-      });
-    }
-    for (size_t k = 0; k < plan.groups.size(); ++k) account(plan.groups[k], static_cast<int>(k));
+    base = alias_bases(g, [&](int i) { return free_op(i); });
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (!free_op(static_cast<int>(i))) place(static_cast<int>(i));
+    const std::vector<bool> escapes = escaping_values(g, base, plan.group_of);
+    for (size_t k = 0; k < plan.groups.size(); ++k) account(static_cast<int>(k), escapes);
     return std::move(plan);
   }
 };
@@ -201,7 +145,7 @@ FusionPlan run_fusion(const Graph& g, const std::vector<Launch>& launches, const
       return plan;
     }
   }
-  return Builder{g, launches, traffic, variant, {}, {}, {}, {}, {}, {}}.run();
+  return Builder{g, launches, traffic, variant, {}, {}, {}, {}, {}}.run();
 }
 
 }  // namespace kc

@@ -1,0 +1,170 @@
+// The state the steps of the inductor pass share, internal to passes/inductor*.cc. Each step
+// is a file named for what it decides: inductor_lowering.cc (how each op is lowered),
+// inductor_externs.cc (what library calls launch, their operand copies), inductor_realize.cc
+// (which Triton values are computed into memory), inductor_scheduler.cc (which nodes fuse),
+// inductor_plan.cc (the plan's groups) and inductor_kernel_traffic.cc (a compiled kernel's HBM
+// traffic); inductor.cc runs them in order.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analyzer/graph.h"
+#include "passes/report.h"
+
+namespace kc::inductor {
+
+// How Inductor lowers an op.
+enum class Lower {
+  kFree,       // a view or no-op: index arithmetic in its readers, no kernel
+  kPointwise,  // a Triton pointwise loop (may be inlined into its readers)
+  kReduction,  // a Triton reduction loop (always a node of its own before fusion)
+  kExtern,     // a library kernel Inductor calls (cuBLAS, cuDNN, attention)
+  kFallback,   // an op Inductor has no lowering for: the eager kernels run as they are
+  kConcat,     // cat of many inputs: each input is computed or copied into its slice
+};
+
+// Inductor's limits and thresholds (torch/_inductor/config.py, PyTorch 2.11).
+constexpr int kMaxFusionSize = 64;            // max_fusion_size: nodes in one fused kernel
+constexpr int kRealizeReadsThreshold = 4;     // realize_reads_threshold: reads of a reused value
+constexpr int kRealizeAccReadsThreshold = 8;  // realize_acc_reads_threshold: reads of any value
+constexpr int kRealizeOpcountThreshold = 30;  // realize_opcount_threshold: ops of a large inner fn
+constexpr int kMaxPointwiseCatInputs = 8;     // max_pointwise_cat_inputs
+constexpr int64_t kUnrollReductionBelow = 8;  // unroll_reductions_threshold: smaller ones are pointwise
+constexpr int kMaxPoolWindow = 25;            // pooling windows above this fall back to ATen
+constexpr int kMaxFusionDistance = 64;        // Scheduler.are_long_distant_nodes: node order apart
+
+inline bool name_has(const Op& op, const char* s) {
+  return op.name.find(s) != std::string::npos;
+}
+
+inline int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+struct Node {
+  int op = -1;                       // the op the node is (realized Triton op, extern or fallback)
+  bool red = false;                  // holds a reduction
+  int64_t n = 0, r = 1;              // iteration space: outputs and reduction size
+  int64_t repeat = 1;                // loop trips of its ops
+  int size = 1;                      // nodes fused into it
+  int first = 0, last = 0;           // op index range of its members
+  int min_order = 0, max_order = 0;  // node order range of its members (scheduling order)
+  int copy_of = -1;                  // a cat's copy of this input value into its slice; -1: not a copy
+};
+
+struct Builder {
+  Builder(const Graph& graph, const std::vector<Launch>& l, const std::vector<Traffic>& t, const Target& tg)
+      : g(graph), launches(l), traffic(t), target(tg) {}
+  const Graph& g;
+  const std::vector<Launch>& launches;
+  const std::vector<Traffic>& traffic;
+  const Target& target;
+
+  std::vector<Lower> lower;               // per op
+  std::vector<std::string> why;           // per op: how it is lowered, in words
+  std::vector<int> base;                  // per value: the value whose memory it is (through free ops)
+  std::vector<std::vector<int>> readers;  // per base value: non-free ops that read it
+  std::vector<bool> returned;             // per base value
+  std::vector<bool> realized;             // per op (Triton ops): computed into memory
+  std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
+  std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
+  std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
+  std::vector<int64_t> splits;            // per op: pieces a reduction is split into (1: none)
+  bool layout_opt = false;
+  std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
+
+  // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
+  std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
+  std::vector<Node> nodes;
+  std::vector<std::set<int>> deps;     // per node: nodes it reads
+  std::vector<std::vector<int>> succ;  // per node: nodes reading it
+  std::vector<int> parent;             // union-find over nodes
+
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+
+  bool launches_nothing(int i) const { return launches[i].known && launches[i].counts.none(); }
+
+  int64_t out_numel(const Op& op) const {
+    for (int v : op.outputs)
+      if (v >= 0) return g.values[v].numel();
+    return 0;
+  }
+  const Value* in0(const Op& op) const {
+    for (const Arg& a : op.args)
+      if ((a.kind == Arg::Kind::kTensor || a.kind == Arg::Kind::kTensorList) && !a.tensors.empty() && a.tensors[0] >= 0)
+        return &g.values[a.tensors[0]];
+    return nullptr;
+  }
+  int64_t int_arg(const Op& op, const char* name, int64_t fallback) const {
+    for (const Arg& a : op.args)
+      if (a.name == name && (a.kind == Arg::Kind::kInt || a.kind == Arg::Kind::kIntList) && !a.ints.empty())
+        return a.ints[0];
+    return fallback;
+  }
+  const Arg* arg(const Op& op, const char* name) const {
+    for (const Arg& a : op.args)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
+
+  void set(int i, Lower l, std::string words) {
+    lower[i] = l;
+    why[i] = std::move(words);
+  }
+
+  // Runs the steps below in order.
+  FusionPlan run();
+  bool same_order(int v) const;
+
+  // 1. Lowering: what each op becomes (inductor_lowering.cc).
+  void lower_op(int i);
+  int64_t num_splits(int64_t n, int64_t r, bool outer) const;
+  bool reduces_outer(const Op& op) const;
+  int64_t reduction_size(const Op& op) const;
+
+  // 2. Extern kernels: what the library calls launch under Inductor (inductor_externs.cc).
+  Counts counts_alone(int i, const std::vector<int64_t>* x_strides, const std::vector<int64_t>* w_strides,
+                      bool channels_last_out, bool drop_bias, bool dense_inputs = false);
+  bool decide_layout_opt() const;
+  bool written_channels_last(int v) const;
+  void price_externs();
+  bool fused_attention(const Op& op) const;
+  void find_operand_copies();
+
+  // 3. Realization: which Triton values are computed into memory (inductor_realize.cc).
+  bool reads_through_copy(int u, int b) const;
+  bool returned_output(int i) const;
+  int mutates_triton_buffer(int i) const;
+  void realize();
+
+  // 4. The scheduler's fusion (inductor_scheduler.cc).
+  std::vector<std::vector<int>> members;  // per root: its nodes
+  int new_node(int i);
+  void new_copy_node(int cat, int v);
+  bool split_node(int root) const;
+  bool triton(int node) const;
+  void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline);
+  void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
+  static bool compatible(const Node& a, const Node& b);
+  bool reads_in_order(int k, int d, const std::set<int>& reads) const;
+  bool creates_cycle(int a, int b);
+  void merge(int a, int b);
+  void schedule();
+
+  // 5. The plan: compiled kernels (inductor_plan.cc) and their traffic (inductor_kernel_traffic.cc).
+  std::vector<int> first_reader_;
+  std::vector<int> absorbed_into;  // per op: the op whose kernel an in-place write joins, or -1
+  std::vector<int> copy_kernels_;  // per cat op: kernels of its copies fused with no op
+  FusionPlan build();
+  void account(FusionPlan& plan, int id, int root, const std::vector<bool>& escapes);
+};
+
+}  // namespace kc::inductor

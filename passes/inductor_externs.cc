@@ -1,0 +1,227 @@
+#include <algorithm>
+#include <map>
+
+#include "analyzer/tensor_geometry.h"
+#include "passes/inductor_builder.h"
+#include "passes/launch_rules.h"
+#include "passes/launches.h"
+#include "passes/op_classes.h"
+#include "passes/sdpa_path.h"
+#include "passes/target.h"
+
+namespace kc::inductor {
+namespace {
+
+// The channels-last strides of a 4-d or 5-d size list (C fastest), else the sizes' own.
+std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> s(sizes.size());
+  if (sizes.size() < 4) return contiguous_strides(sizes);
+  int64_t acc = 1;
+  s[1] = acc;
+  acc *= std::max<int64_t>(sizes[1], 1);
+  for (size_t d = sizes.size() - 1; d >= 2; --d) {
+    s[d] = acc;
+    acc *= std::max<int64_t>(sizes[d], 1);
+  }
+  s[0] = acc;
+  return s;
+}
+
+// Whether a matrix product reads the value as it is: its last two dims dense in either order
+// (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
+// the decomposition's reshape copies it first (an expanded batch, a permuted head dim).
+bool gemm_operand_dense(const Value& v) {
+  const size_t r = v.sizes.size();
+  if (r < 2 || v.strides.size() != r) return true;
+  const int64_t rows = v.sizes[r - 2], cols = v.sizes[r - 1];
+  const int64_t sr = v.strides[r - 2], sc = v.strides[r - 1];
+  const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
+  const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
+  if (!row_major && !col_major) return false;
+  int64_t expected = rows * cols;
+  for (size_t d = r - 2; d-- > 0;) {
+    if (v.sizes[d] == 1) continue;
+    if (v.strides[d] != expected) return false;
+    expected *= v.sizes[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+// The op alone in a graph of its own, its operands as given.
+Counts Builder::counts_alone(int i, const std::vector<int64_t>* x_strides, const std::vector<int64_t>* w_strides,
+                             bool channels_last_out, bool drop_bias, bool dense_inputs) {
+  const Op& op = g.ops[i];
+  Graph mini;
+  std::map<int, int> remap;
+  auto map_value = [&](int v) {
+    auto it = remap.find(v);
+    if (it != remap.end()) return it->second;
+    Value copy = g.values[v];
+    copy.producer = -1;
+    copy.storage = -1;
+    const int nv = mini.add_value(copy);
+    remap[v] = nv;
+    return nv;
+  };
+  Op copy = op;
+  int tensor_arg = 0;
+  for (Arg& a : copy.args) {
+    if (drop_bias && a.name == "bias") {
+      a = Arg{};
+      a.name = "bias";
+      continue;
+    }
+    for (int& v : a.tensors)
+      if (v >= 0) {
+        v = map_value(v);
+        if (dense_inputs) mini.values[v].strides = contiguous_strides(mini.values[v].sizes);
+        if (a.kind == Arg::Kind::kTensor) {
+          if (tensor_arg == 0 && x_strides) mini.values[v].strides = *x_strides;
+          if (tensor_arg == 1 && w_strides) mini.values[v].strides = *w_strides;
+          ++tensor_arg;
+        }
+      }
+  }
+  for (int& v : copy.outputs)
+    if (v >= 0) {
+      Value out = g.values[v];
+      if (channels_last_out && out.sizes.size() >= 4) out.strides = channels_last_of(out.sizes);
+      out.producer = 0;
+      out.storage = -1;
+      v = mini.add_value(out);
+    }
+  mini.ops.push_back(copy);
+  const std::vector<Launch> l = run_launches(mini, target);
+  return l.at(0).known ? l[0].counts : launches[i].counts;
+}
+
+// GraphLowering.decide_layout_opt for an inference graph: convolutions run channels last
+// unless grouped convolutions (in-channels per group > 1) weigh enough of their FLOPs, or the
+// graph has 300 nodes or more per convolution.
+bool Builder::decide_layout_opt() const {
+  int nconv = 0;
+  double total = 0, weighted = 0;
+  for (const Op& op : g.ops) {
+    if (op_class(op) != OpClass::kConv) continue;
+    ++nconv;
+    const double flops = static_cast<double>(op_flops(g, op));
+    const std::vector<int> in = op.tensor_inputs();
+    if (in.size() < 2) continue;
+    const std::vector<int64_t>& w = g.values[in[1]].sizes;
+    if (w.size() < 3) continue;
+    const int64_t groups = int_arg(op, "groups", 1);
+    double mult = 0.823;  // DEFAULT_MULTIPLIER
+    if (groups > 1 && w[1] > 1)
+      mult = 1.358;  // GROUPED
+    else if (w[0] <= 64 && w[1] <= 64)
+      mult = 0.783;  // SMALL
+    else if (w[0] * 2 <= w[1] && w[2] > 1)
+      mult = 0.725;  // IN_OUT
+    total += flops;
+    weighted += flops * mult;
+  }
+  if (nconv == 0) return false;
+  // The FX graph Inductor sees holds every op plus placeholders and the output.
+  const size_t fx_nodes = g.ops.size() + g.inputs.size() + 1;
+  if (fx_nodes >= static_cast<size_t>(300 * nconv)) return false;
+  return weighted <= total;
+}
+
+// Whether a value is all of a buffer a Triton loop or a convolution writes: Inductor gives
+// that buffer the channels-last layout its convolution reader wants, with no copy.
+bool Builder::written_channels_last(int v) const {
+  const int p = g.values[base[v]].producer;
+  if (p < 0 || !same_order(v)) return false;
+  return lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction || op_class(g.ops[p]) == OpClass::kConv;
+}
+
+void Builder::price_externs() {
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const int i = static_cast<int>(k);
+    const Op& op = g.ops[i];
+    if (lower[i] == Lower::kFallback) extern_kernels[i] = launches[i].known ? launches[i].counts.kernels : 0;
+    if (lower[i] != Lower::kExtern) continue;
+    const OpClass c = op_class(op);
+    if (c == OpClass::kConv) {
+      const std::vector<int> in = op.tensor_inputs();
+      const bool four_d = in.size() >= 2 && g.values[in[0]].sizes.size() >= 4 && g.values[in[1]].sizes.size() >= 4;
+      if (layout_opt && four_d) {
+        const Value& x = g.values[in[0]];
+        const Value& w = g.values[in[1]];
+        const std::vector<int64_t> xs = channels_last_of(x.sizes), ws = channels_last_of(w.sizes);
+        int copies = 0;
+        std::string what;
+        // Weights are graph inputs in their own layout: a Triton copy into channels last each
+        // call unless already dense in it (1x1 and depthwise weights are).
+        if (!channels_last_dense(w.sizes, w.strides)) {
+          ++copies;
+          copy_bytes[i] = add_checked(copy_bytes[i], w.bytes(), "copy bytes");
+          what = " + its weight copied to channels last";
+        }
+        if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides)) {
+          ++copies;
+          copy_bytes[i] = add_checked(copy_bytes[i], x.bytes(), "copy bytes");
+          what += " + its input copied to channels last";
+        }
+        extern_kernels[i] = counts_alone(i, &xs, &ws, true, true).kernels + copies;
+        why[i] = "a convolution: cuDNN on channels-last tensors (layout optimization)" + what +
+                 "; bias peeled off as a pointwise add";
+      } else {
+        extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true).kernels;
+      }
+    } else if (c == OpClass::kGemm) {
+      // The decomposition's layout copies (a transposed or expanded operand made dense) are
+      // Triton loops of their own, fused with their producers: the library call reads dense
+      // operands. (Transposes cuBLAS takes as they are change nothing here.)
+      extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true, true).kernels;
+    } else if (c == OpClass::kAttention && fused_attention(op)) {
+      // Inductor calls the fused kernel's own op (flash, efficient or cuDNN attention) with
+      // the mask already computed by a Triton loop: the kernel alone, none of the eager op's
+      // mask expansion and conversion kernels.
+      extern_kernels[i] = 1;
+    } else {
+      extern_kernels[i] = launches[i].counts.kernels;
+    }
+  }
+}
+
+bool Builder::fused_attention(const Op& op) const {
+  const std::vector<int> in = op.tensor_inputs();
+  if (in.size() < 3) return false;
+  const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
+  return sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask);
+}
+
+// The query, key and value cuDNN attention reads are copied into the layout its lowering
+// requires (a fresh dense buffer), unless a Triton loop writes one whole as it is; the
+// memory-efficient kernel (f32) takes strided operands as they are.
+void Builder::find_operand_copies() {
+  operand_copies.assign(g.ops.size(), {});
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const Op& op = g.ops[k];
+    if (lower[k] != Lower::kExtern) continue;
+    if (op_class(op) == OpClass::kGemm) {
+      for (const Arg& a : op.args)
+        if (a.kind == Arg::Kind::kTensor && a.name != "bias" && !a.tensors.empty() && a.tensors[0] >= 0 &&
+            !gemm_operand_dense(g.values[a.tensors[0]]))
+          operand_copies[k].push_back(a.tensors[0]);
+      continue;
+    }
+    if (op_class(op) != OpClass::kAttention) continue;
+    const std::vector<int> in = op.tensor_inputs();
+    if (in.size() < 3 || !is_half(g.values[in[0]].dtype)) continue;
+    const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
+    if (!sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask)) continue;
+    for (int j = 0; j < 3; ++j) {
+      const Value& v = g.values[in[j]];
+      const int p = v.producer;
+      const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) &&
+                                 row_major_dense(v.sizes, v.strides);
+      if (!written_whole) operand_copies[k].push_back(in[j]);
+    }
+  }
+}
+
+}  // namespace kc::inductor

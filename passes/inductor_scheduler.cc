@@ -1,0 +1,255 @@
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include "passes/inductor_builder.h"
+
+namespace kc::inductor {
+
+int Builder::new_node(int i) {
+  Node nd;
+  nd.op = i;
+  nd.red = lower[i] == Lower::kReduction;
+  nd.n = n_of[i];
+  nd.r = r_of[i];
+  nd.repeat = g.ops[i].repeat;
+  nd.first = nd.last = i;
+  nd.min_order = nd.max_order = static_cast<int>(nodes.size());
+  nodes.push_back(nd);
+  node_of[i] = static_cast<int>(nodes.size()) - 1;
+  return node_of[i];
+}
+
+// ConcatKernel: an input no loop can be computed into the output's slice is copied into it
+// by a pointwise node of its own, which the scheduler may fuse like any other.
+void Builder::new_copy_node(int cat, int v) {
+  Node nd;
+  nd.op = cat;
+  nd.n = g.values[v].numel();
+  nd.repeat = g.ops[cat].repeat;
+  nd.first = nd.last = cat;
+  nd.min_order = nd.max_order = static_cast<int>(nodes.size());
+  nd.copy_of = v;
+  nodes.push_back(nd);
+}
+
+bool Builder::split_node(int root) const {
+  for (int m : members[root])
+    if (nodes[m].red && nodes[m].copy_of < 0 && splits[nodes[m].op] > 1) return true;
+  return false;
+}
+
+bool Builder::triton(int node) const {
+  const Lower l = lower[nodes[node].op];
+  return nodes[node].copy_of >= 0 || l == Lower::kPointwise || l == Lower::kReduction;
+}
+
+// The nodes op i reads, through inlined ops and views.
+void Builder::node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline) {
+  g.ops[i].for_each_tensor_input([&](int v) {
+    const int p = g.values[base[v]].producer;
+    if (p < 0) return;
+    if (node_of[p] >= 0) {
+      out.insert(node_of[p]);
+    } else if (lower[p] == Lower::kPointwise && seen_inline[p] != i) {
+      seen_inline[p] = i;
+      node_inputs(p, out, seen_inline);
+    }
+  });
+}
+
+// Values a node reads from memory, through inlined ops (each a view of its buffer).
+void Builder::buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline) {
+  g.ops[i].for_each_tensor_input([&](int v) {
+    const int b = base[v];
+    const int p = g.values[b].producer;
+    if (p >= 0 && node_of[p] < 0 && lower[p] == Lower::kPointwise) {
+      if (seen_inline[p] != i) {
+        seen_inline[p] = i;
+        buffer_reads(p, out, seen_inline);
+      }
+    } else if (g.values[b].placement == Placement::kDevice) {
+      out.insert(v);
+    }
+  });
+}
+
+// SIMDScheduling.can_fuse: iteration spaces that tile together.
+bool Builder::compatible(const Node& a, const Node& b) {
+  if (a.repeat != b.repeat) return false;
+  if (!a.red && !b.red) return a.n == b.n;
+  if (a.red && b.red) return a.n == b.n && a.r == b.r;
+  const Node& red = a.red ? a : b;
+  const Node& pw = a.red ? b : a;
+  return pw.n == red.n * red.r || pw.n == red.n;
+}
+
+// can_fuse_vertical: the reader must read the producer's buffer at the index it is written
+// (a permuted or sliced view reads other elements); a reduction's result may be broadcast
+// over its prologue's loop, which the fused kernel runs row by row.
+bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
+  if (nodes[d].red || nodes[d].copy_of >= 0) return true;
+  for (int v : reads)
+    if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;
+  return true;
+}
+
+// Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.
+bool Builder::creates_cycle(int a, int b) {
+  auto reach = [&](int from, int to) {
+    const int last = nodes[to].last;
+    std::vector<int> stack;
+    std::set<int> seen;
+    auto push_succ = [&](int grp) {
+      for (int m : members[grp])
+        for (int s : succ[m]) {
+          const int gs = find(s);
+          if (gs == to) {
+            if (grp != from) return true;
+            continue;
+          }
+          if (gs != from && seen.insert(gs).second) stack.push_back(gs);
+        }
+      return false;
+    };
+    if (push_succ(from)) return true;
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      if (nodes[x].first > last) continue;  // dependencies run forward in op order
+      if (push_succ(x)) return true;
+    }
+    return false;
+  };
+  return reach(a, b) || reach(b, a);
+}
+
+void Builder::merge(int a, int b) {
+  Node& na = nodes[a];
+  const Node& nb = nodes[b];
+  if (nb.red && !na.red) {
+    na.red = true;
+    na.n = nb.n;
+    na.r = nb.r;
+  }
+  na.size += nb.size;
+  na.first = std::min(na.first, nb.first);
+  na.last = std::max(na.last, nb.last);
+  na.min_order = std::min(na.min_order, nb.min_order);
+  na.max_order = std::max(na.max_order, nb.max_order);
+  parent[b] = a;
+  members[a].insert(members[a].end(), members[b].begin(), members[b].end());
+  members[b].clear();
+}
+
+void Builder::schedule() {
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const int i = static_cast<int>(k);
+    const Lower l = lower[i];
+    if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
+    for (int v : operand_copies[i]) new_copy_node(i, v);
+    if (l == Lower::kExtern || l == Lower::kFallback || l == Lower::kConcat ||
+        ((l == Lower::kPointwise || l == Lower::kReduction) && (l == Lower::kReduction || realized[i])))
+      new_node(i);
+  }
+  const int count = static_cast<int>(nodes.size());
+  deps.assign(count, {});
+  succ.assign(count, {});
+  parent.resize(count);
+  std::iota(parent.begin(), parent.end(), 0);
+  members.assign(count, {});
+  for (int k = 0; k < count; ++k) members[k] = {k};
+  std::vector<int> seen(g.ops.size(), -1);
+  // Scheduler.score_fusion_memory counts reads both nodes make at the same index: one buffer
+  // read through the same view. Key: the buffer, and the view's sizes, strides and offset.
+  using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t>;
+  std::map<Access, std::vector<int>> readers_of_buffer;
+  for (int k = 0; k < count; ++k) {
+    const Node& nd = nodes[k];
+    if (nd.copy_of >= 0) {
+      // A copy reads its input, through the loops inlined into it.
+      const int p = g.values[base[nd.copy_of]].producer;
+      if (p >= 0 && node_of[p] >= 0)
+        deps[k].insert(node_of[p]);
+      else if (p >= 0 && lower[p] == Lower::kPointwise)
+        node_inputs(p, deps[k], seen);
+    } else if (lower[nd.op] == Lower::kConcat || lower[nd.op] == Lower::kExtern) {
+      for (int c = k - 1; c >= 0 && nodes[c].op == nd.op; --c)  // its operand copies, just before it
+        if (nodes[c].copy_of >= 0 && nodes[c].op == nd.op) deps[k].insert(c);
+      node_inputs(nd.op, deps[k], seen);
+    } else {
+      node_inputs(nd.op, deps[k], seen);
+    }
+    deps[k].erase(k);
+    for (int d : deps[k]) succ[d].push_back(k);
+  }
+  std::fill(seen.begin(), seen.end(), -1);
+  std::vector<std::set<int>> reads_of(count);
+  for (int k = 0; k < count; ++k) {
+    if (!triton(k)) continue;
+    std::set<int>& bufs = reads_of[k];
+    const int copied = nodes[k].copy_of;
+    // A copy reads its value through the view it copies (loops inlined into it read at that
+    // view's index): copies of different parts of one buffer share no read.
+    if (copied < 0)
+      buffer_reads(nodes[k].op, bufs, seen);
+    else if (g.values[base[copied]].placement == Placement::kDevice)
+      bufs.insert(copied);
+    for (int v : bufs) {
+      const Value& x = g.values[v];
+      // Copies are keyed by the value they copy: parts of one buffer (selects of a stacked q, k
+      // and v) may record the same view geometry.
+      readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset}].push_back(k);
+    }
+  }
+  // Candidate pairs: producer and reader (vertical), readers of one buffer (horizontal),
+  // scored by the bytes they share, nearer pairs first (Scheduler.score_fusion).
+  struct Pair {
+    int64_t bytes;
+    int distance;
+    int a, b;
+  };
+  std::vector<Pair> pairs;
+  for (int k = 0; k < count; ++k) {
+    if (!triton(k)) continue;
+    for (int d : deps[k])
+      if (triton(d) && reads_in_order(k, d, reads_of[k])) {
+        int64_t bytes = 0;
+        for (int v : g.ops[nodes[d].op].outputs)
+          if (v >= 0) bytes += g.values[v].bytes();
+        pairs.push_back({bytes, k - d, d, k});
+      }
+  }
+  for (const auto& [access, list] : readers_of_buffer) {
+    const int key = std::get<0>(access);
+    const int64_t bytes = int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
+    for (size_t j = 1; j < list.size(); ++j) pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
+    return x.bytes != y.bytes ? x.bytes > y.bytes : x.distance < y.distance;
+  });
+  // Scheduler.fuse_nodes: rounds until nothing more fuses (at most 10).
+  for (int round = 0; round < 10; ++round) {
+    bool fused = false;
+    for (const Pair& p : pairs) {
+      int a = find(p.a), b = find(p.b);
+      if (a == b) continue;
+      if (nodes[a].size + nodes[b].size > kMaxFusionSize) continue;
+      // A split reduction's two kernels loop over other ranges than its neighbours'.
+      if (split_node(a) || split_node(b)) continue;
+      if (std::max(std::abs(nodes[a].min_order - nodes[b].max_order),
+                   std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance)
+        continue;
+      if (!compatible(nodes[a], nodes[b])) continue;
+      if (creates_cycle(a, b)) continue;
+      if (nodes[b].first < nodes[a].first) std::swap(a, b);
+      merge(a, b);
+      fused = true;
+    }
+    if (!fused) break;
+  }
+}
+
+}  // namespace kc::inductor
