@@ -158,14 +158,19 @@ bool returns_its_input(const Graph& g, const Op& op, const Launch& l) {
 }
 
 // Which storage each value addresses: a view, an in-place result or an input returned as it
-// is shares its base's.
+// is shares its base's; a may-alias result that a kernel copies (contiguous of a transposed
+// tensor) has its own.
 std::vector<int> storage_of_values(const Graph& g, const std::vector<Launch>& launches) {
   std::vector<int> storage(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v) storage[v] = static_cast<int>(v);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     int base = -1;
-    if (op.traits.view || op.traits.inplace || op.traits.out_variant || returns_its_input(g, op, launches[i])) {
+    // A schema's may-alias result (contiguous, reshape, to) is a view only where no kernel
+    // copies it into new storage.
+    const Launch& l = launches[i];
+    const bool copies = l.known && l.counts.kernels + l.counts.memcpy > 0;
+    if ((op.traits.view && !copies) || op.traits.inplace || op.traits.out_variant || returns_its_input(g, op, l)) {
       if (!op.traits.mutated_args.empty()) {
         const Arg& a = op.args.at(op.traits.mutated_args.front());
         if (!a.tensors.empty()) base = a.tensors.front();
