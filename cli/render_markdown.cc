@@ -143,8 +143,9 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
                   without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort), "modules");
   head += section("**Op types**, top by " + sort,
                   without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort), "op types");
-  head += section("**Fusion wins** (pointwise chains, one kernel each), top by bytes saved",
-                  fusion_table(g, r.fusion, true, top), "groups");
+  const Rows wins = fusion_table(g, r.fusion, true, top, "", dram_past_l2(r));
+  head += section("**Fusion wins** (pointwise chains, one kernel each), top by bytes saved", wins, "groups");
+  if (const std::string note = fusion_bytes_note(r); !note.empty() && !wins.rows.empty()) head += note + ".\n\n";
 
   // Detail, folded, in what room is left; the legend always fits.
   const std::string legend = details("Columns", table({"column", "meaning"}, legend_rows("op")));
@@ -169,7 +170,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
        indented(module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false)), "modules");
   fold("Every source line", rollup_table(r.by_line, "line", detail_sort, 0), "source lines");
   fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0), "op types");
-  fold("Every fusion group", fusion_table(g, r.fusion, false, 0), "groups");
+  fold("Every fusion group", fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)), "groups");
   // Last: the longest, cut to what room is left.
   if (full == "op") fold("Every op (" + std::to_string(g.ops.size()) + ")", op_table(g, r, detail_sort, 0), "ops");
   os << head << detail << legend << tail;

@@ -58,15 +58,17 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort);
     print(os, top_title("op types", types, sort), types, "op types");
     const bool inductor = r.fusion.variant == "inductor";
-    Rows wins = fusion_table(g, r.fusion, true, top);
+    Rows wins = fusion_table(g, r.fusion, true, top, "", dram_past_l2(r));
     print(os,
           top_title(inductor ? "compiled kernels of several ops (Inductor)"
                              : "fusion wins (pointwise chains, one kernel each)",
                     wins, "bytes saved"),
           wins, "groups");
-    Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction");
+    Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction", dram_past_l2(r));
     print(os, top_title("fusion into reductions (pointwise ops in a reduction's kernel)", into, "bytes saved"), into,
           "groups");
+    if (!wins.rows.empty() || !into.rows.empty())
+      if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
   } else {
     const size_t top = o.top ? static_cast<size_t>(*o.top) : 0;
     const std::string sort = o.sort.empty() ? "order" : o.sort;
@@ -80,12 +82,15 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     for (const auto& row : main.rows) t.add(row);
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
+    const Rows groups = fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r));
+    const Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
     print(os,
           r.fusion.variant == "inductor" ? "compiled kernels of several ops (Inductor)"
                                          : "fusion groups (pointwise chains, one kernel each)",
-          fusion_table(g, r.fusion, false, 0), "groups");
-    print(os, "fusion into reductions (pointwise ops in a reduction's kernel)",
-          fusion_table(g, r.fusion_reduction, false, 0, "reduction"), "groups");
+          groups, "groups");
+    print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", into, "groups");
+    if (!groups.rows.empty() || !into.rows.empty())
+      if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
     print_totals();
   }
   if (!o.budgets.empty()) {

@@ -277,9 +277,11 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
   return t;
 }
 
-Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind) {
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind,
+                  const std::vector<DramTraffic>& dram) {
   Rows t;
   t.header = {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
+  if (!dram.empty()) t.header.push_back(">eager DRAM");
   std::vector<size_t> merged;
   for (size_t k = 0; k < plan.groups.size(); ++k)
     if (plan.groups[k].ops.size() > 1 && (kind.empty() || plan.groups[k].kind == kind)) merged.push_back(k);
@@ -294,8 +296,24 @@ Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t
     t.rows.push_back({(kind == "reduction" ? "R" : "F") + std::to_string(k), members, std::to_string(grp.eager_kernels),
                       std::to_string(grp.fused_kernels), std::to_string(grp.eager.transfers()),
                       std::to_string(grp.fused.transfers()), format_bytes(grp.eager.bytes() - grp.fused.bytes())});
+    if (!dram.empty()) {
+      int64_t past_l2 = 0;
+      for (int i : grp.ops) past_l2 = add_checked(past_l2, dram.at(i).bytes(), "DRAM bytes");
+      t.rows.back().push_back(format_bytes(past_l2));
+    }
   }
   return t;
+}
+
+const std::vector<DramTraffic>& dram_past_l2(const Report& r) {
+  static const std::vector<DramTraffic> none;
+  return r.target && r.target->device.l2_bytes > 0 ? r.dram : none;
+}
+
+std::string fusion_bytes_note(const Report& r) {
+  if (!r.target || r.target->device.l2_bytes <= 0) return "";
+  return "bytes saved: array-sized transfers the fused kernel no longer makes (launches and L2 traffic); "
+         "eager DRAM: the part of the group's traffic that gets past the L2, the most of it that is DRAM";
 }
 
 std::string signed_change(int64_t before, int64_t after, bool bytes) {

@@ -46,7 +46,15 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
 Rows without_cost_columns(Rows rows, const std::string& sort);
 // Fusion groups that merge two or more ops; by bytes saved when `by_saving`, else in order.
 // `kind`: only groups of that kind ("reduction": pointwise ops fused into a reduction's kernel).
-Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind = "");
+// The bytes saved are array-sized; with the ops' expected DRAM traffic (`dram`, one per op; empty
+// where the target models no L2) an "eager DRAM" column says how much of it gets past the L2,
+// the most of the saving that is DRAM traffic.
+Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind = "",
+                  const std::vector<DramTraffic>& dram = {});
+// One line saying which bytes the fusion tables' savings are, or "" without an L2 model.
+std::string fusion_bytes_note(const Report& r);
+// The ops' expected DRAM traffic for fusion_table, or none where the target models no L2.
+const std::vector<DramTraffic>& dram_past_l2(const Report& r);
 // Totals as (label, eager, fused, fused+reductions) lines.
 std::vector<std::vector<std::string>> totals_rows(const Report& r);
 // One line saying what the array-sized bytes and the expected DRAM bytes each are.

@@ -146,13 +146,31 @@ class Allocator {
   std::multimap<int64_t, int> free_;  // free blocks by size
 };
 
-// Which storage each value addresses: a view or an in-place result shares its base's.
-std::vector<int> storage_of_values(const Graph& g) {
+// An op with a tensor input that launches nothing and returns as many bytes as that input
+// returns the input itself (dropout outside training, contiguous of a contiguous tensor, to()
+// of its own dtype): no kernel wrote anything new. Not an empty_like, whose fresh storage needs
+// no kernel either.
+bool returns_its_input(const Graph& g, const Op& op, const Launch& l) {
+  if (!l.known || l.counts.kernels + l.counts.memcpy > 0 || op.outputs.empty() || op.outputs.front() < 0) return false;
+  if (op.name.find("empty") != std::string::npos) return false;
+  const std::vector<int> in = op.tensor_inputs();
+  return !in.empty() && g.values[in.front()].bytes() == g.values[op.outputs.front()].bytes();
+}
+
+// Which storage each value addresses: a view, an in-place result or an input returned as it
+// is shares its base's; a may-alias result that a kernel copies (contiguous of a transposed
+// tensor) has its own.
+std::vector<int> storage_of_values(const Graph& g, const std::vector<Launch>& launches) {
   std::vector<int> storage(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v) storage[v] = static_cast<int>(v);
-  for (const Op& op : g.ops) {
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
     int base = -1;
-    if (op.traits.view || op.traits.inplace || op.traits.out_variant) {
+    // A schema's may-alias result (contiguous, reshape, to) is a view only where no kernel
+    // copies it into new storage.
+    const Launch& l = launches[i];
+    const bool copies = l.known && l.counts.kernels + l.counts.memcpy > 0;
+    if ((op.traits.view && !copies) || op.traits.inplace || op.traits.out_variant || returns_its_input(g, op, l)) {
       if (!op.traits.mutated_args.empty()) {
         const Arg& a = op.args.at(op.traits.mutated_args.front());
         if (!a.tensors.empty()) base = a.tensors.front();
@@ -179,7 +197,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
       out[i] = {traffic[i].read_bytes, traffic[i].write_bytes, traffic[i].read_bytes};
     return out;
   }
-  const std::vector<int> storage = storage_of_values(g);
+  const std::vector<int> storage = storage_of_values(g, launches);
   // The op after which each storage is dead (the exported module drops a value after its last
   // use); storages that outlive the call (weights, inputs, outputs) never die.
   const int forever = static_cast<int>(g.ops.size());

@@ -13,7 +13,9 @@ namespace kc {
 // hbm_arrays, or the measured sequence around a GEMM's or convolution's core kernel, with the
 // scratch copies its layout transforms and contiguous copies write) through a model of the
 // target's L2: a write-back cache of `Target::device.l2_bytes` x `l2_usable_fraction` with
-// least-recently-used eviction, over the memory blocks the caching allocator hands out (a freed
+// least-recently-used eviction, over the memory blocks the caching allocator hands out (a view,
+// an in-place result and an input returned untouched, as dropout in evaluation returns it,
+// address their base's block; a freed
 // intermediate's block is reused by a later output of a size that fits, so its lines are
 // overwritten in L2 rather than written back; an op's scratch arrays are allocated for its call
 // and freed after it). A read costs DRAM bytes for the part of the array not resident; a write

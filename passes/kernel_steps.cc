@@ -91,6 +91,19 @@ OpSteps around_core(const Graph& g, const HbmArrays& arrays, const std::vector<s
   return out;
 }
 
+// The arrays with the reads in the op's argument order (input, weight, bias), as around_core
+// reads them: hbm_arrays lists each array once by value id, and an exported program's
+// parameters come before the activations.
+HbmArrays in_argument_order(const Op& op, const HbmArrays& arrays) {
+  HbmArrays out = arrays;
+  out.reads.clear();
+  for (int v : op.tensor_inputs())
+    if (std::find(arrays.reads.begin(), arrays.reads.end(), v) != arrays.reads.end() &&
+        std::find(out.reads.begin(), out.reads.end(), v) == out.reads.end())
+      out.reads.push_back(v);
+  return out;
+}
+
 }  // namespace
 
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
@@ -105,7 +118,7 @@ OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, s
   if ((conv || gemm) && !grouped && families.size() > 1 &&
       std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
       arrays.writes.size() == 1)
-    return around_core(g, arrays, families, gemm);
+    return around_core(g, in_argument_order(op, arrays), families, gemm);
   return {{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
 }
 

@@ -2,13 +2,14 @@
 (validate/dram_run.py: Nsight Compute's dram__bytes_read/write.sum per kernel of the real run,
 caches as they are), per model.
 
-    python3 research/accuracy/dram_accuracy.py BIN [MEASURED] [--json OUT] [--set NAME]
+    python3 research/accuracy/dram_accuracy.py BIN [MEASURED] [--json OUT] [--set NAME [--in-sample]]
 
 MEASURED: a validate/device_dram.sh archive (dram.tar.xz) or a folder of <name>.dram.json;
 default data/results/dram/measured.tar.xz, the set the L2's usable share was fitted on (its
 out-of-sample figures: dram_lofo.py). A set measured after the model was fixed, compared here
 before anything is fitted to it, is out of sample as it stands: --set names it in the output,
-and models that are also in the fitted set are marked `*` and left out of its figures.
+and models that are also in the fitted set are marked `*` and left out of its figures; with
+--in-sample the set is said to be in sample (looked at, or fitted on, before the model was fixed).
 Prints one row per model and the share of models within 25% (those measuring over 10 MB) and
 within 2x. Memcpy and memset are not kernels: neither side counts them. Standard library only.
 """
@@ -54,6 +55,8 @@ def main():
     p.add_argument("measured", nargs="?", default=FITTED)
     p.add_argument("--json")
     p.add_argument("--set", help="name of a set measured apart from the fitted one (out of sample)")
+    p.add_argument("--in-sample", action="store_true",
+                   help="the --set was looked at, or fitted on, before the model was fixed: say so")
     a = p.parse_args()
     fitted = set() if os.path.abspath(a.measured) == FITTED else {m["model"] for m in measured(FITTED)}
     rows, seen = [], []
@@ -72,7 +75,9 @@ def main():
                      "expected_read": rep["eager_dram_read_bytes"], "expected_write": rep["eager_dram_write_bytes"]})
     mb = 1e6
     if a.set:
-        print(f"set {a.set}: {len(rows)} models measured apart from the fitted set, compared as first seen (out of sample)")
+        seen_how = ("looked at before the model was fixed (in sample)" if a.in_sample
+                    else "compared as first seen (out of sample)")
+        print(f"set {a.set}: {len(rows)} models measured apart from the fitted set, {seen_how}")
     if seen:
         print("left out, in the fitted set too: " + ", ".join("*" + s for s in seen))
     print(f"{'model':40s} {'array-sized':>11s} {'flushed':>9s} {'measured':>9s} {'expected':>9s} {'ratio':>6s}  (MB)")

@@ -1,7 +1,7 @@
 """Leave-one-family-out check of the DRAM model's one fitted parameter, the share of the L2 its
 least-recently-used replacement may fill (Target::l2_usable_fraction).
 
-    python3 research/accuracy/dram_lofo.py FRACTION=BIN [FRACTION=BIN ...] [--measured data/results/dram/measured.tar.xz]
+    python3 research/accuracy/dram_lofo.py FRACTION=BIN [FRACTION=BIN ...] [--measured PATH [PATH ...]]
 
 Each BIN is a kernelcount build whose target sets that fraction (passes/targets/); builds that
 differ in more than one parameter name them all, comma-separated (`0.625,16=BIN`), and the
@@ -9,7 +9,9 @@ pair is chosen together. For every
 family (the architecture: the letters that begin a model's name or its broad-set family), the
 fraction is chosen on the other families' models (most within 25% of those measuring over
 10 MB, ties to the smaller median error) and the family's own models are predicted with it.
-Prints the fraction each family got and the out-of-sample figures. Standard library only.
+--measured takes one or more sets (dram_accuracy.py's MEASURED; default the fitted set), whose
+models are pooled. Prints the fraction each family got and the out-of-sample figures. Standard
+library only.
 """
 import argparse
 import json
@@ -41,17 +43,20 @@ def score(rows):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("builds", nargs="+", help="FRACTION=BIN")
-    p.add_argument("--measured", default=os.path.join(ROOT, "data", "results", "dram", "measured.tar.xz"))
+    p.add_argument("--measured", nargs="+", default=[os.path.join(ROOT, "data", "results", "dram", "measured.tar.xz")])
     a = p.parse_args()
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
         for spec in a.builds:
             values, _, binary = spec.partition("=")
-            out = os.path.join(tmp, values + ".json")
-            subprocess.run([sys.executable, os.path.join(HERE, "dram_accuracy.py"), binary, a.measured, "--json", out],
-                           check=True, capture_output=True)
             key = tuple(float(v) for v in values.split(","))
-            res[key if len(key) > 1 else key[0]] = {r["model"]: r for r in json.load(open(out))["models"]}
+            key = key if len(key) > 1 else key[0]
+            res[key] = {}
+            for k, measured in enumerate(a.measured):
+                out = os.path.join(tmp, f"{values}.{k}.json")
+                subprocess.run([sys.executable, os.path.join(HERE, "dram_accuracy.py"), binary, measured, "--json", out],
+                               check=True, capture_output=True)
+                res[key].update({r["model"]: r for r in json.load(open(out))["models"]})
     fracs = sorted(res)
     models = sorted(res[fracs[0]])
     chosen, rows = {}, []

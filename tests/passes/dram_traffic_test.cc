@@ -66,3 +66,40 @@ TEST_CASE("dram: ops that launch nothing move nothing") {
   auto r = kc::analyze(b.g, kc::default_target());
   CHECK(total(r.dram) == 0);
 }
+
+TEST_CASE("dram: an op that launches nothing and returns its input reads as that input") {
+  // x -> relu -> dropout (train=False: no kernel, the same tensor) -> neg, 1 MiB arrays
+  // through a 2.5 MiB L2: neg finds relu's result still in L2. Were dropout's result an array
+  // of its own, never written, neg would read it from DRAM, call after call.
+  GraphBuilder b;
+  int x = b.input({1 << 18});
+  int y = b.pointwise("aten::relu", {x});
+  int z = b.op("aten::dropout", {y});
+  b.arg_float("p", 0.1);
+  b.arg_bool("train", false);
+  b.output(b.pointwise("aten::neg", {z}));
+  kc::Target t = kc::default_target();
+  t.device.l2_bytes = 5 << 19;
+  t.l2_usable_fraction = 1.0;
+  auto r = kc::analyze(b.g, t);
+  REQUIRE(r.launches[1].counts.kernels == 0);
+  CHECK(r.dram[1].bytes() == 0);
+  CHECK(r.dram[2].read_bytes == 0);
+  CHECK(r.dram[0].read_bytes > 0);  // the L2 is short: x was partly evicted since the last call
+}
+
+TEST_CASE("dram: a may-alias result that a kernel copies has an array of its own") {
+  // contiguous(x) of a transposed x is a copy kernel into new storage, though its schema
+  // says its result may alias x: x, the copy and relu's result (3 MiB) overflow a 2.5 MiB L2,
+  // where x and relu's result alone (2 MiB) would stay in it.
+  GraphBuilder b;
+  int x = b.strided({512, 512}, {1, 512});
+  int c = b.view("aten::contiguous", x, {512, 512});
+  b.output(b.pointwise("aten::relu", {c}));
+  kc::Target t = kc::default_target();
+  t.device.l2_bytes = 5 << 19;
+  t.l2_usable_fraction = 1.0;
+  auto r = kc::analyze(b.g, t);
+  REQUIRE(r.launches[0].counts.kernels == 1);
+  CHECK(total(r.dram) > 0);
+}

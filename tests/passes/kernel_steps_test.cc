@@ -65,6 +65,25 @@ TEST_CASE("kernel steps: a convolution that writes its output directly adds its 
   CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
 }
 
+TEST_CASE("kernel steps: the copies follow the argument order, not the arrays' value order") {
+  // An exported program lifts its parameters ahead of the activations, so hbm_arrays (which
+  // lists each array once, by value id) puts the weight and bias before the input.
+  GraphBuilder b;
+  int w = b.input({64, 64, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int bias = b.input({64}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int x = b.input({8, 64, 56, 56});
+  int y = b.op("aten::conv2d", {x, w, bias}, {}, {8, 64, 56, 56});
+  const kc::HbmArrays a{true, {w, bias, x}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(
+      b.g, b.g.ops[0], a, "conv",
+      {"nchwToNhwcKernel", "nchwToNhwcKernel", "xmma_fprop_implicit_gemm", "nhwcToNchwKernel", "elementwise_kernel"});
+  REQUIRE(s.steps.size() == 5);
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(s.scratch_bytes[0] == b.g.values[x].bytes());
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{w});
+  CHECK(arrays_of(s.steps[4].reads) == std::vector<int>{y, bias});
+}
+
 TEST_CASE("kernel steps: an embedding reads of its table at most the rows it writes") {
   GraphBuilder b;
   int w = b.input({50000, 256}, kc::DType::kFloat32, kc::ValueRole::kParameter);
