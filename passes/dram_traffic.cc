@@ -199,15 +199,14 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
   // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
+  KernelNamesLookup names(target.kernel_names);
+  const std::vector<std::string_view> no_families;
   auto steps_of = [&](size_t i, const HbmArrays& arrays) {
     const Launch& l = launches[i];
-    std::vector<std::string_view> f;
     const std::string& rule = l.rule == "measured" ? l.fitting_rule : l.rule;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
-    if (l.known)
-      if (const KernelNames* k =
-              find_kernel_names(target.kernel_names, rule, kernel_names_dtype(g, g.ops[i]), launched))
-        f = split_families(k->families);
+    const std::vector<std::string_view>& f =
+        l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
     return op_kernel_steps(g, g.ops[i], arrays, rule, f);
   };
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
