@@ -89,11 +89,21 @@ void JsonWriter::element() {
 }
 
 void JsonWriter::key(std::string_view k) {
+  if (plain(k)) return plain_key(k);
+  Level& l = open_.back();
+  put(l.members++ == 0 ? "{\n" : ",\n", 2);
+  indent(open_.size());
+  after_key_ = true;
+  write_string(k);
+  put(": ", 2);
+}
+
+void JsonWriter::plain_key(std::string_view k) {
   Level& l = open_.back();
   const char* open = l.members++ == 0 ? "{\n" : ",\n";
   const size_t depth = open_.size();
   after_key_ = true;
-  if (char* at = line_at(2, depth, k.size() + 4); at && plain(k)) {
+  if (char* at = line_at(2, depth, k.size() + 4)) {
     std::memcpy(at, open, 2);
     at += 2 + depth;
     *at++ = '"';
@@ -104,8 +114,9 @@ void JsonWriter::key(std::string_view k) {
   }
   put(open, 2);
   indent(depth);
-  write_string(k);
-  put(": ", 2);
+  put('"');
+  put(k);
+  put("\": ", 3);
 }
 
 void JsonWriter::close_line(char bracket) {

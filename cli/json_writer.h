@@ -31,6 +31,12 @@ class JsonWriter {
   void end_array();
   // The next member's key, inside an object; its value follows.
   void key(std::string_view k);
+  // A key spelled in the code, as nearly every key of a report is: printable ASCII without a
+  // quote or backslash, so it is copied without the check key() makes of any other.
+  template <size_t N>
+  void key(const char (&k)[N]) {
+    plain_key(std::string_view(k, N - 1));
+  }
 
   void value(std::string_view s);
   void value(const char* s) { value(std::string_view(s)); }
@@ -61,8 +67,15 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  template <size_t N, typename T>
+  void member(const char (&k)[N], const T& v) {
+    key(k);
+    value(v);
+  }
 
  private:
+  // key() of a key known to need no escapes.
+  void plain_key(std::string_view k);
   // Before a value: the separator and indent of an array element; after a key, nothing.
   void element();
   void indent(size_t depth);
