@@ -661,9 +661,14 @@ bool JsonRef::contains_key(std::string_view key) const {
 JsonRef JsonRef::find(std::string_view key) const {
   const JsonDoc::Node& n = KC_NODE;
   if (n.type != Type::kObject) return {};
+  // Lengths first: most keys of an object differ from the one sought in length.
   JsonRef found;
-  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span)
-    if (JsonRef(doc_, c).key() == key) found = JsonRef(doc_, c);
+  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span) {
+    const JsonDoc::Node& member = doc_->nodes_[c];
+    if (member.key_length != key.size()) continue;
+    const char* text = member.key_in_text ? doc_->text_.data() : doc_->chars_.data();
+    if (std::memcmp(text + member.key_offset, key.data(), key.size()) == 0) found = JsonRef(doc_, c);
+  }
   return found;
 }
 
