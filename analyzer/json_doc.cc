@@ -304,8 +304,10 @@ class FastParser {
         continue;
       }
       if (c != '\\') {
-        // A run of plain bytes at once.
-        const char* from = p_;
+        // A run of plain bytes at once, eight at a time where eight are left (a stack trace is
+        // long lines between its escapes).
+        const char* from = p_++;
+        skip_plain();
         while (p_ != end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x80 &&
                *p_ != '"' && *p_ != '\\')
           ++p_;
