@@ -1442,8 +1442,17 @@ Graph read_model_json(std::string_view text, const std::string& path, const Load
       },
       "as_expr");
   if (release) release(0, text.size());
-  if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
-  return Pt2Reader(doc.root(), path, options, release).read();
+  // The deep values the reader skips are checked once it is done, and before an error of its
+  // own: a text that is not valid JSON gets that error, wherever in the text it lies.
+  try {
+    if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
+    Graph g = Pt2Reader(doc.root(), path, options, release).read();
+    doc.check_unexpanded();
+    return g;
+  } catch (const Error&) {
+    doc.check_unexpanded();
+    throw;
+  }
 }
 
 }  // namespace
