@@ -624,24 +624,27 @@ JsonDoc JsonDoc::parse_outline(std::string_view text, const std::string& what, s
 JsonRef JsonDoc::expand(JsonRef lazy) {
   const JsonDoc& outline = *lazy.doc_;
   const Node& n = outline.nodes_[lazy.index_];
-  if (outline.expanded_.size() < outline.nodes_.size()) outline.expanded_.resize(outline.nodes_.size());
-  outline.expanded_[lazy.index_] = true;
   text_ = outline.text_;
   nodes_.clear();
   chars_.clear();
+  bool parsed;
   {
     JsonDocBuilder builder(*this, true);
-    if (FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
-            .run())
-      return root();
+    parsed =
+        FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
+            .run();
   }
-  // Not JSON FastParser reads: the whole text's first error, where it has one, is the one a
-  // full parse would have met; else the value is JSON only nlohmann's parser takes.
-  check_text(text_, outline.what_);
-  nodes_.clear();
-  chars_.clear();
-  JsonDocBuilder builder(*this, true);
-  nlohmann::json::sax_parse(text_.substr(n.s.offset, n.s.length), &builder);
+  if (!parsed) {
+    // Not JSON FastParser reads: the whole text's first error, where it has one, is the one a
+    // full parse would have met; else the value is JSON only nlohmann's parser takes.
+    check_text(text_, outline.what_);
+    nodes_.clear();
+    chars_.clear();
+    JsonDocBuilder builder(*this, true);
+    nlohmann::json::sax_parse(text_.substr(n.s.offset, n.s.length), &builder);
+  }
+  if (outline.expanded_.size() < outline.nodes_.size()) outline.expanded_.resize(outline.nodes_.size());
+  outline.expanded_[lazy.index_] = true;
   return root();
 }
 
