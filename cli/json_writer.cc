@@ -98,22 +98,29 @@ void JsonWriter::key(std::string_view k) {
   put(": ", 2);
 }
 
-void JsonWriter::plain_key(std::string_view k) {
-  Level& l = open_.back();
-  const char* open = l.members++ == 0 ? "{\n" : ",\n";
+char* JsonWriter::key_at(size_t size) {
   const size_t depth = open_.size();
+  char* at = line_at(2, depth, size + 4);
+  if (!at) return nullptr;
+  Level& l = open_.back();
+  std::memcpy(at, l.members++ == 0 ? "{\n" : ",\n", 2);
+  at += 2 + depth;
+  *at++ = '"';
+  used_ += 2 + depth + size + 4;
   after_key_ = true;
-  if (char* at = line_at(2, depth, k.size() + 4)) {
-    std::memcpy(at, open, 2);
-    at += 2 + depth;
-    *at++ = '"';
+  return at;
+}
+
+void JsonWriter::plain_key(std::string_view k) {
+  if (char* at = key_at(k.size())) {
     std::memcpy(at, k.data(), k.size());
     std::memcpy(at + k.size(), "\": ", 3);
-    used_ += 2 + depth + k.size() + 4;
     return;
   }
-  put(open, 2);
-  indent(depth);
+  Level& l = open_.back();
+  put(l.members++ == 0 ? "{\n" : ",\n", 2);
+  indent(open_.size());
+  after_key_ = true;
   put('"');
   put(k);
   put("\": ", 3);
