@@ -33,14 +33,14 @@ std::string clip(const std::string& s) {
 
 // Typed access to the JSON with errors that say where the problem is. Every test is an `if`
 // that builds its message only on failure: check() would build it for each of millions of
-// values.
-JsonRef field(JsonRef obj, const char* key, const std::string& where, const char* suffix = "") {
+// values. Keys are views, so that a key spelled in the code is not measured at each call.
+JsonRef field(JsonRef obj, std::string_view key, const std::string& where, const char* suffix = "") {
   if (!obj.is_object()) throw Error(where + suffix + ": expected an object");
   JsonRef found = obj.find(key);
-  if (!found) throw Error(where + suffix + ": missing field '" + key + "'");
+  if (!found) throw Error(where + suffix + ": missing field '" + std::string(key) + "'");
   return found;
 }
-JsonRef optional_field(JsonRef obj, const char* key) {
+JsonRef optional_field(JsonRef obj, std::string_view key) {
   JsonRef found = obj.find(key);
   return found && !found.is_null() ? found : JsonRef();
 }
