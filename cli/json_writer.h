@@ -55,9 +55,10 @@ class JsonWriter {
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   void value(T n) {
     element();
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-    put(digits, static_cast<size_t>(end - digits));
+    // Written straight into the buffer where it has room for any integer's digits.
+    constexpr size_t kDigits = 24;
+    if (used_ + kDigits > kBufBytes) flush();
+    used_ = static_cast<size_t>(std::to_chars(buf_.get() + used_, buf_.get() + used_ + kDigits, n).ptr - buf_.get());
   }
   // A whole value built as a tree, for the small parts of a report.
   void value(const nlohmann::ordered_json& j);
