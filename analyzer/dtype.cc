@@ -35,10 +35,18 @@ constexpr std::array<DTypeInfo, 19> kTable{{
     {DType::kFloat8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", 1, 32},
 }};
 
+// The table lists the dtypes in the enum's order: a dtype's entry is at its value (every
+// tensor's bytes ask for its size).
+constexpr bool in_enum_order() {
+  for (size_t i = 0; i < kTable.size(); ++i)
+    if (static_cast<size_t>(kTable[i].type) != i) return false;
+  return true;
+}
+static_assert(in_enum_order(), "kTable lists the dtypes in DType's order");
+
 const DTypeInfo& info(DType t) {
-  for (const auto& i : kTable)
-    if (i.type == t) return i;
-  return kTable[0];
+  const auto i = static_cast<size_t>(t);
+  return i < kTable.size() ? kTable[i] : kTable[0];
 }
 
 }  // namespace

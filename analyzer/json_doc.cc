@@ -111,8 +111,8 @@ namespace {
 // and gives the same values (numbers are converted as the same C functions convert them); on
 // anything else (invalid JSON, a byte-order mark, a value over the limits of json_limits.h) it
 // gives up, and check_json_limits and nlohmann's parser decide, with their messages. Its own
-// depth check bounds its recursion. Containers `lazy_depth` deep are checked without events
-// and handed to the builder as text.
+// depth check bounds its recursion. Containers `lazy_depth` deep are skipped by their brackets
+// and strings (skip_container) and handed to the builder as text, checked when expanded.
 class FastParser {
  public:
   FastParser(std::string_view text, size_t begin, size_t end, JsonDocBuilder& out, size_t lazy_depth,
@@ -127,7 +127,7 @@ class FastParser {
 
   bool run() {
     skip_space();
-    if (!value<true>()) return false;
+    if (!value()) return false;
     skip_space();
     return p_ == end_;
   }
@@ -151,97 +151,160 @@ class FastParser {
     }
   }
 
-  // kEmit: the value's events go to the builder; otherwise it is only checked.
-  template <bool kEmit>
   bool value() {
     if (p_ == end_) return false;
     switch (*p_) {
       case '{':
       case '[': {
-        if (kEmit && depth_ >= lazy_depth_) {
+        if (depth_ >= lazy_depth_) {
           const char* start = p_;
           seen_noted_key_ = false;
-          if (!(*p_ == '{' ? object<false>() : array<false>())) return false;
+          if (!skip_container()) return false;
           out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start), seen_noted_key_);
           return true;
         }
-        return *p_ == '{' ? object<kEmit>() : array<kEmit>();
+        return *p_ == '{' ? object() : array();
       }
       case '"': {
         std::string_view s;
-        return string(s) && (!kEmit || out_.string_view(s));
+        return string(s) && out_.string_view(s);
       }
       case 't':
-        return literal("true") && (!kEmit || out_.boolean(true));
+        return literal("true") && out_.boolean(true);
       case 'f':
-        return literal("false") && (!kEmit || out_.boolean(false));
+        return literal("false") && out_.boolean(false);
       case 'n':
-        return literal("null") && (!kEmit || out_.null());
+        return literal("null") && out_.null();
       default:
-        return number<kEmit>();
+        return number();
     }
   }
 
-  template <bool kEmit>
   bool object() {
     ++p_;
     if (++depth_ > kMaxJsonDepth) return false;
-    if (kEmit) out_.start_object(0);
+    out_.start_object(0);
     skip_space();
     if (p_ != end_ && *p_ == '}') {
       ++p_;
       --depth_;
-      return !kEmit || out_.end_object();
+      return out_.end_object();
     }
     for (;;) {
       skip_space();
       std::string_view key;
       if (p_ == end_ || *p_ != '"' || !string(key)) return false;
-      if (kEmit)
-        out_.key_view(key);
-      else if (!noted_key_.empty() && key == noted_key_)  // only lazy values are parsed unemitted
-        seen_noted_key_ = true;
+      out_.key_view(key);
       skip_space();
       if (p_ == end_ || *p_ != ':') return false;
       ++p_;
       skip_space();
-      if (!value<kEmit>()) return false;
-      if (kEmit) progress();
+      if (!value()) return false;
+      progress();
       skip_space();
       if (p_ == end_) return false;
       if (*p_ == '}') {
         ++p_;
         --depth_;
-        return !kEmit || out_.end_object();
+        return out_.end_object();
       }
       if (*p_++ != ',') return false;
     }
   }
 
-  template <bool kEmit>
   bool array() {
     ++p_;
     if (++depth_ > kMaxJsonDepth) return false;
-    if (kEmit) out_.start_array(0);
+    out_.start_array(0);
     skip_space();
     if (p_ != end_ && *p_ == ']') {
       ++p_;
       --depth_;
-      return !kEmit || out_.end_array();
+      return out_.end_array();
     }
     for (;;) {
       skip_space();
-      if (!value<kEmit>()) return false;
-      if (kEmit) progress();
+      if (!value()) return false;
+      progress();
       skip_space();
       if (p_ == end_) return false;
       if (*p_ == ']') {
         ++p_;
         --depth_;
-        return !kEmit || out_.end_array();
+        return out_.end_array();
       }
       if (*p_++ != ',') return false;
     }
+  }
+
+  // Finds the end of the object or array at p_ from its brackets and strings alone, noting the
+  // outline's key where it occurs. What lies between is checked when the value is expanded
+  // (JsonDoc::expand) or, if it never is, by JsonDoc::check_unexpanded: the text is parsed once
+  // where it is read. The brackets must pair within the depth limit, so that the outline's own
+  // structure is that of a full parse.
+  bool skip_container() {
+    char closing[kMaxJsonDepth];  // the bracket each open container expects, innermost last
+    size_t open = 0;
+    while (p_ != end_) {
+      const char c = *p_;
+      if (c == '"') {
+        const char* start = p_;
+        if (!skip_string()) return false;
+        if (!noted_key_.empty() && !note_key(start)) return false;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        if (depth_ + open >= kMaxJsonDepth) return false;
+        closing[open++] = c == '{' ? '}' : ']';
+      } else if (c == '}' || c == ']') {
+        if (closing[--open] != c) return false;
+        if (open == 0) {
+          ++p_;
+          return true;
+        }
+      }
+      ++p_;
+    }
+    return false;
+  }
+
+  // Moves past the string at p_ without decoding it: a backslash escapes the byte after it.
+  bool skip_string() {
+    ++p_;
+    for (;;) {
+      skip_plain();
+      if (p_ == end_) return false;
+      const char c = *p_++;
+      if (c == '"') return true;
+      if (c == '\\') {
+        if (p_ == end_) return false;
+        ++p_;
+      }
+    }
+  }
+
+  // After skip_string of the string at `start`: where it is a key, whether it is the noted one,
+  // escapes decoded. False where its escapes are not valid. Most strings differ from the key in
+  // length, which decides without a look at their bytes: an escaped spelling is only longer.
+  bool note_key(const char* start) {
+    const std::string_view raw(start + 1, static_cast<size_t>(p_ - start - 2));
+    if (raw.size() < noted_key_.size() || seen_noted_key_) return true;
+    const bool escaped = raw.size() > noted_key_.size();
+    if (escaped && raw.find('\\') == std::string_view::npos) return true;
+    const char* colon = p_;
+    while (colon != end_ && (*colon == ' ' || *colon == '\n' || *colon == '\r' || *colon == '\t')) ++colon;
+    if (colon == end_ || *colon != ':') return true;
+    if (!escaped) {
+      seen_noted_key_ = raw == noted_key_;
+      return true;
+    }
+    const char* after = p_;
+    p_ = start;
+    std::string_view key;
+    if (!string(key)) return false;
+    seen_noted_key_ = key == noted_key_;
+    p_ = after;
+    return true;
   }
 
   // Skips the plain bytes at p_, eight at a time, up to the first that may end a run of them:
@@ -304,8 +367,10 @@ class FastParser {
         continue;
       }
       if (c != '\\') {
-        // A run of plain bytes at once.
-        const char* from = p_;
+        // A run of plain bytes at once, eight at a time where eight are left (a stack trace is
+        // long lines between its escapes).
+        const char* from = p_++;
+        skip_plain();
         while (p_ != end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x80 &&
                *p_ != '"' && *p_ != '\\')
           ++p_;
@@ -422,8 +487,6 @@ class FastParser {
 
   // The JSON number grammar, then the conversions nlohmann's lexer makes: strtoull for a
   // non-negative integer, strtoll for a negative one, strtod for the rest and on overflow.
-  // Unchecked (kEmit false), only what could fail is converted.
-  template <bool kEmit>
   bool number() {
     const char* start = p_;
     bool negative = false, integer = true;
@@ -439,7 +502,6 @@ class FastParser {
       while (p_ != end_ && digit(*p_)) ++p_;
     }
     const char* digits_end = p_;
-    bool exponent = false;
     if (p_ != end_ && *p_ == '.') {
       integer = false;
       ++p_;
@@ -448,33 +510,29 @@ class FastParser {
     }
     if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
       integer = false;
-      exponent = true;
       ++p_;
       if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
       if (p_ == end_ || !digit(*p_)) return false;
       while (p_ != end_ && digit(*p_)) ++p_;
     }
-    // Fewer than 300 digits and no exponent: a finite double at worst, never an error.
-    if (!kEmit && !exponent && p_ - start < 300) return true;
     // Up to 18 digits fit an int64 exactly: what strtoull and strtoll give, without them.
     if (integer && digits_end - digits <= 18) {
       uint64_t x = 0;
       for (const char* d = digits; d != digits_end; ++d) x = x * 10 + static_cast<uint64_t>(*d - '0');
-      if (!kEmit) return true;
       return negative ? out_.number_integer(-static_cast<int64_t>(x)) : out_.number_unsigned(x);
     }
     number_.assign(start, static_cast<size_t>(p_ - start));  // NUL-terminated for the C functions
     errno = 0;
     if (integer && !negative) {
       const unsigned long long x = std::strtoull(number_.c_str(), nullptr, 10);
-      if (errno == 0) return !kEmit || out_.number_unsigned(static_cast<uint64_t>(x));
+      if (errno == 0) return out_.number_unsigned(static_cast<uint64_t>(x));
     } else if (integer) {
       const long long x = std::strtoll(number_.c_str(), nullptr, 10);
-      if (errno == 0) return !kEmit || out_.number_integer(static_cast<int64_t>(x));
+      if (errno == 0) return out_.number_integer(static_cast<int64_t>(x));
     }
     // An overflow to infinity is an error for nlohmann ("number overflow"): it gives the message.
     const double d = std::strtod(number_.c_str(), nullptr);
-    return std::isfinite(d) && (!kEmit || out_.number_float(d, number_));
+    return std::isfinite(d) && out_.number_float(d, number_);
   }
 
   const char* const text_;  // offsets given to the builder and to passed_ count from here
@@ -484,7 +542,7 @@ class FastParser {
   const size_t lazy_depth_;
   const std::function<void(size_t)>* const passed_;
   const std::string_view noted_key_;
-  bool seen_noted_key_ = false;  // in the lazy value being checked
+  bool seen_noted_key_ = false;  // in the lazy value being skipped
   size_t depth_ = 0, next_passed_ = 0;
   std::string scratch_, number_;
 };
@@ -493,6 +551,40 @@ class FastParser {
 
 static_assert(sizeof(JsonDoc::Node) == 24);
 
+namespace {
+
+// nlohmann::json's parse events, dropped: what check_text needs of its parser is its verdict.
+struct DropEvents {
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(int64_t) { return true; }
+  bool number_unsigned(uint64_t) { return true; }
+  bool number_float(double, const std::string&) { return true; }
+  bool string(std::string&) { return true; }
+  bool binary(nlohmann::json::binary_t&) { return true; }
+  bool start_object(size_t) { return true; }
+  bool end_object() { return true; }
+  bool start_array(size_t) { return true; }
+  bool end_array() { return true; }
+  bool key(std::string&) { return true; }
+  bool parse_error(size_t, const std::string&, const nlohmann::json::exception& e) { throw e; }
+};
+
+// Throws the Error a parse of the whole `text` gives, if any: over a limit (check_json_limits'
+// message, as if the limits were checked before the parse), else not valid JSON (nlohmann's).
+// A text both accept is returned from.
+void check_text(std::string_view text, const std::string& what) {
+  check_json_limits(text, what);
+  DropEvents events;
+  try {
+    nlohmann::json::sax_parse(text, &events);
+  } catch (const nlohmann::json::exception& e) {
+    throw json_parse_error(e, what);
+  }
+}
+
+}  // namespace
+
 JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t lazy_depth,
                        const std::function<void(size_t)>& passed, std::string_view noted_key) {
   // 32-bit offsets hold for any text up to 1 GiB; callers limit theirs to far less.
@@ -500,6 +592,7 @@ JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t la
   {
     JsonDoc doc;
     doc.text_ = text;
+    doc.what_ = what;
     doc.noted_key_ = noted_key;
     JsonDocBuilder builder(doc);
     if (FastParser(text, 0, text.size(), builder, lazy_depth, &passed, noted_key).run()) return doc;
@@ -509,6 +602,7 @@ JsonDoc JsonDoc::parse(std::string_view text, const std::string& what, size_t la
   check_json_limits(text, what);
   JsonDoc doc;
   doc.text_ = text;
+  doc.what_ = what;
   JsonDocBuilder builder(doc);
   try {
     nlohmann::json::sax_parse(text, &builder);
@@ -528,16 +622,45 @@ JsonDoc JsonDoc::parse_outline(std::string_view text, const std::string& what, s
 }
 
 JsonRef JsonDoc::expand(JsonRef lazy) {
-  const Node& n = lazy.doc_->nodes_[lazy.index_];
-  text_ = lazy.doc_->text_;
+  const JsonDoc& outline = *lazy.doc_;
+  const Node& n = outline.nodes_[lazy.index_];
+  text_ = outline.text_;
   nodes_.clear();
   chars_.clear();
-  JsonDocBuilder builder(*this, true);
-  // The outline checked this text whole: it parses.
-  if (!FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
-           .run())
-    throw Error("a JSON value changed after it was checked");
+  bool parsed;
+  {
+    JsonDocBuilder builder(*this, true);
+    parsed =
+        FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
+            .run();
+  }
+  if (!parsed) {
+    // Not JSON FastParser reads: the whole text's first error, where it has one, is the one a
+    // full parse would have met; else the value is JSON only nlohmann's parser takes.
+    check_text(text_, outline.what_);
+    nodes_.clear();
+    chars_.clear();
+    JsonDocBuilder builder(*this, true);
+    nlohmann::json::sax_parse(text_.substr(n.s.offset, n.s.length), &builder);
+  }
+  if (outline.expanded_.size() < outline.nodes_.size()) outline.expanded_.resize(outline.nodes_.size());
+  outline.expanded_[lazy.index_] = true;
   return root();
+}
+
+void JsonDoc::check_unexpanded() const {
+  JsonDoc scratch;
+  for (uint32_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].type == Type::kLazy && !(i < expanded_.size() && expanded_[i])) {
+      const Node& n = nodes_[i];
+      scratch.text_ = text_;
+      scratch.nodes_.clear();
+      scratch.chars_.clear();
+      JsonDocBuilder builder(scratch, true);
+      if (!FastParser(text_, n.s.offset, n.s.offset + n.s.length, builder, std::numeric_limits<size_t>::max(), nullptr)
+               .run())
+        return check_text(text_, what_);  // the first error of the text, or none
+    }
 }
 
 namespace {
@@ -661,9 +784,14 @@ bool JsonRef::contains_key(std::string_view key) const {
 JsonRef JsonRef::find(std::string_view key) const {
   const JsonDoc::Node& n = KC_NODE;
   if (n.type != Type::kObject) return {};
+  // Lengths first: most keys of an object differ from the one sought in length.
   JsonRef found;
-  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span)
-    if (JsonRef(doc_, c).key() == key) found = JsonRef(doc_, c);
+  for (uint32_t c = index_ + 1; c < index_ + n.span; c += doc_->nodes_[c].span) {
+    const JsonDoc::Node& member = doc_->nodes_[c];
+    if (member.key_length != key.size()) continue;
+    const char* text = member.key_in_text ? doc_->text_.data() : doc_->chars_.data();
+    if (std::memcmp(text + member.key_offset, key.data(), key.size()) == 0) found = JsonRef(doc_, c);
+  }
   return found;
 }
 

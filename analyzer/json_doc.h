@@ -2,8 +2,10 @@
 // document order. Strings are views of the text where they hold no escapes, so the text must
 // outlive the document; keys and decoded strings are copied into one buffer. It is what the
 // .pt2 reader walks instead of a nlohmann::json tree, which costs several times the memory and a
-// heap allocation per value. An outline (parse_outline) leaves the deep values as checked text,
-// so that a reader parses them one at a time (expand) rather than holding them all.
+// heap allocation per value. An outline (parse_outline) leaves the deep values as text, found by
+// their brackets alone, so that a reader parses them one at a time (expand) rather than holding
+// them all, and reads the text once: each deep value is checked as it is expanded, the rest by
+// check_unexpanded.
 // It answers what nlohmann::json's tree would: items() gives an object's keys in the sorted
 // order of its std::map, and the last of duplicate keys wins.
 #pragma once
@@ -104,19 +106,24 @@ class JsonDoc {
   // with nlohmann::json's message, or "<what>: ..." over a limit of check_json_limits, which
   // come first.
   static JsonDoc parse(std::string_view text, const std::string& what);
-  // The same, except that objects and arrays nested `lazy_depth` deep (the root is 0) are checked
-  // and kept as text (JsonRef::is_lazy) for expand to parse. passed(offset) is called now and
-  // then with how far into the text the parse has read. A text that only nlohmann::json reads
-  // (one that starts with a byte-order mark) is parsed whole.
-  // With `noted_key`, each lazy value records whether that key occurs in it at any depth (as
-  // the outline checks it, escapes decoded), so that contains_key answers for it without reading
-  // the text again.
+  // The same, except that objects and arrays nested `lazy_depth` deep (the root is 0) are kept
+  // as text (JsonRef::is_lazy) for expand to parse and check; only their brackets, strings and
+  // depth are checked here. passed(offset) is called now and then with how far into the text the
+  // parse has read. A text that only nlohmann::json reads (one that starts with a byte-order
+  // mark) is parsed whole.
+  // With `noted_key`, each lazy value records whether that key occurs in it at any depth (escapes
+  // decoded), so that contains_key answers for it without reading the text again.
   static JsonDoc parse_outline(std::string_view text, const std::string& what, size_t lazy_depth,
                                const std::function<void(size_t)>& passed = {}, std::string_view noted_key = {});
   JsonRef root() const { return JsonRef(this, 0); }
   // Parses a lazy value of another document into this one, in place of what this one held, and
-  // returns it; the other document's text must outlive this one's use.
+  // returns it; the other document's text must outlive this one's use. A value that is not valid
+  // JSON throws the Error a parse of the other document's whole text gives (its first error).
   JsonRef expand(JsonRef lazy);
+  // Checks the lazy values no expand has read, as parse would have: throws its Error where the
+  // text is not valid JSON. A reader calls it once done, and before reporting an error of its
+  // own, so that an invalid text's error comes first wherever it lies.
+  void check_unexpanded() const;
 
   // What a value is; public for the parser that fills the document.
   enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat, kLazy };
@@ -148,6 +155,9 @@ class JsonDoc {
   std::vector<Node> nodes_;
   std::string chars_;
   std::string noted_key_;  // see parse_outline; empty when none was noted
+  std::string what_;       // the text's name in errors
+  // Lazy values expand has read (checked), by index; check_unexpanded reads the others.
+  mutable std::vector<bool> expanded_;
   // The containers a parse has open, innermost last: kept between expands, which parse a value
   // per op, so that none of them allocates it anew.
   std::vector<uint32_t> open_;

@@ -33,14 +33,14 @@ std::string clip(const std::string& s) {
 
 // Typed access to the JSON with errors that say where the problem is. Every test is an `if`
 // that builds its message only on failure: check() would build it for each of millions of
-// values.
-JsonRef field(JsonRef obj, const char* key, const std::string& where, const char* suffix = "") {
+// values. Keys are views, so that a key spelled in the code is not measured at each call.
+JsonRef field(JsonRef obj, std::string_view key, const std::string& where, const char* suffix = "") {
   if (!obj.is_object()) throw Error(where + suffix + ": expected an object");
   JsonRef found = obj.find(key);
-  if (!found) throw Error(where + suffix + ": missing field '" + key + "'");
+  if (!found) throw Error(where + suffix + ": missing field '" + std::string(key) + "'");
   return found;
 }
-JsonRef optional_field(JsonRef obj, const char* key) {
+JsonRef optional_field(JsonRef obj, std::string_view key) {
   JsonRef found = obj.find(key);
   return found && !found.is_null() ? found : JsonRef();
 }
@@ -1442,8 +1442,17 @@ Graph read_model_json(std::string_view text, const std::string& path, const Load
       },
       "as_expr");
   if (release) release(0, text.size());
-  if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
-  return Pt2Reader(doc.root(), path, options, release).read();
+  // The deep values the reader skips are checked once it is done, and before an error of its
+  // own: a text that is not valid JSON gets that error, wherever in the text it lies.
+  try {
+    if (!(doc.root().is_object())) throw Error("models/model.json: expected an object at the top level");
+    Graph g = Pt2Reader(doc.root(), path, options, release).read();
+    doc.check_unexpanded();
+    return g;
+  } catch (const Error&) {
+    doc.check_unexpanded();
+    throw;
+  }
 }
 
 }  // namespace

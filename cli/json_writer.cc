@@ -89,23 +89,41 @@ void JsonWriter::element() {
 }
 
 void JsonWriter::key(std::string_view k) {
+  if (plain(k)) return plain_key(k);
   Level& l = open_.back();
-  const char* open = l.members++ == 0 ? "{\n" : ",\n";
-  const size_t depth = open_.size();
+  put(l.members++ == 0 ? "{\n" : ",\n", 2);
+  indent(open_.size());
   after_key_ = true;
-  if (char* at = line_at(2, depth, k.size() + 4); at && plain(k)) {
-    std::memcpy(at, open, 2);
-    at += 2 + depth;
-    *at++ = '"';
-    std::memcpy(at, k.data(), k.size());
-    std::memcpy(at + k.size(), "\": ", 3);
-    used_ += 2 + depth + k.size() + 4;
-    return;
-  }
-  put(open, 2);
-  indent(depth);
   write_string(k);
   put(": ", 2);
+}
+
+char* JsonWriter::key_at(size_t size) {
+  const size_t depth = open_.size();
+  char* at = line_at(2, depth, size + 4);
+  if (!at) return nullptr;
+  Level& l = open_.back();
+  std::memcpy(at, l.members++ == 0 ? "{\n" : ",\n", 2);
+  at += 2 + depth;
+  *at++ = '"';
+  used_ += 2 + depth + size + 4;
+  after_key_ = true;
+  return at;
+}
+
+void JsonWriter::plain_key(std::string_view k) {
+  if (char* at = key_at(k.size())) {
+    std::memcpy(at, k.data(), k.size());
+    std::memcpy(at + k.size(), "\": ", 3);
+    return;
+  }
+  Level& l = open_.back();
+  put(l.members++ == 0 ? "{\n" : ",\n", 2);
+  indent(open_.size());
+  after_key_ = true;
+  put('"');
+  put(k);
+  put("\": ", 3);
 }
 
 void JsonWriter::close_line(char bracket) {

@@ -31,6 +31,18 @@ class JsonWriter {
   void end_array();
   // The next member's key, inside an object; its value follows.
   void key(std::string_view k);
+  // A key spelled in the code, as nearly every key of a report is: printable ASCII without a
+  // quote or backslash, so it is copied without the check key() makes of any other.
+  template <size_t N>
+  void key(const char (&k)[N]) {
+    // Its bytes copied in a size the compiler knows, where the buffer has room.
+    if (char* at = key_at(N - 1)) {
+      std::memcpy(at, k, N - 1);
+      std::memcpy(at + N - 1, "\": ", 3);
+      return;
+    }
+    plain_key(std::string_view(k, N - 1));
+  }
 
   void value(std::string_view s);
   void value(const char* s) { value(std::string_view(s)); }
@@ -43,9 +55,10 @@ class JsonWriter {
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   void value(T n) {
     element();
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-    put(digits, static_cast<size_t>(end - digits));
+    // Written straight into the buffer where it has room for any integer's digits.
+    constexpr size_t kDigits = 24;
+    if (used_ + kDigits > kBufBytes) flush();
+    used_ = static_cast<size_t>(std::to_chars(buf_.get() + used_, buf_.get() + used_ + kDigits, n).ptr - buf_.get());
   }
   // A whole value built as a tree, for the small parts of a report.
   void value(const nlohmann::ordered_json& j);
@@ -61,8 +74,18 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  template <size_t N, typename T>
+  void member(const char (&k)[N], const T& v) {
+    key(k);
+    value(v);
+  }
 
  private:
+  // key() of a key known to need no escapes.
+  void plain_key(std::string_view k);
+  // Where a plain key of `size` bytes goes, its line and opening quote written and room kept
+  // for it and the '": ' after it; null, with nothing written, where the buffer has no room.
+  char* key_at(size_t size);
   // Before a value: the separator and indent of an array element; after a key, nothing.
   void element();
   void indent(size_t depth);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <list>
 #include <map>
 
 #include "analyzer/error.h"
@@ -19,7 +18,9 @@ struct Segment {
   double size = 0;
   double resident = 0;  // bytes in L2
   double dirty = 0;     // of those, bytes written and not yet written back
-  std::list<int>::iterator lru;
+  // Its neighbours in the LRU list (toward the most and the least recently used), -1 at an
+  // end: the list is threaded through the segments, so a touch allocates nothing.
+  int newer = -1, older = -1;
   bool cached = false;  // in the LRU list
 };
 
@@ -82,16 +83,25 @@ class L2 {
 
   void touch(int s) {
     Segment& seg = segments_[s];
-    if (seg.cached) lru_.erase(seg.lru);
-    lru_.push_front(s);
-    seg.lru = lru_.begin();
+    if (seg.cached) unlink(s);
+    seg.older = newest_;
+    seg.newer = -1;
+    (newest_ >= 0 ? segments_[newest_].newer : oldest_) = s;
+    newest_ = s;
     seg.cached = true;
+  }
+
+  void unlink(int s) {
+    Segment& seg = segments_[s];
+    (seg.newer >= 0 ? segments_[seg.newer].older : newest_) = seg.older;
+    (seg.older >= 0 ? segments_[seg.older].newer : oldest_) = seg.newer;
+    seg.cached = false;
   }
 
   // Evicts least recently used lines until the L2 holds its capacity, charging write-backs to t.
   void evict(DramTraffic& t) {
-    while (total_ > capacity_ + 0.5 && !lru_.empty()) {
-      Segment& v = segments_[lru_.back()];
+    while (total_ > capacity_ + 0.5 && oldest_ >= 0) {
+      Segment& v = segments_[oldest_];
       const double e = std::min(v.resident, total_ - capacity_);
       const double back = v.resident > 0 ? e * v.dirty / v.resident : 0;
       written_ += back;
@@ -101,8 +111,7 @@ class L2 {
       if (v.resident <= 0.5) {
         total_ -= v.resident;
         v.resident = v.dirty = 0;
-        lru_.pop_back();
-        v.cached = false;
+        unlink(oldest_);
       }
     }
     t.write_bytes = static_cast<int64_t>(written_ + 0.5);
@@ -118,7 +127,7 @@ class L2 {
   double written_ = 0;
   std::vector<Segment> segments_;
   std::vector<Block> blocks_;
-  std::list<int> lru_;  // front: most recently used
+  int newest_ = -1, oldest_ = -1;  // the ends of the LRU list
 };
 
 // PyTorch's caching allocator, as far as reuse goes: a request takes the smallest free block
@@ -217,15 +226,14 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
       dies_after[last_use[s]].push_back(static_cast<int>(s));
 
   // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
+  KernelNamesLookup names(target.kernel_names);
+  const std::vector<std::string_view> no_families;
   auto steps_of = [&](size_t i, const HbmArrays& arrays) {
     const Launch& l = launches[i];
-    std::vector<std::string_view> f;
     const std::string& rule = l.rule == "measured" ? l.fitting_rule : l.rule;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
-    if (l.known)
-      if (const KernelNames* k =
-              find_kernel_names(target.kernel_names, rule, kernel_names_dtype(g, g.ops[i]), launched))
-        f = split_families(k->families);
+    const std::vector<std::string_view>& f =
+        l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
     return op_kernel_steps(g, g.ops[i], arrays, rule, f);
   };
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
@@ -240,6 +248,10 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     return block[s];
   };
   std::vector<int> rows_block(g.ops.size(), -1);  // per op, the rows its gather reads
+  // An op's scratch blocks and a step's (block, bytes) of each array read and written, kept
+  // from op to op for their storage.
+  std::vector<int> scratch;
+  std::vector<std::pair<int, int64_t>> reads, writes;
   // The first run leaves the L2 as the call before the measured one does; the second is reported.
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -249,7 +261,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         DramTraffic t;
         double read = 0;
         l2.start_op();
-        std::vector<int> scratch;  // blocks of the op's scratch arrays, freed after the call
+        scratch.clear();  // blocks of the op's scratch arrays, freed after the call
         for (int64_t bytes : op.scratch_bytes) scratch.push_back(alloc.allocate(bytes));
         // (block, bytes the kernel touches) of a step's array
         auto access = [&](const Access& a) {
@@ -263,7 +275,8 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         };
         for (const KernelStep& step : op.steps) {
           // The kernel's arrays advance side by side: segment c of each (at the same fraction).
-          std::vector<std::pair<int, int64_t>> reads, writes;  // (block, bytes)
+          reads.clear();
+          writes.clear();
           int steps = 0;
           for (const Access& a : step.reads) {
             reads.push_back(access(a));

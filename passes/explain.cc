@@ -33,12 +33,7 @@ Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, co
     if (it == rules.end()) it = rules.emplace(id, find_rule(target, std::string(id))).first;
     return it->second;
   };
-  struct Names {
-    const KernelNames* found = nullptr;
-    std::vector<std::string_view> families;  // views into the target's table
-  };
-  // Keyed by the dtype's name as dtype_name() returns it: one pointer per dtype.
-  std::map<std::tuple<std::string_view, const char*, int>, Names> names_of;
+  KernelNamesLookup names_of(target.kernel_names);
   // Everything an explanation is made of: ops with equal keys share one. The measured models are
   // a view into the target's table, told apart by where they start.
   using Key = std::tuple<OpExplanation::Kind, std::string_view, const char*, const char*, int>;
@@ -72,17 +67,11 @@ Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, co
       }
     }
     if (launched > 0) {
-      auto [it, fresh_names] = names_of.try_emplace({rule_id, dtype, launched});
-      Names& names = it->second;
-      if (fresh_names) {
-        const auto& [rule, dt, n] = it->first;
-        names.found = find_kernel_names(target.kernel_names, std::string(rule), dt, n);
-        if (names.found) names.families = split_families(names.found->families);
-      }
-      if (names.found) {
+      const KernelNamesLookup::Found& names = names_of.find(rule_id, dtype, launched);
+      if (names.names) {
         e.kernel_names = names.families;
-        e.names_seen = names.found->seen;
-        e.names_of = names.found->of;
+        e.names_seen = names.names->seen;
+        e.names_of = names.names->of;
       }
     }
     out.distinct.push_back(std::move(e));

@@ -2,8 +2,8 @@
 
 namespace kc {
 
-const KernelNames* find_kernel_names(const std::vector<KernelNames>& table, const std::string& rule,
-                                     const std::string& dtype, int launches) {
+const KernelNames* find_kernel_names(const std::vector<KernelNames>& table, std::string_view rule,
+                                     std::string_view dtype, int launches) {
   const KernelNames* best = nullptr;
   for (const KernelNames& k : table) {
     if (rule != k.rule || launches != k.launches) continue;
@@ -23,6 +23,16 @@ std::vector<std::string_view> split_families(std::string_view families) {
     start = end + 3;
   }
   return out;
+}
+
+const KernelNamesLookup::Found& KernelNamesLookup::find(std::string_view rule, const char* dtype, int launches) {
+  auto [it, fresh] = found_.try_emplace({rule, dtype, launches});
+  if (fresh) {
+    Found& f = it->second;
+    f.names = find_kernel_names(table_, rule, dtype ? dtype : "", launches);
+    if (f.names) f.families = split_families(f.names->families);
+  }
+  return it->second;
 }
 
 }  // namespace kc

@@ -113,13 +113,20 @@ OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, s
   // dtype and launch count, and a grouped convolution with as many launches may be a loop over
   // its groups, which stays one kernel.
   const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
-  const auto groups = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
-  const bool grouped = groups != op.args.end() && !groups->ints.empty() && groups->ints.front() > 1;
-  if ((conv || gemm) && !grouped && families.size() > 1 &&
+  auto grouped = [&] {
+    const auto groups = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
+    return groups != op.args.end() && !groups->ints.empty() && groups->ints.front() > 1;
+  };
+  if ((conv || gemm) && families.size() > 1 && !grouped() &&
       std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
       arrays.writes.size() == 1)
     return around_core(g, in_argument_order(op, arrays), families, gemm);
-  return {{{whole(g, arrays.reads), whole(g, arrays.writes)}}, {}};
+  // Built in place: a braced list would copy each list it holds.
+  OpSteps out;
+  KernelStep& step = out.steps.emplace_back();
+  step.reads = whole(g, arrays.reads);
+  step.writes = whole(g, arrays.writes);
+  return out;
 }
 
 const char* kernel_names_dtype(const Graph& g, const Op& op) {

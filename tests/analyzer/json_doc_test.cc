@@ -159,12 +159,28 @@ TEST_CASE("json_doc: an outline keeps deep values as text, and expands them to w
   CHECK_FALSE(outline.root().find("n").contains_key("as_int"));
   CHECK(outline.root().find("a").contains_key("zzz"));  // the "\u" escape in its text
   CHECK(rebuild(scratch.expand(outline.root().find("n").children().begin().operator*())).dump() == "[2]");
-  // Invalid JSON deep inside is found by the outline, with nlohmann's message.
-  CHECK_THROWS_WITH(kc::JsonDoc::parse_outline(R"({"a": {"b": [1, 2,]}})", "t", 1), Catch::Contains("not valid JSON"));
+  // The outline reads a deep value's brackets and strings only: invalid JSON inside is found
+  // when the value is expanded, or by check_unexpanded where it never is, with the message a
+  // parse of the whole text gives (its first error, wherever the value read lies).
+  const std::string bad = R"({"a": {"b": [1, 2,]}, "c": [3]})";
+  const kc::JsonDoc unchecked = kc::JsonDoc::parse_outline(bad, "t", 1);
+  CHECK_THROWS_WITH(scratch.expand(unchecked.root().find("a")), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(unchecked.check_unexpanded(), Catch::Contains("not valid JSON"));
+  const kc::JsonDoc unread = kc::JsonDoc::parse_outline(bad, "t", 1);
+  CHECK(rebuild(scratch.expand(unread.root().find("c"))).dump() == "[3]");
+  CHECK_THROWS_WITH(unread.check_unexpanded(), Catch::Contains("not valid JSON") && Catch::Contains("column 19"));
+  const kc::JsonDoc first = kc::JsonDoc::parse_outline(R"({"a": [1,], "c": {"d": [,]}})", "t", 1);
+  CHECK_THROWS_WITH(scratch.expand(first.root().find("c")), Catch::Contains("column 10"));
+  // Brackets that do not pair, or a string left open, are the outline's own errors.
+  CHECK_THROWS_WITH(kc::JsonDoc::parse_outline(R"({"a": {"b": [1, 2}]})", "t", 1), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(kc::JsonDoc::parse_outline(R"({"a": {"b": "x}})", "t", 1), Catch::Contains("not valid JSON"));
+  // A valid text passes, whether its deep values were expanded or not.
+  CHECK_NOTHROW(outline.check_unexpanded());
+  CHECK_NOTHROW(kc::JsonDoc::parse_outline(text, "t", 2).check_unexpanded());
   // The limits hold inside lazy values too, with their own message.
   CHECK_THROWS_WITH(kc::JsonDoc::parse_outline("[" + std::string(100, '[') + std::string(100, ']') + "]", "t", 1),
                     Catch::Contains("nested deeper than 64 levels"));
-  // A noted key is looked for as the outline checks each lazy value: exactly, escapes decoded.
+  // A noted key is looked for as the outline skips each lazy value: exactly, escapes decoded.
   const std::string noted_text =
       R"({"v": {"a": {"sizes": [{"as_int": 2}]}, "b": {"s": "as_expr"}, "c": [{"\u0061s_expr": 1}]}})";
   const kc::JsonDoc noted = kc::JsonDoc::parse_outline(noted_text, "t", 2, {}, "as_expr");

@@ -224,6 +224,25 @@ TEST_CASE("pt2: a missing field is named") {
   CHECK_THROWS_WITH(kc::load_pt2_json("{", "x", {}), Contains("not valid JSON"));
 }
 
+TEST_CASE("pt2: a text that is not valid JSON gets that error, wherever it lies") {
+  // The reader parses each node and record as it comes to it: an error of its own in an early
+  // node must not hide invalid JSON further on, nor may JSON it never reads go unchecked (a
+  // module call graph's signature is four levels deep, where the outline leaves values as text).
+  auto j = model_json("add.pt2");
+  j["graph_module"]["module_call_graph"] = nlohmann::json::array({{{"fqn", ""}, {"signature", {{"note", 1}}}}});
+  const std::string valid = j.dump();
+  CHECK_NOTHROW(kc::load_pt2_json(valid, "x", {}));
+  std::string unread = valid;
+  REQUIRE(unread.find(R"("note")") != std::string::npos);
+  unread.insert(unread.find(R"("note")"), "1, ");  // a key that is no string
+  CHECK_THROWS_WITH(kc::load_pt2_json(unread, "x", {}), Contains("not valid JSON"));
+  j["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default";
+  std::string refused = j.dump();
+  CHECK_THROWS_WITH(kc::load_pt2_json(refused, "x", {}), Contains("unknown op aten::no_such_op"));
+  refused.insert(refused.find(R"("note")"), "1, ");
+  CHECK_THROWS_WITH(kc::load_pt2_json(refused, "x", {}), Contains("not valid JSON"));
+}
+
 TEST_CASE("pt2: non-finite floats, which the schema writes as strings, are read; other strings are not") {
   auto j = model_json("add.pt2");
   auto& inputs = j["graph_module"]["graph"]["nodes"][0]["inputs"];
