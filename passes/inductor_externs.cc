@@ -29,12 +29,17 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
 
 // Whether a matrix product reads the value as it is: its last two dims dense in either order
 // (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
-// the decomposition's reshape copies it first (an expanded batch, a permuted head dim).
+// the decomposition's reshape copies it first (an expanded batch, a permuted head dim). A
+// matrix (2-d) needs only a unit stride in one dim: cuBLAS takes the other as its leading
+// dimension (BERT's pooler reads token 0 of every sequence, rows 393,216 apart: no copy).
 bool gemm_operand_dense(const Value& v) {
   const size_t r = v.sizes.size();
   if (r < 2 || v.strides.size() != r) return true;
   const int64_t rows = v.sizes[r - 2], cols = v.sizes[r - 1];
   const int64_t sr = v.strides[r - 2], sc = v.strides[r - 1];
+  if (r == 2)
+    return ((cols == 1 || sc == 1) && (rows == 1 || sr >= cols)) ||
+           ((rows == 1 || sr == 1) && (cols == 1 || sc >= rows));
   const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
   const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
   if (!row_major && !col_major) return false;
@@ -197,6 +202,21 @@ bool Builder::fused_attention(const Op& op) const {
 // The query, key and value cuDNN attention reads are copied into the layout its lowering
 // requires (a fresh dense buffer), unless a Triton loop writes one whole as it is; the
 // memory-efficient kernel (f32) takes strided operands as they are.
+// lowering.py's sdpa_constraint: an operand already in memory (a graph input, or what a library
+// kernel wrote) whose strides are aligned (all but the last a multiple of 8 elements, the last
+// unit: is_aligned_realized_tensor) is handed to the kernel as it is, through any view of it;
+// BERT's and GPT-2's heads, views of their projections' outputs, are read in place.
+bool Builder::aligned_in_storage(int v) const {
+  const int p = g.values[base[v]].producer;
+  if (p >= 0 && lower[p] != Lower::kExtern && lower[p] != Lower::kFallback) return false;
+  const Value& x = g.values[v];
+  if (x.sizes.empty() || x.strides.size() != x.sizes.size()) return false;
+  if (x.strides.back() != 1 && x.sizes.back() != 1) return false;
+  for (size_t d = 0; d + 1 < x.strides.size(); ++d)
+    if (x.strides[d] % 8 != 0) return false;
+  return true;
+}
+
 void Builder::find_operand_copies() {
   operand_copies.assign(g.ops.size(), {});
   for (size_t k = 0; k < g.ops.size(); ++k) {
@@ -219,7 +239,7 @@ void Builder::find_operand_copies() {
       const int p = v.producer;
       const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) &&
                                  row_major_dense(v.sizes, v.strides);
-      if (!written_whole) operand_copies[k].push_back(in[j]);
+      if (!written_whole && !aligned_in_storage(in[j])) operand_copies[k].push_back(in[j]);
     }
   }
 }
