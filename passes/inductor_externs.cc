@@ -217,16 +217,61 @@ bool Builder::aligned_in_storage(int v) const {
   return true;
 }
 
+// Layout._pad_strides (config.comprehensive_padding): a buffer a Triton loop writes gets each
+// stride above padding_stride_threshold (1,024 elements) rounded up to a multiple of 128 bytes,
+// in its own dim order, unless it is channels-last dense. Returns where padding starts: the
+// unpadded strides of the padded dims (none for a buffer left as it is).
+std::vector<int64_t> Builder::padded_boundaries(int b) const {
+  constexpr int64_t kThreshold = 1024, kAlignBytes = 128;
+  const Value& x = g.values[b];
+  const int p = x.producer;
+  if (p < 0 || returned[b] || (lower[p] != Lower::kPointwise && lower[p] != Lower::kReduction)) return {};
+  if (x.strides.size() != x.sizes.size() || x.sizes.size() < 2 || !row_major_dense(x.sizes, x.strides)) return {};
+  const int64_t align = kAlignBytes / std::max(dtype_size(x.dtype), 1);
+  std::vector<int64_t> out;
+  int64_t unpadded = 1, padded = 1;
+  for (size_t d = x.sizes.size(); d-- > 1;) {
+    unpadded *= x.sizes[d];
+    padded *= x.sizes[d];
+    if (padded > kThreshold && padded % align != 0) {
+      out.push_back(unpadded);
+      padded = (padded + align - 1) / align * align;
+    }
+  }
+  return out;
+}
+
+// Whether operand v, folded to rows of its last dim (a linear's leading dims merged into the
+// rows), spans a padded stride of its buffer: no view of the padded buffer is that matrix, so
+// it is copied out of it first (Swin's bf16 windows: 49 x 96 elements, padded to 4,736).
+bool Builder::crosses_padding(int v) const {
+  const Value& x = g.values[v];
+  if (x.sizes.size() < 2 || !same_order(v)) return false;
+  const int64_t cols = x.sizes.back(), numel = x.numel();
+  for (int64_t at : padded_boundaries(base[v]))
+    if (at > cols && at < numel) return true;
+  return false;
+}
+
 void Builder::find_operand_copies() {
   operand_copies.assign(g.ops.size(), {});
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     if (lower[k] != Lower::kExtern) continue;
     if (op_class(op) == OpClass::kGemm) {
-      for (const Arg& a : op.args)
-        if (a.kind == Arg::Kind::kTensor && a.name != "bias" && !a.tensors.empty() && a.tensors[0] >= 0 &&
-            !gemm_operand_dense(g.values[a.tensors[0]]))
-          operand_copies[k].push_back(a.tensors[0]);
+      // Only a linear's or a matmul's left operand of 3 dims or more, by a matrix, is folded
+      // into the rows of one GEMM; batched products keep their batch dims, which a padded
+      // stride leaves readable (Swin's softmax, padded per head, goes to bmm as it is).
+      const std::vector<int> in = op.tensor_inputs();
+      const bool folds = (op.name == "aten::linear" || op.name == "aten::matmul") && in.size() >= 2 &&
+                         g.values[in[0]].sizes.size() >= 3 && g.values[in[1]].sizes.size() == 2;
+      int tensor_arg = 0;
+      for (const Arg& a : op.args) {
+        if (a.kind != Arg::Kind::kTensor || a.name == "bias" || a.tensors.empty() || a.tensors[0] < 0) continue;
+        const int v = a.tensors[0];
+        const bool left = tensor_arg++ == 0;
+        if (!gemm_operand_dense(g.values[v]) || (folds && left && crosses_padding(v))) operand_copies[k].push_back(v);
+      }
       continue;
     }
     if (op_class(op) != OpClass::kAttention) continue;

@@ -285,3 +285,23 @@ TEST_CASE("inductor: half-precision attention reads heads of a library kernel's 
   auto pc = plan(c.g);
   CHECK(kernels(pc) > 1);
 }
+
+namespace {
+// exp(x) for x of [64, rows, 96] in dtype, then a linear by a [96, 96] weight.
+kc::FusionPlan exp_then_linear(int64_t rows, DType dt) {
+  GraphBuilder b;
+  int e = b.pointwise("aten::exp", {b.input({64, rows, 96}, dt)});
+  b.output(b.op("aten::linear", {e, b.input({96, 96}, dt, kc::ValueRole::kParameter)}, {}, {64, rows, 96}));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  return plan(b.g);
+}
+}  // namespace
+
+TEST_CASE("inductor: a padded buffer a linear folds into rows is copied out of its padding first") {
+  // comprehensive_padding: the stride of 49 x 96 bf16 elements (9,408 bytes, above 1,024
+  // elements) is rounded up to 128 bytes; folding [64, 49] into rows crosses it: exp, copy, GEMM.
+  CHECK(kernels(exp_then_linear(49, DType::kBFloat16)) == kernels(exp_then_linear(48, DType::kBFloat16)) + 1);
+  // 48 x 96 bf16 elements, and 49 x 96 f32 ones (18,816 bytes), are multiples of 128 bytes: no padding.
+  CHECK(kernels(exp_then_linear(49, DType::kFloat32)) == kernels(exp_then_linear(48, DType::kFloat32)));
+}
