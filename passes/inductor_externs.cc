@@ -270,7 +270,10 @@ void Builder::find_operand_copies() {
         if (a.kind != Arg::Kind::kTensor || a.name == "bias" || a.tensors.empty() || a.tensors[0] < 0) continue;
         const int v = a.tensors[0];
         const bool left = tensor_arg++ == 0;
-        if (!gemm_operand_dense(g.values[v]) || (folds && left && crosses_padding(v))) operand_copies[k].push_back(v);
+        const bool padded = folds && left && crosses_padding(v);
+        if (!gemm_operand_dense(g.values[v]) || padded) operand_copies[k].push_back(v);
+        if (padded)
+          why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";
       }
       continue;
     }
