@@ -137,6 +137,9 @@ struct Builder {
   bool written_channels_last(int v) const;
   void price_externs();
   bool fused_attention(const Op& op) const;
+  bool aligned_in_storage(int v) const;
+  std::vector<int64_t> padded_boundaries(int b) const;
+  bool crosses_padding(int v) const;
   void find_operand_copies();
 
   // 3. Realization: which Triton values are computed into memory (inductor_realize.cc).

@@ -29,12 +29,17 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
 
 // Whether a matrix product reads the value as it is: its last two dims dense in either order
 // (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
-// the decomposition's reshape copies it first (an expanded batch, a permuted head dim).
+// the decomposition's reshape copies it first (an expanded batch, a permuted head dim). A
+// matrix (2-d) needs only a unit stride in one dim: cuBLAS takes the other as its leading
+// dimension (BERT's pooler reads token 0 of every sequence, rows 393,216 apart: no copy).
 bool gemm_operand_dense(const Value& v) {
   const size_t r = v.sizes.size();
   if (r < 2 || v.strides.size() != r) return true;
   const int64_t rows = v.sizes[r - 2], cols = v.sizes[r - 1];
   const int64_t sr = v.strides[r - 2], sc = v.strides[r - 1];
+  if (r == 2)
+    return ((cols == 1 || sc == 1) && (rows == 1 || sr >= cols)) ||
+           ((rows == 1 || sr == 1) && (cols == 1 || sc >= rows));
   const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
   const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
   if (!row_major && !col_major) return false;
@@ -197,16 +202,79 @@ bool Builder::fused_attention(const Op& op) const {
 // The query, key and value cuDNN attention reads are copied into the layout its lowering
 // requires (a fresh dense buffer), unless a Triton loop writes one whole as it is; the
 // memory-efficient kernel (f32) takes strided operands as they are.
+// lowering.py's sdpa_constraint: an operand already in memory (a graph input, or what a library
+// kernel wrote) whose strides are aligned (all but the last a multiple of 8 elements, the last
+// unit: is_aligned_realized_tensor) is handed to the kernel as it is, through any view of it;
+// BERT's and GPT-2's heads, views of their projections' outputs, are read in place.
+bool Builder::aligned_in_storage(int v) const {
+  const int p = g.values[base[v]].producer;
+  if (p >= 0 && lower[p] != Lower::kExtern && lower[p] != Lower::kFallback) return false;
+  const Value& x = g.values[v];
+  if (x.sizes.empty() || x.strides.size() != x.sizes.size()) return false;
+  if (x.strides.back() != 1 && x.sizes.back() != 1) return false;
+  for (size_t d = 0; d + 1 < x.strides.size(); ++d)
+    if (x.strides[d] % 8 != 0) return false;
+  return true;
+}
+
+// Layout._pad_strides (config.comprehensive_padding): a buffer a Triton loop writes gets each
+// stride above padding_stride_threshold (1,024 elements) rounded up to a multiple of 128 bytes,
+// in its own dim order, unless it is channels-last dense. Returns where padding starts: the
+// unpadded strides of the padded dims (none for a buffer left as it is).
+std::vector<int64_t> Builder::padded_boundaries(int b) const {
+  constexpr int64_t kThreshold = 1024, kAlignBytes = 128;
+  const Value& x = g.values[b];
+  const int p = x.producer;
+  if (p < 0 || returned[b] || (lower[p] != Lower::kPointwise && lower[p] != Lower::kReduction)) return {};
+  if (x.strides.size() != x.sizes.size() || x.sizes.size() < 2 || !row_major_dense(x.sizes, x.strides)) return {};
+  const int64_t align = kAlignBytes / std::max(dtype_size(x.dtype), 1);
+  std::vector<int64_t> out;
+  int64_t unpadded = 1, padded = 1;
+  for (size_t d = x.sizes.size(); d-- > 1;) {
+    unpadded *= x.sizes[d];
+    padded *= x.sizes[d];
+    if (padded > kThreshold && padded % align != 0) {
+      out.push_back(unpadded);
+      padded = (padded + align - 1) / align * align;
+    }
+  }
+  return out;
+}
+
+// Whether operand v, folded to rows of its last dim (a linear's leading dims merged into the
+// rows), spans a padded stride of its buffer: no view of the padded buffer is that matrix, so
+// it is copied out of it first (Swin's bf16 windows: 49 x 96 elements, padded to 4,736).
+bool Builder::crosses_padding(int v) const {
+  const Value& x = g.values[v];
+  if (x.sizes.size() < 2 || !same_order(v)) return false;
+  const int64_t cols = x.sizes.back(), numel = x.numel();
+  for (int64_t at : padded_boundaries(base[v]))
+    if (at > cols && at < numel) return true;
+  return false;
+}
+
 void Builder::find_operand_copies() {
   operand_copies.assign(g.ops.size(), {});
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     if (lower[k] != Lower::kExtern) continue;
     if (op_class(op) == OpClass::kGemm) {
-      for (const Arg& a : op.args)
-        if (a.kind == Arg::Kind::kTensor && a.name != "bias" && !a.tensors.empty() && a.tensors[0] >= 0 &&
-            !gemm_operand_dense(g.values[a.tensors[0]]))
-          operand_copies[k].push_back(a.tensors[0]);
+      // Only a linear's or a matmul's left operand of 3 dims or more, by a matrix, is folded
+      // into the rows of one GEMM; batched products keep their batch dims, which a padded
+      // stride leaves readable (Swin's softmax, padded per head, goes to bmm as it is).
+      const std::vector<int> in = op.tensor_inputs();
+      const bool folds = (op.name == "aten::linear" || op.name == "aten::matmul") && in.size() >= 2 &&
+                         g.values[in[0]].sizes.size() >= 3 && g.values[in[1]].sizes.size() == 2;
+      int tensor_arg = 0;
+      for (const Arg& a : op.args) {
+        if (a.kind != Arg::Kind::kTensor || a.name == "bias" || a.tensors.empty() || a.tensors[0] < 0) continue;
+        const int v = a.tensors[0];
+        const bool left = tensor_arg++ == 0;
+        const bool padded = folds && left && crosses_padding(v);
+        if (!gemm_operand_dense(g.values[v]) || padded) operand_copies[k].push_back(v);
+        if (padded)
+          why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";
+      }
       continue;
     }
     if (op_class(op) != OpClass::kAttention) continue;
@@ -219,7 +287,7 @@ void Builder::find_operand_copies() {
       const int p = v.producer;
       const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) &&
                                  row_major_dense(v.sizes, v.strides);
-      if (!written_whole) operand_copies[k].push_back(in[j]);
+      if (!written_whole && !aligned_in_storage(in[j])) operand_copies[k].push_back(in[j]);
     }
   }
 }

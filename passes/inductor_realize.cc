@@ -11,7 +11,8 @@ bool Builder::reads_through_copy(int u, int b) const {
   g.ops[u].for_each_tensor_input([&](int v) {
     if (base[v] != b) return;
     const auto& c = operand_copies[u];
-    (std::find(c.begin(), c.end(), v) != c.end() ? copied : direct) = true;
+    // A padded buffer is computed into memory first, then copied out of its padding.
+    (std::find(c.begin(), c.end(), v) != c.end() && !crosses_padding(v) ? copied : direct) = true;
   });
   return copied && !direct;
 }

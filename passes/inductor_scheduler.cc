@@ -90,6 +90,8 @@ bool Builder::compatible(const Node& a, const Node& b) {
 // (a permuted or sliced view reads other elements); a reduction's result may be broadcast
 // over its prologue's loop, which the fused kernel runs row by row.
 bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
+  // A copy out of a padded buffer reads it at other indices than its writer writes them.
+  if (nodes[k].copy_of >= 0 && crosses_padding(nodes[k].copy_of)) return false;
   if (nodes[d].red || nodes[d].copy_of >= 0) return true;
   for (int v : reads)
     if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;

@@ -15,6 +15,7 @@
 #include "passes/layout.h"
 #include "passes/torch2_11/conv_engine.h"
 #include "passes/torch2_11/cudnn_answers.h"
+#include "passes/torch2_11/grouped_conv.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -185,53 +186,6 @@ CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
   return q;
 }
 
-// Grouped convolutions on channels-last tensors (sweep gconv: 842 grouped shapes by layout).
-// cuDNN either runs one grouped call (a direct kernel, or the implicit GEMM, whose weight
-// transform for a channel multiplier of 2 adds 2 kernels and 2 zeroed buffers), or loops over
-// the groups: one launch per group (engines without group support) or three (GEMM + two
-// channel slices). Which one follows the channels per group, the kernel size and the dtype;
-// the most frequent behaviour per bucket (80% of the bf16 and 61-77% of the f32 shapes).
-Counts grouped_channels_last(const ConvView& v, int extra) {
-  const int64_t cin = v.x_sizes[1];
-  const int64_t cout = v.w_sizes[0];
-  const int64_t cpg = cin / v.groups;
-  const int64_t mult = cout % cin == 0 ? cout / cin : 0;
-  const bool k1 = product(v.w_sizes, 2) == 1;
-  const int g = static_cast<int>(v.groups);
-  enum { kDirect, kGemm, kLoop1, kLoop3 } path;
-  if (is_half(v.dtype)) {
-    if (cpg == 1)
-      path = mult >= 2 ? kLoop1 : kDirect;
-    else if (cpg == 2)
-      path = kLoop1;
-    else if (cpg <= 8)
-      path = kGemm;
-    else if (cpg < 32)
-      path = k1 ? kLoop3 : kGemm;
-    else
-      path = kLoop3;
-  } else {
-    if (v.groups <= 2)
-      path = kLoop1;
-    else if (cpg == 1)
-      path = kDirect;
-    else
-      path = k1 ? kLoop1 : kGemm;
-  }
-  switch (path) {
-    case kDirect:
-      return {1 + extra, 0, 0, 0};
-    case kLoop1:
-      return {g + extra, 0, 0, 0};
-    case kLoop3:
-      return {3 * g + extra, 0, 0, 0};
-    case kGemm:
-      break;
-  }
-  const int memsets = mult >= 2 || (cpg >= 24 && cpg % 32 != 0) ? 2 : 0;
-  return {(mult >= 2 ? 3 : 1) + extra, 0, memsets, 0};
-}
-
 Counts conv_counts(const OpFacts& f) {
   ConvView v;
   conv_view(f, v);
@@ -251,14 +205,13 @@ Counts conv_counts(const OpFacts& f) {
     copies += channels_last_dense(v.w_sizes, v.w_strides) ? 0 : 1;
     if (depthwise(v) && v.spatial() == 3 && v.dtype == DType::kFloat32 && cin < 256)
       return {2 * static_cast<int>(cin) + bias + copies, 0, 0, 0};  // per-channel loop, 2 kernels each
-    if (v.groups > 1) return grouped_channels_last(v, bias + copies);
   } else {
     copies += row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1;
   }
   // cuDNN's engine: transforms around an NHWC implicit GEMM, an NCHW-native kernel, a GEMM for
-  // 1x1, split-K with a zeroed workspace; for grouped NCHW tensors one call or a loop over the
-  // groups (conv_engine.h), with cuDNN's own heuristic choice where cuDNN, or the answers it gave
-  // before (cudnn_answers.h), can tell it.
+  // 1x1, split-K with a zeroed workspace; for grouped tensors one call or a loop over the
+  // groups (conv_engine.h, grouped_channels_last), with cuDNN's own heuristic choice where
+  // cuDNN, or the answers it gave before (cudnn_answers.h), can tell it.
   std::optional<CudnnEngineChoice> engine;
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
   if (CudnnAnswers* answers =
@@ -266,6 +219,17 @@ Counts conv_counts(const OpFacts& f) {
     const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
     engine = a.choice;
     if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  }
+  if (cl && v.groups > 1) {
+    // The engines' launches were measured for 2-d convolutions only.
+    const bool two_d = v.spatial() == 2 && !v.one_d;
+    GroupedConv gc;
+    gc.half = is_half(v.dtype);
+    gc.c_in = v.x_sizes[1];
+    gc.c_out = v.w_sizes[0];
+    gc.groups = v.groups;
+    gc.kernel_1x1 = product(v.w_sizes, 2) == 1;
+    return grouped_channels_last(gc, bias + copies, engine && two_d ? &*engine : nullptr);
   }
   Counts c = cudnn_conv(f.target->tables.conv, is_half(v.dtype), cl, conv_problem(v), engine ? &*engine : nullptr);
   c.kernels += bias + copies;
@@ -466,9 +430,14 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
               "heuristics pick for the H200, asked without a GPU, and for a 1x1 convolution at stride 1 whether the "
               "GPU itself would take the cuBLASLt GEMM engine cuDNN offers only there (a classifier fitted on the "
               "GPU's answers); grouped 3-d (none measured) takes the grouped trees' answer. Grouped channels last "
-              "(input or weight suggests it), most frequent per bucket: one call (direct 1, implicit GEMM 1, or 3 + 2 "
-              "memsets with a channel multiplier of 2) or a loop of 1 or 3 launches per group, by channels per group, "
-              "kernel size and dtype; f32 5-d depthwise channels last loops per channel (2 x C_in) when C_in < 256. "
+              "(input or weight suggests it), 2-d, by the engine cuDNN's heuristics pick: one call (engine 0: direct "
+              "1; "
+              "bf16 22/62, f32 67: implicit GEMM 1, 3 + 2 memsets with a channel multiplier of 2, 4 + 2 memsets for "
+              "channels per group no power of two or under 2 (bf16) or 4 (f32)) or a loop per group (engine 28: 1 "
+              "launch; bf16 27/45: 3; f32 35/46/70: 4); without cuDNN, or 1-d/3-d, most frequent per bucket: one call "
+              "(direct 1, implicit GEMM 1, or 3 + 2 memsets with a channel multiplier of 2) or a loop of 1 or 3 "
+              "launches per group, by channels per group, kernel size and dtype; f32 5-d depthwise channels last loops "
+              "per channel (2 x C_in) when C_in < 256. "
               "Channels last: +1 copy each for input/weight not dense channels last. +1 bias add (cuDNN), +1 copy of a "
               "non-contiguous NCHW input; conv1d as conv2d with H = 1",
               conv_forward)

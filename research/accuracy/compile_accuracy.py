@@ -3,11 +3,12 @@
 The truth is the compiled program's real run on the H200 (torch.compile of the exported
 program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torch.profiler):
 its kernels, memsets excluded, as validate/compile_run.py recorded them
-(data/results/compiled/measured.tar.xz: compiled/<name>.compiled.json, `totals.kernels`, the
-archive it ran in `model`). Each model is predicted from its archive under data/corpus/<set>/;
-figures are given per set (models, heldout, fresh3). Models the tarball lacks (its runs of the
-transformers models failed) are taken from the earlier compiled runs of the corpus
-(data/results/corpus_compile.json.gz, `compiled.kernels`, the same measurement), set "models".
+(data/results/compiled/measured.tar.xz, then transformers.tar.xz, the transformers programs
+whose runs failed in the first: compiled/<name>.compiled.json, `totals.kernels`, the archive it
+ran in `model`). Each model is predicted from its archive under data/corpus/<set>/; figures are
+given per set (models, heldout, fresh3). Models no tarball holds are taken from the earlier
+compiled runs of the corpus (data/results/corpus_compile.json.gz, `compiled.kernels`, the same
+measurement), set "models".
 
 Nothing in the Inductor model is fitted to measurements: its rules and thresholds are
 Inductor's own (torch/_inductor/config.py, scheduler.py, lowering.py, graph.py). The
@@ -15,7 +16,7 @@ leave-one-family-out figure is therefore the same as the in-sample one; the scri
 rather than pretending to refit. The greedy pointwise plan's figure is printed beside it.
 
 Standard library only. Run from the repository root:
-  python3 research/accuracy/compile_accuracy.py [--results FILE] [--models DIR ...] [--markdown]
+  python3 research/accuracy/compile_accuracy.py [--results TARBALL ...] [--sets SET ...] [--markdown]
 """
 import argparse
 import gzip
@@ -64,13 +65,18 @@ def earlier(path, have):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--results", default="data/results/compiled/measured.tar.xz")
+    ap.add_argument("--results", nargs="+",
+                    default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz"],
+                    help="tarballs of compiled runs; a model's run is taken from the first that holds it")
     ap.add_argument("--earlier", default="data/results/corpus_compile.json.gz")
     ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout"])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     rows, missing = [], []
-    runs = measured(args.results)
+    runs = []
+    for path in args.results:
+        have = {r[1] for r in runs}
+        runs += [r for r in measured(path) if r[1] not in have]
     if args.earlier and os.path.exists(args.earlier):
         runs += earlier(args.earlier, {r[1] for r in runs})
     for corpus, name, model, kernels in sorted(runs):

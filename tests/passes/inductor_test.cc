@@ -233,3 +233,75 @@ TEST_CASE("inductor: a GEMM operand its call cannot read as it is gets a Triton 
   CHECK(p.groups[p.group_of[0]].kind == "extern");
   CHECK(kernels(p) >= 2);  // the copy and the batched GEMM
 }
+
+TEST_CASE("inductor: a matrix read with a row stride goes to cuBLAS as it is, no copy") {
+  // BERT's pooler: token 0 of each sequence, rows a sequence apart, one unit-strided dim.
+  GraphBuilder b;
+  int x = b.strided({8, 64}, {64 * 512, 1});
+  b.output(b.op("aten::mm", {x, weight(b, {64, 64})}, {}, {8, 64}));
+  GraphBuilder dense;
+  dense.output(dense.op("aten::mm", {dense.input({8, 64}), weight(dense, {64, 64})}, {}, {8, 64}));
+  CHECK(kernels(plan(b.g)) == kernels(plan(dense.g)));
+}
+
+namespace {
+// Heads [B, H, S, D] of a [B, S, H*D] linear projection of x (bf16): view, then transpose.
+int heads_of_projection(GraphBuilder& b, int x) {
+  const int y =
+      b.op("aten::linear", {x, b.input({64, 64}, DType::kBFloat16, kc::ValueRole::kParameter)}, {}, {2, 16, 64});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  const int v = b.view("aten::view", y, {2, 16, 4, 16});
+  const int t = b.view("aten::transpose", v, {2, 4, 16, 16});
+  b.g.values[t].strides = {1024, 16, 64, 1};
+  return t;
+}
+}  // namespace
+
+TEST_CASE("inductor: half-precision attention reads heads of a library kernel's output in place") {
+  // sdpa_constraint: an aligned view of a buffer already in memory is passed as it is.
+  GraphBuilder b;
+  int x = b.input({2, 16, 64}, DType::kBFloat16);
+  int q = heads_of_projection(b, x), k = heads_of_projection(b, x), v = heads_of_projection(b, x);
+  b.output(b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, {2, 4, 16, 16}));
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  auto p = plan(b.g);
+  const int attention = static_cast<int>(b.g.ops.size()) - 1;
+  REQUIRE(p.group_of[attention] >= 0);
+  CHECK(p.groups[p.group_of[attention]].fused_kernels == 1);  // the fused kernel, no operand copies
+  // The same heads computed by a Triton loop through a permuted view are copied for the call.
+  GraphBuilder c;
+  int y = c.input({2, 16, 64}, DType::kBFloat16);
+  int e = c.pointwise("aten::exp", {y});
+  const int ev = c.view("aten::view", e, {2, 16, 4, 16});
+  const int et = c.view("aten::transpose", ev, {2, 4, 16, 16});
+  c.g.values[et].strides = {1024, 16, 64, 1};
+  c.output(c.op("aten::scaled_dot_product_attention", {et, et, et}, {}, {2, 4, 16, 16}));
+  c.name_arg(0, "query");
+  c.name_arg(1, "key");
+  c.name_arg(2, "value");
+  auto pc = plan(c.g);
+  CHECK(kernels(pc) > 1);
+}
+
+namespace {
+// exp(x) for x of [64, rows, 96] in dtype, then a linear by a [96, 96] weight.
+kc::FusionPlan exp_then_linear(int64_t rows, DType dt) {
+  GraphBuilder b;
+  int e = b.pointwise("aten::exp", {b.input({64, rows, 96}, dt)});
+  b.output(b.op("aten::linear", {e, b.input({96, 96}, dt, kc::ValueRole::kParameter)}, {}, {64, rows, 96}));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  return plan(b.g);
+}
+}  // namespace
+
+TEST_CASE("inductor: a padded buffer a linear folds into rows is copied out of its padding first") {
+  // comprehensive_padding: the stride of 49 x 96 bf16 elements (9,408 bytes, above 1,024
+  // elements) is rounded up to 128 bytes; folding [64, 49] into rows crosses it: exp, copy, GEMM.
+  CHECK(kernels(exp_then_linear(49, DType::kBFloat16)) == kernels(exp_then_linear(48, DType::kBFloat16)) + 1);
+  // 48 x 96 bf16 elements, and 49 x 96 f32 ones (18,816 bytes), are multiples of 128 bytes: no padding.
+  CHECK(kernels(exp_then_linear(49, DType::kFloat32)) == kernels(exp_then_linear(48, DType::kFloat32)));
+}

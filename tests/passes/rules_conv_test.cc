@@ -5,6 +5,7 @@
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
+#include "passes/torch2_11/grouped_conv.h"
 
 using kc::DType;
 using kc::test::GraphBuilder;
@@ -438,4 +439,40 @@ TEST_CASE("conv: an unbatched input counts as a batch of one (batchify)") {
     CHECK(unbatched.counts.kernels == one.counts.kernels);
     CHECK(unbatched.counts.memset == one.counts.memset);
   }
+}
+
+// cuDNN's engine choice decides a channels-last grouped call (sweeps gconv and gconv_wide).
+TEST_CASE("conv: channels-last grouped convolutions run as cuDNN's chosen engine runs them") {
+  using kc::torch2_11::CudnnEngineChoice;
+  using kc::torch2_11::grouped_channels_last;
+  using kc::torch2_11::GroupedConv;
+  auto engine = [](int64_t e) {
+    CudnnEngineChoice c;
+    c.engine = e;
+    return c;
+  };
+  // ResNeXt's last stage in bf16: 32 groups of 32 channels, 3x3. The buckets loop 3 launches a
+  // group; cuDNN picks its grouped implicit GEMM (engine 62), one kernel (compiled run: 1).
+  GroupedConv resnext{true, 1024, 1024, 32, false};
+  CHECK(grouped_channels_last(resnext, 0, nullptr).kernels == 96);
+  const CudnnEngineChoice e62 = engine(62);
+  CHECK(grouped_channels_last(resnext, 0, &e62).kernels == 1);
+  // Engines without group support run once per group: 28 one launch, 45 (bf16) three, 46 (f32) four.
+  const CudnnEngineChoice e28 = engine(28), e45 = engine(45), e46 = engine(46);
+  CHECK(grouped_channels_last(resnext, 1, &e28).kernels == 32 + 1);
+  CHECK(grouped_channels_last(resnext, 0, &e45).kernels == 96);
+  GroupedConv f32{false, 256, 256, 8, false};
+  CHECK(grouped_channels_last(f32, 0, &e46).kernels == 32);
+  // One grouped call pads 24 channels a group (RegNetX's f32 widths): 3 transforms around the
+  // GEMM, 2 zeroed buffers; a channel multiplier of 2 transforms the weight: 3 and 2.
+  const CudnnEngineChoice e67 = engine(67);
+  GroupedConv regnet{false, 408, 408, 17, false};
+  auto padded = grouped_channels_last(regnet, 0, &e67);
+  CHECK(padded.kernels == 4);
+  CHECK(padded.memset == 2);
+  GroupedConv widen{false, 256, 512, 8, false};
+  CHECK(grouped_channels_last(widen, 0, &e67).kernels == 3);
+  // Engine 0 is a direct kernel whatever the shape.
+  const CudnnEngineChoice e0 = engine(0);
+  CHECK(grouped_channels_last(regnet, 0, &e0).kernels == 1);
 }
