@@ -90,7 +90,8 @@ FusionVerdict Builder::verdict(const FusionPlan& plan, int a, int b) {
   if (!compatible(x, y)) {
     if (x.repeat != y.repeat)
       return say(false, "loop-trips",
-                 "one runs " + n2s(x.repeat) + " times (a loop's trips), the other " + n2s(y.repeat) + ".");
+                 "they run " + n2s(x.repeat) + " and " + n2s(y.repeat) +
+                     " times per call (a loop's trips): one kernel runs once per trip.");
     if (!x.red && !y.red)
       return say(false, "iteration-space",
                  "their loops run over " + n2s(x.n) + " and " + n2s(y.n) +
