@@ -172,6 +172,7 @@ struct Builder {
 
   // Why ops a and b do or do not share a kernel in `plan`, the plan build() returned (inductor_reason.cc).
   FusionVerdict verdict(const FusionPlan& plan, int a, int b);
+  int cycle_witness(int from, int to);
 };
 
 }  // namespace kc::inductor

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,24 @@ std::string n2s(int64_t x) {
 }
 
 }  // namespace
+
+// A root node on a path from root `from` to root `to` through other groups: one that reads
+// (through any others) what `from` computes and that `to` reads directly; -1 when there is none.
+int Builder::cycle_witness(int from, int to) {
+  std::vector<int> stack{from};
+  std::set<int> seen{from};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    for (int m : members[x])
+      for (int s : succ[m]) {
+        const int y = find(s);
+        if (y == to && x != from) return x;
+        if (y != to && seen.insert(y).second) stack.push_back(y);
+      }
+  }
+  return -1;
+}
 
 // The checks run in the order the scheduler applies them to a candidate pair (fuse_nodes, then
 // can_fuse and SIMDScheduling.can_fuse), on the final groups: the last round rejected the pair
@@ -108,10 +127,16 @@ FusionVerdict Builder::verdict(const FusionPlan& plan, int a, int b) {
                    ": the loop must cover the reduction's input (" + n2s(red.n * red.r) + ") or its output (" +
                    n2s(red.n) + ").");
   }
-  if (creates_cycle(ra, rb))
+  if (creates_cycle(ra, rb)) {
+    const int between = cycle_witness(ra, rb) >= 0 ? cycle_witness(ra, rb) : cycle_witness(rb, ra);
+    const std::string who =
+        between >= 0 ? name(nodes[between].op) + " (group F" + std::to_string(plan.group_of[nodes[between].op]) + ")"
+                     : std::string("a kernel of another group");
     return say(false, "cycle",
-               "a kernel of another group runs between them (it reads one and the other reads it): fusing them would "
-               "make a cycle (will_fusion_create_cycle).");
+               who +
+                   " runs between them (it reads what one computes, and the other reads what it computes): fusing "
+                   "them would make a cycle (will_fusion_create_cycle).");
+  }
   return say(false, "not-chosen",
              "every check of the scheduler allows the pair, but its rounds (at most 10) ended without fusing it.");
 }

@@ -188,7 +188,9 @@ TEST_CASE("inductor verdict: fusing across a library kernel would make a cycle")
   int h = b.pointwise("aten::relu", {x});
   int m = b.op("aten::mm", {h, w}, {}, {1024, 64});
   b.output(b.pointwise("aten::add", {h, m}));
-  CHECK(verdict(b.g, 0, 2).rule == "cycle");
+  auto v = verdict(b.g, 0, 2);
+  CHECK(v.rule == "cycle");
+  CHECK(mentions(v, "op 1 aten::mm"));
 }
 
 TEST_CASE("inductor verdict: an op index outside the graph is a clear error") {
