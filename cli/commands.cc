@@ -74,8 +74,8 @@ int run_explain(int argc, char** argv, std::ostream& out) {
   if (with) {
     check(*with >= 0 && *with < static_cast<int>(g.ops.size()) && *op >= 0 && *op < static_cast<int>(g.ops.size()),
           "--with " + std::to_string(*with) + ": no such op (the model has " + std::to_string(g.ops.size()) + " ops)");
-    sel.pair_reason = "ops " + std::to_string(*op) + " and " + std::to_string(*with) + ": " +
-                      inductor_fusion_reason(g, r.fusion, *op, *with);
+    sel.with = with;
+    sel.pair = inductor_fusion_verdict(g, r.launches, r.traffic, find_target(target), *op, *with);
   }
   render_explain(out, g, r, sel);
   return 0;

@@ -15,8 +15,15 @@ const std::vector<FindingRule>& finding_rules() {
       {"kernelcount/host-sync", "warning", "The line makes the host wait for the GPU"},
       {"kernelcount/unknown-op", "warning", "No launch rule covers an op of the line: its kernels are not counted"},
       {"kernelcount/costly-line", "note", "One of the source lines that launch the most GPU kernels"},
+      // Last: reports without --fusion inductor list the rules before it only (finding_rule_count).
+      {"kernelcount/compiled-more-kernels", "note",
+       "Under torch.compile (Inductor), an op of the line launches more kernels than eager"},
   };
   return rules;
+}
+
+size_t finding_rule_count(const Report& r) {
+  return finding_rules().size() - (r.fusion.variant == "inductor" ? 0 : 1);
 }
 
 namespace {
@@ -205,6 +212,17 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
                    std::to_string(f->kernels) + " GPU kernels (" +
                        std::to_string(total ? 100 * f->kernels / total : 0) + "% of the model's " +
                        std::to_string(total) + "), " + format_bytes(f->bytes) + " of HBM traffic",
+                   ""});
+  }
+  // --fusion inductor: the compiled groups that launch more than eager, at their anchor op's line.
+  for (const KernelIncrease& k : r.more_than_eager) {
+    const Op& op = g.ops[k.op];
+    const LineFacts* f = facts_of(format_loc(op.loc));
+    if (!f || !in_scope(f)) continue;
+    out.push_back({4, op.loc.file, op.loc.line,
+                   "under torch.compile (Inductor, as kernelcount models it) op " + std::to_string(k.op) + " " +
+                       op_type_name(op) + " and its compiled group launch " + std::to_string(k.compiled_kernels) +
+                       " kernels where eager launches " + std::to_string(k.eager_kernels) + ": " + k.why,
                    ""});
   }
   for (Finding& f : out) {

@@ -10,6 +10,7 @@
 #include "cli/baseline.h"
 #include "cli/budgets.h"
 #include "cli/findings.h"
+#include "passes/inductor.h"
 #include "passes/report.h"
 
 namespace kc {
@@ -43,8 +44,10 @@ struct ExplainSelection {
   std::optional<int> op;  // --op N
   std::string line_file;  // --line FILE:LINE (FILE may be a suffix of the recorded path)
   int line = 0;
-  // --with M (with --op N, the inductor plan): why ops N and M do or do not share a compiled kernel
-  std::string pair_reason;
+  // --with M (with --op N, the inductor plan): whether ops N and M share a compiled kernel, and
+  // the rule that decided
+  std::optional<int> with;
+  FusionVerdict pair;
 };
 
 // Every selected op in sentences: its launches and why, the arrays crossing HBM, the rule and

@@ -43,7 +43,11 @@ std::string op_label(const Graph& g, const Report& r, int i) {
 void render_dot(std::ostream& os, const Graph& g, const Report& r, const RenderOptions&) {
   os << "digraph kernelcount {\n"
      << "  label=\"" << esc(g.info.path) << " on " << esc(r.target->name) << ": " << r.totals.eager.kernels
-     << " kernels eager, " << r.totals.fused_kernels << " fused\";\n"
+     << " kernels eager, "
+     << (r.fusion.variant == "inductor" ? std::to_string(r.totals.pointwise_kernels) + " fused, " +
+                                              std::to_string(r.totals.fused_kernels) + " under Inductor"
+                                        : std::to_string(r.totals.fused_kernels) + " fused")
+     << "\";\n"
      << "  labelloc=t;\n  rankdir=TB;\n"
      << "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n"
      << "  edge [fontname=\"Helvetica\", fontsize=9, color=gray40];\n";

@@ -167,6 +167,12 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
         if (m != i) others += (others.empty() ? "" : ", ") + std::to_string(m) + " " + short_op(g.ops[m]);
       para(os, "compiled", "shares a compiled kernel with op " + others + " (group F" + std::to_string(grp) + ").");
     }
+    for (const KernelIncrease& k : r.more_than_eager)
+      if (k.group == grp)
+        para(os, "more",
+             "its compiled group F" + std::to_string(grp) + " launches " +
+                 plural(k.compiled_kernels, "kernel", "kernels") + " where its ops launch " +
+                 std::to_string(k.eager_kernels) + " eagerly: " + k.why + ".");
     return;
   }
   if (grp >= 0 && r.fusion.groups[grp].ops.size() > 1) {
@@ -250,9 +256,12 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
     os << '\n';
     explain_group(os, g, r, k);
   }
-  if (!s.pair_reason.empty()) {
+  if (s.with && s.op) {
     os << '\n';
-    para(os, "together", s.pair_reason);
+    para(os, "together",
+         "ops " + std::to_string(*s.op) + " and " + std::to_string(*s.with) + " " +
+             (s.pair.fused ? "share a kernel" : "do not share a kernel") + " (rule " + s.pair.rule +
+             "): " + s.pair.sentence);
   }
   const Totals& t = r.totals;
   os << "\nwhole model\n";
@@ -262,12 +271,25 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
            format_seconds(t.eager_time_floor_s) + ".");
   if (t.eager.memcpy || t.eager.memset || t.eager.host_syncs)
     para(os, "also", launches_in_words(Counts{0, t.eager.memcpy, t.eager.memset, t.eager.host_syncs}) + ".");
-  if (r.fusion.variant == "inductor")
+  if (r.fusion.variant == "inductor") {
+    para(os, "fused",
+         plural(t.pointwise_kernels, "kernel", "kernels") + " and " +
+             transfers_in_words(t.pointwise_hbm_transfers, t.pointwise_hbm_bytes) +
+             " once pointwise chains fuse (the greedy plan, kernelcount's default).");
     para(os, "compiled",
          plural(t.fused_kernels, "kernel", "kernels") + " and " +
              transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) +
              " under torch.compile (Inductor, default mode), as this model of its scheduling predicts.");
-  else if (t.fused_kernels < t.eager.kernels)
+    if (!r.more_than_eager.empty()) {
+      int extra = 0;
+      for (const KernelIncrease& k : r.more_than_eager) extra += k.compiled_kernels - k.eager_kernels;
+      para(os, "more",
+           plural(static_cast<int>(r.more_than_eager.size()), "compiled group launches", "compiled groups launch") +
+               " more than their ops do eagerly (" + plural(extra, "kernel", "kernels") +
+               " more in all): split reductions, operand copies, a cat's copies; `kernelcount MODEL --fusion "
+               "inductor` lists them.");
+    }
+  } else if (t.fused_kernels < t.eager.kernels)
     para(os, "fused",
          plural(t.fused_kernels, "kernel", "kernels") + " and " +
              transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) + ", time floor " +

@@ -29,8 +29,12 @@ std::string escape(const std::string& s, bool property) {
 
 void render_github(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
   const Totals& t = r.totals;
+  // With --fusion inductor the fused total is Inductor's; the greedy plan's stands beside it.
+  const std::string fused = r.fusion.variant == "inductor" ? std::to_string(t.pointwise_kernels) + " fused, " +
+                                                                 std::to_string(t.fused_kernels) + " under Inductor"
+                                                           : std::to_string(t.fused_kernels) + " fused";
   os << "::notice title=kernelcount::" << escape(g.info.path, false) << ": " << t.eager.kernels << " eager kernels ("
-     << t.fused_kernels << " fused), " << format_bytes(t.eager_hbm_bytes) << " of HBM traffic, " << t.eager.host_syncs
+     << fused << "), " << format_bytes(t.eager_hbm_bytes) << " of HBM traffic, " << t.eager.host_syncs
      << " host syncs, " << t.unknown_ops << " unknown ops\n";
   for (const Finding& f : findings(g, r, o.budgets, o.baseline,
                                    o.all_findings ? FindingScope::kAll : FindingScope::kChanged, o.source_root)) {

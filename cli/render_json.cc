@@ -2,6 +2,7 @@
 
 #include "cli/json_writer.h"
 #include "cli/render.h"
+#include "cli/report_rows.h"
 #include "passes/op_classes.h"
 #include "passes/rollup.h"
 
@@ -90,14 +91,15 @@ void write_plan(JsonWriter& w, const FusionPlan& plan) {
     write_traffic(w, grp.fused);
     w.member("saved_kernels", grp.eager_kernels - grp.fused_kernels);
     w.member("saved_bytes", grp.eager.bytes() - grp.fused.bytes());
+    if (grp.root_op >= 0) w.member("root_op", grp.root_op);  // the inductor plan only
     w.end_object();
   }
   w.end_array();
   w.end_object();
 }
 
-// A row's numbers, after its keys.
-void write_rollup_numbers(JsonWriter& w, const RollupRow& row) {
+// A row's numbers, after its keys; `compiled`: the plans' kernels and bytes too (--fusion inductor).
+void write_rollup_numbers(JsonWriter& w, const RollupRow& row, bool compiled) {
   w.member("ops", row.ops);
   w.member("eager_kernels", row.counts.kernels);
   w.member("memcpy", row.counts.memcpy);
@@ -108,9 +110,14 @@ void write_rollup_numbers(JsonWriter& w, const RollupRow& row) {
   w.member("hbm_bytes", row.bytes);
   w.member("flops", row.flops);
   w.member("time_floor_s", row.floor_s);
+  if (!compiled) return;
+  w.member("fused_kernels", row.fused_kernels);
+  w.member("fused_hbm_bytes", row.fused_bytes);
+  w.member("pointwise_fused_kernels", row.pointwise_kernels);
+  w.member("pointwise_fused_hbm_bytes", row.pointwise_bytes);
 }
 
-void write_rollup(JsonWriter& w, const std::vector<RollupRow>& rows, RollupKey key) {
+void write_rollup(JsonWriter& w, const std::vector<RollupRow>& rows, RollupKey key, bool compiled) {
   w.begin_array();
   for (const RollupRow& row : rows) {
     w.begin_object();
@@ -120,13 +127,13 @@ void write_rollup(JsonWriter& w, const std::vector<RollupRow>& rows, RollupKey k
       w.member(key == RollupKey::kLine ? "line" : "module", row.key);
       w.member(key == RollupKey::kLine ? "code" : "class", row.code);
     }
-    write_rollup_numbers(w, row);
+    write_rollup_numbers(w, row, compiled);
     w.end_object();
   }
   w.end_array();
 }
 
-void write_tree(JsonWriter& w, const std::vector<ModuleNode>& tree) {
+void write_tree(JsonWriter& w, const std::vector<ModuleNode>& tree, bool compiled) {
   w.begin_array();
   for (const ModuleNode& n : tree) {
     w.begin_object();
@@ -134,7 +141,7 @@ void write_tree(JsonWriter& w, const std::vector<ModuleNode>& tree) {
     w.member("class", n.total.code);
     w.member("depth", n.depth);
     w.member("parent", n.parent);
-    write_rollup_numbers(w, n.total);
+    write_rollup_numbers(w, n.total, compiled);
     w.end_object();
   }
   w.end_array();
@@ -285,20 +292,42 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   w.begin_array();
   write_plan(w, r.fusion);
   write_plan(w, r.fusion_reduction);
+  const bool compiled = compiled_view(r);
+  if (compiled) write_plan(w, r.pointwise);  // the greedy plan beside Inductor's
   w.end_array();
+  if (compiled) {
+    w.key("more_than_eager");
+    w.begin_array();
+    for (const KernelIncrease& k : r.more_than_eager) {
+      w.begin_object();
+      w.member("group", k.group);
+      w.member("op", k.op);
+      w.member("eager_kernels", k.eager_kernels);
+      w.member("compiled_kernels", k.compiled_kernels);
+      w.member("why", k.why);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.key("by_line");
-  write_rollup(w, r.by_line, RollupKey::kLine);
+  write_rollup(w, r.by_line, RollupKey::kLine, compiled);
   w.key("by_module");
-  write_rollup(w, r.by_module, RollupKey::kModule);
+  write_rollup(w, r.by_module, RollupKey::kModule, compiled);
   w.key("by_op_type");
-  write_rollup(w, r.by_op_type, RollupKey::kOpType);
+  write_rollup(w, r.by_op_type, RollupKey::kOpType, compiled);
   w.key("module_tree");
-  write_tree(w, r.module_tree);
+  write_tree(w, r.module_tree, compiled);
   const Totals& s = r.totals;
   json totals = json::object();
   for (const auto& [key, value] : s.counts()) totals[key] = value;
   totals["eager_time_floor_s"] = s.eager_time_floor_s;
   totals["fused_time_floor_s"] = s.fused_time_floor_s;
+  if (compiled) {
+    totals["pointwise_fused_kernels"] = s.pointwise_kernels;
+    totals["pointwise_fused_hbm_transfers"] = s.pointwise_hbm_transfers;
+    totals["pointwise_fused_hbm_bytes"] = s.pointwise_hbm_bytes;
+    totals["pointwise_fused_time_floor_s"] = s.pointwise_time_floor_s;
+  }
   w.member("totals", totals);
   w.member("budgets", budgets_json(o.budgets));
   if (o.baseline) {

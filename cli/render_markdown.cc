@@ -132,23 +132,30 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
       head += "No op type, module or line changed.\n\n";
     head += "#### This model\n\n";
   }
-  head += table({"", ">eager", fused_column(r), ">fused+reductions"}, totals_rows(r));
+  const bool compiled = compiled_view(r);
+  head += table(totals_header(r), totals_rows(r));
   if (r.totals.unknown_ops > 0)
     head += std::to_string(r.totals.unknown_ops) +
             " op(s) have no launch rule: their kernels are not in the totals (`--list-rules`).\n\n";
   head += section("**Source lines**, top by " + sort,
-                  without_cost_columns(rollup_table(r.by_line, "line", sort, top), sort), "source lines");
+                  without_cost_columns(rollup_table(r.by_line, "line", sort, top, compiled), sort), "source lines");
   const int depth = o.depth ? *o.depth : 1;
   head += section("**Modules** at depth " + std::to_string(depth) + " (inclusive), top by " + sort,
-                  without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort), "modules");
+                  without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true, compiled), sort),
+                  "modules");
   head += section("**Op types**, top by " + sort,
-                  without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort), "op types");
+                  without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top, compiled), sort), "op types");
   const Rows wins = fusion_table(g, r.fusion, true, top, "", dram_past_l2(r));
-  head += section("**Fusion wins** (pointwise chains, one kernel each), top by bytes saved", wins, "groups");
+  head += section(compiled ? "**Compiled kernels of several ops** (Inductor), top by bytes saved"
+                           : "**Fusion wins** (pointwise chains, one kernel each), top by bytes saved",
+                  wins, "groups");
   if (const std::string note = fusion_bytes_note(r); !note.empty() && !wins.rows.empty()) head += note + ".\n\n";
+  if (compiled)
+    head += section("**Compiled groups that launch more kernels than eager** (Inductor)", increase_table(g, r, top),
+                    "groups");
 
   // Detail, folded, in what room is left; the legend always fits.
-  const std::string legend = details("Columns", table({"column", "meaning"}, legend_rows("op")));
+  const std::string legend = details("Columns", table({"column", "meaning"}, legend_rows("op", compiled)));
   const std::string tail = "Full report: `kernelcount " + g.info.path + " --format json`.\n";
   size_t room = kMaxChars > head.size() + legend.size() + tail.size() + 200
                     ? kMaxChars - head.size() - legend.size() - tail.size() - 200
@@ -167,10 +174,11 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   const std::string detail_sort = o.sort.empty() ? "order" : o.sort;
   const int tree_depth = o.by == "module" && o.depth ? *o.depth : 3;
   fold("Module tree to depth " + std::to_string(tree_depth) + " (inclusive)",
-       indented(module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false)), "modules");
-  fold("Every source line", rollup_table(r.by_line, "line", detail_sort, 0), "source lines");
-  fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0), "op types");
-  fold("Every fusion group", fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)), "groups");
+       indented(module_tree_table(r.module_tree, tree_depth, detail_sort, 0, false, compiled)), "modules");
+  fold("Every source line", rollup_table(r.by_line, "line", detail_sort, 0, compiled), "source lines");
+  fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0, compiled), "op types");
+  fold(compiled ? "Every compiled kernel group" : "Every fusion group",
+       fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)), "groups");
   // Last: the longest, cut to what room is left.
   if (full == "op") fold("Every op (" + std::to_string(g.ops.size()) + ")", op_table(g, r, detail_sort, 0), "ops");
   os << head << detail << legend << tail;

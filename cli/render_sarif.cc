@@ -27,10 +27,12 @@ std::string uri_of(const std::string& file) {
 
 void render_sarif(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
   json rules = json::array();
-  for (const FindingRule& rule : finding_rules())
+  for (size_t k = 0; k < finding_rule_count(r); ++k) {
+    const FindingRule& rule = finding_rules()[k];
     rules.push_back({{"id", rule.id},
                      {"shortDescription", {{"text", rule.text}}},
                      {"defaultConfiguration", {{"level", rule.level}}}});
+  }
   json results = json::array();
   for (const Finding& f : findings(g, r, o.budgets, o.baseline,
                                    o.all_findings ? FindingScope::kAll : FindingScope::kChanged, o.source_root)) {

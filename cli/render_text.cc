@@ -37,10 +37,16 @@ void print_baseline(std::ostream& os, const BaselineDiff& d, size_t limit, int d
 void render_text(std::ostream& os, const Graph& g, const Report& r, const RenderOptions& o) {
   model_header(os, g, r);
   const bool summary = o.by == "summary";
+  const bool compiled = compiled_view(r);
+  // Where Inductor launches more kernels than eager, with why.
+  auto print_increases = [&](size_t top) {
+    Rows more = increase_table(g, r, top);
+    print(os, "compiled groups that launch more kernels than eager (Inductor)", more, "groups");
+  };
 
   auto print_totals = [&] {
     os << "\ntotals\n";
-    Table t({"", ">eager", fused_column(r), ">fused+reductions"});
+    Table t(totals_header(r));
     for (auto& row : totals_rows(r)) t.add(std::move(row));
     t.print(os);
     os << bytes_note(r) << "\n";
@@ -50,17 +56,16 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     const std::string sort = o.sort.empty() ? "kernels" : o.sort;
     const int depth = o.depth ? *o.depth : 1;
     print_totals();
-    Rows lines = without_cost_columns(rollup_table(r.by_line, "line", sort, top), sort);
+    Rows lines = without_cost_columns(rollup_table(r.by_line, "line", sort, top, compiled), sort);
     print(os, top_title("source lines", lines, sort), lines, "source lines");
-    Rows modules = without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true), sort);
+    Rows modules = without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true, compiled), sort);
     print(os, top_title("modules at depth " + std::to_string(depth) + " (inclusive)", modules, sort), modules,
           "modules");
-    Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top), sort);
+    Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top, compiled), sort);
     print(os, top_title("op types", types, sort), types, "op types");
-    const bool inductor = r.fusion.variant == "inductor";
     Rows wins = fusion_table(g, r.fusion, true, top, "", dram_past_l2(r));
     print(os,
-          top_title(inductor ? "compiled kernels of several ops (Inductor)"
+          top_title(compiled ? "compiled kernels of several ops (Inductor)"
                              : "fusion wins (pointwise chains, one kernel each)",
                     wins, "bytes saved"),
           wins, "groups");
@@ -69,14 +74,16 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
           "groups");
     if (!wins.rows.empty() || !into.rows.empty())
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
+    print_increases(top);
   } else {
     const size_t top = o.top ? static_cast<size_t>(*o.top) : 0;
     const std::string sort = o.sort.empty() ? "order" : o.sort;
-    Rows main = o.by == "op"       ? op_table(g, r, sort, top)
-                : o.by == "module" ? module_tree_table(r.module_tree, o.depth ? *o.depth : -1, sort, top, false)
-                : o.by == "line"   ? rollup_table(r.by_line, "line", sort, top)
+    Rows main = o.by == "op" ? op_table(g, r, sort, top)
+                : o.by == "module"
+                    ? module_tree_table(r.module_tree, o.depth ? *o.depth : -1, sort, top, false, compiled)
+                : o.by == "line"   ? rollup_table(r.by_line, "line", sort, top, compiled)
                 : o.by == "kernel" ? kernel_table(g, r, o.sort.empty() ? "kernels" : o.sort, top)
-                                   : rollup_table(r.by_op_type, "op-type", sort, top);
+                                   : rollup_table(r.by_op_type, "op-type", sort, top, compiled);
     os << '\n';
     Table t(main.header);
     for (const auto& row : main.rows) t.add(row);
@@ -85,12 +92,12 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     const Rows groups = fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r));
     const Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
     print(os,
-          r.fusion.variant == "inductor" ? "compiled kernels of several ops (Inductor)"
-                                         : "fusion groups (pointwise chains, one kernel each)",
+          compiled ? "compiled kernels of several ops (Inductor)" : "fusion groups (pointwise chains, one kernel each)",
           groups, "groups");
     print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", into, "groups");
     if (!groups.rows.empty() || !into.rows.empty())
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
+    print_increases(0);
     print_totals();
   }
   if (!o.budgets.empty()) {
@@ -105,7 +112,8 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   if (o.legend) {
     os << "\ncolumns\n";
     Table t({"column", "meaning"});
-    for (auto& row : legend_rows(o.by == "op" ? "op" : o.by == "kernel" ? "kernel" : "rollup")) t.add(std::move(row));
+    for (auto& row : legend_rows(o.by == "op" ? "op" : o.by == "kernel" ? "kernel" : "rollup", compiled))
+      t.add(std::move(row));
     t.print(os);
   } else {
     os << "\n" << (summary ? "full tables: --by op, line, module or op-type; " : "") << "columns explained: --legend\n";

@@ -49,24 +49,36 @@ int64_t rollup_key(const RollupRow& row, const std::string& sort) {
   return row.counts.kernels + row.unknown_ops;
 }
 
-std::vector<std::string> rollup_cells(const RollupRow& row, const std::string& label) {
-  return {label,
-          std::to_string(row.ops),
-          std::to_string(row.counts.kernels),
-          std::to_string(row.counts.memcpy),
-          std::to_string(row.counts.memset),
-          std::to_string(row.counts.host_syncs),
-          std::to_string(row.unknown_ops),
-          std::to_string(row.transfers),
-          format_bytes(row.bytes),
-          format_flops(static_cast<double>(row.flops)),
-          format_seconds(row.floor_s),
-          row.code};
+// `compiled`: the inductor plan's report, whose rows also show the greedy plan's and Inductor's
+// kernels and bytes beside eager's.
+std::vector<std::string> rollup_cells(const RollupRow& row, const std::string& label, bool compiled) {
+  std::vector<std::string> cells = {label,
+                                    std::to_string(row.ops),
+                                    std::to_string(row.counts.kernels),
+                                    std::to_string(row.counts.memcpy),
+                                    std::to_string(row.counts.memset),
+                                    std::to_string(row.counts.host_syncs),
+                                    std::to_string(row.unknown_ops),
+                                    std::to_string(row.transfers),
+                                    format_bytes(row.bytes),
+                                    format_flops(static_cast<double>(row.flops)),
+                                    format_seconds(row.floor_s),
+                                    row.code};
+  if (compiled) {
+    cells.insert(cells.begin() + 9, {format_bytes(row.pointwise_bytes), format_bytes(row.fused_bytes)});
+    cells.insert(cells.begin() + 3, {std::to_string(row.pointwise_kernels), std::to_string(row.fused_kernels)});
+  }
+  return cells;
 }
 
-std::vector<std::string> rollup_header(const std::string& label, const std::string& last) {
-  return {label,      ">ops", ">kernels", ">memcpy", ">memset", ">sync",
-          ">unknown", ">R+W", ">bytes",   ">FLOPs",  ">floor",  last};
+std::vector<std::string> rollup_header(const std::string& label, const std::string& last, bool compiled) {
+  std::vector<std::string> h = {label,      ">ops", ">kernels", ">memcpy", ">memset", ">sync",
+                                ">unknown", ">R+W", ">bytes",   ">FLOPs",  ">floor",  last};
+  if (compiled) {
+    h.insert(h.begin() + 9, {">fused bytes", ">inductor bytes"});
+    h.insert(h.begin() + 3, {">fused", ">inductor"});
+  }
+  return h;
 }
 
 std::string arrow(int64_t before, int64_t after, bool bytes) {
@@ -115,23 +127,24 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
   return t;
 }
 
-Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top) {
+Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top,
+                  bool compiled) {
   Rows t;
   const std::string label = by == "line" ? "source line" : by == "module" ? "module" : "op type";
-  t.header = rollup_header(label, by == "line" ? "code" : by == "module" ? "class" : "");
+  t.header = rollup_header(label, by == "line" ? "code" : by == "module" ? "class" : "", compiled);
   if (by == "op-type") t.header.pop_back();
   t.total = rows.size();
   for (size_t i : pick(rows.size(), sort, top, [&](size_t k) { return rollup_key(rows[k], sort); })) {
-    t.rows.push_back(rollup_cells(rows[i], rows[i].key));
+    t.rows.push_back(rollup_cells(rows[i], rows[i].key, compiled));
     if (by == "op-type") t.rows.back().pop_back();
   }
   return t;
 }
 
 Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std::string& sort, size_t top,
-                       bool only_depth) {
+                       bool only_depth, bool compiled) {
   Rows t;
-  t.header = rollup_header("module (inclusive)", "class");
+  t.header = rollup_header("module (inclusive)", "class", compiled);
   auto label = [&](const ModuleNode& n) {
     return n.depth == 0 ? std::string("(model)")
            : only_depth ? n.total.key
@@ -172,7 +185,7 @@ Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std
   // The tree has them beside the inclusive ones; the summary's modules of one depth do not.
   if (!only_depth) t.header.insert(t.header.end() - 1, {">self kernels", ">self FLOPs", ">self floor"});
   for (size_t i : shown) {
-    std::vector<std::string> cells = rollup_cells(tree[i].total, label(tree[i]));
+    std::vector<std::string> cells = rollup_cells(tree[i].total, label(tree[i]), compiled);
     const RollupRow& s = self[i];
     if (!only_depth)
       cells.insert(cells.end() - 1, {std::to_string(s.counts.kernels), format_flops(static_cast<double>(s.flops)),
@@ -411,13 +424,9 @@ std::string launch_bound_share(const Report& r) {
   }
   return format_seconds(s) + " (" + std::to_string(n) + " ops)";
 }
-}  // namespace
 
-const char* fused_column(const Report& r) {
-  return r.fusion.variant == "inductor" ? ">inductor" : ">fused";
-}
-
-std::vector<std::vector<std::string>> totals_rows(const Report& r) {
+// The totals in the default report's columns: eager, fused, fused+reductions.
+std::vector<std::vector<std::string>> totals_rows_of(const Report& r) {
   const Totals& t = r.totals;
   return {
       {"kernels", std::to_string(t.eager.kernels), std::to_string(t.fused_kernels),
@@ -437,6 +446,44 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
       {"unknown ops", std::to_string(t.unknown_ops), "", ""},
   };
 }
+}  // namespace
+
+bool compiled_view(const Report& r) {
+  return r.fusion.variant == "inductor";
+}
+
+std::vector<std::string> totals_header(const Report& r) {
+  if (compiled_view(r)) return {"", ">eager", ">fused", ">inductor", ">fused+reductions"};
+  return {"", ">eager", ">fused", ">fused+reductions"};
+}
+
+std::vector<std::vector<std::string>> totals_rows(const Report& r) {
+  const Totals& t = r.totals;
+  if (compiled_view(r)) {
+    // The greedy plan's column beside Inductor's, in the rows the fused columns fill.
+    std::vector<std::vector<std::string>> rows = totals_rows_of(r);
+    const std::vector<std::string> pointwise = {
+        std::to_string(t.pointwise_kernels), std::to_string(t.pointwise_hbm_transfers),
+        format_bytes(t.pointwise_hbm_bytes), "", format_seconds(t.pointwise_time_floor_s)};
+    for (size_t k = 0; k < rows.size(); ++k)
+      rows[k].insert(rows[k].begin() + 2, k < pointwise.size() ? pointwise[k] : "");
+    return rows;
+  }
+  return totals_rows_of(r);
+}
+
+Rows increase_table(const Graph& g, const Report& r, size_t top) {
+  Rows t;
+  t.header = {"group", "op", "source", ">eager kernels", ">inductor", "why"};
+  t.total = r.more_than_eager.size();
+  for (const KernelIncrease& k : r.more_than_eager) {
+    if (top > 0 && t.rows.size() == top) break;
+    const Op& op = g.ops[k.op];
+    t.rows.push_back({"F" + std::to_string(k.group), std::to_string(k.op) + ":" + op_type_name(op), format_loc(op.loc),
+                      std::to_string(k.eager_kernels), std::to_string(k.compiled_kernels), k.why});
+  }
+  return t;
+}
 
 std::string bytes_note(const Report& r) {
   const int64_t l2 = r.target ? r.target->device.l2_bytes : 0;
@@ -446,7 +493,7 @@ std::string bytes_note(const Report& r) {
          std::to_string(l2 >> 20) + " MiB L2, call after call";
 }
 
-std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
+std::vector<std::vector<std::string>> legend_rows(const std::string& table, bool compiled) {
   if (table == "kernel")
     return {{"kernel",
              "a kernel's name as the H200 ran it for such ops (the measurements behind the rules); "
@@ -489,6 +536,11 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table) {
   rows.push_back({"eager / fused",
                   "eager PyTorch / after greedy pointwise fusion (what torch.compile's simplest "
                   "fusion saves); fused+reductions also fuses into reductions (groups R<n>)"});
+  if (compiled)
+    rows.push_back({"inductor",
+                    "what torch.compile (Inductor, default mode) launches, as kernelcount's model of its scheduling "
+                    "predicts (groups F<n>); per line and module, each compiled kernel counts at one op of its group "
+                    "(a library call, a reduction, else its first op)"});
   rows.push_back({"time floor", "sum of the ops' floors: no schedule of these kernels is faster on the GPU"});
   rows.push_back({"launch-rate bound",
                   "the ops whose floor is set by launches, and their share of the floor: "

@@ -23,19 +23,24 @@ struct Rows {
   size_t cut() const { return total - rows.size(); }
 };
 
-// The header of the totals' fused column: ">fused" (the greedy plan) or ">inductor".
-const char* fused_column(const Report& r);
+// Whether the report is --fusion inductor's: its fused columns are Inductor's, and the greedy
+// plan's stand beside them.
+bool compiled_view(const Report& r);
+// The totals' header: eager, fused (greedy), inductor when compiled_view, fused+reductions.
+std::vector<std::string> totals_header(const Report& r);
 
 // Row order for --sort: "kernels", "bytes", "ops" (largest first) or "order" (execution order).
 // `top` 0 keeps every row.
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top);
 // A flat rollup (by line, module or op type: `by` is "line", "module" or "op-type").
-Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top);
+// `compiled`: also the greedy plan's and Inductor's kernels and bytes (compiled_view).
+Rows rollup_table(const std::vector<RollupRow>& rows, const std::string& by, const std::string& sort, size_t top,
+                  bool compiled = false);
 // The module tree to `depth` (-1: all), names indented by depth, inclusive totals and the
 // module's self figures (its own ops, without its submodules'); siblings
 // ordered by `sort`. `only_depth`: the nodes of exactly that depth, ordered by `sort` (the summary).
 Rows module_tree_table(const std::vector<ModuleNode>& tree, int depth, const std::string& sort, size_t top,
-                       bool only_depth);
+                       bool only_depth, bool compiled = false);
 // Kernels by name, as torch.profiler's key_averages() tables them: calls (each op's launches
 // under the names measured for such ops), share of all calls, ops, time floor (each op's floor
 // split over its launches) and the op types that launch them. Ops without a launch rule are
@@ -55,8 +60,11 @@ Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t
 std::string fusion_bytes_note(const Report& r);
 // The ops' expected DRAM traffic for fusion_table, or none where the target models no L2.
 const std::vector<DramTraffic>& dram_past_l2(const Report& r);
-// Totals as (label, eager, fused, fused+reductions) lines.
+// Totals as (label, eager, fused, [inductor,] fused+reductions) lines, as totals_header.
 std::vector<std::vector<std::string>> totals_rows(const Report& r);
+// The compiled groups that launch more kernels than their ops do eagerly (--fusion inductor),
+// in order: group, anchor op, its source line, eager and compiled kernels, why.
+Rows increase_table(const Graph& g, const Report& r, size_t top);
 // One line saying what the array-sized bytes and the expected DRAM bytes each are.
 std::string bytes_note(const Report& r);
 // Totals against a baseline: (quantity, before, after, change).
@@ -69,7 +77,8 @@ Rows baseline_module_rows(const BaselineDiff& d, size_t limit);
 Rows entry_delta_table(const std::vector<EntryDelta>& deltas, const std::string& what, size_t limit,
                        int max_depth = -1);
 // The columns of a table and what each means, one line each (--legend).
-std::vector<std::vector<std::string>> legend_rows(const std::string& table);
+// `compiled`: also the inductor column (compiled_view).
+std::vector<std::vector<std::string>> legend_rows(const std::string& table, bool compiled = false);
 // "+12 (+3.1%)", "-1.20 MB", "=".
 std::string signed_change(int64_t before, int64_t after, bool bytes);
 // "(12 more not shown; --top N or --format json for all)" or "" when nothing was cut.

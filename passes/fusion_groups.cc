@@ -75,4 +75,32 @@ void add_fused_traffic(const Graph& g, const std::vector<int>& base, const std::
   }
 }
 
+std::vector<int> group_anchors(const FusionPlan& plan, const std::vector<Launch>& launches) {
+  std::vector<int> anchors(plan.groups.size(), -1);
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    // A library call or fallback counts at its own op, not at an op inlined into its group.
+    const FusionGroup& grp = plan.groups[k];
+    const int root = grp.root_op;
+    const bool call = grp.kind == "extern" || grp.kind == "fallback" || grp.kind == "concat";
+    if (call && root >= 0 && plan.group_of[root] == static_cast<int>(k)) {
+      anchors[k] = root;
+      continue;
+    }
+    for (int i : plan.groups[k].ops)
+      if (anchors[k] < 0 || launches[i].counts.kernels > launches[anchors[k]].counts.kernels) anchors[k] = i;
+  }
+  return anchors;
+}
+
+PlanShare share_by_anchor(const FusionPlan& plan, const std::vector<Launch>& launches, size_t ops) {
+  PlanShare s{std::vector<int>(ops, 0), std::vector<int64_t>(ops, 0)};
+  const std::vector<int> anchors = group_anchors(plan, launches);
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    if (anchors[k] < 0) continue;
+    s.kernels[anchors[k]] += plan.groups[k].fused_kernels;
+    s.bytes[anchors[k]] = add_checked(s.bytes[anchors[k]], plan.groups[k].fused.bytes(), "fused HBM bytes");
+  }
+  return s;
+}
+
 }  // namespace kc

@@ -30,4 +30,18 @@ void sum_eager(FusionGroup& grp, const std::vector<Launch>& launches, const std:
 void add_fused_traffic(const Graph& g, const std::vector<int>& base, const std::vector<bool>& escapes, int64_t runs,
                        const std::function<bool(int)>& writes_memory, FusionPlan& plan, int id);
 
+// Per group: its anchor, the member its kernels and bytes are counted at when results are summed
+// by source line or module: the library call or fallback of such a group of the inductor plan
+// (FusionGroup::root_op), else the member launching the most eager kernels, the first of equals
+// (a chain's first op), so that the greedy and Inductor plans count a shared chain alike.
+std::vector<int> group_anchors(const FusionPlan& plan, const std::vector<Launch>& launches);
+
+// Per op: the fused kernels and bytes of the group it anchors, 0 for every other op; sums to
+// the plan's totals.
+struct PlanShare {
+  std::vector<int> kernels;
+  std::vector<int64_t> bytes;
+};
+PlanShare share_by_anchor(const FusionPlan& plan, const std::vector<Launch>& launches, size_t ops);
+
 }  // namespace kc

@@ -23,7 +23,22 @@ namespace kc {
 FusionPlan run_inductor(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
                         const Target& target);
 
-// Why ops a and b do or do not share a compiled kernel in the plan, in one sentence.
-std::string inductor_fusion_reason(const Graph& g, const FusionPlan& plan, int a, int b);
+// The compiled kernel groups of an inductor plan that launch more than their ops do eagerly,
+// in group order, each with how Inductor lowers its anchor op (the member it is counted at).
+std::vector<KernelIncrease> kernel_increases(const FusionPlan& plan, const std::vector<Launch>& launches);
+
+// Whether ops a and b share a compiled kernel under Inductor, and which rule decided: the
+// lowering (a view, dead code, an extern or fallback kernel, which Inductor never fuses) or the
+// scheduler's check that kept their kernels apart, replayed on the final plan in the order
+// Scheduler.can_fuse and fuse_nodes apply them.
+struct FusionVerdict {
+  bool fused = false;
+  std::string rule;      // short id: "fused", "view", "dead-code", "extern", "fallback", "concat", "no-shared-buffer",
+                         // "view-order", "max-fusion-size", "split-reduction", "too-far-apart", "loop-trips",
+                         // "iteration-space", "reduction-size", "reduction-shape", "cycle", "not-chosen"
+  std::string sentence;  // the rule in words, naming the ops and the figures that decided
+};
+FusionVerdict inductor_fusion_verdict(const Graph& g, const std::vector<Launch>& launches,
+                                      const std::vector<Traffic>& traffic, const Target& target, int a, int b);
 
 }  // namespace kc

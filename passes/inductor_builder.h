@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/graph.h"
+#include "passes/inductor.h"
 #include "passes/report.h"
 
 namespace kc::inductor {
@@ -149,7 +151,8 @@ struct Builder {
   void realize();
 
   // 4. The scheduler's fusion (inductor_scheduler.cc).
-  std::vector<std::vector<int>> members;  // per root: its nodes
+  std::vector<std::vector<int>> members;        // per root: its nodes
+  std::vector<std::pair<int, int>> candidates;  // node pairs the scheduler scores (vertical and horizontal)
   int new_node(int i);
   void new_copy_node(int cat, int v);
   bool split_node(int root) const;
@@ -164,10 +167,15 @@ struct Builder {
 
   // 5. The plan: compiled kernels (inductor_plan.cc) and their traffic (inductor_kernel_traffic.cc).
   std::vector<int> first_reader_;
-  std::vector<int> absorbed_into;  // per op: the op whose kernel an in-place write joins, or -1
-  std::vector<int> copy_kernels_;  // per cat op: kernels of its copies fused with no op
+  std::vector<int> absorbed_into;    // per op: the op whose kernel an in-place write joins, or -1
+  std::vector<int> copy_kernels_;    // per cat op: kernels of its copies fused with no op
+  std::vector<int> roots_of_groups;  // per plan group: its root node, -1 for dead code
   FusionPlan build();
   void account(FusionPlan& plan, int id, int root, const std::vector<bool>& escapes);
+
+  // Why ops a and b do or do not share a kernel in `plan`, the plan build() returned (inductor_reason.cc).
+  FusionVerdict verdict(const FusionPlan& plan, int a, int b);
+  int cycle_witness(int from, int to);
 };
 
 }  // namespace kc::inductor

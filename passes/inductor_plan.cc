@@ -38,6 +38,7 @@ FusionPlan Builder::build() {
         it = group_index.emplace(group_root[i], static_cast<int>(plan.groups.size())).first;
         plan.groups.push_back({});
         const Node& root = nodes[group_root[i]];
+        plan.groups.back().root_op = root.op;
         const Lower l = lower[root.op];
         plan.groups.back().kind = l == Lower::kExtern     ? "extern"
                                   : l == Lower::kFallback ? "fallback"
@@ -57,6 +58,7 @@ FusionPlan Builder::build() {
   }
   std::vector<int> root_of_group(plan.groups.size(), -1);
   for (const auto& [root, grp] : group_index) root_of_group[grp] = root;
+  roots_of_groups = root_of_group;
   // Kernels of copies fused with no op's loop belong to the first cat they copy for.
   copy_kernels_.assign(g.ops.size(), 0);
   std::set<int> counted;

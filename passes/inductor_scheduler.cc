@@ -229,6 +229,7 @@ void Builder::schedule() {
     const int64_t bytes = int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
     for (size_t j = 1; j < list.size(); ++j) pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
   }
+  for (const Pair& p : pairs) candidates.emplace_back(p.a, p.b);
   std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
     return x.bytes != y.bytes ? x.bytes > y.bytes : x.distance < y.distance;
   });

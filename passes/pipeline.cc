@@ -65,15 +65,20 @@ void check_plan(const FusionPlan& plan, const Graph& g, const std::vector<Launch
 
 // Children sum to their parent: every rollup holds every op, its kernels and its bytes once.
 void check_rollup(const std::vector<RollupRow>& rows, const Totals& t) {
-  int ops = 0, kernels = 0;
-  int64_t bytes = 0;
+  int ops = 0, kernels = 0, fused = 0, pointwise = 0;
+  int64_t bytes = 0, fused_bytes = 0;
   for (const RollupRow& r : rows) {
     ops += r.ops;
     kernels += r.counts.kernels;
+    fused += r.fused_kernels;
+    pointwise += r.pointwise_kernels;
     bytes = add_checked(bytes, r.bytes, "rollup HBM bytes");
+    fused_bytes = add_checked(fused_bytes, r.fused_bytes, "rollup fused HBM bytes");
   }
   check(ops == t.ops && kernels == t.eager.kernels && bytes == t.eager_hbm_bytes,
         "a rollup does not sum to the totals");
+  check(fused == t.fused_kernels && fused_bytes == t.fused_hbm_bytes && pointwise == t.pointwise_kernels,
+        "a rollup's fused columns do not sum to the plans' totals");
 }
 
 // The model's node holds every op; a module holds at least what its submodules hold.
@@ -114,7 +119,13 @@ Totals sum_totals(const Graph& g, Report& r) {
     t.fused_kernels_reduction += grp.fused_kernels;
     t.fused_hbm_bytes_reduction = add_checked(t.fused_hbm_bytes_reduction, grp.fused.bytes(), "total fused HBM bytes");
   }
+  for (const FusionGroup& grp : r.pointwise.groups) {
+    t.pointwise_kernels += grp.fused_kernels;
+    t.pointwise_hbm_transfers += grp.fused.transfers();
+    t.pointwise_hbm_bytes = add_checked(t.pointwise_hbm_bytes, grp.fused.bytes(), "total fused HBM bytes");
+  }
   t.fused_time_floor_s = plan_time_floor(r.fusion, g, *r.target);
+  if (!r.pointwise.variant.empty()) t.pointwise_time_floor_s = plan_time_floor(r.pointwise, g, *r.target);
   return t;
 }
 
@@ -167,10 +178,19 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
       [&] { check_plan(r.fusion_reduction, g, r.launches); });
   if (fusion == FusionModel::kInductor)
     step(
-        "inductor", g, [&] { r.fusion = run_inductor(g, r.launches, r.traffic, target); },
+        "inductor", g,
+        [&] {
+          // The greedy plan stays beside Inductor's: reports show eager, greedy and compiled.
+          r.pointwise = std::move(r.fusion);
+          r.fusion = run_inductor(g, r.launches, r.traffic, target);
+          r.more_than_eager = kernel_increases(r.fusion, r.launches);
+        },
         [&] {
           check_plan(r.fusion, g, r.launches);
           per_op(g, r.fusion.lowering.size(), "lowerings");
+          for (const KernelIncrease& k : r.more_than_eager)
+            if (k.compiled_kernels <= k.eager_kernels || r.fusion.group_of[k.op] != k.group)
+              throw OpError(k.op, "listed as launching more compiled than eager kernels, which it does not");
         });
   step(
       "time", g, [&] { r.time = run_time_floor(g, r.launches, r.traffic, target); },

@@ -66,6 +66,8 @@ struct FusionGroup {
   Traffic fused;                               // traffic of the group as one kernel
   std::vector<int> fused_reads, fused_writes;  // the arrays behind `fused` (groups of two or more ops)
   double floor_s = 0;                          // time floor of the group as one op (filled by the time pass)
+  int root_op = -1;  // the inductor plan: the op of the group's first scheduler node (a library call, a
+                     // reduction, a loop computed into memory); -1 in the greedy plans and for dead code
 };
 
 // A fusion plan: which group every op lands in (-1 for ops that launch nothing).
@@ -74,6 +76,16 @@ struct FusionPlan {
   std::vector<FusionGroup> groups;
   std::vector<int> group_of;          // per op
   std::vector<std::string> lowering;  // per op, the inductor plan only: how Inductor lowers it and why
+};
+
+// A compiled kernel group that launches more kernels than its ops do eagerly (the inductor
+// plan: a split reduction, operand copies Inductor adds for a library call, a cat's copies).
+struct KernelIncrease {
+  int group = -1;  // in the inductor plan
+  int op = -1;     // the group's anchor op (fusion_groups.h): where the kernels are counted
+  int eager_kernels = 0;
+  int compiled_kernels = 0;
+  std::string why;  // how Inductor lowers the anchor op, in words
 };
 
 // Lower bound on one op's time (short name: "time").
@@ -132,6 +144,12 @@ struct Totals {
   int64_t eager_dram_write_bytes = 0;
   double eager_time_floor_s = 0;
   double fused_time_floor_s = 0;
+  // --fusion inductor only (the fused columns are then Inductor's): the greedy pointwise plan's,
+  // shown beside them; not in counts(), so the default report's keys stay as they are.
+  int pointwise_kernels = 0;
+  int pointwise_hbm_transfers = 0;
+  int64_t pointwise_hbm_bytes = 0;
+  double pointwise_time_floor_s = 0;
 
   // Every integer total with its JSON key, in schema order: the one list renderers and the
   // baseline comparison read.
@@ -168,6 +186,13 @@ struct RollupRow {
   int64_t flops = 0;   // the ops' floating-point operations
   double floor_s = 0;  // the sum of the ops' time floors
   int first_op = 0;    // rows are ordered by their first op
+  // The plans' kernels and bytes, each group's counted at its anchor op (fusion_groups.h), so
+  // rows sum to the plan's totals: `fused_*` the report's fused plan (`Report::fusion`),
+  // `pointwise_*` the greedy plan beside Inductor's (--fusion inductor only, else 0).
+  int fused_kernels = 0;
+  int64_t fused_bytes = 0;
+  int pointwise_kernels = 0;
+  int64_t pointwise_bytes = 0;
 };
 
 // One module of the module tree, with inclusive totals (its own ops and its submodules').
@@ -180,13 +205,17 @@ struct ModuleNode {
 // Everything the pipeline computed for one graph.
 struct Report {
   const Target* target = nullptr;
-  Layout layout;                   // per value: the strides eager PyTorch gives it at run time
-  std::vector<Launch> launches;    // per op
-  std::vector<Traffic> traffic;    // per op
-  std::vector<DramTraffic> dram;   // per op
-  std::vector<TimeFloor> time;     // per op
-  FusionPlan fusion;               // pointwise chains only
-  FusionPlan fusion_reduction;     // pointwise chains fused into reductions too
+  Layout layout;                  // per value: the strides eager PyTorch gives it at run time
+  std::vector<Launch> launches;   // per op
+  std::vector<Traffic> traffic;   // per op
+  std::vector<DramTraffic> dram;  // per op
+  std::vector<TimeFloor> time;    // per op
+  FusionPlan fusion;              // the fused columns' plan: pointwise chains, or Inductor's (--fusion inductor)
+  FusionPlan fusion_reduction;    // pointwise chains fused into reductions too
+  // --fusion inductor only: the greedy pointwise plan, beside Inductor's in `fusion`, and the
+  // groups where Inductor launches more than eager (short name "compiled"); empty otherwise.
+  FusionPlan pointwise;
+  std::vector<KernelIncrease> more_than_eager;
   Explanations explain;            // per op
   std::vector<RollupRow> by_line;  // rollups, in order of first op
   std::vector<RollupRow> by_module;

@@ -6,11 +6,25 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "passes/fusion_groups.h"
+
 namespace kc {
 namespace {
 
-void add_op(RollupRow& row, const Report& r, size_t i) {
+// The plans' kernels and bytes per op, each group's at its anchor.
+struct Shares {
+  PlanShare fused, pointwise;
+  Shares(const Graph& g, const Report& r)
+      : fused(share_by_anchor(r.fusion, r.launches, g.ops.size())),
+        pointwise(share_by_anchor(r.pointwise, r.launches, g.ops.size())) {}
+};
+
+void add_op(RollupRow& row, const Report& r, const Shares& s, size_t i) {
   const Launch& l = r.launches[i];
+  row.fused_kernels += s.fused.kernels[i];
+  row.fused_bytes = add_checked(row.fused_bytes, s.fused.bytes[i], "fused HBM bytes of a rollup row");
+  row.pointwise_kernels += s.pointwise.kernels[i];
+  row.pointwise_bytes = add_checked(row.pointwise_bytes, s.pointwise.bytes[i], "fused HBM bytes of a rollup row");
   ++row.ops;
   if (!l.known) ++row.unknown_ops;
   row.counts += l.counts;
@@ -80,6 +94,7 @@ std::string op_type_name(const Op& op) {
 }
 
 std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
+  const Shares shares(g, r);
   std::unordered_map<std::string, RollupRow> rows;
   std::unordered_map<RowKey, RollupRow*, RowKeyHash> seen;  // rows' values never move
   const Op* prev = nullptr;
@@ -88,12 +103,12 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
     const Op& op = g.ops[i];
     // Neighbouring ops mostly share their line, module and type: the row is the one before.
     if (prev && same_key(*prev, op, key)) {
-      add_op(*prev_row, r, i);
+      add_op(*prev_row, r, shares, i);
       continue;
     }
     auto [known, fresh_key] = seen.try_emplace(row_key(op, key), nullptr);
     if (!fresh_key) {
-      add_op(*known->second, r, i);
+      add_op(*known->second, r, shares, i);
       prev = &op;
       prev_row = known->second;
       continue;
@@ -108,7 +123,7 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
       row.code = key == RollupKey::kLine ? op.loc.code : key == RollupKey::kModule ? op.module_type : "";
       row.first_op = static_cast<int>(i);
     }
-    add_op(row, r, i);
+    add_op(row, r, shares, i);
     known->second = &row;
     prev = &op;
     prev_row = &row;
@@ -120,6 +135,7 @@ std::vector<RollupRow> rollup(const Graph& g, const Report& r, RollupKey key) {
 }
 
 std::vector<ModuleNode> module_tree(const Graph& g, const Report& r) {
+  const Shares shares(g, r);
   // Nodes by path; children by first appearance. Path prefixes are the ancestors.
   std::map<std::string, int> index{{"", 0}};
   std::vector<ModuleNode> nodes(1);
@@ -152,7 +168,7 @@ std::vector<ModuleNode> module_tree(const Graph& g, const Report& r) {
       start = dot + 1;
     }
     if (nodes[at].total.code.empty()) nodes[at].total.code = op.module_type;
-    for (int n : chain) add_op(nodes[n].total, r, i);
+    for (int n : chain) add_op(nodes[n].total, r, shares, i);
   }
   // Depth-first, children in order of their first op.
   std::vector<ModuleNode> out;

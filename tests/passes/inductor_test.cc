@@ -121,8 +121,10 @@ TEST_CASE("inductor: fusing across a library kernel would make a cycle, so the o
   b.output(b.pointwise("aten::add", {h, m}));
   auto p = plan(b.g);
   CHECK(p.group_of[0] != p.group_of[2]);
-  CHECK(kc::inductor_fusion_reason(b.g, p, 0, 2).find("cycle") != std::string::npos);
-  CHECK(kc::inductor_fusion_reason(b.g, p, 0, 1).find("not Triton") != std::string::npos);
+  auto l = kc::run_launches(b.g, kc::default_target(), {false, {}});
+  auto t = kc::run_hbm_traffic(b.g, l);
+  CHECK(kc::inductor_fusion_verdict(b.g, l, t, kc::default_target(), 0, 2).rule == "cycle");
+  CHECK(kc::inductor_fusion_verdict(b.g, l, t, kc::default_target(), 0, 1).rule == "extern");
 }
 
 TEST_CASE("inductor: a long reduction to few outputs is split in two kernels") {
