@@ -83,6 +83,8 @@ Summary read_report_summary(const std::string& path) {
   s.version = str(j.value("kernelcount_version", nlohmann::json()));
   if (j.contains("target") && j["target"].is_object()) s.target = str(j["target"].value("name", nlohmann::json()));
   if (j.contains("model") && j["model"].is_object()) s.format = str(j["model"].value("format", nlohmann::json()));
+  if (j.contains("fusion") && j["fusion"].is_array() && !j["fusion"].empty() && j["fusion"][0].is_object())
+    s.fusion = str(j["fusion"][0].value("variant", nlohmann::json()));
   auto totals = j.find("totals");
   check(totals != j.end() && totals->is_object(), path + ": totals is missing");
   // Counts are never negative and fit int64: anything else is a damaged or edited report.
@@ -318,6 +320,7 @@ Summary summarize(const Graph& g, const Report& r, const std::string& version) {
   s.target = r.target->name;
   s.version = version;
   s.format = g.info.format;
+  s.fusion = r.fusion.variant;
   s.totals = totals_of(r.totals);
   for (const RollupRow& row : r.by_module) s.modules.push_back({row.key, row.counts.kernels, row.bytes});
   for (const RollupRow& row : r.by_op_type) s.op_types.push_back(entry_of(row));
@@ -341,7 +344,11 @@ std::vector<const EntryDelta*> BaselineDiff::changed_lines() const {
   return out;
 }
 
-std::string total_label(const std::string& key) {
+std::string total_label(const std::string& key, const std::string& fusion) {
+  // With --fusion inductor the fused totals are the compiled program's.
+  if (fusion == "inductor" && key == "fused_kernels") return "kernels (Inductor)";
+  if (fusion == "inductor" && key == "fused_hbm_transfers") return "HBM transfers (Inductor)";
+  if (fusion == "inductor" && key == "fused_hbm_bytes") return "HBM bytes (Inductor)";
   static const std::pair<const char*, const char*> kLabels[] = {
       {"ops", "ops"},
       {"eager_kernels", "kernels (eager)"},
@@ -380,6 +387,15 @@ std::string format_name(const std::string& format) {
 BaselineDiff diff(const Summary& before, const Summary& after) {
   BaselineDiff d;
   d.baseline_path = before.path;
+  d.fusion = after.fusion;
+  // The fused totals are one plan's: the greedy pointwise plan's, or with --fusion inductor the
+  // compiled program's. Two plans' totals differ without any change to the model.
+  const auto plan = [](const std::string& f) {
+    return f == "inductor" ? std::string("Inductor's (--fusion inductor)") : std::string("the greedy pointwise plan's");
+  };
+  if (!before.fusion.empty() && !after.fusion.empty() && (before.fusion == "inductor") != (after.fusion == "inductor"))
+    d.warnings.push_back("the baseline's fused totals are " + plan(before.fusion) + ", this report's " +
+                         plan(after.fusion) + ": the fused rows compare two plans, not two models");
   if (!before.target.empty() && before.target != after.target)
     d.warnings.push_back("the baseline was predicted for target " + before.target + ", this report for " +
                          after.target + ": differences may come from the targets, not the change");

@@ -33,6 +33,7 @@ struct Summary {
   std::string target;   // the target it was predicted for; empty when a report does not say
   std::string version;  // the kernelcount that made it
   std::string format;   // the model's format ("pt2", "torchscript"); empty when a report does not say
+  std::string fusion;   // whose plan the fused totals are ("pointwise", "inductor"); empty when not said
   std::vector<std::pair<std::string, int64_t>> totals;  // the report's totals, in schema order
   struct Module {
     std::string name;
@@ -63,6 +64,7 @@ struct EntryDelta {
 
 struct BaselineDiff {
   std::string baseline_path;
+  std::string fusion;                   // whose plan this report's fused totals are (as Summary's)
   std::vector<std::string> warnings;    // e.g. the baseline was made for another target
   std::vector<Delta> totals;            // every total, changed or not
   std::vector<Delta> module_kernels;    // modules whose eager kernels changed, largest change first
@@ -86,6 +88,6 @@ bool is_report_path(const std::string& path);
 // (a line added above it) is no change.
 BaselineDiff diff(const Summary& before, const Summary& after);
 // A total's name for people: "eager kernels", "HBM bytes (fused)"; the JSON key when unknown.
-std::string total_label(const std::string& key);
+std::string total_label(const std::string& key, const std::string& fusion = "");
 
 }  // namespace kc

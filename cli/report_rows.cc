@@ -358,7 +358,7 @@ std::vector<std::vector<std::string>> baseline_rows(const BaselineDiff& d) {
         flops && t.before != t.after
             ? (t.after > t.before ? "+" : "-") + format_flops(static_cast<double>(std::llabs(t.after - t.before)))
             : signed_change(t.before, t.after, bytes);
-    rows.push_back({total_label(t.name), show(t.before), show(t.after), change});
+    rows.push_back({total_label(t.name, d.fusion), show(t.before), show(t.after), change});
     // An op without a rule launches kernels nobody counted: a kernel total that fell while such
     // ops were added is no saving. Say what the budgets count (each unknown op as one).
     if (t.name == "eager_kernels") {
