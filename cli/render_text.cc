@@ -89,13 +89,15 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     for (const auto& row : main.rows) t.add(row);
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
-    const Rows groups = fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r));
+    // The compiled view lists the greedy plan's groups (P<n>) too, as its op table names both.
+    const Rows chains =
+        fusion_table(g, compiled ? r.pointwise : r.fusion, false, 0, "", dram_past_l2(r), pointwise_letter(r));
+    print(os, "fusion groups (pointwise chains, one kernel each)", chains, "groups");
+    const Rows groups = compiled ? fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)) : Rows{};
+    if (compiled) print(os, "compiled kernels of several ops (Inductor)", groups, "groups");
     const Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
-    print(os,
-          compiled ? "compiled kernels of several ops (Inductor)" : "fusion groups (pointwise chains, one kernel each)",
-          groups, "groups");
     print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", into, "groups");
-    if (!groups.rows.empty() || !into.rows.empty())
+    if (!chains.rows.empty() || !groups.rows.empty() || !into.rows.empty())
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
     print_increases(0);
     print_totals();
