@@ -19,6 +19,10 @@ def _bytes(n):
     return f"{n} B"
 
 
+def _us(seconds):
+    return f"{seconds * 1e6:.1f} us"
+
+
 def _table(head, rows, left=()):
     out = ["<table><tr>"]
     out += [f"<th class='{'l' if i in left else ''}'>{escape(str(h))}</th>" for i, h in enumerate(head)]
@@ -41,7 +45,6 @@ def report_html(report, top=10):
     # The compiled view (fusion="inductor"): its fused totals are Inductor's, the greedy plan's
     # stand beside them, as in the CLI's totals.
     compiled = report.compiled
-    us = lambda s: f"{s * 1e6:.1f} us"  # noqa: E731
     if compiled:
         head = ["", "eager", "fused", "inductor", "fused+reductions"]
         totals = [
@@ -50,8 +53,8 @@ def report_html(report, top=10):
             ["HBM transfers", t["eager_hbm_transfers"], t["pointwise_fused_hbm_transfers"], t["fused_hbm_transfers"], ""],
             ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["pointwise_fused_hbm_bytes"]),
              _bytes(t["fused_hbm_bytes"]), _bytes(t["fused_hbm_bytes_reduction"])],
-            ["time floor", us(t["eager_time_floor_s"]), us(t["pointwise_fused_time_floor_s"]),
-             us(t["fused_time_floor_s"]), ""],
+            ["time floor", _us(t["eager_time_floor_s"]), _us(t["pointwise_fused_time_floor_s"]),
+             _us(t["fused_time_floor_s"]), ""],
         ]
     else:
         head = ["", "eager", "fused", "fused+reductions"]
@@ -60,7 +63,7 @@ def report_html(report, top=10):
             ["HBM transfers", t["eager_hbm_transfers"], t["fused_hbm_transfers"], ""],
             ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["fused_hbm_bytes"]),
              _bytes(t["fused_hbm_bytes_reduction"])],
-            ["time floor", us(t["eager_time_floor_s"]), us(t["fused_time_floor_s"]), ""],
+            ["time floor", _us(t["eager_time_floor_s"]), _us(t["fused_time_floor_s"]), ""],
         ]
     blank = [""] * (len(head) - 2)
     totals += [[name, t[key], *blank] for name, key in (("ops", "ops"), ("memcpy", "memcpy"), ("memset", "memset"),
