@@ -237,10 +237,10 @@ SECTIONS = {
     "fresh2-first": lambda: saved("data/results/fresh2/accuracy_first_look.txt",
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
-                                  "--mode rules --models data/corpus/fresh2 --measured "
+                                  "--mode rules --models data/corpus/fresh2/models.tar.xz --measured "
                                   "data/results/fresh2/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh2": lambda: saved("data/results/fresh2/accuracy_rules.txt",
-                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh2 --measured "
+                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh2/models.tar.xz --measured "
                             "data/results/fresh2/measured.tar.xz --worst 15 --misses 40 --json "
                             "data/results/fresh2/accuracy_rules.json > data/results/fresh2/accuracy_rules.txt", 6),
     "fresh3-first": lambda: saved("data/results/fresh3/accuracy_first_look.txt",
@@ -254,7 +254,7 @@ SECTIONS = {
     "fresh4-first": lambda: saved("data/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
-                                  "--mode rules --models data/corpus/fresh4 --measured "
+                                  "--mode rules --models data/corpus/fresh4/models.tar.xz --measured "
                                   "data/results/fresh4/measured.tar.xz --worst 76 --misses 40", 6),
     "fresh5-first": lambda: saved("data/results/fresh5/accuracy_first_look.txt",
                                   "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "
