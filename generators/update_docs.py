@@ -81,7 +81,8 @@ def bench_table():
         runs = f", median of {b['synthetic_runs']} runs" if "synthetic_runs" in b else ""
         lines += ["", f"Scale, from archives written by `bench/make_synthetic.py` (`python bench/bench.py --synthetic-only`), "
                       f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work{runs}, so CPU time is "
-                      "the figure that measures kernelcount:", "",
+                      "the figure that measures kernelcount; `--format json`, and the text summary (the default) in "
+                      "the last two columns:", "",
                   "| synthetic model | ops | model.json | CPU time | wall time | peak RSS | text: CPU time | text: peak RSS |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for s in syn:
