@@ -81,18 +81,21 @@ def bench_table():
         runs = f", median of {b['synthetic_runs']} runs" if "synthetic_runs" in b else ""
         lines += ["", f"Scale, from archives written by `bench/make_synthetic.py` (`python bench/bench.py --synthetic-only`), "
                       f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work{runs}, so CPU time is "
-                      "the figure that measures kernelcount:", "",
-                  "| synthetic model | ops | model.json | CPU time | wall time | peak RSS |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+                      "the figure that measures kernelcount; `--format json`, and the text summary (the default) in "
+                      "the last two columns:", "",
+                  "| synthetic model | ops | model.json | CPU time | wall time | peak RSS | text: CPU time | text: peak RSS |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for s in syn:
+            text = (f" {s['text_cpu_s']:.2f} s | {s['text_peak_rss_mib']:.0f} MiB |" if "text_peak_rss_mib" in s
+                    else " | |")
             lines.append(f"| {s['what']} | {s['ops']} | {s['file_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.2f} s | "
-                         f"{s['peak_rss_mib']:.0f} MiB |")
+                         f"{s['peak_rss_mib']:.0f} MiB |{text}")
         if "llama70b" in b:
             s = b["llama70b"]
             earlier = " (an earlier run's: the last had no transformers that exports it)" if b.get("llama70b_earlier") else ""
             lines.append(f"| {s['what']} (`python bench/bench.py --scale`){earlier} | {s['ops']} | "
                          f"{s['model_json_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.2f} s | "
-                         f"{s['peak_rss_mib']:.0f} MiB |")
+                         f"{s['peak_rss_mib']:.0f} MiB | | |")
     return "\n".join(lines)
 
 
