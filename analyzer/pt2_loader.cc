@@ -1429,18 +1429,38 @@ const char kTooLarge[] = "models/model.json is larger than the limit of ";
 constexpr size_t kLazyDepth = 4;
 
 // `release(begin, end)` gives back the text's pages in that range once the reader is past them.
+// A record whose CRC is left to the reader (ZipArchive::Crc::kByReader) is checked in the
+// outline's sweep, each stretch as the outline passes it, and whole before anything is read
+// from it: a damaged record gets that error, not the one its damage makes of the JSON.
 Graph read_model_json(std::string_view text, const std::string& path, const LoadOptions& options,
-                      const std::function<void(size_t, size_t)>& release) {
+                      const std::function<void(size_t, size_t)>& release, RecordBytes* record = nullptr) {
   size_t released = 0;
+  auto check_record = [&] {
+    if (!record) return;
+    try {
+      record->check_crc();
+    } catch (const Error& e) {
+      throw Error(std::string("cannot read models/model.json: ") + e.what());
+    }
+  };
   // "as_expr" noted: a graph of static shapes has none, and read_symbols then skips the walk
   // without searching the records' text again.
-  const JsonDoc doc = JsonDoc::parse_outline(
-      text, "models/model.json", kLazyDepth,
-      [&](size_t offset) {
-        if (release) release(released, offset);
-        released = offset;
-      },
-      "as_expr");
+  const JsonDoc doc = [&] {
+    try {
+      return JsonDoc::parse_outline(
+          text, "models/model.json", kLazyDepth,
+          [&](size_t offset) {
+            if (record) record->crc_through(offset);
+            if (release) release(released, offset);
+            released = offset;
+          },
+          "as_expr");
+    } catch (const Error&) {
+      check_record();
+      throw;
+    }
+  }();
+  check_record();
   if (release) release(0, text.size());
   // The deep values the reader skips are checked once it is done, and before an error of its
   // own: a text that is not valid JSON gets that error, wherever in the text it lies.
@@ -1468,14 +1488,15 @@ Graph load_pt2(const ZipArchive& archive, const std::string& path, const LoadOpt
     throw Error(kTooLarge + std::to_string(kMaxModelJsonBytes >> 20) + " MiB");
   RecordBytes text;
   try {
-    text = archive.map_record("models/model.json", kMaxModelJsonBytes);
+    text = archive.map_record("models/model.json", kMaxModelJsonBytes, ZipArchive::Crc::kByReader);
   } catch (const Error& e) {
     throw Error(std::string("cannot read models/model.json: ") + e.what());
   }
   // A stored record is a mapping of the file: what the reader has passed is given back, so that
   // the text is never held whole beside the graph.
-  return read_model_json(text.view(), path, options,
-                         [&text](size_t begin, size_t end) { text.release(begin, std::min(end, text.view().size())); });
+  return read_model_json(
+      text.view(), path, options,
+      [&text](size_t begin, size_t end) { text.release(begin, std::min(end, text.view().size())); }, &text);
 }
 
 }  // namespace kc

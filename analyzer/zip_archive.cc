@@ -149,7 +149,7 @@ std::string ZipArchive::read_record(std::string_view name, uint64_t max_bytes) c
   return bytes;
 }
 
-RecordBytes ZipArchive::map_record(std::string_view name, uint64_t max_bytes) const {
+RecordBytes ZipArchive::map_record(std::string_view name, uint64_t max_bytes, Crc crc) const {
   const ZipRecord& r = find(name);
   const uint64_t data_at = data_offset(r, max_bytes);
   RecordBytes out;
@@ -162,6 +162,12 @@ RecordBytes ZipArchive::map_record(std::string_view name, uint64_t max_bytes) co
       out.map_size_ = data_at - from + r.uncompressed;
       out.skip_ = data_at - from;
       out.size_ = r.uncompressed;
+      if (crc == Crc::kByReader) {
+        out.crc_pending_ = true;
+        out.name_ = r.name;
+        out.expected_crc_ = r.crc32;
+        return out;
+      }
       // Read once, front to back: the kernel may read ahead and drop behind.
       ::madvise(map, out.map_size_, MADV_SEQUENTIAL);
       check_crc(r, out.view(), [&out](size_t begin, size_t end) { out.release(begin, end); });
@@ -195,8 +201,34 @@ RecordBytes& RecordBytes::operator=(RecordBytes&& o) noexcept {
     skip_ = std::exchange(o.skip_, 0);
     size_ = std::exchange(o.size_, 0);
     owned_ = std::move(o.owned_);
+    crc_pending_ = std::exchange(o.crc_pending_, false);
+    name_ = std::move(o.name_);
+    expected_crc_ = o.expected_crc_;
+    crc_ = o.crc_;
+    crc_done_ = o.crc_done_;
   }
   return *this;
+}
+
+void RecordBytes::crc_through(size_t end) {
+  if (!crc_pending_) return;
+  const std::string_view bytes = view();
+  end = std::min(end, bytes.size());
+  // In slices: zlib's length is 32 bits.
+  constexpr size_t kSlice = 1u << 30;
+  while (crc_done_ < end) {
+    const size_t n = std::min(end - crc_done_, kSlice);
+    crc_ = static_cast<uint32_t>(
+        ::crc32(crc_, reinterpret_cast<const Bytef*>(bytes.data() + crc_done_), static_cast<uInt>(n)));
+    crc_done_ += n;
+  }
+}
+
+void RecordBytes::check_crc() {
+  if (!crc_pending_) return;
+  crc_through(size_);
+  crc_pending_ = false;
+  check(crc_ == expected_crc_, "zip record " + name_ + " is damaged (its CRC-32 does not match)");
 }
 
 RecordBytes::~RecordBytes() {

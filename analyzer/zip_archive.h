@@ -32,6 +32,13 @@ class RecordBytes {
   // again, they read back from the file. Does nothing for bytes held in memory.
   void release(size_t begin, size_t end) const;
 
+  // For a record mapped with its CRC left to the reader (ZipArchive::map_record): adds the
+  // bytes up to `end` to the CRC, while a reader that has just read them holds them in cache.
+  // Does nothing for bytes already added, or when the CRC was checked as the record was read.
+  void crc_through(size_t end);
+  // Adds the rest and throws Error when the CRC-32 is not the record's; then does nothing.
+  void check_crc();
+
  private:
   friend class ZipArchive;
   void* map_ = nullptr;
@@ -39,6 +46,11 @@ class RecordBytes {
   size_t skip_ = 0;      // where the record starts in the mapping
   size_t size_ = 0;
   std::string owned_;
+  // The CRC left to the reader: the record's name and CRC, and the CRC of the bytes added.
+  bool crc_pending_ = false;
+  std::string name_;
+  uint32_t expected_crc_ = 0, crc_ = 0;
+  size_t crc_done_ = 0;
 };
 
 class ZipArchive {
@@ -60,7 +72,10 @@ class ZipArchive {
   std::string read_record(std::string_view name, uint64_t max_bytes) const;
   // The same bytes with the same checks, a stored record mapped rather than read: its pages are
   // given back as its CRC is checked, so that they cost memory only while a reader holds them.
-  RecordBytes map_record(std::string_view name, uint64_t max_bytes) const;
+  // With kByReader, a mapped record's CRC is left to the reader, who calls crc_through as it
+  // passes the bytes and check_crc before it trusts them: the text is swept once, not twice.
+  enum class Crc { kNow, kByReader };
+  RecordBytes map_record(std::string_view name, uint64_t max_bytes, Crc crc = Crc::kNow) const;
   // The directory as read, every record with its full name.
   const ZipDirectory& directory() const { return dir_; }
 

@@ -6,7 +6,8 @@
 3. Memory: peak RSS analyzing the same graphs with and without weights stored in the archive
    (ResNet-50, and an MLP carrying 1 GB of weights), to show weights are never loaded.
 4. Scale: synthetic chains of 10,000 to 300,000 pointwise ops and a node with a 1 MB stack
-   trace, written by bench/make_synthetic.py as JSON + zip without PyTorch.
+   trace, written by bench/make_synthetic.py as JSON + zip without PyTorch; the JSON report and
+   the text summary, each its CPU time and peak RSS.
 5. TorchScript: every .pt of data/corpus/torchscript/models.tar.xz (weights zeroed and
    deflated) against the .pt2 of the same model in data/corpus/broad/, time and peak RSS
    and their ratio, the worst printed last; and the 1 GB-weight MLP of 3 traced and saved
@@ -60,10 +61,11 @@ def run(cmd, env=None):
     return wall, rss_kib / 1024, usage.ru_utime + usage.ru_stime
 
 
-def measure(kc, model, runs, cpu=False, args=()):
-    """Median wall seconds and the largest peak RSS; with cpu, the median CPU seconds too (on a
-    machine shared with other work, wall time measures the load rather than kernelcount)."""
-    results = [run([kc, model, "--format", "json", *args]) for _ in range(runs)]
+def measure(kc, model, runs, cpu=False, args=(), fmt="json"):
+    """Median wall seconds and the largest peak RSS of `--format fmt`; with cpu, the median CPU
+    seconds too (on a machine shared with other work, wall time measures the load rather than
+    kernelcount)."""
+    results = [run([kc, model, "--format", fmt, *args]) for _ in range(runs)]
     out = statistics.median(r[0] for r in results), max(r[1] for r in results)
     return out + (statistics.median(r[2] for r in results),) if cpu else out
 
@@ -212,21 +214,23 @@ def stripped(path):
 
 
 def synthetic(kc, work, runs):
-    """Time and peak RSS of the synthetic archives (bench/make_synthetic.py)."""
+    """Time and peak RSS of the synthetic archives (bench/make_synthetic.py), the JSON report's
+    and the text summary's (each format renders its own rows: the peak is the larger's)."""
     make = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_synthetic.py")
     rows = []
-    print("\nsynthetic                       ops   model.json MB   median s   CPU s   peak RSS MiB")
+    print("\nsynthetic                       ops   model.json MB   median s   CPU s   peak RSS MiB   text: CPU s   peak RSS MiB")
     for ops, trace in ((10, 0), (10000, 0), (100000, 0), (300000, 0), (10, 1 << 20)):
         name = f"synthetic_chain{ops}" + (f"_trace{trace}" if trace else "") + ".pt2"
         path = os.path.join(work, name)
         if not os.path.exists(path):
             subprocess.run([sys.executable, make, path, "--ops", str(ops), "--stack-trace-bytes", str(trace)], check=True)
         t, rss, cpu = measure(kc, path, runs, cpu=True)
+        _, text_rss, text_cpu = measure(kc, path, runs, cpu=True, fmt="text")
         mb = os.path.getsize(path) / 1e6
         what = f"chain of {ops} pointwise ops" if not trace else f"{ops} ops, one {trace >> 20} MB stack trace"
         rows.append({"what": what, "ops": ops, "stack_trace_bytes": trace, "file_mb": mb, "median_s": t,
-                     "cpu_s": cpu, "peak_rss_mib": rss})
-        print(f"{what:30s} {ops:6d}   {mb:13.1f}   {t:8.3f}   {cpu:5.2f}   {rss:8.0f}")
+                     "cpu_s": cpu, "peak_rss_mib": rss, "text_cpu_s": text_cpu, "text_peak_rss_mib": text_rss})
+        print(f"{what:30s} {ops:6d}   {mb:13.1f}   {t:8.3f}   {cpu:5.2f}   {rss:8.0f}   {text_cpu:11.2f}   {text_rss:12.0f}")
     return rows
 
 

@@ -5,11 +5,12 @@
 namespace kc {
 namespace {
 
-void print(std::ostream& os, const std::string& title, const Rows& rows, const std::string& what) {
+// The rows are moved into the table, not copied: a row can hold megabytes.
+void print(std::ostream& os, const std::string& title, Rows rows, const std::string& what) {
   if (rows.rows.empty()) return;
   os << '\n' << title << '\n';
   Table t(rows.header);
-  for (const auto& row : rows.rows) t.add(row);
+  for (auto& row : rows.rows) t.add(std::move(row));
   t.print(os);
   if (rows.cut()) os << more_note(rows.cut(), what) << '\n';
 }
@@ -41,7 +42,7 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
   // Where Inductor launches more kernels than eager, with why.
   auto print_increases = [&](size_t top) {
     Rows more = increase_table(g, r, top);
-    print(os, "compiled groups that launch more kernels than eager (Inductor)", more, "groups");
+    print(os, "compiled groups that launch more kernels than eager (Inductor)", std::move(more), "groups");
   };
 
   auto print_totals = [&] {
@@ -56,23 +57,26 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     const std::string sort = o.sort.empty() ? "kernels" : o.sort;
     const int depth = o.depth ? *o.depth : 1;
     print_totals();
+    // Each title is taken before its rows are moved into the table.
     Rows lines = without_cost_columns(rollup_table(r.by_line, "line", sort, top, compiled), sort);
-    print(os, top_title("source lines", lines, sort), lines, "source lines");
+    std::string title = top_title("source lines", lines, sort);
+    print(os, title, std::move(lines), "source lines");
     Rows modules = without_cost_columns(module_tree_table(r.module_tree, depth, sort, top, true, compiled), sort);
-    print(os, top_title("modules at depth " + std::to_string(depth) + " (inclusive)", modules, sort), modules,
-          "modules");
+    title = top_title("modules at depth " + std::to_string(depth) + " (inclusive)", modules, sort);
+    print(os, title, std::move(modules), "modules");
     Rows types = without_cost_columns(rollup_table(r.by_op_type, "op-type", sort, top, compiled), sort);
-    print(os, top_title("op types", types, sort), types, "op types");
+    title = top_title("op types", types, sort);
+    print(os, title, std::move(types), "op types");
     Rows wins = fusion_table(g, r.fusion, true, top, "", dram_past_l2(r));
-    print(os,
-          top_title(compiled ? "compiled kernels of several ops (Inductor)"
-                             : "fusion wins (pointwise chains, one kernel each)",
-                    wins, "bytes saved"),
-          wins, "groups");
     Rows into = fusion_table(g, r.fusion_reduction, true, top, "reduction", dram_past_l2(r));
-    print(os, top_title("fusion into reductions (pointwise ops in a reduction's kernel)", into, "bytes saved"), into,
-          "groups");
-    if (!wins.rows.empty() || !into.rows.empty())
+    const bool any_group = !wins.rows.empty() || !into.rows.empty();
+    title = top_title(
+        compiled ? "compiled kernels of several ops (Inductor)" : "fusion wins (pointwise chains, one kernel each)",
+        wins, "bytes saved");
+    print(os, title, std::move(wins), "groups");
+    title = top_title("fusion into reductions (pointwise ops in a reduction's kernel)", into, "bytes saved");
+    print(os, title, std::move(into), "groups");
+    if (any_group)
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
     print_increases(top);
   } else {
@@ -86,18 +90,19 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
                                    : rollup_table(r.by_op_type, "op-type", sort, top, compiled);
     os << '\n';
     Table t(main.header);
-    for (const auto& row : main.rows) t.add(row);
+    for (auto& row : main.rows) t.add(std::move(row));
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
     // The compiled view lists the greedy plan's groups (P<n>) too, as its op table names both.
-    const Rows chains =
+    Rows chains =
         fusion_table(g, compiled ? r.pointwise : r.fusion, false, 0, "", dram_past_l2(r), pointwise_letter(r));
-    print(os, "fusion groups (pointwise chains, one kernel each)", chains, "groups");
-    const Rows groups = compiled ? fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)) : Rows{};
-    if (compiled) print(os, "compiled kernels of several ops (Inductor)", groups, "groups");
-    const Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
-    print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", into, "groups");
-    if (!chains.rows.empty() || !groups.rows.empty() || !into.rows.empty())
+    Rows groups = compiled ? fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)) : Rows{};
+    Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
+    const bool any_group = !chains.rows.empty() || !groups.rows.empty() || !into.rows.empty();
+    print(os, "fusion groups (pointwise chains, one kernel each)", std::move(chains), "groups");
+    if (compiled) print(os, "compiled kernels of several ops (Inductor)", std::move(groups), "groups");
+    print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", std::move(into), "groups");
+    if (any_group)
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';
     print_increases(0);
     print_totals();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace kc {
 
@@ -24,15 +25,31 @@ void Table::print(std::ostream& os) const {
     width[c] = header_[c].size();
     for (const auto& r : rows_) width[c] = std::max(width[c], r[c].size());
   }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      std::string pad(width[c] - cells[c].size(), ' ');
-      out += right_[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
-      if (c + 1 < cells.size()) out += "  ";
+  // Written piece by piece, never built as a line: a cell can hold megabytes (a fusion group
+  // of 100,000 ops). Spaces are held back until something follows them, so that a line ends
+  // without trailing spaces.
+  size_t pending = 0;
+  auto put = [&](std::string_view s) {
+    const size_t last = s.find_last_not_of(' ');
+    if (last == std::string_view::npos) {
+      pending += s.size();
+      return;
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    os << out << '\n';
+    for (; pending > 0; --pending) os.put(' ');
+    os.write(s.data(), static_cast<std::streamsize>(last + 1));
+    pending = s.size() - last - 1;
+  };
+  auto spaces = [&](size_t n) { pending += n; };
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const size_t pad = width[c] - cells[c].size();
+      if (right_[c]) spaces(pad);
+      put(cells[c]);
+      if (!right_[c] && c + 1 < cells.size()) spaces(pad);
+      if (c + 1 < cells.size()) spaces(2);
+    }
+    pending = 0;
+    os << '\n';
   };
   line(header_);
   for (const auto& r : rows_) line(r);

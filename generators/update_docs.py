@@ -81,18 +81,21 @@ def bench_table():
         runs = f", median of {b['synthetic_runs']} runs" if "synthetic_runs" in b else ""
         lines += ["", f"Scale, from archives written by `bench/make_synthetic.py` (`python bench/bench.py --synthetic-only`), "
                       f"on a {b.get('synthetic_machine', b['machine'])} machine shared with other work{runs}, so CPU time is "
-                      "the figure that measures kernelcount:", "",
-                  "| synthetic model | ops | model.json | CPU time | wall time | peak RSS |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+                      "the figure that measures kernelcount; `--format json`, and the text summary (the default) in "
+                      "the last two columns:", "",
+                  "| synthetic model | ops | model.json | CPU time | wall time | peak RSS | text: CPU time | text: peak RSS |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for s in syn:
+            text = (f" {s['text_cpu_s']:.2f} s | {s['text_peak_rss_mib']:.0f} MiB |" if "text_peak_rss_mib" in s
+                    else " | |")
             lines.append(f"| {s['what']} | {s['ops']} | {s['file_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.2f} s | "
-                         f"{s['peak_rss_mib']:.0f} MiB |")
+                         f"{s['peak_rss_mib']:.0f} MiB |{text}")
         if "llama70b" in b:
             s = b["llama70b"]
             earlier = " (an earlier run's: the last had no transformers that exports it)" if b.get("llama70b_earlier") else ""
             lines.append(f"| {s['what']} (`python bench/bench.py --scale`){earlier} | {s['ops']} | "
                          f"{s['model_json_mb']:.1f} MB | {s['cpu_s']:.2f} s | {s['median_s']:.2f} s | "
-                         f"{s['peak_rss_mib']:.0f} MiB |")
+                         f"{s['peak_rss_mib']:.0f} MiB | | |")
     return "\n".join(lines)
 
 
@@ -237,10 +240,10 @@ SECTIONS = {
     "fresh2-first": lambda: saved("data/results/fresh2/accuracy_first_look.txt",
                                   "git worktree add ../kc-fd3e38b fd3e38b && (cd ../kc-fd3e38b && ./scripts/setup.sh) && "
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-fd3e38b/build/kernelcount "
-                                  "--mode rules --models data/corpus/fresh2 --measured "
+                                  "--mode rules --models data/corpus/fresh2/models.tar.xz --measured "
                                   "data/results/fresh2/measured.tar.xz --worst 25 --misses 40", 6),
     "fresh2": lambda: saved("data/results/fresh2/accuracy_rules.txt",
-                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh2 --measured "
+                            "python3 research/accuracy/broad_accuracy.py --mode rules --models data/corpus/fresh2/models.tar.xz --measured "
                             "data/results/fresh2/measured.tar.xz --worst 15 --misses 40 --json "
                             "data/results/fresh2/accuracy_rules.json > data/results/fresh2/accuracy_rules.txt", 6),
     "fresh3-first": lambda: saved("data/results/fresh3/accuracy_first_look.txt",
@@ -254,7 +257,7 @@ SECTIONS = {
     "fresh4-first": lambda: saved("data/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
-                                  "--mode rules --models data/corpus/fresh4 --measured "
+                                  "--mode rules --models data/corpus/fresh4/models.tar.xz --measured "
                                   "data/results/fresh4/measured.tar.xz --worst 76 --misses 40", 6),
     "fresh5-first": lambda: saved("data/results/fresh5/accuracy_first_look.txt",
                                   "git worktree add ../kc-cb6a623 cb6a623 && (cd ../kc-cb6a623 && ./scripts/setup.sh) && "

@@ -220,10 +220,21 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     if (v >= 0) last_use[storage[v]] = forever;
   for (size_t v = 0; v < g.values.size(); ++v)
     if (g.values[v].producer < 0) last_use[storage[v]] = forever;
-  std::vector<std::vector<int>> dies_after(g.ops.size());
+  // The storages dead after each op, in order of storage: those of op i are dies[dies_first[i]]
+  // to dies[dies_first[i + 1]] (a list per op would cost an allocation each, at the pass's peak).
+  auto dies_here = [&](size_t s) {
+    return last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s);
+  };
+  std::vector<int> dies_first(g.ops.size() + 1, 0);
   for (size_t s = 0; s < g.values.size(); ++s)
-    if (last_use[s] >= 0 && last_use[s] < forever && storage[s] == static_cast<int>(s))
-      dies_after[last_use[s]].push_back(static_cast<int>(s));
+    if (dies_here(s)) ++dies_first[last_use[s] + 1];
+  for (size_t i = 0; i < g.ops.size(); ++i) dies_first[i + 1] += dies_first[i];
+  std::vector<int> dies(dies_first.back());
+  {
+    std::vector<int> at(dies_first.begin(), dies_first.end() - 1);
+    for (size_t s = 0; s < g.values.size(); ++s)
+      if (dies_here(s)) dies[at[last_use[s]]++] = static_cast<int>(s);
+  }
 
   // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
   KernelNamesLookup names(target.kernel_names);
@@ -306,8 +317,8 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
           t.kernel_read_bytes = mul_checked(t.kernel_read_bytes, r, "DRAM bytes");
         }
         if (run == 1) out[i] = t;
-        for (int s : dies_after[i])
-          if (block[s] >= 0) {
+        for (int k = dies_first[i]; k < dies_first[i + 1]; ++k)
+          if (const int s = dies[k]; block[s] >= 0) {
             alloc.release(block[s]);
             block[s] = -1;
           }

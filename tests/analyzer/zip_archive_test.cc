@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "analyzer/error.h"
+#include "analyzer/pt2_loader.h"
 
 using Catch::Matchers::Contains;
 
@@ -84,4 +85,29 @@ TEST_CASE("zip: a mapped record has the bytes and the checks of a read one") {
   EditedCopy flipped("add.pt2", [](std::string& b) { b[b.find("\"graph_module\"") + 1] = 'G'; });
   CHECK_THROWS_WITH(kc::ZipArchive(flipped.path).map_record("models/model.json", 1 << 20),
                     Contains("CRC-32 does not match"));
+}
+
+TEST_CASE("zip: a record's CRC left to its reader is checked where the reader asks, once") {
+  const kc::ZipArchive a(kModels + "/add.pt2");
+  kc::RecordBytes good = a.map_record("models/model.json", 1 << 20, kc::ZipArchive::Crc::kByReader);
+  CHECK(good.view() == a.read_record("models/model.json", 1 << 20));
+  good.crc_through(good.view().size() / 3);  // the bytes added in stretches, then the rest
+  good.crc_through(good.view().size() / 5);  // a stretch already added adds nothing
+  CHECK_NOTHROW(good.check_crc());
+  CHECK_NOTHROW(good.check_crc());
+  EditedCopy flipped("add.pt2", [](std::string& b) { b[b.find("\"graph_module\"") + 1] = 'G'; });
+  const kc::ZipArchive damaged(flipped.path);
+  kc::RecordBytes bytes = damaged.map_record("models/model.json", 1 << 20, kc::ZipArchive::Crc::kByReader);
+  CHECK_THROWS_WITH(bytes.check_crc(), Contains("CRC-32 does not match"));
+}
+
+TEST_CASE("zip: a damaged model.json gets the CRC's error, not what the damage makes of its JSON") {
+  // A quote turned into a letter: the text is no longer JSON, and its CRC no longer matches.
+  EditedCopy broken("add.pt2", [](std::string& b) { b[b.find("\"graph_module\"")] = 'x'; });
+  const kc::ZipArchive a(broken.path);
+  CHECK_THROWS_WITH(kc::load_pt2(a, broken.path, {}),
+                    Contains("cannot read models/model.json") && Contains("CRC-32 does not match"));
+  // Damage the JSON reader takes (a letter of a key): the CRC's error still, once the outline is read.
+  EditedCopy renamed("add.pt2", [](std::string& b) { b[b.find("\"graph_module\"") + 1] = 'G'; });
+  CHECK_THROWS_WITH(kc::load_pt2(kc::ZipArchive(renamed.path), renamed.path, {}), Contains("CRC-32 does not match"));
 }
