@@ -43,7 +43,9 @@ int run_explain(int argc, char** argv, std::ostream& out) {
   app.add_option("--input", inputs, "TorchScript input shapes, as for kernelcount MODEL")->type_name("SPEC");
   app.add_option("--dim", dims, "value of a symbolic size of a .pt2: s0=64")->type_name("NAME=VALUE");
   app.add_option("--target", target, "what the prediction is for");
-  app.add_option("--fusion", fusion, "the fusion plan explained: pointwise (default) or inductor")
+  app.add_option("--fusion", fusion,
+                 "the fusion plan explained: pointwise (default: greedy pointwise chains) or inductor (the model "
+                 "of what torch.compile's Inductor launches: Triton kernels, extern GEMMs and convolutions)")
       ->check(CLI::IsMember({"pointwise", "inductor"}));
   app.add_option("--with", with, "with --op N and --fusion inductor: why ops N and M do or do not share a kernel")
       ->type_name("M");

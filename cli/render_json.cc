@@ -259,7 +259,8 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   if (op.repeat > 1) w.member("repeat", op.repeat);  // its counts are for every run
   w.member("fusion_group", r.fusion.group_of[i]);
   w.member("fusion_group_reduction", r.fusion_reduction.group_of[i]);
-  if (!r.fusion.lowering.empty()) w.member("inductor", r.fusion.lowering[i]);  // --fusion inductor
+  if (!r.pointwise.group_of.empty()) w.member("pointwise_fusion_group", r.pointwise.group_of[i]);  // --fusion inductor
+  if (!r.fusion.lowering.empty()) w.member("inductor", r.fusion.lowering[i]);                      // --fusion inductor
   w.end_object();
 }
 

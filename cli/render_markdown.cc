@@ -179,6 +179,11 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   fold("Every op type", rollup_table(r.by_op_type, "op-type", detail_sort, 0, compiled), "op types");
   fold(compiled ? "Every compiled kernel group" : "Every fusion group",
        fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)), "groups");
+  // The op table names each op's greedy group too (P<n>): list them.
+  if (compiled)
+    if (const Rows chains = fusion_table(g, r.pointwise, false, 0, "", dram_past_l2(r), pointwise_letter(r));
+        !chains.rows.empty())
+      fold("Every greedy fusion group (pointwise chains)", chains, "groups");
   // Last: the longest, cut to what room is left.
   if (full == "op") fold("Every op (" + std::to_string(g.ops.size()) + ")", op_table(g, r, detail_sort, 0), "ops");
   os << head << detail << legend << tail;

@@ -93,12 +93,14 @@ void render_text(std::ostream& os, const Graph& g, const Report& r, const Render
     for (auto& row : main.rows) t.add(std::move(row));
     t.print(os);
     if (main.cut()) os << more_note(main.cut(), "rows") << '\n';
-    Rows groups = fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r));
+    // The compiled view lists the greedy plan's groups (P<n>) too, as its op table names both.
+    Rows chains =
+        fusion_table(g, compiled ? r.pointwise : r.fusion, false, 0, "", dram_past_l2(r), pointwise_letter(r));
+    Rows groups = compiled ? fusion_table(g, r.fusion, false, 0, "", dram_past_l2(r)) : Rows{};
     Rows into = fusion_table(g, r.fusion_reduction, false, 0, "reduction", dram_past_l2(r));
-    const bool any_group = !groups.rows.empty() || !into.rows.empty();
-    print(os,
-          compiled ? "compiled kernels of several ops (Inductor)" : "fusion groups (pointwise chains, one kernel each)",
-          std::move(groups), "groups");
+    const bool any_group = !chains.rows.empty() || !groups.rows.empty() || !into.rows.empty();
+    print(os, "fusion groups (pointwise chains, one kernel each)", std::move(chains), "groups");
+    if (compiled) print(os, "compiled kernels of several ops (Inductor)", std::move(groups), "groups");
     print(os, "fusion into reductions (pointwise ops in a reduction's kernel)", std::move(into), "groups");
     if (any_group)
       if (const std::string note = fusion_bytes_note(r); !note.empty()) os << note << '\n';

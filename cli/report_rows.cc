@@ -100,6 +100,8 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
   t.header = {">#",       "source",  "module",  "op",    "inputs -> outputs",
               ">kernels", ">memcpy", ">memset", ">sync", ">R+W",
               ">bytes",   ">FLOPs",  ">floor",  ">group"};
+  const bool compiled = compiled_view(r);
+  if (compiled) t.header.back() = ">fused group", t.header.push_back(">inductor group");
   t.total = g.ops.size();
   auto key = [&](size_t i) -> int64_t {
     if (sort == "bytes") return r.traffic[i].bytes();
@@ -113,8 +115,11 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
     std::vector<int> outs;
     for (int v : op.outputs)
       if (v >= 0) outs.push_back(v);
-    int grp = r.fusion.group_of[i];
-    bool merged = grp >= 0 && r.fusion.groups[grp].ops.size() > 1;
+    // A group's name where the op shares its kernel with others, else empty.
+    auto group = [&](const FusionPlan& plan, char letter) -> std::string {
+      const int grp = plan.group_of[i];
+      return grp >= 0 && plan.groups[grp].ops.size() > 1 ? letter + std::to_string(grp) : "";
+    };
     const std::string name = op.repeat > 1 ? op_type_name(op) + " x" + std::to_string(op.repeat) : op_type_name(op);
     t.rows.push_back({std::to_string(i), format_loc(op.loc), op.module.str(), name,
                       values_short(g, op.tensor_inputs()) + " -> " + values_short(g, outs), count(l, l.counts.kernels),
@@ -122,7 +127,8 @@ Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t t
                       std::to_string(r.traffic[i].transfers()), format_bytes(r.traffic[i].bytes()),
                       format_flops(static_cast<double>(r.traffic[i].flops)),
                       format_seconds(r.time[i].floor_s()) + " " + static_cast<char>(std::toupper(r.time[i].bound()[0])),
-                      merged ? "F" + std::to_string(grp) : ""});
+                      compiled ? group(r.pointwise, pointwise_letter(r)) : group(r.fusion, 'F')});
+    if (compiled) t.rows.back().push_back(group(r.fusion, 'F'));
   }
   return t;
 }
@@ -291,7 +297,7 @@ Rows kernel_table(const Graph& g, const Report& r, const std::string& sort, size
 }
 
 Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind,
-                  const std::vector<DramTraffic>& dram) {
+                  const std::vector<DramTraffic>& dram, char letter) {
   Rows t;
   t.header = {"group", "ops", ">eager kernels", ">fused", ">eager R+W", ">fused R+W", ">bytes saved"};
   if (!dram.empty()) t.header.push_back(">eager DRAM");
@@ -312,7 +318,7 @@ Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t
     }
     // Groups of the reduction plan are numbered in that plan: R<n>, apart from the F<n> of the ops table.
     // The members are moved in, never copied: a group of 100,000 ops lists megabytes of them.
-    std::vector<std::string> row = {(kind == "reduction" ? "R" : "F") + std::to_string(k), ""};
+    std::vector<std::string> row = {(kind == "reduction" ? 'R' : letter) + std::to_string(k), ""};
     row[1] = std::move(members);
     for (int64_t n : {int64_t{grp.eager_kernels}, int64_t{grp.fused_kernels}, int64_t{grp.eager.transfers()},
                       int64_t{grp.fused.transfers()}})
@@ -326,6 +332,10 @@ Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t
     }
   }
   return t;
+}
+
+char pointwise_letter(const Report& r) {
+  return compiled_view(r) ? 'P' : 'F';
 }
 
 const std::vector<DramTraffic>& dram_past_l2(const Report& r) {
@@ -534,7 +544,15 @@ std::vector<std::vector<std::string>> legend_rows(const std::string& table, bool
                     "lower bound on the op's time and what sets it: M bytes / HBM bandwidth, C FLOPs / "
                     "compute rate, L launch-rate bound (kernels x the host's smallest time per launch: the "
                     "GPU may sit idle, so this bound is about the host, not GPU work)"});
-    rows.push_back({"group", "the pointwise fusion group the op joins (F<n>); empty when it stays alone"});
+    if (compiled) {
+      rows.push_back(
+          {"fused group", "the greedy pointwise fusion group the op joins (P<n>); empty when it stays alone"});
+      rows.push_back({"inductor group",
+                      "the compiled kernel the op shares with other ops (F<n>), as kernelcount's model of Inductor "
+                      "predicts; empty when it has its own kernels or none"});
+    } else {
+      rows.push_back({"group", "the pointwise fusion group the op joins (F<n>); empty when it stays alone"});
+    }
   } else {
     rows.insert(rows.begin(), {{"ops", "ops in the row (a module's include its submodules' when inclusive)"}});
     rows.push_back({"unknown", "ops without a launch rule: their kernels are not in the counts"});

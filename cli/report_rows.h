@@ -30,7 +30,8 @@ bool compiled_view(const Report& r);
 std::vector<std::string> totals_header(const Report& r);
 
 // Row order for --sort: "kernels", "bytes", "ops" (largest first) or "order" (execution order).
-// `top` 0 keeps every row.
+// `top` 0 keeps every row. In the compiled view each op has two groups: the greedy plan's (P<n>)
+// and Inductor's (F<n>).
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top);
 // A flat rollup (by line, module or op type: `by` is "line", "module" or "op-type").
 // `compiled`: also the greedy plan's and Inductor's kernels and bytes (compiled_view).
@@ -53,9 +54,12 @@ Rows without_cost_columns(Rows rows, const std::string& sort);
 // `kind`: only groups of that kind ("reduction": pointwise ops fused into a reduction's kernel).
 // The bytes saved are array-sized; with the ops' expected DRAM traffic (`dram`, one per op; empty
 // where the target models no L2) an "eager DRAM" column says how much of it gets past the L2,
-// the most of the saving that is DRAM traffic.
+// the most of the saving that is DRAM traffic. Groups are named `letter`<n> (R<n> for "reduction").
 Rows fusion_table(const Graph& g, const FusionPlan& plan, bool by_saving, size_t top, const std::string& kind = "",
-                  const std::vector<DramTraffic>& dram = {});
+                  const std::vector<DramTraffic>& dram = {}, char letter = 'F');
+// The letter the greedy pointwise plan's groups are named by: F, or P in the compiled view,
+// where F<n> names Inductor's groups.
+char pointwise_letter(const Report& r);
 // One line saying which bytes the fusion tables' savings are, or "" without an L2 model.
 std::string fusion_bytes_note(const Report& r);
 // The ops' expected DRAM traffic for fusion_table, or none where the target models no L2.

@@ -149,6 +149,8 @@ struct Builder {
   bool returned_output(int i) const;
   int mutates_triton_buffer(int i) const;
   void realize();
+  int body_opcount(int i, int computed) const;
+  std::vector<int64_t> cat_bounds(int i) const;
 
   // 4. The scheduler's fusion (inductor_scheduler.cc).
   std::vector<std::vector<int>> members;        // per root: its nodes

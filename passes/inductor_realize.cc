@@ -33,26 +33,109 @@ int Builder::mutates_triton_buffer(int i) const {
   return p >= 0 && p < i && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) ? p : -1;
 }
 
+namespace {
+
+bool low_precision(DType d) {
+  return d == DType::kBFloat16 || d == DType::kFloat16;
+}
+
+}  // namespace
+
+// A cat's inputs along its dimension: their sizes there, which its bounds check the index
+// against; empty for other ops.
+std::vector<int64_t> Builder::cat_bounds(int i) const {
+  const Op& op = g.ops[i];
+  std::vector<int64_t> sizes;
+  if (op.name != "aten::cat" && op.name != "aten::concat") return sizes;
+  int64_t dim = int_arg(op, "dim", 0);
+  for (const Arg& a : op.args)
+    if (a.kind == Arg::Kind::kTensorList)
+      for (int v : a.tensors) {
+        if (v < 0) continue;
+        const auto& sz = g.values[v].sizes;
+        const int64_t d = dim < 0 ? dim + static_cast<int64_t>(sz.size()) : dim;
+        sizes.push_back(d >= 0 && d < static_cast<int64_t>(sz.size()) ? sz[d] : -1);
+      }
+  return sizes;
+}
+
+// The operations of op i's own loop body as Inductor's OpCounterCSE counts them
+// (ir.Loops.inner_fn_opcount: every value the body computes, constants and dtype conversions
+// included), but its loads (counted by the caller) and a cat's bounds (cat_bound_ops: shared by
+// the cats of one expression that split a dimension alike). `computed`: inputs that are inlined
+// expressions rather than loads. The counts are those of the loops Inductor generated for the
+// compiled ShuffleNet-V2 (data/results/compiled/measured.tar.xz, its code.py: a batch norm and
+// ReLU under a two-input cat, 30 values in float32, 36 in bfloat16).
+int Builder::body_opcount(int i, int computed) const {
+  const Op& op = g.ops[i];
+  const Value* x = in0(op);
+  if (const auto inputs = cat_bounds(i); !inputs.empty()) {
+    // A where per input after the first; a computed input is masked: its fill and its where.
+    return static_cast<int>(inputs.size()) - 1 + 2 * computed;
+  }
+  if (batch_norm_inference(op)) {
+    // (x - mean) * (1 / sqrt(var + eps) * 1.0) * weight + bias: 11 values. Its decomposition
+    // computes in float32: in half precision each operand is converted on load, and the result
+    // back (prims.convert_element_type).
+    int converted = 0;
+    if (x && low_precision(x->dtype)) {
+      op.for_each_tensor_input([&](int) { ++converted; });
+      ++converted;
+    }
+    return 11 + converted;
+  }
+  if (op.name == "aten::relu" || op.name == "aten::relu_") return 2;  // maximum(0, x) and its constant
+  if (op_class(op) == OpClass::kCopy || op_class(op) == OpClass::kView) {
+    // A copy is its load; one into another dtype converts it.
+    const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+    return x && y && x->dtype != y->dtype ? 1 : 0;
+  }
+  return 1;
+}
+
 void Builder::realize() {
-  // Accumulated reads and op counts of each value's inlined expression (capped).
+  // Accumulated reads of each value's inlined expression (capped), and what OpCounterCSE
+  // counts in it: the ops inlined into it and the values it loads, each once however many
+  // paths reach it (its CSE), so a diamond (RoPE's cos and sin of one table) counts once.
   std::vector<std::set<int>> reads(g.ops.size());
-  std::vector<int> opcount(g.ops.size(), 0);
+  std::vector<std::set<int>> members(g.ops.size()), loads(g.ops.size());
+  std::vector<int> body(g.ops.size(), 0);
+  constexpr size_t kCap = 4 * kRealizeOpcountThreshold;  // past the threshold, any count will do
+  auto merge = [](std::set<int>& into, const std::set<int>& from) {
+    for (int x : from)
+      if (into.size() < kCap) into.insert(x);
+  };
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
     if (lower[i] != Lower::kPointwise) continue;
     const Op& op = g.ops[i];
-    opcount[i] = 1;
+    int computed = 0;
     op.for_each_tensor_input([&](int v) {
       const int b = base[v];
       const int p = g.values[b].producer;
       if (p >= 0 && lower[p] == Lower::kPointwise && !realized[p]) {
         for (int x : reads[p])
           if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(x);
-        opcount[i] += opcount[p];
+        merge(members[i], members[p]);
+        merge(loads[i], loads[p]);
+        ++computed;
       } else if (g.values[b].placement == Placement::kDevice) {
         if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(b);
+        // A load per view read (a slice reads at its own index); one read twice is one load.
+        if (loads[i].size() < kCap) loads[i].insert(v);
       }
     });
+    body[i] = body_opcount(i, computed);
+    members[i].insert(i);
+    int opcount = static_cast<int>(loads[i].size());
+    std::set<std::vector<int64_t>> bounds;
+    for (int m : members[i]) {
+      opcount += body[m];
+      // The index, then each input's bounds (>= lo, < hi, with their constants, a bound shared
+      // between neighbours): one set of values however many cats of the expression compute it.
+      if (const auto b = cat_bounds(m); !b.empty() && bounds.insert(b).second)
+        opcount += 1 + 4 + 3 * (static_cast<int>(b.size()) - 1);
+    }
     int users = 0;
     bool needs_buffer = false, pooled = false;
     for (int v : op.outputs) {
@@ -67,7 +150,7 @@ void Builder::realize() {
         if (op_class(g.ops[u]) == OpClass::kPool && name_has(g.ops[u], "pool")) pooled = true;
       }
     }
-    const bool large = opcount[i] > kRealizeOpcountThreshold;
+    const bool large = opcount > kRealizeOpcountThreshold;
     const int nreads = static_cast<int>(reads[i].size());
     if (needs_buffer) {
       realized[i] = true;

@@ -335,8 +335,9 @@ class Counter:
     """kernelcount.count(): records inside `with`, analyzes on leaving; then behaves as its
     report (kc.eager_kernels, kc.table(), kc._repr_html_())."""
 
-    def __init__(self, target=None, fake=False, name=None):
+    def __init__(self, target=None, fake=False, name=None, fusion=None):
         self._target = target
+        self._fusion = fusion
         self._fake = fake
         self._name = name
         self.report = None
@@ -384,7 +385,7 @@ class Counter:
         devices = sorted({m["device"]["type"] for m in g.tensor_values.values()} - {"cuda"})
         where = f"; {', '.join(devices)} tensors counted as on the GPU" if devices else ""
         self.report = Report(path, how="dispatch", display=f"{name} ({HOW['dispatch']}{where})",
-                             args=_load_args(self._target, None), keep=keep)
+                             args=_load_args(self._target, None, fusion=self._fusion), keep=keep)
         self._graph = None
         return False
 

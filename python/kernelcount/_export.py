@@ -6,9 +6,11 @@ import tempfile
 from ._report import HOW, Report, _load_args
 
 
-def analyze(model, example_inputs, kwargs=None, *, dynamic_shapes=None, strict=False, target=None, dims=None):
+def analyze(model, example_inputs, kwargs=None, *, dynamic_shapes=None, strict=False, target=None, dims=None,
+            fusion=None):
     import torch
 
+    args = _load_args(target, dims, fusion=fusion)  # a bad argument fails before the export
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     ep = torch.export.export(model, tuple(example_inputs), kwargs, dynamic_shapes=dynamic_shapes, strict=strict)
@@ -18,7 +20,7 @@ def analyze(model, example_inputs, kwargs=None, *, dynamic_shapes=None, strict=F
     path = os.path.join(keep.name, "model.pt2")
     _save_without_weights(ep, path)
     name = type(model).__name__ if isinstance(model, torch.nn.Module) else getattr(model, "__name__", "model")
-    return Report(path, how="export", display=f"{name} ({HOW['export']})", args=_load_args(target, dims), keep=keep)
+    return Report(path, how="export", display=f"{name} ({HOW['export']})", args=args, keep=keep)
 
 
 def _save_without_weights(ep, path):

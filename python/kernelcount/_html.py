@@ -1,5 +1,7 @@
-"""Jupyter's rich view of a report: the summary (totals, eager and fused), the costliest source
-lines and the fusion groups that save the most. Only what the report's JSON holds."""
+"""Jupyter's rich view of a report: the summary (totals, eager and fused; with fusion="inductor"
+Inductor's beside the greedy plan's), the costliest source lines and the fusion groups that save
+the most (Inductor's kernels of several ops, and those launching more than eager). Only what the
+report's JSON holds."""
 
 from html import escape
 
@@ -15,6 +17,10 @@ def _bytes(n):
         if n >= size:
             return f"{n / size:.3g} {unit}"
     return f"{n} B"
+
+
+def _us(seconds):
+    return f"{seconds * 1e6:.1f} us"
 
 
 def _table(head, rows, left=()):
@@ -36,38 +42,72 @@ def report_html(report, top=10):
              f"<p><b>kernelcount</b> {escape(model['path'])} &mdash; via {escape(HOW[report.how])}<br>"
              f"target {escape(target['name'])}: {escape(target['gpu'])} ({escape(target['arch'])})</p>"]
     parts.append("<h4>Summary</h4>")
-    parts.append(_table(["", "eager", "fused", "fused+reductions"], [
-        ["kernels", t["eager_kernels"], t["fused_kernels"], t["fused_kernels_reduction"]],
-        ["HBM transfers", t["eager_hbm_transfers"], t["fused_hbm_transfers"], ""],
-        ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["fused_hbm_bytes"]), _bytes(t["fused_hbm_bytes_reduction"])],
-        ["time floor", f"{t['eager_time_floor_s'] * 1e6:.1f} us", f"{t['fused_time_floor_s'] * 1e6:.1f} us", ""],
-        ["ops", t["ops"], "", ""],
-        ["memcpy", t["memcpy"], "", ""],
-        ["memset", t["memset"], "", ""],
-        ["host syncs", t["host_syncs"], "", ""],
-        ["unknown ops", t["unknown_ops"], "", ""],
-    ], left=(0,)))
+    # The compiled view (fusion="inductor"): its fused totals are Inductor's, the greedy plan's
+    # stand beside them, as in the CLI's totals.
+    compiled = report.compiled
+    if compiled:
+        head = ["", "eager", "fused", "inductor", "fused+reductions"]
+        totals = [
+            ["kernels", t["eager_kernels"], t["pointwise_fused_kernels"], t["fused_kernels"],
+             t["fused_kernels_reduction"]],
+            ["HBM transfers", t["eager_hbm_transfers"], t["pointwise_fused_hbm_transfers"], t["fused_hbm_transfers"], ""],
+            ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["pointwise_fused_hbm_bytes"]),
+             _bytes(t["fused_hbm_bytes"]), _bytes(t["fused_hbm_bytes_reduction"])],
+            ["time floor", _us(t["eager_time_floor_s"]), _us(t["pointwise_fused_time_floor_s"]),
+             _us(t["fused_time_floor_s"]), ""],
+        ]
+    else:
+        head = ["", "eager", "fused", "fused+reductions"]
+        totals = [
+            ["kernels", t["eager_kernels"], t["fused_kernels"], t["fused_kernels_reduction"]],
+            ["HBM transfers", t["eager_hbm_transfers"], t["fused_hbm_transfers"], ""],
+            ["HBM bytes", _bytes(t["eager_hbm_bytes"]), _bytes(t["fused_hbm_bytes"]),
+             _bytes(t["fused_hbm_bytes_reduction"])],
+            ["time floor", _us(t["eager_time_floor_s"]), _us(t["fused_time_floor_s"]), ""],
+        ]
+    blank = [""] * (len(head) - 2)
+    totals += [[name, t[key], *blank] for name, key in (("ops", "ops"), ("memcpy", "memcpy"), ("memset", "memset"),
+                                                        ("host syncs", "host_syncs"), ("unknown ops", "unknown_ops"))]
+    parts.append(_table(head, totals, left=(0,)))
     lines = sorted(d["by_line"], key=lambda r: (-r["eager_kernels"], -r["hbm_bytes"]))
     parts.append(f"<h4>Source lines, top {min(top, len(lines))} of {len(lines)} by kernels</h4>")
-    parts.append(_table(["source line", "ops", "kernels", "memcpy", "memset", "sync", "bytes", "code"], [
-        [r["line"], r["ops"], r["eager_kernels"], r["memcpy"], r["memset"], r["host_syncs"], _bytes(r["hbm_bytes"]),
-         r["code"]] for r in lines[:top]], left=(0, 7)))
-    groups = [g for plan in d["fusion"] if plan["variant"] == "pointwise" for g in plan["groups"]
-              if g["saved_kernels"] > 0 or g["saved_bytes"] > 0]
+    if compiled:
+        parts.append(_table(["source line", "ops", "kernels", "fused", "inductor", "memcpy", "memset", "sync", "bytes",
+                             "inductor bytes", "code"], [
+            [r["line"], r["ops"], r["eager_kernels"], r["pointwise_fused_kernels"], r["fused_kernels"], r["memcpy"],
+             r["memset"], r["host_syncs"], _bytes(r["hbm_bytes"]), _bytes(r["fused_hbm_bytes"]), r["code"]]
+            for r in lines[:top]], left=(0, 10)))
+    else:
+        parts.append(_table(["source line", "ops", "kernels", "memcpy", "memset", "sync", "bytes", "code"], [
+            [r["line"], r["ops"], r["eager_kernels"], r["memcpy"], r["memset"], r["host_syncs"],
+             _bytes(r["hbm_bytes"]), r["code"]] for r in lines[:top]], left=(0, 7)))
+    # The fused columns' plan is the JSON's first: the greedy chains, or Inductor's kernels.
+    plan = d["fusion"][0]
+    groups = [g for g in plan["groups"]
+              if (g["saved_kernels"] > 0 or g["saved_bytes"] > 0) and (not compiled or len(g["ops"]) > 1)]
     groups.sort(key=lambda g: (-g["saved_kernels"], -g["saved_bytes"]))
-    parts.append(f"<h4>Fusion groups (pointwise), {len(groups)} that save kernels or bytes</h4>")
+    title = "Compiled kernels of several ops (Inductor)" if compiled else "Fusion groups (pointwise)"
+    parts.append(f"<h4>{title}, {len(groups)} that save kernels or bytes</h4>")
     ops = d["ops"]
     parts.append(_table(["group", "ops", "eager kernels", "fused kernels", "saved bytes", "first op"], [
-        [g["id"], len(g["ops"]), g["eager_kernels"], g["fused_kernels"], _bytes(g["saved_bytes"]),
-         _first_op(ops, g)] for g in groups[:top]], left=(5,)))
+        [("F" if compiled else "") + str(g["id"]), len(g["ops"]), g["eager_kernels"], g["fused_kernels"],
+         _bytes(g["saved_bytes"]), _first_op(ops, g)] for g in groups[:top]], left=(5,)))
+    if compiled and d.get("more_than_eager"):
+        more = d["more_than_eager"]
+        parts.append(f"<h4>Compiled groups that launch more kernels than eager, {len(more)}</h4>")
+        parts.append(_table(["group", "op", "eager kernels", "inductor", "why"], [
+            [f"F{k['group']}", _op_at(ops, k["op"]), k["eager_kernels"], k["compiled_kernels"], k["why"]]
+            for k in more[:top]], left=(1, 4)))
     parts.append("</div>")
     return "".join(parts)
 
 
 def _first_op(ops, group):
-    op = ops[group["ops"][0]] if group["ops"] else None
-    if op is None:
-        return ""
+    return _op_at(ops, group["ops"][0]) if group["ops"] else ""
+
+
+def _op_at(ops, index):
+    op = ops[index]
     src = op["source"]
     where = f" at {src['file']}:{src['line']}" if src.get("file") else ""
     return f"{op['op']}{where}"

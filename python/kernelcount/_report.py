@@ -36,10 +36,18 @@ def _targets():
     return list(_core.targets())
 
 
-def _load_args(target, dims, inputs=None):
+# The plans a report's fused columns can hold (the CLI's --fusion).
+FUSION = ("pointwise", "inductor")
+
+
+def _load_args(target, dims, inputs=None, fusion=None):
     args = []
     if target:
         args += ["--target", target]
+    if fusion is not None:
+        if fusion not in FUSION:
+            raise Error(f"fusion={fusion!r}: must be one of {', '.join(FUSION)}")
+        args += ["--fusion", fusion]
     for name, value in (dims or {}).items():
         args += ["--dim", f"{name}={int(value)}"]
     if isinstance(inputs, str):
@@ -61,9 +69,9 @@ def _budget_args(budgets):
     return args
 
 
-def load(path, *, target=None, dims=None, inputs=None):
+def load(path, *, target=None, dims=None, inputs=None, fusion=None):
     """Reads a model file and analyzes it, as `kernelcount PATH`: see kernelcount.load."""
-    return Report(os.fspath(path), how="archive", args=_load_args(target, dims, inputs))
+    return Report(os.fspath(path), how="archive", args=_load_args(target, dims, inputs, fusion))
 
 
 class Report:
@@ -71,6 +79,8 @@ class Report:
     tables as DataFrames (r.by_op, by_line, by_module, module_tree, by_op_type, by_kernel, fusion;
     pandas is needed for these alone, records() gives the rows without it), the CLI's text
     (table()), its JSON (to_json()), review against another report (diff, check).
+    With fusion="inductor" the fused columns are the model of what torch.compile launches and
+    the greedy plan's stand beside them (r.pointwise_fused_kernels, r.more_than_eager).
     """
 
     def __init__(self, path, *, how, display="", args=(), keep=None):
@@ -100,6 +110,16 @@ class Report:
     @property
     def target(self):
         return self.data["target"]["name"]
+
+    @property
+    def fusion_model(self):
+        """Whose plan the fused columns are: "pointwise" (greedy chains) or "inductor"."""
+        return "inductor" if self.compiled else "pointwise"
+
+    @property
+    def compiled(self):
+        """Whether the fused columns are Inductor's (fusion="inductor"): the compiled view."""
+        return self.data["fusion"][0]["variant"] == "inductor"
 
     def _run(self, fmt, extra=(), display=None):
         status, text, notes = _core.run([self.path, "--format", fmt, *self._args, *extra],
@@ -132,8 +152,10 @@ class Report:
 
     def __repr__(self):
         t = self.totals
+        fused = (f"{t['pointwise_fused_kernels']} fused, {t['fused_kernels']} inductor" if self.compiled
+                 else f"{t['fused_kernels']} fused")
         return (f"<kernelcount.Report {self.model}: {t['ops']} ops, {t['eager_kernels']} kernels "
-                f"({t['fused_kernels']} fused), {t['eager_hbm_bytes']} HBM bytes, "
+                f"({fused}), {t['eager_hbm_bytes']} HBM bytes, "
                 f"{t['unknown_ops']} unknown; via {HOW[self.how]}>")
 
     def _repr_html_(self):
@@ -144,7 +166,10 @@ class Report:
     # ---- tables
 
     def records(self, view):
-        """Rows of a view as dicts: ops, lines, modules, module_tree, op_types, kernels, fusion."""
+        """Rows of a view as dicts: ops, lines, modules, module_tree, op_types, kernels, fusion,
+        and with fusion="inductor" more_than_eager (the compiled groups launching more than eager)."""
+        if view == "more_than_eager":
+            return [dict(r) for r in self.data.get("more_than_eager", [])]
         if view == "ops":
             return [_op_row(op) for op in self.data["ops"]]
         if view == "lines":
@@ -159,7 +184,8 @@ class Report:
             return _kernel_rows(self.data["ops"])
         if view == "fusion":
             return [_fusion_row(plan["variant"], g) for plan in self.data["fusion"] for g in plan["groups"]]
-        raise ValueError(f"unknown view {view!r} (ops, lines, modules, module_tree, op_types, kernels, fusion)")
+        raise ValueError(f"unknown view {view!r} (ops, lines, modules, module_tree, op_types, kernels, fusion, "
+                         "more_than_eager)")
 
     def frame(self, view):
         """A view as a pandas DataFrame (pandas is imported only here)."""
@@ -176,7 +202,9 @@ class Report:
     module_tree = property(lambda self: self.frame("module_tree"), doc="Modules, inclusive totals.")
     by_op_type = property(lambda self: self.frame("op_types"), doc="One row per op type.")
     by_kernel = property(lambda self: self.frame("kernels"), doc="One row per kernel name family.")
-    fusion = property(lambda self: self.frame("fusion"), doc="Fusion groups of both plans.")
+    fusion = property(lambda self: self.frame("fusion"), doc="Fusion groups of every plan.")
+    more_than_eager = property(lambda self: self.frame("more_than_eager"),
+                               doc="fusion='inductor': the compiled groups that launch more than eager.")
 
     # ---- review
 
@@ -263,6 +291,10 @@ def _op_row(op):
         "hbm_read_bytes": hbm["read_bytes"], "hbm_write_bytes": hbm["write_bytes"],
         "flops": op["flops"], "time_floor_s": op["time_floor_s"], "bound": op["bound"],
         "fusion_group": op["fusion_group"], "fusion_group_reduction": op["fusion_group_reduction"],
+        # fusion="inductor": fusion_group is the op's compiled kernel; its greedy group and how
+        # Inductor lowers it stand beside.
+        **({"pointwise_fusion_group": op["pointwise_fusion_group"], "inductor": op["inductor"]}
+           if "inductor" in op else {}),
     }
 
 
@@ -289,4 +321,5 @@ def _fusion_row(variant, g):
         "variant": variant, "id": g["id"], "kind": g["kind"], "ops": len(g["ops"]),
         "eager_kernels": g["eager_kernels"], "fused_kernels": g["fused_kernels"],
         "saved_kernels": g["saved_kernels"], "saved_bytes": g["saved_bytes"],
+        **({"root_op": g["root_op"]} if "root_op" in g else {}),
     }

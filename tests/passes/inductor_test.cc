@@ -307,3 +307,55 @@ TEST_CASE("inductor: a padded buffer a linear folds into rows is copied out of i
   // 48 x 96 bf16 elements, and 49 x 96 f32 ones (18,816 bytes), are multiples of 128 bytes: no padding.
   CHECK(kernels(exp_then_linear(49, DType::kFloat32)) == kernels(exp_then_linear(48, DType::kFloat32)));
 }
+
+namespace {
+// A ShuffleNet-V2 unit's end: cat(x1, relu(batch_norm(y))) along the channels, read by the
+// channel shuffle's copy through a transpose (so the copy never fuses under the cat's kernel).
+kc::FusionPlan shuffle_unit(DType dt) {
+  GraphBuilder b;
+  const int x1 = b.input({8, 58, 20, 20}, dt), y = b.input({8, 58, 20, 20}, dt);
+  std::vector<int> bn = {y};
+  for (int k = 0; k < 4; ++k) bn.push_back(b.input({58}, dt, kc::ValueRole::kParameter));
+  const int n = b.op("aten::batch_norm", bn);
+  const char* names[] = {"input", "weight", "bias", "running_mean", "running_var"};
+  for (size_t k = 0; k < 5; ++k) b.name_arg(k, names[k]);
+  b.arg_bool("training", false);
+  const int r = b.pointwise("aten::relu", {n});
+  const int c = b.op("aten::cat", {x1}, {}, {8, 116, 20, 20});
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", {x1, r});
+  b.arg_int("dim", 1);
+  const int v = b.view("aten::view", c, {8, 2, 58, 20, 20});
+  const int t = b.view("aten::transpose", v, {8, 58, 2, 20, 20});
+  b.g.values[t].strides = {46400, 400, 23200, 20, 1};
+  OpTraits copy;
+  b.output(b.op("aten::clone", {t}, copy));
+  return plan(b.g);
+}
+}  // namespace
+
+TEST_CASE(
+    "inductor: a cat whose inlined loop counts over 30 operations, conversions included, is computed into memory") {
+  // float32: 6 loads, the batch norm's 11 values, ReLU's 2, the cat's index, bounds and wheres
+  // (11): 30, not over realize_opcount_threshold, so the cat is inlined into the copy.
+  const auto f32 = shuffle_unit(DType::kFloat32);
+  CHECK(f32.lowering[2].find("inlined into its readers") != std::string::npos);
+  // bfloat16: the batch norm's decomposition converts its 5 operands to float32 and its result
+  // back: 36, so the cat is computed into memory and the copy reads it, a kernel more.
+  const auto bf16 = shuffle_unit(DType::kBFloat16);
+  CHECK(bf16.lowering[2].find("computed into memory: its inlined expression reads too much") != std::string::npos);
+  CHECK(kernels(bf16) == kernels(f32) + 1);
+}
+
+TEST_CASE("inductor: a value an expression reaches twice is counted once, as Inductor's CSE counts it") {
+  // sin(t) * cos(t) with t a chain of 14 ops: 14 + 3 + 1 load, not 14 twice; inlined.
+  GraphBuilder b;
+  int t = b.input({4096});
+  for (int k = 0; k < 14; ++k) t = b.pointwise("aten::exp", {t});
+  const int s = b.pointwise("aten::sin", {t}), c = b.pointwise("aten::cos", {t});
+  const int m = b.pointwise("aten::mul", {s, c});
+  b.output(b.pointwise("aten::neg", {m}));
+  const auto p = plan(b.g);
+  CHECK(p.lowering[16].find("inlined into its readers") != std::string::npos);
+  CHECK(kernels(p) == 1);
+}
