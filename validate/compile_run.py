@@ -17,7 +17,6 @@ Inductor's FX graph cache is off, so every model's output code is written by its
 Writes OUT_DIR/<name>.compiled.json and OUT_DIR/real_status.jsonl (validate/real_run.py's driver:
 worker processes, a crashed model costs only its own worker).
 """
-import argparse
 import glob
 import lzma
 import os
@@ -170,17 +169,8 @@ def measure_one(path, warmup, cache_dir, out_dir):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("out_dir")
-    p.add_argument("models", nargs="+")
-    p.add_argument("--jobs", type=int, default=6)
-    p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--timeout", type=int, default=300, help="seconds per model, compile included")
-    p.add_argument("--deadline-s", type=float, default=1e9, help="stop all workers after this long")
+    p = real_run.arguments(__doc__.split("\n\n")[0], 6, 300, "seconds per model, compile included")
     p.add_argument("--compile-threads", type=int, default=2, help="Inductor's compile workers per process")
-    p.add_argument("--manifest", help=argparse.SUPPRESS)
-    p.add_argument("--import", dest="imports", action="append", default=[], help="see validate/real_run.py")
-    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.worker:
         real_run.import_all(a.imports, "compile_run")

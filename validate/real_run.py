@@ -359,18 +359,26 @@ def drive(out_dir, models, jobs, warmup, timeout, deadline, manifest, imports=()
           f"{len(models) - len({r['name'] for r in lines})} not reached, {time.time() - t0:.0f} s")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(description, jobs, timeout, timeout_help, manifest_help=argparse.SUPPRESS):
+    """The arguments of a measuring script that drive() runs: the driver's, and the hidden
+    --worker mode each of its processes runs in."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("out_dir")
     p.add_argument("models", nargs="+")
-    p.add_argument("--jobs", type=int, default=8)
+    p.add_argument("--jobs", type=int, default=jobs)
     p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--timeout", type=int, default=120, help="seconds per model")
+    p.add_argument("--timeout", type=int, default=timeout, help=timeout_help)
     p.add_argument("--deadline-s", type=float, default=1e9, help="stop all workers after this long")
-    p.add_argument("--manifest", help="TorchScript input specs: a JSONL of {file, inputs: [\"x=2x3x224x224:float32\"]}")
+    p.add_argument("--manifest", help=manifest_help)
     p.add_argument("--import", dest="imports", action="append", default=[],
                    help="a module that registers custom ops the archives call (transformers.integrations.moe)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def main():
+    p = arguments(__doc__.split("\n\n")[0], 8, 120, "seconds per model",
+                  "TorchScript input specs: a JSONL of {file, inputs: [\"x=2x3x224x224:float32\"]}")
     a = p.parse_args()
     if a.worker:
         import_all(a.imports, "real_run")
