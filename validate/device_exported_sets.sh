@@ -6,6 +6,8 @@
 # replays the small sets and runs over the test models (validate/device_all.sh), as every device
 # script does. torchvision's detectors have their own session (device_detection.sh).
 #   validate/device_exported_sets.sh OUT_DIR [BUDGET_S]
+# KC_OPINFO_ARGS: more arguments for export_opinfo.py (`--first 3 --samples 2`: the held-out
+# samples 3 and 4 of every op, which the corpus's samples 0-2 never held).
 # Writes OUT_DIR/real.tar.xz (SET/<name>.real.json), replay.tar.xz (SET/<name>.json, .err),
 # sets.tar.xz (control/ as exported, the opset_new names), opinfo.tar.xz.partNN (the OpInfo
 # archives without their sample inputs, and manifest.jsonl), logs.tgz, all.tgz.
@@ -16,7 +18,7 @@ W=/tmp/kcx; mkdir -p $W/logs $W/real $W/replay $W/sets/opset_new
 nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv >$W/logs/gpu.txt 2>&1
 
 # 1. exports on the CPU, beside the build
-python3 research/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 >$W/logs/export_opinfo.log 2>&1 &
+python3 research/corpus/export_opinfo.py $W/sets/opinfo --jobs 12 ${KC_OPINFO_ARGS:-} >$W/logs/export_opinfo.log 2>&1 &
 opinfo_pid=$!
 python3 research/corpus/export_control_flow.py $W/sets/control >$W/logs/export_control.log 2>&1
 mkdir -p $W/opset && tar -xJf data/corpus/opset/models.tar.xz -C $W/opset

@@ -11,7 +11,9 @@ Names are `opinfo-<op>__s<k>_<dtype>.pt2` (dots in op names become '_'): every o
 family, so a leave-one-family-out figure never sees the op it predicts. Exports on the host (the
 real run moves the program to the GPU, as for the opset corpus), with seeded sample values; one record per sample, exported
 or not and why, in OUT/manifest.jsonl.
-  python3 research/corpus/export_opinfo.py OUT [--samples 3] [--jobs 2] [--only mse_loss,einsum]
+  python3 research/corpus/export_opinfo.py OUT [--samples 3] [--first 0] [--jobs 2] [--only mse_loss,einsum]
+--first K skips each op's first K samples: `--first 3 --samples 2` exports samples 3 and 4, which
+the corpus (samples 0-2) never held, as a held-out set of the same ops at other shapes.
 """
 import argparse
 import itertools
@@ -70,7 +72,7 @@ class _Timeout(Exception):
 
 def export_op(task):
     """Exports the first `samples` samples of one OpInfo in each dtype; returns manifest records."""
-    index, out, samples, timeout = task
+    index, out, first, samples, timeout = task
     import torch
     import torch.utils._pytree as pytree
     op = _op_db()[index]
@@ -86,11 +88,11 @@ def export_op(task):
         # machine with the same PyTorch writes the same inputs.
         torch.manual_seed(zlib.crc32(("%s %s" % (family(op), tag)).encode()))
         try:
-            gen = list(itertools.islice(op.sample_inputs("cpu", dt, requires_grad=False), samples))
+            gen = list(itertools.islice(op.sample_inputs("cpu", dt, requires_grad=False), first + samples))[first:]
         except Exception as e:
             records.append({"family": family(op), "dtype": tag, "error": "samples: " + str(e).splitlines()[0][:200]})
             continue
-        for k, s in enumerate(gen):
+        for k, s in enumerate(gen, start=first):
             name = "%s__s%d_%s" % (family(op), k, tag)
             rec = {"family": family(op), "name": name, "op": op.name, "variant": op.variant_test_name,
                    "dtype": tag, "sample": k}
@@ -134,6 +136,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--first", type=int, default=0, help="skip each op's first K samples")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--only", help="comma-separated op names (OpInfo names, e.g. nn.functional.mse_loss)")
@@ -147,7 +150,7 @@ def main():
             print(family(db[i]), " ".join(str(d).replace("torch.", "") for d in dtypes_of(db[i])))
         return
     os.makedirs(a.out, exist_ok=True)
-    tasks = [(i, a.out, a.samples, a.timeout) for i in picked]
+    tasks = [(i, a.out, a.first, a.samples, a.timeout) for i in picked]
     n = failed = 0
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man, \
             multiprocessing.get_context("spawn").Pool(a.jobs, maxtasksperchild=20) as pool:
