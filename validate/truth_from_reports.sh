@@ -34,7 +34,8 @@ for line in open(sys.argv[1]):
 EOF
 )
     # shellcheck disable=SC2086
-    "$KC" "$f" $inputs --format json >$W/reports/$name.json || echo "truth_from_reports: $name: kernelcount failed" >&2
+    "$KC" "$f" $inputs --format json >$W/reports/$name.json ||
+      { echo "truth_from_reports: $name: kernelcount failed" >&2; rm -f $W/reports/$name.json; }
   done
   python3 validate/real_truth.py truth $W/reports $W/real $W/out >&2
   mkdir -p $W/unpacked && tar -xf $W/out/measured.tar.xz -C $W/unpacked
