@@ -105,21 +105,40 @@ std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
   return std::nullopt;
 }
 
-// --- QR: geqrf then orgqr (cuSOLVER for one matrix) ---
+// --- QR: geqrf then orgqr ---
 
+// geqrf_kernel's choice (cuda/linalg/BatchLinearAlgebraLib.cpp): cuBLAS's batched geqrf when the
+// matrices have at most 256 rows and there are at least max(2, rows / 16) of them, else cuSOLVER's
+// geqrf looped over the matrices.
+bool geqrf_batched_cublas(const Matrix& m) {
+  return m.rows <= 256 && m.batch >= std::max<int64_t>(2, m.rows / 16);
+}
+// Float32 matrices up to 5x5 (the library kernels measured): one matrix of any shape (cuSOLVER), or
+// a batch of tall or square ones (batched cuBLAS, measured 2 x 3x2); reduced mode.
 bool qr_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  if (!m || !one_matrix(a, 5, 5) || m->rows < 1 || m->cols > m->rows) return false;
+  if (!m || !fp32_dense(a) || m->rows < 1 || m->rows > 5 || m->cols > 5) return false;
+  if (m->batch != 1 && !(m->cols <= m->rows && m->cols >= 1 && geqrf_batched_cublas(*m))) return false;
   const std::string& n = f.op->name;
   if (n == "aten::linalg_qr") return f.text_arg("mode", "reduced") == "reduced";
   if (n == "aten::qr") return f.bool_arg("some", true);
   return true;  // geqrf
 }
+// geqrf: the column-major copy, then cuSOLVER (the infos filled, two info copies, geqr2 on the
+// panel: 5 kernels; a wide matrix adds larfb on the columns past the rows: 7 more) or batched cuBLAS
+// (the two pointer arrays by arange, one geqr2 kernel: 4). linalg_qr and qr add R's triangle, the
+// orgqr infos filled, and cuSOLVER's orgqr per matrix (an info copy and 8 kernels); a wide matrix's
+// Q, the first `rows` columns of the column-major factors, is one memcpy.
 Counts qr_counts(const OpFacts& f) {
-  const bool no_cols = matrix(f.input(0))->cols == 0;
-  if (f.op->name == "aten::geqrf") return no_cols ? Counts{3, 0, 0, 0} : Counts{5, 0, 0, 0};
-  return no_cols ? Counts{3, 0, 0, 0} : Counts{16, 0, 0, 0};
+  const auto m = *matrix(f.input(0));
+  const bool geqrf_only = f.op->name == "aten::geqrf";
+  if (m.cols == 0) return Counts{3, 0, 0, 0};
+  const bool wide = m.cols > m.rows;
+  Counts c = geqrf_batched_cublas(m) ? Counts{4, 0, 0, 0} : Counts{wide ? 12 : 5, 0, 0, 0};
+  if (geqrf_only) return c;
+  c += Counts{static_cast<int>(2 + 9 * m.batch), wide ? 1 : 0, 0, 0};
+  return c;
 }
 
 bool householder_fits(const OpFacts& f) {
@@ -589,20 +608,63 @@ bool vander_fits(const OpFacts& f) {
   return n >= 2 && n <= 5;
 }
 
+// A batch of no matrices (a batch dim of 0): the factorization and the library call are skipped,
+// and the infos, one per matrix, are empty, so filling them launches nothing (a single 0x0
+// matrix still has one info to fill). What is left: the non-`_ex` forms' info check, which on
+// an empty info reduces nothing (any() fills its false result) and reads one flag back; the
+// determinants' pivots, arange(1, n + 1) built before the empty copy (nothing when n = 0);
+// logdet's NaN for negative signs, a filled scalar.
+bool empty_batch(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && a->sizes.size() >= 3 && m->batch == 0 && a->dtype == DType::kFloat32;
+}
+constexpr Counts kCheckEmptyInfos{1, 1, 0, 1};
+Counts empty_batch_counts(const OpFacts& f) {
+  const std::string& n = f.op->name;
+  if (n == "aten::linalg_cholesky" || n == "aten::linalg_solve" || n == "aten::linalg_ldl_factor")
+    return kCheckEmptyInfos;
+  Counts c;
+  if (n == "aten::linalg_det" || n == "aten::linalg_slogdet" || n == "aten::logdet") {
+    if (matrix(f.input(0))->rows > 0) c += Counts{1, 0, 0, 0};
+    if (n == "aten::logdet") c += Counts{1, 0, 0, 0};
+  }
+  return c;
+}
+
 }  // namespace
 
 void add_linalg_rules(std::vector<LaunchRule>& r) {
-  r.push_back(rule("linalg.qr")
-                  .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
-                  .when("one float32 matrix up to 5x5, rows >= cols, reduced mode: geqrf 5 kernels, linalg_qr/qr 16; 3 "
-                        "with no columns",
-                        qr_fits)
-                  .compute(qr_counts)
-                  .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
-                            "svd_lowrank (3x2, 4x2)")
-                  .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
-                       "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
-                       "factor, small GEMMs)."));
+  r.push_back(
+      rule("linalg.empty_batch")
+          .ops({"aten::cholesky", "aten::cholesky_inverse", "aten::cholesky_solve", "aten::linalg_cholesky_ex",
+                "aten::linalg_cholesky", "aten::linalg_solve_ex", "aten::linalg_solve", "aten::lu_solve",
+                "aten::linalg_ldl_factor_ex", "aten::linalg_ldl_factor", "aten::linalg_det", "aten::linalg_slogdet",
+                "aten::logdet"})
+          .when("float32, a batch of no matrices: nothing; the info check of linalg_cholesky, linalg_solve and "
+                "linalg_ldl_factor 1 kernel + 1 memcpy; det, slogdet: the pivots' arange (none for 0x0); logdet "
+                "+ 1 fill",
+                empty_batch)
+          .compute(empty_batch_counts)
+          .evidence("opinfo_heldout:cholesky, cholesky_inverse, cholesky_solve, linalg_cholesky(_ex), "
+                    "linalg_solve(_ex), lu_solve, linalg_ldl_factor(_ex) (0x2x2 to 0x5x5), linalg_det, "
+                    "linalg_slogdet, logdet (0x0x0, 0x1x1)")
+          .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
+               "read-back and the determinant's pivots are left."));
+  r.push_back(
+      rule("linalg.qr")
+          .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
+          .when("float32 matrices up to 5x5, reduced mode, one (cuSOLVER: geqrf 5 kernels, 12 wide; linalg_qr/qr "
+                "16, 23 + 1 memcpy wide) or a batch of tall ones (batched cuBLAS geqrf 4; qr 6 + 9 per "
+                "matrix); 3 with no columns",
+                qr_fits)
+          .compute(qr_counts)
+          .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
+                    "svd_lowrank (3x2, 4x2); opinfo_heldout:geqrf, linalg_qr, qr (2x5, 2x2), "
+                    "opinfo_heldout:pca_lowrank and svd_lowrank (2 x 3x2)")
+          .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
+               "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
+               "factor, small GEMMs)."));
   r.push_back(rule("linalg.householder_product")
                   .ops({"aten::linalg_householder_product"})
                   .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix", householder_fits)

@@ -37,13 +37,34 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::linalg_qr", {5, 0}), 3, 0, 0);
   check(one("aten::geqrf", {5, 2}), 5, 0, 0);
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
-  CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);   // cuSOLVER's blocked path: not measured
-  CHECK_FALSE(one("aten::linalg_qr", {2, 5, 5}).known);  // a batch may go to batched cuBLAS
-  CHECK_FALSE(one("aten::linalg_qr", {2, 5}).known);     // wide: not measured
+  CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
   b.op("aten::linalg_qr", {b.input({5, 5})});
   b.arg_text("mode", "complete");
   CHECK_FALSE(rules_only(b).known);
+}
+
+TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per matrix; a wide one larfb") {
+  check(one("aten::linalg_qr", {2, 3, 2}), 24, 0, 0);  // 4 + 2 + 9 per matrix
+  check(one("aten::linalg_qr", {3, 3, 2}), 33, 0, 0);
+  check(one("aten::geqrf", {2, 3, 2}), 4, 0, 0);
+  check(one("aten::geqrf", {2, 5}), 12, 0, 0);  // geqr2 on the panel, larfb on the 3 other columns
+  check(one("aten::linalg_qr", {2, 5}), 23, 1, 0);
+  CHECK_FALSE(one("aten::linalg_qr", {2, 2, 5}).known);  // a batch of wide ones: not measured
+  CHECK_FALSE(one("aten::linalg_qr", {2, 8, 8}).known);  // batched geqrf beyond 5x5: not measured
+}
+
+TEST_CASE("linalg: a batch of no matrices leaves only the info check and the determinant's pivots") {
+  check(one("aten::linalg_solve_ex", {0, 5, 5}), 0, 0, 0);
+  check(one("aten::cholesky_inverse", {0, 2, 2}), 0, 0, 0);
+  check(one("aten::linalg_cholesky_ex", {0, 5, 5}), 0, 0, 0);
+  check(one("aten::linalg_cholesky", {0, 5, 5}), 1, 1, 0, 1);
+  check(one("aten::linalg_ldl_factor", {0, 2, 2}), 1, 1, 0, 1);
+  check(one("aten::linalg_det", {0, 0, 0}), 0, 0, 0);
+  check(one("aten::linalg_det", {0, 1, 1}), 1, 0, 0);
+  check(one("aten::logdet", {0, 0, 0}), 1, 0, 0);
+  check(one("aten::logdet", {0, 3, 3}), 2, 0, 0);
+  check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);  // one 0x0 matrix still has an info to fill
 }
 
 TEST_CASE("linalg: Householder products run orgqr once per matrix") {
