@@ -85,6 +85,22 @@ TEST_CASE("empty results launch nothing; a selection whose size the data decides
   CHECK(rules_only(b).rule != "empty");
 }
 
+TEST_CASE("norms of an empty input launch nothing; a norm with elements still launches") {
+  for (const char* op : {"aten::layer_norm", "aten::rms_norm"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({0, 5}, DType::kBFloat16)}, {}, {0, 5}, DType::kBFloat16);
+    const auto l = rules_only(b);
+    CHECK(l.rule == "empty");
+    CHECK(l.counts.kernels == 0);
+    GraphBuilder full;
+    full.op(op, {full.input({2, 5}, DType::kBFloat16)}, {}, {2, 5}, DType::kBFloat16);
+    CHECK(rules_only(full).rule != "empty");
+  }
+  GraphBuilder bn;
+  bn.op("aten::batch_norm", {bn.input({0})}, {}, {0});
+  CHECK(rules_only(bn).rule == "empty");
+}
+
 TEST_CASE("*_copy ops: a memcpy per output whose view is contiguous, else a copy kernel") {
   GraphBuilder b;
   int x = b.input({5, 5});
