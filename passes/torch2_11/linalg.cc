@@ -85,14 +85,21 @@ constexpr Counts kCheckErrors{1, 2, 0, 1};
 
 // LU factorization of one matrix (lu_factor in cuda/linalg/BatchLinearAlgebra.cpp): square ones go
 // to cuSOLVER's getrf (6 kernels and a memset), rectangular ones to MAGMA's batched getrf (infos
-// filled, 5 kernels, a memset); either after the column-major copy. Measured: 7 kernels + 1 memset
-// for square 5x5 and 12x12 (cuSOLVER) and for 3x5 and 4x5 (MAGMA).
+// filled, the pointer array, the fused panel factorization and the pivots' setup: 4 kernels and a
+// memset; a wide matrix's columns past its rows then take a row swap and a triangular solve, 2
+// more); either after the column-major copy. Measured: 7 kernels + 1 memset for square 5x5 and
+// 12x12 (cuSOLVER) and for wide 3x5 and 4x5 (MAGMA), 5 + 1 memset for tall 6x5 and 7x5 (MAGMA).
 bool lu_fits(const Value* a) {
   const auto m = matrix(a);
   if (!m || m->rows < 1 || m->cols < 1) return false;
-  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 5, 5);
+  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 7, 5);
 }
 constexpr Counts kLuFactor{7, 0, 1, 0};
+Counts lu_factor_launches(const Value& a) {
+  const auto m = *matrix(&a);
+  if (m.rows == m.cols) return kLuFactor;
+  return m.cols > m.rows ? Counts{7, 0, 1, 0} : Counts{5, 0, 1, 0};
+}
 
 // lu_solve_kernel's choice for n x n factors and k right-hand sides (batch 1): batched cuBLAS (the
 // pivots unpacked by 2 kernels, laswp, two trsm) up to n = 8 and for square B up to 16; looped
@@ -191,21 +198,21 @@ bool lu_factor_fits(const OpFacts& f) {
   return f.bool_arg("pivot", true);
 }
 Counts lu_factor_counts(const OpFacts& f) {
-  Counts c = kLuFactor;
+  Counts c = lu_factor_launches(*f.input(0));
   if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
   return c;
 }
 bool lu_unpack_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
-  return m && one_factor(f.input(0), 5, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
+  return m && one_factor(f.input(0), 7, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
          f.bool_arg("unpack_pivots", true);
 }
 // The two triangles cut out (triu/tril), L's unit diagonal, the pivots turned into a
 // permutation (arange, unpack kernel) and scattered into P: 7 kernels.
 constexpr Counts kLuUnpack{7, 0, 0, 0};
 // linalg_lu: the factorization, a copy of the factors, then lu_unpack.
-Counts linalg_lu_counts(const OpFacts&) {
-  Counts c = kLuFactor;
+Counts linalg_lu_counts(const OpFacts& f) {
+  Counts c = lu_factor_launches(*f.input(0));
   c += Counts{1, 0, 0, 0};
   c += kLuUnpack;
   return c;
@@ -709,26 +716,28 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("linalg.lu_factor")
           .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
-          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 5x5 (MAGMA): 7 kernels + 1 "
-                "memset; linalg_lu_factor + the info check",
+          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 7x5 (MAGMA): 7 kernels + 1 "
+                "memset (5 + 1 tall rectangular); linalg_lu_factor + the info check",
                 lu_factor_fits)
           .compute(lu_factor_counts)
-          .evidence("opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12)")
+          .evidence(
+              "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12); "
+              "opinfo_heldout: the same (6x5, 7x5)")
           .why("LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
                "batched getrf (rectangular)."));
   r.push_back(
       rule("linalg.lu_unpack")
           .ops({"aten::lu_unpack"})
-          .when("one float32 column-major matrix (as lu_factor returns it) up to 5x5: 7 kernels", lu_unpack_fits)
+          .when("one float32 column-major matrix (as lu_factor returns it) up to 7x5: 7 kernels", lu_unpack_fits)
           .counts(kLuUnpack)
-          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5)")
+          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5), opinfo_heldout:lu_unpack (6x5, 7x5)")
           .why("lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
                "permutation matrix."));
   r.push_back(rule("linalg.lu")
                   .ops({"aten::linalg_lu"})
-                  .when("as lu_factor (7 + 1 memset) + a copy + lu_unpack (7)", lu_factor_fits)
+                  .when("as lu_factor (7 + 1 memset, 5 + 1 tall) + a copy + lu_unpack (7)", lu_factor_fits)
                   .compute(linalg_lu_counts)
-                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5)")
+                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5), opinfo_heldout:linalg_lu (6x5, 7x5)")
                   .why("linalg_lu factors the matrix and unpacks the factors into P, L and U."));
   r.push_back(rule("linalg.lu_solve")
                   .ops({"aten::linalg_lu_solve", "aten::lu_solve"})

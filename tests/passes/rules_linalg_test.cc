@@ -90,7 +90,7 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
 }
 
-TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same; the check adds a read") {
+TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same when wide; the check adds a read") {
   check(one("aten::linalg_lu_factor_ex", {5, 5}), 7, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {3, 5}), 7, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {12, 12}), 7, 0, 1);
@@ -101,6 +101,17 @@ TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 3, 5), unpack.input({3}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
+}
+
+TEST_CASE("linalg: a tall matrix's MAGMA LU has no columns past the panel to swap and solve") {
+  check(one("aten::linalg_lu_factor_ex", {6, 5}), 5, 0, 1);
+  check(one("aten::_lu_with_info", {7, 5}), 5, 0, 1);
+  check(one("aten::linalg_lu_factor", {7, 5}), 6, 2, 1, 1);
+  check(one("aten::linalg_lu", {6, 5}), 13, 0, 1);
+  GraphBuilder unpack;
+  unpack.op("aten::lu_unpack", {factor(unpack, 7, 5), unpack.input({5}, DType::kInt32)});
+  check(rules_only(unpack), 7, 0, 0);
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {9, 5}).known);  // not measured
 }
 
 TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already is) and picks its solver by n") {
