@@ -338,6 +338,21 @@ TEST_CASE("scans cast to the result dtype first; a scan over every element runs 
   CHECK(last(w).counts.kernels == 2);
 }
 
+TEST_CASE("scans: only a 0-d input is copied; one element of rank 1 is still cub's scan") {
+  GraphBuilder z;
+  z.op("aten::cumprod", {z.input({})}, {}, std::vector<int64_t>{});
+  CHECK(last(z).counts.memcpy == 1);
+  CHECK(last(z).counts.kernels == 0);
+  GraphBuilder one;
+  one.op("aten::cumprod", {one.input({1})}, {}, {1});
+  CHECK(last(one).counts.kernels == 2);
+  CHECK(last(one).counts.memcpy == 0);
+  GraphBuilder col;
+  col.op("aten::cumsum", {col.input({5, 1})}, {}, {5, 1});
+  col.arg_int("dim", 1);
+  CHECK(last(col).counts.kernels == 1);
+}
+
 TEST_CASE("roll launches one kernel per rolled dim") {
   GraphBuilder b;
   int x = b.input({1, 8, 14, 14, 384});
@@ -635,6 +650,18 @@ TEST_CASE("gradient: 8 kernels a dim, 16 with edge_order 2") {
   };
   CHECK(gradient({5}, 1) == 8);
   CHECK(gradient({5, 5}, 2) == 32);
+}
+
+TEST_CASE("gradient: a spacing scalar a dim costs what one scalar does, over the dims listed") {
+  GraphBuilder all;
+  all.op("aten::gradient", {all.input({5, 5})});
+  all.g.ops.back().overload = "scalarrayint";
+  CHECK(last(all).counts.kernels == 16);
+  GraphBuilder one;
+  one.op("aten::gradient", {one.input({5, 5, 5})});
+  one.g.ops.back().overload = "scalarrayarray";
+  one.arg_ints("dim", {2});
+  CHECK(last(one).counts.kernels == 8);
 }
 
 TEST_CASE("multinomial without replacement: device checks, noise, division and topk") {
