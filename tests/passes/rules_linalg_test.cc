@@ -302,3 +302,21 @@ TEST_CASE("linalg and fft rules: operands of any rank and size are predicted, le
           }
         }
 }
+
+TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its info check is one reduction") {
+  check(one("aten::linalg_inv_ex", {2, 5, 5}), 10, 0, 0);  // identity 2, copy + arange + getrf 3, solve 5
+  check(one("aten::linalg_inv", {2, 5, 5}), 11, 1, 0, 1);
+  check(one("aten::linalg_inv", {4, 3, 3}), 11, 1, 0, 1);
+  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);  // batched getrf beyond 5x5: not measured
+}
+
+TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eigh is one cuSOLVER call") {
+  GraphBuilder b;
+  b.op("aten::triangular_solve", {b.input({2, 5, 1}), b.input({2, 5, 5})});
+  check(rules_only(b), 4, 1, 0);  // A's copy, B a memcpy (one column), 2 pointer arrays, trsm
+  GraphBuilder mixed;
+  mixed.op("aten::triangular_solve", {mixed.input({2, 5, 1}), mixed.input({5, 5})});
+  CHECK_FALSE(rules_only(mixed).known);  // a broadcast batch: not measured
+  check(one("aten::linalg_eigh", {2, 5, 5}), 18, 1, 2);
+  check(one("aten::linalg_eigvalsh", {3, 4, 4}), 15, 1, 2);
+}
