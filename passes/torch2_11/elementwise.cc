@@ -154,6 +154,20 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                   .counts({0, 0, 0, 0})
                   .evidence("opinfo: dropout, dropout2d, dropout3d with p = 0 and train = True (0 kernels)")
                   .why("Dropout with probability 0 drops nothing: ATen returns the input."));
+  r.push_back(rule("dropout.p1")
+                  .ops({"aten::dropout", "aten::feature_dropout"})
+                  .when("train, p = 1: a zero scalar filled, the product with it",
+                        [](const OpFacts& f) {
+                          const Arg* p = f.arg("p");
+                          return f.bool_arg("train", true) && p && !p->floats.empty() && p->floats[0] >= 1.0;
+                        })
+                  .compute([](const OpFacts& f) {
+                    return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
+                  })
+                  .evidence("opinfo_heldout: dropout, dropout2d, dropout3d with p = 1 and train = True (FillFunctor + "
+                            "the product: 2 kernels)")
+                  .why("Dropout with probability 1 drops everything: ATen's fused kernel takes only 0 < p < 1, so "
+                       "_dropout_impl multiplies the input by a zero scalar it fills first."));
   r.push_back(rule("feature_dropout.train")
                   .ops({"aten::feature_dropout"})
                   .when("train, 0 < p < 1: a Bernoulli mask per channel, its scaling, the product",

@@ -8,6 +8,8 @@
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
 // sample's path at its one measured size, and says which.
+#include <limits>
+
 #include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
@@ -611,21 +613,68 @@ Counts matrix_power_counts(const OpFacts& f) {
   for (int i = 0; i < matmuls_for_power(n); ++i) c += one;
   return c;
 }
-// multi_dot of two matrices is one mm.
+// multi_dot (LinearAlgebra.cpp multi_dot_impl): two matrices are one mm; three are two mms in the
+// cheaper order (A(BC) when (a c)(b + d) > (b d)(a + c) for a x b, b x c, c x d, else (AB)C); more
+// follow matrix_chain_order's dynamic programme, one mm per product. Every intermediate is a fresh
+// contiguous matrix.
 bool multi_dot_fits(const OpFacts& f) {
-  if (f.inputs.size() != 2) return false;
-  const Value* a = f.input(0);
-  const Value* b = f.input(1);
-  return a && b && a->sizes.size() == 2 && b->sizes.size() == 2 && a->sizes[1] == b->sizes[0] &&
-         (a->numel() == 0 || a->contiguous()) && (b->numel() == 0 || b->contiguous()) && a->dtype == b->dtype &&
-         (a->dtype == DType::kFloat32 || is_half(a->dtype));
+  if (f.inputs.size() < 2) return false;
+  const Value* first = f.input(0);
+  if (!first) return false;
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    const Value* v = f.input(static_cast<int>(i));
+    if (!v || v->sizes.size() != 2 || v->dtype != first->dtype || (v->numel() != 0 && !v->contiguous())) return false;
+    if (i > 0 && f.input(static_cast<int>(i) - 1)->sizes[1] != v->sizes[0]) return false;
+    // Chains of empty matrices were not measured.
+    if (f.inputs.size() > 2 && v->numel() == 0) return false;
+  }
+  return first->dtype == DType::kFloat32 || is_half(first->dtype);
+}
+// The mms of the product of matrices i..j (dims p[i] x p[i + 1] ... p[j] x p[j + 1]) split as
+// `split` says.
+Counts chain_launches(const OpFacts& f, const std::vector<int64_t>& p, const std::vector<std::vector<size_t>>& split,
+                      size_t i, size_t j) {
+  if (i == j) return {};
+  const size_t k = split[i][j];
+  Counts c = chain_launches(f, p, split, i, k);
+  c += chain_launches(f, p, split, k + 1, j);
+  c += mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
+  return c;
 }
 Counts multi_dot_counts(const OpFacts& f) {
   const Value* a = f.input(0);
   const Value* b = f.input(1);
-  if (a->sizes[0] == 0 || b->sizes[1] == 0) return {};
-  if (a->sizes[1] == 0) return {1, 0, 0, 0};  // the result zero-filled
-  return mm_launches(*f.target, a->sizes[0], a->sizes[1], b->sizes[1], a->dtype);
+  const size_t n = f.inputs.size();
+  if (n == 2) {
+    if (a->sizes[0] == 0 || b->sizes[1] == 0) return {};
+    if (a->sizes[1] == 0) return {1, 0, 0, 0};  // the result zero-filled
+    return mm_launches(*f.target, a->sizes[0], a->sizes[1], b->sizes[1], a->dtype);
+  }
+  std::vector<int64_t> p = {a->sizes[0]};
+  for (size_t i = 0; i < n; ++i) p.push_back(f.input(static_cast<int>(i))->sizes[1]);
+  std::vector<std::vector<size_t>> split(n, std::vector<size_t>(n, 0));
+  if (n == 3) {
+    const int64_t cost_1 = (p[0] * p[2]) * (p[1] + p[3]), cost_2 = (p[1] * p[3]) * (p[0] + p[2]);
+    split[0][2] = cost_1 > cost_2 ? 0 : 1;
+    split[1][2] = 1;
+    split[0][1] = 0;
+  } else {
+    std::vector<std::vector<int64_t>> cost(n, std::vector<int64_t>(n, 0));
+    for (size_t len = 1; len < n; ++len) {
+      for (size_t i = 0; i + len < n; ++i) {
+        const size_t j = i + len;
+        cost[i][j] = std::numeric_limits<int64_t>::max();
+        for (size_t k = i; k < j; ++k) {
+          const int64_t q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1];
+          if (q < cost[i][j]) {
+            cost[i][j] = q;
+            split[i][j] = k;
+          }
+        }
+      }
+    }
+  }
+  return chain_launches(f, p, split, 0, n - 1);
 }
 // vecdot of two real vectors is a dot product: cuBLAS's dot kernel and a one-block reduction; of
 // empty vectors, the zero result copied from the host.
@@ -972,11 +1021,13 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("linalg.multi_dot")
                   .ops({"aten::linalg_multi_dot"})
                   .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "
-                        "empty contraction",
+                        "empty contraction; more: one mm per product in the cheapest order",
                         multi_dot_fits)
                   .compute(multi_dot_counts)
-                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16)")
-                  .why("multi_dot of two matrices is one matrix product."));
+                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
+                            "opinfo_heldout:linalg_multi_dot (three 2x2; 2x3, 3x4, 4x5: 2 GEMM kernels)")
+                  .why("multi_dot multiplies the matrices pairwise in the order that costs the fewest "
+                       "multiplications, one matrix product each."));
   r.push_back(
       rule("linalg.vecdot")
           .ops({"aten::linalg_vecdot"})

@@ -166,10 +166,6 @@ Counts multilabel_margin_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   return {1 + (reduction(f) != kNone && in && in->sizes.size() == 2 ? 1 : 0), 0, 0, 0};
 }
-bool at_most_1d(const OpFacts& f) {
-  const Value* in = f.input(0);
-  return in && in->sizes.size() <= 1;
-}
 
 }  // namespace
 
@@ -308,10 +304,17 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                   .why("One kernel computes the loss per sample; a reduced batch is summed by a second."));
   r.push_back(rule("loss.multi_margin")
                   .ops({"aten::multi_margin_loss"})
-                  .when("input of rank 0 or 1: one kernel", at_most_1d)
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo: multi_margin_loss (6: 1 kernel)")
-                  .why("A single sample's multi-margin loss is one kernel."));
+                  .when("input of rank 0 or 1: one kernel; a batch (rank 2): the per-sample kernel, + the mean or sum "
+                        "over the samples",
+                        [](const OpFacts& f) {
+                          const Value* in = f.input(0);
+                          return in && (in->sizes.size() <= 1 || (in->sizes.size() == 2 && in->numel() > 0));
+                        })
+                  .compute(multilabel_margin_counts)
+                  .evidence("opinfo: multi_margin_loss (6: 1 kernel), opinfo_heldout: multi_margin_loss ([5, 10], "
+                            "mean: the kernel + a sum reduce)")
+                  .why("The multi-margin loss is one kernel per call; for a batch it writes each sample's loss, then "
+                       "reduces them."));
 }
 
 }  // namespace kc::torch2_11

@@ -144,6 +144,16 @@ TEST_CASE("composites: trapezoid with a scalar spacing sums and subtracts the ha
   CHECK(counts(b).kernels == 3);
 }
 
+TEST_CASE("dropout in training with p = 1 multiplies by a filled zero: the fused kernel takes 0 < p < 1 only") {
+  for (const char* op : {"aten::dropout", "aten::feature_dropout"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({5, 5, 5})}, {}, {5, 5, 5});
+    b.arg_float("p", 1.0);
+    b.arg_bool("train", true);
+    CHECK(counts(b).kernels == 2);
+  }
+}
+
 TEST_CASE("alpha dropout in training: mask, offset and scale, product and offset; a product with zero at p = 1") {
   auto alpha = [](const char* name, double p, bool train) {
     GraphBuilder b;

@@ -320,3 +320,17 @@ TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eig
   check(one("aten::linalg_eigh", {2, 5, 5}), 18, 1, 2);
   check(one("aten::linalg_eigvalsh", {3, 4, 4}), 15, 1, 2);
 }
+
+TEST_CASE("linalg: multi_dot of three or more matrices is one mm per product, in the cheapest order") {
+  auto chain = [](std::vector<std::vector<int64_t>> shapes) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    for (const auto& s : shapes) ins.push_back(b.input(s));
+    b.op("aten::linalg_multi_dot", ins, {}, {shapes.front()[0], shapes.back()[1]});
+    return rules_only(b);
+  };
+  check(chain({{2, 2}, {2, 2}, {2, 2}}), 2, 0, 0);
+  check(chain({{2, 3}, {3, 4}, {4, 5}}), 2, 0, 0);
+  check(chain({{2, 3}, {3, 4}, {4, 5}, {5, 6}}), 3, 0, 0);
+  CHECK_FALSE(chain({{2, 0}, {0, 4}, {4, 5}}).known);  // an empty chain: not measured
+}

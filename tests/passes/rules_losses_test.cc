@@ -73,6 +73,18 @@ TEST_CASE("losses: cross entropy by its target: class indices or probabilities; 
   CHECK_FALSE(rules_only(b).known);
 }
 
+TEST_CASE("losses: multi_margin_loss of a batch writes each sample's loss, then reduces unless reduction is none") {
+  auto multi_margin = [](std::vector<int64_t> sizes, int64_t reduction) {
+    GraphBuilder b;
+    b.op("aten::multi_margin_loss", {b.input(sizes), b.input({sizes[0]}, DType::kInt64)}, {}, std::vector<int64_t>{});
+    b.arg_int("reduction", reduction);
+    return rules_only(b).counts.kernels;
+  };
+  CHECK(multi_margin({5, 10}, 1) == 2);
+  CHECK(multi_margin({5, 10}, 0) == 1);
+  CHECK(multi_margin({5}, 1) == 1);
+}
+
 TEST_CASE("empty results launch nothing; a selection whose size the data decides still counts") {
   GraphBuilder b;
   int x = b.input({0, 5});
