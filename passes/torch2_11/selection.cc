@@ -115,7 +115,7 @@ Counts nonzero_launches(const Value& x) {
   constexpr int64_t kSingleTile = 256 * 16;
   const int64_t n = x.numel();
   const size_t rank = x.sizes.size();
-  int kernels = (x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
+  int kernels = (n == 0 || x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
   if (rank >= 1) kernels += n > 0 ? 2 : 1;
   if (rank >= 2 && n > 0) kernels += 1;
   return {kernels, 1, 0, 1};
@@ -214,6 +214,29 @@ Counts slice_scatter_counts(const OpFacts& f) {
   if (len != x->sizes[dim])
     for (int64_t d = 0; d < dim; ++d) dense = dense && x->sizes[d] == 1;
   if (src->numel() == 0) return {c.kernels - 1, c.memcpy, 0, 0};
+  if (dense && src->contiguous() && src->dtype == x->dtype) return {c.kernels - 1, c.memcpy + 1, 0, 0};
+  return c;
+}
+// select_scatter (TensorShape.cpp): self cloned, then output.select(dim, index).copy_(src): a
+// memcpy when the selected slice of the contiguous clone is dense (every dim before `dim` of size
+// 1, or one element) and src is contiguous of the same dtype, else a copy kernel.
+Counts select_scatter_counts(const OpFacts& f) {
+  Counts c = clone_then_write(f);
+  const Value* x = self(f);
+  const Value* src = f.input(1);
+  if (!x || !src || x->numel() == 0 || !x->contiguous()) return c;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return c;
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim) continue;
+    sizes.push_back(x->sizes[d]);
+    strides.push_back(x->strides[d]);
+  }
+  if (src->numel() == 0) return {c.kernels - 1, c.memcpy, 0, 0};
+  const bool dense = src->numel() == 1 || row_major_dense(sizes, strides);
   if (dense && src->contiguous() && src->dtype == x->dtype) return {c.kernels - 1, c.memcpy + 1, 0, 0};
   return c;
 }
@@ -633,15 +656,23 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo: index_fill.int_Tensor (1 kernel, a DtoD and a DtoH memcpy)")
                   .why("index_fill with a tensor value reads the value back to the host first (a copy the host waits "
                        "for), then clones its input and fills the indexed slices with one kernel."));
-  r.push_back(rule("scatter.clone")
-                  .ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
-                        "aten::select_scatter"})
-                  .when("clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel")
-                  .compute(clone_then_write)
-                  .evidence("opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
-                            "opset:index_fill, opset:select_scatter, opset:slice_scatter")
-                  .why("An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
-                       "scattered values into the clone with one kernel."));
+  r.push_back(rule("select_scatter")
+                  .ops({"aten::select_scatter"})
+                  .when("clone of self (1 memcpy when contiguous, else a copy kernel) + src copied into the selected "
+                        "slice: a memcpy when that slice is dense, else a copy kernel")
+                  .compute(select_scatter_counts)
+                  .evidence("opset:select_scatter, opinfo_heldout:select_scatter (a 0-d src into [5]: 2 memcpy)")
+                  .why("select_scatter clones its input, then copies src into one slice of the clone: a plain memcpy "
+                       "when that slice is one dense block."));
+  r.push_back(
+      rule("scatter.clone")
+          .ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill"})
+          .when("clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel")
+          .compute(clone_then_write)
+          .evidence("opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
+                    "opset:index_fill, opset:slice_scatter")
+          .why("An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
+               "scattered values into the clone with one kernel."));
   r.push_back(
       rule("scatter.inplace")
           .ops({"aten::scatter_", "aten::scatter_add_", "aten::index_add_", "aten::index_copy_", "aten::index_fill_"})
@@ -751,20 +782,32 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                 "self's shape (or not contiguous)",
                 [](const OpFacts& f) { return f.input(0) && f.input(1); })
           .compute([](const OpFacts& f) -> Counts {
-            // masked_scatter_cuda: mask expanded to self's shape, then mask.contiguous().
+            // masked_scatter: self and mask broadcast together, the broadcast self cloned (a memcpy
+            // when it is self, dense; a copy kernel when expanded), then masked_scatter_cuda's
+            // mask.contiguous() of the mask expanded to that shape.
             const Value& self = *f.input(0);
             const Value& mask = *f.input(1);
-            const bool copies = mask.sizes != self.sizes || !mask.contiguous();
-            return {copies ? 5 : 4, 1, 0, 0};
+            const std::vector<int64_t> shape = broadcast_shape(self.sizes, mask.sizes);
+            const bool self_dense = self.sizes == shape && self.contiguous();
+            const bool mask_copies = mask.sizes != shape || !mask.contiguous();
+            return {(self_dense ? 4 : 5) + (mask_copies ? 1 : 0), self_dense ? 1 : 0, 0, 0};
           })
-          .evidence("opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5)")
+          .evidence("opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5), "
+                    "opinfo_heldout: masked_scatter of a [5] self by a [5, 5] mask (the expanded self copied: 5, no "
+                    "memcpy)")
           .why("masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
                "source is large enough and scatters: four kernels."));
   r.push_back(rule("take_along_dim")
                   .ops({"aten::take_along_dim"})
-                  .when("index broadcast copy + gather")
-                  .counts({2, 0, 0, 0})
-                  .evidence("opset:take_along_dim")
+                  .when("index broadcast copy + gather; no dim: one gather of the flattened input",
+                        [](const OpFacts& f) { return f.input(0) && f.input(1); })
+                  .compute([](const OpFacts& f) -> Counts {
+                    // Without a dim, take_along_dim is self.view(-1).gather(0, indices.view(-1)).
+                    const Arg* d = f.arg("dim");
+                    if (!d || d->kind == Arg::Kind::kNone) return f.out_numel > 0 ? Counts{1, 0, 0, 0} : Counts{};
+                    return {2, 0, 0, 0};
+                  })
+                  .evidence("opset:take_along_dim, opinfo_heldout:take_along_dim (no dim: one gather kernel)")
                   .why("take_along_dim broadcasts its indices (one copy) and gathers with one kernel."));
   r.push_back(rule("one_hot")
                   .ops({"aten::one_hot"})
@@ -781,11 +824,19 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .why("An embedding bag gathers and reduces each bag with one kernel."));
   r.push_back(rule("repeat_interleave.tensor")
                   .ops({"aten::repeat_interleave"})
-                  .when("tensor repeats: cub scan of the repeats (2), their sum read back (2 memcpy, 2 host syncs), "
-                        "the index computation (2), one index_select",
+                  .when("tensor repeats: cub scan of the repeats (2), their sum read back and the repeats checked "
+                        "non-negative (2 kernels, 2 memcpy, 2 host syncs) unless output_size is given, the index "
+                        "computation, one index_select",
                         [](const OpFacts& f) { return f.op->overload == "self_Tensor" || f.op->overload == "Tensor"; })
-                  .counts({6, 2, 0, 2})
-                  .evidence("opset:repeat_interleave_tensor")
+                  .compute([](const OpFacts& f) -> Counts {
+                    // repeat_interleave_common reads cumsum[-1] and (repeats >= 0).all() back only when
+                    // it has no output_size.
+                    const Arg* size = f.arg("output_size");
+                    if (size && size->kind == Arg::Kind::kInt) return {4, 0, 0, 0};
+                    return {6, 2, 0, 2};
+                  })
+                  .evidence("opset:repeat_interleave_tensor, opinfo_heldout:repeat_interleave (output_size given: 4 "
+                            "kernels, no memcpy)")
                   .why("repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to "
                        "size the result (host syncs), builds the gather indices and gathers."));
   r.push_back(

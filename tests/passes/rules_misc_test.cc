@@ -905,3 +905,18 @@ TEST_CASE("index_put with accumulate: 8 kernels an index tensor, + 2 copies of a
   CHECK(accumulate({{2}}).memcpy == 1);
   CHECK(accumulate({{10, 1}, {1, 10}}).kernels == 25);  // 2 x (8 + 2 copies) + add + div, arange, sort, write
 }
+
+TEST_CASE("to the same dtype: nothing, unless a memory format changes the layout (a copy kernel); flip of no dims") {
+  GraphBuilder b;
+  int x = b.input({2, 3, 2, 3});
+  b.op("aten::to", {x}, {}, {2, 3, 2, 3});
+  b.g.ops.back().overload = "dtype";
+  CHECK(last(b).counts.kernels == 0);
+  b.g.values[b.g.ops.back().outputs[0]].strides = {18, 1, 9, 3};  // channels_last
+  CHECK(last(b).counts.kernels == 1);
+  GraphBuilder f;
+  f.op("aten::flip", {f.input({5, 10, 5})}, {}, {5, 10, 5});
+  f.arg_ints("dims", {});
+  CHECK(last(f).counts.memcpy == 1);
+  CHECK(last(f).counts.kernels == 0);
+}

@@ -129,6 +129,38 @@ TEST_CASE("unique and unique_consecutive with counts run-length encode instead o
   }
 }
 
+TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
+  GraphBuilder ms;  // a [5] self broadcast over a [5, 5] mask: the expanded self is copied, not memcpy'd
+  ms.op("aten::masked_scatter", {ms.input({5}), ms.input({5, 5}, DType::kBool), ms.input({5, 5})}, {}, {5, 5});
+  CHECK(last(ms).counts.kernels == 5);
+  CHECK(last(ms).counts.memcpy == 0);
+  GraphBuilder tad;  // no dim: one gather of the flattened input
+  tad.op("aten::take_along_dim", {tad.input({5, 5}), tad.input({5, 2}, DType::kInt64)}, {}, {10});
+  CHECK(last(tad).counts.kernels == 1);
+  tad.arg_int("dim", 1);
+  CHECK(last(tad).counts.kernels == 2);
+  GraphBuilder ri;  // output_size given: nothing read back
+  ri.op("aten::repeat_interleave", {ri.input({4, 1}), ri.input({4}, DType::kInt64)}, {}, {6, 1});
+  ri.g.ops.back().overload = "self_Tensor";
+  ri.arg_int("output_size", 6);
+  CHECK(last(ri).counts.kernels == 4);
+  CHECK(last(ri).counts.memcpy == 0);
+  GraphBuilder ss;  // a 0-d src into [5]: clone and the one element, two memcpys
+  ss.op("aten::select_scatter", {ss.input({5}), ss.input({})}, {}, {5});
+  ss.arg_int("dim", 0);
+  ss.arg_int("index", 2);
+  CHECK(last(ss).counts.memcpy == 2);
+  CHECK(last(ss).counts.kernels == 0);
+  GraphBuilder col;  // a column of a [5, 5] self is strided: a copy kernel
+  col.op("aten::select_scatter", {col.input({5, 5}), col.input({5})}, {}, {5, 5});
+  col.arg_int("dim", 1);
+  CHECK(last(col).counts.kernels == 1);
+  CHECK(last(col).counts.memcpy == 1);
+  GraphBuilder aw;  // an empty input: the count and cub's init, no copy of the "strided" empty tensor
+  aw.op("aten::argwhere", {aw.strided({5, 0}, {0, 1})}, {}, {0, 2}, DType::kInt64);
+  CHECK(last(aw).counts.kernels == 2);
+}
+
 TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dims, a unique of the rows too") {
   GraphBuilder b;
   b.op("aten::to_sparse", {b.input({5, 5})}, {}, {5, 5});
