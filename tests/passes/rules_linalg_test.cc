@@ -192,8 +192,18 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(one("aten::linalg_svdvals", {5, 5}), 6, 3, 0, 2);
   check(one("aten::linalg_svdvals", {5, 2}), 7, 3, 0);  // tall: a QR kernel first
   check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
+  check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);  // wide: transposed first
   check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
   CHECK_FALSE(one("aten::linalg_svd", {5, 5}).known);  // full matrices by default: not measured
+  auto reduced = [](std::vector<int64_t> sizes) {
+    GraphBuilder b;
+    b.op("aten::linalg_svd", {b.input(sizes)});
+    b.arg_bool("full_matrices", false);
+    return rules_only(b);
+  };
+  check(reduced({2, 4}), 8, 4, 0);
+  check(reduced({2, 2, 3}), 9, 2, 0);  // a batch: V's strided copy and one reduction over the infos
+  CHECK_FALSE(reduced({4, 2}).known);  // tall with U and V: not measured
   check(one("aten::linalg_cond", {5, 5}), 7, 3, 0);
   check(one("aten::linalg_cond", {2, 5, 5}), 7, 2, 0);
   GraphBuilder nuc;
@@ -256,7 +266,11 @@ TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product co
   check(power(3), 4, 0, 0);
   check(power(5), 6, 0, 0);
   check(power(8), 6, 0, 0);
-  CHECK_FALSE(power(-1).known);  // the inverse first: not measured
+  // n < 0: linalg_inv of the 1x1 matrix (its LU copy a memcpy: 14 kernels, 3 memcpy, 1 memset), then -n.
+  check(power(-1), 14, 3, 1);
+  check(power(-2), 16, 3, 1);
+  check(power(-4), 18, 3, 1);
+  CHECK_FALSE(power(1).known);
 }
 
 TEST_CASE("linalg: multi_dot of two matrices and vecdot of two vectors are one product") {
