@@ -167,12 +167,15 @@ bool householder_fits(const OpFacts& f) {
   const auto a = matrix(f.input(0));
   const Value* tau = f.input(1);
   if (!a || !fp32_dense(f.input(0)) || !tau || tau->sizes.empty()) return false;
+  // An empty input returns at once (linalg_householder_product_out): nothing launched.
+  if (f.input(0)->numel() == 0) return true;
   const int64_t k = tau->sizes.back();
   return a->batch <= 2 && a->rows <= 6 && a->cols <= 5 && a->cols <= a->rows && k >= 1 && k <= a->cols;
 }
 // The input's copy and the infos filled once, then per matrix an info copy and cuSOLVER's orgqr
 // (8 kernels).
 Counts householder_counts(const OpFacts& f) {
+  if (f.input(0)->numel() == 0) return {};
   return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
 }
 
@@ -383,13 +386,14 @@ bool trsm_fits(const OpFacts& f) {
   const auto bm = matrix(b);
   if (!am || !bm || !fp32_dense(a) || !fp32_dense(b) || am->rows != am->cols || am->rows >= 64) return false;
   if (a->numel() == 0 || b->numel() == 0) return legacy;  // measured: an empty batch launches nothing
-  if (!legacy && !f.bool_arg("left", true)) return false;
+  // left=False solves X A = B with cuBLAS's right-side trsm: the same copies and pointer arrays.
   if (legacy && (f.bool_arg("transpose", false))) return false;
   // triangular_solve_kernel loops over the matrices only from 64 rows on; below, one batched trsm
   // takes any batch (measured 1 and 2), here with A and B of the same batch dims.
   const std::vector<int64_t> a_batch(a->sizes.begin(), a->sizes.end() - 2);
   const std::vector<int64_t> b_batch(b->sizes.begin(), b->sizes.end() - 2);
-  return a_batch == b_batch && bm->rows == am->rows;
+  const int64_t b_side = legacy || f.bool_arg("left", true) ? bm->rows : bm->cols;
+  return a_batch == b_batch && b_side == am->rows;
 }
 Counts trsm_counts(const OpFacts& f) {
   const bool legacy = f.op->name == "aten::triangular_solve";
@@ -764,9 +768,10 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                "factor, small GEMMs)."));
   r.push_back(rule("linalg.householder_product")
                   .ops({"aten::linalg_householder_product"})
-                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix", householder_fits)
+                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix; empty: nothing", householder_fits)
                   .compute(householder_counts)
-                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20)")
+                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20), "
+                            "opinfo_heldout:linalg_householder_product (0x0: nothing)")
                   .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
                        "orgqr once per matrix."));
   r.push_back(
@@ -887,7 +892,8 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .compute(trsm_counts)
                   .evidence("opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), "
                             "opinfo:linalg_solve_triangular (3x3 with B 3x1), opinfo_heldout:triangular_solve (2 x 5x5 "
-                            "with B 2 x 5x1)")
+                            "with B 2 x 5x1), opinfo_heldout:linalg_solve_triangular (left=False: 1x1 with B 3x1, "
+                            "trsm_batch_right_upper)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(

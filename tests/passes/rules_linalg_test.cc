@@ -348,3 +348,17 @@ TEST_CASE("linalg: multi_dot of three or more matrices is one mm per product, in
   check(chain({{2, 3}, {3, 4}, {4, 5}, {5, 6}}), 3, 0, 0);
   CHECK_FALSE(chain({{2, 0}, {0, 4}, {4, 5}}).known);  // an empty chain: not measured
 }
+
+TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; empty Householder products nothing") {
+  GraphBuilder b;
+  b.op("aten::linalg_solve_triangular", {b.input({1, 1}), b.input({3, 1})});
+  b.arg_bool("left", false);
+  check(rules_only(b), 3, 1, 0);  // B (3x1, column-major already) a memcpy, 2 pointer arrays, trsm
+  GraphBuilder wrong;
+  wrong.op("aten::linalg_solve_triangular", {wrong.input({3, 3}), wrong.input({3, 1})});
+  wrong.arg_bool("left", false);
+  CHECK_FALSE(rules_only(wrong).known);  // B's columns must match A
+  GraphBuilder h;
+  h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
+  check(rules_only(h), 0, 0, 0);
+}
