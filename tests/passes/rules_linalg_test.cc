@@ -357,7 +357,7 @@ TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; e
   GraphBuilder wrong;
   wrong.op("aten::linalg_solve_triangular", {wrong.input({3, 3}), wrong.input({3, 1})});
   wrong.arg_bool("left", false);
-  CHECK_FALSE(rules_only(wrong).known);  // B's columns must match A
+  CHECK(rules_only(wrong).rule != "linalg.triangular_solve");  // B's columns must match A
   GraphBuilder h;
   h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
   check(rules_only(h), 0, 0, 0);
