@@ -437,6 +437,21 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     "opinfo_heldout: with counts (DeviceCompactInitKernel + DeviceReduceByKeyKernel + DtoH)")
           .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
                "reads the number kept back to the host to size its result."));
+  r.push_back(
+      rule("multinomial.replacement")
+          .ops({"aten::multinomial"})
+          .when("with replacement, one distribution (1-d): the rows renormalized, their cumulative sum (cub, 2), "
+                "one sampling kernel; 2 memcpy",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 1 && x->numel() > 0 && f.bool_arg("replacement", false) &&
+                         f.int_arg("num_samples", 1) > 1;
+                })
+          .counts({4, 2, 0, 0})
+          .evidence("opinfo_heldout: multinomial of [3], 3 samples with replacement (renormRowsL1, cub's scan, "
+                    "sampleMultinomialWithReplacement)")
+          .why("Sampling with replacement normalizes the probabilities, takes their running sum and draws "
+               "every sample by binary search in one kernel."));
   r.push_back(rule("multinomial.no_replacement")
                   .ops({"aten::multinomial"})
                   .when("without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
@@ -614,6 +629,22 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .evidence("opset:bincount")
                   .why("bincount reads the input's minimum and maximum back to the host to size its result (two "
                        "syncs), zeroes it and counts with one histogram kernel."));
+  r.push_back(rule("bincount.int_weights")
+                  .ops({"aten::bincount"})
+                  .when("integer weights: converted to float64 first (a copy kernel), then as without weights (min and "
+                        "max read back, the fill, the histogram)",
+                        [](const OpFacts& f) {
+                          const Arg* w = f.arg("weights");
+                          if (!w || w->kind != Arg::Kind::kTensor || w->tensors.empty()) return false;
+                          const Value* wv = f.input(1);
+                          return wv && wv->dtype != DType::kFloat32 && wv->dtype != DType::kFloat64 &&
+                                 !is_half(wv->dtype);
+                        })
+                  .counts({5, 2, 0, 2})
+                  .evidence("opinfo_heldout: bincount of int64 [5] with int64 weights (the cast, min, max, fill, "
+                            "histogram)")
+                  .why("bincount histograms non-float weights as float64: it converts them first, then sizes, zeroes "
+                       "and fills the result as without weights."));
   r.push_back(rule("histc")
                   .ops({"aten::histc"})
                   .when("min < max given: zero fill + histogram", histc_ranged)

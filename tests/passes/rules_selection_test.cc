@@ -161,6 +161,22 @@ TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
   CHECK(last(aw).counts.kernels == 2);
 }
 
+TEST_CASE("multinomial with replacement and bincount with integer weights") {
+  GraphBuilder m;
+  m.op("aten::multinomial", {m.input({3})}, {}, {3}, DType::kInt64);
+  m.arg_int("num_samples", 3);
+  m.arg_bool("replacement", true);
+  CHECK(last(m).counts.kernels == 4);
+  CHECK(last(m).counts.memcpy == 2);
+  GraphBuilder bc;
+  int x = bc.input({5}, DType::kInt64);
+  int w = bc.input({5}, DType::kInt64);
+  bc.op("aten::bincount", {x, w}, {}, {5}, DType::kFloat64);
+  bc.name_arg(1, "weights");
+  CHECK(last(bc).counts.kernels == 5);  // the weights cast to float64 first
+  CHECK(last(bc).counts.memcpy == 2);
+}
+
 TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dims, a unique of the rows too") {
   GraphBuilder b;
   b.op("aten::to_sparse", {b.input({5, 5})}, {}, {5, 5});
