@@ -920,3 +920,11 @@ TEST_CASE("to the same dtype: nothing, unless a memory format changes the layout
   CHECK(last(f).counts.memcpy == 1);
   CHECK(last(f).counts.kernels == 0);
 }
+
+TEST_CASE("memory-efficient attention is one kernel with or without dropout; a bias is not measured") {
+  GraphBuilder b;
+  b.op("aten::_efficient_attention_forward", {b.input({4, 11, 4, 8}), b.input({4, 32, 4, 8}), b.input({4, 32, 4, 8})},
+       {}, {4, 11, 4, 8});
+  b.arg_float("dropout_p", 0.5);
+  CHECK(last(b).counts.kernels == 1);
+}
