@@ -362,3 +362,16 @@ TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; e
   h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
   check(rules_only(h), 0, 0, 0);
 }
+
+TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos, or the batched syevd") {
+  check(one("aten::pinverse", {2, 5, 5}), 16, 2, 0);
+  GraphBuilder rank;
+  rank.op("aten::linalg_matrix_rank", {rank.input({2, 5, 5})});
+  rank.g.ops.back().overload = "atol_rtol_tensor";
+  check(rules_only(rank), 13, 2, 0);
+  GraphBuilder herm;
+  herm.op("aten::linalg_pinv", {herm.input({2, 5, 5})});
+  herm.g.ops.back().overload = "atol_rtol_tensor";
+  herm.arg_bool("hermitian", true);
+  check(rules_only(herm), 30, 1, 2);
+}
