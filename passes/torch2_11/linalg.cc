@@ -737,7 +737,8 @@ bool empty_batch(const OpFacts& f) {
 constexpr Counts kCheckEmptyInfos{1, 1, 0, 1};
 Counts empty_batch_counts(const OpFacts& f) {
   const std::string& n = f.op->name;
-  if (n == "aten::linalg_cholesky" || n == "aten::linalg_solve" || n == "aten::linalg_ldl_factor")
+  if (n == "aten::linalg_cholesky" || n == "aten::linalg_solve" || n == "aten::linalg_ldl_factor" ||
+      n == "aten::linalg_lu_factor")
     return kCheckEmptyInfos;
   Counts c;
   if (n == "aten::linalg_det" || n == "aten::linalg_slogdet" || n == "aten::logdet") {
@@ -754,16 +755,19 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
       rule("linalg.empty_batch")
           .ops({"aten::cholesky", "aten::cholesky_inverse", "aten::cholesky_solve", "aten::linalg_cholesky_ex",
                 "aten::linalg_cholesky", "aten::linalg_solve_ex", "aten::linalg_solve", "aten::lu_solve",
+                "aten::linalg_lu_solve", "aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor",
                 "aten::linalg_ldl_factor_ex", "aten::linalg_ldl_factor", "aten::linalg_det", "aten::linalg_slogdet",
                 "aten::logdet"})
-          .when("float32, a batch of no matrices: nothing; the info check of linalg_cholesky, linalg_solve and "
-                "linalg_ldl_factor 1 kernel + 1 memcpy; det, slogdet: the pivots' arange (none for 0x0); logdet "
+          .when("float32, a batch of no matrices: nothing; the info check of linalg_cholesky, linalg_solve, "
+                "linalg_lu_factor and linalg_ldl_factor 1 kernel + 1 memcpy; det, slogdet: the pivots' arange (none "
+                "for 0x0); logdet "
                 "+ 1 fill",
                 empty_batch)
           .compute(empty_batch_counts)
           .evidence("opinfo_heldout:cholesky, cholesky_inverse, cholesky_solve, linalg_cholesky(_ex), "
                     "linalg_solve(_ex), lu_solve, linalg_ldl_factor(_ex) (0x2x2 to 0x5x5), linalg_det, "
-                    "linalg_slogdet, logdet (0x0x0, 0x1x1)")
+                    "linalg_slogdet, logdet (0x0x0, 0x1x1); the LU factor and solve ops, not measured empty, "
+                    "take the same path as linalg_solve(_ex), which calls them")
           .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
                "read-back and the determinant's pivots are left."));
   r.push_back(

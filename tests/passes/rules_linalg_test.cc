@@ -64,7 +64,9 @@ TEST_CASE("linalg: a batch of no matrices leaves only the info check and the det
   check(one("aten::linalg_det", {0, 1, 1}), 1, 0, 0);
   check(one("aten::logdet", {0, 0, 0}), 1, 0, 0);
   check(one("aten::logdet", {0, 3, 3}), 2, 0, 0);
-  check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);  // one 0x0 matrix still has an info to fill
+  check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);        // one 0x0 matrix still has an info to fill
+  check(one("aten::linalg_lu_factor_ex", {0, 3, 3}), 0, 0, 0);  // what linalg_solve_ex runs on an empty batch
+  check(one("aten::linalg_lu_factor", {0, 3, 3}), 1, 1, 0, 1);
 }
 
 TEST_CASE("linalg: Householder products run orgqr once per matrix") {
