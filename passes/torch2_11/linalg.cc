@@ -210,12 +210,24 @@ bool all_inputs_empty_matrices(const OpFacts& f) {
 
 // --- LU family ---
 
+// A batch of square matrices up to 5x5 takes batched cuBLAS's getrf, as measured inside
+// linalg_inv (2 x 5x5); linalg_lu's unpacking of a batch was not measured.
+bool lu_batch_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && f.op->name != "aten::linalg_lu" && fp32_dense(a) && m->rows >= 1 && m->rows <= 5 && lu_batched_cublas(*m);
+}
 bool lu_factor_fits(const OpFacts& f) {
-  if (!lu_fits(f.input(0))) return false;
+  if (!lu_fits(f.input(0)) && !lu_batch_fits(f)) return false;
   if (f.op->name == "aten::_lu_with_info") return f.bool_arg("pivot", true) && !f.bool_arg("check_errors", false);
   return f.bool_arg("pivot", true);
 }
 Counts lu_factor_counts(const OpFacts& f) {
+  if (matrix(f.input(0))->batch > 1) {
+    Counts c = kLuBatchedCublas;
+    if (f.op->name == "aten::linalg_lu_factor") c += kCheckBatchedErrors;
+    return c;
+  }
   Counts c = lu_factor_launches(*f.input(0));
   if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
   return c;
@@ -830,7 +842,8 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
       rule("linalg.lu_factor")
           .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
           .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 7x5 (MAGMA): 7 kernels + 1 "
-                "memset (5 + 1 tall rectangular); linalg_lu_factor + the info check",
+                "memset (5 + 1 tall rectangular); a batch of square ones up to 5x5 (batched cuBLAS): 3; "
+                "linalg_lu_factor + the info check",
                 lu_factor_fits)
           .compute(lu_factor_counts)
           .evidence(

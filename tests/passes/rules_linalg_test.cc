@@ -323,7 +323,10 @@ TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its inf
   check(one("aten::linalg_inv_ex", {2, 5, 5}), 10, 0, 0);  // identity 2, copy + arange + getrf 3, solve 5
   check(one("aten::linalg_inv", {2, 5, 5}), 11, 1, 0, 1);
   check(one("aten::linalg_inv", {4, 3, 3}), 11, 1, 0, 1);
-  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);  // batched getrf beyond 5x5: not measured
+  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);        // batched getrf beyond 5x5: not measured
+  check(one("aten::linalg_lu_factor_ex", {2, 5, 5}), 3, 0, 0);  // the copy, the pointer array, getrfBatched
+  check(one("aten::linalg_lu_factor", {3, 4, 4}), 4, 1, 0, 1);
+  CHECK_FALSE(one("aten::linalg_lu", {2, 5, 5}).known);  // unpacking a batch: not measured
 }
 
 TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eigh is one cuSOLVER call") {
