@@ -245,7 +245,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     const std::vector<std::string_view>& f =
         l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
-    return op_kernel_steps(g, g.ops[i], arrays, rule, f);
+    return op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0);
   };
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
   Allocator alloc(l2);
@@ -310,6 +310,7 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         }
         for (int b : scratch) alloc.release(b);
         t.read_bytes = static_cast<int64_t>(read + 0.5);
+        t.write_bytes = add_checked(t.write_bytes, op.written_through, "DRAM bytes");
         if (const int64_t r = g.ops[i].repeat; r > 1) {
           // Every trip of a loop moves its arrays again; the model replays one.
           t.read_bytes = mul_checked(t.read_bytes, r, "DRAM bytes");

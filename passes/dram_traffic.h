@@ -23,8 +23,9 @@ namespace kc {
 // The model runs twice and reports the second run, as a model called repeatedly runs with the
 // last call's tail in L2. Not modelled: re-reads of tiles inside one kernel and the order a
 // kernel reads in (a GEMM's tiles reach a large operand's resident tail before a sweep would),
-// loops over a grouped convolution's groups (cuDNN's transposes per group), memcpy and memset,
-// and the L2's hashing and partitions (the usable share stands for them). A target whose device
+// memcpy and memset, and the L2's hashing and partitions (the usable share stands for them).
+// A transform with scattered stores (a float32 grouped convolution's, kernel_steps.h) writes
+// its bytes through, charged to its op as written back. A target whose device
 // has no L2 size (device.l2_bytes 0) gets the array-sized figures.
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
                                           const std::vector<Traffic>& traffic, const Target& target);
