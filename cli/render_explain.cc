@@ -62,8 +62,10 @@ std::string dram_in_words(const Report& r, const Traffic& t, const DramTraffic& 
   const Target& tg = *r.target;
   std::ostringstream usable;
   usable << static_cast<double>(tg.device.l2_bytes >> 20) * tg.l2_usable_fraction;
-  const std::string l2 =
-      std::to_string(tg.device.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " + usable.str() + " MiB)";
+  const std::string sets =
+      tg.l2_ways > 0 ? ", in sets of " + std::to_string(tg.l2_ways) + " lines that addresses hash to" : "";
+  const std::string l2 = std::to_string(tg.device.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " +
+                         usable.str() + " MiB" + sets + ")";
   if (d.bytes() == 0)
     return "none expected: what it reads is still in the " + l2 +
            " from the ops before it, and what it writes stays there for the ops after it.";

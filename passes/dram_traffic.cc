@@ -1,8 +1,11 @@
 #include "passes/dram_traffic.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
+#include <string>
 
 #include "analyzer/error.h"
 #include "passes/hbm_traffic.h"
@@ -35,7 +38,7 @@ constexpr int kMaxSegments = 16;
 // A write-back L2 with least-recently-used replacement, at the granularity of segments.
 class L2 {
  public:
-  explicit L2(int64_t capacity) : capacity_(static_cast<double>(capacity)) {}
+  L2(int64_t capacity, int ways) : capacity_(static_cast<double>(capacity)), ways_(ways) {}
 
   int add(int64_t size) {
     Block b;
@@ -56,6 +59,7 @@ class L2 {
   // Reads the share `bytes / size` of segment k of block b; returns the bytes from DRAM.
   double read(int b, int k, int64_t bytes, DramTraffic& t) {
     Segment& seg = segment(b, k);
+    survive(blocks_[b].first + k);
     const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
     const double miss = share * (seg.size - seg.resident);
     seg.resident += miss;
@@ -69,6 +73,7 @@ class L2 {
   // traffic until evicted.
   void write(int b, int k, int64_t bytes, DramTraffic& t) {
     Segment& seg = segment(b, k);
+    survive(blocks_[b].first + k);
     const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
     const double add = share * (seg.size - seg.resident);
     seg.dirty += share * (seg.size - seg.dirty);
@@ -98,8 +103,52 @@ class L2 {
     seg.cached = false;
   }
 
-  // Evicts least recently used lines until the L2 holds its capacity, charging write-backs to t.
+  // The share of a line that survives `bytes` of other lines touched after it, in a hashed
+  // set-associative cache of capacity_ and ways_: fewer than ways_ of them land in its set, a
+  // Poisson count of mean ways_ x bytes / capacity_. A loss under one line in 10^4 is none (a
+  // model whose data fits expects no DRAM traffic, as measured).
+  double survival(double bytes) const {
+    const double mean = ways_ * bytes / capacity_;
+    double term = std::exp(-mean), sum = term;
+    for (int k = 1; k < ways_; ++k) {
+      term *= mean / k;
+      sum += term;
+    }
+    return sum > 1 - 1e-4 ? 1.0 : sum;
+  }
+
+  // With ways: what of segment s is still in L2, given the data touched since it was (its LRU
+  // depth); its dirty lines lost are written back now.
+  void survive(int s) {
+    if (ways_ <= 0 || !segments_[s].cached) return;
+    double depth = 0;
+    for (int n = segments_[s].newer; n >= 0; n = segments_[n].newer) depth += segments_[n].size;
+    Segment& seg = segments_[s];
+    const double keep = survival(depth);
+    written_ += seg.dirty * (1 - keep);
+    total_ -= seg.resident * (1 - keep);
+    seg.resident *= keep;
+    seg.dirty *= keep;
+  }
+
+  // Evicts least recently used lines until the L2 holds its capacity (with ways: drops the
+  // segments so deep that nothing of them survives), charging write-backs to t.
   void evict(DramTraffic& t) {
+    if (ways_ > 0) {
+      double depth = 0;
+      int s = newest_;
+      for (; s >= 0 && depth < kDeepest * capacity_; s = segments_[s].older) depth += segments_[s].size;
+      while (s >= 0) {
+        const int older = segments_[s].older;
+        written_ += segments_[s].dirty;
+        total_ -= segments_[s].resident;
+        segments_[s].resident = segments_[s].dirty = 0;
+        unlink(s);
+        s = older;
+      }
+      t.write_bytes = static_cast<int64_t>(written_ + 0.5);
+      return;
+    }
     while (total_ > capacity_ + 0.5 && oldest_ >= 0) {
       Segment& v = segments_[oldest_];
       const double e = std::min(v.resident, total_ - capacity_);
@@ -122,7 +171,10 @@ class L2 {
   void start_op() { written_ = 0; }
 
  private:
+  // Depth, in capacities, past which no line survives (survival under 1e-6 for 8 or more ways).
+  static constexpr double kDeepest = 4;
   double capacity_;
+  int ways_;
   double total_ = 0;
   double written_ = 0;
   std::vector<Segment> segments_;
@@ -196,6 +248,27 @@ std::vector<int> storage_of_values(const Graph& g, const std::vector<Launch>& la
   return storage;
 }
 
+struct L2Model {
+  double share = 1;
+  int ways = 0;
+};
+
+// The target's fitted L2 parameters, or KERNELCOUNT_L2_MODEL="SHARE,WAYS" in their place: the
+// leave-one-family-out study (research/accuracy/dram_lofo.py) runs one build at many settings.
+L2Model l2_model(const Target& target) {
+  L2Model m{target.l2_usable_fraction, target.l2_ways};
+  const char* env = std::getenv("KERNELCOUNT_L2_MODEL");
+  if (!env || !*env) return m;
+  char* end = nullptr;
+  m.share = std::strtod(env, &end);
+  const bool comma = *end == ',';
+  m.ways = comma ? static_cast<int>(std::strtol(end + 1, &end, 10)) : -1;
+  if (!comma || *end || !(m.share > 0 && m.share <= 1) || m.ways < 0 || m.ways > 256)
+    throw Error(std::string("KERNELCOUNT_L2_MODEL: expected SHARE,WAYS (0 < SHARE <= 1, 0 <= WAYS <= 256), got ") +
+                env);
+  return m;
+}
+
 }  // namespace
 
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
@@ -247,7 +320,8 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
     return op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0);
   };
-  L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
+  const L2Model model = l2_model(target);
+  L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * model.share), model.ways);
   Allocator alloc(l2);
   std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
   auto block_of = [&](int v) {
