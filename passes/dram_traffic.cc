@@ -35,7 +35,8 @@ struct Block {
 constexpr int64_t kSegmentBytes = 2 << 20;
 constexpr int kMaxSegments = 16;
 
-// A write-back L2 with least-recently-used replacement, at the granularity of segments.
+// A write-back L2 with least-recently-used replacement, at the granularity of segments; with
+// ways, a segment keeps of its lines the share that survives the data touched since (survive).
 class L2 {
  public:
   L2(int64_t capacity, int ways) : capacity_(static_cast<double>(capacity)), ways_(ways) {}
