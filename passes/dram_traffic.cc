@@ -25,6 +25,45 @@ struct Segment {
   // end: the list is threaded through the segments, so a touch allocates nothing.
   int newer = -1, older = -1;
   bool cached = false;  // in the LRU list
+  int stamp = 0;        // with ways: its place in Recency
+};
+
+// The bytes of segments touched after a given one, in O(log n): a Fenwick tree of segment
+// sizes by the order of their last touch (stamps), renumbered when the stamps run out.
+class Recency {
+ public:
+  // Gives segment `size` the next stamp; 0 when the stamps ran out (renumber, then retry).
+  int add(double size) {
+    if (next_ + 1 >= static_cast<int>(tree_.size())) return 0;
+    change(++next_, size);
+    live_ += size;
+    return next_;
+  }
+  void remove(int stamp, double size) {
+    change(stamp, -size);
+    live_ -= size;
+  }
+  // Bytes of the segments with a later stamp than `stamp`.
+  double after(int stamp) const {
+    double before = 0;
+    for (int i = stamp; i > 0; i -= i & -i) before += tree_[i];
+    return std::max(0.0, live_ - before);
+  }
+  double live() const { return live_; }
+  // Room for `n` more stamps than the `count` live ones, which the caller adds again in order.
+  void reset(int count) {
+    tree_.assign(static_cast<size_t>(2 * count + 1024), 0.0);
+    next_ = 0;
+    live_ = 0;
+  }
+
+ private:
+  void change(int i, double d) {
+    for (; i < static_cast<int>(tree_.size()); i += i & -i) tree_[i] += d;
+  }
+  std::vector<double> tree_ = std::vector<double>(1024, 0.0);
+  int next_ = 0;
+  double live_ = 0;
 };
 
 struct Block {
@@ -95,6 +134,7 @@ class L2 {
     (newest_ >= 0 ? segments_[newest_].newer : oldest_) = s;
     newest_ = s;
     seg.cached = true;
+    if (ways_ > 0) stamp(s);
   }
 
   void unlink(int s) {
@@ -102,6 +142,16 @@ class L2 {
     (seg.newer >= 0 ? segments_[seg.newer].older : newest_) = seg.older;
     (seg.older >= 0 ? segments_[seg.older].newer : oldest_) = seg.newer;
     seg.cached = false;
+    if (ways_ > 0) recency_.remove(seg.stamp, seg.size);
+  }
+
+  // Gives the newest segment s its stamp, renumbering the list oldest first when they ran out.
+  void stamp(int s) {
+    if ((segments_[s].stamp = recency_.add(segments_[s].size)) > 0) return;
+    int count = 0;
+    for (int k = oldest_; k >= 0; k = segments_[k].newer) ++count;
+    recency_.reset(count);
+    for (int k = oldest_; k >= 0; k = segments_[k].newer) segments_[k].stamp = recency_.add(segments_[k].size);
   }
 
   // The share of a line that survives `bytes` of other lines touched after it, in a hashed
@@ -122,10 +172,8 @@ class L2 {
   // depth); its dirty lines lost are written back now.
   void survive(int s) {
     if (ways_ <= 0 || !segments_[s].cached) return;
-    double depth = 0;
-    for (int n = segments_[s].newer; n >= 0; n = segments_[n].newer) depth += segments_[n].size;
     Segment& seg = segments_[s];
-    const double keep = survival(depth);
+    const double keep = survival(recency_.after(seg.stamp));
     written_ += seg.dirty * (1 - keep);
     total_ -= seg.resident * (1 - keep);
     seg.resident *= keep;
@@ -136,16 +184,13 @@ class L2 {
   // segments so deep that nothing of them survives), charging write-backs to t.
   void evict(DramTraffic& t) {
     if (ways_ > 0) {
-      double depth = 0;
-      int s = newest_;
-      for (; s >= 0 && depth < kDeepest * capacity_; s = segments_[s].older) depth += segments_[s].size;
-      while (s >= 0) {
-        const int older = segments_[s].older;
-        written_ += segments_[s].dirty;
-        total_ -= segments_[s].resident;
-        segments_[s].resident = segments_[s].dirty = 0;
-        unlink(s);
-        s = older;
+      // The oldest segment has every other one after it.
+      while (oldest_ >= 0 && recency_.live() - segments_[oldest_].size >= kDeepest * capacity_) {
+        Segment& v = segments_[oldest_];
+        written_ += v.dirty;
+        total_ -= v.resident;
+        v.resident = v.dirty = 0;
+        unlink(oldest_);
       }
       t.write_bytes = static_cast<int64_t>(written_ + 0.5);
       return;
@@ -176,6 +221,7 @@ class L2 {
   static constexpr double kDeepest = 4;
   double capacity_;
   int ways_;
+  Recency recency_;
   double total_ = 0;
   double written_ = 0;
   std::vector<Segment> segments_;
