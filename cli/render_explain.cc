@@ -69,9 +69,16 @@ std::string dram_in_words(const Report& r, const Traffic& t, const DramTraffic& 
   if (d.bytes() == 0)
     return "none expected: what it reads is still in the " + l2 +
            " from the ops before it, and what it writes stays there for the ops after it.";
+  const int64_t evicted = d.write_bytes - d.scattered_write_bytes;
+  const std::string scattered =
+      d.scattered_write_bytes > 0
+          ? ", and " + format_bytes(d.scattered_write_bytes) +
+                " written by cuDNN's float32 transforms, whose scattered 4-byte stores each write back a "
+                "128-byte line"
+          : "";
   return format_bytes(d.read_bytes) + " expected read from DRAM of its " + format_bytes(t.read_bytes) +
-         " array-sized reads, and " + format_bytes(d.write_bytes) +
-         " of earlier results written back to make room; the rest stays in the " + l2 + ".";
+         " array-sized reads, " + (scattered.empty() ? "and " : "") + format_bytes(evicted) +
+         " of earlier results written back to make room" + scattered + "; the rest stays in the " + l2 + ".";
 }
 
 std::string transfers_in_words(int transfers, int64_t bytes) {

@@ -432,11 +432,13 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         for (int b : scratch) alloc.release(b);
         t.read_bytes = static_cast<int64_t>(read + 0.5);
         t.write_bytes = add_checked(t.write_bytes, op.written_through, "DRAM bytes");
+        t.scattered_write_bytes = op.written_through;
         if (const int64_t r = g.ops[i].repeat; r > 1) {
           // Every trip of a loop moves its arrays again; the model replays one.
           t.read_bytes = mul_checked(t.read_bytes, r, "DRAM bytes");
           t.write_bytes = mul_checked(t.write_bytes, r, "DRAM bytes");
           t.kernel_read_bytes = mul_checked(t.kernel_read_bytes, r, "DRAM bytes");
+          t.scattered_write_bytes = mul_checked(t.scattered_write_bytes, r, "DRAM bytes");
         }
         if (run == 1) out[i] = t;
         for (int k = dies_first[i]; k < dies_first[i + 1]; ++k)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "passes/graph_builder.h"
+#include "passes/kernel_steps.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -153,4 +154,23 @@ TEST_CASE("dram: KERNELCOUNT_L2_MODEL replaces the fitted L2 parameters, and bad
   CHECK_THROWS(kc::analyze(g, t));
   unsetenv("KERNELCOUNT_L2_MODEL");
   CHECK(kc::analyze(g, t).totals.eager_dram_read_bytes > 0);
+}
+
+TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its transposes' lines past the L2") {
+  // regnet_x_400mf's first grouped convolution, which the H200 ran as 2 x (genericTranspose,
+  // GEMM, genericTranspose).
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
+  b.arg_ints("stride", {2, 2});
+  b.arg_ints("padding", {1, 1});
+  b.arg_ints("dilation", {1, 1});
+  b.arg_int("groups", 2);
+  b.output(y);
+  auto r = kc::analyze(b.g, kc::default_target());
+  REQUIRE(r.launches[0].counts.kernels == 6);
+  const int64_t slices = (b.g.values[x].bytes() + b.g.values[y].bytes()) / 2;
+  CHECK(r.dram[0].scattered_write_bytes == 2 * kc::kLinePerElement * slices);
+  CHECK(r.dram[0].write_bytes >= r.dram[0].scattered_write_bytes);
 }
