@@ -412,9 +412,14 @@ JsonRef JsonDoc::expand(JsonRef lazy) {
     JsonDocBuilder builder(*this, true);
     nlohmann::json::sax_parse(text_.substr(n.s.offset, n.s.length), &builder);
   }
+  mark_checked(lazy);
+  return root();
+}
+
+void JsonDoc::mark_checked(JsonRef lazy) {
+  const JsonDoc& outline = *lazy.doc_;
   if (outline.expanded_.size() < outline.nodes_.size()) outline.expanded_.resize(outline.nodes_.size());
   outline.expanded_[lazy.index_] = true;
-  return root();
 }
 
 void JsonDoc::check_unexpanded() const {
@@ -516,6 +521,10 @@ size_t JsonRef::text_begin() const {
 }
 size_t JsonRef::text_end() const {
   return is_lazy() ? size_t{KC_NODE.s.offset} + KC_NODE.s.length : 0;
+}
+
+std::string_view JsonRef::text() const {
+  return is_lazy() ? doc_->text_.substr(KC_NODE.s.offset, KC_NODE.s.length) : std::string_view();
 }
 
 JsonRef::Children JsonRef::children() const {
