@@ -165,7 +165,7 @@ class Pt2Reader {
     const JsonRef::Children nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
     g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) {
-      if (!read_plain_node(node)) read_node(open(node, node_doc_));
+      if (!(opt_.plain_records && read_plain_node(node))) read_node(open(node, node_doc_));
       release_.passed(node);
     }
     release_.all();
@@ -510,7 +510,8 @@ class Pt2Reader {
     for (uint32_t i : order) {
       try {
         bool requires_grad = false;
-        if (!read_plain_value(items[i].first, items[i].second, g_.values[base + i], requires_grad))
+        if (!(opt_.plain_records &&
+              read_plain_value(items[i].first, items[i].second, g_.values[base + i], requires_grad)))
           g_.values[base + i] = value_of(items[i].first, open(items[i].second, value_doc_), requires_grad);
         if (requires_grad) recorded_grad_.insert(static_cast<int>(base + i));
       } catch (...) {
