@@ -87,12 +87,12 @@ bool argument(JsonCursor& in, PlainNode& node, PlainArg& arg) {
 bool input(JsonCursor& in, PlainNode& node) {
   PlainArg& arg = node.inputs.emplace_back();
   bool has_name = false, has_arg = false;
-  return in.members([&](std::string_view key) {
+  const bool read = in.members([&](std::string_view key) {
     if (key == "name") return first_time(has_name) && keep_string(in, node.strings, arg.name);
     if (key == "arg") return first_time(has_arg) && argument(in, node, arg);
     return in.skip();
-  }) && has_name &&
-         has_arg;
+  });
+  return read && has_name && has_arg;
 }
 
 // {"as_tensor": {...}} or {"as_tensors": [{...}, ...]}
