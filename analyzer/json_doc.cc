@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/error.h"
+#include "analyzer/json_lexer.h"
 #include "analyzer/json_limits.h"
 
 namespace kc {
@@ -113,13 +114,12 @@ namespace {
 // gives up, and check_json_limits and nlohmann's parser decide, with their messages. Its own
 // depth check bounds its recursion. Containers `lazy_depth` deep are skipped by their brackets
 // and strings (skip_container) and handed to the builder as text, checked when expanded.
-class FastParser {
+class FastParser : JsonLexer {
  public:
   FastParser(std::string_view text, size_t begin, size_t end, JsonDocBuilder& out, size_t lazy_depth,
              const std::function<void(size_t)>* passed, std::string_view noted_key = {})
-      : text_(text.data()),
-        p_(text.data() + begin),
-        end_(text.data() + end),
+      : JsonLexer(text.data() + begin, text.data() + end),
+        text_(text.data()),
         out_(out),
         lazy_depth_(lazy_depth),
         passed_(passed && *passed ? passed : nullptr),
@@ -136,14 +136,6 @@ class FastParser {
   // How often passed_ hears of the parse's progress.
   static constexpr size_t kPassedStep = 1u << 20;
 
-  void skip_space() {
-    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-  }
-  bool literal(std::string_view word) {
-    if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
-    p_ += word.size();
-    return true;
-  }
   void progress() {
     if (passed_ && static_cast<size_t>(p_ - text_) >= next_passed_) {
       next_passed_ = static_cast<size_t>(p_ - text_) + kPassedStep;
@@ -307,244 +299,21 @@ class FastParser {
     return true;
   }
 
-  // Skips the plain bytes at p_, eight at a time, up to the first that may end a run of them:
-  // a quote, a backslash, a control character or a byte of a multi-byte UTF-8 sequence. Names,
-  // keys and stack traces are most of the text. The byte tests' borrows can only mark bytes
-  // above one that truly matches, so the lowest mark is exact (the text is read little-endian).
-  void skip_plain() {
-    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-    auto has_zero = [&](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-    while (end_ - p_ >= 8) {
-      uint64_t x;
-      std::memcpy(&x, p_, 8);
-      const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
-      const uint64_t stop = (x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'));
-      if (stop) {
-        p_ += __builtin_ctzll(stop) / 8;
-        return;
-      }
-      p_ += 8;
-    }
-  }
-
-  // A string without escapes is a view of the text; one with escapes is decoded into scratch_.
-  bool string(std::string_view& s) {
-    const char* start = ++p_;
-    while (p_ != end_) {
-      skip_plain();
-      if (p_ == end_) break;
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        s = std::string_view(start, static_cast<size_t>(p_ - start));
-        ++p_;
-        return s.size() <= kMaxJsonStringLength;
-      }
-      if (c == '\\') return escaped_string(start, s);
-      if (c < 0x20) return false;
-      if (c < 0x80) {
-        ++p_;
-      } else if (!utf8()) {
-        return false;
-      }
-    }
-    return false;
-  }
-
-  bool escaped_string(const char* start, std::string_view& s) {
-    scratch_.assign(start, static_cast<size_t>(p_ - start));
-    while (p_ != end_) {
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        s = scratch_;
-        ++p_;
-        return static_cast<size_t>(p_ - 1 - start) <= kMaxJsonStringLength;
-      }
-      if (c < 0x20) return false;
-      if (c >= 0x80) {
-        const char* from = p_;
-        if (!utf8()) return false;
-        scratch_.append(from, static_cast<size_t>(p_ - from));
-        continue;
-      }
-      if (c != '\\') {
-        // A run of plain bytes at once, eight at a time where eight are left (a stack trace is
-        // long lines between its escapes).
-        const char* from = p_++;
-        skip_plain();
-        while (p_ != end_ && static_cast<unsigned char>(*p_) >= 0x20 && static_cast<unsigned char>(*p_) < 0x80 &&
-               *p_ != '"' && *p_ != '\\')
-          ++p_;
-        scratch_.append(from, static_cast<size_t>(p_ - from));
-        continue;
-      }
-      ++p_;
-      if (p_ == end_) return false;
-      const char e = *p_++;
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          scratch_ += e;
-          break;
-        case 'b':
-          scratch_ += '\b';
-          break;
-        case 'f':
-          scratch_ += '\f';
-          break;
-        case 'n':
-          scratch_ += '\n';
-          break;
-        case 'r':
-          scratch_ += '\r';
-          break;
-        case 't':
-          scratch_ += '\t';
-          break;
-        case 'u':
-          if (!unicode_escape()) return false;
-          break;
-        default:
-          return false;
-      }
-    }
-    return false;
-  }
-
-  // Four hex digits after "\u"; -1 when they are not.
-  int hex4() {
-    if (end_ - p_ < 4) return -1;
-    int v = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = *p_++;
-      const int d = c >= '0' && c <= '9'   ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                           : -1;
-      if (d < 0) return -1;
-      v = v * 16 + d;
-    }
-    return v;
-  }
-
-  // "\uXXXX" (p_ after the "u"), a surrogate pair in two of them, appended as UTF-8.
-  bool unicode_escape() {
-    int cp = hex4();
-    if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
-      p_ += 2;
-      const int low = hex4();
-      if (low < 0xDC00 || low > 0xDFFF) return false;
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-    }
-    if (cp < 0x80) {
-      scratch_ += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      scratch_ += static_cast<char>(0xC0 | (cp >> 6));
-      scratch_ += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      scratch_ += static_cast<char>(0xE0 | (cp >> 12));
-      scratch_ += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      scratch_ += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      scratch_ += static_cast<char>(0xF0 | (cp >> 18));
-      scratch_ += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      scratch_ += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      scratch_ += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-    return true;
-  }
-
-  // One well-formed UTF-8 sequence of two to four bytes (RFC 3629, as nlohmann checks it).
-  bool utf8() {
-    const auto b0 = static_cast<unsigned char>(*p_);
-    unsigned char lo = 0x80, hi = 0xBF;
-    int more;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      more = 1;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      more = 2;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      more = 3;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (end_ - p_ <= more) return false;
-    for (int i = 1; i <= more; ++i) {
-      const auto b = static_cast<unsigned char>(p_[i]);
-      if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) return false;
-    }
-    p_ += more + 1;
-    return true;
-  }
-
-  static bool digit(char c) { return c >= '0' && c <= '9'; }
-
-  // The JSON number grammar, then the conversions nlohmann's lexer makes: strtoull for a
-  // non-negative integer, strtoll for a negative one, strtod for the rest and on overflow.
   bool number() {
-    const char* start = p_;
-    bool negative = false, integer = true;
-    if (*p_ == '-') {
-      negative = true;
-      ++p_;
-    }
-    if (p_ == end_ || !digit(*p_)) return false;
-    const char* digits = p_;
-    if (*p_ == '0') {
-      ++p_;
-    } else {
-      while (p_ != end_ && digit(*p_)) ++p_;
-    }
-    const char* digits_end = p_;
-    if (p_ != end_ && *p_ == '.') {
-      integer = false;
-      ++p_;
-      if (p_ == end_ || !digit(*p_)) return false;
-      while (p_ != end_ && digit(*p_)) ++p_;
-    }
-    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
-      integer = false;
-      ++p_;
-      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ == end_ || !digit(*p_)) return false;
-      while (p_ != end_ && digit(*p_)) ++p_;
-    }
-    // Up to 18 digits fit an int64 exactly: what strtoull and strtoll give, without them.
-    if (integer && digits_end - digits <= 18) {
-      uint64_t x = 0;
-      for (const char* d = digits; d != digits_end; ++d) x = x * 10 + static_cast<uint64_t>(*d - '0');
-      return negative ? out_.number_integer(-static_cast<int64_t>(x)) : out_.number_unsigned(x);
-    }
-    number_.assign(start, static_cast<size_t>(p_ - start));  // NUL-terminated for the C functions
-    errno = 0;
-    if (integer && !negative) {
-      const unsigned long long x = std::strtoull(number_.c_str(), nullptr, 10);
-      if (errno == 0) return out_.number_unsigned(static_cast<uint64_t>(x));
-    } else if (integer) {
-      const long long x = std::strtoll(number_.c_str(), nullptr, 10);
-      if (errno == 0) return out_.number_integer(static_cast<int64_t>(x));
-    }
-    // An overflow to infinity is an error for nlohmann ("number overflow"): it gives the message.
-    const double d = std::strtod(number_.c_str(), nullptr);
-    return std::isfinite(d) && out_.number_float(d, number_);
+    JsonNumber n;
+    if (!read_number(n)) return false;
+    return n.kind == JsonNumber::kFloat     ? out_.number_float(n.d, number_)
+           : n.kind == JsonNumber::kInteger ? out_.number_integer(n.i)
+                                            : out_.number_unsigned(n.u);
   }
 
   const char* const text_;  // offsets given to the builder and to passed_ count from here
-  const char* p_;
-  const char* const end_;
   JsonDocBuilder& out_;
   const size_t lazy_depth_;
   const std::function<void(size_t)>* const passed_;
   const std::string_view noted_key_;
   bool seen_noted_key_ = false;  // in the lazy value being skipped
   size_t depth_ = 0, next_passed_ = 0;
-  std::string scratch_, number_;
 };
 
 }  // namespace
@@ -643,9 +412,14 @@ JsonRef JsonDoc::expand(JsonRef lazy) {
     JsonDocBuilder builder(*this, true);
     nlohmann::json::sax_parse(text_.substr(n.s.offset, n.s.length), &builder);
   }
+  mark_checked(lazy);
+  return root();
+}
+
+void JsonDoc::mark_checked(JsonRef lazy) {
+  const JsonDoc& outline = *lazy.doc_;
   if (outline.expanded_.size() < outline.nodes_.size()) outline.expanded_.resize(outline.nodes_.size());
   outline.expanded_[lazy.index_] = true;
-  return root();
 }
 
 void JsonDoc::check_unexpanded() const {
@@ -747,6 +521,10 @@ size_t JsonRef::text_begin() const {
 }
 size_t JsonRef::text_end() const {
   return is_lazy() ? size_t{KC_NODE.s.offset} + KC_NODE.s.length : 0;
+}
+
+std::string_view JsonRef::text() const {
+  return is_lazy() ? doc_->text_.substr(KC_NODE.s.offset, KC_NODE.s.length) : std::string_view();
 }
 
 JsonRef::Children JsonRef::children() const {

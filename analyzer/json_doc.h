@@ -52,6 +52,9 @@ class JsonRef {
   // Where a lazy value's text starts and ends in the document's text; 0 for other values.
   size_t text_begin() const;
   size_t text_end() const;
+  // A lazy value's text, for a reader that parses it itself (JsonDoc::mark_checked); empty for
+  // other values.
+  std::string_view text() const;
 
   // Elements of an array or values of an object, in document order, as a range to iterate.
   class Children;
@@ -124,6 +127,9 @@ class JsonDoc {
   // text is not valid JSON. A reader calls it once done, and before reporting an error of its
   // own, so that an invalid text's error comes first wherever it lies.
   void check_unexpanded() const;
+  // Notes that a reader has parsed the lazy value `lazy` itself and found it valid JSON, as
+  // expand would have: check_unexpanded then leaves it alone.
+  static void mark_checked(JsonRef lazy);
 
   // What a value is; public for the parser that fills the document.
   enum class Type : uint8_t { kNull, kObject, kArray, kString, kBoolean, kInteger, kUnsigned, kFloat, kLazy };

@@ -40,6 +40,10 @@ struct LoadOptions {
   // refused (--input for a .pt2, --dim for a TorchScript model, a --dim naming none of its
   // symbols), so that a .pt is compared with its .pt2, a dynamic export with a static one.
   bool only_applicable = false;
+  // A .pt2's node and tensor records of the common shape are read straight from their text
+  // (analyzer/pt2_plain.h); false reads every record the general way, into the same graph, for
+  // the tests and the fuzz target that compare the two.
+  bool plain_records = true;
 };
 
 // Refuses, before anything opens it, a path that is not a regular file no larger than

@@ -16,11 +16,16 @@
 #include "analyzer/json_limits.h"
 #include "analyzer/name_index.h"
 #include "analyzer/op_registry.h"
+#include "analyzer/pt2_plain.h"
 #include "analyzer/source_loc.h"
 #include "analyzer/sym_expr.h"
 
 namespace kc {
 namespace {
+
+// The top level and the graph's own fields (nodes, tensor_values) are parsed at once; each node
+// and each tensor's record only as the reader comes to it.
+constexpr size_t kLazyDepth = 4;
 
 // Only the end of a node's stack_trace is read: the frames nearest the op are last, and the
 // source-line search must cost the same for a 1 MB trace as for a 1 kB one.
@@ -160,7 +165,7 @@ class Pt2Reader {
     const JsonRef::Children nodes = array(field(graph, "nodes", "graph"), "graph.nodes");
     g_.ops.reserve(field(graph, "nodes", "graph").size());
     for (JsonRef node : nodes) {
-      read_node(open(node, node_doc_));
+      if (!(opt_.plain_records && read_plain_node(node))) read_node(open(node, node_doc_));
       release_.passed(node);
     }
     release_.all();
@@ -505,7 +510,9 @@ class Pt2Reader {
     for (uint32_t i : order) {
       try {
         bool requires_grad = false;
-        g_.values[base + i] = value_of(items[i].first, open(items[i].second, value_doc_), requires_grad);
+        if (!(opt_.plain_records &&
+              read_plain_value(items[i].first, items[i].second, g_.values[base + i], requires_grad)))
+          g_.values[base + i] = value_of(items[i].first, open(items[i].second, value_doc_), requires_grad);
         if (requires_grad) recorded_grad_.insert(static_cast<int>(base + i));
       } catch (...) {
         if (i < failed) {
@@ -556,6 +563,28 @@ class Pt2Reader {
       return true;
     };
     return ints(sizes, v.sizes) && ints(strides, v.strides);
+  }
+
+  // A tensor record of the common shape (pt2_plain.h) read straight from its text into `v`;
+  // false, having changed nothing, where value_of must read it.
+  bool read_plain_value(std::string_view key, JsonRef meta, Value& v, bool& requires_grad) {
+    if (!meta.is_lazy() || !read_plain_tensor(meta.text(), kLazyDepth, plain_tensor_)) return false;
+    const PlainTensor& t = plain_tensor_;
+    const auto dtype = dtype_from_export_enum(t.dtype);
+    if (!dtype.has_value()) return false;
+    v.name = std::string(key);
+    v.dtype = *dtype;
+    v.sizes = t.sizes;
+    v.strides = t.strides;
+    if (t.has_device) {
+      std::string device;
+      if (t.has_device_type) device = std::string(t.strings(t.device_type));
+      if (t.has_device_index) device += ":" + std::to_string(t.device_index);
+      v.device = shared_device(std::move(device));
+    }
+    requires_grad = t.requires_grad;
+    JsonDoc::mark_checked(meta);
+    return true;
   }
 
   Value value_of(std::string_view key, JsonRef meta, bool& requires_grad) {
@@ -878,14 +907,7 @@ class Pt2Reader {
     for (const NamedInput& in : by_name_)
       if (!in.taken)
         throw Error(where + ": argument '" + unknown_input(schema) + "' is not in the schema of " + t.name);
-    // mutated_args index the schema; re-index them to op.args.
-    if (!op.traits.mutated_args.empty()) {
-      std::vector<int> mutated;
-      for (int m : op.traits.mutated_args)
-        for (size_t k = 0; k < schema_pos_.size(); ++k)
-          if (schema_pos_[k] == m) mutated.push_back(static_cast<int>(k));
-      op.traits.mutated_args = mutated;
-    }
+    index_mutated_args(op);
 
     const int index = static_cast<int>(g_.ops.size());
     op.outputs.reserve(outputs.end() != outputs.begin() ? field(node, "outputs", where).size() : 0);
@@ -919,6 +941,104 @@ class Pt2Reader {
     g_.ops.push_back(std::move(op));
   }
 
+  // mutated_args index the schema; re-indexed to op.args by schema_pos_.
+  void index_mutated_args(Op& op) const {
+    if (op.traits.mutated_args.empty()) return;
+    std::vector<int> mutated;
+    for (int m : op.traits.mutated_args)
+      for (size_t k = 0; k < schema_pos_.size(); ++k)
+        if (schema_pos_[k] == m) mutated.push_back(static_cast<int>(k));
+    op.traits.mutated_args = mutated;
+  }
+
+  // A node of the common shape (pt2_plain.h) read straight from its text, as read_node would
+  // read it; false, having changed nothing, where read_node must (any node it would refuse or
+  // treat specially, and the first node of each target, which looks its schema up).
+  bool read_plain_node(JsonRef node) {
+    if (!node.is_lazy() || !kc::read_plain_node(node.text(), kLazyDepth, plain_node_)) return false;
+    const PlainNode& n = plain_node_;
+    const PlainStrings& s = n.strings;
+    const auto known = targets_.find(s(n.target));
+    if (known == targets_.end()) return false;
+    const Target& t = known->second;
+    if (!t.region.empty() || !t.torch_op || !t.schema || (t.host_only && n.outputs.empty())) return false;
+    const OpSchema* schema = t.schema;
+    for (size_t a = 0; a < n.inputs.size(); ++a)
+      for (size_t b = 0; b < a; ++b)
+        if (s(n.inputs[a].name) == s(n.inputs[b].name)) return false;  // the general reader takes the last
+    Op op;
+    op.name = schema->name;
+    op.overload = schema->overload;
+    op.traits = schema->traits;
+    op.args.reserve(std::min(n.inputs.size(), schema->args.size()));
+    schema_pos_.clear();
+    size_t taken = 0;
+    for (size_t i = 0; i < schema->args.size(); ++i) {
+      const SchemaArg& want = schema->args[i];
+      const PlainArg* in = nullptr;
+      for (const PlainArg& candidate : n.inputs)
+        if (s(candidate.name) == want.name) in = &candidate;
+      if (!in) {
+        if (!(want.has_default || want.type.back() == '?')) return false;
+        continue;
+      }
+      Arg& a = op.args.emplace_back();
+      a.name = want.name;
+      using K = PlainArg::Kind;
+      switch (in->kind) {
+        case K::kTensor: {
+          const auto it = value_index_.find(s(in->tensor));
+          if (it == value_index_.end()) return false;
+          a.kind = Arg::Kind::kTensor;
+          a.tensors = {it->second};
+          break;
+        }
+        case K::kNone:
+          a.kind = Arg::Kind::kNone;
+          break;
+        case K::kInt:
+          a.kind = Arg::Kind::kInt;
+          a.ints = {in->integer};
+          break;
+        case K::kIntList:
+          a.kind = Arg::Kind::kIntList;
+          a.ints.assign(n.ints.begin() + in->ints_begin, n.ints.begin() + in->ints_end);
+          break;
+        case K::kFloat:
+          a.kind = Arg::Kind::kFloat;
+          a.floats = {in->number};
+          break;
+        case K::kBool:
+          a.kind = Arg::Kind::kBool;
+          a.ints = {in->integer};
+          break;
+      }
+      schema_pos_.push_back(static_cast<int>(i));
+      ++taken;
+    }
+    if (taken != n.inputs.size()) return false;
+    index_mutated_args(op);
+    // Outputs: each a tensor no op has written yet, named once (a long list is left to read_node).
+    constexpr size_t kCompared = 64;
+    if (n.outputs.size() > kCompared) return false;
+    op.outputs.reserve(n.outputs.size());
+    for (const PlainStrings::Ref& name : n.outputs) {
+      const auto it = value_index_.find(s(name));
+      if (it == value_index_.end()) return false;
+      const Value& val = g_.values[it->second];
+      if (!(val.producer < 0 && val.role == ValueRole::kIntermediate)) return false;
+      if (std::find(op.outputs.begin(), op.outputs.end(), it->second) != op.outputs.end()) return false;
+      op.outputs.push_back(it->second);
+    }
+    const int index = static_cast<int>(g_.ops.size());
+    for (int id : op.outputs) g_.values[id].producer = index;
+    const std::string_view trace = s(n.stack_trace), module = s(n.module_stack);
+    locate(op, n.has_stack_trace ? &trace : nullptr, n.has_module_stack ? &module : nullptr);
+    g_.ops.push_back(std::move(op));
+    JsonDoc::mark_checked(node);
+    return true;
+  }
+
   // The input an error names when a node has inputs its schema lacks: the one a hash map of
   // the names, less those the schema took, gives first, as errors always named it.
   std::string unknown_input(const OpSchema* schema) const {
@@ -938,8 +1058,17 @@ class Pt2Reader {
   // The user's source line and module of a node, from its metadata.
   void locate(Op& op, JsonRef node) {
     if (JsonRef meta = optional_field(node, "metadata")) {
-      if (JsonRef st = optional_field(meta, "stack_trace"); st && st.is_string()) {
-        const std::string_view trace = st.str();
+      JsonRef st = optional_field(meta, "stack_trace"), ms = optional_field(meta, "nn_module_stack");
+      const std::string_view trace = st && st.is_string() ? st.str() : std::string_view();
+      const std::string_view module = ms && ms.is_string() ? ms.str() : std::string_view();
+      locate(op, st && st.is_string() ? &trace : nullptr, ms && ms.is_string() ? &module : nullptr);
+    }
+  }
+  // The same from the metadata's stack_trace and nn_module_stack, each where it is a string.
+  void locate(Op& op, const std::string_view* stack_trace, const std::string_view* module_stack) {
+    {
+      if (stack_trace) {
+        const std::string_view trace = *stack_trace;
         size_t from = trace.size() > kMaxStackTraceRead ? trace.size() - kMaxStackTraceRead : 0;
         if (size_t eol = from > 0 ? trace.find('\n', from) : std::string::npos; eol != std::string::npos)
           from = eol + 1;  // from a line's start
@@ -953,11 +1082,11 @@ class Pt2Reader {
         }
         op.loc = loc->second;
       }
-      if (JsonRef ms = optional_field(meta, "nn_module_stack"); ms && ms.is_string()) {
-        auto module = modules_.find(ms.str());
+      if (module_stack) {
+        auto module = modules_.find(*module_stack);
         if (module == modules_.end()) {
           if (modules_.size() >= kMaxCached) clear_caches();
-          module = modules_.emplace(cached_.keep(ms.str()), innermost_module(std::string(ms.str()))).first;
+          module = modules_.emplace(cached_.keep(*module_stack), innermost_module(std::string(*module_stack))).first;
         }
         std::tie(op.module, op.module_type) = module->second;
       }
@@ -1415,6 +1544,9 @@ class Pt2Reader {
   StringArena cached_;
   // The documents the outline's lazy values are parsed into, one per use that may overlap.
   JsonDoc node_doc_, value_doc_, aux_doc_, scan_doc_;
+  // The structures records of the common shape are read into, kept for their storage.
+  PlainNode plain_node_;
+  PlainTensor plain_tensor_;
   TextRelease release_;
 };
 
@@ -1423,10 +1555,6 @@ class Pt2Reader {
 namespace {
 
 const char kTooLarge[] = "models/model.json is larger than the limit of ";
-
-// The top level and the graph's own fields (nodes, tensor_values) are parsed at once; each node
-// and each tensor's record only as the reader comes to it.
-constexpr size_t kLazyDepth = 4;
 
 // `release(begin, end)` gives back the text's pages in that range once the reader is past them.
 // A record whose CRC is left to the reader (ZipArchive::Crc::kByReader) is checked in the

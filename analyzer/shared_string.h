@@ -19,7 +19,10 @@ class SharedString {
   const std::string& str() const { return text_ ? *text_ : none(); }
   operator const std::string&() const { return str(); }  // NOLINT: reads as the string it holds
   bool empty() const { return str().empty(); }
-  friend bool operator==(const SharedString& a, const SharedString& b) { return a.str() == b.str(); }
+  // Copies of one string share its text: equal without a look at the bytes.
+  friend bool operator==(const SharedString& a, const SharedString& b) {
+    return a.text_ == b.text_ || a.str() == b.str();
+  }
   friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
   friend bool operator==(const SharedString& a, const char* b) { return a.str() == b; }
   friend bool operator!=(const SharedString& a, const SharedString& b) { return !(a == b); }

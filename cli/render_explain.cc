@@ -62,14 +62,23 @@ std::string dram_in_words(const Report& r, const Traffic& t, const DramTraffic& 
   const Target& tg = *r.target;
   std::ostringstream usable;
   usable << static_cast<double>(tg.device.l2_bytes >> 20) * tg.l2_usable_fraction;
-  const std::string l2 =
-      std::to_string(tg.device.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " + usable.str() + " MiB)";
+  const std::string sets =
+      tg.l2_ways > 0 ? ", in sets of " + std::to_string(tg.l2_ways) + " lines that addresses hash to" : "";
+  const std::string l2 = std::to_string(tg.device.l2_bytes >> 20) + " MiB L2 (of which the model lets data fill " +
+                         usable.str() + " MiB" + sets + ")";
   if (d.bytes() == 0)
     return "none expected: what it reads is still in the " + l2 +
            " from the ops before it, and what it writes stays there for the ops after it.";
+  const int64_t evicted = d.write_bytes - d.scattered_write_bytes;
+  const std::string scattered =
+      d.scattered_write_bytes > 0
+          ? ", and " + format_bytes(d.scattered_write_bytes) +
+                " written by cuDNN's float32 transforms, whose scattered 4-byte stores each write back a "
+                "128-byte line"
+          : "";
   return format_bytes(d.read_bytes) + " expected read from DRAM of its " + format_bytes(t.read_bytes) +
-         " array-sized reads, and " + format_bytes(d.write_bytes) +
-         " of earlier results written back to make room; the rest stays in the " + l2 + ".";
+         " array-sized reads, " + (scattered.empty() ? "and " : "") + format_bytes(evicted) +
+         " of earlier results written back to make room" + scattered + "; the rest stays in the " + l2 + ".";
 }
 
 std::string transfers_in_words(int transfers, int64_t bytes) {

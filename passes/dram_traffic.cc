@@ -1,8 +1,11 @@
 #include "passes/dram_traffic.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
+#include <string>
 
 #include "analyzer/error.h"
 #include "passes/hbm_traffic.h"
@@ -22,6 +25,45 @@ struct Segment {
   // end: the list is threaded through the segments, so a touch allocates nothing.
   int newer = -1, older = -1;
   bool cached = false;  // in the LRU list
+  int stamp = 0;        // with ways: its place in Recency
+};
+
+// The bytes of segments touched after a given one, in O(log n): a Fenwick tree of segment
+// sizes by the order of their last touch (stamps), renumbered when the stamps run out.
+class Recency {
+ public:
+  // Gives segment `size` the next stamp; 0 when the stamps ran out (renumber, then retry).
+  int add(double size) {
+    if (next_ + 1 >= static_cast<int>(tree_.size())) return 0;
+    change(++next_, size);
+    live_ += size;
+    return next_;
+  }
+  void remove(int stamp, double size) {
+    change(stamp, -size);
+    live_ -= size;
+  }
+  // Bytes of the segments with a later stamp than `stamp`.
+  double after(int stamp) const {
+    double before = 0;
+    for (int i = stamp; i > 0; i -= i & -i) before += tree_[i];
+    return std::max(0.0, live_ - before);
+  }
+  double live() const { return live_; }
+  // Room for `n` more stamps than the `count` live ones, which the caller adds again in order.
+  void reset(int count) {
+    tree_.assign(static_cast<size_t>(2 * count + 1024), 0.0);
+    next_ = 0;
+    live_ = 0;
+  }
+
+ private:
+  void change(int i, double d) {
+    for (; i < static_cast<int>(tree_.size()); i += i & -i) tree_[i] += d;
+  }
+  std::vector<double> tree_ = std::vector<double>(1024, 0.0);
+  int next_ = 0;
+  double live_ = 0;
 };
 
 struct Block {
@@ -32,10 +74,11 @@ struct Block {
 constexpr int64_t kSegmentBytes = 2 << 20;
 constexpr int kMaxSegments = 16;
 
-// A write-back L2 with least-recently-used replacement, at the granularity of segments.
+// A write-back L2 with least-recently-used replacement, at the granularity of segments; with
+// ways, a segment keeps of its lines the share that survives the data touched since (survive).
 class L2 {
  public:
-  explicit L2(int64_t capacity) : capacity_(static_cast<double>(capacity)) {}
+  L2(int64_t capacity, int ways) : capacity_(static_cast<double>(capacity)), ways_(ways) {}
 
   int add(int64_t size) {
     Block b;
@@ -56,6 +99,7 @@ class L2 {
   // Reads the share `bytes / size` of segment k of block b; returns the bytes from DRAM.
   double read(int b, int k, int64_t bytes, DramTraffic& t) {
     Segment& seg = segment(b, k);
+    survive(blocks_[b].first + k);
     const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
     const double miss = share * (seg.size - seg.resident);
     seg.resident += miss;
@@ -69,6 +113,7 @@ class L2 {
   // traffic until evicted.
   void write(int b, int k, int64_t bytes, DramTraffic& t) {
     Segment& seg = segment(b, k);
+    survive(blocks_[b].first + k);
     const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
     const double add = share * (seg.size - seg.resident);
     seg.dirty += share * (seg.size - seg.dirty);
@@ -89,6 +134,7 @@ class L2 {
     (newest_ >= 0 ? segments_[newest_].newer : oldest_) = s;
     newest_ = s;
     seg.cached = true;
+    if (ways_ > 0) stamp(s);
   }
 
   void unlink(int s) {
@@ -96,10 +142,59 @@ class L2 {
     (seg.newer >= 0 ? segments_[seg.newer].older : newest_) = seg.older;
     (seg.older >= 0 ? segments_[seg.older].newer : oldest_) = seg.newer;
     seg.cached = false;
+    if (ways_ > 0) recency_.remove(seg.stamp, seg.size);
   }
 
-  // Evicts least recently used lines until the L2 holds its capacity, charging write-backs to t.
+  // Gives the newest segment s its stamp, renumbering the list oldest first when they ran out.
+  void stamp(int s) {
+    if ((segments_[s].stamp = recency_.add(segments_[s].size)) > 0) return;
+    int count = 0;
+    for (int k = oldest_; k >= 0; k = segments_[k].newer) ++count;
+    recency_.reset(count);
+    for (int k = oldest_; k >= 0; k = segments_[k].newer) segments_[k].stamp = recency_.add(segments_[k].size);
+  }
+
+  // The share of a line that survives `bytes` of other lines touched after it, in a hashed
+  // set-associative cache of capacity_ and ways_: fewer than ways_ of them land in its set, a
+  // Poisson count of mean ways_ x bytes / capacity_. A loss under one line in 10^4 is none (a
+  // model whose data fits expects no DRAM traffic, as measured).
+  double survival(double bytes) const {
+    const double mean = ways_ * bytes / capacity_;
+    double term = std::exp(-mean), sum = term;
+    for (int k = 1; k < ways_; ++k) {
+      term *= mean / k;
+      sum += term;
+    }
+    return sum > 1 - 1e-4 ? 1.0 : sum;
+  }
+
+  // With ways: what of segment s is still in L2, given the data touched since it was (its LRU
+  // depth); its dirty lines lost are written back now.
+  void survive(int s) {
+    if (ways_ <= 0 || !segments_[s].cached) return;
+    Segment& seg = segments_[s];
+    const double keep = survival(recency_.after(seg.stamp));
+    written_ += seg.dirty * (1 - keep);
+    total_ -= seg.resident * (1 - keep);
+    seg.resident *= keep;
+    seg.dirty *= keep;
+  }
+
+  // Evicts least recently used lines until the L2 holds its capacity (with ways: drops the
+  // segments so deep that nothing of them survives), charging write-backs to t.
   void evict(DramTraffic& t) {
+    if (ways_ > 0) {
+      // The oldest segment has every other one after it.
+      while (oldest_ >= 0 && recency_.live() - segments_[oldest_].size >= kDeepest * capacity_) {
+        Segment& v = segments_[oldest_];
+        written_ += v.dirty;
+        total_ -= v.resident;
+        v.resident = v.dirty = 0;
+        unlink(oldest_);
+      }
+      t.write_bytes = static_cast<int64_t>(written_ + 0.5);
+      return;
+    }
     while (total_ > capacity_ + 0.5 && oldest_ >= 0) {
       Segment& v = segments_[oldest_];
       const double e = std::min(v.resident, total_ - capacity_);
@@ -122,7 +217,11 @@ class L2 {
   void start_op() { written_ = 0; }
 
  private:
+  // Depth, in capacities, past which no line survives (survival under 1e-6 for 8 or more ways).
+  static constexpr double kDeepest = 4;
   double capacity_;
+  int ways_;
+  Recency recency_;
   double total_ = 0;
   double written_ = 0;
   std::vector<Segment> segments_;
@@ -196,6 +295,27 @@ std::vector<int> storage_of_values(const Graph& g, const std::vector<Launch>& la
   return storage;
 }
 
+struct L2Model {
+  double share = 1;
+  int ways = 0;
+};
+
+// The target's fitted L2 parameters, or KERNELCOUNT_L2_MODEL="SHARE,WAYS" in their place: the
+// leave-one-family-out study (research/accuracy/dram_lofo.py) runs one build at many settings.
+L2Model l2_model(const Target& target) {
+  L2Model m{target.l2_usable_fraction, target.l2_ways};
+  const char* env = std::getenv("KERNELCOUNT_L2_MODEL");
+  if (!env || !*env) return m;
+  char* end = nullptr;
+  m.share = std::strtod(env, &end);
+  const bool comma = *end == ',';
+  m.ways = comma ? static_cast<int>(std::strtol(end + 1, &end, 10)) : -1;
+  if (!comma || *end || !(m.share > 0 && m.share <= 1) || m.ways < 0 || m.ways > 256)
+    throw Error(std::string("KERNELCOUNT_L2_MODEL: expected SHARE,WAYS (0 < SHARE <= 1, 0 <= WAYS <= 256), got ") +
+                env);
+  return m;
+}
+
 }  // namespace
 
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
@@ -245,9 +365,10 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     const std::vector<std::string_view>& f =
         l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
-    return op_kernel_steps(g, g.ops[i], arrays, rule, f);
+    return op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0);
   };
-  L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * target.l2_usable_fraction));
+  const L2Model model = l2_model(target);
+  L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * model.share), model.ways);
   Allocator alloc(l2);
   std::vector<int> block(g.values.size(), -1);  // per storage, its block in the current run
   auto block_of = [&](int v) {
@@ -310,11 +431,14 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
         }
         for (int b : scratch) alloc.release(b);
         t.read_bytes = static_cast<int64_t>(read + 0.5);
+        t.write_bytes = add_checked(t.write_bytes, op.written_through, "DRAM bytes");
+        t.scattered_write_bytes = op.written_through;
         if (const int64_t r = g.ops[i].repeat; r > 1) {
           // Every trip of a loop moves its arrays again; the model replays one.
           t.read_bytes = mul_checked(t.read_bytes, r, "DRAM bytes");
           t.write_bytes = mul_checked(t.write_bytes, r, "DRAM bytes");
           t.kernel_read_bytes = mul_checked(t.kernel_read_bytes, r, "DRAM bytes");
+          t.scattered_write_bytes = mul_checked(t.scattered_write_bytes, r, "DRAM bytes");
         }
         if (run == 1) out[i] = t;
         for (int k = dies_first[i]; k < dies_first[i + 1]; ++k)

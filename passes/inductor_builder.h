@@ -139,6 +139,7 @@ struct Builder {
   bool written_channels_last(int v) const;
   void price_externs();
   bool fused_attention(const Op& op) const;
+  bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;
   std::vector<int64_t> padded_boundaries(int b) const;
   bool crosses_padding(int v) const;

@@ -186,10 +186,39 @@ void Builder::price_externs() {
       // the mask already computed by a Triton loop: the kernel alone, none of the eager op's
       // mask expansion and conversion kernels.
       extern_kernels[i] = 1;
+    } else if (math_attention(op)) {
+      // The math path, decomposed (_scaled_dot_product_attention_math): its two matmuls are
+      // cuBLAS calls; the scaled q and k, a copied v and the masked softmax are Triton loops
+      // (operand copies, find_operand_copies). Half precision computes in float32 and converts
+      // the result back: a loop of its own unless every reader is a Triton loop that takes it in.
+      const std::vector<int> in = op.tensor_inputs();
+      const bool masked = in.size() > 3;
+      int downcast = 0;
+      if (is_half(g.values[in[0]].dtype))
+        for (int v : op.outputs) {
+          if (v < 0) continue;
+          if (returned[base[v]] || readers[base[v]].empty()) downcast = 1;
+          for (int u : readers[base[v]])
+            if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction) downcast = 1;
+        }
+      extern_kernels[i] = 2 + (masked ? 0 : 1) + downcast;
+      why[i] =
+          "attention on the math path, decomposed: two cuBLAS matmuls, the scaled q and k, a copied v and the "
+          "softmax (the mask computed in it) as Triton loops";
     } else {
       extern_kernels[i] = launches[i].counts.kernels;
     }
   }
+}
+
+// scaled_dot_product_attention on a path no fused kernel takes (sdpa_runs_fused false): the
+// decomposition Inductor traces is the math path's own ops.
+bool Builder::math_attention(const Op& op) const {
+  if (op.name != "aten::scaled_dot_product_attention" || fused_attention(op)) return false;
+  const std::vector<int> in = op.tensor_inputs();
+  if (in.size() < 3) return false;
+  const DType d = g.values[in[0]].dtype;
+  return d == DType::kFloat32 || is_half(d);
 }
 
 bool Builder::fused_attention(const Op& op) const {
@@ -279,6 +308,21 @@ void Builder::find_operand_copies() {
     }
     if (op_class(op) != OpClass::kAttention) continue;
     const std::vector<int> in = op.tensor_inputs();
+    if (math_attention(op)) {
+      // q * scale and k^T * scale are computed into memory for the first matmul; v is copied
+      // when half precision converts it to float32 or its batch and head dims fold by no view;
+      // the mask (or a causal one) is computed inside the softmax, the last of these loops.
+      // A view of a convolution's output is a view of channels-last memory under layout
+      // optimization, not of the strides eager gives it: its batch dims fold into no matrix.
+      const Value& v = g.values[in[2]];
+      const int vp = g.values[base[in[2]]].producer;
+      const bool from_conv = layout_opt && vp >= 0 && op_class(g.ops[vp]) == OpClass::kConv;
+      operand_copies[k] = {in[0], in[1]};
+      if (is_half(v.dtype) || sdpa_math_batch_copied(v, false) || v.sizes.size() > 4 || from_conv)
+        operand_copies[k].push_back(in[2]);
+      if (in.size() > 3) operand_copies[k].push_back(in[3]);
+      continue;
+    }
     if (in.size() < 3 || !is_half(g.values[in[0]].dtype)) continue;
     const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
     if (!sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask)) continue;

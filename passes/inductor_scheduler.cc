@@ -151,7 +151,19 @@ void Builder::schedule() {
     const int i = static_cast<int>(k);
     const Lower l = lower[i];
     if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
-    for (int v : operand_copies[i]) new_copy_node(i, v);
+    for (int v : operand_copies[i]) {
+      new_copy_node(i, v);
+      const std::vector<int> in = g.ops[i].tensor_inputs();
+      if (in.size() > 3 && v == in[3] && math_attention(g.ops[i])) {
+        // The math path's mask is computed inside its softmax: a reduction over each score row.
+        Node& sm = nodes.back();
+        const Value& q = g.values[in[0]];
+        const Value& kk = g.values[in[1]];
+        sm.red = true;
+        sm.r = kk.sizes.size() >= 2 ? kk.sizes[kk.sizes.size() - 2] : 1;
+        sm.n = q.sizes.empty() || q.sizes.back() == 0 ? 0 : q.numel() / q.sizes.back();
+      }
+    }
     if (l == Lower::kExtern || l == Lower::kFallback || l == Lower::kConcat ||
         ((l == Lower::kPointwise || l == Lower::kReduction) && (l == Lower::kReduction || realized[i])))
       new_node(i);

@@ -104,19 +104,73 @@ HbmArrays in_argument_order(const Op& op, const HbmArrays& arrays) {
   return out;
 }
 
+int64_t groups_of(const Op& op) {
+  const auto it = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
+  return it != op.args.end() && !it->ints.empty() ? it->ints.front() : 1;
+}
+
+// What a transform of cuDNN's with scattered 4-byte stores writes past the L2 (kernel_steps.h).
+int64_t scattered(int64_t bytes) {
+  return bytes > kScatteredStoreBytes ? bytes * kLinePerElement : 0;
+}
+
+// cuDNN's loop over a float32 NCHW convolution's groups (kernel_steps.h): per group the input's
+// channel slice transposed into scratch, the GEMM over it and the weight's slice into a second
+// scratch array, and that transposed into the output's slice; the scratch arrays serve every
+// group. A bias is added over the whole output after.
+OpSteps group_loop(const Graph& g, const HbmArrays& arrays, int64_t groups, bool bias) {
+  const int x = arrays.reads[0], w = arrays.reads[1], y = arrays.writes.front();
+  const int64_t in = g.values[x].bytes() / groups, wt = g.values[w].bytes() / groups,
+                out = g.values[y].bytes() / groups;
+  OpSteps s;
+  s.scratch_bytes = {in, out};
+  const Access x_in{-1, in}, y_out{-2, out};
+  for (int64_t k = 0; k < groups; ++k) {
+    s.steps.push_back({{{x, in}}, {x_in}});
+    s.steps.push_back({{x_in, {w, wt}}, {y_out}});
+    s.steps.push_back({{y_out}, {{y, out}}});
+    s.written_through += scattered(in) + scattered(out);
+  }
+  if (bias && arrays.reads.size() >= 3)
+    s.steps.push_back(
+        {{{y, g.values[y].bytes()}, {arrays.reads[2], g.values[arrays.reads[2]].bytes()}}, {{y, g.values[y].bytes()}}});
+  return s;
+}
+
+// A grouped float32 NCHW convolution whose launches say how cuDNN ran it (kernel_steps.h); no
+// steps where they do not.
+OpSteps grouped_f32(const Graph& g, const Op& op, const HbmArrays& arrays, int kernels) {
+  const int64_t groups = groups_of(op);
+  const int x = arrays.reads[0], w = arrays.reads[1];
+  const Value& wv = g.values[w];
+  if (g.values[x].dtype != DType::kFloat32 || !g.values[x].contiguous() || wv.sizes.size() < 2) return {};
+  const bool bias = arrays.reads.size() >= 3;
+  if (kernels == 3 * groups + (bias ? 1 : 0)) return group_loop(g, arrays, groups, bias);
+  const int64_t per_group = wv.sizes[1];
+  const bool packed = (per_group & (per_group - 1)) == 0 && per_group >= 4;
+  if (packed || kernels != (bias ? 5 : 4)) return {};
+  std::vector<std::string_view> padded = {kToNhwc, kToNhwc, "xmma_fprop_implicit_gemm", kToNchw};
+  if (bias) padded.push_back(kElementwise);
+  OpSteps s = around_core(g, arrays, padded, false);
+  s.written_through = scattered(wv.bytes());  // tensorTransformGeneric's padded weight
+  return s;
+}
+
 }  // namespace
 
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                        const std::vector<std::string_view>& families) {
+                        const std::vector<std::string_view>& families, int kernels) {
+  if (kernels < 0)
+    kernels = static_cast<int>(
+        std::count_if(families.begin(), families.end(), [](std::string_view f) { return !not_a_kernel(f); }));
   if (op.name == "aten::embedding") return gather(g, op, arrays);
   // Only sequences around one core kernel are laid out: the families are those of the rule,
   // dtype and launch count, and a grouped convolution with as many launches may be a loop over
   // its groups, which stays one kernel.
   const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
-  auto grouped = [&] {
-    const auto groups = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "groups"; });
-    return groups != op.args.end() && !groups->ints.empty() && groups->ints.front() > 1;
-  };
+  auto grouped = [&] { return groups_of(op) > 1; };
+  if (conv && grouped() && arrays.reads.size() >= 2 && arrays.writes.size() == 1)
+    if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), kernels); !s.steps.empty()) return s;
   if ((conv || gemm) && families.size() > 1 && !grouped() &&
       std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
       arrays.writes.size() == 1)

@@ -30,7 +30,20 @@ struct KernelStep {
 struct OpSteps {
   std::vector<KernelStep> steps;
   std::vector<int64_t> scratch_bytes;  // allocated for the op's call, freed after it
+  // Bytes the op's kernels write to DRAM past the L2's replacement: a float32 transpose that
+  // stores element by element into lines that leave the L2 before they are whole
+  // (grouped_transposes below).
+  int64_t written_through = 0;
 };
+
+// A float32 layout transform of cuDNN's whose stores are scattered 4-byte elements writes
+// back a 128-byte line per element once its array is larger than this: 32 times the array.
+// Measured (Nsight Compute, caches flushed before each kernel) on regnet_x_400mf and
+// regnet_x_1_6gf: genericTranspose over slices of 1.6 and 2.4 MB wrote 32-36 times the slice,
+// over 0.4-0.6 MB 2-8 times (22-25 times with the caches as they are), over 0.15 MB and less
+// nothing.
+constexpr int64_t kScatteredStoreBytes = 256 << 10;
+constexpr int64_t kLinePerElement = 32;
 
 // An op is one kernel over its array-sized reads and writes (`arrays`), unless the kernel name
 // families measured for its launch rule (`rule`, `families`: Target::kernel_names) show more
@@ -43,8 +56,19 @@ struct OpSteps {
 // must hold besides the op's arrays. A grouped convolution stays one kernel (as many launches
 // may be cuDNN's loop over the groups). An embedding reads of its table only the rows it
 // gathers: at most its output's bytes.
+//
+// A grouped float32 NCHW convolution is laid out where its launches show how cuDNN runs it:
+// 3 per group (optionally a bias kernel after) is cuDNN's loop over the groups, per group a
+// genericTranspose of the input's channel slice into a scratch array, the GEMM, and a
+// genericTranspose of its result into the output's slice; 4 (optionally a bias kernel after)
+// with channels per group that the grouped implicit GEMM cannot pack (not a power of two of at
+// least 4) is its padded path, the input and output transformed as for an ungrouped
+// convolution and the weight by tensorTransformGeneric. Both kinds of transform store
+// scattered elements: over kScatteredStoreBytes they write 32 times their array through.
+// `kernels`: how many kernels the op launches, memcpys and memsets left out (as many as
+// `families` names where not given).
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                        const std::vector<std::string_view>& families);
+                        const std::vector<std::string_view>& families, int kernels = -1);
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
 const char* kernel_names_dtype(const Graph& g, const Op& op);

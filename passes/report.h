@@ -52,6 +52,9 @@ struct DramTraffic {
   // What the op's kernels read, their scratch copies included (kernel_steps.h): the most its
   // DRAM reads can be.
   int64_t kernel_read_bytes = 0;
+  // Of write_bytes, those its transforms' scattered stores write past the L2 (kernel_steps.h's
+  // written_through), not evictions.
+  int64_t scattered_write_bytes = 0;
   int64_t bytes() const { return add_checked(read_bytes, write_bytes, "DRAM bytes"); }
 };
 

@@ -50,7 +50,7 @@ std::string key_of(const Op& op, RollupKey key) {
 bool same_key(const Op& a, const Op& b, RollupKey key) {
   switch (key) {
     case RollupKey::kLine:
-      return a.loc.file == b.loc.file && a.loc.line == b.loc.line && !a.loc.file.empty();
+      return a.loc.line == b.loc.line && a.loc.file == b.loc.file && !a.loc.file.empty();
     case RollupKey::kModule:
       return a.module == b.module && a.module_type == b.module_type;
     case RollupKey::kOpType:
@@ -64,7 +64,12 @@ bool same_key(const Op& a, const Op& b, RollupKey key) {
 struct RowKey {
   std::string_view a, b;
   int line = 0;
-  bool operator==(const RowKey& o) const { return a == o.a && b == o.b && line == o.line; }
+  bool operator==(const RowKey& o) const { return line == o.line && same(a, o.a) && same(b, o.b); }
+  // Views of one shared string (the ops of a file, of a module) are equal without a look at
+  // their bytes.
+  static bool same(std::string_view x, std::string_view y) {
+    return (x.data() == y.data() && x.size() == y.size()) || x == y;
+  }
 };
 struct RowKeyHash {
   size_t operator()(const RowKey& k) const {

@@ -35,7 +35,11 @@ struct Target {
   // The L2 model of the expected DRAM traffic (passes/dram_traffic.h); the capacity is the
   // device's (device.l2_bytes; zero: not modelled).
   double l2_usable_fraction = 1.0;  // share of it the model's least-recently-used replacement may fill
-  std::string l2_evidence;          // where the model was checked
+  // Ways of a set-associative L2 whose lines map to sets by a hash: a line survives the data
+  // touched after it while fewer than this many later lines land in its set. Zero: a hard
+  // cut-off at the usable capacity (fully associative LRU).
+  int l2_ways = 0;
+  std::string l2_evidence;  // where the model was checked
 
   std::vector<LaunchRule> rules;          // in match order
   std::vector<MeasuredLaunch> measured;   // exact signatures measured where the rules miss

@@ -4,9 +4,10 @@ The truth is the compiled program's real run on the H200 (torch.compile of the e
 program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torch.profiler):
 its kernels, memsets excluded, as validate/compile_run.py recorded them
 (data/results/compiled/measured.tar.xz, then transformers.tar.xz, the transformers programs
-whose runs failed in the first: compiled/<name>.compiled.json, `totals.kernels`, the archive it
-ran in `model`). Each model is predicted from its archive under data/corpus/<set>/; figures are
-given per set (models, heldout, fresh3). Models no tarball holds are taken from the earlier
+whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:
+compiled/<name>.compiled.json, `totals.kernels`, the archive it ran in `model`). Each model is
+predicted from its archive under data/corpus/<set>/; figures are given per set (models,
+heldout, fresh3, fresh). Models no tarball holds are taken from the earlier
 compiled runs of the corpus (data/results/corpus_compile.json.gz, `compiled.kernels`, the same
 measurement), set "models".
 
@@ -66,10 +67,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--results", nargs="+",
-                    default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz"],
+                    default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
+                             "data/results/compiled/fresh.tar.xz"],
                     help="tarballs of compiled runs; a model's run is taken from the first that holds it")
     ap.add_argument("--earlier", default="data/results/corpus_compile.json.gz")
-    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout"])
+    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh"])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     rows, missing = [], []

@@ -1,7 +1,11 @@
-"""Leave-one-family-out check of the DRAM model's one fitted parameter, the share of the L2 its
-least-recently-used replacement may fill (Target::l2_usable_fraction).
+"""Leave-one-family-out check of the DRAM model's fitted parameters: the share of the L2 it may
+fill (Target::l2_usable_fraction) and the ways of its hashed sets (Target::l2_ways).
 
     python3 research/accuracy/dram_lofo.py FRACTION=BIN [FRACTION=BIN ...] [--measured PATH [PATH ...]]
+    python3 research/accuracy/dram_lofo.py --grid BIN SHARES WAYS [--measured PATH [PATH ...]]
+
+--grid runs one build at every pair of SHARES and WAYS (comma-separated lists) through
+KERNELCOUNT_L2_MODEL (passes/dram_traffic.cc), ways 0 being the hard cut-off.
 
 Each BIN is a kernelcount build whose target sets that fraction (passes/targets/); builds that
 differ in more than one parameter name them all, comma-separated (`0.625,16=BIN`), and the
@@ -42,20 +46,27 @@ def score(rows):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("builds", nargs="+", help="FRACTION=BIN")
+    p.add_argument("builds", nargs="*", help="FRACTION=BIN")
+    p.add_argument("--grid", nargs=3, metavar=("BIN", "SHARES", "WAYS"))
     p.add_argument("--measured", nargs="+", default=[os.path.join(ROOT, "data", "results", "dram", "measured.tar.xz")])
     a = p.parse_args()
+    runs = [(spec.partition("=")[0], spec.partition("=")[2], None) for spec in a.builds]
+    if a.grid:
+        binary, shares, ways = a.grid
+        runs += [(f"{s},{w}", binary, f"{s},{w}") for s in shares.split(",") for w in ways.split(",")]
+    if not runs:
+        p.error("give FRACTION=BIN builds or --grid")
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for spec in a.builds:
-            values, _, binary = spec.partition("=")
+        for values, binary, setting in runs:
+            env = dict(os.environ, KERNELCOUNT_L2_MODEL=setting) if setting else None
             key = tuple(float(v) for v in values.split(","))
             key = key if len(key) > 1 else key[0]
             res[key] = {}
             for k, measured in enumerate(a.measured):
                 out = os.path.join(tmp, f"{values}.{k}.json")
                 subprocess.run([sys.executable, os.path.join(HERE, "dram_accuracy.py"), binary, measured, "--json", out],
-                               check=True, capture_output=True)
+                               check=True, capture_output=True, env=env)
                 res[key].update({r["model"]: r for r in json.load(open(out))["models"]})
     fracs = sorted(res)
     models = sorted(res[fracs[0]])

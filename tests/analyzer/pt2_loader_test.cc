@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/error.h"
 #include "analyzer/load.h"
 #include "analyzer/zip_archive.h"
+#include "tests/analyzer/graph_fingerprint.h"
 
 using Catch::Matchers::Contains;
 
@@ -385,4 +387,18 @@ TEST_CASE("pt2: a cond whose predicate the export fixed takes that branch; a map
   const std::string xs = (*map)["inputs"][1]["arg"]["as_tensors"][0]["name"];
   j["graph_module"]["graph"]["tensor_values"][xs]["sizes"][0] = {{"as_int", 1000000000}};
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("more than kernelcount reads"));
+}
+
+TEST_CASE("pt2: records read straight from their text make the graph the general reader makes") {
+  kc::LoadOptions general;
+  general.plain_records = false;
+  size_t models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kModels)) {
+    if (entry.path().extension() != ".pt2") continue;
+    INFO(entry.path().string());
+    ++models;
+    CHECK(kc::graph_fingerprint(kc::load_model(entry.path().string(), {})) ==
+          kc::graph_fingerprint(kc::load_model(entry.path().string(), general)));
+  }
+  CHECK(models > 10);
 }

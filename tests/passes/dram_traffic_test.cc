@@ -1,8 +1,10 @@
 #include "passes/dram_traffic.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
 #include "passes/graph_builder.h"
+#include "passes/kernel_steps.h"
 #include "passes/pipeline.h"
 #include "passes/target.h"
 
@@ -102,4 +104,73 @@ TEST_CASE("dram: a may-alias result that a kernel copies has an array of its own
   auto r = kc::analyze(b.g, t);
   REQUIRE(r.launches[0].counts.kernels == 1);
   CHECK(total(r.dram) > 0);
+}
+
+namespace {
+// The DRAM bytes read per call by chain(1 << 20) (4 MiB arrays: x, re-read each call after the
+// two relus' 8 MiB) through an L2 of `l2_mib` MiB, all usable, of `ways` hashed ways (0: LRU
+// with a hard cut-off).
+int64_t chain_reads(int64_t l2_mib, int ways) {
+  kc::Graph g = chain(1 << 20);
+  kc::Target t = kc::default_target();
+  t.device.l2_bytes = l2_mib << 20;
+  t.l2_usable_fraction = 1.0;
+  t.l2_ways = ways;
+  auto r = kc::analyze(g, t);
+  return r.totals.eager_dram_read_bytes;
+}
+}  // namespace
+
+TEST_CASE("dram: hashed sets lose a line before the capacity is reached, more the further it is reused") {
+  const int64_t array = 4 << 20;
+  // 12 MiB of arrays in 16 MiB: an LRU cut-off keeps them all.
+  CHECK(chain_reads(16, 0) == 0);
+  // With 16 ways x is reused after half the capacity: a few of its lines find 16 later ones in
+  // their set.
+  const int64_t half = chain_reads(16, 16);
+  CHECK(half > 0);
+  CHECK(half < array / 20);
+  // After 8 MiB of 10 MiB, a quarter of x or more is lost; fewer ways lose more at the same
+  // distance (a set's count of later lines varies more against its size).
+  const int64_t most = chain_reads(10, 16);
+  CHECK(most > array / 4);
+  CHECK(most < array);
+  CHECK(chain_reads(10, 4) > most);
+  // Far past the capacity nearly nothing survives, as with the cut-off.
+  CHECK(std::llabs(chain_reads(2, 16) - chain_reads(2, 0)) < array / 1000);
+}
+
+TEST_CASE("dram: KERNELCOUNT_L2_MODEL replaces the fitted L2 parameters, and bad values are an error") {
+  kc::Graph g = chain(1 << 20);
+  kc::Target t = kc::default_target();
+  t.device.l2_bytes = 16 << 20;
+  t.l2_usable_fraction = 1.0;
+  t.l2_ways = 16;
+  setenv("KERNELCOUNT_L2_MODEL", "1,0", 1);
+  CHECK(kc::analyze(g, t).totals.eager_dram_read_bytes == 0);
+  setenv("KERNELCOUNT_L2_MODEL", "1.5,16", 1);
+  CHECK_THROWS(kc::analyze(g, t));
+  setenv("KERNELCOUNT_L2_MODEL", "0.5", 1);
+  CHECK_THROWS(kc::analyze(g, t));
+  unsetenv("KERNELCOUNT_L2_MODEL");
+  CHECK(kc::analyze(g, t).totals.eager_dram_read_bytes > 0);
+}
+
+TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its transposes' lines past the L2") {
+  // regnet_x_400mf's first grouped convolution, which the H200 ran as 2 x (genericTranspose,
+  // GEMM, genericTranspose).
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
+  b.arg_ints("stride", {2, 2});
+  b.arg_ints("padding", {1, 1});
+  b.arg_ints("dilation", {1, 1});
+  b.arg_int("groups", 2);
+  b.output(y);
+  auto r = kc::analyze(b.g, kc::default_target());
+  REQUIRE(r.launches[0].counts.kernels == 6);
+  const int64_t slices = (b.g.values[x].bytes() + b.g.values[y].bytes()) / 2;
+  CHECK(r.dram[0].scattered_write_bytes == 2 * kc::kLinePerElement * slices);
+  CHECK(r.dram[0].write_bytes >= r.dram[0].scattered_write_bytes);
 }

@@ -288,6 +288,35 @@ TEST_CASE("inductor: half-precision attention reads heads of a library kernel's 
   CHECK(kernels(pc) > 1);
 }
 
+TEST_CASE("inductor: attention on the math path is decomposed, its mask computed inside the softmax") {
+  // An expanded bool mask (stride 0 in its last dim) keeps the fused kernels out: Inductor traces
+  // _scaled_dot_product_attention_math. bf16: q and k scaled and v converted into memory (3
+  // loops), two cuBLAS matmuls, one softmax loop computing the mask's comparison itself, and
+  // the result converted back (returned: a loop of its own). Eager runs 21 kernels.
+  GraphBuilder b;
+  const int q = b.input({2, 4, 16, 16}, DType::kBFloat16);
+  const int k = b.input({2, 4, 16, 16}, DType::kBFloat16);
+  const int v = b.input({2, 4, 16, 16}, DType::kBFloat16);
+  const int pos = b.input({1, 1, 16, 1}, DType::kInt64);
+  OpTraits pointwise;
+  pointwise.pointwise = true;
+  const int ge = b.op("aten::ge", {pos}, pointwise, {1, 1, 16, 1}, DType::kBool);
+  const int mask = b.view("aten::expand", ge, {2, 1, 16, 16});
+  b.g.values[mask].strides = {0, 16, 1, 0};
+  b.output(b.op("aten::scaled_dot_product_attention", {q, k, v, mask}, {}, {2, 4, 16, 16}, DType::kBFloat16));
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  b.name_arg(3, "attn_mask");
+  auto l = kc::run_launches(b.g, kc::default_target(), {false, {}});
+  const int attention = static_cast<int>(b.g.ops.size()) - 1;
+  REQUIRE(l[attention].known);
+  CHECK(l[attention].counts.kernels > 7);  // eager: the math path's ops one by one
+  auto p = plan(b.g);
+  CHECK(kernels(p) == 7);
+  CHECK(p.group_of[0] == p.group_of[attention]);  // the comparison is part of the softmax's loop
+}
+
 namespace {
 // exp(x) for x of [64, rows, 96] in dtype, then a linear by a [96, 96] weight.
 kc::FusionPlan exp_then_linear(int64_t rows, DType dt) {

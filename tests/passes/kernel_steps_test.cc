@@ -137,3 +137,74 @@ TEST_CASE("kernel steps: a GEMM copies the operand that is not row-major dense, 
       {"unrolled_elementwise_kernel", "vectorized_elementwise_kernel", "batch_norm_transform_input_kernel"});
   CHECK(bn.steps.size() == 1);
 }
+
+namespace {
+// A float32 NCHW convolution of `groups` groups.
+int grouped_conv(GraphBuilder& b, std::vector<int64_t> x_sizes, std::vector<int64_t> w_sizes,
+                 std::vector<int64_t> y_sizes, int64_t groups) {
+  int x = b.input(x_sizes);
+  int w = b.input(w_sizes, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, y_sizes);
+  kc::Arg g;
+  g.name = "groups";
+  g.kind = kc::Arg::Kind::kInt;
+  g.ints = {groups};
+  b.g.ops.back().args.push_back(g);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("kernel steps: cuDNN's loop over a float32 convolution's groups transposes each slice") {
+  // regnet_x_400mf's first grouped convolution: 2 groups, 3 kernels each.
+  GraphBuilder b;
+  const int y = grouped_conv(b, {2, 32, 112, 112}, {32, 16, 3, 3}, {2, 32, 56, 56}, 2);
+  const kc::Op& op = b.g.ops[0];
+  const int x = op.tensor_inputs()[0], w = op.tensor_inputs()[1];
+  const kc::HbmArrays a{true, {w, x}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 6);
+  REQUIRE(s.steps.size() == 6);
+  const int64_t in = b.g.values[x].bytes() / 2, out = b.g.values[y].bytes() / 2;
+  CHECK(s.scratch_bytes == std::vector<int64_t>{in, out});
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(s.steps[0].reads[0].bytes == in);
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{-1, w});
+  CHECK(arrays_of(s.steps[2].writes) == std::vector<int>{y});
+  CHECK(s.steps[2].writes[0].bytes == out);
+  // The input slices (1.6 MB) store element by element past the L2; the output slices
+  // (0.4 MB) too: both over kScatteredStoreBytes.
+  CHECK(s.written_through == 2 * kc::kLinePerElement * (in + out));
+}
+
+TEST_CASE("kernel steps: a group loop over small slices writes nothing past the L2") {
+  GraphBuilder b;
+  const int y = grouped_conv(b, {2, 64, 28, 28}, {64, 16, 3, 3}, {2, 64, 28, 28}, 4);
+  const kc::Op& op = b.g.ops[0];
+  const kc::HbmArrays a{true, op.tensor_inputs(), {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 12);
+  CHECK(s.steps.size() == 12);
+  CHECK(s.written_through == 0);
+  // The same convolution in 4 kernels is not a loop: cuDNN's grouped implicit GEMM packs 16
+  // channels per group, and it stays one kernel.
+  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, 4).steps.size() == 1);
+}
+
+TEST_CASE("kernel steps: the padded grouped implicit GEMM transforms its weight with scattered stores") {
+  // regnet_x_1_6gf's third stage: 24 channels per group, no power of two.
+  GraphBuilder b;
+  const int y = grouped_conv(b, {2, 408, 28, 28}, {408, 24, 3, 3}, {2, 408, 14, 14}, 17);
+  const kc::Op& op = b.g.ops[0];
+  const int x = op.tensor_inputs()[0], w = op.tensor_inputs()[1];
+  const kc::HbmArrays a{true, {x, w}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 4);
+  REQUIRE(s.steps.size() == 4);
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{w});
+  CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
+  CHECK(s.written_through == kc::kLinePerElement * b.g.values[w].bytes());
+  // A bfloat16 convolution's transforms are not these.
+  GraphBuilder h;
+  int xh = h.input({2, 408, 28, 28}, kc::DType::kBFloat16);
+  int wh = h.input({408, 24, 3, 3}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
+  int yh = h.op("aten::conv2d", {xh, wh}, {}, {2, 408, 14, 14});
+  h.g.ops[0].args.push_back(b.g.ops[0].args.back());
+  CHECK(kc::op_kernel_steps(h.g, h.g.ops[0], {true, {xh, wh}, {yh}}, "conv", {}, 4).written_through == 0);
+}
