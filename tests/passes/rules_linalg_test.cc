@@ -2,6 +2,7 @@
 // against PyTorch's OpInfo samples as the H200 ran them (data/results/opinfo), and the shapes
 // outside what was measured left unknown.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "analyzer/error.h"
 #include "passes/graph_builder.h"
@@ -379,4 +380,17 @@ TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos
   herm.g.ops.back().overload = "atol_rtol_tensor";
   herm.arg_bool("hermitian", true);
   check(rules_only(herm), 30, 1, 2);
+}
+
+TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is not this rule") {
+  auto norm = [](double ord) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_norm", {b.input({2, 2}, DType::kBFloat16)}, {}, {1, 1}, DType::kBFloat16);
+    b.arg_float("ord", ord);
+    b.arg_ints("dim", {-2, -1});
+    return rules_only(b);
+  };
+  check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
+  check(norm(-1.0), 2, 0, 0);
+  CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
 }
