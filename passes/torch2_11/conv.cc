@@ -348,7 +348,8 @@ bool output_padding_big(const OpFacts& f) {
 // _convolution_nogroup on each group's slices): the input slice made contiguous (a copy when it is
 // not: groups > 1 with a batch), the bias's buffer of ones filled, then per sample a GEMM into
 // columns, col2im/vol2im and the bias's GEMM; the groups' outputs are then joined (2-d: one cat
-// kernel; 3-d: a copy kernel and a memcpy a group, measured once).
+// kernel; 3-d: a copy kernel and a memcpy a group for a batch of 2, two memcpys a group for one
+// unbatched sample).
 bool slow_convt_fits(const OpFacts& f) {
   ConvView v;
   return output_padding_big(f) && conv_view(f, v) && (v.dtype == DType::kFloat32 || v.dtype == DType::kBFloat16) &&
@@ -360,7 +361,13 @@ Counts slow_convt_counts(const OpFacts& f) {
   const int n = static_cast<int>(v.x_sizes[0]), g = static_cast<int>(v.groups), bias = v.bias ? 1 : 0;
   const int slice_copy = g > 1 && n > 1 ? 1 : 0;
   Counts c{g * (slice_copy + bias + n * (2 + bias)), 0, 0, 0};
-  if (g > 1) c += !v.one_d && v.spatial() == 3 ? Counts{g, g, 0, 0} : Counts{1, 0, 0, 0};
+  // 3-d joins each group's output into its channel slice of the result and copies once more: a
+  // kernel for a batch (the slice is strided), a memcpy for one sample (it is dense).
+  if (g > 1 && !v.one_d && v.spatial() == 3) {
+    c += n > 1 ? Counts{g, g, 0, 0} : Counts{0, 2 * g, 0, 0};
+    return c;
+  }
+  if (g > 1) c += Counts{1, 0, 0, 0};
   return c;
 }
 
@@ -462,7 +469,8 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                   .compute(slow_convt_counts)
                   .evidence("opinfo:nn_functional_conv_transpose2d, opinfo:nn_functional_conv_transpose3d (batch 2, 2 "
                             "groups, stride (3, 2[, 1]), output padding (2, 3[, 1]), dilation 4: 17 and 18 kernels, "
-                            "float32 and bfloat16)")
+                            "float32 and bfloat16), opinfo_heldout:nn_functional_conv_transpose3d (the same unbatched: "
+                            "8 kernels + 4 memcpy)")
                   .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
                        "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
   r.push_back(rule("conv.transposed.few_channels")

@@ -41,6 +41,13 @@ Counts host_device_copy(bool non_blocking) {
 }
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
 // aten::to, which returns its input unchanged.
+// Two values of the same sizes laid out alike: equal strides on every dim longer than 1.
+bool same_layout(const Value& a, const Value& b) {
+  if (a.sizes != b.sizes || a.strides.size() != a.sizes.size() || b.strides.size() != b.sizes.size()) return true;
+  for (size_t i = 0; i < a.sizes.size(); ++i)
+    if (a.sizes[i] > 1 && a.strides[i] != b.strides[i]) return false;
+  return true;
+}
 Counts to_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
@@ -49,8 +56,13 @@ Counts to_counts(const OpFacts& f) {
   if (in->placement == Placement::kHost && out->placement == Placement::kDevice)
     return host_device_copy(f.bool_arg("non_blocking", false));
   if (in->dtype != out->dtype) return {1, 0, 0, 0};
-  // aten::to and type_as (to(other.dtype())) return their input when nothing changes.
-  if (f.op->name == "aten::to" || f.op->name == "aten::type_as") return {};
+  // aten::to and type_as (to(other.dtype())) return their input when nothing changes; a
+  // memory_format the input is not laid out in (its result's strides differ, size-1 dims aside)
+  // makes to copy into that layout: one copy kernel.
+  if (f.op->name == "aten::to" || f.op->name == "aten::type_as") {
+    if (in->numel() > 0 && !same_layout(*in, *out)) return {1, 0, 0, 0};
+    return {};
+  }
   return clone_counts(f);
 }
 // A result on the host read from the device: cudaMemcpy device-to-host, and the host waits.
@@ -251,11 +263,13 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
           .ops({"aten::to", "aten::_to_copy", "aten::type_as"})
           .when(
               "host tensor to the device: one host-to-device copy (converted on the host) and, unless non_blocking, a "
-              "host sync; dtype change: one conversion kernel; same dtype: nothing for to/type_as, a copy for _to_copy")
+              "host sync; dtype change: one conversion kernel; same dtype: nothing for to/type_as (a copy kernel "
+              "into another memory format), a copy for _to_copy")
           .compute(to_counts)
           .evidence("truth:to_half_float32, truth:to_half_bfloat16, broad:convit (host to device), broad:eva, "
                     "broad:gemma2 (type_as, same dtype), broad:beit, broad:mvit, torchscript:gpt-neo, detection (a "
-                    "host-to-device copy waits: cudaStreamSynchronize in every real run)")
+                    "host-to-device copy waits: cudaStreamSynchronize in every real run), opinfo_heldout: to.dtype "
+                    "of the same dtype to channels_last (a copy kernel)")
           .why("A dtype conversion reads every element and writes it in the new type: one kernel; the same dtype "
                "launches nothing. A copy from the host waits for the GPU's stream before it returns."));
   r.push_back(rule("item")

@@ -48,12 +48,12 @@ Counts scan_counts(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", 0);
   const int64_t rank = static_cast<int64_t>(in->sizes.size());
   if (dim < 0) dim += rank;
-  // A scan of nothing to accumulate (a 0-d input, or one element along the dim) copies its
-  // input: a memcpy; cummax also fills its indices with zeros (opinfo: cumsum, logcumsumexp,
-  // cummax of a 0-d tensor).
-  if (rank == 0 || (dim >= 0 && dim < rank && in->sizes[dim] == 1 && cast == 0))
-    return {f.op->name == "aten::cummax" || f.op->name == "aten::cummin" ? 1 : 0, 1, 0, 0};
-  const bool whole = dim >= 0 && dim < rank && in->sizes[dim] == in->numel() && in->numel() > 1;
+  // A 0-d input is copied (impl_func_cum_ops fills the result with it): a memcpy; cummax also
+  // fills its indices with zeros (opinfo: cumsum, logcumsumexp, cummax of a 0-d tensor). Any
+  // other input is scanned, even one element: cub's scan when the dim holds every element
+  // (opinfo_heldout: cumprod of [1], 2 kernels).
+  if (rank == 0) return {f.op->name == "aten::cummax" || f.op->name == "aten::cummin" ? 1 : 0, 1, 0, 0};
+  const bool whole = dim >= 0 && dim < rank && in->sizes[dim] == in->numel();
   return {cast + (whole ? 2 : 1), 0, 0, 0};
 }
 // _weight_norm on the device with dim first or last: one fused kernel (weight_norm_fwd);
@@ -154,6 +154,20 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                   .counts({0, 0, 0, 0})
                   .evidence("opinfo: dropout, dropout2d, dropout3d with p = 0 and train = True (0 kernels)")
                   .why("Dropout with probability 0 drops nothing: ATen returns the input."));
+  r.push_back(rule("dropout.p1")
+                  .ops({"aten::dropout", "aten::feature_dropout"})
+                  .when("train, p = 1: a zero scalar filled, the product with it",
+                        [](const OpFacts& f) {
+                          const Arg* p = f.arg("p");
+                          return f.bool_arg("train", true) && p && !p->floats.empty() && p->floats[0] >= 1.0;
+                        })
+                  .compute([](const OpFacts& f) {
+                    return f.out_numel > 0 ? Counts{2, 0, 0, 0} : Counts{};
+                  })
+                  .evidence("opinfo_heldout: dropout, dropout2d, dropout3d with p = 1 and train = True (FillFunctor + "
+                            "the product: 2 kernels)")
+                  .why("Dropout with probability 1 drops everything: ATen's fused kernel takes only 0 < p < 1, so "
+                       "_dropout_impl multiplies the input by a zero scalar it fills first."));
   r.push_back(rule("feature_dropout.train")
                   .ops({"aten::feature_dropout"})
                   .when("train, 0 < p < 1: a Bernoulli mask per channel, its scaling, the product",
@@ -208,7 +222,8 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                   .when("+ a cast to the result dtype; a scan over all elements: 2 (cub), else 1")
                   .compute(scan_counts)
                   .evidence("sweep:scan/cumsum, sweep:scan/cumsum_int, sweep:scan/cumprod, corpus:gpt2, broad:codegen, "
-                            "broad:bloom, opinfo: cumsum, logcumsumexp, cummax of a 0-d tensor (a memcpy)")
+                            "broad:bloom, opinfo: cumsum, logcumsumexp, cummax of a 0-d tensor (a memcpy), "
+                            "opinfo_heldout: cumprod of [1] (cub: 2)")
                   .why("A scan over one dimension is one kernel (two when it scans every element); an input of another "
                        "dtype is converted first."));
   r.push_back(rule("diff")

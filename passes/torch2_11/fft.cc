@@ -2,10 +2,11 @@
 // ATen resizes the signal to the requested lengths (constant_pad_nd: a fill and a copy when a
 // length grows; a crop alone is a view), merges the untransformed dims into one batch dim (a copy
 // when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
-// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 10; data/results/opinfo): every transformed
-// dim of those lengths cost cuFFT one kernel. Longer lengths (where cuFFT may split a dim into
-// several kernels or use Bluestein's algorithm), complex inputs and padded complex-to-real transforms
-// stay unknown.
+// on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 12; data/results/opinfo; and [31],
+// complex-to-real length 60, stft's n_fft 16; data/results/opinfo_heldout): every transformed dim of
+// those lengths cost cuFFT one kernel, one kernel handling any radix up to 31 (regular_fft<31>).
+// Lengths past 64 (where cuFFT may split a dim into several kernels or use Bluestein's algorithm),
+// complex inputs and padded complex-to-real transforms stay unknown.
 #include <algorithm>
 
 #include "passes/torch2_11/rules.h"
@@ -100,6 +101,10 @@ bool batch_needs_copy(const std::vector<int64_t>& sizes, const Plan& p) {
   return false;
 }
 
+// The longest transform length and signal dim the rules take: cuFFT ran every measured length up to
+// 60 (a prime 31 among them) as one kernel.
+constexpr int64_t kMaxLength = 64;
+
 // The output lengths of a complex-to-real transform: the last dim's defaults to 2 * (size - 1).
 std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
   std::vector<int64_t> n = p.lengths;
@@ -118,7 +123,7 @@ bool real_fft_fits(const OpFacts& f) {
   bool grows = false, shrinks = false;
   for (size_t i = 0; i < p->dims.size(); ++i) {
     const int64_t size = x->sizes[p->dims[i]], n = p->lengths[i];
-    if (n < 1 || n > 10 || size > 10) return false;
+    if (n < 1 || n > kMaxLength || size > kMaxLength) return false;
     grows |= n > size;
     shrinks |= n < size;
   }
@@ -158,14 +163,14 @@ bool hermitian_c2r(const std::string& op) {
   return op == "aten::fft_hfft" || op == "aten::fft_hfftn" || op == "aten::fft_hfft2";
 }
 // The signal fits the measured complex-to-real transforms: float32, dense, up to 256 elements,
-// every length from 1 to 12 read from at most 10 elements, no padding.
+// every length up to kMaxLength read from at most the input's elements, no padding.
 bool c2r_signal_fits(const OpFacts& f, const Plan& p) {
   const Value* x = f.input(0);
   const std::vector<int64_t> n = c2r_lengths(f, p);
   for (size_t i = 0; i < p.dims.size(); ++i) {
     const int64_t size = x->sizes[p.dims[i]];
     const int64_t read = i + 1 == p.dims.size() ? n[i] / 2 + 1 : n[i];
-    if (n[i] < 1 || n[i] > 12 || size > 10 || read > size) return false;
+    if (n[i] < 1 || n[i] > kMaxLength || size > kMaxLength || read > size) return false;
   }
   const std::string norm = f.text_arg("norm", "backward");
   return norm == "backward" || norm == "forward" || norm == "ortho";
@@ -185,7 +190,7 @@ bool c2r_fits(const OpFacts& f) {
   for (size_t i = 0; i < p->dims.size(); ++i) {
     const int64_t size = x->sizes[p->dims[i]];
     const int64_t read = i + 1 == p->dims.size() ? n[i] / 2 + 1 : n[i];
-    if (n[i] < 1 || n[i] > 12 || size > 10 || read > size) return false;
+    if (n[i] < 1 || n[i] > kMaxLength || size > kMaxLength || read > size) return false;
   }
   const std::string norm = f.text_arg("norm", "backward");
   return norm == "backward" || norm == "forward" || norm == "ortho";
@@ -310,6 +315,25 @@ Counts ihfftn_counts(const OpFacts& f) {
   return c;
 }
 
+// stft without a window: the frames are a strided view of the signal (hop apart), transformed by
+// one real-to-complex plan. With a batch of signals, _exec_fft merges (signal, frame) into one batch
+// dim, which needs a copy unless the signals lie exactly frames * hop apart.
+bool stft_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Arg* w = f.arg("window");
+  const int64_t n = f.int_arg("n_fft", 0);
+  return x && x->dtype == DType::kFloat32 && x->contiguous() && !x->sizes.empty() && x->sizes.size() <= 2 &&
+         (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) && f.bool_arg("onesided", true) &&
+         n >= 1 && n <= kMaxLength && x->sizes.back() >= n && f.int_arg("hop_length", n / 4) >= 1;
+}
+Counts stft_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t n = f.int_arg("n_fft", 0), hop = f.int_arg("hop_length", n / 4);
+  const int64_t frames = 1 + (x->sizes.back() - n) / hop;
+  const bool copies = x->sizes.size() == 2 && x->sizes[0] > 1 && frames > 1 && x->sizes[1] != frames * hop;
+  return {copies ? 2 : 1, 0, 0, 0};
+}
+
 }  // namespace
 
 void add_fft_rules(std::vector<LaunchRule>& r) {
@@ -317,7 +341,7 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
       rule("fft.real_input")
           .ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
                 "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"})
-          .when("float32 real input up to 256 elements, lengths up to 10: one cuFFT kernel per transformed dim, + a "
+          .when("float32 real input up to 256 elements, lengths up to 64: one cuFFT kernel per transformed dim, + a "
                 "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
                 "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
                 "ifft2, ifftn) or the conjugate half (fft, ifft)",
@@ -325,12 +349,14 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
           .compute(real_fft_counts)
           .evidence(
               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
-              "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default)")
+              "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default); "
+              "opinfo_heldout: fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fftn, fft_ifftn, fft_rfftn ([31])")
           .why("An FFT pads the signal to the requested length, gathers the batch into one dim, runs one cuFFT plan "
                "(one kernel per dim at short lengths) and scales the result for its normalization."));
   r.push_back(rule("fft.c2r_real_input")
-                  .ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft", "aten::fft_hfftn"})
-                  .when("float32 real input up to 256 elements, lengths up to 12 read from at most 10, up to 3 dims "
+                  .ops({"aten::fft_irfft", "aten::fft_irfft2", "aten::fft_irfftn", "aten::fft_hfft", "aten::fft_hfftn",
+                        "aten::fft_hfft2"})
+                  .when("float32 real input up to 256 elements, lengths up to 64, up to 3 dims "
                         "not starting with dims 0 and 1, no padding: the conversion to complex, the input's clone (a "
                         "memcpy; a copy kernel after a crop; hfft, hfftn of one dim: the conjugate kernel + a memcpy), "
                         "a copy when the "
@@ -338,13 +364,15 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                         c2r_fits)
                   .compute(c2r_counts)
                   .evidence("opinfo:fft_irfft, fft_irfft2, fft_irfftn, fft_hfft ([5, 6, 7]: lengths 3 to 12, dim 1, "
-                            "last, last two; norms ortho and default), opinfo:fft_hfftn (one dim, s (8))")
+                            "last, last two; norms ortho and default), opinfo:fft_hfftn (one dim, s (8)); "
+                            "opinfo_heldout: fft_irfft, fft_irfftn, fft_hfft, fft_hfftn ([31]: length 60), "
+                            "fft_hfft2 of one dim ([5, 6, 7], dim 0)")
                   .why("A complex-to-real FFT clones its input (cuFFT overwrites it), runs one cuFFT plan and scales "
                        "the result."));
   r.push_back(
       rule("fft.hfftn")
           .ops({"aten::fft_hfft2", "aten::fft_hfftn"})
-          .when("float32 real input up to 256 elements, 2 or 3 dims, lengths up to 12 read from at most 10, no "
+          .when("float32 real input up to 256 elements, 2 or 3 dims, lengths up to 64, no "
                 "padding: the conversion to complex, a complex transform of the leading dims (a batch copy "
                 "where needed, one cuFFT kernel per dim, the scaling), the conjugate, its clone (a copy kernel; "
                 "a memcpy when the transform left it row-major), one complex-to-real cuFFT kernel, the scaling",
@@ -358,7 +386,7 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
       rule("fft.c2r_leading_dims")
           .ops({"aten::fft_irfftn", "aten::fft_irfft2"})
           .when("float32 real input up to 256 elements, 2 or 3 dims starting with dims 0 and 1, lengths up to "
-                "12 read from at most 10, no padding: the conversion to complex, a complex transform of the "
+                "64, no padding: the conversion to complex, a complex transform of the "
                 "leading dims (one cuFFT kernel per dim), 2 cuFFT kernels for the strided last dim, the scaling",
                 c2r_leading_fits)
           .compute(c2r_leading_counts)
@@ -368,31 +396,28 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                "the leading dims complex-to-complex, then the last dim complex-to-real from the strided result."));
   r.push_back(rule("fft.ihfftn")
                   .ops({"aten::fft_ihfft2", "aten::fft_ihfftn"})
-                  .when("float32 real input up to 256 elements, lengths up to 10: a real-to-complex transform of the "
+                  .when("float32 real input up to 256 elements, lengths up to 64: a real-to-complex transform of the "
                         "last dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one "
                         "cuFFT kernel per dim), each scaled (ortho, backward) and preceded by a batch copy where "
                         "needed; + a fill and a copy when a length grows",
                         ihfftn_fits)
                   .compute(ihfftn_counts)
                   .evidence("opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; "
-                            "norms ortho and default)")
+                            "norms ortho and default), opinfo_heldout:fft_ihfftn ([31])")
                   .why("An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
                        "transforms the other dims in place."));
   r.push_back(rule("fft.stft_no_window")
                   .ops({"aten::stft"})
-                  .when("float32 signal, no window, not normalized, n_fft up to 10: one cuFFT kernel",
-                        [](const OpFacts& f) {
-                          const Value* x = f.input(0);
-                          const Arg* w = f.arg("window");
-                          const int64_t n = f.int_arg("n_fft", 0);
-                          return x && x->dtype == DType::kFloat32 && x->contiguous() && x->sizes.size() <= 2 &&
-                                 (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) &&
-                                 f.bool_arg("onesided", true) && n >= 1 && n <= 10 && x->sizes.back() >= n;
-                        })
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results)")
+                  .when("float32 signal, no window, not normalized, n_fft up to 64: one cuFFT kernel, + a copy when a "
+                        "batch of signals and their frames cannot merge into one batch dim",
+                        stft_fits)
+                  .compute(stft_counts)
+                  .evidence("opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results), "
+                            "opinfo_heldout:stft (n_fft 16, hop 4 over [10, 100]: the copy + vector_fft_r2c<16>; "
+                            "n_fft 7 over 16)")
                   .why("Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel "
-                       "over the frames, read in place as a strided view."));
+                       "over the frames, read in place as a strided view unless a batch of signals makes the frames "
+                       "unmergeable."));
 }
 
 }  // namespace kc::torch2_11

@@ -8,6 +8,9 @@
 // a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
 // sample's path at its one measured size, and says which.
+#include <cmath>
+#include <limits>
+
 #include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
@@ -85,14 +88,34 @@ constexpr Counts kCheckErrors{1, 2, 0, 1};
 
 // LU factorization of one matrix (lu_factor in cuda/linalg/BatchLinearAlgebra.cpp): square ones go
 // to cuSOLVER's getrf (6 kernels and a memset), rectangular ones to MAGMA's batched getrf (infos
-// filled, 5 kernels, a memset); either after the column-major copy. Measured: 7 kernels + 1 memset
-// for square 5x5 and 12x12 (cuSOLVER) and for 3x5 and 4x5 (MAGMA).
+// filled, the pointer array, the fused panel factorization and the pivots' setup: 4 kernels and a
+// memset; a wide matrix's columns past its rows then take a row swap and a triangular solve, 2
+// more); either after the column-major copy. Measured: 7 kernels + 1 memset for square 5x5 and
+// 12x12 (cuSOLVER) and for wide 3x5 and 4x5 (MAGMA), 5 + 1 memset for tall 6x5 and 7x5 (MAGMA).
 bool lu_fits(const Value* a) {
   const auto m = matrix(a);
   if (!m || m->rows < 1 || m->cols < 1) return false;
-  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 5, 5);
+  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 7, 5);
 }
 constexpr Counts kLuFactor{7, 0, 1, 0};
+// lu_factor's backend for square matrices (get_lu_factor_solver_backend): one matrix goes to
+// cuSOLVER's looped getrf; a batch goes to cuBLAS's batched getrf while n * n stays under 8400 *
+// batch (2 matrices; 18600 * batch for more), which every measured batch did: the column-major
+// copy, the pointer array (arange) and one getrfBatched kernel, no memset. Measured 2 x 5x5.
+bool lu_batched_cublas(const Matrix& m) {
+  if (m.rows != m.cols || m.batch < 2) return false;
+  const int64_t threshold = (m.batch == 2 ? 8400 : 18600) * m.batch;
+  return m.rows * m.rows <= threshold;
+}
+constexpr Counts kLuBatchedCublas{3, 0, 0, 0};
+// The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
+// read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
+constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
+Counts lu_factor_launches(const Value& a) {
+  const auto m = *matrix(&a);
+  if (m.rows == m.cols) return kLuFactor;
+  return m.cols > m.rows ? Counts{7, 0, 1, 0} : Counts{5, 0, 1, 0};
+}
 
 // lu_solve_kernel's choice for n x n factors and k right-hand sides (batch 1): batched cuBLAS (the
 // pivots unpacked by 2 kernels, laswp, two trsm) up to n = 8 and for square B up to 16; looped
@@ -105,33 +128,55 @@ std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
   return std::nullopt;
 }
 
-// --- QR: geqrf then orgqr (cuSOLVER for one matrix) ---
+// --- QR: geqrf then orgqr ---
 
+// geqrf_kernel's choice (cuda/linalg/BatchLinearAlgebraLib.cpp): cuBLAS's batched geqrf when the
+// matrices have at most 256 rows and there are at least max(2, rows / 16) of them, else cuSOLVER's
+// geqrf looped over the matrices.
+bool geqrf_batched_cublas(const Matrix& m) {
+  return m.rows <= 256 && m.batch >= std::max<int64_t>(2, m.rows / 16);
+}
+// Float32 matrices up to 5x5 (the library kernels measured): one matrix of any shape (cuSOLVER), or
+// a batch of tall or square ones (batched cuBLAS, measured 2 x 3x2); reduced mode.
 bool qr_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  if (!m || !one_matrix(a, 5, 5) || m->rows < 1 || m->cols > m->rows) return false;
+  if (!m || !fp32_dense(a) || m->rows < 1 || m->rows > 5 || m->cols > 5) return false;
+  if (m->batch != 1 && !(m->cols <= m->rows && m->cols >= 1 && geqrf_batched_cublas(*m))) return false;
   const std::string& n = f.op->name;
   if (n == "aten::linalg_qr") return f.text_arg("mode", "reduced") == "reduced";
   if (n == "aten::qr") return f.bool_arg("some", true);
   return true;  // geqrf
 }
+// geqrf: the column-major copy, then cuSOLVER (the infos filled, two info copies, geqr2 on the
+// panel: 5 kernels; a wide matrix adds larfb on the columns past the rows: 7 more) or batched cuBLAS
+// (the two pointer arrays by arange, one geqr2 kernel: 4). linalg_qr and qr add R's triangle, the
+// orgqr infos filled, and cuSOLVER's orgqr per matrix (an info copy and 8 kernels); a wide matrix's
+// Q, the first `rows` columns of the column-major factors, is one memcpy.
 Counts qr_counts(const OpFacts& f) {
-  const bool no_cols = matrix(f.input(0))->cols == 0;
-  if (f.op->name == "aten::geqrf") return no_cols ? Counts{3, 0, 0, 0} : Counts{5, 0, 0, 0};
-  return no_cols ? Counts{3, 0, 0, 0} : Counts{16, 0, 0, 0};
+  const auto m = *matrix(f.input(0));
+  const bool geqrf_only = f.op->name == "aten::geqrf";
+  if (m.cols == 0) return Counts{3, 0, 0, 0};
+  const bool wide = m.cols > m.rows;
+  Counts c = geqrf_batched_cublas(m) ? Counts{4, 0, 0, 0} : Counts{wide ? 12 : 5, 0, 0, 0};
+  if (geqrf_only) return c;
+  c += Counts{static_cast<int>(2 + 9 * m.batch), wide ? 1 : 0, 0, 0};
+  return c;
 }
 
 bool householder_fits(const OpFacts& f) {
   const auto a = matrix(f.input(0));
   const Value* tau = f.input(1);
   if (!a || !fp32_dense(f.input(0)) || !tau || tau->sizes.empty()) return false;
+  // An empty input returns at once (linalg_householder_product_out): nothing launched.
+  if (f.input(0)->numel() == 0) return true;
   const int64_t k = tau->sizes.back();
   return a->batch <= 2 && a->rows <= 6 && a->cols <= 5 && a->cols <= a->rows && k >= 1 && k <= a->cols;
 }
 // The input's copy and the infos filled once, then per matrix an info copy and cuSOLVER's orgqr
 // (8 kernels).
 Counts householder_counts(const OpFacts& f) {
+  if (f.input(0)->numel() == 0) return {};
   return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
 }
 
@@ -166,27 +211,39 @@ bool all_inputs_empty_matrices(const OpFacts& f) {
 
 // --- LU family ---
 
+// A batch of square matrices up to 5x5 takes batched cuBLAS's getrf, as measured inside
+// linalg_inv (2 x 5x5); linalg_lu's unpacking of a batch was not measured.
+bool lu_batch_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && f.op->name != "aten::linalg_lu" && fp32_dense(a) && m->rows >= 1 && m->rows <= 5 && lu_batched_cublas(*m);
+}
 bool lu_factor_fits(const OpFacts& f) {
-  if (!lu_fits(f.input(0))) return false;
+  if (!lu_fits(f.input(0)) && !lu_batch_fits(f)) return false;
   if (f.op->name == "aten::_lu_with_info") return f.bool_arg("pivot", true) && !f.bool_arg("check_errors", false);
   return f.bool_arg("pivot", true);
 }
 Counts lu_factor_counts(const OpFacts& f) {
-  Counts c = kLuFactor;
+  if (matrix(f.input(0))->batch > 1) {
+    Counts c = kLuBatchedCublas;
+    if (f.op->name == "aten::linalg_lu_factor") c += kCheckBatchedErrors;
+    return c;
+  }
+  Counts c = lu_factor_launches(*f.input(0));
   if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
   return c;
 }
 bool lu_unpack_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
-  return m && one_factor(f.input(0), 5, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
+  return m && one_factor(f.input(0), 7, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
          f.bool_arg("unpack_pivots", true);
 }
 // The two triangles cut out (triu/tril), L's unit diagonal, the pivots turned into a
 // permutation (arange, unpack kernel) and scattered into P: 7 kernels.
 constexpr Counts kLuUnpack{7, 0, 0, 0};
 // linalg_lu: the factorization, a copy of the factors, then lu_unpack.
-Counts linalg_lu_counts(const OpFacts&) {
-  Counts c = kLuFactor;
+Counts linalg_lu_counts(const OpFacts& f) {
+  Counts c = lu_factor_launches(*f.input(0));
   c += Counts{1, 0, 0, 0};
   c += kLuUnpack;
   return c;
@@ -291,10 +348,12 @@ bool inv_fits(const OpFacts& f) {
   const auto m = matrix(a);
   if (!m || !fp32_dense(a) || m->rows != m->cols) return false;
   if (a->numel() == 0) return true;
+  // A batch: batched cuBLAS's LU and solve, measured on 2 x 5x5.
+  if (m->batch > 1) return lu_batched_cublas(*m) && m->rows <= 5;
   return m->batch == 1 && m->rows <= 12;
 }
 Counts inv_counts(const OpFacts& f) {
-  const bool check = f.op->name != "aten::linalg_inv_ex";
+  const bool check = f.op->name != "aten::linalg_inv_ex";  // linalg_inv, tensorinv, matrix_power
   const Value* a = f.input(0);
   if (a->numel() == 0) {
     const auto m = matrix(a);
@@ -304,10 +363,13 @@ Counts inv_counts(const OpFacts& f) {
     return c;
   }
   const int64_t n = f.op->name == "aten::linalg_tensorinv" ? tensorinv_n(f) : matrix(a)->rows;
+  const bool batched = f.op->name != "aten::linalg_tensorinv" && matrix(a)->batch > 1;
   Counts c{2, 0, 0, 0};
-  c += kLuFactor;
+  c += batched ? kLuBatchedCublas : kLuFactor;
+  // LU's column-major copy of A is a memcpy when A already is (a 1x1 matrix).
+  if (!batched && f.op->name != "aten::linalg_tensorinv" && column_major(*a)) c += Counts{-1, 1, 0, 0};
   c += *lu_solve_launches(n, n);
-  if (check) c += kCheckErrors;
+  if (check) c += batched ? kCheckBatchedErrors : kCheckErrors;
   return c;
 }
 
@@ -337,9 +399,14 @@ bool trsm_fits(const OpFacts& f) {
   const auto bm = matrix(b);
   if (!am || !bm || !fp32_dense(a) || !fp32_dense(b) || am->rows != am->cols || am->rows >= 64) return false;
   if (a->numel() == 0 || b->numel() == 0) return legacy;  // measured: an empty batch launches nothing
-  if (!legacy && !f.bool_arg("left", true)) return false;
+  // left=False solves X A = B with cuBLAS's right-side trsm: the same copies and pointer arrays.
   if (legacy && (f.bool_arg("transpose", false))) return false;
-  return am->batch == 1 && bm->batch == 1 && bm->rows == am->rows;
+  // triangular_solve_kernel loops over the matrices only from 64 rows on; below, one batched trsm
+  // takes any batch (measured 1 and 2), here with A and B of the same batch dims.
+  const std::vector<int64_t> a_batch(a->sizes.begin(), a->sizes.end() - 2);
+  const std::vector<int64_t> b_batch(b->sizes.begin(), b->sizes.end() - 2);
+  const int64_t b_side = legacy || f.bool_arg("left", true) ? bm->rows : bm->cols;
+  return a_batch == b_batch && b_side == am->rows;
 }
 Counts trsm_counts(const OpFacts& f) {
   const bool legacy = f.op->name == "aten::triangular_solve";
@@ -362,13 +429,15 @@ bool svd_small(const Value* a) {
   const auto m = matrix(a);
   return m && fp32_dense(a) && m->rows <= 5 && m->cols <= 5;
 }
+// A wide matrix is transposed by the library first (batched_conj_A), then takes the tall path.
 bool svdvals_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
-  return svd_small(f.input(0)) && m->batch == 1 && m->rows >= m->cols;
+  return svd_small(f.input(0)) && m->batch == 1;
 }
 Counts svdvals_counts(const OpFacts& f) {
   const auto m = matrix(f.input(0));
   if (f.input(0)->numel() == 0) return {};
+  if (m->rows < m->cols) return {8, 3, 0, 2};
   return m->rows > m->cols ? Counts{7, 3, 0, 2} : Counts{6, 3, 0, 2};
 }
 bool svd_fits(const OpFacts& f) {
@@ -376,13 +445,15 @@ bool svd_fits(const OpFacts& f) {
   const auto m = matrix(a);
   if (!svd_small(a)) return false;
   if (a->numel() == 0) return true;
-  // Measured with U and V: one wide 2x3 matrix, reduced.
-  return f.op->name == "aten::linalg_svd" && m->batch == 1 && m->rows == 2 && m->cols == 3 &&
+  // Measured with U and V: wide matrices (2x3, 2x4; a batch of 2x3), reduced.
+  return f.op->name == "aten::linalg_svd" && m->batch >= 1 && m->rows >= 1 && m->rows < m->cols &&
          !f.bool_arg("full_matrices", true);
 }
+// A batch: V's copy out is a strided copy kernel and any() over the infos one reduction, in place
+// of one matrix's device-to-device copies.
 Counts svd_counts(const OpFacts& f) {
   if (f.input(0)->numel() == 0) return {};
-  return {8, 4, 0, 2};
+  return matrix(f.input(0))->batch > 1 ? Counts{9, 2, 0, 2} : Counts{8, 4, 0, 2};
 }
 // cond (2-norm) and the nuclear norm: the singular values, then the ratio or the sum.
 bool svd_norm_fits(const OpFacts& f) {
@@ -405,6 +476,24 @@ bool fro_fits(const OpFacts& f) {
          a->numel() > 0 && !reduction_splits(f);
 }
 
+// matrix_norm with a numeric ord of 1 or infinity (either sign): LinearAlgebra.cpp's
+// linalg_matrix_norm takes the 1-norm along one matrix dim (a vector_norm: one reduce kernel) and
+// the max or min along the other (one more), each zeroing its semaphores first where it splits
+// across blocks (not taken here). ord 2 goes through the singular values (svd_norms).
+bool one_inf_norm_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Arg* ord = f.arg("ord");
+  if (!a || a->sizes.size() < 2 || a->numel() == 0 || f.op->overload == "str_ord" || !ord ||
+      ord->kind != Arg::Kind::kFloat || ord->floats.empty())
+    return false;
+  const double o = std::abs(ord->floats[0]);
+  const Arg* d = f.arg("dim");
+  const int64_t r = static_cast<int64_t>(a->sizes.size());
+  const bool last_two =
+      !d || d->ints.empty() || (d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1);
+  return (o == 1.0 || std::isinf(o)) && last_two && a->numel() <= 4096;
+}
+
 // pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
 // SVD (or eigh when hermitian) of a square matrix, then the thresholded reciprocal and the
 // product (pinv) or the count above the threshold (matrix_rank).
@@ -417,18 +506,32 @@ bool spectral_fits(const OpFacts& f) {
   if (f.op->name == "aten::linalg_matrix_rank" && f.op->overload != "atol_rtol_tensor") return false;
   if (f.op->name == "aten::linalg_pinv" && f.op->overload != "atol_rtol_tensor" && f.op->overload != "atol_rtol_float")
     return false;
-  return m->batch == 1 && m->rows <= 5;
+  return m->batch >= 1 && m->rows <= 5;
+}
+// A batch (measured 2 x 5x5): the info check reduces several infos (one memcpy fewer); Hermitian,
+// cuSOLVER's batched syevd adds its rescaling and batched scaling (2 kernels) and zeroes one more
+// buffer, and copies 2 fewer values back.
+Counts spectral_batch_delta(const OpFacts& f) {
+  if (matrix(f.input(0))->batch == 1) return {};
+  return f.bool_arg("hermitian", false) ? Counts{2, -2, 1, 0} : Counts{0, -1, 0, 0};
 }
 Counts pinv_counts(const OpFacts& f) {
   if (f.input(0)->numel() == 0) return {2, 0, 0, 0};
-  if (f.bool_arg("hermitian", false)) return {28, 3, 1, 2};
+  Counts c = spectral_batch_delta(f);
+  if (f.bool_arg("hermitian", false)) {
+    c += Counts{28, 3, 1, 2};
+    return c;
+  }
   const Arg* rtol = f.arg("rtol");
-  return rtol && rtol->kind == Arg::Kind::kTensor ? Counts{15, 3, 0, 2} : Counts{16, 3, 0, 2};
+  c += rtol && rtol->kind == Arg::Kind::kTensor ? Counts{15, 3, 0, 2} : Counts{16, 3, 0, 2};
+  return c;
 }
 Counts matrix_rank_counts(const OpFacts& f) {
   const Value* a = f.input(0);
   if (a->numel() == 0) return matrix(a)->batch == 0 ? Counts{2, 0, 0, 0} : Counts{3, 0, 0, 0};
-  return f.bool_arg("hermitian", false) ? Counts{22, 3, 1, 2} : Counts{13, 3, 0, 2};
+  Counts c = spectral_batch_delta(f);
+  c += f.bool_arg("hermitian", false) ? Counts{22, 3, 1, 2} : Counts{13, 3, 0, 2};
+  return c;
 }
 
 // --- eigen decompositions ---
@@ -439,6 +542,18 @@ bool eigh_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
   return m && fp32_dense(a) && m->rows == m->cols && (a->numel() == 0 || one_square(a, 5));
+}
+// A batch goes to cuSOLVER's batched syevd (Xsyev batched: one call for every matrix; no
+// hermitianize, a rescaling, the Householder back-transformation from the other end, a batched
+// scaling), and any() over the infos is one reduction: eigh 18, eigvalsh 15 (+ 1 memcpy, 2 memsets).
+// Measured 2 x 5x5.
+bool eigh_batched_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == m->cols && m->rows >= 1 && m->rows <= 5 && m->batch >= 2;
+}
+Counts eigh_batched_counts(const OpFacts& f) {
+  return f.op->name == "aten::linalg_eigh" ? Counts{18, 1, 2, 1} : Counts{15, 1, 2, 1};
 }
 Counts eigh_counts(const OpFacts& f) {
   if (f.input(0)->numel() == 0) return {};
@@ -540,34 +655,84 @@ int matmuls_for_power(int64_t n) {
   }
   return squarings + products;
 }
+// A negative power inverts the matrix first (linalg_inv, with its info check), then raises the
+// inverse to -n.
 bool matrix_power_fits(const OpFacts& f) {
   const int64_t n = f.int_arg("n", -1);
-  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && (n == 0 || n >= 2);
+  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && n != 1;
 }
+Counts inv_counts(const OpFacts& f);
 Counts matrix_power_counts(const OpFacts& f) {
   const int64_t n = f.int_arg("n", -1);
   if (n == 0) return {2, 2, 0, 0};
   const int64_t s = matrix(f.input(0))->rows;
   const Counts one = mm_launches(*f.target, s, s, s, f.dtype);
-  Counts c;
-  for (int i = 0; i < matmuls_for_power(n); ++i) c += one;
+  Counts c = n < 0 ? inv_counts(f) : Counts{};
+  for (int i = 0; i < matmuls_for_power(n < 0 ? -n : n); ++i) c += one;
   return c;
 }
-// multi_dot of two matrices is one mm.
+// multi_dot (LinearAlgebra.cpp multi_dot_impl): two matrices are one mm; three are two mms in the
+// cheaper order (A(BC) when (a c)(b + d) > (b d)(a + c) for a x b, b x c, c x d, else (AB)C); more
+// follow matrix_chain_order's dynamic programme, one mm per product. Every intermediate is a fresh
+// contiguous matrix.
 bool multi_dot_fits(const OpFacts& f) {
-  if (f.inputs.size() != 2) return false;
-  const Value* a = f.input(0);
-  const Value* b = f.input(1);
-  return a && b && a->sizes.size() == 2 && b->sizes.size() == 2 && a->sizes[1] == b->sizes[0] &&
-         (a->numel() == 0 || a->contiguous()) && (b->numel() == 0 || b->contiguous()) && a->dtype == b->dtype &&
-         (a->dtype == DType::kFloat32 || is_half(a->dtype));
+  if (f.inputs.size() < 2) return false;
+  const Value* first = f.input(0);
+  if (!first) return false;
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    const Value* v = f.input(static_cast<int>(i));
+    if (!v || v->sizes.size() != 2 || v->dtype != first->dtype || (v->numel() != 0 && !v->contiguous())) return false;
+    if (i > 0 && f.input(static_cast<int>(i) - 1)->sizes[1] != v->sizes[0]) return false;
+    // Chains of empty matrices were not measured.
+    if (f.inputs.size() > 2 && v->numel() == 0) return false;
+  }
+  return first->dtype == DType::kFloat32 || is_half(first->dtype);
+}
+// The mms of the product of matrices i..j (dims p[i] x p[i + 1] ... p[j] x p[j + 1]) split as
+// `split` says.
+Counts chain_launches(const OpFacts& f, const std::vector<int64_t>& p, const std::vector<std::vector<size_t>>& split,
+                      size_t i, size_t j) {
+  if (i == j) return {};
+  const size_t k = split[i][j];
+  Counts c = chain_launches(f, p, split, i, k);
+  c += chain_launches(f, p, split, k + 1, j);
+  c += mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
+  return c;
 }
 Counts multi_dot_counts(const OpFacts& f) {
   const Value* a = f.input(0);
   const Value* b = f.input(1);
-  if (a->sizes[0] == 0 || b->sizes[1] == 0) return {};
-  if (a->sizes[1] == 0) return {1, 0, 0, 0};  // the result zero-filled
-  return mm_launches(*f.target, a->sizes[0], a->sizes[1], b->sizes[1], a->dtype);
+  const size_t n = f.inputs.size();
+  if (n == 2) {
+    if (a->sizes[0] == 0 || b->sizes[1] == 0) return {};
+    if (a->sizes[1] == 0) return {1, 0, 0, 0};  // the result zero-filled
+    return mm_launches(*f.target, a->sizes[0], a->sizes[1], b->sizes[1], a->dtype);
+  }
+  std::vector<int64_t> p = {a->sizes[0]};
+  for (size_t i = 0; i < n; ++i) p.push_back(f.input(static_cast<int>(i))->sizes[1]);
+  std::vector<std::vector<size_t>> split(n, std::vector<size_t>(n, 0));
+  if (n == 3) {
+    const int64_t cost_1 = (p[0] * p[2]) * (p[1] + p[3]), cost_2 = (p[1] * p[3]) * (p[0] + p[2]);
+    split[0][2] = cost_1 > cost_2 ? 0 : 1;
+    split[1][2] = 1;
+    split[0][1] = 0;
+  } else {
+    std::vector<std::vector<int64_t>> cost(n, std::vector<int64_t>(n, 0));
+    for (size_t len = 1; len < n; ++len) {
+      for (size_t i = 0; i + len < n; ++i) {
+        const size_t j = i + len;
+        cost[i][j] = std::numeric_limits<int64_t>::max();
+        for (size_t k = i; k < j; ++k) {
+          const int64_t q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1];
+          if (q < cost[i][j]) {
+            cost[i][j] = q;
+            split[i][j] = k;
+          }
+        }
+      }
+    }
+  }
+  return chain_launches(f, p, split, 0, n - 1);
 }
 // vecdot of two real vectors is a dot product: cuBLAS's dot kernel and a one-block reduction; of
 // empty vectors, the zero result copied from the host.
@@ -589,25 +754,73 @@ bool vander_fits(const OpFacts& f) {
   return n >= 2 && n <= 5;
 }
 
+// A batch of no matrices (a batch dim of 0): the factorization and the library call are skipped,
+// and the infos, one per matrix, are empty, so filling them launches nothing (a single 0x0
+// matrix still has one info to fill). What is left: the non-`_ex` forms' info check, which on
+// an empty info reduces nothing (any() fills its false result) and reads one flag back; the
+// determinants' pivots, arange(1, n + 1) built before the empty copy (nothing when n = 0);
+// logdet's NaN for negative signs, a filled scalar.
+bool empty_batch(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && a->sizes.size() >= 3 && m->batch == 0 && a->dtype == DType::kFloat32;
+}
+constexpr Counts kCheckEmptyInfos{1, 1, 0, 1};
+Counts empty_batch_counts(const OpFacts& f) {
+  const std::string& n = f.op->name;
+  if (n == "aten::linalg_cholesky" || n == "aten::linalg_solve" || n == "aten::linalg_ldl_factor" ||
+      n == "aten::linalg_lu_factor")
+    return kCheckEmptyInfos;
+  Counts c;
+  if (n == "aten::linalg_det" || n == "aten::linalg_slogdet" || n == "aten::logdet") {
+    if (matrix(f.input(0))->rows > 0) c += Counts{1, 0, 0, 0};
+    if (n == "aten::logdet") c += Counts{1, 0, 0, 0};
+  }
+  return c;
+}
+
 }  // namespace
 
 void add_linalg_rules(std::vector<LaunchRule>& r) {
-  r.push_back(rule("linalg.qr")
-                  .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
-                  .when("one float32 matrix up to 5x5, rows >= cols, reduced mode: geqrf 5 kernels, linalg_qr/qr 16; 3 "
-                        "with no columns",
-                        qr_fits)
-                  .compute(qr_counts)
-                  .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
-                            "svd_lowrank (3x2, 4x2)")
-                  .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
-                       "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
-                       "factor, small GEMMs)."));
+  r.push_back(
+      rule("linalg.empty_batch")
+          .ops({"aten::cholesky", "aten::cholesky_inverse", "aten::cholesky_solve", "aten::linalg_cholesky_ex",
+                "aten::linalg_cholesky", "aten::linalg_solve_ex", "aten::linalg_solve", "aten::lu_solve",
+                "aten::linalg_lu_solve", "aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor",
+                "aten::linalg_ldl_factor_ex", "aten::linalg_ldl_factor", "aten::linalg_det", "aten::linalg_slogdet",
+                "aten::logdet"})
+          .when("float32, a batch of no matrices: nothing; the info check of linalg_cholesky, linalg_solve, "
+                "linalg_lu_factor and linalg_ldl_factor 1 kernel + 1 memcpy; det, slogdet: the pivots' arange (none "
+                "for 0x0); logdet "
+                "+ 1 fill",
+                empty_batch)
+          .compute(empty_batch_counts)
+          .evidence("opinfo_heldout:cholesky, cholesky_inverse, cholesky_solve, linalg_cholesky(_ex), "
+                    "linalg_solve(_ex), lu_solve, linalg_ldl_factor(_ex) (0x2x2 to 0x5x5), linalg_det, "
+                    "linalg_slogdet, logdet (0x0x0, 0x1x1); the LU factor and solve ops, not measured empty, "
+                    "take the same path as linalg_solve(_ex), which calls them")
+          .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
+               "read-back and the determinant's pivots are left."));
+  r.push_back(
+      rule("linalg.qr")
+          .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
+          .when("float32 matrices up to 5x5, reduced mode, one (cuSOLVER: geqrf 5 kernels, 12 wide; linalg_qr/qr "
+                "16, 23 + 1 memcpy wide) or a batch of tall ones (batched cuBLAS geqrf 4; qr 6 + 9 per "
+                "matrix); 3 with no columns",
+                qr_fits)
+          .compute(qr_counts)
+          .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
+                    "svd_lowrank (3x2, 4x2); opinfo_heldout:geqrf, linalg_qr, qr (2x5, 2x2), "
+                    "opinfo_heldout:pca_lowrank and svd_lowrank (2 x 3x2)")
+          .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
+               "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
+               "factor, small GEMMs)."));
   r.push_back(rule("linalg.householder_product")
                   .ops({"aten::linalg_householder_product"})
-                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix", householder_fits)
+                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix; empty: nothing", householder_fits)
                   .compute(householder_counts)
-                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20)")
+                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20), "
+                            "opinfo_heldout:linalg_householder_product (0x0: nothing)")
                   .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
                        "orgqr once per matrix."));
   r.push_back(
@@ -647,26 +860,29 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("linalg.lu_factor")
           .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
-          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 5x5 (MAGMA): 7 kernels + 1 "
-                "memset; linalg_lu_factor + the info check",
+          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 7x5 (MAGMA): 7 kernels + 1 "
+                "memset (5 + 1 tall rectangular); a batch of square ones up to 5x5 (batched cuBLAS): 3; "
+                "linalg_lu_factor + the info check",
                 lu_factor_fits)
           .compute(lu_factor_counts)
-          .evidence("opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12)")
+          .evidence(
+              "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12); "
+              "opinfo_heldout: the same (6x5, 7x5)")
           .why("LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
                "batched getrf (rectangular)."));
   r.push_back(
       rule("linalg.lu_unpack")
           .ops({"aten::lu_unpack"})
-          .when("one float32 column-major matrix (as lu_factor returns it) up to 5x5: 7 kernels", lu_unpack_fits)
+          .when("one float32 column-major matrix (as lu_factor returns it) up to 7x5: 7 kernels", lu_unpack_fits)
           .counts(kLuUnpack)
-          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5)")
+          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5), opinfo_heldout:lu_unpack (6x5, 7x5)")
           .why("lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
                "permutation matrix."));
   r.push_back(rule("linalg.lu")
                   .ops({"aten::linalg_lu"})
-                  .when("as lu_factor (7 + 1 memset) + a copy + lu_unpack (7)", lu_factor_fits)
+                  .when("as lu_factor (7 + 1 memset, 5 + 1 tall) + a copy + lu_unpack (7)", lu_factor_fits)
                   .compute(linalg_lu_counts)
-                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5)")
+                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5), opinfo_heldout:linalg_lu (6x5, 7x5)")
                   .why("linalg_lu factors the matrix and unpacks the factors into P, L and U."));
   r.push_back(rule("linalg.lu_solve")
                   .ops({"aten::linalg_lu_solve", "aten::lu_solve"})
@@ -701,10 +917,12 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
       rule("linalg.inv")
           .ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"})
           .when("one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
-                "linalg_inv/tensorinv + the info check; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+                "linalg_inv/tensorinv + the info check; a batch of 5x5 ones: batched cuBLAS's LU (3) and solve (5), "
+                "the check 1 + 1 memcpy; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
                 inv_fits)
           .compute(inv_counts)
-          .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12)")
+          .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12), "
+                    "opinfo_heldout:linalg_inv, linalg_inv_ex (2 x 5x5: getrf_semiwarp)")
           .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
                "linalg_inv reads the info back to raise on a singular matrix."));
   r.push_back(rule("linalg.det")
@@ -718,29 +936,33 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "pivots; the log forms take logs and signs elementwise."));
   r.push_back(rule("linalg.triangular_solve")
                   .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
-                  .when("one float32 matrix below 64 rows: A's (triangular_solve) and B's column-major copies, the "
-                        "pointer arrays (2) and one batched trsm; an empty batch: nothing",
+                  .when("float32 matrices below 64 rows, A and B of the same batch: A's (triangular_solve) and B's "
+                        "column-major copies, the pointer arrays (2) and one batched trsm; an empty batch: nothing",
                         trsm_fits)
                   .compute(trsm_counts)
                   .evidence("opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), "
-                            "opinfo:linalg_solve_triangular (3x3 with B 3x1)")
+                            "opinfo:linalg_solve_triangular (3x3 with B 3x1), opinfo_heldout:triangular_solve (2 x 5x5 "
+                            "with B 2 x 5x1), opinfo_heldout:linalg_solve_triangular (left=False: 1x1 with B 3x1, "
+                            "trsm_batch_right_upper)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(
       rule("linalg.svdvals")
           .ops({"aten::linalg_svdvals"})
-          .when("one float32 matrix up to 5x5, rows >= cols: 6 kernels (7 tall) + 3 memcpy, 2 syncs; empty: nothing",
+          .when("one float32 matrix up to 5x5: 6 kernels (7 tall, 8 wide) + 3 memcpy, 2 syncs; empty: nothing",
                 svdvals_fits)
           .compute(svdvals_counts)
-          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0)")
+          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0), opinfo_heldout:linalg_svdvals (2x5)")
           .why("Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
                "infos are read back."));
   r.push_back(
       rule("linalg.svd")
           .ops({"aten::linalg_svd", "aten::svd"})
-          .when("empty: nothing; one float32 2x3 matrix, reduced: 8 kernels + 4 memcpy", svd_fits)
+          .when("empty: nothing; wide float32 matrices up to 5x5, reduced: one 8 kernels + 4 memcpy, a batch 9 + 2",
+                svd_fits)
           .compute(svd_counts)
-          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced)")
+          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced), "
+                    "opinfo_heldout:pca_lowrank and svd_lowrank (2x4; 2 x 2x3)")
           .why("An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."));
   r.push_back(rule("linalg.svd_norms")
                   .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
@@ -751,6 +973,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)")
                   .why("The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
                        "Jacobi SVD), then one ratio or sum."));
+  r.push_back(rule("linalg.matrix_norm_one_inf")
+                  .ops({"aten::linalg_matrix_norm"})
+                  .when("a numeric ord of 1 or infinity over the last two dims, up to 4096 elements: the 1-norm along "
+                        "one dim, the max or min along the other, 2 reduce kernels",
+                        one_inf_norm_fits)
+                  .counts({2, 0, 0, 0})
+                  .evidence("opinfo_heldout:linalg_matrix_norm (bfloat16 [2, 2], ord inf, keepdim: NormOneOps + "
+                            "MaxOps reduce kernels)")
+                  .why("The 1- and infinity-norms of a matrix are the largest column or row sum of magnitudes: one "
+                       "reduction for the sums, one for the largest."));
   r.push_back(rule("linalg.matrix_norm_fro")
                   .ops({"aten::linalg_matrix_norm"})
                   .when("Frobenius norm, one reduce kernel", fro_fits)
@@ -760,20 +992,22 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("linalg.pinv")
           .ops({"aten::linalg_pinv", "aten::pinverse"})
-          .when("one float32 square matrix up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
-                "memcpy; empty: 2",
+          .when("float32 square matrices up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
+                "memcpy; a batch: 1 memcpy fewer (hermitian: + 2 kernels, + 1 memset, 2 memcpy fewer); empty: 2",
                 spectral_fits)
           .compute(pinv_counts)
-          .evidence("opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5)")
+          .evidence("opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5), "
+                    "opinfo_heldout:pinverse, linalg_pinv_hermitian (2 x 5x5)")
           .why("A pseudo-inverse computes the tolerance, the SVD (eigh when hermitian), inverts the singular values "
                "above it and multiplies the factors back."));
   r.push_back(rule("linalg.matrix_rank")
                   .ops({"aten::linalg_matrix_rank"})
-                  .when("one float32 square matrix up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy; empty: 3 "
-                        "(2 for an empty batch)",
+                  .when("float32 square matrices up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy, a batch as "
+                        "for pinv; empty: 3 (2 for an empty batch)",
                         spectral_fits)
                   .compute(matrix_rank_counts)
-                  .evidence("opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5)")
+                  .evidence("opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5), "
+                            "opinfo_heldout: the same (2 x 5x5)")
                   .why("The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed "
                        "from the largest."));
   r.push_back(
@@ -784,6 +1018,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .evidence("opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)")
           .why("A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
                "vectors, the back-transformation; the infos are read back."));
+  r.push_back(
+      rule("linalg.eigh_batched")
+          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
+          .when("a batch of float32 matrices up to 5x5: cuSOLVER's batched syevd, eigh 18, eigvalsh 15 (+ 1 memcpy, "
+                "2 memsets)",
+                eigh_batched_fits)
+          .compute(eigh_batched_counts)
+          .evidence("opinfo_heldout:linalg_eigh, linalg_eigvalsh (2 x 5x5)")
+          .why("A batch of symmetric eigendecompositions is one batched cuSOLVER call; any() over the infos is one "
+               "reduction read back."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
                   .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "
@@ -847,20 +1091,23 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("linalg.matrix_power")
                   .ops({"aten::linalg_matrix_power"})
                   .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "
-                        "squaring and per further set bit of n",
+                        "squaring and per further set bit of n; n < 0 linalg_inv first, then the same for -n",
                         matrix_power_fits)
                   .compute(matrix_power_counts)
-                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5)")
+                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5), opinfo_heldout:linalg_matrix_power (1x1: "
+                            "n = -2, -4: the inverse, its LU copy a memcpy, then 1 and 2 mms)")
                   .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
                        "per further set bit."));
   r.push_back(rule("linalg.multi_dot")
                   .ops({"aten::linalg_multi_dot"})
                   .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "
-                        "empty contraction",
+                        "empty contraction; more: one mm per product in the cheapest order",
                         multi_dot_fits)
                   .compute(multi_dot_counts)
-                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16)")
-                  .why("multi_dot of two matrices is one matrix product."));
+                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
+                            "opinfo_heldout:linalg_multi_dot (three 2x2; 2x3, 3x4, 4x5: 2 GEMM kernels)")
+                  .why("multi_dot multiplies the matrices pairwise in the order that costs the fewest "
+                       "multiplications, one matrix product each."));
   r.push_back(
       rule("linalg.vecdot")
           .ops({"aten::linalg_vecdot"})

@@ -93,11 +93,12 @@ Counts poisson_counts(const OpFacts& f) {
   }
   return c;
 }
-// cosine_embedding_loss on 2-D inputs: the three row products and sums, the norms' eps, sqrt and
-// division, then hinge_embedding's zeros, clamp and where pairs: 21 kernels.
+// cosine_embedding_loss on 2-D inputs (or one pair of 1-D vectors with a 0-d target, summed along
+// dim 0 alike: Loss.cpp sums along target.dim()): the three row products and sums, the norms' eps,
+// sqrt and division, then hinge_embedding's zeros, clamp and where pairs: 21 kernels.
 bool two_d_inputs(const OpFacts& f) {
   const Value* a = f.input(0);
-  return a && a->sizes.size() == 2;
+  return a && (a->sizes.size() == 2 || a->sizes.size() == 1) && a->numel() > 0;
 }
 Counts cosine_embedding_counts(const OpFacts& f) {
   return chain(21, f);
@@ -165,10 +166,6 @@ Counts nll_counts(const OpFacts& f) {
 Counts multilabel_margin_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   return {1 + (reduction(f) != kNone && in && in->sizes.size() == 2 ? 1 : 0), 0, 0, 0};
-}
-bool at_most_1d(const OpFacts& f) {
-  const Value* in = f.input(0);
-  return in && in->sizes.size() <= 1;
 }
 
 }  // namespace
@@ -250,9 +247,10 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("loss.cosine_embedding")
           .ops({"aten::cosine_embedding_loss"})
-          .when("2-D inputs: 21 elementwise and row-reduction kernels, then the reduction", two_d_inputs)
+          .when("2-D inputs or 1-D vectors: 21 elementwise and row-reduction kernels, then the reduction", two_d_inputs)
           .compute(cosine_embedding_counts)
-          .evidence("opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22)")
+          .evidence("opinfo: cosine_embedding_loss (6: 21 with none, 22 reduced), opset:cosine_embedding_loss (22), "
+                    "opinfo_heldout: cosine_embedding_loss of [5] vectors (21 with none, 22 reduced)")
           .why("Three row products and sums, the norms and their quotient, then hinge-style zeros, clamps and wheres: "
                "21 kernels, then the reduction."));
   r.push_back(rule("loss.cross_entropy.probs")
@@ -308,10 +306,17 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                   .why("One kernel computes the loss per sample; a reduced batch is summed by a second."));
   r.push_back(rule("loss.multi_margin")
                   .ops({"aten::multi_margin_loss"})
-                  .when("input of rank 0 or 1: one kernel", at_most_1d)
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo: multi_margin_loss (6: 1 kernel)")
-                  .why("A single sample's multi-margin loss is one kernel."));
+                  .when("input of rank 0 or 1: one kernel; a batch (rank 2): the per-sample kernel, + the mean or sum "
+                        "over the samples",
+                        [](const OpFacts& f) {
+                          const Value* in = f.input(0);
+                          return in && (in->sizes.size() <= 1 || (in->sizes.size() == 2 && in->numel() > 0));
+                        })
+                  .compute(multilabel_margin_counts)
+                  .evidence("opinfo: multi_margin_loss (6: 1 kernel), opinfo_heldout: multi_margin_loss ([5, 10], "
+                            "mean: the kernel + a sum reduce)")
+                  .why("The multi-margin loss is one kernel per call; for a batch it writes each sample's loss, then "
+                       "reduces them."));
 }
 
 }  // namespace kc::torch2_11

@@ -138,14 +138,6 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
   const auto bn = ops({"aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::cudnn_batch_norm",
                        "aten::native_batch_norm", "aten::_native_batch_norm_legit"});
   r.push_back(
-      rule("batch_norm.empty")
-          .ops(bn)
-          .when("an empty input (no element): nothing to normalize", [](const OpFacts& f) { return f.in_numel == 0; })
-          .counts({0, 0, 0, 0})
-          .evidence("opinfo_heldout: batch_norm of a [0] input, with and without cuDNN, float32 and bfloat16: "
-                    "0 kernels")
-          .why("ATen's batch norm returns before launching anything when its input holds no element."));
-  r.push_back(
       rule("batch_norm.with_update")
           .ops({"aten::_batch_norm_with_update"})
           .when("batch statistics always: cuDNN's one kernel where _select_batch_norm_backend picks it (float32, rank "

@@ -70,6 +70,33 @@ Counts trapezoid_counts(const OpFacts& f) {
   }
   return {5, 0, split_memset(f, sliced, {dim}), 0};
 }
+// trapezoid(y, dx, dim) (Integration.cpp do_trapezoid with a scalar spacing) = (y.sum(dim) -
+// (y[0] + y[-1]) * 0.5) * dx: the edges' add and halving, the sum, the difference, the scaling by dx
+// (even dx = 1); cumulative_trapezoid = cumsum((y[1:] + y[:-1]) * (dx / 2)): add, mul, the cumsum
+// (two kernels when it scans every element).
+bool trapezoid_dx_fits(const OpFacts& f) {
+  const Value* y = f.input(0);
+  if (f.op->overload != "dx" || !y || y->sizes.empty()) return false;
+  const int64_t rank = static_cast<int64_t>(y->sizes.size());
+  int64_t dim = f.int_arg("dim", -1);
+  if (dim < 0) dim += rank;
+  return dim >= 0 && dim < rank && y->sizes[dim] > 0;
+}
+Counts trapezoid_dx_counts(const OpFacts& f) {
+  const Value& y = *f.input(0);
+  const int64_t rank = static_cast<int64_t>(y.sizes.size());
+  int64_t dim = f.int_arg("dim", -1);
+  if (dim < 0) dim += rank;
+  if (f.op->name == "aten::cumulative_trapezoid") {
+    std::vector<int64_t> sliced = y.sizes;
+    sliced[dim] -= 1;
+    int64_t n = 1;
+    for (int64_t s : sliced) n *= s;
+    if (n == 0) return {};
+    return {sliced[dim] == n && n > 1 ? 4 : 3, 0, 0, 0};
+  }
+  return {5, 0, split_memset(f, y.sizes, {dim}), 0};
+}
 bool trapezoid_shapes(const OpFacts& f) {
   const Value* y = f.input(0);
   const Value* x = f.input(1);
@@ -126,18 +153,22 @@ Counts sum_to_size_counts(const OpFacts& f) {
   return {1, 0, in->numel() > 0 ? split_memset(f, in->sizes, dims) : 0, 0};
 }
 
-// gradient with a scalar spacing (ReduceOps.cpp, gradient_helper_float), for each dim (every dim
-// when none is given): the centre difference (sub, div), each edge (edge_order 1: sub, div;
-// edge_order 2: three scaled terms combined and divided, 6), the centre halved, and a cat of
-// edge, centre, edge: 8 kernels a dim for edge_order 1, 16 for 2.
+// gradient with a scalar spacing, or one scalar a dim (ReduceOps.cpp, gradient_helper_float: the
+// same steps either way), for each dim (every dim when none is given, each listed one otherwise): the centre difference
+// (sub, div), each edge (edge_order 1: sub, div; edge_order 2: three scaled terms combined and divided, 6), the centre
+// halved, and a cat of edge, centre, edge: 8 kernels a dim for edge_order 1, 16 for 2.
 bool gradient_scalar(const OpFacts& f) {
   const Value* x = f.input(0);
   const int64_t e = f.int_arg("edge_order", 1);
-  return f.op->overload == "scalarint" && x && !x->sizes.empty() && (e == 1 || e == 2);
+  const std::string& o = f.op->overload;
+  const bool scalars = o == "scalarint" || o == "scalararray" || o == "scalarrayint" || o == "scalarrayarray";
+  return scalars && x && !x->sizes.empty() && (e == 1 || e == 2);
 }
 Counts gradient_counts(const OpFacts& f) {
   const Arg* d = f.arg("dim");
-  const int64_t dims = d && d->kind == Arg::Kind::kInt ? 1 : static_cast<int64_t>(f.input(0)->sizes.size());
+  int64_t dims = static_cast<int64_t>(f.input(0)->sizes.size());
+  if (d && d->kind == Arg::Kind::kInt) dims = 1;
+  if (d && d->kind == Arg::Kind::kIntList) dims = static_cast<int64_t>(d->ints.size());
   const int per_dim = f.int_arg("edge_order", 1) == 2 ? 16 : 8;
   return {static_cast<int>(dims) * per_dim, 0, 0, 0};
 }
@@ -204,15 +235,18 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                     "x2, DtoD x5, HtoD)")
           .why("isin with many test elements sorts the distinct elements and test elements together and marks the "
                "elements equal to their sorted neighbour; each unique reads its count back to the host."));
-  r.push_back(rule("gradient.scalar")
-                  .ops({"aten::gradient"})
-                  .when("scalar spacing, edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the "
-                        "halving, a cat), 16 with edge_order 2",
-                        gradient_scalar)
-                  .compute(gradient_counts)
-                  .evidence("opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32)")
-                  .why("torch.gradient takes central differences inside and one-sided ones at the edges of each "
-                       "dimension, each a few elementwise kernels, and joins them with a cat."));
+  r.push_back(
+      rule("gradient.scalar")
+          .ops({"aten::gradient"})
+          .when("scalar spacing (or one a dim), edge_order 1 or 2: per dim 8 kernels (centre and edge differences, the "
+                "halving, a cat), 16 with edge_order 2",
+                gradient_scalar)
+          .compute(gradient_counts)
+          .evidence("opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32); "
+                    "opinfo_heldout: gradient.scalarrayint, gradient.scalarrayarray ([5, 5], spacing (2.0, "
+                    "2.1), all dims and dims (0, 1): 16)")
+          .why("torch.gradient takes central differences inside and one-sided ones at the edges of each "
+               "dimension, each a few elementwise kernels, and joins them with a cat."));
   r.push_back(
       rule("alpha_dropout.train")
           .ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"})
@@ -313,6 +347,15 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo: trapezoid.x, trapz.x, cumulative_trapezoid.x (18 of 18)")
                   .why("The trapezoid rule takes the spacing and the pairwise sums with elementwise kernels, "
                        "multiplies them and sums (or scans) the products, then halves them."));
+  r.push_back(rule("trapezoid.dx")
+                  .ops({"aten::trapezoid", "aten::trapz", "aten::cumulative_trapezoid"})
+                  .when("a scalar spacing: the edges' add and halving, the sum, the difference, the scaling (5); "
+                        "cumulative: add, mul, cumsum (two kernels over a whole 1-d input)",
+                        trapezoid_dx_fits)
+                  .compute(trapezoid_dx_counts)
+                  .evidence("opinfo_heldout: trapezoid.dx, trapz.dx ([6]: 5), cumulative_trapezoid.dx ([6]: 4)")
+                  .why("With a scalar spacing the trapezoid rule is the sum less half the two edge values, scaled; "
+                       "the cumulative form scans the scaled pairwise sums."));
   r.push_back(
       rule("softmax.backward_data")
           .ops({"aten::_softmax_backward_data"})

@@ -91,6 +91,12 @@ Counts masked_select_counts(const OpFacts& f) {
   Value wide = mask;
   wide.sizes = broadcast_shape(f.input(0)->sizes, mask.sizes);
   if (wide.sizes != mask.sizes) wide.strides.assign(wide.sizes.size(), 0);  // an expanded view
+  // index() indexes a 0-d self with a 0-d mask as one element of rank 1 (both unsqueezed), so the
+  // mask's nonzero writes its indices with cub's select.
+  if (wide.sizes.empty()) {
+    wide.sizes = {1};
+    wide.strides = {1};
+  }
   Counts c = nonzero_launches(wide);
   c.kernels += 1;
   return c;
@@ -109,7 +115,7 @@ Counts nonzero_launches(const Value& x) {
   constexpr int64_t kSingleTile = 256 * 16;
   const int64_t n = x.numel();
   const size_t rank = x.sizes.size();
-  int kernels = (x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
+  int kernels = (n == 0 || x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
   if (rank >= 1) kernels += n > 0 ? 2 : 1;
   if (rank >= 2 && n > 0) kernels += 1;
   return {kernels, 1, 0, 1};
@@ -135,7 +141,10 @@ Counts small_mode_counts(const OpFacts& f) {
   const Value* x = self(f);
   const int64_t rank = static_cast<int64_t>(x->sizes.size());
   if (x->numel() == 0) return {};
-  if (rank == 0 || x->strides.size() != x->sizes.size()) return {1, 0, 0, 0};
+  // A 0-d input is its own mode (_dimreduce_return_trivial_no_ident): the value copied (a
+  // memcpy) and the index filled with 0.
+  if (rank == 0) return {1, 1, 0, 0};
+  if (x->strides.size() != x->sizes.size()) return {1, 0, 0, 0};
   int64_t dim = f.int_arg("dim", -1);
   if (dim < 0) dim += rank;
   std::vector<int64_t> sizes = x->sizes, strides = x->strides;
@@ -208,6 +217,29 @@ Counts slice_scatter_counts(const OpFacts& f) {
   if (dense && src->contiguous() && src->dtype == x->dtype) return {c.kernels - 1, c.memcpy + 1, 0, 0};
   return c;
 }
+// select_scatter (TensorShape.cpp): self cloned, then output.select(dim, index).copy_(src): a
+// memcpy when the selected slice of the contiguous clone is dense (every dim before `dim` of size
+// 1, or one element) and src is contiguous of the same dtype, else a copy kernel.
+Counts select_scatter_counts(const OpFacts& f) {
+  Counts c = clone_then_write(f);
+  const Value* x = self(f);
+  const Value* src = f.input(1);
+  if (!x || !src || x->numel() == 0 || !x->contiguous()) return c;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return c;
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim) continue;
+    sizes.push_back(x->sizes[d]);
+    strides.push_back(x->strides[d]);
+  }
+  if (src->numel() == 0) return {c.kernels - 1, c.memcpy, 0, 0};
+  const bool dense = src->numel() == 1 || row_major_dense(sizes, strides);
+  if (dense && src->contiguous() && src->dtype == x->dtype) return {c.kernels - 1, c.memcpy + 1, 0, 0};
+  return c;
+}
 // index_put with accumulate=True (index_put_with_sort_kernel, Indexing.cu): each integer index
 // tensor is bounds-checked on the device (max, compare, assert; min, compare, assert), wrapped
 // (remainder) and scaled by its stride (mul) into a linear index: 8 kernels; one broadcast to
@@ -274,7 +306,13 @@ bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
   return !f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
 // unique with neither inverse nor counts: radix sort, then cub's select of the distinct values.
+// No inverse: unique_cuda_template's compute_unique then keeps the distinct values with cub's
+// unique, or, for the counts, cub's run-length encode: two kernels either way.
 bool unique_plain(const OpFacts& f) {
+  return !f.bool_arg("return_inverse", false);
+}
+// unique along a dim, measured without inverse or counts only.
+bool unique_dim_plain(const OpFacts& f) {
   return !f.bool_arg("return_inverse", false) && !f.bool_arg("return_counts", false);
 }
 // bincount without weights: min and max of the input read back to the host (two syncs) to
@@ -368,7 +406,8 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .when("slices of at most 2048 elements: one fused kernel; a copy first when the dim is not the innermost",
                 small_mode)
           .compute(small_mode_counts)
-          .evidence("opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel)")
+          .evidence("opset:mode (slices of 32 and 4), opinfo: mode (dim 1 of 3: a copy and the kernel), "
+                    "opinfo_heldout: mode of a 0-d input (the fill and a memcpy)")
           .why("The mode of a short slice is computed by one kernel that sorts and counts it in shared memory."));
   r.push_back(
       rule("segment_reduce.1d")
@@ -387,17 +426,32 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("unique_consecutive")
           .ops({"aten::unique_consecutive"})
-          .when("no dim, no inverse, no counts: cub's unique (init + select) and its count read back (1 memcpy, 1 host "
-                "sync)",
+          .when("no dim, no inverse: cub's unique (init + select; with counts init + run-length encode) and its "
+                "count read back (1 memcpy, 1 host sync)",
                 [](const OpFacts& f) {
                   const Arg* d = f.arg("dim");
-                  return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false) &&
-                         !f.bool_arg("return_counts", false);
+                  return f.input(0) && (!d || d->kind == Arg::Kind::kNone) && !f.bool_arg("return_inverse", false);
                 })
           .counts({2, 1, 0, 1})
-          .evidence("opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6)")
+          .evidence("opinfo: unique_consecutive (DeviceCompactInitKernel + DeviceSelectSweepKernel + DtoH, 6 of 6); "
+                    "opinfo_heldout: with counts (DeviceCompactInitKernel + DeviceReduceByKeyKernel + DtoH)")
           .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
                "reads the number kept back to the host to size its result."));
+  r.push_back(
+      rule("multinomial.replacement")
+          .ops({"aten::multinomial"})
+          .when("with replacement, one distribution (1-d): the rows renormalized, their cumulative sum (cub, 2), "
+                "one sampling kernel; 2 memcpy",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 1 && x->numel() > 0 && f.bool_arg("replacement", false) &&
+                         f.int_arg("num_samples", 1) > 1;
+                })
+          .counts({4, 2, 0, 0})
+          .evidence("opinfo_heldout: multinomial of [3], 3 samples with replacement (renormRowsL1, cub's scan, "
+                    "sampleMultinomialWithReplacement)")
+          .why("Sampling with replacement normalizes the probabilities, takes their running sum and draws "
+               "every sample by binary search in one kernel."));
   r.push_back(rule("multinomial.no_replacement")
                   .ops({"aten::multinomial"})
                   .when("without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
@@ -540,7 +594,8 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                 [](const OpFacts& f) { return f.input(0) && f.input(1); })
           .compute(masked_select_counts)
           .evidence(
-              "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), opset:masked_select")
+              "sweep:select_sizes (masked_select with same-shape, row, column and scalar masks), opset:masked_select, "
+              "opinfo_heldout:masked_select (0-d self and mask: 4 kernels)")
           .why("masked_select is nonzero on the mask (which syncs with the host to size the result) followed by one "
                "gather kernel."));
   r.push_back(
@@ -549,7 +604,7 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .when("unique slices along a dim, no inverse, no counts: an arange of slice indices, a sort of them by "
                 "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
                 "back: 1 memcpy, 1 host sync",
-                unique_plain)
+                unique_dim_plain)
           .counts({5, 1, 0, 1})
           .evidence("opset:unique_dim (int64[256,2], dim 0)")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
@@ -557,10 +612,13 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("unique")
           .ops({"aten::_unique2", "aten::_unique"})
-          .when("no inverse, no counts: radix sort + cub select (2); the count read back: 1 memcpy, 1 host sync",
+          .when("no inverse: radix sort + cub select (2; with counts cub's run-length encode, 2); the count read back: "
+                "1 memcpy, 1 host sync",
                 unique_plain)
           .counts({3, 1, 0, 1})
-          .evidence("opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts)")
+          .evidence(
+              "opset:unique (int64[1024], _unique2; _unique runs the same unique_cuda_template without counts), "
+              "opinfo_heldout: unique with counts (radix sort + DeviceCompactInitKernel + DeviceReduceByKeyKernel)")
           .why("unique sorts the values, then selects the distinct ones; their number is read back to the host to size "
                "the result, a host sync."));
   r.push_back(rule("bincount")
@@ -571,6 +629,22 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .evidence("opset:bincount")
                   .why("bincount reads the input's minimum and maximum back to the host to size its result (two "
                        "syncs), zeroes it and counts with one histogram kernel."));
+  r.push_back(rule("bincount.int_weights")
+                  .ops({"aten::bincount"})
+                  .when("integer weights: converted to float64 first (a copy kernel), then as without weights (min and "
+                        "max read back, the fill, the histogram)",
+                        [](const OpFacts& f) {
+                          const Arg* w = f.arg("weights");
+                          if (!w || w->kind != Arg::Kind::kTensor || w->tensors.empty()) return false;
+                          const Value* wv = f.input(1);
+                          return wv && wv->dtype != DType::kFloat32 && wv->dtype != DType::kFloat64 &&
+                                 !is_half(wv->dtype);
+                        })
+                  .counts({5, 2, 0, 2})
+                  .evidence("opinfo_heldout: bincount of int64 [5] with int64 weights (the cast, min, max, fill, "
+                            "histogram)")
+                  .why("bincount histograms non-float weights as float64: it converts them first, then sizes, zeroes "
+                       "and fills the result as without weights."));
   r.push_back(rule("histc")
                   .ops({"aten::histc"})
                   .when("min < max given: zero fill + histogram", histc_ranged)
@@ -613,15 +687,23 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo: index_fill.int_Tensor (1 kernel, a DtoD and a DtoH memcpy)")
                   .why("index_fill with a tensor value reads the value back to the host first (a copy the host waits "
                        "for), then clones its input and fills the indexed slices with one kernel."));
-  r.push_back(rule("scatter.clone")
-                  .ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill",
-                        "aten::select_scatter"})
-                  .when("clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel")
-                  .compute(clone_then_write)
-                  .evidence("opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
-                            "opset:index_fill, opset:select_scatter, opset:slice_scatter")
-                  .why("An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
-                       "scattered values into the clone with one kernel."));
+  r.push_back(rule("select_scatter")
+                  .ops({"aten::select_scatter"})
+                  .when("clone of self (1 memcpy when contiguous, else a copy kernel) + src copied into the selected "
+                        "slice: a memcpy when that slice is dense, else a copy kernel")
+                  .compute(select_scatter_counts)
+                  .evidence("opset:select_scatter, opinfo_heldout:select_scatter (a 0-d src into [5]: 2 memcpy)")
+                  .why("select_scatter clones its input, then copies src into one slice of the clone: a plain memcpy "
+                       "when that slice is one dense block."));
+  r.push_back(
+      rule("scatter.clone")
+          .ops({"aten::scatter", "aten::scatter_add", "aten::index_add", "aten::index_copy", "aten::index_fill"})
+          .when("clone of self (1 memcpy when contiguous, else a copy kernel) + one scatter/write kernel")
+          .compute(clone_then_write)
+          .evidence("opset:scatter, opset:scatter_value, opset:scatter_add, opset:index_add, opset:index_copy, "
+                    "opset:index_fill, opset:slice_scatter")
+          .why("An out-of-place scatter first clones its input (a device-to-device memcpy), then writes the "
+               "scattered values into the clone with one kernel."));
   r.push_back(
       rule("scatter.inplace")
           .ops({"aten::scatter_", "aten::scatter_add_", "aten::index_add_", "aten::index_copy_", "aten::index_fill_"})
@@ -731,20 +813,32 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                 "self's shape (or not contiguous)",
                 [](const OpFacts& f) { return f.input(0) && f.input(1); })
           .compute([](const OpFacts& f) -> Counts {
-            // masked_scatter_cuda: mask expanded to self's shape, then mask.contiguous().
+            // masked_scatter: self and mask broadcast together, the broadcast self cloned (a memcpy
+            // when it is self, dense; a copy kernel when expanded), then masked_scatter_cuda's
+            // mask.contiguous() of the mask expanded to that shape.
             const Value& self = *f.input(0);
             const Value& mask = *f.input(1);
-            const bool copies = mask.sizes != self.sizes || !mask.contiguous();
-            return {copies ? 5 : 4, 1, 0, 0};
+            const std::vector<int64_t> shape = broadcast_shape(self.sizes, mask.sizes);
+            const bool self_dense = self.sizes == shape && self.contiguous();
+            const bool mask_copies = mask.sizes != shape || !mask.contiguous();
+            return {(self_dense ? 4 : 5) + (mask_copies ? 1 : 0), self_dense ? 1 : 0, 0, 0};
           })
-          .evidence("opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5)")
+          .evidence("opset:masked_scatter, opinfo: masked_scatter (full mask 4; [5] and 0-d masks over [5,5]: 5), "
+                    "opinfo_heldout: masked_scatter of a [5] self by a [5, 5] mask (the expanded self copied: 5, no "
+                    "memcpy)")
           .why("masked_scatter clones its input, scans the mask to find where each source value goes, checks the "
                "source is large enough and scatters: four kernels."));
   r.push_back(rule("take_along_dim")
                   .ops({"aten::take_along_dim"})
-                  .when("index broadcast copy + gather")
-                  .counts({2, 0, 0, 0})
-                  .evidence("opset:take_along_dim")
+                  .when("index broadcast copy + gather; no dim: one gather of the flattened input",
+                        [](const OpFacts& f) { return f.input(0) && f.input(1); })
+                  .compute([](const OpFacts& f) -> Counts {
+                    // Without a dim, take_along_dim is self.view(-1).gather(0, indices.view(-1)).
+                    const Arg* d = f.arg("dim");
+                    if (!d || d->kind == Arg::Kind::kNone) return f.out_numel > 0 ? Counts{1, 0, 0, 0} : Counts{};
+                    return {2, 0, 0, 0};
+                  })
+                  .evidence("opset:take_along_dim, opinfo_heldout:take_along_dim (no dim: one gather kernel)")
                   .why("take_along_dim broadcasts its indices (one copy) and gathers with one kernel."));
   r.push_back(rule("one_hot")
                   .ops({"aten::one_hot"})
@@ -761,11 +855,19 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .why("An embedding bag gathers and reduces each bag with one kernel."));
   r.push_back(rule("repeat_interleave.tensor")
                   .ops({"aten::repeat_interleave"})
-                  .when("tensor repeats: cub scan of the repeats (2), their sum read back (2 memcpy, 2 host syncs), "
-                        "the index computation (2), one index_select",
+                  .when("tensor repeats: cub scan of the repeats (2), their sum read back and the repeats checked "
+                        "non-negative (2 kernels, 2 memcpy, 2 host syncs) unless output_size is given, the index "
+                        "computation, one index_select",
                         [](const OpFacts& f) { return f.op->overload == "self_Tensor" || f.op->overload == "Tensor"; })
-                  .counts({6, 2, 0, 2})
-                  .evidence("opset:repeat_interleave_tensor")
+                  .compute([](const OpFacts& f) -> Counts {
+                    // repeat_interleave_common reads cumsum[-1] and (repeats >= 0).all() back only when
+                    // it has no output_size.
+                    const Arg* size = f.arg("output_size");
+                    if (size && size->kind == Arg::Kind::kInt) return {4, 0, 0, 0};
+                    return {6, 2, 0, 2};
+                  })
+                  .evidence("opset:repeat_interleave_tensor, opinfo_heldout:repeat_interleave (output_size given: 4 "
+                            "kernels, no memcpy)")
                   .why("repeat_interleave with a tensor of counts sums them on the GPU and reads the total back to "
                        "size the result (host syncs), builds the gather indices and gathers."));
   r.push_back(

@@ -37,6 +37,7 @@ bool empty_result(const OpFacts& f) {
     case OpClass::kView:
     case OpClass::kIndex:
     case OpClass::kScan:
+    case OpClass::kNorm:
       break;
     default:
       return false;
@@ -160,11 +161,13 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
       rule("empty")
           .every_op()
           .when("every tensor it returns has no element (pointwise, reductions, copies, pools, GEMMs, factories, "
-                "views, gathers and scans; not linear algebra, not ops whose size the data decides)",
+                "views, gathers, scans and norms; not linear algebra, not ops whose size the data decides)",
                 empty_result)
           .counts({0, 0, 0, 0})
           .evidence("opinfo: 203 ops of these classes whose results are empty (98 pointwise, 56 factories, 24 gathers, "
-                    "10 copies, 6 GEMMs, 4 pools, 3 views, 2 reductions): none launched anything")
+                    "10 copies, 6 GEMMs, 4 pools, 3 views, 2 reductions): none launched anything; "
+                    "opinfo_heldout: batch_norm (with and without cuDNN), layer_norm, rms_norm of empty inputs, "
+                    "float32 and bfloat16: nothing")
           .why("Its result holds no element, so ATen returns before launching a kernel: there is nothing to compute."));
   r.push_back(rule("view_copy")
                   .ops({"aten::alias_copy", "aten::view_copy", "aten::squeeze_copy", "aten::unsqueeze_copy",

@@ -131,6 +131,29 @@ TEST_CASE("composites: dist, pairwise_distance, isclose, nanmean, trapezoid") {
   CHECK(counts(b).kernels == 6);  // a cumsum over every element: two kernels
 }
 
+TEST_CASE("composites: trapezoid with a scalar spacing sums and subtracts the halved edges") {
+  GraphBuilder b;
+  b.op("aten::trapz", {b.input({6})}, {}, std::vector<int64_t>{});
+  b.g.ops.back().overload = "dx";
+  CHECK(counts(b).kernels == 5);
+  b.op("aten::cumulative_trapezoid", {b.input({6})}, {}, {5});
+  b.g.ops.back().overload = "dx";
+  CHECK(counts(b).kernels == 4);  // add, mul, a cumsum over every element
+  b.op("aten::cumulative_trapezoid", {b.input({3, 6})}, {}, {3, 5});
+  b.g.ops.back().overload = "dx";
+  CHECK(counts(b).kernels == 3);
+}
+
+TEST_CASE("dropout in training with p = 1 multiplies by a filled zero: the fused kernel takes 0 < p < 1 only") {
+  for (const char* op : {"aten::dropout", "aten::feature_dropout"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({5, 5, 5})}, {}, {5, 5, 5});
+    b.arg_float("p", 1.0);
+    b.arg_bool("train", true);
+    CHECK(counts(b).kernels == 2);
+  }
+}
+
 TEST_CASE("alpha dropout in training: mask, offset and scale, product and offset; a product with zero at p = 1") {
   auto alpha = [](const char* name, double p, bool train) {
     GraphBuilder b;

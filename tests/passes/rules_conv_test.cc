@@ -213,6 +213,33 @@ TEST_CASE("conv: an output padding as large as the stride keeps a transposed con
   CHECK(slow({1, 1}).rule == "conv.transposed.few_channels");  // below the stride: cuDNN
 }
 
+TEST_CASE("conv: the slow 3-d transposed convolution joins each group by memcpy for one sample, by kernel for two") {
+  auto slow3d = [](std::vector<int64_t> x_sizes, std::vector<int64_t> out_sizes) {
+    GraphBuilder b;
+    int x = b.input(x_sizes);
+    int w = b.input({2, 2, 4, 5, 6}, DType::kFloat32, kc::ValueRole::kParameter);
+    int bias = b.input({4}, DType::kFloat32, kc::ValueRole::kParameter);
+    b.op("aten::conv_transpose3d", {x, w, bias}, {}, out_sizes);
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    b.arg_ints("stride", {3, 2, 1});
+    b.arg_ints("padding", {1, 2, 3});
+    b.arg_ints("output_padding", {2, 3, 1});
+    b.arg_int("groups", 2);
+    b.arg_ints("dilation", {4, 4, 4});
+    kc::LaunchOptions o;
+    o.use_measured = false;
+    return kc::run_launches(b.g, kc::default_target(), o).back();
+  };
+  auto two = slow3d({2, 2, 4, 4, 4}, {2, 4, 24, 25, 25});
+  CHECK(two.counts.kernels == 18);
+  CHECK(two.counts.memcpy == 2);
+  auto one = slow3d({2, 4, 4, 4}, {4, 24, 25, 25});  // unbatched: one sample
+  CHECK(one.counts.kernels == 8);
+  CHECK(one.counts.memcpy == 4);
+}
+
 TEST_CASE("conv: transposed convolutions on a few channels and pixels run one cuDNN kernel (3-d: more)") {
   auto convt = [](const char* op, DType dt, std::vector<int64_t> x_sizes, std::vector<int64_t> w_sizes) {
     GraphBuilder b;

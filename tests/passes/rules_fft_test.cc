@@ -69,7 +69,7 @@ TEST_CASE("fft: the inverse direction scales by default, the forward one only wh
 }
 
 TEST_CASE("fft: lengths, crops and dtypes outside the measurements stay unknown") {
-  CHECK_FALSE(run({"aten::fft_rfft", {11}, {}, ""}).known);             // cuFFT above 10: not measured
+  CHECK_FALSE(run({"aten::fft_rfft", {70}, {}, ""}).known);             // cuFFT above 64: not measured
   CHECK_FALSE(run({"aten::fft_rfft2", {3, 4}, {}, ""}).known);          // a crop alone: a strided view
   CHECK_FALSE(run({"aten::fft_fft", {}, {}, ""}, {4, 64, 64}).known);   // longer and larger
   CHECK_FALSE(run({"aten::fft_irfft", {20}, {}, ""}).known);            // padded: not measured
@@ -115,4 +115,35 @@ TEST_CASE("fft: ihfft2/ihfftn transform the last dim, conjugate, then the others
   CHECK(kernels({"aten::fft_ihfftn", {}, {}, "ortho"}) == 6);        // dims 0 and 1: no batch copy
   CHECK(kernels({"aten::fft_ihfftn", {8}, {}, ""}) == 4);            // one dim: the conjugate stays a view
   CHECK(kernels({"aten::fft_ihfftn", {}, {}, "forward"}) == 4);      // no scaling under "forward"
+}
+
+TEST_CASE("fft: one cuFFT kernel for any length up to 64, a prime 31 too; hfft2 of one dim is hfft") {
+  CHECK(kernels({"aten::fft_rfft", {40}, {}, ""}) == 3);  // padded to 40 (fill + copy), one cuFFT kernel
+  kc::Launch prime = run({"aten::fft_fft", {}, {}, ""}, {31});
+  REQUIRE(prime.known);
+  CHECK(prime.counts.kernels == 2);                             // r2c + the conjugate half
+  kc::Launch c2r = run({"aten::fft_irfft", {}, {}, ""}, {31});  // length 60
+  REQUIRE(c2r.known);
+  CHECK(c2r.counts.kernels == 3);
+  CHECK(c2r.counts.memcpy == 1);
+  kc::Launch h2 = run({"aten::fft_hfft2", {}, {0}, ""});
+  REQUIRE(h2.known);
+  CHECK(h2.counts.kernels == 3);
+  CHECK(h2.counts.memcpy == 1);
+}
+
+TEST_CASE("stft: a batch of signals whose frames cannot merge into one batch dim is copied first") {
+  auto stft = [](std::vector<int64_t> sizes, int64_t n_fft, int64_t hop) {
+    GraphBuilder b;
+    b.op("aten::stft", {b.input(sizes)});
+    b.arg_int("n_fft", n_fft);
+    if (hop > 0) b.arg_int("hop_length", hop);
+    return rules_only(b);
+  };
+  CHECK(stft({10, 100}, 16, 4).counts.kernels == 2);
+  CHECK(stft({110}, 10, 0).counts.kernels == 1);
+  CHECK(stft({1, 100}, 16, 4).counts.kernels == 1);  // one signal: the frames alone
+  CHECK(stft({4, 88}, 16, 4).counts.kernels == 2);   // 19 frames of hop 4 do not reach 88: copied
+  CHECK(stft({4, 80}, 16, 16).counts.kernels == 1);  // 5 frames of hop 16 tile each signal: merged
+  CHECK_FALSE(stft({110}, 128, 0).known);
 }

@@ -2,6 +2,7 @@
 // against PyTorch's OpInfo samples as the H200 ran them (data/results/opinfo), and the shapes
 // outside what was measured left unknown.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "analyzer/error.h"
 #include "passes/graph_builder.h"
@@ -37,13 +38,36 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::linalg_qr", {5, 0}), 3, 0, 0);
   check(one("aten::geqrf", {5, 2}), 5, 0, 0);
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
-  CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);   // cuSOLVER's blocked path: not measured
-  CHECK_FALSE(one("aten::linalg_qr", {2, 5, 5}).known);  // a batch may go to batched cuBLAS
-  CHECK_FALSE(one("aten::linalg_qr", {2, 5}).known);     // wide: not measured
+  CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
   b.op("aten::linalg_qr", {b.input({5, 5})});
   b.arg_text("mode", "complete");
   CHECK_FALSE(rules_only(b).known);
+}
+
+TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per matrix; a wide one larfb") {
+  check(one("aten::linalg_qr", {2, 3, 2}), 24, 0, 0);  // 4 + 2 + 9 per matrix
+  check(one("aten::linalg_qr", {3, 3, 2}), 33, 0, 0);
+  check(one("aten::geqrf", {2, 3, 2}), 4, 0, 0);
+  check(one("aten::geqrf", {2, 5}), 12, 0, 0);  // geqr2 on the panel, larfb on the 3 other columns
+  check(one("aten::linalg_qr", {2, 5}), 23, 1, 0);
+  CHECK_FALSE(one("aten::linalg_qr", {2, 2, 5}).known);  // a batch of wide ones: not measured
+  CHECK_FALSE(one("aten::linalg_qr", {2, 8, 8}).known);  // batched geqrf beyond 5x5: not measured
+}
+
+TEST_CASE("linalg: a batch of no matrices leaves only the info check and the determinant's pivots") {
+  check(one("aten::linalg_solve_ex", {0, 5, 5}), 0, 0, 0);
+  check(one("aten::cholesky_inverse", {0, 2, 2}), 0, 0, 0);
+  check(one("aten::linalg_cholesky_ex", {0, 5, 5}), 0, 0, 0);
+  check(one("aten::linalg_cholesky", {0, 5, 5}), 1, 1, 0, 1);
+  check(one("aten::linalg_ldl_factor", {0, 2, 2}), 1, 1, 0, 1);
+  check(one("aten::linalg_det", {0, 0, 0}), 0, 0, 0);
+  check(one("aten::linalg_det", {0, 1, 1}), 1, 0, 0);
+  check(one("aten::logdet", {0, 0, 0}), 1, 0, 0);
+  check(one("aten::logdet", {0, 3, 3}), 2, 0, 0);
+  check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);        // one 0x0 matrix still has an info to fill
+  check(one("aten::linalg_lu_factor_ex", {0, 3, 3}), 0, 0, 0);  // what linalg_solve_ex runs on an empty batch
+  check(one("aten::linalg_lu_factor", {0, 3, 3}), 1, 1, 0, 1);
 }
 
 TEST_CASE("linalg: Householder products run orgqr once per matrix") {
@@ -69,7 +93,7 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
 }
 
-TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same; the check adds a read") {
+TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same when wide; the check adds a read") {
   check(one("aten::linalg_lu_factor_ex", {5, 5}), 7, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {3, 5}), 7, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {12, 12}), 7, 0, 1);
@@ -80,6 +104,17 @@ TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 3, 5), unpack.input({3}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
+}
+
+TEST_CASE("linalg: a tall matrix's MAGMA LU has no columns past the panel to swap and solve") {
+  check(one("aten::linalg_lu_factor_ex", {6, 5}), 5, 0, 1);
+  check(one("aten::_lu_with_info", {7, 5}), 5, 0, 1);
+  check(one("aten::linalg_lu_factor", {7, 5}), 6, 2, 1, 1);
+  check(one("aten::linalg_lu", {6, 5}), 13, 0, 1);
+  GraphBuilder unpack;
+  unpack.op("aten::lu_unpack", {factor(unpack, 7, 5), unpack.input({5}, DType::kInt32)});
+  check(rules_only(unpack), 7, 0, 0);
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {9, 5}).known);  // not measured
 }
 
 TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already is) and picks its solver by n") {
@@ -160,8 +195,18 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(one("aten::linalg_svdvals", {5, 5}), 6, 3, 0, 2);
   check(one("aten::linalg_svdvals", {5, 2}), 7, 3, 0);  // tall: a QR kernel first
   check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
+  check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);  // wide: transposed first
   check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
   CHECK_FALSE(one("aten::linalg_svd", {5, 5}).known);  // full matrices by default: not measured
+  auto reduced = [](std::vector<int64_t> sizes) {
+    GraphBuilder b;
+    b.op("aten::linalg_svd", {b.input(sizes)});
+    b.arg_bool("full_matrices", false);
+    return rules_only(b);
+  };
+  check(reduced({2, 4}), 8, 4, 0);
+  check(reduced({2, 2, 3}), 9, 2, 0);  // a batch: V's strided copy and one reduction over the infos
+  CHECK_FALSE(reduced({4, 2}).known);  // tall with U and V: not measured
   check(one("aten::linalg_cond", {5, 5}), 7, 3, 0);
   check(one("aten::linalg_cond", {2, 5, 5}), 7, 2, 0);
   GraphBuilder nuc;
@@ -224,7 +269,11 @@ TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product co
   check(power(3), 4, 0, 0);
   check(power(5), 6, 0, 0);
   check(power(8), 6, 0, 0);
-  CHECK_FALSE(power(-1).known);  // the inverse first: not measured
+  // n < 0: linalg_inv of the 1x1 matrix (its LU copy a memcpy: 14 kernels, 3 memcpy, 1 memset), then -n.
+  check(power(-1), 14, 3, 1);
+  check(power(-2), 16, 3, 1);
+  check(power(-4), 18, 3, 1);
+  CHECK_FALSE(power(1).known);
 }
 
 TEST_CASE("linalg: multi_dot of two matrices and vecdot of two vectors are one product") {
@@ -269,4 +318,79 @@ TEST_CASE("linalg and fft rules: operands of any rank and size are predicted, le
             CHECK(e.op() == 0);
           }
         }
+}
+
+TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its info check is one reduction") {
+  check(one("aten::linalg_inv_ex", {2, 5, 5}), 10, 0, 0);  // identity 2, copy + arange + getrf 3, solve 5
+  check(one("aten::linalg_inv", {2, 5, 5}), 11, 1, 0, 1);
+  check(one("aten::linalg_inv", {4, 3, 3}), 11, 1, 0, 1);
+  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);        // batched getrf beyond 5x5: not measured
+  check(one("aten::linalg_lu_factor_ex", {2, 5, 5}), 3, 0, 0);  // the copy, the pointer array, getrfBatched
+  check(one("aten::linalg_lu_factor", {3, 4, 4}), 4, 1, 0, 1);
+  CHECK_FALSE(one("aten::linalg_lu", {2, 5, 5}).known);  // unpacking a batch: not measured
+}
+
+TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eigh is one cuSOLVER call") {
+  GraphBuilder b;
+  b.op("aten::triangular_solve", {b.input({2, 5, 1}), b.input({2, 5, 5})});
+  check(rules_only(b), 4, 1, 0);  // A's copy, B a memcpy (one column), 2 pointer arrays, trsm
+  GraphBuilder mixed;
+  mixed.op("aten::triangular_solve", {mixed.input({2, 5, 1}), mixed.input({5, 5})});
+  CHECK_FALSE(rules_only(mixed).known);  // a broadcast batch: not measured
+  check(one("aten::linalg_eigh", {2, 5, 5}), 18, 1, 2);
+  check(one("aten::linalg_eigvalsh", {3, 4, 4}), 15, 1, 2);
+}
+
+TEST_CASE("linalg: multi_dot of three or more matrices is one mm per product, in the cheapest order") {
+  auto chain = [](std::vector<std::vector<int64_t>> shapes) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    for (const auto& s : shapes) ins.push_back(b.input(s));
+    b.op("aten::linalg_multi_dot", ins, {}, {shapes.front()[0], shapes.back()[1]});
+    return rules_only(b);
+  };
+  check(chain({{2, 2}, {2, 2}, {2, 2}}), 2, 0, 0);
+  check(chain({{2, 3}, {3, 4}, {4, 5}}), 2, 0, 0);
+  check(chain({{2, 3}, {3, 4}, {4, 5}, {5, 6}}), 3, 0, 0);
+  CHECK_FALSE(chain({{2, 0}, {0, 4}, {4, 5}}).known);  // an empty chain: not measured
+}
+
+TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; empty Householder products nothing") {
+  GraphBuilder b;
+  b.op("aten::linalg_solve_triangular", {b.input({1, 1}), b.input({3, 1})});
+  b.arg_bool("left", false);
+  check(rules_only(b), 3, 1, 0);  // B (3x1, column-major already) a memcpy, 2 pointer arrays, trsm
+  GraphBuilder wrong;
+  wrong.op("aten::linalg_solve_triangular", {wrong.input({3, 3}), wrong.input({3, 1})});
+  wrong.arg_bool("left", false);
+  CHECK(rules_only(wrong).rule != "linalg.triangular_solve");  // B's columns must match A
+  GraphBuilder h;
+  h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
+  check(rules_only(h), 0, 0, 0);
+}
+
+TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos, or the batched syevd") {
+  check(one("aten::pinverse", {2, 5, 5}), 16, 2, 0);
+  GraphBuilder rank;
+  rank.op("aten::linalg_matrix_rank", {rank.input({2, 5, 5})});
+  rank.g.ops.back().overload = "atol_rtol_tensor";
+  check(rules_only(rank), 13, 2, 0);
+  GraphBuilder herm;
+  herm.op("aten::linalg_pinv", {herm.input({2, 5, 5})});
+  herm.g.ops.back().overload = "atol_rtol_tensor";
+  herm.arg_bool("hermitian", true);
+  check(rules_only(herm), 30, 1, 2);
+}
+
+TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is not this rule") {
+  auto norm = [](double ord) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_norm", {b.input({2, 2}, DType::kBFloat16)}, {}, {1, 1}, DType::kBFloat16);
+    b.arg_float("ord", ord);
+    b.arg_ints("dim", {-2, -1});
+    return rules_only(b);
+  };
+  check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
+  check(norm(-1.0), 2, 0, 0);
+  CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
 }

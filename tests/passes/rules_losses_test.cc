@@ -73,6 +73,27 @@ TEST_CASE("losses: cross entropy by its target: class indices or probabilities; 
   CHECK_FALSE(rules_only(b).known);
 }
 
+TEST_CASE("losses: multi_margin_loss of a batch writes each sample's loss, then reduces unless reduction is none") {
+  auto multi_margin = [](std::vector<int64_t> sizes, int64_t reduction) {
+    GraphBuilder b;
+    b.op("aten::multi_margin_loss", {b.input(sizes), b.input({sizes[0]}, DType::kInt64)}, {}, std::vector<int64_t>{});
+    b.arg_int("reduction", reduction);
+    return rules_only(b).counts.kernels;
+  };
+  CHECK(multi_margin({5, 10}, 1) == 2);
+  CHECK(multi_margin({5, 10}, 0) == 1);
+  CHECK(multi_margin({5}, 1) == 1);
+}
+
+TEST_CASE("losses: cosine_embedding_loss of two vectors runs the rows' chain once") {
+  for (int64_t reduction : {0, 1}) {
+    GraphBuilder b;
+    b.op("aten::cosine_embedding_loss", {b.input({5}), b.input({5}), b.input({})}, {}, std::vector<int64_t>{});
+    b.arg_int("reduction", reduction);
+    CHECK(rules_only(b).counts.kernels == (reduction == 0 ? 21 : 22));
+  }
+}
+
 TEST_CASE("empty results launch nothing; a selection whose size the data decides still counts") {
   GraphBuilder b;
   int x = b.input({0, 5});
@@ -83,6 +104,22 @@ TEST_CASE("empty results launch nothing; a selection whose size the data decides
   int y = b.input({5, 5});
   b.op("aten::nonzero", {y}, {}, {0, 2}, DType::kInt64);
   CHECK(rules_only(b).rule != "empty");
+}
+
+TEST_CASE("norms of an empty input launch nothing; a norm with elements still launches") {
+  for (const char* op : {"aten::layer_norm", "aten::rms_norm"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({0, 5}, DType::kBFloat16)}, {}, {0, 5}, DType::kBFloat16);
+    const auto l = rules_only(b);
+    CHECK(l.rule == "empty");
+    CHECK(l.counts.kernels == 0);
+    GraphBuilder full;
+    full.op(op, {full.input({2, 5}, DType::kBFloat16)}, {}, {2, 5}, DType::kBFloat16);
+    CHECK(rules_only(full).rule != "empty");
+  }
+  GraphBuilder bn;
+  bn.op("aten::batch_norm", {bn.input({0})}, {}, {0});
+  CHECK(rules_only(bn).rule == "empty");
 }
 
 TEST_CASE("*_copy ops: a memcpy per output whose view is contiguous, else a copy kernel") {

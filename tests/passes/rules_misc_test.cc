@@ -338,6 +338,21 @@ TEST_CASE("scans cast to the result dtype first; a scan over every element runs 
   CHECK(last(w).counts.kernels == 2);
 }
 
+TEST_CASE("scans: only a 0-d input is copied; one element of rank 1 is still cub's scan") {
+  GraphBuilder z;
+  z.op("aten::cumprod", {z.input({})}, {}, std::vector<int64_t>{});
+  CHECK(last(z).counts.memcpy == 1);
+  CHECK(last(z).counts.kernels == 0);
+  GraphBuilder one;
+  one.op("aten::cumprod", {one.input({1})}, {}, {1});
+  CHECK(last(one).counts.kernels == 2);
+  CHECK(last(one).counts.memcpy == 0);
+  GraphBuilder col;
+  col.op("aten::cumsum", {col.input({5, 1})}, {}, {5, 1});
+  col.arg_int("dim", 1);
+  CHECK(last(col).counts.kernels == 1);
+}
+
 TEST_CASE("roll launches one kernel per rolled dim") {
   GraphBuilder b;
   int x = b.input({1, 8, 14, 14, 384});
@@ -637,6 +652,18 @@ TEST_CASE("gradient: 8 kernels a dim, 16 with edge_order 2") {
   CHECK(gradient({5, 5}, 2) == 32);
 }
 
+TEST_CASE("gradient: a spacing scalar a dim costs what one scalar does, over the dims listed") {
+  GraphBuilder all;
+  all.op("aten::gradient", {all.input({5, 5})});
+  all.g.ops.back().overload = "scalarrayint";
+  CHECK(last(all).counts.kernels == 16);
+  GraphBuilder one;
+  one.op("aten::gradient", {one.input({5, 5, 5})});
+  one.g.ops.back().overload = "scalarrayarray";
+  one.arg_ints("dim", {2});
+  CHECK(last(one).counts.kernels == 8);
+}
+
 TEST_CASE("multinomial without replacement: device checks, noise, division and topk") {
   auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
     GraphBuilder b;
@@ -877,4 +904,27 @@ TEST_CASE("index_put with accumulate: 8 kernels an index tensor, + 2 copies of a
   CHECK(accumulate({{2}}).kernels == 12);
   CHECK(accumulate({{2}}).memcpy == 1);
   CHECK(accumulate({{10, 1}, {1, 10}}).kernels == 25);  // 2 x (8 + 2 copies) + add + div, arange, sort, write
+}
+
+TEST_CASE("to the same dtype: nothing, unless a memory format changes the layout (a copy kernel); flip of no dims") {
+  GraphBuilder b;
+  int x = b.input({2, 3, 2, 3});
+  b.op("aten::to", {x}, {}, {2, 3, 2, 3});
+  b.g.ops.back().overload = "dtype";
+  CHECK(last(b).counts.kernels == 0);
+  b.g.values[b.g.ops.back().outputs[0]].strides = {18, 1, 9, 3};  // channels_last
+  CHECK(last(b).counts.kernels == 1);
+  GraphBuilder f;
+  f.op("aten::flip", {f.input({5, 10, 5})}, {}, {5, 10, 5});
+  f.arg_ints("dims", {});
+  CHECK(last(f).counts.memcpy == 1);
+  CHECK(last(f).counts.kernels == 0);
+}
+
+TEST_CASE("memory-efficient attention is one kernel with dropout too: the mask is drawn inside it") {
+  GraphBuilder b;
+  b.op("aten::_efficient_attention_forward", {b.input({4, 11, 4, 8}), b.input({4, 32, 4, 8}), b.input({4, 32, 4, 8})},
+       {}, {4, 11, 4, 8});
+  b.arg_float("dropout_p", 0.5);
+  CHECK(last(b).counts.kernels == 1);
 }

@@ -106,6 +106,77 @@ TEST_CASE("nonzero and boolean indexing read the count back to the host: a memcp
   CHECK(masked.counts.host_syncs == 1);
 }
 
+TEST_CASE("0-d inputs: masked_select indexes one element of rank 1; mode copies the value, fills the index") {
+  GraphBuilder b;
+  b.op("aten::masked_select", {b.input({}), b.input({}, DType::kBool)}, {}, {1});
+  auto ms = last(b);
+  CHECK(ms.counts.kernels == 4);  // the count, cub's select (init + sweep), the gather
+  CHECK(ms.counts.memcpy == 1);
+  GraphBuilder m;
+  m.op("aten::mode", {m.input({})}, {}, std::vector<int64_t>{});
+  CHECK(last(m).counts.kernels == 1);
+  CHECK(last(m).counts.memcpy == 1);
+}
+
+TEST_CASE("unique and unique_consecutive with counts run-length encode instead of select: the same launches") {
+  for (const char* op : {"aten::_unique2", "aten::unique_consecutive"}) {
+    GraphBuilder b;
+    b.op(op, {b.input({5})}, {}, {5});
+    b.arg_bool("return_counts", true);
+    auto with_counts = last(b);
+    CHECK(with_counts.counts.kernels == (std::string(op) == "aten::_unique2" ? 3 : 2));
+    CHECK(with_counts.counts.memcpy == 1);
+  }
+}
+
+TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
+  GraphBuilder ms;  // a [5] self broadcast over a [5, 5] mask: the expanded self is copied, not memcpy'd
+  ms.op("aten::masked_scatter", {ms.input({5}), ms.input({5, 5}, DType::kBool), ms.input({5, 5})}, {}, {5, 5});
+  CHECK(last(ms).counts.kernels == 5);
+  CHECK(last(ms).counts.memcpy == 0);
+  GraphBuilder tad;  // no dim: one gather of the flattened input
+  tad.op("aten::take_along_dim", {tad.input({5, 5}), tad.input({5, 2}, DType::kInt64)}, {}, {10});
+  CHECK(last(tad).counts.kernels == 1);
+  tad.arg_int("dim", 1);
+  CHECK(last(tad).counts.kernels == 2);
+  GraphBuilder ri;  // output_size given: nothing read back
+  ri.op("aten::repeat_interleave", {ri.input({4, 1}), ri.input({4}, DType::kInt64)}, {}, {6, 1});
+  ri.g.ops.back().overload = "self_Tensor";
+  ri.arg_int("output_size", 6);
+  CHECK(last(ri).counts.kernels == 4);
+  CHECK(last(ri).counts.memcpy == 0);
+  GraphBuilder ss;  // a 0-d src into [5]: clone and the one element, two memcpys
+  ss.op("aten::select_scatter", {ss.input({5}), ss.input({})}, {}, {5});
+  ss.arg_int("dim", 0);
+  ss.arg_int("index", 2);
+  CHECK(last(ss).counts.memcpy == 2);
+  CHECK(last(ss).counts.kernels == 0);
+  GraphBuilder col;  // a column of a [5, 5] self is strided: a copy kernel
+  col.op("aten::select_scatter", {col.input({5, 5}), col.input({5})}, {}, {5, 5});
+  col.arg_int("dim", 1);
+  CHECK(last(col).counts.kernels == 1);
+  CHECK(last(col).counts.memcpy == 1);
+  GraphBuilder aw;  // an empty input: the count and cub's init, no copy of the "strided" empty tensor
+  aw.op("aten::argwhere", {aw.strided({5, 0}, {0, 1})}, {}, {0, 2}, DType::kInt64);
+  CHECK(last(aw).counts.kernels == 2);
+}
+
+TEST_CASE("multinomial with replacement and bincount with integer weights") {
+  GraphBuilder m;
+  m.op("aten::multinomial", {m.input({3})}, {}, {3}, DType::kInt64);
+  m.arg_int("num_samples", 3);
+  m.arg_bool("replacement", true);
+  CHECK(last(m).counts.kernels == 4);
+  CHECK(last(m).counts.memcpy == 2);
+  GraphBuilder bc;
+  int x = bc.input({5}, DType::kInt64);
+  int w = bc.input({5}, DType::kInt64);
+  bc.op("aten::bincount", {x, w}, {}, {5}, DType::kFloat64);
+  bc.name_arg(1, "weights");
+  CHECK(last(bc).counts.kernels == 5);  // the weights cast to float64 first
+  CHECK(last(bc).counts.memcpy == 2);
+}
+
 TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dims, a unique of the rows too") {
   GraphBuilder b;
   b.op("aten::to_sparse", {b.input({5, 5})}, {}, {5, 5});
