@@ -203,8 +203,8 @@ void Builder::price_externs() {
         }
       extern_kernels[i] = 2 + (masked ? 0 : 1) + downcast;
       why[i] =
-          "attention on the math path, decomposed: two cuBLAS matmuls, the scaled q and k, a copied v and the "
-          "softmax (the mask computed in it) as Triton loops";
+          "attention on the math path, decomposed: two cuBLAS matmuls; the scaled q and k, a copied v and the "
+          "softmax (computing any mask itself) as Triton loops";
     } else {
       extern_kernels[i] = launches[i].counts.kernels;
     }
