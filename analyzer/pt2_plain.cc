@@ -29,6 +29,15 @@ bool first_time(bool& seen) {
   return true;
 }
 
+// A field read once whose value is kept only when it is a string: any other value is skipped,
+// as the general reader ignores it.
+bool optional_string(JsonCursor& in, bool& seen, bool& has, PlainStrings& strings, PlainStrings::Ref& out) {
+  if (!first_time(seen)) return false;
+  if (in.peek() != '"') return in.skip();
+  has = true;
+  return keep_string(in, strings, out);
+}
+
 // {"name": N, ...}: a tensor named by its "name".
 bool tensor_name(JsonCursor& in, PlainStrings& strings, PlainStrings::Ref& name) {
   bool seen = false;
@@ -113,18 +122,9 @@ bool metadata(JsonCursor& in, PlainNode& node) {
   if (in.peek() != '{') return in.skip();
   bool trace = false, module = false;
   return in.members([&](std::string_view key) {
-    if (key == "stack_trace") {
-      if (!first_time(trace)) return false;
-      if (in.peek() != '"') return in.skip();
-      node.has_stack_trace = true;
-      return keep_string(in, node.strings, node.stack_trace);
-    }
-    if (key == "nn_module_stack") {
-      if (!first_time(module)) return false;
-      if (in.peek() != '"') return in.skip();
-      node.has_module_stack = true;
-      return keep_string(in, node.strings, node.module_stack);
-    }
+    if (key == "stack_trace") return optional_string(in, trace, node.has_stack_trace, node.strings, node.stack_trace);
+    if (key == "nn_module_stack")
+      return optional_string(in, module, node.has_module_stack, node.strings, node.module_stack);
     return in.skip();
   });
 }
@@ -168,12 +168,7 @@ bool device(JsonCursor& in, PlainTensor& out) {
   if (in.peek() != '{') return in.skip();
   bool type = false, index = false;
   return in.members([&](std::string_view key) {
-    if (key == "type") {
-      if (!first_time(type)) return false;
-      if (in.peek() != '"') return in.skip();
-      out.has_device_type = true;
-      return keep_string(in, out.strings, out.device_type);
-    }
+    if (key == "type") return optional_string(in, type, out.has_device_type, out.strings, out.device_type);
     if (key == "index") {
       if (!first_time(index)) return false;
       const char c = in.peek();
