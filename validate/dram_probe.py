@@ -25,8 +25,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from dram_run import METRICS, kernels  # noqa: E402  (standard library only, like this script)
+
 MARK = "kc_probe:"
-METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 REUSE = (0.1, 0.25, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0)  # x the L2's size
 REPEATS = 3
 A_BYTES = 4 << 20
@@ -76,21 +77,11 @@ def measure():
 
 def parse(report):
     """Per probe label, its kernels' names and DRAM bytes read and written, in launch order."""
-    from dram_run import _ncu_report_module
-    ncu_report = _ncu_report_module()
-    ctx = ncu_report.load_report(report)
     probes = {}
-    for i in range(ctx.num_ranges()):
-        rng = ctx.range_by_idx(i)
-        for j in range(rng.num_actions()):
-            act = rng.action_by_idx(j)
-            st = act.nvtx_state()
-            stack = [r for did in st.domains() for r in st.domain_by_id(did).push_pop_ranges()]
-            labels = [r[len(MARK):] for r in stack if r.startswith(MARK)]
-            if not labels:
-                continue
-            rd, wr = (int(act.metric_by_name(m).as_uint64()) for m in METRICS)
-            probes.setdefault(labels[-1], []).append([act.name(), rd, wr])
+    for name, stack, rd, wr in kernels(report):
+        labels = [r[len(MARK):] for r in stack if r.startswith(MARK)]
+        if labels:
+            probes.setdefault(labels[-1], []).append([name, rd, wr])
     return probes
 
 

@@ -90,35 +90,40 @@ def _ncu_report_module():
 _OP_ID = re.compile(r"op_id = (\d+)")
 
 
-def parse(report):
-    """Per model in the report: its ops in launch order, each the outermost op range around a run
-    of kernels (one op call: one op_id), with every kernel's name and DRAM bytes."""
+def kernels(report):
+    """Every kernel of an Nsight Compute report in launch order: its name, the NVTX push/pop
+    ranges around it (outermost first, over all domains) and its DRAM bytes read and written."""
     ncu_report = _ncu_report_module()
     ctx = ncu_report.load_report(report)
-    models = {}
     for i in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(i)
         for j in range(rng.num_actions()):
             a = rng.action_by_idx(j)
-            stack = []
             st = a.nvtx_state()
-            for did in st.domains():
-                stack += list(st.domain_by_id(did).push_pop_ranges())
-            marks = [k for k, s in enumerate(stack) if s.startswith(MODEL_MARK)]
-            model = stack[marks[-1]][len(MODEL_MARK):] if marks else "?"
-            inner = stack[marks[-1] + 1:] if marks else stack
-            ops = [s for s in inner if "::" in s.split(",")[0]]
-            op, op_id = (ops[0].split(",")[0], int(_OP_ID.search(ops[0]).group(1)) if _OP_ID.search(ops[0]) else -1) \
-                if ops else (None, None)
+            stack = [r for did in st.domains() for r in st.domain_by_id(did).push_pop_ranges()]
             rd, wr = (int(a.metric_by_name(m).as_uint64()) for m in METRICS)
-            m = models.setdefault(model, {"model": model, "ops": [], "unattributed": []})
-            kernel = [a.name(), rd, wr]
-            if op is None:
-                m["unattributed"].append(kernel)
-            elif m["ops"] and m["ops"][-1]["op_id"] == op_id and m["ops"][-1]["op"] == op:
-                m["ops"][-1]["kernels"].append(kernel)
-            else:
-                m["ops"].append({"op": op, "op_id": op_id, "kernels": [kernel]})
+            yield a.name(), stack, rd, wr
+
+
+def parse(report):
+    """Per model in the report: its ops in launch order, each the outermost op range around a run
+    of kernels (one op call: one op_id), with every kernel's name and DRAM bytes."""
+    models = {}
+    for name, stack, rd, wr in kernels(report):
+        marks = [k for k, s in enumerate(stack) if s.startswith(MODEL_MARK)]
+        model = stack[marks[-1]][len(MODEL_MARK):] if marks else "?"
+        inner = stack[marks[-1] + 1:] if marks else stack
+        ops = [s for s in inner if "::" in s.split(",")[0]]
+        op, op_id = (ops[0].split(",")[0], int(_OP_ID.search(ops[0]).group(1)) if _OP_ID.search(ops[0]) else -1) \
+            if ops else (None, None)
+        m = models.setdefault(model, {"model": model, "ops": [], "unattributed": []})
+        kernel = [name, rd, wr]
+        if op is None:
+            m["unattributed"].append(kernel)
+        elif m["ops"] and m["ops"][-1]["op_id"] == op_id and m["ops"][-1]["op"] == op:
+            m["ops"][-1]["kernels"].append(kernel)
+        else:
+            m["ops"].append({"op": op, "op_id": op_id, "kernels": [kernel]})
     for m in models.values():
         every = [k for o in m["ops"] for k in o["kernels"]] + m["unattributed"]
         m["totals"] = {"kernels": len(every), "dram_read": sum(k[1] for k in every),
