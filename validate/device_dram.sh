@@ -14,27 +14,17 @@ DEFAULT_BUDGET=540
 OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
 W=/tmp/kcd; mkdir -p $W/logs $W/dram
-{ nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm,clocks.mem --format=csv; ncu --version
-  python3 -c 'import torch; p = torch.cuda.get_device_properties(0); print("L2_cache_size", p.L2_cache_size, "SMs", p.multi_processor_count)'
-} >$W/logs/gpu.txt 2>&1
+record_gpu $W/logs/gpu.txt
 # A short call (under twice the margin) measures in batches of 3 models: a batch that overruns
 # the budget is killed whole, so smaller batches keep what fitted.
 margin=${KC_ALL_MARGIN_S:-240}; batch=6
 if [ "$BUDGET" -lt $(( 2 * margin )) ]; then batch=3; fi
-(KC_BUILD_DIAG=1 nice validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1) &
-build_pid=$!
+build_in_background
 if [ $# -gt 0 ]; then models=("$@"); else mapfile -t models < <(grep -v '^#' validate/dram/sample.txt); fi
 python3 validate/dram_run.py drive $W/dram "${models[@]}" --batch $batch \
   --budget-s $(( $(left) - margin )) >$W/logs/dram.log 2>&1
 echo "device_dram: ncu done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/dram.log)"
-wait $build_pid
-BIN="$(tail -n1 $W/logs/build.log)"
-if [ -x "$BIN" ]; then
-  KC_PREBUILT="$BIN" timeout $(( $(left) - 15 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
-  echo "device_all exit $?" >>$W/logs/device_all.log
-else
-  tail -20 $W/logs/build.log
-fi
+check_test_models_after_build
 tar cJf "$OUT/dram.tar.xz" -C $W dram
 tar czf "$OUT/logs.tgz" -C $W logs $( [ -d $W/all ] && echo all )
 cat $W/logs/gpu.txt; grep -v '^dram_run: measured' $W/dram/ncu.log | grep -v '^==PROF==' | tail -15

@@ -12,22 +12,12 @@ DEFAULT_BUDGET=540
 OUT_ARG="$1"; BUDGET_ARG="${2:-}"; shift $(( $# < 2 ? $# : 2 ))
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
 W=/tmp/kcp; mkdir -p $W/logs
-{ nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm,clocks.mem --format=csv; ncu --version
-  python3 -c 'import torch; p = torch.cuda.get_device_properties(0); print("L2_cache_size", p.L2_cache_size, "SMs", p.multi_processor_count)'
-} >$W/logs/gpu.txt 2>&1
-(KC_BUILD_DIAG=1 nice validate/device_build.sh /tmp/kc-validate >$W/logs/build.log 2>&1) &
-build_pid=$!
+record_gpu $W/logs/gpu.txt
+build_in_background
 timeout $(( $(left) - ${KC_ALL_MARGIN_S:-240} )) python3 validate/dram_probe.py drive "$OUT" >$W/logs/probe.log 2>&1
 echo "device_dram_probe: ncu done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/probe.log)"
 python3 validate/dram_probe.py report "$OUT/probe.json" >"$OUT/probe_report.txt" 2>&1
 rm -f "$OUT"/probe_*.ncu-rep
-wait $build_pid
-BIN="$(tail -n1 $W/logs/build.log)"
-if [ -x "$BIN" ]; then
-  KC_PREBUILT="$BIN" timeout $(( $(left) - 15 )) validate/device_all.sh $W/all >$W/logs/device_all.log 2>&1
-  echo "device_all exit $?" >>$W/logs/device_all.log
-else
-  tail -20 $W/logs/build.log
-fi
+check_test_models_after_build
 tar czf "$OUT/logs.tgz" -C $W logs $( [ -d $W/all ] && echo all )
 cat $W/logs/gpu.txt "$OUT/probe_report.txt"; tail -n1 $W/logs/device_all.log
