@@ -1220,6 +1220,249 @@ def opinfo_widen_family(S, scale):
                   [rnd([2, c] + [hw] * dims, dtype), rnd([c, c] + [3] * dims, dtype), rnd([c], dtype)]))
 
 
+def linalg_sizes_family(S, scale):
+    """torch.linalg over sizes and batches (float32): cuSOLVER, cuBLAS batched and MAGMA paths
+    change with the matrix size and the batch (ATen's cuda/linalg/BatchLinearAlgebra.cpp picks
+    per op), and empty matrices, scalar batches and size-1 dims take their own early returns.
+    Square n from 0 to 512 by batch (), 1, 2, 3, 2x3, 16, 64 (n*n*batch kept under 2^22);
+    rectangular m x n for the factorizations that take them; right-hand sides of 1, 2 and n
+    columns and as vectors."""
+    sizes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32, 33, 48, 64, 65, 100, 128, 256, 512]
+    batches = [(), (1,), (2,), (3,), (2, 3), (16,), (64,)]
+    rect = [0, 1, 2, 3, 4, 5, 8, 16, 33, 64, 128]
+    r = random.Random(110)
+
+    def fits(n, b, m=None):
+        return (m or n) * n * max(1, math.prod(b)) <= (1 << 22)
+
+    def sq(n, b, kind="random"):
+        if kind == "spd":
+            a = torch.randn(*b, n, n, device=DEV)
+            return a @ a.mT + max(n, 1) * torch.eye(n, device=DEV)
+        return torch.randn(*b, n, n, device=DEV)
+
+    square_ops = {
+        "lu_factor": lambda a: torch.linalg.lu_factor(a), "lu_factor_ex": lambda a: torch.linalg.lu_factor_ex(a),
+        "lu": lambda a: torch.linalg.lu(a), "det": torch.linalg.det, "slogdet": torch.linalg.slogdet,
+        "logdet": torch.logdet, "inv": torch.linalg.inv, "inv_ex": torch.linalg.inv_ex,
+        "eig": torch.linalg.eig, "eigvals": torch.linalg.eigvals, "eigh": torch.linalg.eigh,
+        "eigvalsh": torch.linalg.eigvalsh, "svd": lambda a: torch.linalg.svd(a, full_matrices=False),
+        "svdvals": torch.linalg.svdvals, "pinv": torch.linalg.pinv,
+        "pinv_hermitian": lambda a: torch.linalg.pinv(a, hermitian=True),
+        "matrix_rank": torch.linalg.matrix_rank, "qr": torch.linalg.qr, "geqrf": torch.geqrf,
+        "ldl_factor": torch.linalg.ldl_factor, "ldl_factor_ex": torch.linalg.ldl_factor_ex,
+        "matrix_power_3": lambda a: torch.linalg.matrix_power(a, 3),
+        "matrix_power_-2": lambda a: torch.linalg.matrix_power(a, -2),
+        "matrix_power_0": lambda a: torch.linalg.matrix_power(a, 0),
+        "cond": torch.linalg.cond,
+    }
+    spd_ops = {"cholesky": torch.linalg.cholesky, "cholesky_ex": torch.linalg.cholesky_ex,
+               "cholesky_inverse": lambda a: torch.cholesky_inverse(torch.linalg.cholesky(a)),
+               "cholesky_upper": lambda a: torch.linalg.cholesky(a, upper=True)}
+    for name, fn in square_ops.items():
+        for n, b in itertools.product(sizes, batches):
+            if fits(n, b) and (n <= 64 or r.random() < 0.6):
+                S.add("linalg_sizes", name, dict(n=n, batch=list(b)), lambda fn=fn, n=n, b=b: (fn, [sq(n, b)]))
+    for name, fn in spd_ops.items():
+        for n, b in itertools.product(sizes, batches):
+            if fits(n, b):
+                if name == "cholesky_inverse":  # the factor made outside the measured call
+                    S.add("linalg_sizes", name, dict(n=n, batch=list(b)), lambda n=n, b=b: (
+                        torch.cholesky_inverse, [torch.linalg.cholesky(sq(n, b, "spd"))]))
+                else:
+                    S.add("linalg_sizes", name, dict(n=n, batch=list(b)), lambda fn=fn, n=n, b=b: (fn, [sq(n, b, "spd")]))
+    # solves: A (batch, n, n) with B of k columns or a vector
+    for n, b, k in itertools.product(sizes, batches, [1, 2, "n", "vec"]):
+        if not fits(n, b) or (n > 64 and r.random() < 0.5):
+            continue
+        cols = n if k == "n" else k
+        def rhs(n=n, b=b, k=k, cols=cols):
+            return torch.randn(*b, n, device=DEV) if k == "vec" else torch.randn(*b, n, cols, device=DEV)
+        S.add("linalg_sizes", "solve", dict(n=n, batch=list(b), k=k), lambda n=n, b=b, rhs=rhs: (
+            torch.linalg.solve, [sq(n, b), rhs()]))
+        S.add("linalg_sizes", "solve_ex", dict(n=n, batch=list(b), k=k), lambda n=n, b=b, rhs=rhs: (
+            torch.linalg.solve_ex, [sq(n, b), rhs()]))
+        if k == "vec":
+            continue
+        S.add("linalg_sizes", "solve_left_false", dict(n=n, batch=list(b), k=k), lambda n=n, b=b, cols=cols: (
+            lambda a, x: torch.linalg.solve(a, x, left=False), [sq(n, b), torch.randn(*b, cols, n, device=DEV)]))
+        S.add("linalg_sizes", "cholesky_solve", dict(n=n, batch=list(b), k=k), lambda n=n, b=b, rhs=rhs: (
+            torch.cholesky_solve, [rhs(), torch.linalg.cholesky(sq(n, b, "spd"))]))
+        for adj in [False, True]:
+            def build(n=n, b=b, rhs=rhs, adj=adj):
+                lu, piv = torch.linalg.lu_factor(sq(n, b))
+                return (lambda l, p, x: torch.linalg.lu_solve(l, p, x, adjoint=adj)), [lu, piv, rhs()]
+            S.add("linalg_sizes", "lu_solve", dict(n=n, batch=list(b), k=k, adjoint=adj), build)
+        def build_legacy(n=n, b=b, rhs=rhs):
+            lu, piv = torch.linalg.lu_factor(sq(n, b))
+            return torch.lu_solve, [rhs(), lu, piv]
+        S.add("linalg_sizes", "lu_solve_legacy", dict(n=n, batch=list(b), k=k), build_legacy)
+        def build_ldl(n=n, b=b, rhs=rhs):
+            ld, piv = torch.linalg.ldl_factor(sq(n, b, "spd"))
+            return torch.linalg.ldl_solve, [ld, piv, rhs()]
+        S.add("linalg_sizes", "ldl_solve", dict(n=n, batch=list(b), k=k), build_ldl)
+    # rectangular factorizations and norms
+    rect_ops = {
+        "lu_factor": lambda a: torch.linalg.lu_factor(a), "lu": lambda a: torch.linalg.lu(a),
+        "qr": torch.linalg.qr, "qr_complete": lambda a: torch.linalg.qr(a, mode="complete"),
+        "qr_r": lambda a: torch.linalg.qr(a, mode="r"), "qr_legacy": torch.qr, "geqrf": torch.geqrf,
+        "svd": lambda a: torch.linalg.svd(a, full_matrices=False), "svd_full": torch.linalg.svd,
+        "svdvals": torch.linalg.svdvals, "pinv": torch.linalg.pinv, "matrix_rank": torch.linalg.matrix_rank,
+        "pinv_atol_rtol": lambda a: torch.linalg.pinv(a, atol=torch.tensor(0.1, device=DEV), rtol=torch.tensor(0.01, device=DEV)),
+        "householder_product": None, "lu_unpack": None,
+        **{f"matrix_norm_{o}": (lambda a, o=o: torch.linalg.matrix_norm(a, ord=o))
+           for o in ["fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")]},
+        "matrix_norm_fro_dims": lambda a: torch.linalg.matrix_norm(a, dim=(-1, 0) if a.dim() == 2 else (-1, -3), keepdim=True),
+        "matrix_norm_nuc_dims": lambda a: torch.linalg.matrix_norm(a, ord="nuc", dim=(-1, 0) if a.dim() == 2 else (-1, -3), keepdim=True),
+    }
+    for name, fn in rect_ops.items():
+        for m, n, b in itertools.product(rect, rect, [(), (2,), (3,), (16,)]):
+            if not fits(n, b, m) or r.random() < 0.55:
+                continue
+            if name == "householder_product":
+                def build(m=m, n=n, b=b):
+                    a, tau = torch.geqrf(torch.randn(*b, max(m, n), min(m, n), device=DEV))
+                    return torch.linalg.householder_product, [a, tau]
+                S.add("linalg_sizes", name, dict(m=max(m, n), n=min(m, n), batch=list(b)), build)
+                S.add("linalg_sizes", name + "_tau0", dict(m=max(m, n), n=min(m, n), batch=list(b)), lambda m=m, n=n, b=b: (
+                    torch.linalg.householder_product, [torch.randn(*b, max(m, n), min(m, n), device=DEV),
+                                                       torch.randn(*b, 0, device=DEV)]))
+            elif name == "lu_unpack":
+                def build(m=m, n=n, b=b):
+                    lu, piv = torch.linalg.lu_factor(torch.randn(*b, m, n, device=DEV))
+                    return torch.lu_unpack, [lu, piv]
+                S.add("linalg_sizes", name, dict(m=m, n=n, batch=list(b)), build)
+            else:
+                S.add("linalg_sizes", name, dict(m=m, n=n, batch=list(b)), lambda fn=fn, m=m, n=n, b=b: (
+                    fn, [torch.randn(*b, m, n, device=DEV)]))
+    # products and constructions
+    for dims, dtype in itertools.product([[5, 4, 2], [5, 4, 0, 2], [5, 0, 2], [0, 4, 2], [3, 4, 5, 6], [8, 8, 8, 8, 8],
+                                          [64, 32, 16], [1, 64, 1], [64, 1, 64, 1], [128, 256, 64, 32]], ["f32", "bf16"]):
+        mats = [rnd([dims[i], dims[i + 1]], dtype) for i in range(len(dims) - 1)]
+        if len(mats) >= 2:
+            S.add("linalg_sizes", "multi_dot", dict(dims=dims, dtype=dtype), lambda mats=mats: (
+                lambda *ms: torch.linalg.multi_dot(list(ms)), mats))
+    for shape, N in itertools.product([[5], [2, 5], [3, 2, 4], [1], [0], [100]], [None, 1, 3, 6]):
+        S.add("linalg_sizes", "vander", dict(shape=shape, N=N), lambda shape=shape, N=N: (
+            lambda x: torch.linalg.vander(x, N=N), [torch.randn(*shape, device=DEV)]))
+    for m, n, k, drv in itertools.product([1, 5, 33], [1, 5, 33], [1, 3], [None, "gels"]):
+        if m < n:
+            continue
+        S.add("linalg_sizes", "lstsq", dict(m=m, n=n, k=k, driver=drv), lambda m=m, n=n, k=k, drv=drv: (
+            lambda a, x: torch.linalg.lstsq(a, x, driver=drv), [torch.randn(m, n, device=DEV), torch.randn(m, k, device=DEV)]))
+
+
+def opinfo_edges_family(S, scale):
+    """The ops a forward pass rarely runs at its edges: empty and size-1 operands (cat with a
+    legacy empty 1-D input, K = 0 GEMMs, 1x1 FFTs), unbatched and tiny 3-d convolutions, unique
+    and unique_consecutive by option, combinations, multinomial, embedding_renorm_, gradient, and
+    _chunk_cat over strided inputs."""
+    for dtype in ["f32", "bf16"]:
+        for shapes, dim in [([[0], [5, 5]], 1), ([[5, 5], [0]], 0), ([[0], [0]], 0), ([[0], [3, 4], [3, 4]], 1),
+                            ([[3, 0], [3, 4]], 1), ([[3, 4], [3, 0], [3, 4]], 1), ([[5, 5], [5, 5]], 1),
+                            ([[0], [2, 3, 4]], -1), ([[2, 0, 4], [2, 3, 4]], 1)]:
+            S.add("opinfo_edges", "cat", dict(shapes=shapes, dim=dim, dtype=dtype), lambda shapes=shapes, dim=dim, dtype=dtype: (
+                lambda *xs: torch.cat(xs, dim), [rnd(s, dtype) for s in shapes]))
+        for beta, alpha, m, k, n, bias in itertools.product([1, 0.2, 0], [1, 0.6], [5, 64], [0, 1, 3], [10, 1], ["vec", "mat"]):
+            S.add("opinfo_edges", "addmm", dict(beta=beta, alpha=alpha, m=m, k=k, n=n, bias=bias, dtype=dtype),
+                  lambda beta=beta, alpha=alpha, m=m, k=k, n=n, bias=bias, dtype=dtype: (
+                      lambda c, a, b: torch.addmm(c, a, b, beta=beta, alpha=alpha),
+                      [rnd([n] if bias == "vec" else [m, n], dtype), rnd([m, k], dtype), rnd([k, n], dtype)]))
+        for xs, ms in [([5], [5, 5]), ([1], [5, 5]), ([5, 5], [5]), ([5, 5], [5, 5]), ([3, 1, 5], [5, 5])]:
+            S.add("opinfo_edges", "masked_fill_tensor", dict(x=xs, mask=ms, dtype=dtype), lambda xs=xs, ms=ms, dtype=dtype: (
+                lambda x, m, v: x.masked_fill(m, v), [rnd(xs, dtype), torch.rand(*ms, device=DEV) > 0.5,
+                                                      torch.tensor(0.5, device=DEV, dtype=DT[dtype])]))
+        for op, shape in itertools.product(["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn", "irfftn"],
+                                           [[1, 1], [1, 2], [2, 1], [2, 2], [1, 5], [3, 1, 1], [1, 1, 1], [4, 4], [2, 3, 4]]):
+            if dtype != "f32":
+                continue
+            fn = getattr(torch.fft, op)
+            S.add("opinfo_edges", "fft_" + op, dict(shape=shape), lambda fn=fn, shape=shape: (fn, [rnd(shape)]))
+        for sorted_, inv, counts, shape, dim in itertools.product([False, True], [False, True], [False, True],
+                                                                [[], [1], [7], [2, 3]], [None, 0]):
+            if dim is not None and len(shape) == 0:
+                continue
+            S.add("opinfo_edges", "unique", dict(sorted=sorted_, inverse=inv, counts=counts, shape=shape, dim=dim, dtype=dtype),
+                  lambda sorted_=sorted_, inv=inv, counts=counts, shape=shape, dim=dim, dtype=dtype: (
+                      lambda x: torch.unique(x, sorted=sorted_, return_inverse=inv, return_counts=counts, dim=dim),
+                      [torch.randint(0, 3, shape, device=DEV).to(DT[dtype])]))
+            if sorted_:
+                S.add("opinfo_edges", "unique_consecutive", dict(inverse=inv, counts=counts, shape=shape, dim=dim, dtype=dtype),
+                      lambda inv=inv, counts=counts, shape=shape, dim=dim, dtype=dtype: (
+                          lambda x: torch.unique_consecutive(x, return_inverse=inv, return_counts=counts, dim=dim),
+                          [torch.randint(0, 3, shape, device=DEV).to(DT[dtype])]))
+        for n, rr, repl in itertools.product([0, 1, 2, 3, 5, 8], [0, 1, 2, 3], [False, True]):
+            S.add("opinfo_edges", "combinations", dict(n=n, r=rr, with_replacement=repl, dtype=dtype),
+                  lambda n=n, rr=rr, repl=repl, dtype=dtype: (
+                      lambda x: torch.combinations(x, rr, repl), [rnd([n], dtype)]))
+        for shape, ns, repl in itertools.product([[4], [3, 4], [1, 1], [5, 200]], [1, 3, 4], [False, True]):
+            if not repl and ns > shape[-1]:
+                continue
+            S.add("opinfo_edges", "multinomial", dict(shape=shape, num_samples=ns, replacement=repl, dtype=dtype),
+                  lambda shape=shape, ns=ns, repl=repl, dtype=dtype: (
+                      lambda p: torch.multinomial(p, ns, repl), [torch.rand(*shape, device=DEV).to(DT[dtype]) + 0.1]))
+        for rows, idx, norm in itertools.product([5, 100], [[2, 2], [7], [0]], [1.0, 2.0, 3.0]):
+            def build(rows=rows, idx=idx, norm=norm, dtype=dtype):
+                w = rnd([rows, 5], dtype)
+                i = torch.randint(0, rows, idx, device=DEV)
+                return (lambda w, i: torch.embedding_renorm_(w, i, 1.0, norm)), [w, i]
+            S.add("opinfo_edges", "embedding_renorm_", dict(rows=rows, idx=idx, norm_type=norm, dtype=dtype), build)
+        for shape, dim, spacing, edge in itertools.product([[3, 3, 3], [5], [4, 6]], [None, 0, [0, -1]],
+                                                          ["none", "scalar", "tensors"], [1, 2]):
+            nd = len(shape)
+            dims = [] if dim is None else (dim if isinstance(dim, list) else [dim])
+            if any(d >= nd or d < -nd for d in dims) or any(shape[d] < edge + 1 for d in (dims or range(nd))):
+                continue
+            ndims = len(dims) if dims else nd
+            def build(shape=shape, dim=dim, spacing=spacing, edge=edge, ndims=ndims, dtype=dtype):
+                x = rnd(shape, dtype)
+                kw = {"edge_order": edge}
+                if dim is not None:
+                    kw["dim"] = dim
+                if spacing == "scalar":
+                    kw["spacing"] = 2.0
+                elif spacing == "tensors":
+                    ds = dims_of(shape, dim)
+                    kw["spacing"] = [torch.arange(shape[d], device=DEV).to(DT[dtype]) * 0.5 for d in ds]
+                return (lambda x: torch.gradient(x, **kw)), [x]
+            S.add("opinfo_edges", "gradient", dict(shape=shape, dim=dim, spacing=spacing, edge_order=edge, dtype=dtype), build)
+        for chunks, dim, layout in itertools.product([1, 3, 8], [0, 1], ["contig", "t"]):
+            def build(chunks=chunks, dim=dim, layout=layout, dtype=dtype):
+                xs = [rnd([2, 3, 3], dtype, layout), rnd([2, 3, 4], dtype, layout), rnd([2, 3, 271], dtype, layout)]
+                return (lambda *xs: torch._chunk_cat(list(xs), dim, chunks)), xs
+            S.add("opinfo_edges", "_chunk_cat", dict(num_chunks=chunks, dim=dim, layout=layout, dtype=dtype), build)
+        for x, w, stride, pad, dil, bias in itertools.product(
+                [[1, 5, 5, 5], [2, 1, 5, 5, 5], [1, 1, 1, 1, 10], [1, 4, 5, 2], [2, 3, 6, 6, 6]],
+                [[1, 1, 3, 3, 3], [1, 1, 1, 1, 4], [2, 1, 2, 2, 2]], [1, 2], [0, 1], [1, 2], [True, False]):
+            cin = x[0] if len(x) == 4 else x[1]
+            if w[1] != cin:
+                w = [w[0], cin] + w[2:]
+            S.add("opinfo_edges", "conv3d", dict(x=x, w=w, stride=stride, padding=pad, dilation=dil, bias=bias, dtype=dtype),
+                  lambda x=x, w=w, stride=stride, pad=pad, dil=dil, bias=bias, dtype=dtype: (
+                      lambda a, b, c=None: F.conv3d(a, b, c, stride, pad, dil),
+                      [rnd(x, dtype), rnd(w, dtype)] + ([rnd([w[0]], dtype)] if bias else [])))
+            cout = 2
+            S.add("opinfo_edges", "conv_transpose3d", dict(x=x, w=[cin, cout] + w[2:], stride=stride, padding=pad, dilation=dil,
+                                                             bias=bias, dtype=dtype),
+                  lambda x=x, w=w, cin=cin, cout=cout, stride=stride, pad=pad, dil=dil, bias=bias, dtype=dtype: (
+                      lambda a, b, c=None: F.conv_transpose3d(a, b, c, stride, pad, stride - 1, 1, dil),
+                      [rnd(x, dtype), rnd([cin, cout] + w[2:], dtype)] + ([rnd([cout], dtype)] if bias else [])))
+        for shape in [[1, 1, 2, 2], [2, 3, 4, 4], [1, 2, 8, 8]]:
+            def build(shape=shape, dtype=dtype):
+                x = rnd(shape, dtype)
+                y, i = F.max_pool2d(x, 2, return_indices=True)
+                return (lambda y, i: F.max_unpool2d(y, i, 2)), [y, i]
+            S.add("opinfo_edges", "max_unpool2d", dict(shape=shape, dtype=dtype), build)
+        S.add("opinfo_edges", "matrix_power_empty", dict(dtype=dtype), lambda: (
+            lambda a: torch.linalg.matrix_power(a, 0), [torch.randn(0, 2, 2, device=DEV)]))
+
+
+def dims_of(shape, dim):
+    if dim is None:
+        return list(range(len(shape)))
+    return [d % len(shape) for d in (dim if isinstance(dim, list) else [dim])]
+
+
 FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_random": conv1x1_random_family, "gemm": gemm_family, "sdpa": sdpa_family, "norm": norm_family,
             "reduction": reduction_family, "index": index_family, "where": where_family, "resample": resample_family,
             "rnn": rnn_family, "copy": copy_family, "gemm_f32": gemm_f32_family, "gemm_half": gemm_half_family, "gconv": grouped_conv_family,
@@ -1235,7 +1478,8 @@ FAMILIES = {"conv": conv_family, "gemm_random": gemm_random_family, "conv1x1_ran
             "conv3d_dense2": lambda S, scale: conv3d_dense_family(S, scale, "conv3d_dense2", 100),
             "gemm_random_b": lambda S, scale: gemm_random_family(S, scale, "gemm_random_b", 102),
             "convt_decoder": convt_decoder_family, "select_sizes": select_sizes_family,
-            "opinfo_widen": opinfo_widen_family}
+            "opinfo_widen": opinfo_widen_family, "linalg_sizes": linalg_sizes_family,
+            "opinfo_edges": opinfo_edges_family}
 
 
 # ---------------------------------------------------------------------------------------------
