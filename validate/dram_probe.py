@@ -53,20 +53,20 @@ def measure():
     with torch.no_grad():
         for _, x, w, s, g in convs:  # warm-up: cuDNN's plans and the allocator's blocks
             torch.nn.functional.conv2d(x, w, stride=s, padding=1, groups=g)
-        torch.sum(flush, out=out)
+        torch.sum(flush, 0, out=out)
         torch.cuda.synchronize()
         torch.cuda.cudart().cudaProfilerStart()
         for frac in REUSE:
             n = floats(frac * l2)
             for rep in range(REPEATS):
-                torch.sum(flush, out=out)
-                torch.sum(a, out=out)
-                torch.sum(other[:n], out=out)
+                torch.sum(flush, 0, out=out)
+                torch.sum(a, 0, out=out)
+                torch.sum(other[:n], 0, out=out)
                 torch.cuda.nvtx.range_push(f"{MARK}reuse:{frac}:{rep}")
-                torch.sum(a, out=out)
+                torch.sum(a, 0, out=out)
                 torch.cuda.nvtx.range_pop()
         for label, x, w, s, g in convs:
-            torch.sum(flush, out=out)
+            torch.sum(flush, 0, out=out)
             torch.cuda.nvtx.range_push(MARK + label)
             torch.nn.functional.conv2d(x, w, stride=s, padding=1, groups=g)
             torch.cuda.nvtx.range_pop()
@@ -119,6 +119,8 @@ def lost(ways, depth, capacity):
 
 def report(path):
     p = json.load(open(path))
+    if "l2_bytes" not in p or "as_is" not in p:
+        raise SystemExit(f"dram_probe: {path} holds no measurement (see ncu.log beside it)")
     l2, a_bytes = p["l2_bytes"], p["a_bytes"]
     cols = [(w, share) for w in (8, 16, 32) for share in (0.625, 1.0)]
     print("reuse distance (x L2), share of A read back from DRAM, caches as they are; the model's "
@@ -138,7 +140,7 @@ def report(path):
     print(f"{'cpg':>4s} {'g':>3s} {'H':>4s} {'s':>2s} {'in MB':>7s} {'out MB':>7s}  kernels: name as-is/flushed (x slice)")
     for cpg, g, h, s in CONVS:
         label = f"conv:{cpg}:{g}:{h}:{s}"
-        ks, fl = p["as_is"].get(label, []), p["flushed"].get(label, [])
+        ks, fl = p["as_is"].get(label, []), p.get("flushed", {}).get(label, [])
         if not ks:
             continue
         ho = (h + 2 - 3) // s + 1
