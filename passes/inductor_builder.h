@@ -137,6 +137,7 @@ struct Builder {
                       bool channels_last_out, bool drop_bias, bool dense_inputs = false);
   bool decide_layout_opt() const;
   bool written_channels_last(int v) const;
+  bool bias_unfused(int i) const;
   void price_externs();
   bool fused_attention(const Op& op) const;
   bool math_attention(const Op& op) const;

@@ -142,6 +142,34 @@ bool Builder::written_channels_last(int v) const {
   return lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction || op_class(g.ops[p]) == OpClass::kConv;
 }
 
+// Whether Inductor's post-grad pass takes a linear's bias out of the library call
+// (unfuse_bias_add_to_pointwise in fx_passes/post_grad.py): where some reader of the product,
+// through views, is an op tagged pointwise or reduction that the add can fuse into
+// (should_prefer_unfused_addmm: has_uses_tagged_as). The decomposition has run by then: an
+// operand a matrix product or attention copies into a dense buffer is read by that copy (a clone,
+// tagged pointwise), and attention on the math path scales q and k by pointwise multiplies. Read
+// only by fused attention, products that take it as it is, or the graph's output, the call keeps
+// its bias epilogue, and cuBLASLt chooses its kernel for the biased product.
+bool Builder::bias_unfused(int i) const {
+  const Op& op = g.ops[i];
+  const auto bias = std::find_if(op.args.begin(), op.args.end(), [](const Arg& a) { return a.name == "bias"; });
+  if (bias == op.args.end() || bias->tensors.empty() || bias->tensors[0] < 0) return true;  // nothing to keep
+  for (int v : op.outputs) {
+    if (v < 0) continue;
+    const int b = base[v];
+    for (int u : readers[b]) {
+      const Op& r = g.ops[u];
+      const OpClass c = op_class(r);
+      if (c == OpClass::kPointwise || c == OpClass::kReduction) return true;
+      const auto& copies = operand_copies[u];
+      if (std::any_of(copies.begin(), copies.end(), [&](int x) { return base[x] == b; })) return true;
+      const std::vector<int> in = r.tensor_inputs();
+      if (math_attention(r) && in.size() >= 2 && (base[in[0]] == b || base[in[1]] == b)) return true;
+    }
+  }
+  return false;
+}
+
 void Builder::price_externs() {
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
@@ -180,7 +208,7 @@ void Builder::price_externs() {
       // The decomposition's layout copies (a transposed or expanded operand made dense) are
       // Triton loops of their own, fused with their producers: the library call reads dense
       // operands. (Transposes cuBLAS takes as they are change nothing here.)
-      extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true, true).kernels;
+      extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, bias_unfused(i), true).kernels;
     } else if (c == OpClass::kAttention && fused_attention(op)) {
       // Inductor calls the fused kernel's own op (flash, efficient or cuDNN attention) with
       // the mask already computed by a Triton loop: the kernel alone, none of the eager op's

@@ -211,7 +211,9 @@ void Builder::lower_op(int i) {
       if (pointwise_index(g, op)) return pointwise("a gather Inductor writes as indirect pointwise loads");
       return set(i, Lower::kFallback, "an index op without a Triton lowering falls back to ATen");
     case OpClass::kGemm:
-      return set(i, Lower::kExtern, "a matrix product: cuBLAS through extern_kernels, bias as a pointwise epilogue");
+      return set(i, Lower::kExtern,
+                 "a matrix product: cuBLAS through extern_kernels, its bias a pointwise add where a pointwise reader "
+                 "takes it");
     case OpClass::kConv:
       return set(i, Lower::kExtern, "a convolution: cuDNN through extern_kernels, bias peeled off as a pointwise add");
     case OpClass::kAttention:

@@ -67,6 +67,42 @@ TEST_CASE("inductor: a lone library op changes nothing") {
   CHECK(kernels(p) == l[0].counts.kernels);
 }
 
+// A float32 linear of [2, 128, 256] by [256, 256], with its bias or without, read by `reader`
+// (none: the graph returns it).
+int biased_linear_kernels(const char* reader, bool bias) {
+  GraphBuilder b;
+  const int x = b.input({2, 128, 256}), w = weight(b, {256, 256});
+  std::vector<int> in = {x, w};
+  if (bias) in.push_back(weight(b, {256}));
+  const int y = b.op("aten::linear", in, {}, {2, 128, 256});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  if (bias) b.name_arg(2, "bias");
+  b.output(reader ? b.pointwise(reader, {y}) : y);
+  const kc::FusionPlan p = plan(b.g);
+  return p.groups[p.group_of[0]].fused_kernels;
+}
+
+TEST_CASE("inductor: a linear keeps its bias in the library call unless a pointwise reader can take the add") {
+  auto eager = [](bool bias) {
+    GraphBuilder b;
+    std::vector<int> in = {b.input({2, 128, 256}), weight(b, {256, 256})};
+    if (bias) in.push_back(weight(b, {256}));
+    b.output(b.op("aten::linear", in, {}, {2, 128, 256}));
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    if (bias) b.name_arg(2, "bias");
+    return kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+  };
+  // Returned as it is: addmm with cuBLASLt's bias epilogue, one GEMM kernel on the H200.
+  CHECK(biased_linear_kernels(nullptr, true) == eager(true));
+  // Read by a ReLU: the bias joins the ReLU's Triton loop, and the bare product is cuBLAS's mm,
+  // which splits K at this shape (a second kernel).
+  CHECK(biased_linear_kernels("aten::relu", true) == eager(false));
+  CHECK(eager(true) == 1);
+  CHECK(eager(false) == 2);
+}
+
 TEST_CASE("inductor: a cheap value read twice is inlined into both readers, which fuse horizontally") {
   GraphBuilder b;
   int x = b.input({1000}), y = b.input({1000});
