@@ -20,11 +20,14 @@ Standard library only. Run from the repository root:
   python3 research/accuracy/compile_accuracy.py [--results TARBALL ...] [--sets SET ...] [--markdown]
 """
 import argparse
+import atexit
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import tarfile
+import tempfile
 
 
 def load(path):
@@ -47,10 +50,34 @@ def measured(path):
             if not m.name.endswith(".compiled.json"):
                 continue
             d = json.load(tar.extractfile(m))
-            corpus = d["model"].split("/data/corpus/", 1)[1]
+            # The run names the archive as it lay on the GPU machine: data/corpus/SET/NAME.pt2 in a
+            # checkout, or SET/NAME.pt2 unpacked from data/corpus/SET/models.tar.xz elsewhere.
+            if "/data/corpus/" in d["model"]:
+                corpus = d["model"].split("/data/corpus/", 1)[1]
+            else:
+                corpus = "/".join(d["model"].split("/")[-2:])
             out.append((corpus.split("/")[0], os.path.basename(m.name)[: -len(".compiled.json")],
-                        os.path.join("data/corpus", corpus), d["totals"]["kernels"]))
+                        archive(corpus), d["totals"]["kernels"]))
     return out
+
+
+_unpacked = {}
+
+
+def archive(corpus):
+    """The path of data/corpus/SET/NAME.pt2, unpacking SET's models.tar.xz once where the set is
+    kept packed."""
+    path = os.path.join("data/corpus", corpus)
+    set_name = corpus.split("/")[0]
+    packed = os.path.join("data/corpus", set_name, "models.tar.xz")
+    if os.path.exists(path) or not os.path.exists(packed):
+        return path
+    if set_name not in _unpacked:
+        _unpacked[set_name] = tempfile.mkdtemp(prefix="kc-compile-")
+        atexit.register(shutil.rmtree, _unpacked[set_name], True)
+        with tarfile.open(packed) as tar:
+            tar.extractall(_unpacked[set_name], filter="data")
+    return os.path.join(_unpacked[set_name], corpus)
 
 
 def earlier(path, have):
@@ -68,10 +95,10 @@ def main():
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--results", nargs="+",
                     default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
-                             "data/results/compiled/fresh.tar.xz"],
+                             "data/results/compiled/fresh.tar.xz", "data/results/compiled/fresh2.tar.xz"],
                     help="tarballs of compiled runs; a model's run is taken from the first that holds it")
     ap.add_argument("--earlier", default="data/results/corpus_compile.json.gz")
-    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh"])
+    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh", "fresh2"])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     rows, missing = [], []
