@@ -252,6 +252,22 @@ TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched ker
   CHECK(last(s3).counts.kernels == 1);
 }
 
+TEST_CASE("cat counts empty inputs: a legacy [0] beside one 2-D input is still the batched kernel") {
+  GraphBuilder b;
+  int e = b.input({0}), x = b.input({5, 5});
+  b.op("aten::cat", {}, {}, {5, 5});
+  b.g.ops.back().args = {list_arg("tensors", {x, e}), int_arg("dim", 0)};
+  CHECK(last(b).counts.kernels == 1);
+  CHECK(last(b).counts.memcpy == 0);
+  // Every input empty: an empty result, nothing launched.
+  GraphBuilder n;
+  int e1 = n.input({0}), e2 = n.input({0});
+  n.op("aten::cat", {}, {}, {0});
+  n.g.ops.back().args = {list_arg("tensors", {e1, e2}), int_arg("dim", 0)};
+  CHECK(last(n).counts.kernels == 0);
+  CHECK(last(n).counts.memcpy == 0);
+}
+
 TEST_CASE("copy_ of a region onto itself is free; between different tensors it copies") {
   GraphBuilder b;
   int x = b.input({2, 4, 16, 16});
