@@ -315,6 +315,46 @@ bool unique_plain(const OpFacts& f) {
 bool unique_dim_plain(const OpFacts& f) {
   return !f.bool_arg("return_inverse", false) && !f.bool_arg("return_counts", false);
 }
+// unique and unique_consecutive with their options (Unique.cu, UniqueCub.cu): the launches do not
+// depend on the values (how many are distinct), only on the options. The sizes where they were
+// measured (sweep:opinfo_edges, up to 7 elements or slices; the plain cases up to 1024 and 256
+// in opset:unique and opset:unique_dim) keep every cub sort one kernel.
+constexpr int64_t kUniqueMaxElements = 1024;
+constexpr int64_t kUniqueMaxSlices = 256;
+const Arg* dim_given(const OpFacts& f) {
+  const Arg* d = f.arg("dim");
+  return d && d->kind != Arg::Kind::kNone ? d : nullptr;
+}
+// Elements of the input (a 0-d input is one), or slices along `dim` where one is given.
+int64_t unique_items(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x || x->numel() == 0) return 0;
+  if (!dim_given(f)) return x->numel();
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t d = f.int_arg("dim", 0);
+  if (d < 0) d += rank;
+  return d < 0 || d >= rank ? 0 : x->sizes[d];
+}
+// _unique2 with the inverse: an arange of positions, a radix sort of (value, position) pairs, an
+// adjacent difference, its inclusive scan (init + scan), a scatter of the scan into the inverse,
+// then the distinct values kept (cub's select or, with counts, run-length encode: init + sweep).
+bool unique_inverse(const OpFacts& f) {
+  const int64_t n = unique_items(f);
+  return f.bool_arg("return_inverse", false) && n >= 1 && n <= kUniqueMaxElements;
+}
+// unique_dim and unique_consecutive along a dim (unique_dim_cuda_template): an arange of slice
+// indices, (unique_dim: a merge sort of them by slice,) thrust's unique of the indices (unique_dim:
+// a compaction; unique_consecutive: init + unique-by-key), its count read back, an index_select
+// of the slices kept; the counts add a fill, an adjacent difference and a second unique-by-key
+// pass (3), the inverse an adjacent difference, a fill, a scan (init + scan) and a transform (5).
+bool unique_dim_options(const OpFacts& f) {
+  const int64_t n = unique_items(f);
+  return dim_given(f) && n >= 1 && n <= kUniqueMaxSlices;
+}
+Counts unique_dim_counts(const OpFacts& f) {
+  const int base = f.op->name == "aten::unique_dim" ? 5 : 4;
+  return {base + (f.bool_arg("return_counts", false) ? 3 : 0) + (f.bool_arg("return_inverse", false) ? 5 : 0), 1, 0, 1};
+}
 // bincount without weights: min and max of the input read back to the host (two syncs) to
 // size the result, a fill, then the histogram kernel.
 bool bincount_unweighted(const OpFacts& f) {
@@ -437,6 +477,29 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     "opinfo_heldout: with counts (DeviceCompactInitKernel + DeviceReduceByKeyKernel + DtoH)")
           .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
                "reads the number kept back to the host to size its result."));
+  r.push_back(
+      rule("unique_consecutive.inverse")
+          .ops({"aten::unique_consecutive"})
+          .when("no dim, with the inverse, up to 1024 elements: an adjacent difference, its scan (init + scan), cub's "
+                "run-length encode (init + sweep), with or without counts; the count read back (1 memcpy, 1 host sync)",
+                [](const OpFacts& f) { return !dim_given(f) && unique_inverse(f); })
+          .counts({5, 1, 0, 1})
+          .evidence("sweep:opinfo_edges (unique_consecutive with return_inverse, with and without return_counts, of "
+                    "[], [1], [7], [2, 3]; f32 and bf16)")
+          .why("unique_consecutive's inverse is the running count of value changes, a scan; the runs are then "
+               "encoded, and their number is read back to the host to size the result."));
+  r.push_back(
+      rule("unique_consecutive.dim")
+          .ops({"aten::unique_consecutive"})
+          .when("along a dim, up to 256 slices: an arange of slice indices, thrust's unique-by-key (init + sweep), "
+                "the count read back (1 memcpy, 1 host sync), an index_select: 4; + 3 for the counts, + 5 for the "
+                "inverse",
+                unique_dim_options)
+          .compute(unique_dim_counts)
+          .evidence("sweep:opinfo_edges (unique_consecutive along dim 0 of [1], [7], [2, 3], every combination of "
+                    "return_inverse and return_counts; f32 and bf16)")
+          .why("Along a dimension, unique_consecutive compares whole slices: it keeps the indices of the slices that "
+               "differ from their predecessor, reads their number back to the host, and gathers those slices."));
   r.push_back(
       rule("multinomial.replacement")
           .ops({"aten::multinomial"})
@@ -609,6 +672,30 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .evidence("opset:unique_dim (int64[256,2], dim 0)")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
                "gathers them; their number is read back to the host to size the result, a host sync."));
+  r.push_back(
+      rule("unique.dim.options")
+          .ops({"aten::unique_dim"})
+          .when("with counts or the inverse, up to 256 slices: the plain 5 (the count read back: 1 memcpy, 1 host "
+                "sync), + 3 for the counts, + 5 for the inverse",
+                unique_dim_options)
+          .compute(unique_dim_counts)
+          .evidence("sweep:opinfo_edges (unique along dim 0 of [1], [7], [2, 3], every combination of sorted, "
+                    "return_inverse and return_counts; f32 and bf16)")
+          .why("unique along a dimension sorts and compacts the slice indices; the counts take the differences of "
+               "the kept positions, the inverse a scan of where a new slice starts, each a few kernels more."));
+  r.push_back(
+      rule("unique.inverse")
+          .ops({"aten::_unique2", "aten::_unique"})
+          .when("with the inverse, up to 1024 elements: an arange, a radix sort of (value, position) pairs, an "
+                "adjacent difference, its scan (init + scan), a scatter into the inverse, cub's select or run-length "
+                "encode (init + sweep): 8, with or without counts; the count read back (1 memcpy, 1 host sync)",
+                unique_inverse)
+          .counts({8, 1, 0, 1})
+          .evidence("sweep:opinfo_edges (unique with return_inverse, sorted or not, with and without return_counts, "
+                    "of [], [1], [7], [2, 3]; f32 and bf16)")
+          .why("The inverse needs each element's rank among the distinct values: the positions are sorted with the "
+               "values, the starts of new values scanned and scattered back; the distinct values are then selected "
+               "and their number read back to the host."));
   r.push_back(
       rule("unique")
           .ops({"aten::_unique2", "aten::_unique"})

@@ -129,6 +129,35 @@ TEST_CASE("unique and unique_consecutive with counts run-length encode instead o
   }
 }
 
+TEST_CASE("unique: the inverse and a dim add fixed steps, whatever the values") {
+  GraphBuilder inv;  // _unique2 with the inverse: 8 with or without counts
+  inv.op("aten::_unique2", {inv.input({7})}, {}, {7});
+  inv.arg_bool("return_inverse", true);
+  CHECK(last(inv).rule == "unique.inverse");
+  CHECK(last(inv).counts.kernels == 8);
+  CHECK(last(inv).counts.host_syncs == 1);
+  GraphBuilder dim;  // unique_dim: 5 plain, + 3 counts, + 5 inverse
+  dim.op("aten::unique_dim", {dim.input({2, 3})}, {}, {2, 3});
+  dim.arg_int("dim", 0);
+  dim.arg_bool("return_inverse", true);
+  dim.arg_bool("return_counts", true);
+  CHECK(last(dim).counts.kernels == 13);
+  GraphBuilder uc;  // unique_consecutive along a dim: 4 plain, + 3 counts
+  uc.op("aten::unique_consecutive", {uc.input({7})}, {}, {7});
+  uc.arg_int("dim", 0);
+  uc.arg_bool("return_counts", true);
+  CHECK(last(uc).counts.kernels == 7);
+  CHECK(last(uc).counts.memcpy == 1);
+  GraphBuilder uci;  // no dim, with the inverse: 5
+  uci.op("aten::unique_consecutive", {uci.input({7})}, {}, {7});
+  uci.arg_bool("return_inverse", true);
+  CHECK(last(uci).counts.kernels == 5);
+  GraphBuilder big;  // beyond the measured sizes: unknown
+  big.op("aten::_unique2", {big.input({100000})}, {}, {100000});
+  big.arg_bool("return_inverse", true);
+  CHECK_FALSE(last(big).known);
+}
+
 TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
   GraphBuilder ms;  // a [5] self broadcast over a [5, 5] mask: the expanded self is copied, not memcpy'd
   ms.op("aten::masked_scatter", {ms.input({5}), ms.input({5, 5}, DType::kBool), ms.input({5, 5})}, {}, {5, 5});
