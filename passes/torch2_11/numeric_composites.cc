@@ -173,6 +173,59 @@ Counts gradient_counts(const OpFacts& f) {
   return {static_cast<int>(dims) * per_dim, 0, 0, 0};
 }
 
+// _chunk_cat_cuda takes its one-kernel path only when every input is contiguous; otherwise the
+// composite (TensorShape.cpp's _pad_chunk, then cat): each input whose size along `dim` is no
+// multiple of num_chunks is padded into a new zeroed tensor (a fill and a copy), then reshaped to
+// [sizes before dim, num_chunks, -1] (a copy kernel when that is no view), and the pieces are
+// concatenated along dim + 1 (one batched cat kernel for several inputs of rank <= 4).
+std::vector<const Value*> chunk_cat_inputs(const OpFacts& f) {
+  std::vector<const Value*> ins;
+  const Arg* ts = f.arg("tensors");
+  if (!ts) return ins;
+  for (int v : ts->tensors)
+    if (v >= 0) ins.push_back(&f.graph->values[v]);
+  return ins;
+}
+bool chunk_cat_fast(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  return !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const Value* v) { return v->contiguous(); });
+}
+bool chunk_cat_composite(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  const int64_t chunks = f.int_arg("num_chunks", 0);
+  if (ins.size() < 2 || chunks < 1 || chunk_cat_fast(f)) return false;
+  const int64_t rank = static_cast<int64_t>(ins[0]->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || dim + 2 > 4 || ins.size() > 64) return false;
+  for (const Value* v : ins)
+    if (static_cast<int64_t>(v->sizes.size()) != rank || v->strides.size() != v->sizes.size() || v->numel() == 0 ||
+        v->dtype != ins[0]->dtype)
+      return false;
+  return true;
+}
+Counts chunk_cat_composite_counts(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  const int64_t chunks = f.int_arg("num_chunks", 0);
+  const int64_t rank = static_cast<int64_t>(ins[0]->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  int kernels = 1;  // the cat
+  for (const Value* v : ins) {
+    if (v->sizes[dim] % chunks != 0) {
+      kernels += 2;  // new_zeros, then the input copied into its narrow
+      continue;
+    }
+    std::vector<int64_t> view(v->sizes.begin(), v->sizes.begin() + dim);
+    int64_t rest = 1;
+    for (int64_t d = dim; d < rank; ++d) rest *= v->sizes[d];
+    view.push_back(chunks);
+    view.push_back(rest / chunks);
+    if (!view_is_possible(v->sizes, v->strides, view)) kernels += 1;
+  }
+  return {kernels, 0, 0, 0};
+}
+
 }  // namespace
 
 void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
@@ -365,9 +418,22 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
           })
           .evidence("opinfo: _softmax_backward_data (6 of 6)")
           .why("Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."));
+  r.push_back(
+      rule("chunk_cat.strided")
+          .ops({"aten::_chunk_cat"})
+          .when("an input not contiguous, 2 to 64 non-empty inputs of one dtype, dim <= 2: per input a fill and a copy "
+                "when its size along dim is no multiple of num_chunks, else a copy when its reshape to "
+                "[.., num_chunks, -1] is no view; then one cat kernel",
+                chunk_cat_composite)
+          .compute(chunk_cat_composite_counts)
+          .evidence("sweep:opinfo_edges (_chunk_cat of [2, 3, 3], [2, 3, 4], [2, 3, 271] transposed in their "
+                    "last two dims, dims 0 and 1, num_chunks 1, 3, 8: 1, 4 and 7 kernels; f32 and bf16)")
+          .why("chunk_cat's fused kernel needs contiguous inputs; otherwise ATen pads each input to a multiple "
+               "of the chunk count (zeroes, then a copy), reshapes it (a copy when strided) and concatenates."));
   r.push_back(rule("chunk_cat")
                   .ops({"aten::_chunk_cat"})
-                  .when("the inputs' pointers and sizes copied to the device, one chunk_cat kernel")
+                  .when("contiguous inputs: the inputs' pointers and sizes copied to the device, one chunk_cat kernel",
+                        chunk_cat_fast)
                   .counts({1, 1, 0, 0})
                   .evidence("opinfo: _chunk_cat (6 of 6)")
                   .why("chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every "

@@ -680,6 +680,27 @@ TEST_CASE("gradient: a spacing scalar a dim costs what one scalar does, over the
   CHECK(last(one).counts.kernels == 8);
 }
 
+TEST_CASE("_chunk_cat: one kernel for contiguous inputs; strided ones pad, reshape and cat") {
+  auto chunk_cat = [](bool transposed, int64_t dim, int64_t chunks) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    for (int64_t k : {3, 4, 271}) {
+      int x = b.input({2, 3, k});
+      if (transposed) b.g.values[x].strides = {3 * k, 1, 3};
+      ins.push_back(x);
+    }
+    b.op("aten::_chunk_cat", {}, {}, {2, 3, 278});
+    b.g.ops.back().args = {list_arg("tensors", ins), int_arg("dim", dim), int_arg("num_chunks", chunks)};
+    return last(b).counts;
+  };
+  CHECK(chunk_cat(false, 0, 3).kernels == 1);
+  CHECK(chunk_cat(false, 0, 3).memcpy == 1);
+  CHECK(chunk_cat(true, 1, 3).kernels == 1);  // 3 rows in 3 chunks: views, the cat
+  CHECK(chunk_cat(true, 0, 8).kernels == 7);  // 2 rows padded to 8: a fill and a copy each, the cat
+  CHECK(chunk_cat(true, 1, 1).kernels == 4);  // a reshape copy each, the cat
+  CHECK(chunk_cat(true, 1, 1).memcpy == 0);
+}
+
 TEST_CASE("multinomial without replacement: device checks, noise, division and topk") {
   auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
     GraphBuilder b;
