@@ -161,16 +161,33 @@ bool gradient_scalar(const OpFacts& f) {
   const Value* x = f.input(0);
   const int64_t e = f.int_arg("edge_order", 1);
   const std::string& o = f.op->overload;
-  const bool scalars = o == "scalarint" || o == "scalararray" || o == "scalarrayint" || o == "scalarrayarray";
+  const bool scalars =
+      o == "scalarint" || o == "scalararray" || o == "scalarrayint" || o == "scalarrayarray" || o == "array";
   return scalars && x && !x->sizes.empty() && (e == 1 || e == 2);
 }
-Counts gradient_counts(const OpFacts& f) {
+int64_t gradient_dims(const OpFacts& f) {
   const Arg* d = f.arg("dim");
-  int64_t dims = static_cast<int64_t>(f.input(0)->sizes.size());
-  if (d && d->kind == Arg::Kind::kInt) dims = 1;
-  if (d && d->kind == Arg::Kind::kIntList) dims = static_cast<int64_t>(d->ints.size());
+  if (d && d->kind == Arg::Kind::kInt) return 1;
+  if (d && d->kind == Arg::Kind::kIntList) return static_cast<int64_t>(d->ints.size());
+  return static_cast<int64_t>(f.input(0)->sizes.size());
+}
+Counts gradient_counts(const OpFacts& f) {
   const int per_dim = f.int_arg("edge_order", 1) == 2 ? 16 : 8;
-  return {static_cast<int>(dims) * per_dim, 0, 0, 0};
+  return {static_cast<int>(gradient_dims(f)) * per_dim, 0, 0, 0};
+}
+// gradient with a coordinate tensor a dim (gradient_helper): per dim the coordinates' diff, its
+// two slices combined into the three weights a, b, c (a dozen elementwise kernels, whatever the
+// values), the centre as a * prepend + b * self + c * append, each edge from the spacing, and the
+// cat: 21 kernels a dim with edge_order 1, 52 with edge_order 2.
+bool gradient_tensors(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t e = f.int_arg("edge_order", 1);
+  const std::string& o = f.op->overload;
+  return (o == "tensorarrayint" || o == "tensorarray") && x && !x->sizes.empty() && (e == 1 || e == 2);
+}
+Counts gradient_tensors_counts(const OpFacts& f) {
+  const int per_dim = f.int_arg("edge_order", 1) == 2 ? 52 : 21;
+  return {static_cast<int>(gradient_dims(f)) * per_dim, 0, 0, 0};
 }
 
 // _chunk_cat_cuda takes its one-kernel path only when every input is contiguous; otherwise the
@@ -297,9 +314,22 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
           .compute(gradient_counts)
           .evidence("opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32); "
                     "opinfo_heldout: gradient.scalarrayint, gradient.scalarrayarray ([5, 5], spacing (2.0, "
-                    "2.1), all dims and dims (0, 1): 16)")
+                    "2.1), all dims and dims (0, 1): 16); sweep:opinfo_edges (gradient.array: dims (0, -1) of "
+                    "[3, 3, 3] and [4, 6], edge_order 1 and 2)")
           .why("torch.gradient takes central differences inside and one-sided ones at the edges of each "
                "dimension, each a few elementwise kernels, and joins them with a cat."));
+  r.push_back(
+      rule("gradient.tensors")
+          .ops({"aten::gradient"})
+          .when("a coordinate tensor a dim, edge_order 1 or 2: per dim 21 kernels (the weights from the "
+                "coordinates' differences, the centre and edge differences, a cat), 52 with edge_order 2",
+                gradient_tensors)
+          .compute(gradient_tensors_counts)
+          .evidence("sweep:opinfo_edges (gradient.tensorarrayint, gradient.tensorarray of [5], [4, 6], [3, 3, 3]: "
+                    "all dims, dim 0, dims (0, -1); edge_order 1 and 2; f32 and bf16)")
+          .why("With coordinates as tensors, torch.gradient first turns their differences into three weights per "
+               "point (a chain of elementwise kernels on the device, no values read back), then combines the "
+               "neighbours with them and joins centre and edges with a cat, dim by dim."));
   r.push_back(
       rule("alpha_dropout.train")
           .ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"})

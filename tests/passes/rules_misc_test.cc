@@ -680,6 +680,20 @@ TEST_CASE("gradient: a spacing scalar a dim costs what one scalar does, over the
   CHECK(last(one).counts.kernels == 8);
 }
 
+TEST_CASE("gradient: coordinate tensors cost 21 kernels a dim, 52 with edge_order 2") {
+  GraphBuilder all;
+  all.op("aten::gradient", {all.input({4, 6}), all.input({4}), all.input({6})});
+  all.g.ops.back().overload = "tensorarrayint";
+  CHECK(last(all).rule == "gradient.tensors");
+  CHECK(last(all).counts.kernels == 42);
+  GraphBuilder one;
+  one.op("aten::gradient", {one.input({3, 3, 3}), one.input({3})});
+  one.g.ops.back().overload = "tensorarrayint";
+  one.arg_int("dim", 0);
+  one.arg_int("edge_order", 2);
+  CHECK(last(one).counts.kernels == 52);
+}
+
 TEST_CASE("_chunk_cat: one kernel for contiguous inputs; strided ones pad, reshape and cat") {
   auto chunk_cat = [](bool transposed, int64_t dim, int64_t chunks) {
     GraphBuilder b;
