@@ -38,6 +38,23 @@ Counts sort_counts(const OpFacts& f) {
   const bool one_slice = self(f)->numel() == slice_size(f, -1);
   return one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};
 }
+// embedding_renorm_ (Embedding.cu): the indices sorted along their last dim (as sort counts it),
+// cub's unique of the sorted indices (init + select), whose count stays on the device, then one
+// renorm kernel over the rows: no value read back. Slices of 2 to 4096 indices (a lone index was
+// not measured; none fails on the device).
+bool embedding_renorm_sorts_small(const OpFacts& f) {
+  const Value* idx = f.input(1);
+  if (!idx || idx->numel() == 0 || idx->sizes.empty()) return false;
+  const int64_t n = idx->sizes.back();
+  return n >= 2 && n <= 4096;
+}
+Counts embedding_renorm_counts(const OpFacts& f) {
+  const Value* idx = f.input(1);
+  const bool one_slice = idx->numel() == idx->sizes.back();
+  Counts c = one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};  // sort_counts
+  c += Counts{3, 0, 0, 0};
+  return c;
+}
 // Radix passes of cub's onesweep sort: one per 8 bits of the key.
 int radix_passes(DType t) {
   switch (t) {
@@ -672,6 +689,17 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .evidence("opset:unique_dim (int64[256,2], dim 0)")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
                "gathers them; their number is read back to the host to size the result, a host sync."));
+  r.push_back(
+      rule("embedding_renorm_")
+          .ops({"aten::embedding_renorm_"})
+          .when("2 to 4096 indices a slice: the indices sorted (as sort: 2 kernels + 3 memcpy for one slice, 3 + 2 "
+                "for several), cub's unique of them (init + select), one renorm kernel; nothing read back",
+                embedding_renorm_sorts_small)
+          .compute(embedding_renorm_counts)
+          .evidence("sweep:opinfo_edges (embedding_renorm_ of [5, 5] and [100, 5] weights with indices [7] (5 "
+                    "kernels, 3 memcpy) and [2, 2] (6, 2), norm_type 1, 2, 3; f32 and bf16)")
+          .why("embedding_renorm_ sorts the indices, keeps the distinct ones with cub's unique (their number stays "
+               "on the device) and rescales each row they name whose norm exceeds max_norm in one kernel."));
   r.push_back(
       rule("unique.dim.options")
           .ops({"aten::unique_dim"})

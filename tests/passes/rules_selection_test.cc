@@ -158,6 +158,20 @@ TEST_CASE("unique: the inverse and a dim add fixed steps, whatever the values") 
   CHECK_FALSE(last(big).known);
 }
 
+TEST_CASE("embedding_renorm_: the indices' sort, cub's unique, the renorm kernel") {
+  auto renorm = [](std::vector<int64_t> idx) {
+    GraphBuilder b;
+    b.op("aten::embedding_renorm_", {b.input({100, 5}), b.input(std::move(idx), DType::kInt64)}, {}, {100, 5});
+    return last(b);
+  };
+  CHECK(renorm({7}).counts.kernels == 5);
+  CHECK(renorm({7}).counts.memcpy == 3);
+  CHECK(renorm({2, 2}).counts.kernels == 6);
+  CHECK(renorm({2, 2}).counts.memcpy == 2);
+  CHECK(renorm({2, 2}).counts.host_syncs == 0);
+  CHECK_FALSE(renorm({0}).known);
+}
+
 TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
   GraphBuilder ms;  // a [5] self broadcast over a [5, 5] mask: the expanded self is copied, not memcpy'd
   ms.op("aten::masked_scatter", {ms.input({5}), ms.input({5, 5}, DType::kBool), ms.input({5, 5})}, {}, {5, 5});
