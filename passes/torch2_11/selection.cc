@@ -532,11 +532,31 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     "sampleMultinomialWithReplacement)")
           .why("Sampling with replacement normalizes the probabilities, takes their running sum and draws "
                "every sample by binary search in one kernel."));
+  r.push_back(
+      rule("multinomial.replacement.rows")
+          .ops({"aten::multinomial"})
+          .when("with replacement, 2 or more samples, 2-d distributions shorter than 400: the two copies of the "
+                "probabilities (2 memcpy), renormRowsL1, their cumulative sum along the rows (one innermost-dim scan "
+                "kernel; one row: cub's scan, init + scan), one sampling kernel",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 2 && x->numel() > 0 && x->sizes.back() < 400 &&
+                         f.bool_arg("replacement", false) && f.int_arg("num_samples", 1) > 1;
+                })
+          .compute([](const OpFacts& f) -> Counts {
+            // cumsum scans a single row with cub (as a 1-d tensor), several with one innermost-dim kernel.
+            return {f.input(0)->sizes[0] == 1 ? 4 : 3, 2, 0, 0};
+          })
+          .evidence("sweep:opinfo_edges (multinomial with replacement of [3, 4] and [5, 200], 3 and 4 samples: 3 "
+                    "kernels + 2 memcpy; of [1, 1]: 4 + 2)")
+          .why("Sampling with replacement normalizes each row, takes its running sum and draws every sample by "
+               "binary search in one kernel; the number drawn does not change the launches."));
   r.push_back(rule("multinomial.no_replacement")
                   .ops({"aten::multinomial"})
                   .when("without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
-                        "max < inf, and, assert; sum == 0 (+ any over rows for 2-d), not, assert), exponential_, div, "
-                        "then argmax for one sample or topk (select + sort): 14 for 1-d, 15 for 2-d",
+                        "max < inf, and, assert; sum == 0 (+ any over rows for 2-d: a memcpy for one row), not, "
+                        "assert), exponential_, div, then argmax for one sample or topk (select + sort): 14 for 1-d, "
+                        "15 for 2-d",
                         [](const OpFacts& f) {
                           const Value* x = f.input(0);
                           return x && (x->sizes.size() == 1 || x->sizes.size() == 2) && x->sizes.back() < 400 &&
@@ -547,9 +567,14 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     const Value& x = *f.input(0);
                     const int checks = 6 + (x.sizes.size() == 1 ? 2 : 3) + 2;
                     const int select = f.int_arg("num_samples", 1) == 1 ? 1 : 2;
-                    return {checks + 2 + select, 0, 0, 0};
+                    Counts c{checks + 2 + select, 0, 0, 0};
+                    // One row: the any over the rows reduces one element, which ATen copies (a memcpy).
+                    if (x.sizes.size() == 2 && x.sizes[0] == 1) c += Counts{-1, 1, 0, 0};
+                    return c;
                   })
-                  .evidence("opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15)")
+                  .evidence("opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15); sweep:opinfo_edges "
+                            "([4], [3, 4], [5, 200], [1, 1]; 1, 3, 4 samples: 13, 14, 15, and 13 + a memcpy for one "
+                            "row)")
                   .why("multinomial without replacement checks the probabilities on the device (asserts, no host "
                        "wait), divides them by exponential noise and takes the top samples: a select and a sort."));
   r.push_back(rule("median.all")

@@ -725,7 +725,22 @@ TEST_CASE("multinomial without replacement: device checks, noise, division and t
   };
   CHECK(multinomial({10}, 3) == 14);
   CHECK(multinomial({3, 10}, 3) == 15);
-  CHECK(multinomial({10}, 1) == 13);  // one sample: argmax instead of select + sort
+  CHECK(multinomial({10}, 1) == 13);    // one sample: argmax instead of select + sort
+  CHECK(multinomial({1, 1}, 1) == 13);  // one row: the any over rows is a memcpy
+}
+
+TEST_CASE("multinomial with replacement of rows: renorm, the rows' scan, the sampling") {
+  auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
+    GraphBuilder b;
+    int x = b.input(sizes);
+    b.op("aten::multinomial", {x}, {}, {sizes[0], samples}, DType::kInt64);
+    b.arg_int("num_samples", samples);
+    b.arg_bool("replacement", true);
+    return last(b).counts;
+  };
+  CHECK(multinomial({3, 4}, 3).kernels == 3);
+  CHECK(multinomial({3, 4}, 3).memcpy == 2);
+  CHECK(multinomial({1, 1}, 4).kernels == 4);  // one row: cub's scan
 }
 
 TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scanned first") {
