@@ -55,6 +55,36 @@ Counts embedding_renorm_counts(const OpFacts& f) {
   c += Counts{3, 0, 0, 0};
   return c;
 }
+// combinations (Itertools.cpp): _triu_mask (arange, full, then mask *= grid[i] < grid[i + 1] for
+// each adjacent pair: a comparison and a multiply), masked_select of each of the r meshgrid views
+// by the mask, then stack. The number selected, C(n, r) or C(n + r - 1, r) with replacement, is
+// zero exactly when n < r without replacement (or n = 0): then nonzero writes no coordinates,
+// nothing is gathered and the empty stack copies nothing.
+bool combinations_small(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t r = f.int_arg("r", 2);
+  if (!x || x->sizes.size() != 1 || r < 0 || r > 8) return false;
+  double cells = 1;
+  for (int64_t i = 0; i < r; ++i) cells *= static_cast<double>(x->sizes[0]);
+  return cells <= 4096;
+}
+Counts combinations_counts(const OpFacts& f) {
+  const int64_t n = f.input(0)->sizes[0];
+  const int r = static_cast<int>(f.int_arg("r", 2));
+  if (r == 0) return {};
+  const bool any = n > 0 && (f.bool_arg("with_replacement", false) || n >= r);
+  Value mask;
+  mask.sizes.assign(r, n);
+  mask.strides = contiguous_strides(mask.sizes);
+  mask.dtype = DType::kBool;
+  Counts per_grid = nonzero_launches(mask);
+  if (!any && r >= 2 && n > 0) per_grid.kernels -= 1;  // no coordinates to write
+  if (any) per_grid.kernels += 1;                      // the gather
+  Counts c{n > 0 ? 2 + 2 * (r - 1) : 0, 0, 0, 0};      // arange, full, the comparisons
+  for (int i = 0; i < r; ++i) c += per_grid;
+  if (any) c += r == 1 ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};  // the stack
+  return c;
+}
 // Radix passes of cub's onesweep sort: one per 8 bits of the key.
 int radix_passes(DType t) {
   switch (t) {
@@ -673,24 +703,19 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "their distinct leading coordinates (a sort and a unique, read back by the host) before the values "
                "are gathered."));
   r.push_back(
-      rule("combinations.r1")
+      rule("combinations")
           .ops({"aten::combinations"})
-          .when("r = 1 of a 1-D tensor of one element (the size measured): arange, the mask's fill, masked_select "
-                "(nonzero of the mask, its count read back, the gather), the grid stacked (a memcpy)",
-                [](const OpFacts& f) {
-                  const Value* x = f.input(0);
-                  return x && x->sizes.size() == 1 && x->numel() == 1 && f.int_arg("r", 2) == 1;
-                })
-          .compute([](const OpFacts& f) {
-            Counts c{2, 0, 0, 0};
-            c += nonzero_launches(*f.input(0));
-            c += Counts{1, 1, 0, 0};
-            return c;
-          })
-          .evidence("opinfo:combinations ([1], r = 1, with and without replacement, float32 and bfloat16: 6 kernels, "
-                    "DtoH and DtoD; the real runs, real.tar.xz)")
-          .why("combinations builds an index grid (arange), masks it to the wanted combinations with masked_select, "
-               "whose nonzero reads the count back to the host, and gathers the elements."));
+          .when("a 1-D input, r >= 1, a mask of n^r elements up to 4096: the index arange, the mask's fill, a "
+                "comparison and a multiply per adjacent pair of grids, then per grid masked_select (nonzero of the "
+                "mask with its count read back: 1 memcpy each; with any combination the coordinates written and "
+                "the gather), then the stack (one cat; a memcpy for r = 1); r = 0: nothing",
+                combinations_small)
+          .compute(combinations_counts)
+          .evidence("opinfo:combinations ([1], r = 1: 6 kernels, DtoH and DtoD); sweep:opinfo_edges (n 0, 1, 2, 3, "
+                    "5, 8; r 0 to 3; with and without replacement; f32 and bf16: 0 to 22 kernels)")
+          .why("combinations builds an index grid per position, masks the increasing (or non-decreasing) ones and "
+               "selects them with masked_select, whose nonzero reads the count back to the host, then stacks the "
+               "selected columns. How many combinations there are follows from n and r, not from the values."));
   r.push_back(
       rule("masked_select")
           .ops({"aten::masked_select"})

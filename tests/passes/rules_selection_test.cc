@@ -240,7 +240,7 @@ TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dim
   CHECK_FALSE(last(big).known);
 }
 
-TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and gather, the stack") {
+TEST_CASE("combinations: arange, the mask, masked_select's nonzero and gather per grid, the stack") {
   GraphBuilder b;
   b.op("aten::combinations", {b.input({1})}, {}, {1, 1});
   b.arg_int("r", 1);
@@ -251,7 +251,16 @@ TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and 
   GraphBuilder pairs;
   pairs.op("aten::combinations", {pairs.input({4})}, {}, {6, 2});
   pairs.arg_int("r", 2);
-  CHECK_FALSE(last(pairs).known);  // the triangle mask of r = 2: not measured
+  CHECK(last(pairs).counts.kernels == 15);  // 4 for the mask, 5 a grid, the cat
+  CHECK(last(pairs).counts.host_syncs == 2);
+  GraphBuilder none;  // r > n without replacement: nothing selected, nothing gathered or stacked
+  none.op("aten::combinations", {none.input({1})}, {}, {0, 2});
+  none.arg_int("r", 2);
+  CHECK(last(none).counts.kernels == 10);
+  GraphBuilder big;  // a mask past 4096 elements: not measured
+  big.op("aten::combinations", {big.input({100})}, {}, {4950, 2});
+  big.arg_int("r", 2);
+  CHECK_FALSE(last(big).known);
 }
 
 TEST_CASE("out-of-place scatters clone self: a memcpy when dense, a copy kernel when strided") {
