@@ -12,10 +12,10 @@ namespace {
 // Ops whose output size the data can decide (index: by a boolean mask): they run their counting
 // kernels and read the count back even when nothing is selected.
 bool data_dependent(const Op& op) {
-  static const std::set<std::string> kOps = {"aten::nonzero",        "aten::argwhere",   "aten::masked_select",
-                                             "aten::nonzero_static", "aten::unique",     "aten::_unique2",
-                                             "aten::_unique",        "aten::unique_dim", "aten::unique_consecutive",
-                                             "aten::nonzero_numpy",  "aten::index_put",  "aten::index"};
+  static const std::set<std::string> kOps = {
+      "aten::nonzero",   "aten::argwhere", "aten::masked_select", "aten::nonzero_static",     "aten::unique",
+      "aten::_unique2",  "aten::_unique",  "aten::unique_dim",    "aten::unique_consecutive", "aten::nonzero_numpy",
+      "aten::index_put", "aten::index",    "aten::combinations"};
   return kOps.count(op.name) > 0 || (op.name == "aten::where" && op.overload.empty());  // where(cond)
 }
 bool linspace_of_tensors(const OpFacts& f) {
