@@ -694,6 +694,18 @@ TEST_CASE("gradient: coordinate tensors cost 21 kernels a dim, 52 with edge_orde
   CHECK(last(one).counts.kernels == 52);
 }
 
+TEST_CASE("masked_fill clones its input at the mask's broadcast shape: a copy kernel when that is larger") {
+  auto masked_fill = [](std::vector<int64_t> self, std::vector<int64_t> mask, std::vector<int64_t> out) {
+    GraphBuilder b;
+    b.op("aten::masked_fill", {b.input(std::move(self)), b.input(std::move(mask), DType::kBool)}, {}, std::move(out));
+    return last(b).counts;
+  };
+  CHECK(masked_fill({5, 5}, {5}, {5, 5}).memcpy == 1);
+  CHECK(masked_fill({5, 5}, {5}, {5, 5}).kernels == 1);
+  CHECK(masked_fill({5}, {5, 5}, {5, 5}).memcpy == 0);
+  CHECK(masked_fill({5}, {5, 5}, {5, 5}).kernels == 2);
+}
+
 TEST_CASE("_chunk_cat: one kernel for contiguous inputs; strided ones pad, reshape and cat") {
   auto chunk_cat = [](bool transposed, int64_t dim, int64_t chunks) {
     GraphBuilder b;
