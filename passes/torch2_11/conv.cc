@@ -186,6 +186,46 @@ CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
   return q;
 }
 
+// The engine cuDNN's heuristics pick for the convolution, where cuDNN or its kept answers can tell
+// (cudnn_answers.h); notes the answer's source for the report.
+std::optional<CudnnEngineChoice> cudnn_engine(const OpFacts& f, const ConvView& v, bool channels_last) {
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  CudnnAnswers* answers =
+      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  if (!answers) return std::nullopt;
+  const CudnnAnswer a = answers->choose(cudnn_query(v, channels_last));
+  if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  return a.choice;
+}
+
+// Ungrouped float32 NCDHW convolutions whose engine settles the launches, as the tiny and dilated
+// 3-d convolutions of sweep:opinfo_edges ran them (the trees never saw either): engine 28, cuDNN's
+// implicit_convolveNd_sgemm, reads NCDHW in place (1 kernel); engines 67 and 38 on a dilated
+// convolution run the NHWC implicit GEMM with the input and weight transformed to NHWC and the
+// output back (4 kernels) and two zeroed buffers (2 memsets).
+enum class Conv3dEngine { kNone, kNcdhwDirect, kNhwcDilated };
+Conv3dEngine conv3d_engine(const OpFacts& f, const ConvView& v) {
+  if (v.spatial() != 3 || v.one_d || v.groups != 1 || v.dtype != DType::kFloat32 || runs_channels_last(v))
+    return Conv3dEngine::kNone;
+  const std::optional<CudnnEngineChoice> e = cudnn_engine(f, v, false);
+  if (!e) return Conv3dEngine::kNone;
+  if (e->engine == 28) return Conv3dEngine::kNcdhwDirect;
+  const bool dilated = *std::max_element(v.dilation.begin(), v.dilation.end()) > 1;
+  if ((e->engine == 67 || e->engine == 38) && dilated) return Conv3dEngine::kNhwcDilated;
+  return Conv3dEngine::kNone;
+}
+bool conv3d_engine_fits(const OpFacts& f) {
+  ConvView v;
+  return !is_transposed(f) && conv_view(f, v) && conv3d_engine(f, v) != Conv3dEngine::kNone;
+}
+Counts conv3d_engine_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  Counts c = conv3d_engine(f, v) == Conv3dEngine::kNcdhwDirect ? Counts{1, 0, 0, 0} : Counts{4, 0, 2, 0};
+  c.kernels += (v.bias ? 1 : 0) + (row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1);
+  return c;
+}
+
 Counts conv_counts(const OpFacts& f) {
   ConvView v;
   conv_view(f, v);
@@ -212,14 +252,7 @@ Counts conv_counts(const OpFacts& f) {
   // 1x1, split-K with a zeroed workspace; for grouped tensors one call or a loop over the
   // groups (conv_engine.h, grouped_channels_last), with cuDNN's own heuristic choice where
   // cuDNN, or the answers it gave before (cudnn_answers.h), can tell it.
-  std::optional<CudnnEngineChoice> engine;
-  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  if (CudnnAnswers* answers =
-          cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr) {
-    const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
-    engine = a.choice;
-    if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
-  }
+  const std::optional<CudnnEngineChoice> engine = cudnn_engine(f, v, cl);
   if (cl && v.groups > 1) {
     // The engines' launches were measured for 2-d convolutions only.
     const bool two_d = v.spatial() == 2 && !v.one_d;
@@ -421,6 +454,33 @@ bool conv_backward_data(const OpFacts& f) {
 }  // namespace
 
 void add_conv_rules(std::vector<LaunchRule>& r) {
+  r.push_back(rule("conv.transposed.empty")
+                  .cls(OpClass::kConv)
+                  .when("transposed, a result with no element (padding eats the output): nothing, bias or not",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          return is_transposed(f) && conv_shapes(f) && out && !out->sizes.empty() && out->numel() == 0;
+                        })
+                  .counts({0, 0, 0, 0})
+                  .evidence("sweep:opinfo_edges (conv_transpose3d of [1, 1, 1, 1, 10] by a 1x1x4 kernel, stride 2, "
+                            "padding 1, output padding 1, and by 2x2x2 at stride 1, padding 1: empty results, 0 "
+                            "launches with and without a bias; f32 and bf16)")
+                  .why("ATen returns an empty result before calling cuDNN or adding the bias."));
+  r.push_back(rule("conv.3d_engine")
+                  .cls(OpClass::kConv)
+                  .when("3-d, not transposed, ungrouped float32 NCDHW, where cuDNN's heuristics (or their kept "
+                        "answers) pick engine 28 (implicit_convolveNd_sgemm on NCDHW: 1 kernel), or engine 67 or 38 "
+                        "for a dilated convolution (NHWC implicit GEMM: input and weight to NHWC, the GEMM, the "
+                        "output back, 4 kernels + 2 memsets); +1 bias add, +1 copy of a non-contiguous input",
+                        conv3d_engine_fits)
+                  .compute(conv3d_engine_counts)
+                  .evidence("sweep:opinfo_edges (conv3d float32 of [1, 5, 5, 5], [2, 1, 5, 5, 5], [1, 1, 1, 1, 10], "
+                            "[1, 4, 5, 2], [2, 3, 6, 6, 6] by 3x3x3, 1x1x4, 2x2x2 kernels, stride 1-2, padding 0-1: "
+                            "engine 28 on 32 of them, 1 kernel each; dilation 2 with engines 67 and 38 on 76, 4 "
+                            "kernels + 2 memsets each)")
+                  .why("cuDNN's engine decides the launches: its implicit-GEMM kernel for NCDHW tensors reads them as "
+                       "they are, while the NHWC engines it picks for dilated 3-d convolutions transform input and "
+                       "weight to channels last and the output back, with two zeroed buffers."));
   r.push_back(
       rule("conv")
           .cls(OpClass::kConv)
