@@ -215,8 +215,9 @@ bool chunk_cat_composite(const OpFacts& f) {
   int64_t dim = f.int_arg("dim", 0);
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank || dim + 2 > 4 || ins.size() > 64) return false;
+  // Inputs may differ in rank past dim (preprocess_chunk_cat_inputs checks the dims before it).
   for (const Value* v : ins)
-    if (static_cast<int64_t>(v->sizes.size()) != rank || v->strides.size() != v->sizes.size() || v->numel() == 0 ||
+    if (static_cast<int64_t>(v->sizes.size()) <= dim || v->strides.size() != v->sizes.size() || v->numel() == 0 ||
         v->dtype != ins[0]->dtype)
       return false;
   return true;
@@ -227,20 +228,26 @@ Counts chunk_cat_composite_counts(const OpFacts& f) {
   const int64_t rank = static_cast<int64_t>(ins[0]->sizes.size());
   int64_t dim = f.int_arg("dim", 0);
   if (dim < 0) dim += rank;
-  int kernels = 1;  // the cat
+  Counts c{1, 0, 0, 0};  // the cat
   for (const Value* v : ins) {
+    const int64_t vrank = static_cast<int64_t>(v->sizes.size());
     if (v->sizes[dim] % chunks != 0) {
-      kernels += 2;  // new_zeros, then the input copied into its narrow
+      // new_zeros, then the input copied into its narrow along dim: a memcpy when the input is
+      // contiguous and the narrow is too (every dim before dim of size 1), else a copy kernel.
+      bool narrow_dense = true;
+      for (int64_t d = 0; d < dim; ++d) narrow_dense &= v->sizes[d] == 1;
+      c += Counts{1, 0, 0, 0};
+      c += narrow_dense && v->contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
       continue;
     }
     std::vector<int64_t> view(v->sizes.begin(), v->sizes.begin() + dim);
     int64_t rest = 1;
-    for (int64_t d = dim; d < rank; ++d) rest *= v->sizes[d];
+    for (int64_t d = dim; d < vrank; ++d) rest *= v->sizes[d];
     view.push_back(chunks);
     view.push_back(rest / chunks);
-    if (!view_is_possible(v->sizes, v->strides, view)) kernels += 1;
+    if (!view_is_possible(v->sizes, v->strides, view)) c += Counts{1, 0, 0, 0};
   }
-  return {kernels, 0, 0, 0};
+  return c;
 }
 
 }  // namespace
@@ -452,12 +459,15 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
       rule("chunk_cat.strided")
           .ops({"aten::_chunk_cat"})
           .when("an input not contiguous, 2 to 64 non-empty inputs of one dtype, dim <= 2: per input a fill and a copy "
-                "when its size along dim is no multiple of num_chunks, else a copy when its reshape to "
-                "[.., num_chunks, -1] is no view; then one cat kernel",
+                "(a memcpy when the input and its slice of the padded tensor are dense) when its size along dim is "
+                "no multiple of num_chunks, else a copy when its reshape to [.., num_chunks, -1] is no view; then "
+                "one cat kernel",
                 chunk_cat_composite)
           .compute(chunk_cat_composite_counts)
           .evidence("sweep:opinfo_edges (_chunk_cat of [2, 3, 3], [2, 3, 4], [2, 3, 271] transposed in their "
-                    "last two dims, dims 0 and 1, num_chunks 1, 3, 8: 1, 4 and 7 kernels; f32 and bf16)")
+                    "last two dims, dims 0 and 1, num_chunks 1, 3, 8: 1, 4 and 7 kernels; f32 and bf16), "
+                    "opinfo_heldout2:_chunk_cat (five inputs of ranks 2 to 4, one contiguous, dim 0, 3 chunks: 10 "
+                    "kernels + 1 memcpy)")
           .why("chunk_cat's fused kernel needs contiguous inputs; otherwise ATen pads each input to a multiple "
                "of the chunk count (zeroes, then a copy), reshapes it (a copy when strided) and concatenates."));
   r.push_back(rule("chunk_cat")
