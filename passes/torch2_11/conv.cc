@@ -425,6 +425,53 @@ Counts few_channels_convt_counts(const OpFacts& f) {
   return v.dtype == DType::kFloat32 ? Counts{2 + bias, 0, 0, 0} : Counts{4 + bias, 0, 2, 0};
 }
 
+// The data-gradient engine cuDNN's heuristics pick for a transposed convolution: the gradient of
+// the convolution whose input is the transposed one's output (x) and whose output is its input.
+std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const ConvView& v) {
+  const Value* out = f.output(0);
+  if (!out || v.groups != 1 || v.one_d) return std::nullopt;
+  std::vector<int64_t> dx = out->sizes;
+  if (dx.size() + 1 == v.x_sizes.size()) dx.insert(dx.begin(), 1);  // unbatched: a batch of one
+  if (dx.size() != v.x_sizes.size()) return std::nullopt;
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  CudnnAnswers* answers =
+      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  if (!answers) return std::nullopt;
+  CudnnConvQuery q = cudnn_query(v, runs_channels_last(v));
+  q.x = dx;
+  q.backward_data = true;
+  const CudnnAnswer a = answers->choose(q);
+  if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  return a.choice;
+}
+
+// The data-gradient engines whose launches never varied with the shape (sweep:convt_decoder and
+// sweep:opinfo_edges, 2-d and 3-d): float32 engines 2 and 25, the legacy dgrad that zeroes the
+// result first (setTensor + convolveNd_dgrad: 2 kernels), float32 engine 74, the NCHW implicit
+// GEMM (1), bfloat16 engine 0, the direct kernel (1). The NHWC engines' zeroed buffers vary with
+// the shape (1 to 3 memsets for one engine): left to the trees.
+std::optional<Counts> dgrad_engine_launches(const OpFacts& f, const ConvView& v) {
+  if (v.groups != 1 || v.one_d || runs_channels_last(v)) return std::nullopt;
+  if (v.dtype != DType::kFloat32 && v.dtype != DType::kBFloat16) return std::nullopt;
+  const std::optional<CudnnEngineChoice> e = cudnn_dgrad_engine(f, v);
+  if (!e) return std::nullopt;
+  if (v.dtype == DType::kFloat32 && (e->engine == 2 || e->engine == 25)) return Counts{2, 0, 0, 0};
+  if (v.dtype == DType::kFloat32 && e->engine == 74) return Counts{1, 0, 0, 0};
+  if (v.dtype == DType::kBFloat16 && e->engine == 0) return Counts{1, 0, 0, 0};
+  return std::nullopt;
+}
+bool dgrad_engine_fits(const OpFacts& f) {
+  ConvView v;
+  return is_transposed(f) && conv_view(f, v) && dgrad_engine_launches(f, v).has_value();
+}
+Counts dgrad_engine_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  Counts c = *dgrad_engine_launches(f, v);
+  c.kernels += v.bias ? 1 : 0;
+  return c;
+}
+
 // Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
 // by the most frequent count per (dtype, layout, groups).
 Counts conv_transpose_counts(const OpFacts& f) {
@@ -533,6 +580,20 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                             "8 kernels + 4 memcpy)")
                   .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
                        "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
+  r.push_back(rule("conv.transposed.dgrad_engine")
+                  .cls(OpClass::kConv)
+                  .when("transposed, ungrouped, NCHW, 2-d or 3-d, where cuDNN's data-gradient heuristics (or their "
+                        "kept answers) pick an engine whose launches the sweeps never saw vary: float32 engines 2 and "
+                        "25 (zero the result, then the legacy dgrad kernel: 2), float32 engine 74 (NCHW implicit "
+                        "GEMM: 1), bfloat16 engine 0 (direct kernel: 1); +1 bias add",
+                        dgrad_engine_fits)
+                  .compute(dgrad_engine_counts)
+                  .evidence("sweep:convt_decoder (2-d and 3-d at decoder shapes: engine 2 on 73, 25 on 185, 74 on 55, "
+                            "bf16 0 on 33, every one as stated), sweep:opinfo_edges (conv_transpose3d of tiny and "
+                            "unbatched inputs, stride 1-2, padding 0-1, dilation 1-2: engine 25 on 130, 74 on 40, bf16 "
+                            "0 on 34)")
+                  .why("A transposed convolution is cuDNN's data-gradient convolution; for these engines what it "
+                       "launches follows from the engine alone: a zero fill and the legacy kernel, or one kernel."));
   r.push_back(rule("conv.transposed.few_channels")
                   .cls(OpClass::kConv)
                   .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "
