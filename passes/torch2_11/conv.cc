@@ -458,6 +458,17 @@ std::optional<Counts> dgrad_engine_launches(const OpFacts& f, const ConvView& v)
   if (v.dtype == DType::kFloat32 && (e->engine == 2 || e->engine == 25)) return Counts{2, 0, 0, 0};
   if (v.dtype == DType::kFloat32 && e->engine == 74) return Counts{1, 0, 0, 0};
   if (v.dtype == DType::kBFloat16 && e->engine == 0) return Counts{1, 0, 0, 0};
+  // The NHWC implicit-GEMM engines with neither channel count a multiple of 8: input and weight
+  // transformed to NHWC, the GEMM, the output back (4 kernels), and a zeroed buffer for each
+  // padded channel count (2 memsets; the strided engine 76 zeroes one more, as it does with
+  // aligned channels). With aligned channels these engines sometimes run one kernel: not taken.
+  const int64_t cin = v.x_sizes[1], cout = v.w_sizes[1];
+  if (cin % 8 != 0 && cout % 8 != 0) {
+    if (v.dtype == DType::kFloat32 && e->engine == 71) return Counts{4, 0, 2, 0};
+    if (v.dtype == DType::kFloat32 && e->engine == 76) return Counts{4, 0, 3, 0};
+    if (v.dtype == DType::kBFloat16 && (e->engine == 22 || e->engine == 40 || e->engine == 67))
+      return Counts{4, 0, 2, 0};
+  }
   return std::nullopt;
 }
 bool dgrad_engine_fits(const OpFacts& f) {
@@ -585,15 +596,20 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                   .when("transposed, ungrouped, NCHW, 2-d or 3-d, where cuDNN's data-gradient heuristics (or their "
                         "kept answers) pick an engine whose launches the sweeps never saw vary: float32 engines 2 and "
                         "25 (zero the result, then the legacy dgrad kernel: 2), float32 engine 74 (NCHW implicit "
-                        "GEMM: 1), bfloat16 engine 0 (direct kernel: 1); +1 bias add",
+                        "GEMM: 1), bfloat16 engine 0 (direct kernel: 1); with neither channel count a multiple of 8, "
+                        "the NHWC engines (float32 71, 76; bfloat16 22, 40, 67): 4 kernels + 2 memsets (76: 3); +1 "
+                        "bias add",
                         dgrad_engine_fits)
                   .compute(dgrad_engine_counts)
                   .evidence("sweep:convt_decoder (2-d and 3-d at decoder shapes: engine 2 on 73, 25 on 185, 74 on 55, "
                             "bf16 0 on 33, every one as stated), sweep:opinfo_edges (conv_transpose3d of tiny and "
                             "unbatched inputs, stride 1-2, padding 0-1, dilation 1-2: engine 25 on 130, 74 on 40, bf16 "
-                            "0 on 34)")
+                            "0 on 34; with 1 or 3 channels in and 2 out, float32 71 on 20 and 76 on 40, bfloat16 22 "
+                            "on 136, 40 on 40, 67 on 20; sweep:convt_decoder's NHWC engines zero one buffer more for "
+                            "each channel count not a multiple of 8)")
                   .why("A transposed convolution is cuDNN's data-gradient convolution; for these engines what it "
-                       "launches follows from the engine alone: a zero fill and the legacy kernel, or one kernel."));
+                       "launches follows from the engine: a zero fill and the legacy kernel, one kernel, or the NHWC "
+                       "GEMM between layout transforms with a zeroed buffer per channel count padded to 8."));
   r.push_back(rule("conv.transposed.few_channels")
                   .cls(OpClass::kConv)
                   .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "
