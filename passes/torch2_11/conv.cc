@@ -198,20 +198,24 @@ std::optional<CudnnEngineChoice> cudnn_engine(const OpFacts& f, const ConvView& 
   return a.choice;
 }
 
-// Ungrouped float32 NCDHW convolutions whose engine settles the launches, as the tiny and dilated
-// 3-d convolutions of sweep:opinfo_edges ran them (the trees never saw either): engine 28, cuDNN's
-// implicit_convolveNd_sgemm, reads NCDHW in place (1 kernel); engines 67 and 38 on a dilated
-// convolution run the NHWC implicit GEMM with the input and weight transformed to NHWC and the
-// output back (4 kernels) and two zeroed buffers (2 memsets).
-enum class Conv3dEngine { kNone, kNcdhwDirect, kNhwcDilated };
+// Ungrouped float32 NCDHW convolutions whose engine settles the launches, as the tiny 3-d
+// convolutions of sweep:opinfo_edges ran them (the trees never saw such): engine 28, cuDNN's
+// implicit_convolveNd_sgemm, reads NCDHW in place (1 kernel); engines 67 and 38 with neither
+// channel count a multiple of 8 run the NHWC implicit GEMM with the input and weight transformed
+// to NHWC and the output back (4 kernels) and a zeroed buffer for each padded channel count (2
+// memsets), as sweep:conv3d_dense's such shapes did too; with aligned channels they vary.
+enum class Conv3dEngine { kNone, kNcdhwDirect, kNhwcUnaligned };
 Conv3dEngine conv3d_engine(const OpFacts& f, const ConvView& v) {
   if (v.spatial() != 3 || v.one_d || v.groups != 1 || v.dtype != DType::kFloat32 || runs_channels_last(v))
     return Conv3dEngine::kNone;
   const std::optional<CudnnEngineChoice> e = cudnn_engine(f, v, false);
   if (!e) return Conv3dEngine::kNone;
   if (e->engine == 28) return Conv3dEngine::kNcdhwDirect;
-  const bool dilated = *std::max_element(v.dilation.begin(), v.dilation.end()) > 1;
-  if ((e->engine == 67 || e->engine == 38) && dilated) return Conv3dEngine::kNhwcDilated;
+  // A 1x1x1 kernel is a GEMM on the GPU itself (cuDNN's cuBLASLt engine, which it offers only there:
+  // opinfo's 1x1x1 conv3d of one channel, engine 67 asked without a GPU, ran one kernel).
+  const bool unaligned = v.x_sizes[1] % 8 != 0 && v.w_sizes[0] % 8 != 0;
+  if ((e->engine == 67 || e->engine == 38) && unaligned && product(v.w_sizes, 2) > 1)
+    return Conv3dEngine::kNhwcUnaligned;
   return Conv3dEngine::kNone;
 }
 bool conv3d_engine_fits(const OpFacts& f) {
@@ -528,17 +532,20 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                   .cls(OpClass::kConv)
                   .when("3-d, not transposed, ungrouped float32 NCDHW, where cuDNN's heuristics (or their kept "
                         "answers) pick engine 28 (implicit_convolveNd_sgemm on NCDHW: 1 kernel), or engine 67 or 38 "
-                        "for a dilated convolution (NHWC implicit GEMM: input and weight to NHWC, the GEMM, the "
-                        "output back, 4 kernels + 2 memsets); +1 bias add, +1 copy of a non-contiguous input",
+                        "with neither channel count a multiple of 8 and a kernel larger than 1x1x1 (NHWC implicit "
+                        "GEMM: input and weight to NHWC, "
+                        "the GEMM, the output back, 4 kernels + 2 memsets); +1 bias add, +1 copy of a non-contiguous "
+                        "input",
                         conv3d_engine_fits)
                   .compute(conv3d_engine_counts)
                   .evidence("sweep:opinfo_edges (conv3d float32 of [1, 5, 5, 5], [2, 1, 5, 5, 5], [1, 1, 1, 1, 10], "
                             "[1, 4, 5, 2], [2, 3, 6, 6, 6] by 3x3x3, 1x1x4, 2x2x2 kernels, stride 1-2, padding 0-1: "
-                            "engine 28 on 32 of them, 1 kernel each; dilation 2 with engines 67 and 38 on 76, 4 "
-                            "kernels + 2 memsets each)")
+                            "engine 28 on 32 of them, 1 kernel each; 1 or 3 channels in, 1 or 2 out, engines 67 and "
+                            "38 on 84, 4 kernels + 2 memsets each), sweep:conv3d_dense (engine 38 with unaligned "
+                            "channels: 4 + 2 on 4 of 4)")
                   .why("cuDNN's engine decides the launches: its implicit-GEMM kernel for NCDHW tensors reads them as "
-                       "they are, while the NHWC engines it picks for dilated 3-d convolutions transform input and "
-                       "weight to channels last and the output back, with two zeroed buffers."));
+                       "they are, while its NHWC engines transform input and weight to channels last and the output "
+                       "back, zeroing a buffer for each channel count padded to 8."));
   r.push_back(
       rule("conv")
           .cls(OpClass::kConv)
