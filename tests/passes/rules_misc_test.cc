@@ -205,6 +205,18 @@ TEST_CASE("where with Python scalars fills a 0-d tensor per scalar; with tensors
   CHECK(last(t).counts.kernels == 1);
 }
 
+TEST_CASE("matrix_power with n = 0 builds the identity even for an empty batch") {
+  GraphBuilder b;
+  b.op("aten::linalg_matrix_power", {b.input({0, 2, 2})}, {}, {0, 2, 2});
+  b.arg_int("n", 0);
+  CHECK(last(b).rule == "matrix_power.zero_of_nothing");
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder two;  // n = 2 of nothing: nothing to multiply
+  two.op("aten::linalg_matrix_power", {two.input({0, 2, 2})}, {}, {0, 2, 2});
+  two.arg_int("n", 2);
+  CHECK(last(two).counts.kernels == 0);
+}
+
 TEST_CASE("fill_ of a tensor with no elements launches nothing") {
   GraphBuilder b;
   int x = b.input({0, 7, 7});
