@@ -291,6 +291,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::one_hot", C::kIndex},
     {"aten::embedding_bag", C::kIndex},
     {"aten::_embedding_bag", C::kIndex},
+    {"aten::embedding_renorm_", C::kIndex},
     // Composites and untagged elementwise ops (passes/torch2_11/composites.cc); an FFT is
     // classed with the scans: a pass over whole rows whose every output reads every input.
     {"aten::logsumexp", C::kReduction},

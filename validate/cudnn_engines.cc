@@ -2,7 +2,8 @@
 // (passes/torch2_11/cudnn_heuristics.h), for generators/fit_conv.py, which learns what
 // each choice launches from the measured convolutions. Reads JSON lines
 // {"dtype", "x": sizes, "w": sizes, "cl": channels last, "pad", "stride", "dil"} (4-d or 5-d,
-// one value per spatial dimension) and writes one line each:
+// one value per spatial dimension; "bwd": true asks for the data gradient, x then being the
+// gradient computed: what a transposed convolution runs) and writes one line each:
 // {"engine", "knobs": [kCudnnKnobs order], "workspace", "next_engine"} or {"error"}.
 //   kernelcount-cudnn-engines < queries.jsonl > engines.jsonl
 //   kernelcount-cudnn-engines --live-properties   (a GPU machine: GPU 0's properties as JSON)
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
       query.padding = q.at("pad").get<std::vector<int64_t>>();
       query.stride = q.at("stride").get<std::vector<int64_t>>();
       query.dilation = q.at("dil").get<std::vector<int64_t>>();
+      query.backward_data = q.value("bwd", false);
       const std::optional<kc::torch2_11::CudnnEngineChoice> c = heuristics->choose(query);
       kc::check(c.has_value(), "cuDNN refuses the convolution");
       out = {{"engine", c->engine}, {"knobs", c->knobs}, {"workspace", c->workspace}, {"next_engine", c->next_engine}};

@@ -186,6 +186,50 @@ CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
   return q;
 }
 
+// The engine cuDNN's heuristics pick for the convolution, where cuDNN or its kept answers can tell
+// (cudnn_answers.h); notes the answer's source for the report.
+std::optional<CudnnEngineChoice> cudnn_engine(const OpFacts& f, const ConvView& v, bool channels_last) {
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  CudnnAnswers* answers =
+      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  if (!answers) return std::nullopt;
+  const CudnnAnswer a = answers->choose(cudnn_query(v, channels_last));
+  if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  return a.choice;
+}
+
+// Ungrouped float32 NCDHW convolutions whose engine settles the launches, as the tiny 3-d
+// convolutions of sweep:opinfo_edges ran them (the trees never saw such): engine 28, cuDNN's
+// implicit_convolveNd_sgemm, reads NCDHW in place (1 kernel); engines 67 and 38 with neither
+// channel count a multiple of 8 run the NHWC implicit GEMM with the input and weight transformed
+// to NHWC and the output back (4 kernels) and a zeroed buffer for each padded channel count (2
+// memsets), as sweep:conv3d_dense's such shapes did too; with aligned channels they vary.
+enum class Conv3dEngine { kNone, kNcdhwDirect, kNhwcUnaligned };
+Conv3dEngine conv3d_engine(const OpFacts& f, const ConvView& v) {
+  if (v.spatial() != 3 || v.one_d || v.groups != 1 || v.dtype != DType::kFloat32 || runs_channels_last(v))
+    return Conv3dEngine::kNone;
+  const std::optional<CudnnEngineChoice> e = cudnn_engine(f, v, false);
+  if (!e) return Conv3dEngine::kNone;
+  if (e->engine == 28) return Conv3dEngine::kNcdhwDirect;
+  // A 1x1x1 kernel is a GEMM on the GPU itself (cuDNN's cuBLASLt engine, which it offers only there:
+  // opinfo's 1x1x1 conv3d of one channel, engine 67 asked without a GPU, ran one kernel).
+  const bool unaligned = v.x_sizes[1] % 8 != 0 && v.w_sizes[0] % 8 != 0;
+  if ((e->engine == 67 || e->engine == 38) && unaligned && product(v.w_sizes, 2) > 1)
+    return Conv3dEngine::kNhwcUnaligned;
+  return Conv3dEngine::kNone;
+}
+bool conv3d_engine_fits(const OpFacts& f) {
+  ConvView v;
+  return !is_transposed(f) && conv_view(f, v) && conv3d_engine(f, v) != Conv3dEngine::kNone;
+}
+Counts conv3d_engine_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  Counts c = conv3d_engine(f, v) == Conv3dEngine::kNcdhwDirect ? Counts{1, 0, 0, 0} : Counts{4, 0, 2, 0};
+  c.kernels += (v.bias ? 1 : 0) + (row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1);
+  return c;
+}
+
 Counts conv_counts(const OpFacts& f) {
   ConvView v;
   conv_view(f, v);
@@ -212,14 +256,7 @@ Counts conv_counts(const OpFacts& f) {
   // 1x1, split-K with a zeroed workspace; for grouped tensors one call or a loop over the
   // groups (conv_engine.h, grouped_channels_last), with cuDNN's own heuristic choice where
   // cuDNN, or the answers it gave before (cudnn_answers.h), can tell it.
-  std::optional<CudnnEngineChoice> engine;
-  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  if (CudnnAnswers* answers =
-          cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr) {
-    const CudnnAnswer a = answers->choose(cudnn_query(v, cl));
-    engine = a.choice;
-    if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
-  }
+  const std::optional<CudnnEngineChoice> engine = cudnn_engine(f, v, cl);
   if (cl && v.groups > 1) {
     // The engines' launches were measured for 2-d convolutions only.
     const bool two_d = v.spatial() == 2 && !v.one_d;
@@ -392,6 +429,64 @@ Counts few_channels_convt_counts(const OpFacts& f) {
   return v.dtype == DType::kFloat32 ? Counts{2 + bias, 0, 0, 0} : Counts{4 + bias, 0, 2, 0};
 }
 
+// The data-gradient engine cuDNN's heuristics pick for a transposed convolution: the gradient of
+// the convolution whose input is the transposed one's output (x) and whose output is its input.
+std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const ConvView& v) {
+  const Value* out = f.output(0);
+  if (!out || v.groups != 1 || v.one_d) return std::nullopt;
+  std::vector<int64_t> dx = out->sizes;
+  if (dx.size() + 1 == v.x_sizes.size()) dx.insert(dx.begin(), 1);  // unbatched: a batch of one
+  if (dx.size() != v.x_sizes.size()) return std::nullopt;
+  const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
+  CudnnAnswers* answers =
+      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  if (!answers) return std::nullopt;
+  CudnnConvQuery q = cudnn_query(v, runs_channels_last(v));
+  q.x = dx;
+  q.backward_data = true;
+  const CudnnAnswer a = answers->choose(q);
+  if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  return a.choice;
+}
+
+// The data-gradient engines whose launches never varied with the shape (sweep:convt_decoder and
+// sweep:opinfo_edges, 2-d and 3-d): float32 engines 2 and 25, the legacy dgrad that zeroes the
+// result first (setTensor + convolveNd_dgrad: 2 kernels), float32 engine 74, the NCHW implicit
+// GEMM (1), bfloat16 engine 0, the direct kernel (1). The NHWC engines' zeroed buffers vary with
+// the shape (1 to 3 memsets for one engine): left to the trees.
+std::optional<Counts> dgrad_engine_launches(const OpFacts& f, const ConvView& v) {
+  if (v.groups != 1 || v.one_d || runs_channels_last(v)) return std::nullopt;
+  if (v.dtype != DType::kFloat32 && v.dtype != DType::kBFloat16) return std::nullopt;
+  const std::optional<CudnnEngineChoice> e = cudnn_dgrad_engine(f, v);
+  if (!e) return std::nullopt;
+  if (v.dtype == DType::kFloat32 && (e->engine == 2 || e->engine == 25)) return Counts{2, 0, 0, 0};
+  if (v.dtype == DType::kFloat32 && e->engine == 74) return Counts{1, 0, 0, 0};
+  if (v.dtype == DType::kBFloat16 && e->engine == 0) return Counts{1, 0, 0, 0};
+  // The NHWC implicit-GEMM engines with neither channel count a multiple of 8: input and weight
+  // transformed to NHWC, the GEMM, the output back (4 kernels), and a zeroed buffer for each
+  // padded channel count (2 memsets; the strided engine 76 zeroes one more, as it does with
+  // aligned channels). With aligned channels these engines sometimes run one kernel: not taken.
+  const int64_t cin = v.x_sizes[1], cout = v.w_sizes[1];
+  if (cin % 8 != 0 && cout % 8 != 0) {
+    if (v.dtype == DType::kFloat32 && e->engine == 71) return Counts{4, 0, 2, 0};
+    if (v.dtype == DType::kFloat32 && e->engine == 76) return Counts{4, 0, 3, 0};
+    if (v.dtype == DType::kBFloat16 && (e->engine == 22 || e->engine == 40 || e->engine == 67))
+      return Counts{4, 0, 2, 0};
+  }
+  return std::nullopt;
+}
+bool dgrad_engine_fits(const OpFacts& f) {
+  ConvView v;
+  return is_transposed(f) && conv_view(f, v) && dgrad_engine_launches(f, v).has_value();
+}
+Counts dgrad_engine_counts(const OpFacts& f) {
+  ConvView v;
+  conv_view(f, v);
+  Counts c = *dgrad_engine_launches(f, v);
+  c.kernels += v.bias ? 1 : 0;
+  return c;
+}
+
 // Transposed convolutions (cuDNN dgrad engines): ungrouped NCHW ones by the sweep's tree; others
 // by the most frequent count per (dtype, layout, groups).
 Counts conv_transpose_counts(const OpFacts& f) {
@@ -421,6 +516,36 @@ bool conv_backward_data(const OpFacts& f) {
 }  // namespace
 
 void add_conv_rules(std::vector<LaunchRule>& r) {
+  r.push_back(rule("conv.transposed.empty")
+                  .cls(OpClass::kConv)
+                  .when("transposed, a result with no element (padding eats the output): nothing, bias or not",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          return is_transposed(f) && conv_shapes(f) && out && !out->sizes.empty() && out->numel() == 0;
+                        })
+                  .counts({0, 0, 0, 0})
+                  .evidence("sweep:opinfo_edges (conv_transpose3d of [1, 1, 1, 1, 10] by a 1x1x4 kernel, stride 2, "
+                            "padding 1, output padding 1, and by 2x2x2 at stride 1, padding 1: empty results, 0 "
+                            "launches with and without a bias; f32 and bf16)")
+                  .why("ATen returns an empty result before calling cuDNN or adding the bias."));
+  r.push_back(rule("conv.3d_engine")
+                  .cls(OpClass::kConv)
+                  .when("3-d, not transposed, ungrouped float32 NCDHW, where cuDNN's heuristics (or their kept "
+                        "answers) pick engine 28 (implicit_convolveNd_sgemm on NCDHW: 1 kernel), or engine 67 or 38 "
+                        "with neither channel count a multiple of 8 and a kernel larger than 1x1x1 (NHWC implicit "
+                        "GEMM: input and weight to NHWC, "
+                        "the GEMM, the output back, 4 kernels + 2 memsets); +1 bias add, +1 copy of a non-contiguous "
+                        "input",
+                        conv3d_engine_fits)
+                  .compute(conv3d_engine_counts)
+                  .evidence("sweep:opinfo_edges (conv3d float32 of [1, 5, 5, 5], [2, 1, 5, 5, 5], [1, 1, 1, 1, 10], "
+                            "[1, 4, 5, 2], [2, 3, 6, 6, 6] by 3x3x3, 1x1x4, 2x2x2 kernels, stride 1-2, padding 0-1: "
+                            "engine 28 on 32 of them, 1 kernel each; 1 or 3 channels in, 1 or 2 out, engines 67 and "
+                            "38 on 84, 4 kernels + 2 memsets each), sweep:conv3d_dense (engine 38 with unaligned "
+                            "channels: 4 + 2 on 4 of 4)")
+                  .why("cuDNN's engine decides the launches: its implicit-GEMM kernel for NCDHW tensors reads them as "
+                       "they are, while its NHWC engines transform input and weight to channels last and the output "
+                       "back, zeroing a buffer for each channel count padded to 8."));
   r.push_back(
       rule("conv")
           .cls(OpClass::kConv)
@@ -473,6 +598,25 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                             "8 kernels + 4 memcpy)")
                   .why("cuDNN cannot take an output padding as large as the stride, so ATen runs its own transposed "
                        "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
+  r.push_back(rule("conv.transposed.dgrad_engine")
+                  .cls(OpClass::kConv)
+                  .when("transposed, ungrouped, NCHW, 2-d or 3-d, where cuDNN's data-gradient heuristics (or their "
+                        "kept answers) pick an engine whose launches the sweeps never saw vary: float32 engines 2 and "
+                        "25 (zero the result, then the legacy dgrad kernel: 2), float32 engine 74 (NCHW implicit "
+                        "GEMM: 1), bfloat16 engine 0 (direct kernel: 1); with neither channel count a multiple of 8, "
+                        "the NHWC engines (float32 71, 76; bfloat16 22, 40, 67): 4 kernels + 2 memsets (76: 3); +1 "
+                        "bias add",
+                        dgrad_engine_fits)
+                  .compute(dgrad_engine_counts)
+                  .evidence("sweep:convt_decoder (2-d and 3-d at decoder shapes: engine 2 on 73, 25 on 185, 74 on 55, "
+                            "bf16 0 on 33, every one as stated), sweep:opinfo_edges (conv_transpose3d of tiny and "
+                            "unbatched inputs, stride 1-2, padding 0-1, dilation 1-2: engine 25 on 130, 74 on 40, bf16 "
+                            "0 on 34; with 1 or 3 channels in and 2 out, float32 71 on 20 and 76 on 40, bfloat16 22 "
+                            "on 136, 40 on 40, 67 on 20; sweep:convt_decoder's NHWC engines zero one buffer more for "
+                            "each channel count not a multiple of 8)")
+                  .why("A transposed convolution is cuDNN's data-gradient convolution; for these engines what it "
+                       "launches follows from the engine: a zero fill and the legacy kernel, one kernel, or the NHWC "
+                       "GEMM between layout transforms with a zeroed buffer per channel count padded to 8."));
   r.push_back(rule("conv.transposed.few_channels")
                   .cls(OpClass::kConv)
                   .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "

@@ -76,11 +76,13 @@ Counts copy_into(const Value& src, const std::vector<int64_t>& dst_strides, DTyp
   const bool memcpy = src.dtype == dst_dtype && src.contiguous() && src.strides == dst_strides;
   return memcpy ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
-// cat, cat_out_cuda: more than one input, a result of rank <= 4 (CAT_ARRAY_MAX_INPUT_DIMS) and
-// one dtype: one batched kernel (128 inputs per launch). Otherwise each input is copied into its
-// slice of the contiguous result: a memcpy where that slice is itself dense (the cat dim is the
-// outermost non-1 dim, or one input spans it), else a copy kernel. Empty inputs are skipped; an
-// empty result launches nothing. stack is a cat of its inputs along `dim` viewed to the stacked
+// cat, cat_out_cuda: more than one input (empty ones count: a legacy [0] beside 2-D inputs too), a
+// result of rank <= 4 (CAT_ARRAY_MAX_INPUT_DIMS) and one dtype: batched kernels, one per batch of
+// 128 inputs (64 when an input is strided), from the first batch holding a non-empty input on
+// (parallel_cat skips all-empty batches only until it has launched once). Otherwise each
+// non-empty input is copied into its slice of the contiguous result: a memcpy where that slice is
+// itself dense (the cat dim is the outermost non-1 dim, or one input spans it), else a copy
+// kernel. An empty result launches nothing. stack is a cat of its inputs along `dim` viewed to the stacked
 // shape, except at the new last dim, where it is a cat of the inputs unsqueezed there (rank + 1).
 Counts cat_counts(const OpFacts& f) {
   const Arg* ts = f.arg("tensors");
@@ -89,19 +91,28 @@ Counts cat_counts(const OpFacts& f) {
   if (out->numel() == 0) return {};
   const bool stack = f.op->name == "aten::stack";
   std::vector<const Value*> ins;
-  bool same_dtype = true;
+  bool same_dtype = true, all_contiguous = true;
+  int64_t count = 0, first_nonempty = -1;
   for (int v : ts->tensors) {
     if (v < 0) continue;
     const Value& t = f.graph->values[v];
     same_dtype &= t.dtype == out->dtype;
-    if (t.numel() > 0) ins.push_back(&t);
+    if (t.numel() > 0) {
+      if (first_nonempty < 0) first_nonempty = count;
+      ins.push_back(&t);
+      all_contiguous &= t.contiguous();
+    }
+    ++count;
   }
   const int64_t rank = static_cast<int64_t>(out->sizes.size());
   int64_t dim = f.int_arg("dim", 0);
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank) return {1, 0, 0, 0};
   const int64_t cat_rank = stack && dim < rank - 1 ? rank - 1 : rank;
-  if (ins.size() > 1 && cat_rank <= 4 && same_dtype) return {static_cast<int>((ins.size() + 127) / 128), 0, 0, 0};
+  if (count > 1 && cat_rank <= 4 && same_dtype) {
+    const int64_t batch = all_contiguous ? 128 : 64;
+    return {static_cast<int>((count + batch - 1) / batch - first_nonempty / batch), 0, 0, 0};
+  }
   // The slice of the result along `dim` is dense when every dim before it has size 1.
   bool slice_dense = true;
   for (int64_t d = 0; d < dim; ++d) slice_dense &= out->sizes[d] == 1;

@@ -96,7 +96,7 @@ const char* cudnn_source_name(CudnnSource s) {
 
 std::string cudnn_query_key(const CudnnConvQuery& q) {
   std::string key = dtype_short_name(q.dtype);
-  key += q.channels_last ? " c" : " n";
+  key += q.backward_data ? (q.channels_last ? " dc" : " dn") : (q.channels_last ? " c" : " n");
   for (const auto* v : {&q.x, &q.w, &q.padding, &q.stride, &q.dilation}) {
     key += ' ';
     put_ints(key, *v);
@@ -121,7 +121,7 @@ bool parse_cudnn_answer_line(std::string_view line, std::string& key, std::optio
   const std::vector<std::string_view> f = fields_of(line);
   constexpr size_t kKeyFields = 7;
   if (f.size() != kKeyFields + 1 && f.size() != kKeyFields + 4) return false;
-  if (!parse_dtype(std::string(f[0])) || (f[1] != "n" && f[1] != "c")) return false;
+  if (!parse_dtype(std::string(f[0])) || (f[1] != "n" && f[1] != "c" && f[1] != "dn" && f[1] != "dc")) return false;
   std::vector<int64_t> ints;
   for (size_t i = 2; i < kKeyFields; ++i)
     if (!parse_ints(f[i], ints)) return false;

@@ -36,7 +36,7 @@ struct CudnnAnswer {
 // Answers by query key (cudnn_query_key), nullopt where cuDNN refused the problem.
 using CudnnAnswerMap = std::unordered_map<std::string, std::optional<CudnnEngineChoice>>;
 
-// A query as one line's key: dtype, layout (n: NCHW, c: channels last), then x, w, padding,
+// A query as one line's key: dtype, layout (n: NCHW, c: channels last; dn, dc: a data gradient), then x, w, padding,
 // stride and dilation as comma-separated integers, space-separated: "f32 n 8,64,56,56 ...".
 std::string cudnn_query_key(const CudnnConvQuery& q);
 

@@ -348,7 +348,7 @@ size_t CudnnHeuristics::version() const {
 
 std::optional<CudnnEngineChoice> CudnnHeuristics::choose(const CudnnConvQuery& q) const {
   std::ostringstream key;
-  key << static_cast<int>(q.dtype) << (q.channels_last ? 'c' : 'n');
+  key << static_cast<int>(q.dtype) << (q.backward_data ? "d" : "") << (q.channels_last ? 'c' : 'n');
   for (const auto* v : {&q.x, &q.w, &q.padding, &q.stride, &q.dilation}) {
     key << '|';
     for (int64_t d : *v) key << d << ',';
@@ -416,14 +416,24 @@ std::optional<CudnnEngineChoice> CudnnHeuristics::ask(const CudnnConvQuery& q) c
   conv.set_ints(CUDNN_ATTR_CONVOLUTION_DILATIONS, q.dilation);
   check(conv.finalize(), "cuDNN heuristics: the convolution's arguments are refused");
 
-  Desc op(api, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
   const float alpha = 1, beta = 0;
-  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *x);
-  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w);
-  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *out);
-  op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv);
-  op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-  op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  Desc op(api, q.backward_data ? CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR
+                               : CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  if (q.backward_data) {
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, *x);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, *w);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, *out);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, conv);
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  } else {
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *x);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *out);
+    op.set_desc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv);
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
+    op.set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  }
   check(op.finalize(), "cuDNN heuristics: the convolution is refused");
 
   Desc graph(api, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);

@@ -28,6 +28,9 @@ struct CudnnConvQuery {
   std::vector<int64_t> x, w;      // input and weight sizes
   bool channels_last = false;
   std::vector<int64_t> padding, stride, dilation;
+  // The data gradient of this convolution (what a transposed convolution runs): x is the
+  // gradient computed, the transposed convolution's output.
+  bool backward_data = false;
 };
 
 // The knob types whose values describe a chosen engine configuration (cudnnBackendKnobType_t

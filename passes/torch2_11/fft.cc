@@ -4,7 +4,9 @@
 // when they cannot be), runs one cuFFT plan and scales the result for the normalization. Measured
 // on PyTorch's OpInfo samples (float32 [5, 6, 7], lengths 3 to 12; data/results/opinfo; and [31],
 // complex-to-real length 60, stft's n_fft 16; data/results/opinfo_heldout): every transformed dim of
-// those lengths cost cuFFT one kernel, one kernel handling any radix up to 31 (regular_fft<31>).
+// those lengths cost cuFFT one kernel, one kernel handling any radix up to 31 (regular_fft<31>);
+// a dim of length 1 costs none (a plan of only such dims still one), and a normalization by a
+// factor of 1 launches nothing (sweep:opinfo_edges: 1x1, 1xN, Nx1 signals).
 // Lengths past 64 (where cuFFT may split a dim into several kernels or use Bluestein's algorithm),
 // complex inputs and padded complex-to-real transforms stay unknown.
 #include <algorithm>
@@ -105,6 +107,38 @@ bool batch_needs_copy(const std::vector<int64_t>& sizes, const Plan& p) {
 // 60 (a prime 31 among them) as one kernel.
 constexpr int64_t kMaxLength = 64;
 
+// The cuFFT kernels of one plan over these lengths: cuFFT drops the dims of length 1, one kernel
+// per remaining dim at these lengths, and a plan of nothing but length-1 dims still runs one
+// (sweep:opinfo_edges: fft2 of [1, 1] and [1, 5] one kernel, of [2, 2] two).
+int plan_kernels(const std::vector<int64_t>& lengths) {
+  const auto longer = std::count_if(lengths.begin(), lengths.end(), [](int64_t n) { return n > 1; });
+  return std::max(1, static_cast<int>(longer));
+}
+// The cuFFT kernels of a complex-to-complex transform (_fft_c2c_cufft): one plan per group of at
+// most 3 dims (cufft_max_ndim), taken innermost first.
+int c2c_kernels(const std::vector<int64_t>& lengths) {
+  int kernels = 0;
+  for (size_t end = lengths.size(); end > 0;) {
+    const size_t begin = end >= 3 ? end - 3 : 0;
+    kernels += plan_kernels(std::vector<int64_t>(lengths.begin() + begin, lengths.begin() + end));
+    end = begin;
+  }
+  return kernels;
+}
+// The normalization scales only when its factor is not 1: signals whose transformed lengths
+// multiply to more than 1 (an ifft2 of [1, 1] runs no scaling kernel).
+bool scales_signal(const std::vector<int64_t>& lengths) {
+  int64_t n = 1;
+  for (int64_t l : lengths) n *= l;
+  return n != 1;
+}
+// use_optimized_cufft_path: real-to-complex and complex-to-real transforms of up to 3 dims take one
+// cuFFT plan unless the dims start with 0 and 1; then the last dim is transformed alone and the
+// others complex-to-complex.
+bool one_plan(const std::vector<int64_t>& dims) {
+  return dims.size() <= 3 && !(dims.size() >= 2 && dims[0] == 0 && dims[1] == 1);
+}
+
 // The output lengths of a complex-to-real transform: the last dim's defaults to 2 * (size - 1).
 std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
   std::vector<int64_t> n = p.lengths;
@@ -143,10 +177,18 @@ Counts real_fft_counts(const OpFacts& f) {
   for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
   if (grows) c += Counts{2, 0, 0, 0};  // constant_pad_nd: fill + copy
   if (batch_needs_copy(x->sizes, p)) c += Counts{1, 0, 0, 0};
-  c += Counts{static_cast<int>(p.dims.size()), 0, 0, 0};  // cuFFT: one kernel per dim at these lengths
+  // cuFFT: one kernel per dim longer than 1 at these lengths, per plan.
+  if (fam == Family::kOneDim)
+    c += Counts{1, 0, 0, 0};
+  else if (complex_output_of_real(op))
+    c += Counts{c2c_kernels(p.lengths), 0, 0, 0};
+  else if (one_plan(p.dims))
+    c += Counts{plan_kernels(p.lengths), 0, 0, 0};
+  else
+    c += Counts{1 + c2c_kernels(std::vector<int64_t>(p.lengths.begin(), p.lengths.end() - 1)), 0, 0, 0};
   const std::string norm = f.text_arg("norm", "backward");
   const bool scales = norm == "ortho" || (inverse_direction(op) ? norm == "backward" : norm == "forward");
-  if (scales) c += Counts{1, 0, 0, 0};
+  if (scales && scales_signal(p.lengths)) c += Counts{1, 0, 0, 0};
   if (complex_output_of_real(op) && fam == Family::kOneDim) c += Counts{1, 0, 0, 0};  // conjugate half
   return c;
 }
@@ -270,23 +312,35 @@ Counts hfftn_counts(const OpFacts& f) {
 // one-dim complex-to-real transform of the last dim, which that transform left strided (the batch
 // dims outermost): cuFFT ran it as 2 kernels (a preprocess and a half-length complex FFT), then
 // the scaling.
+// cuFFT's complex-to-real kernel for the last dim: one kernel for an output length that is a power
+// of two (2 and 8 measured, strided and row-major alike), else a preprocess and a half-length
+// complex FFT (6 and 12 measured, strided).
+bool power_of_two(int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
 bool c2r_leading_fits(const OpFacts& f) {
   if (f.op->name != "aten::fft_irfftn" && f.op->name != "aten::fft_irfft2") return false;
   const Value* x = f.input(0);
   if (!dense_small_real(x)) return false;
   const auto p = plan_of(f);
-  return p && p->dims.size() >= 2 && p->dims.size() <= 3 && p->dims[0] == 0 && p->dims[1] == 1 &&
-         c2r_signal_fits(f, *p) &&
+  if (!p || p->dims.size() < 2 || p->dims.size() > 3 || p->dims[0] != 0 || p->dims[1] != 1 || !c2r_signal_fits(f, *p))
+    return false;
+  // A row-major result of the leading transform was measured only with a power-of-two length.
+  return power_of_two(c2r_lengths(f, *p).back()) ||
          !output_row_major(x->sizes, std::vector<int64_t>(p->dims.begin(), p->dims.end() - 1));
 }
 Counts c2r_leading_counts(const OpFacts& f) {
   const Value* x = f.input(0);
   const Plan p = *plan_of(f);
+  const std::vector<int64_t> n = c2r_lengths(f, p);
   Plan leading;
   leading.dims.assign(p.dims.begin(), p.dims.end() - 1);
   Counts c{1, 0, 0, 0};  // to complex
-  c += Counts{(batch_needs_copy(x->sizes, leading) ? 1 : 0) + static_cast<int>(leading.dims.size()), 0, 0, 0};
-  c += Counts{2 + (c2r_scales(f, false) ? 1 : 0), 0, 0, 0};
+  c += Counts{(batch_needs_copy(x->sizes, leading) ? 1 : 0) +
+                  c2c_kernels(std::vector<int64_t>(p.lengths.begin(), p.lengths.end() - 1)),
+              0, 0, 0};
+  c += Counts{power_of_two(n.back()) ? 1 : 2, 0, 0, 0};
+  if (c2r_scales(f, false) && scales_signal(n)) c += Counts{1, 0, 0, 0};
   return c;
 }
 
@@ -302,16 +356,19 @@ Counts ihfftn_counts(const OpFacts& f) {
   bool grows = false;
   for (size_t i = 0; i < p.dims.size(); ++i) grows |= p.lengths[i] > x->sizes[p.dims[i]];
   const std::string norm = f.text_arg("norm", "backward");
-  const int scale = norm == "ortho" || norm == "backward" ? 1 : 0;
+  const bool scale = norm == "ortho" || norm == "backward";
   Counts c{grows ? 2 : 0, 0, 0, 0};
   Plan last;
   last.dims = {p.dims.back()};
   Plan rest;
   rest.dims.assign(p.dims.begin(), p.dims.end() - 1);
-  c += Counts{(batch_needs_copy(x->sizes, last) ? 1 : 0) + 1 + scale, 0, 0, 0};  // r2c, scale
-  if (rest.dims.empty()) return c;                                               // one dim: the conjugate stays a view
-  c += Counts{1, 0, 0, 0};                                                       // the conjugate
-  c += Counts{(batch_needs_copy(x->sizes, rest) ? 1 : 0) + static_cast<int>(rest.dims.size()) + scale, 0, 0, 0};
+  const std::vector<int64_t> rest_lengths(p.lengths.begin(), p.lengths.end() - 1);
+  const int last_scale = scale && p.lengths.back() != 1 ? 1 : 0;
+  c += Counts{(batch_needs_copy(x->sizes, last) ? 1 : 0) + 1 + last_scale, 0, 0, 0};  // r2c, scale
+  if (rest.dims.empty()) return c;  // one dim: the conjugate stays a view
+  c += Counts{1, 0, 0, 0};          // the conjugate
+  const int rest_scale = scale && scales_signal(rest_lengths) ? 1 : 0;
+  c += Counts{(batch_needs_copy(x->sizes, rest) ? 1 : 0) + c2c_kernels(rest_lengths) + rest_scale, 0, 0, 0};
   return c;
 }
 
@@ -341,16 +398,19 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
       rule("fft.real_input")
           .ops({"aten::fft_fft", "aten::fft_ifft", "aten::fft_rfft", "aten::fft_ihfft", "aten::fft_fft2",
                 "aten::fft_ifft2", "aten::fft_rfft2", "aten::fft_fftn", "aten::fft_ifftn", "aten::fft_rfftn"})
-          .when("float32 real input up to 256 elements, lengths up to 64: one cuFFT kernel per transformed dim, + a "
-                "fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + the scaling "
-                "(ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the conversion to complex (fft2, fftn, "
-                "ifft2, ifftn) or the conjugate half (fft, ifft)",
+          .when("float32 real input up to 256 elements, lengths up to 64: one cuFFT kernel per transformed dim longer "
+                "than 1, at least one per plan (rfft2/rfftn over dims starting 0, 1: the last dim alone, then the "
+                "others), + a fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + "
+                "the scaling unless its factor is 1 (ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the "
+                "conversion to complex (fft2, fftn, ifft2, ifftn) or the conjugate half (fft, ifft)",
                 real_fft_fits)
           .compute(real_fft_counts)
           .evidence(
               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
               "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default); "
-              "opinfo_heldout: fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fftn, fft_ifftn, fft_rfftn ([31])")
+              "opinfo_heldout: fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fftn, fft_ifftn, fft_rfftn ([31]); "
+              "sweep:opinfo_edges (fft2, ifft2, rfft2, fftn, ifftn, rfftn of [1, 1], [1, 2], [2, 1], [1, 5], "
+              "[1, 1, 1], [3, 1, 1], [2, 2], [4, 4], [2, 3, 4])")
           .why("An FFT pads the signal to the requested length, gathers the batch into one dim, runs one cuFFT plan "
                "(one kernel per dim at short lengths) and scales the result for its normalization."));
   r.push_back(rule("fft.c2r_real_input")
@@ -386,24 +446,28 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
       rule("fft.c2r_leading_dims")
           .ops({"aten::fft_irfftn", "aten::fft_irfft2"})
           .when("float32 real input up to 256 elements, 2 or 3 dims starting with dims 0 and 1, lengths up to "
-                "64, no padding: the conversion to complex, a complex transform of the "
-                "leading dims (one cuFFT kernel per dim), 2 cuFFT kernels for the strided last dim, the scaling",
+                "64, no padding: the conversion to complex, a complex transform of the leading dims (one cuFFT "
+                "kernel per dim longer than 1, at least one), the last dim's complex-to-real transform (one kernel "
+                "for a power-of-two length, else 2), the scaling unless its factor is 1",
                 c2r_leading_fits)
           .compute(c2r_leading_counts)
           .evidence("opinfo:fft_irfftn ([5, 6, 7], all dims: regular_fft<5>, vector_fft<6>, then "
-                    "preprocess_kernel + vector_fft<6> for the last dim of 12)")
+                    "preprocess_kernel + vector_fft<6> for the last dim of 12); sweep:opinfo_edges (irfft2, irfftn "
+                    "of [1, 2], [1, 5], [2, 2], [4, 4], [2, 3, 4]: lengths 2 and 8 one kernel, 6 two)")
           .why("When the dims start with 0 and 1, ATen does not give cuFFT one multi-dim plan: it transforms "
                "the leading dims complex-to-complex, then the last dim complex-to-real from the strided result."));
   r.push_back(rule("fft.ihfftn")
                   .ops({"aten::fft_ihfft2", "aten::fft_ihfftn"})
                   .when("float32 real input up to 256 elements, lengths up to 64: a real-to-complex transform of the "
                         "last dim, then (with 2 or more dims) its conjugate and a complex transform of the others (one "
-                        "cuFFT kernel per dim), each scaled (ortho, backward) and preceded by a batch copy where "
-                        "needed; + a fill and a copy when a length grows",
+                        "cuFFT kernel per dim longer than 1, at least one), each scaled (ortho, backward; not by a "
+                        "factor of 1) and preceded by a batch copy where needed; + a fill and a copy when a length "
+                        "grows",
                         ihfftn_fits)
                   .compute(ihfftn_counts)
                   .evidence("opinfo:fft_ihfft2, fft_ihfftn ([5, 6, 7]: lengths 3 to 10, dims last, last two and all; "
-                            "norms ortho and default), opinfo_heldout:fft_ihfftn ([31])")
+                            "norms ortho and default), opinfo_heldout:fft_ihfftn ([31]), sweep:opinfo_edges (ihfft2 "
+                            "of [1, 1], [1, 2], [2, 1], [1, 5], [1, 1, 1], [3, 1, 1], [2, 2], [4, 4], [2, 3, 4])")
                   .why("An inverse Hermitian FFT transforms the last dim real-to-complex, conjugates the result and "
                        "transforms the other dims in place."));
   r.push_back(rule("fft.stft_no_window")

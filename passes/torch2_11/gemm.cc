@@ -175,15 +175,25 @@ bool copied(const Value* v) {
 // A 1-D bias that addmm fuses into the call (cuBLASLt's epilogue, Blas.cpp's useLtInterface: a
 // contiguous self of one row of the result's width, beta 1); any other self is written into the
 // result before a call without one (opinfo: addmm with self [1] into [2, 3]: copy + GEMM).
+// A number argument (beta, alpha) as written: absent means `fallback`; nothing when it is not a
+// literal number (a symbol).
+std::optional<double> number_arg(const OpFacts& f, const char* name, double fallback) {
+  const Arg* a = f.arg(name);
+  if (!a) return fallback;
+  if (a->kind == Arg::Kind::kFloat && !a->floats.empty()) return a->floats[0];
+  if (a->kind == Arg::Kind::kInt && !a->ints.empty()) return static_cast<double>(a->ints[0]);
+  return std::nullopt;
+}
+bool beta_is_zero(const OpFacts& f) {
+  const std::optional<double> beta = number_arg(f, "beta", 1.0);
+  return beta && *beta == 0.0;
+}
 bool addmm_fuses_bias(const OpFacts& f) {
   const Value* self = f.input(0);
   const Value* out = f.output(0);
   if (f.op->name != "aten::addmm" || !self || !out || self->sizes.size() != 1 || out->sizes.size() != 2) return false;
-  const Arg* beta = f.arg("beta");
-  const bool beta_one = !beta || (beta->kind == Arg::Kind::kFloat && !beta->floats.empty() && beta->floats[0] == 1.0) ||
-                        (beta->kind == Arg::Kind::kInt && !beta->ints.empty() && beta->ints[0] == 1) ||
-                        (beta->kind != Arg::Kind::kFloat && beta->kind != Arg::Kind::kInt);
-  return self->sizes[0] == out->sizes[1] && beta_one;
+  const std::optional<double> beta = number_arg(f, "beta", 1.0);
+  return self->sizes[0] == out->sizes[1] && (!beta || *beta == 1.0);
 }
 // The batched call of matmul/bmm/baddbmm (and linear's unfused path): [batch..., M, K] x [batch...,
 // K, N], batch dims broadcast.
@@ -254,14 +264,35 @@ bool launches_are(const OpFacts& f) {
 
 // addmm with a 2-D self first writes it into the result: a memcpy when it has the result's shape,
 // a copy kernel when broadcast (sweep: addmm_b1 / addmm_beta0 1/1/0); baddbmm likewise (sweep:
-// baddbmm 1/1/0 with a full self).
+// baddbmm 1/1/0 with a full self). addmm with beta 0 ignores self and copies nothing
+// (addmm_out_cuda_impl copies self only for a nonzero beta).
+Counts self_copy(const Value* self, const Value* out) {
+  if (self->sizes == out->sizes && self->contiguous()) return {0, 1, 0, 0};
+  return {1, 0, 0, 0};
+}
 Counts self_into_result(const OpFacts& f) {
   const std::string& op = f.op->name;
   const Value* self = f.input(0);
   const Value* out = f.output(0);
   if ((op != "aten::addmm" && op != "aten::baddbmm") || addmm_fuses_bias(f) || !self || !out) return {};
-  if (self->sizes == out->sizes && self->contiguous()) return {0, 1, 0, 0};
-  return {1, 0, 0, 0};
+  if (op == "aten::addmm" && beta_is_zero(f)) return {};
+  return self_copy(self, out);
+}
+// addmm with an empty inner dim (K = 0) calls no GEMM: with beta 0 it zeroes the result (a fill);
+// otherwise it writes self into the result (a memcpy, or a copy kernel when broadcast) and scales
+// it by beta in place (one multiply, beta 1 included).
+bool addmm_empty_k(const OpFacts& f) {
+  const Value* a = f.input(1);
+  const Value* self = f.input(0);
+  const Value* out = f.output(0);
+  return f.op->name == "aten::addmm" && self && a && out && a->sizes.size() == 2 && a->sizes[1] == 0 &&
+         out->numel() > 0 && number_arg(f, "beta", 1.0).has_value();
+}
+Counts addmm_empty_k_counts(const OpFacts& f) {
+  if (beta_is_zero(f)) return {1, 0, 0, 0};
+  Counts c = self_copy(f.input(0), f.output(0));
+  c += Counts{1, 0, 0, 0};
+  return c;
 }
 // Around the call: copies of operands cuBLAS cannot read, linear's separate bias add, a 2-D self.
 Counts around_call(const OpFacts& f) {
@@ -631,7 +662,18 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
       "sweep:gemm_random (500,000 random GEMMs on the H200: linear with and without a bias, addmm, mm, bmm with "
       "transposed operands, f32 and bf16; generators/fit_gemm.txt), sweep:gemm_f32, sweep:gemm_half, "
       "sweep:gemm_small, sweep:gemm_align (model-shaped, checked, not fitted)";
-  const char* const around = " (+ copies of operands cuBLAS cannot read, linear's unfused bias add, addmm's 2-D self)";
+  const char* const around =
+      " (+ copies of operands cuBLAS cannot read, linear's unfused bias add, addmm's 2-D self unless beta is 0)";
+  r.push_back(rule("gemm.addmm.empty_k")
+                  .ops({"aten::addmm"})
+                  .when("K = 0, a result with elements: no GEMM; beta 0: one fill; else self written into the result "
+                        "(a memcpy, a copy kernel when broadcast) and one multiply by beta",
+                        addmm_empty_k)
+                  .compute(addmm_empty_k_counts)
+                  .evidence("sweep:opinfo_edges (addmm with K = 0, M 5 and 64, N 1 and 10, a [N] or [M, N] self, "
+                            "beta 1, 0.2 and 0, alpha 1 and 0.6, f32 and bf16)")
+                  .why("A product over an empty inner dimension is zero: ATen skips cuBLAS, zeroes the result when "
+                       "beta is 0, and otherwise copies self into it and scales it by beta."));
   r.push_back(
       rule("gemm.splitk_largek")
           .ops(calls)

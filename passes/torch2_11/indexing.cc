@@ -1,6 +1,7 @@
 // Gathers, scatters and selections on the H200.
 #include <algorithm>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -237,16 +238,29 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                        "itself is one kernel."));
   r.push_back(rule("masked_fill")
                   .ops({"aten::masked_fill"})
-                  .when("always; a fill value given as a device tensor is read back first (1 memcpy, 1 host sync)")
+                  .when("the input cloned at the mask's broadcast shape (a memcpy; a copy kernel when the mask "
+                        "broadcasts it larger or it is strided), then the fill; a fill value given as a device tensor "
+                        "is read back first (1 memcpy, 1 host sync)")
                   .compute([](const OpFacts& f) -> Counts {
                     const Arg* v = f.arg("value");
                     const bool device_value = v && v->kind == Arg::Kind::kTensor && !v->tensors.empty() &&
                                               f.graph->values[v->tensors[0]].placement == Placement::kDevice;
-                    return device_value ? Counts{1, 2, 0, 1} : Counts{1, 1, 0, 0};
+                    // masked_fill: expand_outplace(mask, self), then _self->clone(Contiguous).
+                    const Value* self = f.input(0);
+                    const Value* mask = f.input(1);
+                    bool memcpy = true;
+                    if (self && mask)
+                      memcpy = broadcast_shape(self->sizes, mask->sizes) == self->sizes && self->contiguous();
+                    Counts c = memcpy ? Counts{1, 1, 0, 0} : Counts{2, 0, 0, 0};
+                    if (device_value) c += Counts{0, 1, 0, 1};
+                    return c;
                   })
-                  .evidence("truth:masked_fill, opset:masked_fill_scalar_tensor")
-                  .why("Out-of-place masked_fill first copies its input (a device-to-device memcpy), then fills the "
-                       "masked positions in place with one kernel."));
+                  .evidence("truth:masked_fill, opset:masked_fill_scalar_tensor, sweep:opinfo_edges (a [5], [1] or "
+                            "[3, 1, 5] input under a [5, 5] mask: a copy kernel; [5, 5] under [5] or [5, 5]: a "
+                            "memcpy)")
+                  .why("Out-of-place masked_fill first copies its input at the broadcast shape (a device-to-device "
+                       "memcpy, or a copy kernel when the mask makes it larger), then fills the masked positions in "
+                       "place with one kernel."));
   r.push_back(rule("topk")
                   .ops({"aten::topk"})
                   .when("k <= 4096: one select kernel per slice, or the multi-block radix select on long slices (7 + 3 "

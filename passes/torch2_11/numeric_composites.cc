@@ -161,16 +161,93 @@ bool gradient_scalar(const OpFacts& f) {
   const Value* x = f.input(0);
   const int64_t e = f.int_arg("edge_order", 1);
   const std::string& o = f.op->overload;
-  const bool scalars = o == "scalarint" || o == "scalararray" || o == "scalarrayint" || o == "scalarrayarray";
+  const bool scalars =
+      o == "scalarint" || o == "scalararray" || o == "scalarrayint" || o == "scalarrayarray" || o == "array";
   return scalars && x && !x->sizes.empty() && (e == 1 || e == 2);
 }
-Counts gradient_counts(const OpFacts& f) {
+int64_t gradient_dims(const OpFacts& f) {
   const Arg* d = f.arg("dim");
-  int64_t dims = static_cast<int64_t>(f.input(0)->sizes.size());
-  if (d && d->kind == Arg::Kind::kInt) dims = 1;
-  if (d && d->kind == Arg::Kind::kIntList) dims = static_cast<int64_t>(d->ints.size());
+  if (d && d->kind == Arg::Kind::kInt) return 1;
+  if (d && d->kind == Arg::Kind::kIntList) return static_cast<int64_t>(d->ints.size());
+  return static_cast<int64_t>(f.input(0)->sizes.size());
+}
+Counts gradient_counts(const OpFacts& f) {
   const int per_dim = f.int_arg("edge_order", 1) == 2 ? 16 : 8;
-  return {static_cast<int>(dims) * per_dim, 0, 0, 0};
+  return {static_cast<int>(gradient_dims(f)) * per_dim, 0, 0, 0};
+}
+// gradient with a coordinate tensor a dim (gradient_helper): per dim the coordinates' diff, its
+// two slices combined into the three weights a, b, c (a dozen elementwise kernels, whatever the
+// values), the centre as a * prepend + b * self + c * append, each edge from the spacing, and the
+// cat: 21 kernels a dim with edge_order 1, 52 with edge_order 2.
+bool gradient_tensors(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t e = f.int_arg("edge_order", 1);
+  const std::string& o = f.op->overload;
+  return (o == "tensorarrayint" || o == "tensorarray") && x && !x->sizes.empty() && (e == 1 || e == 2);
+}
+Counts gradient_tensors_counts(const OpFacts& f) {
+  const int per_dim = f.int_arg("edge_order", 1) == 2 ? 52 : 21;
+  return {static_cast<int>(gradient_dims(f)) * per_dim, 0, 0, 0};
+}
+
+// _chunk_cat_cuda takes its one-kernel path only when every input is contiguous; otherwise the
+// composite (TensorShape.cpp's _pad_chunk, then cat): each input whose size along `dim` is no
+// multiple of num_chunks is padded into a new zeroed tensor (a fill and a copy), then reshaped to
+// [sizes before dim, num_chunks, -1] (a copy kernel when that is no view), and the pieces are
+// concatenated along dim + 1 (one batched cat kernel for several inputs of rank <= 4).
+std::vector<const Value*> chunk_cat_inputs(const OpFacts& f) {
+  std::vector<const Value*> ins;
+  const Arg* ts = f.arg("tensors");
+  if (!ts) return ins;
+  for (int v : ts->tensors)
+    if (v >= 0) ins.push_back(&f.graph->values[v]);
+  return ins;
+}
+bool chunk_cat_fast(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  return !ins.empty() && std::all_of(ins.begin(), ins.end(), [](const Value* v) { return v->contiguous(); });
+}
+bool chunk_cat_composite(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  const int64_t chunks = f.int_arg("num_chunks", 0);
+  if (ins.size() < 2 || chunks < 1 || chunk_cat_fast(f)) return false;
+  const int64_t rank = static_cast<int64_t>(ins[0]->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || dim + 2 > 4 || ins.size() > 64) return false;
+  // Inputs may differ in rank past dim (preprocess_chunk_cat_inputs checks the dims before it).
+  for (const Value* v : ins)
+    if (static_cast<int64_t>(v->sizes.size()) <= dim || v->strides.size() != v->sizes.size() || v->numel() == 0 ||
+        v->dtype != ins[0]->dtype)
+      return false;
+  return true;
+}
+Counts chunk_cat_composite_counts(const OpFacts& f) {
+  const std::vector<const Value*> ins = chunk_cat_inputs(f);
+  const int64_t chunks = f.int_arg("num_chunks", 0);
+  const int64_t rank = static_cast<int64_t>(ins[0]->sizes.size());
+  int64_t dim = f.int_arg("dim", 0);
+  if (dim < 0) dim += rank;
+  Counts c{1, 0, 0, 0};  // the cat
+  for (const Value* v : ins) {
+    const int64_t vrank = static_cast<int64_t>(v->sizes.size());
+    if (v->sizes[dim] % chunks != 0) {
+      // new_zeros, then the input copied into its narrow along dim: a memcpy when the input is
+      // contiguous and the narrow is too (every dim before dim of size 1), else a copy kernel.
+      bool narrow_dense = true;
+      for (int64_t d = 0; d < dim; ++d) narrow_dense &= v->sizes[d] == 1;
+      c += Counts{1, 0, 0, 0};
+      c += narrow_dense && v->contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+      continue;
+    }
+    std::vector<int64_t> view(v->sizes.begin(), v->sizes.begin() + dim);
+    int64_t rest = 1;
+    for (int64_t d = dim; d < vrank; ++d) rest *= v->sizes[d];
+    view.push_back(chunks);
+    view.push_back(rest / chunks);
+    if (!view_is_possible(v->sizes, v->strides, view)) c += Counts{1, 0, 0, 0};
+  }
+  return c;
 }
 
 }  // namespace
@@ -244,9 +321,22 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
           .compute(gradient_counts)
           .evidence("opinfo: gradient.scalarint ([5]: 8 with and without spacing; [5,5] edge_order 2: 32); "
                     "opinfo_heldout: gradient.scalarrayint, gradient.scalarrayarray ([5, 5], spacing (2.0, "
-                    "2.1), all dims and dims (0, 1): 16)")
+                    "2.1), all dims and dims (0, 1): 16); sweep:opinfo_edges (gradient.array: dims (0, -1) of "
+                    "[3, 3, 3] and [4, 6], edge_order 1 and 2)")
           .why("torch.gradient takes central differences inside and one-sided ones at the edges of each "
                "dimension, each a few elementwise kernels, and joins them with a cat."));
+  r.push_back(
+      rule("gradient.tensors")
+          .ops({"aten::gradient"})
+          .when("a coordinate tensor a dim, edge_order 1 or 2: per dim 21 kernels (the weights from the "
+                "coordinates' differences, the centre and edge differences, a cat), 52 with edge_order 2",
+                gradient_tensors)
+          .compute(gradient_tensors_counts)
+          .evidence("sweep:opinfo_edges (gradient.tensorarrayint, gradient.tensorarray of [5], [4, 6], [3, 3, 3]: "
+                    "all dims, dim 0, dims (0, -1); edge_order 1 and 2; f32 and bf16)")
+          .why("With coordinates as tensors, torch.gradient first turns their differences into three weights per "
+               "point (a chain of elementwise kernels on the device, no values read back), then combines the "
+               "neighbours with them and joins centre and edges with a cat, dim by dim."));
   r.push_back(
       rule("alpha_dropout.train")
           .ops({"aten::alpha_dropout", "aten::feature_alpha_dropout"})
@@ -365,9 +455,25 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
           })
           .evidence("opinfo: _softmax_backward_data (6 of 6)")
           .why("Softmax's backward multiplies the gradient by the output, then reduces and scales in one kernel."));
+  r.push_back(
+      rule("chunk_cat.strided")
+          .ops({"aten::_chunk_cat"})
+          .when("an input not contiguous, 2 to 64 non-empty inputs of one dtype, dim <= 2: per input a fill and a copy "
+                "(a memcpy when the input and its slice of the padded tensor are dense) when its size along dim is "
+                "no multiple of num_chunks, else a copy when its reshape to [.., num_chunks, -1] is no view; then "
+                "one cat kernel",
+                chunk_cat_composite)
+          .compute(chunk_cat_composite_counts)
+          .evidence("sweep:opinfo_edges (_chunk_cat of [2, 3, 3], [2, 3, 4], [2, 3, 271] transposed in their "
+                    "last two dims, dims 0 and 1, num_chunks 1, 3, 8: 1, 4 and 7 kernels; f32 and bf16), "
+                    "opinfo_heldout2:_chunk_cat (five inputs of ranks 2 to 4, one contiguous, dim 0, 3 chunks: 10 "
+                    "kernels + 1 memcpy)")
+          .why("chunk_cat's fused kernel needs contiguous inputs; otherwise ATen pads each input to a multiple "
+               "of the chunk count (zeroes, then a copy), reshapes it (a copy when strided) and concatenates."));
   r.push_back(rule("chunk_cat")
                   .ops({"aten::_chunk_cat"})
-                  .when("the inputs' pointers and sizes copied to the device, one chunk_cat kernel")
+                  .when("contiguous inputs: the inputs' pointers and sizes copied to the device, one chunk_cat kernel",
+                        chunk_cat_fast)
                   .counts({1, 1, 0, 0})
                   .evidence("opinfo: _chunk_cat (6 of 6)")
                   .why("chunk_cat sends a table of its inputs to the GPU (a host-to-device memcpy), then copies every "

@@ -38,6 +38,53 @@ Counts sort_counts(const OpFacts& f) {
   const bool one_slice = self(f)->numel() == slice_size(f, -1);
   return one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};
 }
+// embedding_renorm_ (Embedding.cu): the indices sorted along their last dim (as sort counts it),
+// cub's unique of the sorted indices (init + select), whose count stays on the device, then one
+// renorm kernel over the rows: no value read back. Slices of 2 to 4096 indices (a lone index was
+// not measured; none fails on the device).
+bool embedding_renorm_sorts_small(const OpFacts& f) {
+  const Value* idx = f.input(1);
+  if (!idx || idx->numel() == 0 || idx->sizes.empty()) return false;
+  const int64_t n = idx->sizes.back();
+  return n >= 2 && n <= 4096;
+}
+Counts embedding_renorm_counts(const OpFacts& f) {
+  const Value* idx = f.input(1);
+  const bool one_slice = idx->numel() == idx->sizes.back();
+  Counts c = one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};  // sort_counts
+  c += Counts{3, 0, 0, 0};
+  return c;
+}
+// combinations (Itertools.cpp): _triu_mask (arange, full, then mask *= grid[i] < grid[i + 1] for
+// each adjacent pair: a comparison and a multiply), masked_select of each of the r meshgrid views
+// by the mask, then stack. The number selected, C(n, r) or C(n + r - 1, r) with replacement, is
+// zero exactly when n < r without replacement (or n = 0): then nonzero writes no coordinates,
+// nothing is gathered and the empty stack copies nothing.
+bool combinations_small(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const int64_t r = f.int_arg("r", 2);
+  if (!x || x->sizes.size() != 1 || r < 0 || r > 8) return false;
+  double cells = 1;
+  for (int64_t i = 0; i < r; ++i) cells *= static_cast<double>(x->sizes[0]);
+  return cells <= 4096;
+}
+Counts combinations_counts(const OpFacts& f) {
+  const int64_t n = f.input(0)->sizes[0];
+  const int r = static_cast<int>(f.int_arg("r", 2));
+  if (r == 0) return {};
+  const bool any = n > 0 && (f.bool_arg("with_replacement", false) || n >= r);
+  Value mask;
+  mask.sizes.assign(r, n);
+  mask.strides = contiguous_strides(mask.sizes);
+  mask.dtype = DType::kBool;
+  Counts per_grid = nonzero_launches(mask);
+  if (!any && r >= 2 && n > 0) per_grid.kernels -= 1;  // no coordinates to write
+  if (any) per_grid.kernels += 1;                      // the gather
+  Counts c{n > 0 ? 2 + 2 * (r - 1) : 0, 0, 0, 0};      // arange, full, the comparisons
+  for (int i = 0; i < r; ++i) c += per_grid;
+  if (any) c += r == 1 ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};  // the stack
+  return c;
+}
 // Radix passes of cub's onesweep sort: one per 8 bits of the key.
 int radix_passes(DType t) {
   switch (t) {
@@ -315,6 +362,46 @@ bool unique_plain(const OpFacts& f) {
 bool unique_dim_plain(const OpFacts& f) {
   return !f.bool_arg("return_inverse", false) && !f.bool_arg("return_counts", false);
 }
+// unique and unique_consecutive with their options (Unique.cu, UniqueCub.cu): the launches do not
+// depend on the values (how many are distinct), only on the options. The sizes where they were
+// measured (sweep:opinfo_edges, up to 7 elements or slices; the plain cases up to 1024 and 256
+// in opset:unique and opset:unique_dim) keep every cub sort one kernel.
+constexpr int64_t kUniqueMaxElements = 1024;
+constexpr int64_t kUniqueMaxSlices = 256;
+const Arg* dim_given(const OpFacts& f) {
+  const Arg* d = f.arg("dim");
+  return d && d->kind != Arg::Kind::kNone ? d : nullptr;
+}
+// Elements of the input (a 0-d input is one), or slices along `dim` where one is given.
+int64_t unique_items(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x || x->numel() == 0) return 0;
+  if (!dim_given(f)) return x->numel();
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t d = f.int_arg("dim", 0);
+  if (d < 0) d += rank;
+  return d < 0 || d >= rank ? 0 : x->sizes[d];
+}
+// _unique2 with the inverse: an arange of positions, a radix sort of (value, position) pairs, an
+// adjacent difference, its inclusive scan (init + scan), a scatter of the scan into the inverse,
+// then the distinct values kept (cub's select or, with counts, run-length encode: init + sweep).
+bool unique_inverse(const OpFacts& f) {
+  const int64_t n = unique_items(f);
+  return f.bool_arg("return_inverse", false) && n >= 1 && n <= kUniqueMaxElements;
+}
+// unique_dim and unique_consecutive along a dim (unique_dim_cuda_template): an arange of slice
+// indices, (unique_dim: a merge sort of them by slice,) thrust's unique of the indices (unique_dim:
+// a compaction; unique_consecutive: init + unique-by-key), its count read back, an index_select
+// of the slices kept; the counts add a fill, an adjacent difference and a second unique-by-key
+// pass (3), the inverse an adjacent difference, a fill, a scan (init + scan) and a transform (5).
+bool unique_dim_options(const OpFacts& f) {
+  const int64_t n = unique_items(f);
+  return dim_given(f) && n >= 1 && n <= kUniqueMaxSlices;
+}
+Counts unique_dim_counts(const OpFacts& f) {
+  const int base = f.op->name == "aten::unique_dim" ? 5 : 4;
+  return {base + (f.bool_arg("return_counts", false) ? 3 : 0) + (f.bool_arg("return_inverse", false) ? 5 : 0), 1, 0, 1};
+}
 // bincount without weights: min and max of the input read back to the host (two syncs) to
 // size the result, a fill, then the histogram kernel.
 bool bincount_unweighted(const OpFacts& f) {
@@ -438,6 +525,29 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .why("unique_consecutive keeps the first of each run of equal values with cub's select (two kernels) and "
                "reads the number kept back to the host to size its result."));
   r.push_back(
+      rule("unique_consecutive.inverse")
+          .ops({"aten::unique_consecutive"})
+          .when("no dim, with the inverse, up to 1024 elements: an adjacent difference, its scan (init + scan), cub's "
+                "run-length encode (init + sweep), with or without counts; the count read back (1 memcpy, 1 host sync)",
+                [](const OpFacts& f) { return !dim_given(f) && unique_inverse(f); })
+          .counts({5, 1, 0, 1})
+          .evidence("sweep:opinfo_edges (unique_consecutive with return_inverse, with and without return_counts, of "
+                    "[], [1], [7], [2, 3]; f32 and bf16)")
+          .why("unique_consecutive's inverse is the running count of value changes, a scan; the runs are then "
+               "encoded, and their number is read back to the host to size the result."));
+  r.push_back(
+      rule("unique_consecutive.dim")
+          .ops({"aten::unique_consecutive"})
+          .when("along a dim, up to 256 slices: an arange of slice indices, thrust's unique-by-key (init + sweep), "
+                "the count read back (1 memcpy, 1 host sync), an index_select: 4; + 3 for the counts, + 5 for the "
+                "inverse",
+                unique_dim_options)
+          .compute(unique_dim_counts)
+          .evidence("sweep:opinfo_edges (unique_consecutive along dim 0 of [1], [7], [2, 3], every combination of "
+                    "return_inverse and return_counts; f32 and bf16)")
+          .why("Along a dimension, unique_consecutive compares whole slices: it keeps the indices of the slices that "
+               "differ from their predecessor, reads their number back to the host, and gathers those slices."));
+  r.push_back(
       rule("multinomial.replacement")
           .ops({"aten::multinomial"})
           .when("with replacement, one distribution (1-d): the rows renormalized, their cumulative sum (cub, 2), "
@@ -452,11 +562,31 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     "sampleMultinomialWithReplacement)")
           .why("Sampling with replacement normalizes the probabilities, takes their running sum and draws "
                "every sample by binary search in one kernel."));
+  r.push_back(
+      rule("multinomial.replacement.rows")
+          .ops({"aten::multinomial"})
+          .when("with replacement, 2 or more samples, 2-d distributions shorter than 400: the two copies of the "
+                "probabilities (2 memcpy), renormRowsL1, their cumulative sum along the rows (one innermost-dim scan "
+                "kernel; one row: cub's scan, init + scan), one sampling kernel",
+                [](const OpFacts& f) {
+                  const Value* x = f.input(0);
+                  return x && x->sizes.size() == 2 && x->numel() > 0 && x->sizes.back() < 400 &&
+                         f.bool_arg("replacement", false) && f.int_arg("num_samples", 1) > 1;
+                })
+          .compute([](const OpFacts& f) -> Counts {
+            // cumsum scans a single row with cub (as a 1-d tensor), several with one innermost-dim kernel.
+            return {f.input(0)->sizes[0] == 1 ? 4 : 3, 2, 0, 0};
+          })
+          .evidence("sweep:opinfo_edges (multinomial with replacement of [3, 4] and [5, 200], 3 and 4 samples: 3 "
+                    "kernels + 2 memcpy; of [1, 1]: 4 + 2)")
+          .why("Sampling with replacement normalizes each row, takes its running sum and draws every sample by "
+               "binary search in one kernel; the number drawn does not change the launches."));
   r.push_back(rule("multinomial.no_replacement")
                   .ops({"aten::multinomial"})
                   .when("without replacement (or one sample), rows shorter than 400: the probability checks (min >= 0, "
-                        "max < inf, and, assert; sum == 0 (+ any over rows for 2-d), not, assert), exponential_, div, "
-                        "then argmax for one sample or topk (select + sort): 14 for 1-d, 15 for 2-d",
+                        "max < inf, and, assert; sum == 0 (+ any over rows for 2-d: a memcpy for one row), not, "
+                        "assert), exponential_, div, then argmax for one sample or topk (select + sort): 14 for 1-d, "
+                        "15 for 2-d",
                         [](const OpFacts& f) {
                           const Value* x = f.input(0);
                           return x && (x->sizes.size() == 1 || x->sizes.size() == 2) && x->sizes.back() < 400 &&
@@ -467,9 +597,14 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     const Value& x = *f.input(0);
                     const int checks = 6 + (x.sizes.size() == 1 ? 2 : 3) + 2;
                     const int select = f.int_arg("num_samples", 1) == 1 ? 1 : 2;
-                    return {checks + 2 + select, 0, 0, 0};
+                    Counts c{checks + 2 + select, 0, 0, 0};
+                    // One row: the any over the rows reduces one element, which ATen copies (a memcpy).
+                    if (x.sizes.size() == 2 && x.sizes[0] == 1) c += Counts{-1, 1, 0, 0};
+                    return c;
                   })
-                  .evidence("opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15)")
+                  .evidence("opinfo: multinomial ([3] and [10], 3 samples: 14; [3,10]: 15); sweep:opinfo_edges "
+                            "([4], [3, 4], [5, 200], [1, 1]; 1, 3, 4 samples: 13, 14, 15, and 13 + a memcpy for one "
+                            "row)")
                   .why("multinomial without replacement checks the probabilities on the device (asserts, no host "
                        "wait), divides them by exponential noise and takes the top samples: a select and a sort."));
   r.push_back(rule("median.all")
@@ -568,24 +703,19 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                "their distinct leading coordinates (a sort and a unique, read back by the host) before the values "
                "are gathered."));
   r.push_back(
-      rule("combinations.r1")
+      rule("combinations")
           .ops({"aten::combinations"})
-          .when("r = 1 of a 1-D tensor of one element (the size measured): arange, the mask's fill, masked_select "
-                "(nonzero of the mask, its count read back, the gather), the grid stacked (a memcpy)",
-                [](const OpFacts& f) {
-                  const Value* x = f.input(0);
-                  return x && x->sizes.size() == 1 && x->numel() == 1 && f.int_arg("r", 2) == 1;
-                })
-          .compute([](const OpFacts& f) {
-            Counts c{2, 0, 0, 0};
-            c += nonzero_launches(*f.input(0));
-            c += Counts{1, 1, 0, 0};
-            return c;
-          })
-          .evidence("opinfo:combinations ([1], r = 1, with and without replacement, float32 and bfloat16: 6 kernels, "
-                    "DtoH and DtoD; the real runs, real.tar.xz)")
-          .why("combinations builds an index grid (arange), masks it to the wanted combinations with masked_select, "
-               "whose nonzero reads the count back to the host, and gathers the elements."));
+          .when("a 1-D input, r >= 1, a mask of n^r elements up to 4096: the index arange, the mask's fill, a "
+                "comparison and a multiply per adjacent pair of grids, then per grid masked_select (nonzero of the "
+                "mask with its count read back: 1 memcpy each; with any combination the coordinates written and "
+                "the gather), then the stack (one cat; a memcpy for r = 1); r = 0: nothing",
+                combinations_small)
+          .compute(combinations_counts)
+          .evidence("opinfo:combinations ([1], r = 1: 6 kernels, DtoH and DtoD); sweep:opinfo_edges (n 0, 1, 2, 3, "
+                    "5, 8; r 0 to 3; with and without replacement; f32 and bf16: 0 to 22 kernels)")
+          .why("combinations builds an index grid per position, masks the increasing (or non-decreasing) ones and "
+               "selects them with masked_select, whose nonzero reads the count back to the host, then stacks the "
+               "selected columns. How many combinations there are follows from n and r, not from the values."));
   r.push_back(
       rule("masked_select")
           .ops({"aten::masked_select"})
@@ -609,6 +739,41 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .evidence("opset:unique_dim (int64[256,2], dim 0)")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
                "gathers them; their number is read back to the host to size the result, a host sync."));
+  r.push_back(
+      rule("embedding_renorm_")
+          .ops({"aten::embedding_renorm_"})
+          .when("2 to 4096 indices a slice: the indices sorted (as sort: 2 kernels + 3 memcpy for one slice, 3 + 2 "
+                "for several), cub's unique of them (init + select), one renorm kernel; nothing read back",
+                embedding_renorm_sorts_small)
+          .compute(embedding_renorm_counts)
+          .evidence("sweep:opinfo_edges (embedding_renorm_ of [5, 5] and [100, 5] weights with indices [7] (5 "
+                    "kernels, 3 memcpy) and [2, 2] (6, 2), norm_type 1, 2, 3; f32 and bf16)")
+          .why("embedding_renorm_ sorts the indices, keeps the distinct ones with cub's unique (their number stays "
+               "on the device) and rescales each row they name whose norm exceeds max_norm in one kernel."));
+  r.push_back(
+      rule("unique.dim.options")
+          .ops({"aten::unique_dim"})
+          .when("with counts or the inverse, up to 256 slices: the plain 5 (the count read back: 1 memcpy, 1 host "
+                "sync), + 3 for the counts, + 5 for the inverse",
+                unique_dim_options)
+          .compute(unique_dim_counts)
+          .evidence("sweep:opinfo_edges (unique along dim 0 of [1], [7], [2, 3], every combination of sorted, "
+                    "return_inverse and return_counts; f32 and bf16)")
+          .why("unique along a dimension sorts and compacts the slice indices; the counts take the differences of "
+               "the kept positions, the inverse a scan of where a new slice starts, each a few kernels more."));
+  r.push_back(
+      rule("unique.inverse")
+          .ops({"aten::_unique2", "aten::_unique"})
+          .when("with the inverse, up to 1024 elements: an arange, a radix sort of (value, position) pairs, an "
+                "adjacent difference, its scan (init + scan), a scatter into the inverse, cub's select or run-length "
+                "encode (init + sweep): 8, with or without counts; the count read back (1 memcpy, 1 host sync)",
+                unique_inverse)
+          .counts({8, 1, 0, 1})
+          .evidence("sweep:opinfo_edges (unique with return_inverse, sorted or not, with and without return_counts, "
+                    "of [], [1], [7], [2, 3]; f32 and bf16)")
+          .why("The inverse needs each element's rank among the distinct values: the positions are sorted with the "
+               "values, the starts of new values scanned and scattered back; the distinct values are then selected "
+               "and their number read back to the host."));
   r.push_back(
       rule("unique")
           .ops({"aten::_unique2", "aten::_unique"})

@@ -12,10 +12,10 @@ namespace {
 // Ops whose output size the data can decide (index: by a boolean mask): they run their counting
 // kernels and read the count back even when nothing is selected.
 bool data_dependent(const Op& op) {
-  static const std::set<std::string> kOps = {"aten::nonzero",        "aten::argwhere",   "aten::masked_select",
-                                             "aten::nonzero_static", "aten::unique",     "aten::_unique2",
-                                             "aten::_unique",        "aten::unique_dim", "aten::unique_consecutive",
-                                             "aten::nonzero_numpy",  "aten::index_put",  "aten::index"};
+  static const std::set<std::string> kOps = {
+      "aten::nonzero",   "aten::argwhere", "aten::masked_select", "aten::nonzero_static",     "aten::unique",
+      "aten::_unique2",  "aten::_unique",  "aten::unique_dim",    "aten::unique_consecutive", "aten::nonzero_numpy",
+      "aten::index_put", "aten::index",    "aten::combinations"};
   return kOps.count(op.name) > 0 || (op.name == "aten::where" && op.overload.empty());  // where(cond)
 }
 bool linspace_of_tensors(const OpFacts& f) {
@@ -157,6 +157,21 @@ Counts view_copy_counts(const OpFacts& f) {
 }  // namespace
 
 void add_view_copies_rules(std::vector<LaunchRule>& r) {
+  r.push_back(rule("matrix_power.zero_of_nothing")
+                  .ops({"aten::linalg_matrix_power"})
+                  .when("n = 0 on an empty batch of matrices: the identity still built (eye: a zero fill and the "
+                        "diagonal's fill), copied into no element",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          const Value* a = f.input(0);
+                          return f.int_arg("n", -1) == 0 && out && out->numel() == 0 && a && a->sizes.size() >= 2 &&
+                                 a->sizes[a->sizes.size() - 1] > 0;
+                        })
+                  .counts({2, 0, 0, 0})
+                  .evidence("sweep:opinfo_edges (linalg.matrix_power of a float32 [0, 2, 2] batch, n = 0, run twice: "
+                            "two fill kernels each)")
+                  .why("matrix_power(A, 0) copies eye(n) into the result, and eye is built before the copy: a zero "
+                       "fill and a fill of its diagonal, even when there is no matrix to copy it into."));
   r.push_back(
       rule("empty")
           .every_op()

@@ -80,6 +80,21 @@ std::string read(const std::string& file) {
 
 }  // namespace
 
+TEST_CASE("cudnn answers: a data-gradient query has its own key, read back as written") {
+  auto q = query(64);
+  q.backward_data = true;
+  const std::string key = kc::torch2_11::cudnn_query_key(q);
+  CHECK(key == "f32 dn 8,64,56,56 64,64,3,3 1,1 1,1 1,1");
+  CHECK(key != kc::torch2_11::cudnn_query_key(query(64)));
+  std::string k;
+  std::optional<CudnnEngineChoice> a;
+  const std::string line = kc::torch2_11::cudnn_answer_line(key, choice(25));
+  REQUIRE(kc::torch2_11::parse_cudnn_answer_line(std::string_view(line).substr(0, line.size() - 1), k, a));
+  CHECK(k == key);
+  REQUIRE(a.has_value());
+  CHECK(a->engine == 25);
+}
+
 TEST_CASE("cudnn answers: a line reads back as written, a refusal included") {
   const std::string key = kc::torch2_11::cudnn_query_key(query(64, DType::kBFloat16));
   CHECK(key == "bf16 n 8,64,56,56 64,64,3,3 1,1 1,1 1,1");

@@ -68,6 +68,23 @@ TEST_CASE("cudnn heuristics: the engine configuration ATen would run, the same e
   CHECK(v->engine >= 0);
 }
 
+TEST_CASE("cudnn heuristics: a transposed convolution is answered as cuDNN's data-gradient convolution") {
+  const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
+  if (!h) return;
+  // conv_transpose3d of [1, 1, 1, 1, 13] by a 1x1x4 kernel: the gradient of a [1, 2, 1, 1, 13]
+  // convolution; float32 takes engine 74 (NCHW implicit GEMM), the forward problem another.
+  CudnnConvQuery q = conv(DType::kFloat32, {1, 2, 1, 1, 13}, {1, 2, 1, 1, 4});
+  q.padding = {0, 0, 0};
+  q.backward_data = true;
+  const auto a = h->choose(q);
+  REQUIRE(a.has_value());
+  CHECK(a->engine == 74);
+  q.backward_data = false;
+  const auto forward = h->choose(q);
+  REQUIRE(forward.has_value());
+  CHECK(forward->engine != 74);
+}
+
 TEST_CASE("cudnn heuristics: what cuDNN does not take is no answer, not an error") {
   const CudnnHeuristics* h = CudnnHeuristics::get(kc::default_target().device.cudnn_properties);
   if (!h) return;

@@ -503,3 +503,49 @@ TEST_CASE("conv: channels-last grouped convolutions run as cuDNN's chosen engine
   const CudnnEngineChoice e0 = engine(0);
   CHECK(grouped_channels_last(regnet, 0, &e0).kernels == 1);
 }
+
+TEST_CASE("conv: a transposed convolution whose padding leaves no output launches nothing") {
+  GraphBuilder b;
+  int x = b.input({1, 1, 1, 1, 10});
+  int w = weight(b, {1, 2, 2, 2, 2});
+  b.op("aten::conv_transpose3d", {x, w}, {}, {1, 2, 0, 0, 9});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.arg_ints("padding", {1, 1, 1});
+  auto l = kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  CHECK(l.rule == "conv.transposed.empty");
+  CHECK(l.counts.kernels == 0);
+}
+
+TEST_CASE("conv: f32 NCDHW 3-d convolutions on cuDNN's implicit_convolveNd_sgemm engine are one kernel") {
+  GraphBuilder b;
+  ConvSpec s3;
+  s3.op = "aten::conv3d";
+  s3.stride = {1, 1, 1};
+  int x = b.input({1, 1, 5, 5, 5});
+  auto l = run_conv(b, x, weight(b, {1, 1, 3, 3, 3}), s3);
+  // The engine comes from cuDNN or its kept answers (not loaded for these tests: the trees decide).
+  if (std::string(l.rule) == "conv.3d_engine") {
+    CHECK(l.counts.kernels == 1);
+    CHECK(l.counts.memset == 0);
+  } else {
+    CHECK(std::string(l.rule) == "conv");
+  }
+}
+
+TEST_CASE("conv: a transposed convolution on cuDNN's NCHW dgrad engine 74 is one kernel") {
+  GraphBuilder b;
+  int x = b.input({1, 1, 1, 1, 10});
+  int w = weight(b, {1, 2, 1, 1, 4});
+  b.op("aten::conv_transpose3d", {x, w}, {}, {1, 2, 1, 1, 13});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  auto l = kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  // The engine comes from cuDNN or its kept answers (not loaded for these tests: the buckets decide).
+  if (std::string(l.rule) == "conv.transposed.dgrad_engine") {
+    CHECK(l.counts.kernels == 1);
+    CHECK(l.counts.memset == 0);
+  } else {
+    CHECK(std::string(l.rule) == "conv.transposed.few_channels");
+  }
+}

@@ -147,3 +147,20 @@ TEST_CASE("stft: a batch of signals whose frames cannot merge into one batch dim
   CHECK(stft({4, 80}, 16, 16).counts.kernels == 1);  // 5 frames of hop 16 tile each signal: merged
   CHECK_FALSE(stft({110}, 128, 0).known);
 }
+
+TEST_CASE("fft: length-1 dims cost no cuFFT kernel, a plan at least one; a factor of 1 scales nothing") {
+  auto count = [](const char* op, std::vector<int64_t> sizes) {
+    kc::Launch l = run({op, {}, {}, ""}, std::move(sizes));
+    REQUIRE(l.known);
+    return l.counts.kernels;
+  };
+  CHECK(count("aten::fft_fft2", {1, 1}) == 2);      // to complex, one cuFFT kernel
+  CHECK(count("aten::fft_fft2", {1, 5}) == 2);      // the length-1 dim dropped
+  CHECK(count("aten::fft_ifft2", {1, 1}) == 2);     // 1 / (1 * 1): no scaling
+  CHECK(count("aten::fft_ifftn", {3, 1, 1}) == 3);  // to complex, one kernel, the scaling
+  CHECK(count("aten::fft_rfft2", {3, 1, 1}) == 1);  // one plan over dims (1, 2)
+  CHECK(count("aten::fft_rfftn", {1, 1, 1}) == 2);  // dims 0, 1: the last alone, then the others
+  CHECK(count("aten::fft_ihfft2", {2, 1}) == 4);    // r2c (unscaled), conjugate, c2c, scaling
+  CHECK(count("aten::fft_irfft2", {1, 5}) == 4);    // to complex, c2c, one c2r kernel for 8, scaling
+  CHECK(count("aten::fft_irfft2", {4, 4}) == 5);    // length 6: preprocess + half-length FFT
+}

@@ -299,6 +299,36 @@ TEST_CASE("gemm: f32 linear (transposed weight) and addmm (row-major [K, N]) tak
   CHECK(rules_only(linear({392, 384}, {}, 128, true, DType::kFloat32)).counts.kernels == 1);
 }
 
+TEST_CASE("gemm: addmm with beta 0 copies no self; with K = 0 it fills or copies and scales") {
+  auto addmm = [](std::vector<int64_t> self, int64_t m, int64_t k, int64_t n, double beta) {
+    GraphBuilder b;
+    int c = b.input(self), x = b.input({m, k}), w = b.input({k, n});
+    b.output(b.op("aten::addmm", {c, x, w}, {}, {m, n}));
+    kc::Arg a;
+    a.name = "beta";
+    a.kind = kc::Arg::Kind::kFloat;
+    a.floats = {beta};
+    b.g.ops.back().args.push_back(a);
+    return rules_only(b);
+  };
+  // beta 0: the GEMM alone, whatever self is.
+  auto zero = addmm({64, 10}, 64, 3, 10, 0.0);
+  CHECK(zero.counts.memcpy == 0);
+  auto half = addmm({64, 10}, 64, 3, 10, 0.5);
+  CHECK(half.counts.memcpy == 1);
+  CHECK(zero.counts.kernels == half.counts.kernels);
+  // K = 0: a fill for beta 0; else self into the result (memcpy or copy kernel) and a multiply.
+  auto fill = addmm({10}, 5, 0, 10, 0.0);
+  CHECK(fill.rule == "gemm.addmm.empty_k");
+  CHECK(fill.counts.kernels == 1);
+  auto vec = addmm({10}, 5, 0, 10, 1.0);
+  CHECK(vec.counts.kernels == 2);
+  CHECK(vec.counts.memcpy == 0);
+  auto mat = addmm({5, 10}, 5, 0, 10, 0.2);
+  CHECK(mat.counts.kernels == 1);
+  CHECK(mat.counts.memcpy == 1);
+}
+
 namespace {
 kc::Arg int_list(const std::string& name, std::vector<int64_t> v) {
   kc::Arg a;

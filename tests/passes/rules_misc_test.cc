@@ -205,6 +205,18 @@ TEST_CASE("where with Python scalars fills a 0-d tensor per scalar; with tensors
   CHECK(last(t).counts.kernels == 1);
 }
 
+TEST_CASE("matrix_power with n = 0 builds the identity even for an empty batch") {
+  GraphBuilder b;
+  b.op("aten::linalg_matrix_power", {b.input({0, 2, 2})}, {}, {0, 2, 2});
+  b.arg_int("n", 0);
+  CHECK(last(b).rule == "matrix_power.zero_of_nothing");
+  CHECK(last(b).counts.kernels == 2);
+  GraphBuilder two;  // n = 2 of nothing: nothing to multiply
+  two.op("aten::linalg_matrix_power", {two.input({0, 2, 2})}, {}, {0, 2, 2});
+  two.arg_int("n", 2);
+  CHECK(last(two).counts.kernels == 0);
+}
+
 TEST_CASE("fill_ of a tensor with no elements launches nothing") {
   GraphBuilder b;
   int x = b.input({0, 7, 7});
@@ -250,6 +262,22 @@ TEST_CASE("cat of rank-5 results copies each input; rank <= 4 is one batched ker
   s3.op("aten::stack", {}, {}, {8, 128, 64, 2});
   s3.g.ops.back().args = {list_arg("tensors", {u, v}), int_arg("dim", -1)};
   CHECK(last(s3).counts.kernels == 1);
+}
+
+TEST_CASE("cat counts empty inputs: a legacy [0] beside one 2-D input is still the batched kernel") {
+  GraphBuilder b;
+  int e = b.input({0}), x = b.input({5, 5});
+  b.op("aten::cat", {}, {}, {5, 5});
+  b.g.ops.back().args = {list_arg("tensors", {x, e}), int_arg("dim", 0)};
+  CHECK(last(b).counts.kernels == 1);
+  CHECK(last(b).counts.memcpy == 0);
+  // Every input empty: an empty result, nothing launched.
+  GraphBuilder n;
+  int e1 = n.input({0}), e2 = n.input({0});
+  n.op("aten::cat", {}, {}, {0});
+  n.g.ops.back().args = {list_arg("tensors", {e1, e2}), int_arg("dim", 0)};
+  CHECK(last(n).counts.kernels == 0);
+  CHECK(last(n).counts.memcpy == 0);
 }
 
 TEST_CASE("copy_ of a region onto itself is free; between different tensors it copies") {
@@ -664,6 +692,53 @@ TEST_CASE("gradient: a spacing scalar a dim costs what one scalar does, over the
   CHECK(last(one).counts.kernels == 8);
 }
 
+TEST_CASE("gradient: coordinate tensors cost 21 kernels a dim, 52 with edge_order 2") {
+  GraphBuilder all;
+  all.op("aten::gradient", {all.input({4, 6}), all.input({4}), all.input({6})});
+  all.g.ops.back().overload = "tensorarrayint";
+  CHECK(last(all).rule == "gradient.tensors");
+  CHECK(last(all).counts.kernels == 42);
+  GraphBuilder one;
+  one.op("aten::gradient", {one.input({3, 3, 3}), one.input({3})});
+  one.g.ops.back().overload = "tensorarrayint";
+  one.arg_int("dim", 0);
+  one.arg_int("edge_order", 2);
+  CHECK(last(one).counts.kernels == 52);
+}
+
+TEST_CASE("masked_fill clones its input at the mask's broadcast shape: a copy kernel when that is larger") {
+  auto masked_fill = [](std::vector<int64_t> self, std::vector<int64_t> mask, std::vector<int64_t> out) {
+    GraphBuilder b;
+    b.op("aten::masked_fill", {b.input(std::move(self)), b.input(std::move(mask), DType::kBool)}, {}, std::move(out));
+    return last(b).counts;
+  };
+  CHECK(masked_fill({5, 5}, {5}, {5, 5}).memcpy == 1);
+  CHECK(masked_fill({5, 5}, {5}, {5, 5}).kernels == 1);
+  CHECK(masked_fill({5}, {5, 5}, {5, 5}).memcpy == 0);
+  CHECK(masked_fill({5}, {5, 5}, {5, 5}).kernels == 2);
+}
+
+TEST_CASE("_chunk_cat: one kernel for contiguous inputs; strided ones pad, reshape and cat") {
+  auto chunk_cat = [](bool transposed, int64_t dim, int64_t chunks) {
+    GraphBuilder b;
+    std::vector<int> ins;
+    for (int64_t k : {3, 4, 271}) {
+      int x = b.input({2, 3, k});
+      if (transposed) b.g.values[x].strides = {3 * k, 1, 3};
+      ins.push_back(x);
+    }
+    b.op("aten::_chunk_cat", {}, {}, {2, 3, 278});
+    b.g.ops.back().args = {list_arg("tensors", ins), int_arg("dim", dim), int_arg("num_chunks", chunks)};
+    return last(b).counts;
+  };
+  CHECK(chunk_cat(false, 0, 3).kernels == 1);
+  CHECK(chunk_cat(false, 0, 3).memcpy == 1);
+  CHECK(chunk_cat(true, 1, 3).kernels == 1);  // 3 rows in 3 chunks: views, the cat
+  CHECK(chunk_cat(true, 0, 8).kernels == 7);  // 2 rows padded to 8: a fill and a copy each, the cat
+  CHECK(chunk_cat(true, 1, 1).kernels == 4);  // a reshape copy each, the cat
+  CHECK(chunk_cat(true, 1, 1).memcpy == 0);
+}
+
 TEST_CASE("multinomial without replacement: device checks, noise, division and topk") {
   auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
     GraphBuilder b;
@@ -674,7 +749,22 @@ TEST_CASE("multinomial without replacement: device checks, noise, division and t
   };
   CHECK(multinomial({10}, 3) == 14);
   CHECK(multinomial({3, 10}, 3) == 15);
-  CHECK(multinomial({10}, 1) == 13);  // one sample: argmax instead of select + sort
+  CHECK(multinomial({10}, 1) == 13);    // one sample: argmax instead of select + sort
+  CHECK(multinomial({1, 1}, 1) == 13);  // one row: the any over rows is a memcpy
+}
+
+TEST_CASE("multinomial with replacement of rows: renorm, the rows' scan, the sampling") {
+  auto multinomial = [](std::vector<int64_t> sizes, int64_t samples) {
+    GraphBuilder b;
+    int x = b.input(sizes);
+    b.op("aten::multinomial", {x}, {}, {sizes[0], samples}, DType::kInt64);
+    b.arg_int("num_samples", samples);
+    b.arg_bool("replacement", true);
+    return last(b).counts;
+  };
+  CHECK(multinomial({3, 4}, 3).kernels == 3);
+  CHECK(multinomial({3, 4}, 3).memcpy == 2);
+  CHECK(multinomial({1, 1}, 4).kernels == 4);  // one row: cub's scan
 }
 
 TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scanned first") {

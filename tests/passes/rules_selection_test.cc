@@ -129,6 +129,49 @@ TEST_CASE("unique and unique_consecutive with counts run-length encode instead o
   }
 }
 
+TEST_CASE("unique: the inverse and a dim add fixed steps, whatever the values") {
+  GraphBuilder inv;  // _unique2 with the inverse: 8 with or without counts
+  inv.op("aten::_unique2", {inv.input({7})}, {}, {7});
+  inv.arg_bool("return_inverse", true);
+  CHECK(last(inv).rule == "unique.inverse");
+  CHECK(last(inv).counts.kernels == 8);
+  CHECK(last(inv).counts.host_syncs == 1);
+  GraphBuilder dim;  // unique_dim: 5 plain, + 3 counts, + 5 inverse
+  dim.op("aten::unique_dim", {dim.input({2, 3})}, {}, {2, 3});
+  dim.arg_int("dim", 0);
+  dim.arg_bool("return_inverse", true);
+  dim.arg_bool("return_counts", true);
+  CHECK(last(dim).counts.kernels == 13);
+  GraphBuilder uc;  // unique_consecutive along a dim: 4 plain, + 3 counts
+  uc.op("aten::unique_consecutive", {uc.input({7})}, {}, {7});
+  uc.arg_int("dim", 0);
+  uc.arg_bool("return_counts", true);
+  CHECK(last(uc).counts.kernels == 7);
+  CHECK(last(uc).counts.memcpy == 1);
+  GraphBuilder uci;  // no dim, with the inverse: 5
+  uci.op("aten::unique_consecutive", {uci.input({7})}, {}, {7});
+  uci.arg_bool("return_inverse", true);
+  CHECK(last(uci).counts.kernels == 5);
+  GraphBuilder big;  // beyond the measured sizes: unknown
+  big.op("aten::_unique2", {big.input({100000})}, {}, {100000});
+  big.arg_bool("return_inverse", true);
+  CHECK_FALSE(last(big).known);
+}
+
+TEST_CASE("embedding_renorm_: the indices' sort, cub's unique, the renorm kernel") {
+  auto renorm = [](std::vector<int64_t> idx) {
+    GraphBuilder b;
+    b.op("aten::embedding_renorm_", {b.input({100, 5}), b.input(std::move(idx), DType::kInt64)}, {}, {100, 5});
+    return last(b);
+  };
+  CHECK(renorm({7}).counts.kernels == 5);
+  CHECK(renorm({7}).counts.memcpy == 3);
+  CHECK(renorm({2, 2}).counts.kernels == 6);
+  CHECK(renorm({2, 2}).counts.memcpy == 2);
+  CHECK(renorm({2, 2}).counts.host_syncs == 0);
+  CHECK_FALSE(renorm({0}).known);
+}
+
 TEST_CASE("selection: shapes that change a copy into a memcpy or drop a step") {
   GraphBuilder ms;  // a [5] self broadcast over a [5, 5] mask: the expanded self is copied, not memcpy'd
   ms.op("aten::masked_scatter", {ms.input({5}), ms.input({5, 5}, DType::kBool), ms.input({5, 5})}, {}, {5, 5});
@@ -197,7 +240,7 @@ TEST_CASE("to_sparse is nonzero, then the values gathered; with fewer sparse dim
   CHECK_FALSE(last(big).known);
 }
 
-TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and gather, the stack") {
+TEST_CASE("combinations: arange, the mask, masked_select's nonzero and gather per grid, the stack") {
   GraphBuilder b;
   b.op("aten::combinations", {b.input({1})}, {}, {1, 1});
   b.arg_int("r", 1);
@@ -208,7 +251,16 @@ TEST_CASE("combinations of r = 1: arange, the mask, masked_select's nonzero and 
   GraphBuilder pairs;
   pairs.op("aten::combinations", {pairs.input({4})}, {}, {6, 2});
   pairs.arg_int("r", 2);
-  CHECK_FALSE(last(pairs).known);  // the triangle mask of r = 2: not measured
+  CHECK(last(pairs).counts.kernels == 15);  // 4 for the mask, 5 a grid, the cat
+  CHECK(last(pairs).counts.host_syncs == 2);
+  GraphBuilder none;  // r > n without replacement: nothing selected, nothing gathered or stacked
+  none.op("aten::combinations", {none.input({1})}, {}, {0, 2});
+  none.arg_int("r", 2);
+  CHECK(last(none).counts.kernels == 10);
+  GraphBuilder big;  // a mask past 4096 elements: not measured
+  big.op("aten::combinations", {big.input({100})}, {}, {4950, 2});
+  big.arg_int("r", 2);
+  CHECK_FALSE(last(big).known);
 }
 
 TEST_CASE("out-of-place scatters clone self: a memcpy when dense, a copy kernel when strided") {
