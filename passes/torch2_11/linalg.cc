@@ -11,38 +11,13 @@
 #include <cmath>
 #include <limits>
 
-#include "analyzer/tensor_geometry.h"
-#include "passes/torch2_11/rules.h"
+#include "passes/torch2_11/linalg_matrix.h"
 
 namespace kc::torch2_11 {
 namespace {
 
-// A (batch of) matrices: the last two dims of a value of rank >= 2.
-struct Matrix {
-  int64_t rows = 0, cols = 0, batch = 1;
-};
-std::optional<Matrix> matrix(const Value* v) {
-  if (!v || v->sizes.size() < 2 || v->strides.size() != v->sizes.size()) return std::nullopt;
-  Matrix m;
-  m.rows = v->sizes[v->sizes.size() - 2];
-  m.cols = v->sizes.back();
-  for (size_t i = 0; i + 2 < v->sizes.size(); ++i) m.batch *= v->sizes[i];
-  return m;
-}
-// The layout and dtype every rule here was measured with: float32, row-major (an empty tensor
-// has no layout to speak of).
-bool fp32_dense(const Value* v) {
-  return v && v->dtype == DType::kFloat32 && (v->numel() == 0 || v->contiguous());
-}
-// Dense in the column-major order of its matrices (batch dims outermost): what LAPACK-style
-// factorizations (geqrf, lu_factor) return. Size-1 dims are ignored.
-bool column_major(const Value& v) {
-  const size_t r = v.sizes.size();
-  if (r < 2 || v.strides.size() != r) return false;
-  std::vector<int> order = {static_cast<int>(r) - 2, static_cast<int>(r) - 1};  // innermost first
-  for (int i = static_cast<int>(r) - 2; i-- > 0;) order.push_back(i);
-  return dense_in_order(v.sizes, v.strides, order);
-}
+using namespace linalg;
+
 // One float32 matrix in column-major order within the limits.
 bool one_factor(const Value* v, int64_t max_rows, int64_t max_cols) {
   const auto m = matrix(v);
@@ -63,40 +38,6 @@ bool arg_none(const OpFacts& f, const char* name) {
   return !a || a->kind == Arg::Kind::kNone;
 }
 
-// A copy of v into a fresh column-major matrix (cloneBatchedColumnMajor, or the column-major
-// result B is copied into): nothing when v is empty, a device-to-device memcpy when v is already
-// laid out that way (a single row or column always is), else a copy kernel. Measured: lu_solve and
-// triangular_solve with B [n, 1] (memcpy) and [n, 3] (kernel), linalg_lu_solve with left=False.
-Counts column_major_copy(const Value& v) {
-  if (v.numel() == 0) return {};
-  if (column_major(v)) return {0, 1, 0, 0};
-  return {1, 0, 0, 0};
-}
-// The transpose of a matrix value (its last two dims swapped).
-Value transposed(const Value& v) {
-  Value t = v;
-  const size_t r = v.sizes.size();
-  std::swap(t.sizes[r - 2], t.sizes[r - 1]);
-  std::swap(t.strides[r - 2], t.strides[r - 1]);
-  return t;
-}
-
-// at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
-// the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
-// and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.
-constexpr Counts kCheckErrors{1, 2, 0, 1};
-
-// LU factorization of one matrix (lu_factor in cuda/linalg/BatchLinearAlgebra.cpp): square ones go
-// to cuSOLVER's getrf (6 kernels and a memset), rectangular ones to MAGMA's batched getrf (infos
-// filled, the pointer array, the fused panel factorization and the pivots' setup: 4 kernels and a
-// memset; a wide matrix's columns past its rows then take a row swap and a triangular solve, 2
-// more); either after the column-major copy. Measured: 7 kernels + 1 memset for square 5x5 and
-// 12x12 (cuSOLVER) and for wide 3x5 and 4x5 (MAGMA), 5 + 1 memset for tall 6x5 and 7x5 (MAGMA).
-bool lu_fits(const Value* a) {
-  const auto m = matrix(a);
-  if (!m || m->rows < 1 || m->cols < 1) return false;
-  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 7, 5);
-}
 constexpr Counts kLuFactor{7, 0, 1, 0};
 // lu_factor's backend for square matrices (get_lu_factor_solver_backend): one matrix goes to
 // cuSOLVER's looped getrf; a batch goes to cuBLAS's batched getrf while n * n stays under 8400 *
@@ -108,15 +49,6 @@ bool lu_batched_cublas(const Matrix& m) {
   return m.rows * m.rows <= threshold;
 }
 constexpr Counts kLuBatchedCublas{3, 0, 0, 0};
-// The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
-// read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
-constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
-Counts lu_factor_launches(const Value& a) {
-  const auto m = *matrix(&a);
-  if (m.rows == m.cols) return kLuFactor;
-  return m.cols > m.rows ? Counts{7, 0, 1, 0} : Counts{5, 0, 1, 0};
-}
-
 // lu_solve_kernel's choice for n x n factors and k right-hand sides (batch 1): batched cuBLAS (the
 // pivots unpacked by 2 kernels, laswp, two trsm) up to n = 8 and for square B up to 16; looped
 // cuSOLVER getrs between 8 and 32 rows (infos set up by 2 kernels, laswp, 4 trsv kernels for one
@@ -209,90 +141,10 @@ bool all_inputs_empty_matrices(const OpFacts& f) {
   return f.dtype == DType::kFloat32;
 }
 
-// --- LU family ---
+// --- LU family (the rules over sizes and batches are in linalg_lu.cc) ---
 
-// A batch of square matrices up to 5x5 takes batched cuBLAS's getrf, as measured inside
-// linalg_inv (2 x 5x5); linalg_lu's unpacking of a batch was not measured.
-bool lu_batch_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && f.op->name != "aten::linalg_lu" && fp32_dense(a) && m->rows >= 1 && m->rows <= 5 && lu_batched_cublas(*m);
-}
-bool lu_factor_fits(const OpFacts& f) {
-  if (!lu_fits(f.input(0)) && !lu_batch_fits(f)) return false;
-  if (f.op->name == "aten::_lu_with_info") return f.bool_arg("pivot", true) && !f.bool_arg("check_errors", false);
-  return f.bool_arg("pivot", true);
-}
-Counts lu_factor_counts(const OpFacts& f) {
-  if (matrix(f.input(0))->batch > 1) {
-    Counts c = kLuBatchedCublas;
-    if (f.op->name == "aten::linalg_lu_factor") c += kCheckBatchedErrors;
-    return c;
-  }
-  Counts c = lu_factor_launches(*f.input(0));
-  if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
-  return c;
-}
-bool lu_unpack_fits(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return m && one_factor(f.input(0), 7, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
-         f.bool_arg("unpack_pivots", true);
-}
-// The two triangles cut out (triu/tril), L's unit diagonal, the pivots turned into a
-// permutation (arange, unpack kernel) and scattered into P: 7 kernels.
-constexpr Counts kLuUnpack{7, 0, 0, 0};
-// linalg_lu: the factorization, a copy of the factors, then lu_unpack.
-Counts linalg_lu_counts(const OpFacts& f) {
-  Counts c = lu_factor_launches(*f.input(0));
-  c += Counts{1, 0, 0, 0};
-  c += kLuUnpack;
-  return c;
-}
-
-// lu_solve(B, LU, pivots) and linalg_lu_solve(LU, pivots, B, left, adjoint): B's column-major
-// copy, then the solve lu_solve_kernel picks.
-struct LuSolveArgs {
-  const Value* lu = nullptr;
-  const Value* b = nullptr;
-  bool left = true;
-};
-LuSolveArgs lu_solve_args(const OpFacts& f) {
-  if (f.op->name == "aten::lu_solve") return {f.input(1), f.input(0), true};
-  return {f.input(0), f.input(2), f.bool_arg("left", true)};
-}
-bool lu_solve_fits(const OpFacts& f) {
-  const LuSolveArgs a = lu_solve_args(f);
-  const auto lu = matrix(a.lu);
-  const auto b = matrix(a.b);
-  if (!lu || !b || !one_factor(a.lu, 12, 12) || lu->rows != lu->cols || lu->rows < 1) return false;
-  if (!one_matrix(a.b, 12, 12) && !one_factor(a.b, 12, 12)) return false;
-  const int64_t n = a.left ? b->rows : b->cols;
-  const int64_t k = a.left ? b->cols : b->rows;
-  return n == lu->rows && (a.b->numel() == 0 || lu_solve_launches(n, k));
-}
-Counts lu_solve_counts(const OpFacts& f) {
-  const LuSolveArgs a = lu_solve_args(f);
-  if (a.b->numel() == 0) return {};
-  const auto b = matrix(a.b);
-  // left=False solves the transposed system: B's transpose is what is copied.
-  Counts c = column_major_copy(a.left ? *a.b : transposed(*a.b));
-  c += *lu_solve_launches(matrix(a.lu)->rows, a.left ? b->cols : b->rows);
-  return c;
-}
-
-// linalg_solve(A, B) / linalg_solve_ex: LU of A, B copied to column-major (a vector B, unsqueezed
-// to one column: 2 memcpys), lu_solve; linalg_solve then checks the infos.
-bool solve_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const Value* b = f.input(1);
-  if (!lu_fits(a) || !f.bool_arg("left", true) || !b || !fp32_dense(b)) return false;
-  const auto m = matrix(a);
-  if (m->rows != m->cols) return false;
-  if (b->sizes.size() == 1) return b->sizes[0] == m->rows && lu_solve_launches(m->rows, 1).has_value();
-  const auto bm = matrix(b);
-  return bm && bm->batch == 1 && bm->rows == m->rows && bm->cols >= 1 &&
-         lu_solve_launches(m->rows, bm->cols).has_value();
-}
+// linalg_solve of one n x n float32 matrix against b, as tensorsolve calls it: LU, B's copy (a
+// vector: 2 memcpys), lu_solve; the info check when `check`.
 Counts solve_launches(int64_t n, const Value& b, bool check) {
   Counts c = kLuFactor;
   if (b.sizes.size() == 1) {
@@ -305,10 +157,6 @@ Counts solve_launches(int64_t n, const Value& b, bool check) {
   if (check) c += kCheckErrors;
   return c;
 }
-Counts solve_counts(const OpFacts& f) {
-  return solve_launches(matrix(f.input(0))->rows, *f.input(1), f.op->name == "aten::linalg_solve");
-}
-
 // linalg_tensorsolve(A, B, dims): A reshaped to [B.numel(), rest] and solved against B flattened
 // to a vector (linalg_solve); `dims` first moves those dims of A to the end, so the reshape copies.
 bool tensorsolve_fits(const OpFacts& f) {
@@ -801,6 +649,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                     "take the same path as linalg_solve(_ex), which calls them")
           .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
                "read-back and the determinant's pivots are left."));
+  add_linalg_lu_rules(r);
   r.push_back(
       rule("linalg.qr")
           .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
@@ -857,52 +706,6 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .counts({2, 0, 0, 0})
                   .evidence("opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)")
                   .why("On empty matrices only the infos are set up: they are filled and copied."));
-  r.push_back(
-      rule("linalg.lu_factor")
-          .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
-          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 7x5 (MAGMA): 7 kernels + 1 "
-                "memset (5 + 1 tall rectangular); a batch of square ones up to 5x5 (batched cuBLAS): 3; "
-                "linalg_lu_factor + the info check",
-                lu_factor_fits)
-          .compute(lu_factor_counts)
-          .evidence(
-              "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12); "
-              "opinfo_heldout: the same (6x5, 7x5)")
-          .why("LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
-               "batched getrf (rectangular)."));
-  r.push_back(
-      rule("linalg.lu_unpack")
-          .ops({"aten::lu_unpack"})
-          .when("one float32 column-major matrix (as lu_factor returns it) up to 7x5: 7 kernels", lu_unpack_fits)
-          .counts(kLuUnpack)
-          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5), opinfo_heldout:lu_unpack (6x5, 7x5)")
-          .why("lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
-               "permutation matrix."));
-  r.push_back(rule("linalg.lu")
-                  .ops({"aten::linalg_lu"})
-                  .when("as lu_factor (7 + 1 memset, 5 + 1 tall) + a copy + lu_unpack (7)", lu_factor_fits)
-                  .compute(linalg_lu_counts)
-                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5), opinfo_heldout:linalg_lu (6x5, 7x5)")
-                  .why("linalg_lu factors the matrix and unpacks the factors into P, L and U."));
-  r.push_back(rule("linalg.lu_solve")
-                  .ops({"aten::linalg_lu_solve", "aten::lu_solve"})
-                  .when("one float32 column-major factorization of n <= 8 rows (or 12 with B of n or 1 columns): B's "
-                        "column-major copy (a memcpy when B is laid out so) + batched cuBLAS (5) or cuSOLVER getrs (7)",
-                        lu_solve_fits)
-                  .compute(lu_solve_counts)
-                  .evidence("opinfo:linalg_lu_solve, opinfo:lu_solve (3x3 with B 3x4, 4x3, 3x1, 3x0)")
-                  .why("Solving from an LU factorization copies B to column-major order, applies the row swaps and "
-                       "solves the two triangles."));
-  r.push_back(rule("linalg.solve")
-                  .ops({"aten::linalg_solve_ex", "aten::linalg_solve"})
-                  .when("one float32 square A up to 12x12, B a vector or matrix: LU (7 + 1 memset), B's copy, "
-                        "lu_solve; linalg_solve + the info check",
-                        solve_fits)
-                  .compute(solve_counts)
-                  .evidence("opinfo:linalg_solve, opinfo:linalg_solve_ex (5x5 with B [5], [5, 1], [5, 3]), "
-                            "opinfo:linalg_tensorsolve (6x6 and 12x12)")
-                  .why("A linear solve factors A with LU, copies B to column-major order and solves the two triangles; "
-                       "linalg_solve then reads the info back to raise on a singular matrix."));
   r.push_back(
       rule("linalg.tensorsolve")
           .ops({"aten::linalg_tensorsolve"})

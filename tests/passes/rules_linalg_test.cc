@@ -99,8 +99,8 @@ TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same
   check(one("aten::linalg_lu_factor_ex", {12, 12}), 7, 0, 1);
   check(one("aten::linalg_lu_factor", {4, 5}), 8, 2, 1, 1);
   check(one("aten::linalg_lu", {5, 5}), 15, 0, 1);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {6, 7}).known);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {3, 12, 12}).known);
+  check(one("aten::linalg_lu_factor_ex", {6, 7}), 7, 0, 1);       // MAGMA, at most 16 rows
+  check(one("aten::linalg_lu_factor_ex", {3, 12, 12}), 3, 0, 0);  // batched cuBLAS
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 3, 5), unpack.input({3}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
@@ -114,7 +114,7 @@ TEST_CASE("linalg: a tall matrix's MAGMA LU has no columns past the panel to swa
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 7, 5), unpack.input({5}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {9, 5}).known);  // not measured
+  check(one("aten::linalg_lu_factor_ex", {9, 5}), 5, 0, 1);  // MAGMA, at most 16 columns
 }
 
 TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already is) and picks its solver by n") {
@@ -128,7 +128,7 @@ TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already i
   check(lu_solve({3, 1}, 3), 5, 1, 0);
   check(lu_solve({3, 0}, 3), 0, 0, 0);
   check(lu_solve({12, 1}, 12), 7, 1, 0);  // looped cuSOLVER getrs between 8 and 32 rows
-  CHECK_FALSE(lu_solve({12, 3}, 12).known);
+  check(lu_solve({12, 2}, 12), 8, 0, 0);  // B's copy kernel, the same getrs
   // A row-major LU was not measured (the factorization returns column-major factors).
   GraphBuilder row;
   row.op("aten::lu_solve", {row.input({3, 4}), row.input({3, 3}), row.input({3}, DType::kInt32)});
@@ -146,7 +146,8 @@ TEST_CASE("linalg: solve is LU + B's copy + lu_solve; linalg_solve adds the info
   check(solve("aten::linalg_solve_ex", {5, 5}, {5, 3}), 13, 0, 1);
   check(solve("aten::linalg_solve", {5, 5}, {5, 3}), 14, 2, 1, 1);
   check(solve("aten::linalg_solve", {12, 12}, {12}), 15, 4, 1);
-  CHECK_FALSE(solve("aten::linalg_solve", {12, 12}, {12, 3}).known);
+  check(solve("aten::linalg_solve", {12, 12}, {12, 2}), 16, 2, 1, 1);
+  check(solve("aten::linalg_solve", {2, 12, 12}, {2, 12, 2}), 18, 1, 0, 1);  // cuBLAS LU, getrs per matrix
   GraphBuilder t;
   t.op("aten::linalg_tensorsolve", {t.input({2, 3, 6}), t.input({2, 3})});
   check(rules_only(t), 13, 4, 1);
@@ -327,7 +328,7 @@ TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its inf
   CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);        // batched getrf beyond 5x5: not measured
   check(one("aten::linalg_lu_factor_ex", {2, 5, 5}), 3, 0, 0);  // the copy, the pointer array, getrfBatched
   check(one("aten::linalg_lu_factor", {3, 4, 4}), 4, 1, 0, 1);
-  CHECK_FALSE(one("aten::linalg_lu", {2, 5, 5}).known);  // unpacking a batch: not measured
+  check(one("aten::linalg_lu", {2, 5, 5}), 12, 0, 0);  // a batch's permutation made contiguous: + 1
 }
 
 TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eigh is one cuSOLVER call") {
@@ -393,4 +394,28 @@ TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is 
   check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
   check(norm(-1.0), 2, 0, 0);
   CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
+}
+
+TEST_CASE("linalg: lu_factor's backend follows the size and batch; MAGMA's blocked panels are the measured shapes") {
+  check(one("aten::linalg_lu_factor", {2, 3, 5}), 8, 1, 1, 1);       // MAGMA (rectangular), the batch's any()
+  check(one("aten::linalg_lu_factor_ex", {64, 24, 24}), 3, 0, 0);    // MAGMA's small-square kernel
+  check(one("aten::linalg_lu_factor", {16, 64, 33}), 28, 1, 1, 1);   // MAGMA's recursive panels, measured
+  check(one("aten::linalg_lu_factor_ex", {512, 512}), 7, 0, 1);      // cuSOLVER for one matrix at any size
+  check(one("aten::linalg_lu_factor_ex", {16, 0, 0}), 1, 0, 0);      // empty matrices: the infos filled
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {2, 40, 50}).known);  // a panel shape not measured
+}
+
+TEST_CASE("linalg: lu_solve's path by size, columns and batch; past 64 rows cuBLAS's own trsm stays unknown") {
+  auto lu_solve = [](int64_t n, std::vector<int64_t> bs, bool adjoint) {
+    GraphBuilder b;
+    b.op("aten::linalg_lu_solve", {factor(b, n, n), b.input({n}, DType::kInt32), b.input(bs)});
+    b.arg_bool("adjoint", adjoint);
+    return rules_only(b);
+  };
+  check(lu_solve(24, {24, 24}, false), 14, 1, 0);       // two triangular solves (batched trsm)
+  check(lu_solve(12, {12, 2}, true), 6, 0, 0);          // getrs transposed: 2 trsm, no inits
+  CHECK_FALSE(lu_solve(128, {128, 128}, false).known);  // cuBLAS's looped trsm: not resolved
+  GraphBuilder u;
+  u.op("aten::lu_unpack", {u.strided({2, 3, 4}, {12, 1, 3}), u.input({2, 3}, DType::kInt32)});
+  check(rules_only(u), 8, 0, 0);
 }
