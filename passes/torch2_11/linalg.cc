@@ -267,56 +267,8 @@ Counts trsm_counts(const OpFacts& f) {
   return c;
 }
 
-// --- SVD family (cuSOLVER's batched Jacobi gesvdj for small matrices) ---
+// --- matrix norms (the SVD-based ones are in linalg_svd.cc) ---
 
-// The infos filled, the column-major copy, an info copy, svd_music and the Jacobi sweep kernel
-// (a QR kernel before it for a tall matrix), the singular values copied out; the infos checked by
-// reading them (2 device-to-host copies the host waits for; one matrix: a device-to-device one
-// too).
-bool svd_small(const Value* a) {
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows <= 5 && m->cols <= 5;
-}
-// A wide matrix is transposed by the library first (batched_conj_A), then takes the tall path.
-bool svdvals_fits(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return svd_small(f.input(0)) && m->batch == 1;
-}
-Counts svdvals_counts(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  if (f.input(0)->numel() == 0) return {};
-  if (m->rows < m->cols) return {8, 3, 0, 2};
-  return m->rows > m->cols ? Counts{7, 3, 0, 2} : Counts{6, 3, 0, 2};
-}
-bool svd_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!svd_small(a)) return false;
-  if (a->numel() == 0) return true;
-  // Measured with U and V: wide matrices (2x3, 2x4; a batch of 2x3), reduced.
-  return f.op->name == "aten::linalg_svd" && m->batch >= 1 && m->rows >= 1 && m->rows < m->cols &&
-         !f.bool_arg("full_matrices", true);
-}
-// A batch: V's copy out is a strided copy kernel and any() over the infos one reduction, in place
-// of one matrix's device-to-device copies.
-Counts svd_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return matrix(f.input(0))->batch > 1 ? Counts{9, 2, 0, 2} : Counts{8, 4, 0, 2};
-}
-// cond (2-norm) and the nuclear norm: the singular values, then the ratio or the sum.
-bool svd_norm_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!svd_small(a) || a->numel() == 0 || m->rows != m->cols || m->batch > 5) return false;
-  if (f.op->name == "aten::linalg_cond") return arg_none(f, "p");
-  if (f.op->overload != "str_ord" || f.text_arg("ord", "fro") != "nuc") return false;
-  const Arg* d = f.arg("dim");
-  const int64_t r = static_cast<int64_t>(a->sizes.size());
-  return d && d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1;
-}
-Counts svd_norm_counts(const OpFacts& f) {
-  return matrix(f.input(0))->batch == 1 ? Counts{7, 3, 0, 2} : Counts{7, 2, 0, 2};
-}
 // The Frobenius norm is one reduction over both dims (linalg_vector_norm).
 bool fro_fits(const OpFacts& f) {
   const Value* a = f.input(0);
@@ -650,6 +602,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
                "read-back and the determinant's pivots are left."));
   add_linalg_lu_rules(r);
+  add_linalg_svd_rules(r);
   r.push_back(
       rule("linalg.qr")
           .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
@@ -749,33 +702,6 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                             "trsm_batch_right_upper)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
-  r.push_back(
-      rule("linalg.svdvals")
-          .ops({"aten::linalg_svdvals"})
-          .when("one float32 matrix up to 5x5: 6 kernels (7 tall, 8 wide) + 3 memcpy, 2 syncs; empty: nothing",
-                svdvals_fits)
-          .compute(svdvals_counts)
-          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0), opinfo_heldout:linalg_svdvals (2x5)")
-          .why("Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
-               "infos are read back."));
-  r.push_back(
-      rule("linalg.svd")
-          .ops({"aten::linalg_svd", "aten::svd"})
-          .when("empty: nothing; wide float32 matrices up to 5x5, reduced: one 8 kernels + 4 memcpy, a batch 9 + 2",
-                svd_fits)
-          .compute(svd_counts)
-          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced), "
-                    "opinfo_heldout:pca_lowrank and svd_lowrank (2x4; 2 x 2x3)")
-          .why("An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."));
-  r.push_back(rule("linalg.svd_norms")
-                  .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
-                  .when("float32 square matrices up to 5x5, at most 5: cond (2-norm) and the nuclear norm, 7 kernels + "
-                        "3 memcpy (2 for a batch)",
-                        svd_norm_fits)
-                  .compute(svd_norm_counts)
-                  .evidence("opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)")
-                  .why("The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
-                       "Jacobi SVD), then one ratio or sum."));
   r.push_back(rule("linalg.matrix_norm_one_inf")
                   .ops({"aten::linalg_matrix_norm"})
                   .when("a numeric ord of 1 or infinity over the last two dims, up to 4096 elements: the 1-norm along "

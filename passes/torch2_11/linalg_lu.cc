@@ -21,9 +21,8 @@ struct MagmaGetrf {
   int kernels;
 };
 constexpr MagmaGetrf kMagmaBlockedGetrf[] = {
-    {33, 33, 26},   {48, 48, 39},   {64, 64, 39},   {65, 65, 50},  {100, 100, 106}, {128, 128, 97},
-    {256, 256, 229}, {512, 512, 493}, {33, 64, 38},  {33, 128, 38}, {64, 33, 26},    {128, 33, 26},
-    {64, 128, 53},  {128, 64, 39},
+    {33, 33, 26},    {48, 48, 39}, {64, 64, 39},  {65, 65, 50}, {100, 100, 106}, {128, 128, 97}, {256, 256, 229},
+    {512, 512, 493}, {33, 64, 38}, {33, 128, 38}, {64, 33, 26}, {128, 33, 26},   {64, 128, 53},  {128, 64, 39},
 };
 
 // lu_factor's backend (default preference, MAGMA built in): square matrices go to cuSOLVER when
@@ -199,7 +198,9 @@ bool lu_solve_fits(const OpFacts& f) {
   if (a.lu->numel() != 0 && !column_major(*a.lu)) return false;
   return (a.left ? b->rows : b->cols) == lu->rows && lu_solve_launches(a);
 }
-Counts lu_solve_counts(const OpFacts& f) { return *lu_solve_launches(lu_solve_args(f)); }
+Counts lu_solve_counts(const OpFacts& f) {
+  return *lu_solve_launches(lu_solve_args(f));
+}
 
 // linalg_solve(A, B, left) / linalg_solve_ex: lu_factor_ex of A (linalg_solve checks its infos
 // right after), then linalg_lu_solve. A vector B (B of A's shape less its last dim) is solved as
@@ -241,7 +242,8 @@ std::optional<Counts> solve_launches(const OpFacts& f) {
     c += column_major_copy(left ? *s.b : transposed(*s.b));
   }
   c += *solve;
-  if (s.vector && !(m.batch == 1 && m.rows == 1)) c += m.batch == 1 || m.rows == 1 ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  if (s.vector && !(m.batch == 1 && m.rows == 1))
+    c += m.batch == 1 || m.rows == 1 ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
   return c;
 }
 bool solve_fits(const OpFacts& f) {
@@ -254,7 +256,9 @@ bool solve_fits(const OpFacts& f) {
   }
   return solve_launches(f).has_value();
 }
-Counts solve_counts(const OpFacts& f) { return *solve_launches(f); }
+Counts solve_counts(const OpFacts& f) {
+  return *solve_launches(f);
+}
 
 }  // namespace
 

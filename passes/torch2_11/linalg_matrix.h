@@ -61,7 +61,9 @@ constexpr Counts kCheckErrors{1, 2, 0, 1};
 // The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
 // read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
 constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
-inline Counts check_errors(int64_t batch) { return batch == 1 ? kCheckErrors : kCheckBatchedErrors; }
+inline Counts check_errors(int64_t batch) {
+  return batch == 1 ? kCheckErrors : kCheckBatchedErrors;
+}
 
 }  // namespace kc::torch2_11::linalg
 
@@ -69,4 +71,7 @@ namespace kc::torch2_11 {
 // The LU family's rules (linalg_lu.cc): lu_factor, lu, lu_unpack, lu_solve and solve over sizes
 // and batches; add_linalg_rules places them after its empty-batch rule.
 void add_linalg_lu_rules(std::vector<LaunchRule>& r);
+// The SVD family's rules (linalg_svd.cc): svd, svdvals, pinv, matrix_rank, cond and the nuclear and
+// spectral norms up to 32 x 32.
+void add_linalg_svd_rules(std::vector<LaunchRule>& r);
 }  // namespace kc::torch2_11

@@ -198,7 +198,10 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
   check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);  // wide: transposed first
   check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_svd", {5, 5}).known);  // full matrices by default: not measured
+  check(one("aten::linalg_svd", {5, 5}), 6, 3, 0);           // full matrices: square, nothing to copy out
+  check(one("aten::linalg_svd", {64, 32, 32}), 6, 2, 0);     // batched Jacobi up to 32 x 32, any batch
+  check(one("aten::linalg_svd", {0, 4}), 2, 0, 0);           // full V of an empty matrix: the identity
+  CHECK_FALSE(one("aten::linalg_svdvals", {33, 33}).known);  // gesvdj sweeps until the values converge
   auto reduced = [](std::vector<int64_t> sizes) {
     GraphBuilder b;
     b.op("aten::linalg_svd", {b.input(sizes)});
@@ -207,7 +210,7 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   };
   check(reduced({2, 4}), 8, 4, 0);
   check(reduced({2, 2, 3}), 9, 2, 0);  // a batch: V's strided copy and one reduction over the infos
-  CHECK_FALSE(reduced({4, 2}).known);  // tall with U and V: not measured
+  check(reduced({4, 2}), 7, 4, 0);     // tall: the QR kernel, U copied out
   check(one("aten::linalg_cond", {5, 5}), 7, 3, 0);
   check(one("aten::linalg_cond", {2, 5, 5}), 7, 2, 0);
   GraphBuilder nuc;
