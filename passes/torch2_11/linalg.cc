@@ -112,7 +112,7 @@ Counts householder_counts(const OpFacts& f) {
   return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
 }
 
-// --- Cholesky (cuSOLVER potrf) ---
+// --- Cholesky: the deprecated cholesky (the rules over sizes and batches are in linalg_cholesky.cc) ---
 
 bool cholesky_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
@@ -132,15 +132,6 @@ Counts cholesky_counts(const OpFacts& f) {
   c += kCheckErrors;
   return c;
 }
-bool all_inputs_empty_matrices(const OpFacts& f) {
-  if (f.inputs.empty()) return false;
-  for (size_t i = 0; i < f.inputs.size(); ++i) {
-    const auto m = matrix(f.input(static_cast<int>(i)));
-    if (!m || m->batch != 1 || f.input(static_cast<int>(i))->numel() != 0) return false;
-  }
-  return f.dtype == DType::kFloat32;
-}
-
 // --- LU family (the rules over sizes and batches are in linalg_lu.cc) ---
 
 // linalg_solve of one n x n float32 matrix against b, as tensorsolve calls it: LU, B's copy (a
@@ -603,6 +594,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                "read-back and the determinant's pivots are left."));
   add_linalg_lu_rules(r);
   add_linalg_svd_rules(r);
+  add_linalg_cholesky_rules(r);
   r.push_back(
       rule("linalg.qr")
           .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
@@ -638,27 +630,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
               "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or not)")
           .why("ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors with "
                "one cuSOLVER kernel."));
-  r.push_back(rule("linalg.cholesky_ex")
-                  .ops({"aten::linalg_cholesky_ex"})
-                  .when("one float32 matrix up to 5x5: upper 5 kernels, lower 4 + 2 memsets; empty: 1", cholesky_fits)
-                  .compute(cholesky_ex_counts)
-                  .evidence("opinfo:linalg_cholesky_ex (5x5 upper and lower, 0x0)")
-                  .why("Cholesky copies the matrix to column-major order, runs cuSOLVER's potrf (a different kernel "
-                       "sequence for each triangle) and cuts out the triangle."));
   r.push_back(rule("linalg.cholesky")
-                  .ops({"aten::linalg_cholesky", "aten::cholesky"})
-                  .when("as linalg_cholesky_ex + the info check (1 kernel, 2 memcpy, 1 sync); cholesky of 0x0: nothing",
+                  .ops({"aten::cholesky"})
+                  .when("the deprecated cholesky of one float32 matrix up to 5x5: as linalg_cholesky (upper 5 "
+                        "kernels, lower 4 + 2 memsets) + the info check (1 kernel, 2 memcpy, 1 sync); 0x0: nothing",
                         cholesky_fits)
                   .compute(cholesky_counts)
-                  .evidence("opinfo:linalg_cholesky, opinfo:cholesky (5x5 upper and lower, 0x0)")
+                  .evidence("opinfo:cholesky (5x5 upper and lower, 0x0)")
                   .why("Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is "
                        "not positive definite: the host waits."));
-  r.push_back(rule("linalg.cholesky_empty")
-                  .ops({"aten::cholesky_inverse", "aten::cholesky_solve"})
-                  .when("empty float32 matrices: 2 kernels (the infos filled and copied)", all_inputs_empty_matrices)
-                  .counts({2, 0, 0, 0})
-                  .evidence("opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)")
-                  .why("On empty matrices only the infos are set up: they are filled and copied."));
   r.push_back(
       rule("linalg.tensorsolve")
           .ops({"aten::linalg_tensorsolve"})

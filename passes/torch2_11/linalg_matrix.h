@@ -74,4 +74,7 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r);
 // The SVD family's rules (linalg_svd.cc): svd, svdvals, pinv, matrix_rank, cond and the nuclear and
 // spectral norms up to 32 x 32.
 void add_linalg_svd_rules(std::vector<LaunchRule>& r);
+// The Cholesky family's rules (linalg_cholesky.cc): linalg_cholesky(_ex), cholesky_solve and
+// cholesky_inverse.
+void add_linalg_cholesky_rules(std::vector<LaunchRule>& r);
 }  // namespace kc::torch2_11

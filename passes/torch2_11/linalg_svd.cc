@@ -66,8 +66,8 @@ bool pinv_fits(const OpFacts& f) {
   if (!fp32_batch(a) || f.bool_arg("hermitian", false)) return false;
   const std::string& o = f.op->overload;
   const bool tensors = o == "atol_rtol_tensor" && arg_tensor(f, "atol") && arg_tensor(f, "rtol");
-  const bool defaults = (o == "atol_rtol_tensor" || o == "atol_rtol_float") && arg_absent(f, "atol") &&
-                        arg_absent(f, "rtol");
+  const bool defaults =
+      (o == "atol_rtol_tensor" || o == "atol_rtol_float") && arg_absent(f, "atol") && arg_absent(f, "rtol");
   if (!tensors && !defaults) return false;
   return a->numel() == 0 || svd_launches(*a, true, false).has_value();
 }

@@ -88,7 +88,7 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::linalg_cholesky", {5, 5}), 5, 2, 2, 1);
   check(one("aten::linalg_cholesky", {0, 0}), 2, 2, 0, 1);
   check(one("aten::cholesky", {0, 0}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_cholesky", {6, 6}).known);
+  check(one("aten::linalg_cholesky", {6, 6}), 5, 2, 2, 1);
   CHECK_FALSE(one("aten::cholesky_inverse", {5, 5}).known);
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
 }
@@ -421,4 +421,24 @@ TEST_CASE("linalg: lu_solve's path by size, columns and batch; past 64 rows cuBL
   GraphBuilder u;
   u.op("aten::lu_unpack", {u.strided({2, 3, 4}, {12, 1, 3}), u.input({2, 3}, DType::kInt32)});
   check(rules_only(u), 8, 0, 0);
+}
+
+TEST_CASE("linalg: Cholesky blocks its panels by 32 columns (one upper matrix) or 16 (a batch)") {
+  auto chol = [](std::vector<int64_t> sizes, bool upper) {
+    GraphBuilder b;
+    b.op("aten::linalg_cholesky_ex", {b.input(sizes)});
+    b.arg_bool("upper", upper);
+    return rules_only(b);
+  };
+  check(chol({512, 512}, false), 4, 0, 2);     // one lower matrix: one unblocked kernel at any n
+  check(chol({65, 65}, true), 11, 0, 0);       // 3 panels of 32 columns: 9, the copy and triu
+  check(chol({2, 33, 33}, false), 12, 0, 0);   // 3 panels of 16 columns + the pointer array
+  check(chol({2, 33, 33}, true), 14, 0, 0);    // + the upper triangle turned and back
+  CHECK_FALSE(chol({600, 600}, false).known);  // past the largest measured size
+  GraphBuilder solve;
+  solve.op("aten::cholesky_solve", {solve.input({3, 20, 1}), solve.strided({3, 20, 20}, {400, 1, 20})});
+  check(rules_only(solve), 3, 2, 1);  // potrsBatched for one column: a memset, the pointers, 2 trsv
+  GraphBuilder inv;
+  inv.op("aten::cholesky_inverse", {factor(inv, 12, 12)});
+  check(rules_only(inv), 6, 2, 0);  // the identity (3), potrs by cuBLAS's trsm (3)
 }
