@@ -63,11 +63,12 @@ std::optional<Counts> potrs_launches(int64_t n, int64_t k, int64_t batch) {
   if (n <= 16) return Counts{2, 0, 0, 0};
   return std::nullopt;
 }
-// The factor as cholesky returns it: column-major (its copy then a memcpy), lower.
+// The factor as cholesky returns it: column-major (its copy then a memcpy), lower (an empty one
+// launches the same either way).
 bool lower_factor(const OpFacts& f, const Value* l) {
   const auto m = matrix(l);
   return m && l->dtype == DType::kFloat32 && m->rows == m->cols && m->batch >= 1 &&
-         (l->numel() == 0 || column_major(*l)) && !f.bool_arg("upper", false);
+         (l->numel() == 0 || (column_major(*l) && !f.bool_arg("upper", false)));
 }
 
 // cholesky_solve(B, L): one matrix fills its infos first (an empty one then copies them: 2); then
