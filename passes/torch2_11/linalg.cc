@@ -60,57 +60,7 @@ std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
   return std::nullopt;
 }
 
-// --- QR: geqrf then orgqr ---
-
-// geqrf_kernel's choice (cuda/linalg/BatchLinearAlgebraLib.cpp): cuBLAS's batched geqrf when the
-// matrices have at most 256 rows and there are at least max(2, rows / 16) of them, else cuSOLVER's
-// geqrf looped over the matrices.
-bool geqrf_batched_cublas(const Matrix& m) {
-  return m.rows <= 256 && m.batch >= std::max<int64_t>(2, m.rows / 16);
-}
-// Float32 matrices up to 5x5 (the library kernels measured): one matrix of any shape (cuSOLVER), or
-// a batch of tall or square ones (batched cuBLAS, measured 2 x 3x2); reduced mode.
-bool qr_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!m || !fp32_dense(a) || m->rows < 1 || m->rows > 5 || m->cols > 5) return false;
-  if (m->batch != 1 && !(m->cols <= m->rows && m->cols >= 1 && geqrf_batched_cublas(*m))) return false;
-  const std::string& n = f.op->name;
-  if (n == "aten::linalg_qr") return f.text_arg("mode", "reduced") == "reduced";
-  if (n == "aten::qr") return f.bool_arg("some", true);
-  return true;  // geqrf
-}
-// geqrf: the column-major copy, then cuSOLVER (the infos filled, two info copies, geqr2 on the
-// panel: 5 kernels; a wide matrix adds larfb on the columns past the rows: 7 more) or batched cuBLAS
-// (the two pointer arrays by arange, one geqr2 kernel: 4). linalg_qr and qr add R's triangle, the
-// orgqr infos filled, and cuSOLVER's orgqr per matrix (an info copy and 8 kernels); a wide matrix's
-// Q, the first `rows` columns of the column-major factors, is one memcpy.
-Counts qr_counts(const OpFacts& f) {
-  const auto m = *matrix(f.input(0));
-  const bool geqrf_only = f.op->name == "aten::geqrf";
-  if (m.cols == 0) return Counts{3, 0, 0, 0};
-  const bool wide = m.cols > m.rows;
-  Counts c = geqrf_batched_cublas(m) ? Counts{4, 0, 0, 0} : Counts{wide ? 12 : 5, 0, 0, 0};
-  if (geqrf_only) return c;
-  c += Counts{static_cast<int>(2 + 9 * m.batch), wide ? 1 : 0, 0, 0};
-  return c;
-}
-
-bool householder_fits(const OpFacts& f) {
-  const auto a = matrix(f.input(0));
-  const Value* tau = f.input(1);
-  if (!a || !fp32_dense(f.input(0)) || !tau || tau->sizes.empty()) return false;
-  // An empty input returns at once (linalg_householder_product_out): nothing launched.
-  if (f.input(0)->numel() == 0) return true;
-  const int64_t k = tau->sizes.back();
-  return a->batch <= 2 && a->rows <= 6 && a->cols <= 5 && a->cols <= a->rows && k >= 1 && k <= a->cols;
-}
-// The input's copy and the infos filled once, then per matrix an info copy and cuSOLVER's orgqr
-// (8 kernels).
-Counts householder_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
-}
+// --- QR: ormqr (geqrf, QR and householder_product are in linalg_qr.cc) ---
 
 // --- Cholesky: the deprecated cholesky (the rules over sizes and batches are in linalg_cholesky.cc) ---
 
@@ -595,28 +545,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   add_linalg_lu_rules(r);
   add_linalg_svd_rules(r);
   add_linalg_cholesky_rules(r);
-  r.push_back(
-      rule("linalg.qr")
-          .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
-          .when("float32 matrices up to 5x5, reduced mode, one (cuSOLVER: geqrf 5 kernels, 12 wide; linalg_qr/qr "
-                "16, 23 + 1 memcpy wide) or a batch of tall ones (batched cuBLAS geqrf 4; qr 6 + 9 per "
-                "matrix); 3 with no columns",
-                qr_fits)
-          .compute(qr_counts)
-          .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
-                    "svd_lowrank (3x2, 4x2); opinfo_heldout:geqrf, linalg_qr, qr (2x5, 2x2), "
-                    "opinfo_heldout:pca_lowrank and svd_lowrank (2 x 3x2)")
-          .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
-               "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
-               "factor, small GEMMs)."));
-  r.push_back(rule("linalg.householder_product")
-                  .ops({"aten::linalg_householder_product"})
-                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix; empty: nothing", householder_fits)
-                  .compute(householder_counts)
-                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20), "
-                            "opinfo_heldout:linalg_householder_product (0x0: nothing)")
-                  .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
-                       "orgqr once per matrix."));
+  add_linalg_qr_rules(r);
   r.push_back(
       rule("linalg.ormqr")
           .ops({"aten::ormqr"})

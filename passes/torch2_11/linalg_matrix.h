@@ -77,4 +77,6 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r);
 // The Cholesky family's rules (linalg_cholesky.cc): linalg_cholesky(_ex), cholesky_solve and
 // cholesky_inverse.
 void add_linalg_cholesky_rules(std::vector<LaunchRule>& r);
+// The QR family's rules (linalg_qr.cc): geqrf, linalg_qr / qr and householder_product.
+void add_linalg_qr_rules(std::vector<LaunchRule>& r);
 }  // namespace kc::torch2_11

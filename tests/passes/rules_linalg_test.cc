@@ -40,9 +40,9 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
   CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
-  b.op("aten::linalg_qr", {b.input({5, 5})});
+  b.op("aten::linalg_qr", {b.input({5, 3})});
   b.arg_text("mode", "complete");
-  CHECK_FALSE(rules_only(b).known);
+  CHECK_FALSE(rules_only(b).known);  // a tall matrix's complete Q: orgqr on m x m, not resolved
 }
 
 TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per matrix; a wide one larfb") {
@@ -51,8 +51,10 @@ TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per m
   check(one("aten::geqrf", {2, 3, 2}), 4, 0, 0);
   check(one("aten::geqrf", {2, 5}), 12, 0, 0);  // geqr2 on the panel, larfb on the 3 other columns
   check(one("aten::linalg_qr", {2, 5}), 23, 1, 0);
-  CHECK_FALSE(one("aten::linalg_qr", {2, 2, 5}).known);  // a batch of wide ones: not measured
-  CHECK_FALSE(one("aten::linalg_qr", {2, 8, 8}).known);  // batched geqrf beyond 5x5: not measured
+  check(one("aten::linalg_qr", {2, 2, 5}), 25, 0, 0);  // a batch of wide ones: Q copied out by a kernel
+  check(one("aten::linalg_qr", {2, 8, 8}), 24, 0, 0);
+  check(one("aten::linalg_qr", {2, 64, 8}), 28, 0, 0);  // 64 rows in 2 matrices: cuSOLVER looped, 2 + 3 each
+  CHECK_FALSE(one("aten::geqrf", {128, 16}).known);     // past the unblocked shapes measured
 }
 
 TEST_CASE("linalg: a batch of no matrices leaves only the info check and the determinant's pivots") {
