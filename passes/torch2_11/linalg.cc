@@ -162,20 +162,6 @@ Counts inv_counts(const OpFacts& f) {
   return c;
 }
 
-// det / slogdet / logdet: getrf on A's transpose (column-major already: no copy), then the
-// diagonal's product or log-sum and the sign from the pivots; an empty matrix still runs the sign
-// and product kernels on empty operands. Measured at 1x1 and 5x5 (and getrf up to 12x12).
-bool det_fits(const OpFacts& f) {
-  return one_square(f.input(0), 12);
-}
-Counts det_counts(const OpFacts& f) {
-  const bool empty = matrix(f.input(0))->rows == 0;
-  const std::string& n = f.op->name;
-  if (n == "aten::linalg_det") return empty ? Counts{7, 0, 0, 0} : Counts{15, 1, 1, 0};
-  if (n == "aten::linalg_slogdet") return empty ? Counts{8, 0, 0, 0} : Counts{19, 1, 1, 0};
-  return empty ? Counts{11, 0, 0, 0} : Counts{22, 1, 1, 0};  // logdet
-}
-
 // --- triangular solves (batched cuBLAS trsm below 64 rows) ---
 
 // triangular_solve(B, A): A and B copied to column-major, the pointer arrays built (2 kernels),
@@ -579,26 +565,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why(
               "tensorsolve reshapes A into a square matrix (copying it when dims moves axes) and calls linalg_solve."));
   r.push_back(
-      rule("linalg.inv")
-          .ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"})
-          .when("one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
-                "linalg_inv/tensorinv + the info check; a batch of 5x5 ones: batched cuBLAS's LU (3) and solve (5), "
-                "the check 1 + 1 memcpy; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+      rule("linalg.tensorinv")
+          .ops({"aten::linalg_tensorinv"})
+          .when("float32, up to 12x12 once reshaped: as linalg_inv, the identity (2), LU (7 + 1 memset), lu_solve "
+                "(5) and the info check",
                 inv_fits)
           .compute(inv_counts)
           .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12), "
                     "opinfo_heldout:linalg_inv, linalg_inv_ex (2 x 5x5: getrf_semiwarp)")
           .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
                "linalg_inv reads the info back to raise on a singular matrix."));
-  r.push_back(rule("linalg.det")
-                  .ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"})
-                  .when("one float32 square matrix up to 12x12: det 15, slogdet 19, logdet 22 (+ 1 memcpy, 1 memset); "
-                        "0x0: 7, 8, 11",
-                        det_fits)
-                  .compute(det_counts)
-                  .evidence("opinfo:linalg_det, opinfo:linalg_slogdet, opinfo:logdet (0x0, 1x1, 5x5)")
-                  .why("A determinant factors the matrix with LU and multiplies the diagonal, with the sign from the "
-                       "pivots; the log forms take logs and signs elementwise."));
   r.push_back(rule("linalg.triangular_solve")
                   .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
                   .when("float32 matrices below 64 rows, A and B of the same batch: A's (triangular_solve) and B's "

@@ -260,6 +260,61 @@ Counts solve_counts(const OpFacts& f) {
   return *solve_launches(f);
 }
 
+// --- inverses and determinants, built on the factorization ---
+
+// linalg_inv_ex(A): the identity built (zeros and its diagonal), lu_factor_ex of A, then lu_solve's
+// path against the identity (n columns, already column-major: no copy); an empty matrix fills its
+// infos only. linalg_inv then checks them.
+std::optional<Counts> inv_launches(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  const Matrix m = *matrix(&a);
+  const bool check = f.op->name == "aten::linalg_inv";
+  // A batch of no matrices has no infos to fill; the check reduces none and reads its flag.
+  if (m.batch == 0) return check ? kCheckBatchedErrors : Counts{};
+  Counts c;
+  if (a.numel() == 0) {
+    c = Counts{1, 0, 0, 0};
+  } else {
+    const auto factor = lu_factor_ex_launches(a);
+    const auto solve = lu_solve_kernel_launches(m.rows, m.rows, m.batch, false);
+    if (!factor || !solve) return std::nullopt;
+    c = Counts{2, 0, 0, 0};
+    c += *factor;
+    c += *solve;
+  }
+  if (check) c += check_errors(m.batch);
+  return c;
+}
+bool inv_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && a->dtype == DType::kFloat32 && m->rows == m->cols && inv_launches(f).has_value();
+}
+
+// det / slogdet / logdet (linalg_lu_factor_ex on A's transpose): the factors copied (a memcpy when
+// A is row-major, its transpose being column-major already), the factorization's own launches,
+// then the diagonal's product (det) or log-sum and the sign from the pivots, built on an arange of
+// the pivots: 9 kernels for det, 13 for slogdet, 16 for logdet (its NaN for negative signs). An
+// empty matrix still runs the sign and product kernels on empty operands: 7, 8, 11.
+std::optional<Counts> det_launches(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  const Matrix m = *matrix(&a);
+  const std::string& op = f.op->name;
+  const bool det = op == "aten::linalg_det", slogdet = op == "aten::linalg_slogdet";
+  if (a.numel() == 0) return Counts{det ? 7 : slogdet ? 8 : 11, 0, 0, 0};
+  const int tail = det ? 9 : slogdet ? 13 : 16;
+  const auto lib = getrf_launches(m.rows, m.cols, m.batch);
+  if (!lib) return std::nullopt;
+  Counts c = column_major_copy(transposed(a));
+  c += *lib;
+  c += Counts{tail, 0, 0, 0};
+  return c;
+}
+bool det_fits(const OpFacts& f) {
+  const auto m = matrix(f.input(0));
+  return fp32_matrices(f.input(0)) && m->rows == m->cols && det_launches(f).has_value();
+}
+
 }  // namespace
 
 void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
@@ -321,6 +376,27 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
                             "linalg_solve_ex")
                   .why("A linear solve factors A with LU, copies B to column-major order and solves the two "
                        "triangles; linalg_solve reads the info back to raise on a singular matrix."));
+  r.push_back(rule("linalg.inv_sizes")
+                  .ops({"aten::linalg_inv_ex", "aten::linalg_inv"})
+                  .when("float32 square matrices: the identity (2), lu_factor_ex as counted above, lu_solve's path "
+                        "against the identity (no copy); empty: the info fill; linalg_inv + the info check (a batch of "
+                        "none: the check only)",
+                        inv_fits)
+                  .compute([](const OpFacts& f) { return *inv_launches(f); })
+                  .evidence("sweep:linalg_sizes (inv, inv_ex: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, 64), "
+                            "opinfo:linalg_inv, linalg_inv_ex")
+                  .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two "
+                       "triangles with the library lu_solve picks."));
+  r.push_back(rule("linalg.det_sizes")
+                  .ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"})
+                  .when("float32 square matrices: the factors' copy (a memcpy for row-major A), the "
+                        "factorization lu_factor picks, then det 9, slogdet 13, logdet 16 kernels; empty: 7, 8, 11",
+                        det_fits)
+                  .compute([](const OpFacts& f) { return *det_launches(f); })
+                  .evidence("sweep:linalg_sizes (det, slogdet, logdet: n 0 to 512 by batches (), 1, 2, 3, 2x3, "
+                            "16, 64), opinfo:linalg_det, linalg_slogdet, logdet")
+                  .why("A determinant factors the matrix's transpose with LU and multiplies the diagonal, with the "
+                       "sign from the pivots; the log forms take logs and signs elementwise."));
 }
 
 }  // namespace kc::torch2_11

@@ -163,7 +163,9 @@ TEST_CASE("linalg: inv solves against the identity; empty matrices and batches s
   check(one("aten::linalg_inv", {0, 0}), 2, 2, 0);
   check(one("aten::linalg_inv", {0, 5, 5}), 1, 1, 0, 1);
   check(one("aten::linalg_inv_ex", {0, 5, 5}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_inv", {16, 16}).known);
+  check(one("aten::linalg_inv", {16, 16}), 15, 2, 1, 1);  // cuSOLVER's LU, batched cuBLAS's solve up to 16
+  check(one("aten::linalg_inv_ex", {24, 24}), 22, 1, 1);  // two triangular solves (batched trsm) from 17
+  CHECK_FALSE(one("aten::linalg_inv", {64, 64}).known);   // cuBLAS's looped trsm: not resolved
   GraphBuilder t;
   t.op("aten::linalg_tensorinv", {t.input({4, 3, 6, 1, 2})});
   check(rules_only(t), 15, 2, 1);
@@ -174,7 +176,8 @@ TEST_CASE("linalg: determinants factor without a copy; 0x0 still runs the elemen
   check(one("aten::linalg_det", {0, 0}), 7, 0, 0);
   check(one("aten::linalg_slogdet", {1, 1}), 19, 1, 1);
   check(one("aten::logdet", {5, 5}), 22, 1, 1);
-  CHECK_FALSE(one("aten::linalg_det", {2, 5, 5}).known);
+  check(one("aten::linalg_det", {2, 5, 5}), 11, 1, 0);         // batched cuBLAS's LU: 2 in place of 6 + 1 memset
+  check(one("aten::linalg_slogdet", {64, 33, 33}), 39, 1, 1);  // MAGMA's blocked LU, as measured
 }
 
 TEST_CASE("linalg: triangular solves below 64 rows build pointer arrays for batched trsm") {
@@ -330,7 +333,7 @@ TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its inf
   check(one("aten::linalg_inv_ex", {2, 5, 5}), 10, 0, 0);  // identity 2, copy + arange + getrf 3, solve 5
   check(one("aten::linalg_inv", {2, 5, 5}), 11, 1, 0, 1);
   check(one("aten::linalg_inv", {4, 3, 3}), 11, 1, 0, 1);
-  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);        // batched getrf beyond 5x5: not measured
+  check(one("aten::linalg_inv", {2, 8, 8}), 11, 1, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {2, 5, 5}), 3, 0, 0);  // the copy, the pointer array, getrfBatched
   check(one("aten::linalg_lu_factor", {3, 4, 4}), 4, 1, 0, 1);
   check(one("aten::linalg_lu", {2, 5, 5}), 12, 0, 0);  // a batch's permutation made contiguous: + 1
