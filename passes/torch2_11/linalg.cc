@@ -366,38 +366,6 @@ Counts matrix_exp_counts(const OpFacts& f) {
 
 // --- products ---
 
-// matrix_power(A, n): n = 0 the identity (2 kernels, 2 copies); n = 2, 3 one and two matmuls;
-// above, binary powering: a squaring per bit after the first and a product per further set bit.
-int matmuls_for_power(int64_t n) {
-  if (n == 2) return 1;
-  if (n == 3) return 2;
-  int squarings = 0, products = 0;
-  bool have_result = false;
-  for (int64_t e = n; e > 0; e /= 2) {
-    if (e != n) ++squarings;
-    if (e % 2 == 1) {
-      if (have_result) ++products;
-      have_result = true;
-    }
-  }
-  return squarings + products;
-}
-// A negative power inverts the matrix first (linalg_inv, with its info check), then raises the
-// inverse to -n.
-bool matrix_power_fits(const OpFacts& f) {
-  const int64_t n = f.int_arg("n", -1);
-  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && n != 1;
-}
-Counts inv_counts(const OpFacts& f);
-Counts matrix_power_counts(const OpFacts& f) {
-  const int64_t n = f.int_arg("n", -1);
-  if (n == 0) return {2, 2, 0, 0};
-  const int64_t s = matrix(f.input(0))->rows;
-  const Counts one = mm_launches(*f.target, s, s, s, f.dtype);
-  Counts c = n < 0 ? inv_counts(f) : Counts{};
-  for (int i = 0; i < matmuls_for_power(n < 0 ? -n : n); ++i) c += one;
-  return c;
-}
 // multi_dot (LinearAlgebra.cpp multi_dot_impl): two matrices are one mm; three are two mms in the
 // cheaper order (A(BC) when (a c)(b + d) > (b d)(a + c) for a x b, b x c, c x d, else (AB)C); more
 // follow matrix_chain_order's dynamic programme, one mm per product. Every intermediate is a fresh
@@ -702,16 +670,6 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("A matrix exponential reads each matrix's norm on the host to pick a Taylor degree, evaluates "
                        "the polynomial with a few matrix products, then squares the result once per halving of the "
                        "scaled norm."));
-  r.push_back(rule("linalg.matrix_power")
-                  .ops({"aten::linalg_matrix_power"})
-                  .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "
-                        "squaring and per further set bit of n; n < 0 linalg_inv first, then the same for -n",
-                        matrix_power_fits)
-                  .compute(matrix_power_counts)
-                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5), opinfo_heldout:linalg_matrix_power (1x1: "
-                            "n = -2, -4: the inverse, its LU copy a memcpy, then 1 and 2 mms)")
-                  .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
-                       "per further set bit."));
   r.push_back(rule("linalg.multi_dot")
                   .ops({"aten::linalg_multi_dot"})
                   .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "

@@ -2,6 +2,7 @@
 // (ATen's cuda/linalg/BatchLinearAlgebra.cpp picks the library per call; native/BatchLinearAlgebra.cpp
 // wraps it). Float32 only, as measured: the sweep's linalg_sizes family (n from 0 to 512, batches
 // (), 1, 2, 3, 2x3, 16, 64; rectangular m x n from 0 to 128).
+#include "passes/torch2_11/gemm_engine.h"
 #include "passes/torch2_11/linalg_matrix.h"
 
 namespace kc::torch2_11 {
@@ -265,10 +266,8 @@ Counts solve_counts(const OpFacts& f) {
 // linalg_inv_ex(A): the identity built (zeros and its diagonal), lu_factor_ex of A, then lu_solve's
 // path against the identity (n columns, already column-major: no copy); an empty matrix fills its
 // infos only. linalg_inv then checks them.
-std::optional<Counts> inv_launches(const OpFacts& f) {
-  const Value& a = *f.input(0);
+std::optional<Counts> inv_launches(const Value& a, bool check) {
   const Matrix m = *matrix(&a);
-  const bool check = f.op->name == "aten::linalg_inv";
   // A batch of no matrices has no infos to fill; the check reduces none and reads its flag.
   if (m.batch == 0) return check ? kCheckBatchedErrors : Counts{};
   Counts c;
@@ -288,7 +287,57 @@ std::optional<Counts> inv_launches(const OpFacts& f) {
 bool inv_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  return m && a->dtype == DType::kFloat32 && m->rows == m->cols && inv_launches(f).has_value();
+  return m && a->dtype == DType::kFloat32 && m->rows == m->cols &&
+         inv_launches(*a, f.op->name == "aten::linalg_inv").has_value();
+}
+
+// matrix_power(A, n): n = 0 the identity (one matrix: 2 kernels and 2 memcpys; a batch: 3 and 1);
+// n = 2, 3 one and two matmuls; above, binary powering: a squaring per bit after the first and a
+// product per further set bit; n < 0 linalg_inv (with its check) first, then the same for -n. Each
+// product is one cuBLAS call on row-major operands (mm, or bmm for a batch) as the GEMM rules
+// count it. An empty matrix: nothing past the inverse's info handling.
+int matmuls_for_power(int64_t n) {
+  if (n == 2) return 1;
+  if (n == 3) return 2;
+  int squarings = 0, products = 0;
+  bool have_result = false;
+  for (int64_t e = n; e > 0; e /= 2) {
+    if (e != n) ++squarings;
+    if (e % 2 == 1) {
+      if (have_result) ++products;
+      have_result = true;
+    }
+  }
+  return squarings + products;
+}
+std::optional<Counts> matrix_power_launches(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  const Matrix m = *matrix(&a);
+  const int64_t n = f.int_arg("n", 1);
+  if (n == 1) return std::nullopt;  // a copy, not measured
+  if (n == 0) {
+    if (a.numel() == 0) return Counts{};
+    return m.batch == 1 ? Counts{2, 2, 0, 0} : Counts{3, 1, 0, 0};
+  }
+  Counts c;
+  if (n < 0) {
+    const auto inv = inv_launches(a, true);
+    if (!inv) return std::nullopt;
+    c += *inv;
+  }
+  if (a.numel() == 0) return c;
+  GemmCall square;  // A @ A, both row-major
+  square.m = square.k = square.n = m.rows;
+  square.batched = m.batch > 1;
+  square.b = m.batch;
+  const Counts one = cublas_launches(f.target->tables.gemm, square);
+  for (int i = 0; i < matmuls_for_power(n < 0 ? -n : n); ++i) c += one;
+  return c;
+}
+bool matrix_power_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == m->cols && m->batch >= 1 && matrix_power_launches(f).has_value();
 }
 
 // det / slogdet / logdet (linalg_lu_factor_ex on A's transpose): the factors copied (a memcpy when
@@ -376,17 +425,29 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
                             "linalg_solve_ex")
                   .why("A linear solve factors A with LU, copies B to column-major order and solves the two "
                        "triangles; linalg_solve reads the info back to raise on a singular matrix."));
-  r.push_back(rule("linalg.inv_sizes")
-                  .ops({"aten::linalg_inv_ex", "aten::linalg_inv"})
-                  .when("float32 square matrices: the identity (2), lu_factor_ex as counted above, lu_solve's path "
-                        "against the identity (no copy); empty: the info fill; linalg_inv + the info check (a batch of "
-                        "none: the check only)",
-                        inv_fits)
-                  .compute([](const OpFacts& f) { return *inv_launches(f); })
-                  .evidence("sweep:linalg_sizes (inv, inv_ex: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, 64), "
-                            "opinfo:linalg_inv, linalg_inv_ex")
-                  .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two "
-                       "triangles with the library lu_solve picks."));
+  r.push_back(
+      rule("linalg.inv_sizes")
+          .ops({"aten::linalg_inv_ex", "aten::linalg_inv"})
+          .when("float32 square matrices: the identity (2), lu_factor_ex as counted above, lu_solve's path "
+                "against the identity (no copy); empty: the info fill; linalg_inv + the info check (a batch of "
+                "none: the check only)",
+                inv_fits)
+          .compute([](const OpFacts& f) { return *inv_launches(*f.input(0), f.op->name == "aten::linalg_inv"); })
+          .evidence("sweep:linalg_sizes (inv, inv_ex: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, 64), "
+                    "opinfo:linalg_inv, linalg_inv_ex")
+          .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two "
+               "triangles with the library lu_solve picks."));
+  r.push_back(rule("linalg.matrix_power")
+                  .ops({"aten::linalg_matrix_power"})
+                  .when("float32 square matrices: n = 0 the identity (2 + 2 memcpy; a batch 3 + 1); n >= 2 one "
+                        "matmul per squaring and per further set bit of n (mm or bmm as the GEMM rules count it); "
+                        "n < 0 linalg_inv first",
+                        matrix_power_fits)
+                  .compute([](const OpFacts& f) { return *matrix_power_launches(f); })
+                  .evidence("sweep:linalg_sizes (matrix_power_0, matrix_power_3, matrix_power_-2: n 0 to 512 by "
+                            "batches (), 1, 2, 3, 2x3, 16, 64), opinfo:linalg_matrix_power")
+                  .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
+                       "per further set bit; a negative power inverts first."));
   r.push_back(rule("linalg.det_sizes")
                   .ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"})
                   .when("float32 square matrices: the factors' copy (a memcpy for row-major A), the "

@@ -447,3 +447,15 @@ TEST_CASE("linalg: Cholesky blocks its panels by 32 columns (one upper matrix) o
   inv.op("aten::cholesky_inverse", {factor(inv, 12, 12)});
   check(rules_only(inv), 6, 2, 0);  // the identity (3), potrs by cuBLAS's trsm (3)
 }
+
+TEST_CASE("linalg: matrix_power is one cuBLAS call per product; a negative power inverts first, even when empty") {
+  auto power = [](std::vector<int64_t> sizes, int64_t n) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_power", {b.input(sizes)});
+    b.arg_int("n", n);
+    return rules_only(b);
+  };
+  check(power({3, 5, 5}, 0), 3, 1, 0);    // a batch's identity: the clone, eye, the expanded copy
+  check(power({2, 5, 5}, -2), 12, 1, 0);  // linalg_inv (11 + 1 memcpy), one bmm
+  check(power({0, 0}, -2), 2, 2, 0);      // the inverse's info fill and check
+}
