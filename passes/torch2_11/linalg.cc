@@ -263,29 +263,6 @@ Counts matrix_rank_counts(const OpFacts& f) {
 
 // --- eigen decompositions ---
 
-// eigh / eigvalsh (cuSOLVER syevd): the copy, infos, hermitianize, norm, tridiagonalization, QR
-// iteration, scaling (+ ormqr and a copy for the vectors), the infos checked.
-bool eigh_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows == m->cols && (a->numel() == 0 || one_square(a, 5));
-}
-// A batch goes to cuSOLVER's batched syevd (Xsyev batched: one call for every matrix; no
-// hermitianize, a rescaling, the Householder back-transformation from the other end, a batched
-// scaling), and any() over the infos is one reduction: eigh 18, eigvalsh 15 (+ 1 memcpy, 2 memsets).
-// Measured 2 x 5x5.
-bool eigh_batched_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows == m->cols && m->rows >= 1 && m->rows <= 5 && m->batch >= 2;
-}
-Counts eigh_batched_counts(const OpFacts& f) {
-  return f.op->name == "aten::linalg_eigh" ? Counts{18, 1, 2, 1} : Counts{15, 1, 2, 1};
-}
-Counts eigh_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return f.op->name == "aten::linalg_eigh" ? Counts{17, 3, 1, 2} : Counts{14, 3, 1, 2};
-}
 // geev's launches depend on how many iterations the values need: only the empty case, where the
 // complex results are still allocated, filled and converted.
 bool empty_square(const OpFacts& f) {
@@ -500,6 +477,7 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   add_linalg_svd_rules(r);
   add_linalg_cholesky_rules(r);
   add_linalg_qr_rules(r);
+  add_linalg_eigh_rules(r);
   r.push_back(
       rule("linalg.ormqr")
           .ops({"aten::ormqr"})
@@ -592,24 +570,6 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                             "opinfo_heldout: the same (2 x 5x5)")
                   .why("The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed "
                        "from the largest."));
-  r.push_back(
-      rule("linalg.eigh")
-          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
-          .when("one float32 matrix up to 5x5: eigh 17, eigvalsh 14 (+ 3 memcpy, 1 memset); empty: nothing", eigh_fits)
-          .compute(eigh_counts)
-          .evidence("opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)")
-          .why("A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
-               "vectors, the back-transformation; the infos are read back."));
-  r.push_back(
-      rule("linalg.eigh_batched")
-          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
-          .when("a batch of float32 matrices up to 5x5: cuSOLVER's batched syevd, eigh 18, eigvalsh 15 (+ 1 memcpy, "
-                "2 memsets)",
-                eigh_batched_fits)
-          .compute(eigh_batched_counts)
-          .evidence("opinfo_heldout:linalg_eigh, linalg_eigvalsh (2 x 5x5)")
-          .why("A batch of symmetric eigendecompositions is one batched cuSOLVER call; any() over the infos is one "
-               "reduction read back."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
                   .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "

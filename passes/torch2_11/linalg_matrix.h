@@ -79,4 +79,6 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r);
 void add_linalg_cholesky_rules(std::vector<LaunchRule>& r);
 // The QR family's rules (linalg_qr.cc): geqrf, linalg_qr / qr and householder_product.
 void add_linalg_qr_rules(std::vector<LaunchRule>& r);
+// Symmetric eigendecompositions (linalg_eigh.cc): eigh, eigvalsh and the hermitian pinv.
+void add_linalg_eigh_rules(std::vector<LaunchRule>& r);
 }  // namespace kc::torch2_11

@@ -234,8 +234,14 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
 }
 
 TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their measured size only") {
-  check(one("aten::linalg_eigh", {5, 5}), 17, 3, 1);
-  check(one("aten::linalg_eigvalsh", {5, 5}), 14, 3, 1);
+  check(one("aten::linalg_eigh", {5, 5}), 16, 3, 1);  // the lower triangle (UPLO's default)
+  check(one("aten::linalg_eigvalsh", {5, 5}), 13, 3, 1);
+  check(one("aten::linalg_eigh", {64, 32, 32}), 30, 1, 2);  // batched syevj up to 32 rows
+  CHECK_FALSE(one("aten::linalg_eigh", {32, 32}).known);    // one matrix past 24 rows iterates on the host
+  GraphBuilder upper;
+  upper.op("aten::linalg_eigh", {upper.input({5, 5})});
+  upper.arg_text("UPLO", "U");
+  check(rules_only(upper), 17, 3, 1);
   check(one("aten::linalg_eigh", {0, 5, 5}), 0, 0, 0);
   check(one("aten::linalg_eig", {0, 0}), 5, 4, 0);
   check(one("aten::linalg_eigvals", {0, 5, 5}), 4, 3, 0);
