@@ -196,29 +196,52 @@ Counts trsm_counts(const OpFacts& f) {
 
 // --- matrix norms (the SVD-based ones are in linalg_svd.cc) ---
 
-// The Frobenius norm is one reduction over both dims (linalg_vector_norm).
+// The Frobenius norm is one reduction over both dims (linalg_vector_norm); over an empty input, a
+// fill of the result (nothing when the result is empty too).
 bool fro_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   return a && a->sizes.size() >= 2 && f.op->overload == "str_ord" && f.text_arg("ord", "fro") == "fro" &&
-         a->numel() > 0 && !reduction_splits(f);
+         (a->numel() == 0 || !reduction_splits(f));
+}
+Counts fro_counts(const OpFacts& f) {
+  if (f.input(0)->numel() > 0) return {1, 0, 0, 0};
+  for (int id : f.op->outputs)
+    if (id >= 0 && f.graph->values[id].numel() == 0) return {};
+  return {1, 0, 0, 0};
 }
 
-// matrix_norm with a numeric ord of 1 or infinity (either sign): LinearAlgebra.cpp's
-// linalg_matrix_norm takes the 1-norm along one matrix dim (a vector_norm: one reduce kernel) and
-// the max or min along the other (one more), each zeroing its semaphores first where it splits
-// across blocks (not taken here). ord 2 goes through the singular values (svd_norms).
-bool one_inf_norm_fits(const OpFacts& f) {
+// matrix_norm with a numeric ord of 1 or infinity (either sign) over the last two dims:
+// LinearAlgebra.cpp's linalg_matrix_norm takes the 1-norm along one matrix dim (rows for 1, columns
+// for infinity: a vector_norm, one reduce kernel) and the max or min along the other (one more).
+// Each reduce kernel would zero its semaphores first where it splits across blocks, which no
+// measured size did (up to 128 rows and columns, 262144 elements). Empty: no element to sum gives
+// a fill of the sums, then the reduction (2); nothing left to take the max of, one kernel; the min
+// of nothing raises (refused). ord 2 goes through the singular values (linalg_svd.cc).
+struct OneInfNorm {
+  int64_t summed = 0, reduced = 0;  // the dim the 1-norm runs along, the dim the max/min runs along
+  bool min = false;
+};
+std::optional<OneInfNorm> one_inf_norm(const OpFacts& f) {
   const Value* a = f.input(0);
-  const Arg* ord = f.arg("ord");
-  if (!a || a->sizes.size() < 2 || a->numel() == 0 || f.op->overload == "str_ord" || !ord ||
-      ord->kind != Arg::Kind::kFloat || ord->floats.empty())
-    return false;
-  const double o = std::abs(ord->floats[0]);
+  if (!a || a->sizes.size() < 2 || f.op->overload == "str_ord") return std::nullopt;
+  const auto o = numeric_ord(f);
+  if (!o || !(std::abs(*o) == 1.0 || std::isinf(*o))) return std::nullopt;
   const Arg* d = f.arg("dim");
   const int64_t r = static_cast<int64_t>(a->sizes.size());
   const bool last_two =
       !d || d->ints.empty() || (d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1);
-  return (o == 1.0 || std::isinf(o)) && last_two && a->numel() <= 4096;
+  if (!last_two) return std::nullopt;
+  const int64_t rows = a->sizes[r - 2], cols = a->sizes[r - 1];
+  if (rows > 128 || cols > 128 || a->numel() > 262144) return std::nullopt;
+  OneInfNorm n;
+  n.summed = std::abs(*o) == 1.0 ? rows : cols;
+  n.reduced = std::abs(*o) == 1.0 ? cols : rows;
+  n.min = *o < 0;
+  if (n.reduced == 0 && n.min) return std::nullopt;
+  return n;
+}
+Counts one_inf_norm_counts(const OpFacts& f) {
+  return one_inf_norm(f)->reduced == 0 ? Counts{1, 0, 0, 0} : Counts{2, 0, 0, 0};
 }
 
 // pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
@@ -355,8 +378,6 @@ bool multi_dot_fits(const OpFacts& f) {
     const Value* v = f.input(static_cast<int>(i));
     if (!v || v->sizes.size() != 2 || v->dtype != first->dtype || (v->numel() != 0 && !v->contiguous())) return false;
     if (i > 0 && f.input(static_cast<int>(i) - 1)->sizes[1] != v->sizes[0]) return false;
-    // Chains of empty matrices were not measured.
-    if (f.inputs.size() > 2 && v->numel() == 0) return false;
   }
   return first->dtype == DType::kFloat32 || is_half(first->dtype);
 }
@@ -368,7 +389,9 @@ Counts chain_launches(const OpFacts& f, const std::vector<int64_t>& p, const std
   const size_t k = split[i][j];
   Counts c = chain_launches(f, p, split, i, k);
   c += chain_launches(f, p, split, k + 1, j);
-  c += mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
+  // An empty product launches nothing; an empty contraction zero-fills its result.
+  if (p[i] == 0 || p[j + 1] == 0) return c;
+  c += p[k + 1] == 0 ? Counts{1, 0, 0, 0} : mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
   return c;
 }
 Counts multi_dot_counts(const OpFacts& f) {
@@ -417,13 +440,21 @@ bool vecdot_fits(const OpFacts& f) {
 Counts vecdot_counts(const OpFacts& f) {
   return f.input(0)->numel() == 0 ? Counts{0, 1, 0, 0} : Counts{2, 0, 0, 0};
 }
-// vander(x, N): the powers as a cumulative product of x repeated N - 1 times, then the column of
-// ones concatenated: 4 kernels (a scan of 2 kernels for one element, a copy + 1 scan kernel for 5).
-bool vander_fits(const OpFacts& f) {
+// vander(x, N): x's points repeated N - 1 times (a copy kernel), their cumulative product along
+// the powers (one scan kernel over several rows; CUB's device scan, 2 kernels, over the one row of
+// a single point), then the column of ones filled and concatenated (2): 4 kernels, 5 for a single
+// point; one point and N = 2 scans a single element (4). Empty x: nothing. Measured up to 100
+// points and N = 100; several points with N = 2 were not.
+std::optional<Counts> vander_launches(const OpFacts& f) {
   const Value* x = f.input(0);
-  if (!x || x->sizes.size() > 1 || x->dtype != DType::kFloat32 || x->numel() > 5) return false;
-  const int64_t n = f.int_arg("N", x->numel());
-  return n >= 2 && n <= 5;
+  if (!x || x->dtype != DType::kFloat32) return std::nullopt;
+  const int64_t points = x->numel();
+  const int64_t n = f.int_arg("N", x->sizes.empty() ? 1 : x->sizes.back());
+  if (n < 2 || n > 100 || points > 100) return std::nullopt;
+  if (points == 0) return Counts{};
+  if (points == 1) return n == 2 ? Counts{4, 0, 0, 0} : Counts{5, 0, 0, 0};
+  if (n == 2) return std::nullopt;
+  return Counts{4, 0, 0, 0};
 }
 
 // A batch of no matrices (a batch dim of 0): the factorization and the library call are skipped,
@@ -535,19 +566,22 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(rule("linalg.matrix_norm_one_inf")
                   .ops({"aten::linalg_matrix_norm"})
-                  .when("a numeric ord of 1 or infinity over the last two dims, up to 4096 elements: the 1-norm along "
-                        "one dim, the max or min along the other, 2 reduce kernels",
-                        one_inf_norm_fits)
-                  .counts({2, 0, 0, 0})
-                  .evidence("opinfo_heldout:linalg_matrix_norm (bfloat16 [2, 2], ord inf, keepdim: NormOneOps + "
-                            "MaxOps reduce kernels)")
+                  .when("a numeric ord of 1 or infinity over the last two dims, up to 128 rows and columns: the "
+                        "1-norm along one dim, the max or min along the other, 2 reduce kernels; empty: 2 (the sums "
+                        "filled), 1 with nothing to take the max of",
+                        [](const OpFacts& f) { return one_inf_norm(f).has_value(); })
+                  .compute(one_inf_norm_counts)
+                  .evidence("sweep:linalg_sizes (matrix_norm_1, matrix_norm_-1, matrix_norm_inf, matrix_norm_-inf: "
+                            "m x n from 0 to 128 by batches (), 2, 3, 16), opinfo_heldout:linalg_matrix_norm "
+                            "(bfloat16 [2, 2], ord inf, keepdim: NormOneOps + MaxOps reduce kernels)")
                   .why("The 1- and infinity-norms of a matrix are the largest column or row sum of magnitudes: one "
                        "reduction for the sums, one for the largest."));
   r.push_back(rule("linalg.matrix_norm_fro")
                   .ops({"aten::linalg_matrix_norm"})
-                  .when("Frobenius norm, one reduce kernel", fro_fits)
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
+                  .when("Frobenius norm, one reduce kernel; empty: one fill (none for an empty result)", fro_fits)
+                  .compute(fro_counts)
+                  .evidence("sweep:linalg_sizes (matrix_norm_fro, matrix_norm_fro_dims: m x n from 0 to 128 by "
+                            "batches), opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
                   .why("The Frobenius norm is one reduction over the two matrix dims."));
   r.push_back(
       rule("linalg.pinv")
@@ -632,11 +666,13 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "scaled norm."));
   r.push_back(rule("linalg.multi_dot")
                   .ops({"aten::linalg_multi_dot"})
-                  .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "
-                        "empty contraction; more: one mm per product in the cheapest order",
+                  .when("one mm per product in the cheapest order (as the mm rules count it); nothing for an empty "
+                        "product, a fill for an empty contraction",
                         multi_dot_fits)
                   .compute(multi_dot_counts)
-                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
+                  .evidence("sweep:linalg_sizes (multi_dot: chains [5, 4, 2], [5, 4, 0, 2], [5, 0, 2], [0, 4, 2], "
+                            "[3, 4, 5, 6], [8, 8, 8, 8, 8], ...; float32 and bfloat16), "
+                            "opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
                             "opinfo_heldout:linalg_multi_dot (three 2x2; 2x3, 3x4, 4x5: 2 GEMM kernels)")
                   .why("multi_dot multiplies the matrices pairwise in the order that costs the fewest "
                        "multiplications, one matrix product each."));
@@ -650,9 +686,12 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why("The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."));
   r.push_back(rule("linalg.vander")
                   .ops({"aten::linalg_vander"})
-                  .when("float32, up to 5 points and 5 powers: 4 kernels", vander_fits)
-                  .counts({4, 0, 0, 0})
-                  .evidence("opinfo:linalg_vander (0-d and [1] with N = 2, [5])")
+                  .when("float32, up to 100 points and powers: 4 kernels (5 for one point and N > 2); empty: "
+                        "nothing",
+                        [](const OpFacts& f) { return vander_launches(f).has_value(); })
+                  .compute([](const OpFacts& f) { return *vander_launches(f); })
+                  .evidence("sweep:linalg_sizes (vander: x [5], [2, 5], [3, 2, 4], [1], [0], [100] with N absent, "
+                            "3, 6), opinfo:linalg_vander (0-d and [1] with N = 2, [5])")
                   .why("A Vandermonde matrix is a cumulative product of the repeated points and a column of ones "
                        "concatenated to it."));
   r.push_back(rule("linalg.norm_vector_ord")

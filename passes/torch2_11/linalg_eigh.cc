@@ -17,9 +17,9 @@ using namespace linalg;
 // (data). One matrix past 24 rows iterates on the host (one matrix of 32 rows read 9 values back),
 // and a batch past 32 rows loops its Jacobi sweeps until they converge: the values decide, unknown.
 struct EighBin {
-  int64_t lo, hi;   // matrix rows
-  Counts vectors;   // eigh
-  Counts values;    // eigvalsh
+  int64_t lo, hi;  // matrix rows
+  Counts vectors;  // eigh
+  Counts values;   // eigvalsh
 };
 constexpr EighBin kEighOne[] = {
     {1, 1, {4, 3, 0, 1}, {4, 3, 0, 1}},
@@ -58,8 +58,7 @@ bool upper(const OpFacts& f) {
   return f.text_arg("UPLO", "L") == "U";
 }
 bool eigh_fits(const OpFacts& f) {
-  return fp32_square(f.input(0)) &&
-         eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f)).has_value();
+  return fp32_square(f.input(0)) && eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f)).has_value();
 }
 
 // linalg_pinv(A, hermitian=True) with default tolerances: the tolerances filled (2), eigh, then the
@@ -89,21 +88,21 @@ Counts pinv_hermitian_counts(const OpFacts& f) {
 }  // namespace
 
 void add_linalg_eigh_rules(std::vector<LaunchRule>& r) {
-  r.push_back(rule("linalg.eigh")
-                  .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
-                  .when("float32 symmetric matrices: one up to 24 rows (syevd) or a batch up to 32 (batched syevj), "
-                        "the counts measured per size range (eigh 16 / 23 / 28 + 3 memcpy + 1 memset for one; 18 / "
-                        "25 / 30 + 1 memcpy + 2 memsets for a batch; eigvalsh 3 to 4 fewer); UPLO U up to 5 rows (one "
-                        "matrix + 1); empty: nothing",
-                        eigh_fits)
-                  .compute([](const OpFacts& f) {
-                    return *eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f));
-                  })
-                  .evidence("sweep:linalg_sizes (eigh, eigvalsh: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, 64), "
-                            "opinfo:linalg_eigh, linalg_eigvalsh (UPLO U: 5x5, 0x0), opinfo_heldout: the same (2 x 5x5)")
-                  .why("A symmetric eigendecomposition is cuSOLVER's syevd for one matrix and its batched Jacobi "
-                       "solver for several; past the sizes listed the iterations the values need decide the "
-                       "launches."));
+  r.push_back(
+      rule("linalg.eigh")
+          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
+          .when("float32 symmetric matrices: one up to 24 rows (syevd) or a batch up to 32 (batched syevj), "
+                "the counts measured per size range (eigh 16 / 23 / 28 + 3 memcpy + 1 memset for one; 18 / "
+                "25 / 30 + 1 memcpy + 2 memsets for a batch; eigvalsh 3 to 4 fewer); UPLO U up to 5 rows (one "
+                "matrix + 1); empty: nothing",
+                eigh_fits)
+          .compute(
+              [](const OpFacts& f) { return *eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f)); })
+          .evidence("sweep:linalg_sizes (eigh, eigvalsh: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, 64), "
+                    "opinfo:linalg_eigh, linalg_eigvalsh (UPLO U: 5x5, 0x0), opinfo_heldout: the same (2 x 5x5)")
+          .why("A symmetric eigendecomposition is cuSOLVER's syevd for one matrix and its batched Jacobi "
+               "solver for several; past the sizes listed the iterations the values need decide the "
+               "launches."));
   r.push_back(rule("linalg.pinv_hermitian")
                   .ops({"aten::linalg_pinv"})
                   .when("float32, hermitian, default tolerances: the fills (2), eigh as counted above, 9 elementwise "

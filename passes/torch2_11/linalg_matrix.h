@@ -54,6 +54,14 @@ inline Value transposed(const Value& v) {
   return t;
 }
 
+// matrix_norm's numeric ord (an int or a float scalar).
+inline std::optional<double> numeric_ord(const OpFacts& f) {
+  const Arg* ord = f.arg("ord");
+  if (ord && ord->kind == Arg::Kind::kFloat && !ord->floats.empty()) return ord->floats[0];
+  if (ord && ord->kind == Arg::Kind::kInt && !ord->ints.empty()) return static_cast<double>(ord->ints[0]);
+  return std::nullopt;
+}
+
 // at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
 // the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
 // and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.

@@ -101,13 +101,6 @@ Counts matrix_rank_counts(const OpFacts& f) {
   return c;
 }
 
-// matrix_norm's numeric ord (an int or a float scalar).
-std::optional<double> numeric_ord(const OpFacts& f) {
-  const Arg* ord = f.arg("ord");
-  if (ord && ord->kind == Arg::Kind::kFloat && !ord->floats.empty()) return ord->floats[0];
-  if (ord && ord->kind == Arg::Kind::kInt && !ord->ints.empty()) return static_cast<double>(ord->ints[0]);
-  return std::nullopt;
-}
 // The matrices a 2-norm-like reduction sees: `dim`'s two dims moved to the end (a view; the
 // column-major copy then reads its layout).
 std::optional<Value> norm_matrices(const OpFacts& f) {

@@ -367,7 +367,12 @@ TEST_CASE("linalg: multi_dot of three or more matrices is one mm per product, in
   check(chain({{2, 2}, {2, 2}, {2, 2}}), 2, 0, 0);
   check(chain({{2, 3}, {3, 4}, {4, 5}}), 2, 0, 0);
   check(chain({{2, 3}, {3, 4}, {4, 5}, {5, 6}}), 3, 0, 0);
-  CHECK_FALSE(chain({{2, 0}, {0, 4}, {4, 5}}).known);  // an empty chain: not measured
+  check(chain({{2, 0}, {0, 4}, {4, 5}}), 1, 0, 0);  // B C is empty; A (B C) contracts nothing: a fill
+  check(chain({{5, 4}, {4, 0}, {0, 2}}), 1, 0, 0);  // (A B) is empty, (A B) C a fill
+  GraphBuilder v;
+  v.op("aten::linalg_vander", {v.input({1})});
+  v.arg_int("N", 6);
+  check(rules_only(v), 5, 0, 0);  // one point: CUB's scan over its single row
 }
 
 TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; empty Householder products nothing") {
