@@ -606,23 +606,30 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "from the largest."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
-                  .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "
-                        "values depend on its iterations",
+                  .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3; a batch of "
+                        "several: 1 memcpy fewer, the infos reduced by any()): geev's launches on values depend on "
+                        "its iterations",
                         empty_square)
                   .compute([](const OpFacts& f) {
-                    return f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+                    Counts c = f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+                    if (matrix(f.input(0))->batch > 1) c.memcpy -= 1;
+                    return c;
                   })
-                  .evidence("opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)")
+                  .evidence("sweep:linalg_sizes (eig, eigvals: 0x0 by batches (), 1, 2, 3, 2x3, 16, 64), "
+                            "opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)")
                   .why("On empty matrices eig only allocates and fills its complex results and checks the infos."));
   r.push_back(rule("linalg.ldl_factor_empty")
                   .ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"})
-                  .when("empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy): the pivoting decides "
-                        "the launches on values",
+                  .when("empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy, 2 + 1 for a batch "
+                        "of several): the pivoting decides the launches on values",
                         empty_square)
                   .compute([](const OpFacts& f) {
-                    return f.op->name == "aten::linalg_ldl_factor" ? Counts{2, 2, 0, 1} : Counts{1, 0, 0, 0};
+                    Counts c{1, 0, 0, 0};
+                    if (f.op->name == "aten::linalg_ldl_factor") c += check_errors(matrix(f.input(0))->batch);
+                    return c;
                   })
-                  .evidence("opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
+                  .evidence("sweep:linalg_sizes (ldl_factor, ldl_factor_ex: 0x0 by batches), "
+                            "opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
                   .why("On an empty matrix the LDL factorization only fills its info (and checks it)."));
   r.push_back(rule("linalg.eig")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
@@ -645,6 +652,18 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("cuSOLVER's LDL factorization decides each column's pivot block on the GPU and reads the "
                        "decision back on the host before updating the column: a kernel pair and a host wait per "
                        "column."));
+  r.push_back(rule("linalg.ldl_solve_empty")
+                  .ops({"aten::linalg_ldl_solve"})
+                  .when("an empty float32 factorization (0x0 matrices, any batch): nothing",
+                        [](const OpFacts& f) {
+                          const Value* ld = f.input(0);
+                          const auto m = matrix(ld);
+                          return m && ld->dtype == DType::kFloat32 && m->rows == 0 && m->cols == 0;
+                        })
+                  .counts({0, 0, 0, 0})
+                  .evidence("sweep:linalg_sizes (ldl_solve: n = 0 by batches, B of 1, 2 and 0 columns)")
+                  .why("Solving with no unknowns returns before any launch; with matrices, the pivots' values "
+                       "decide the kernels (2x2 blocks run others), so other sizes stay at the measured 5x5."));
   r.push_back(rule("linalg.ldl_solve")
                   .ops({"aten::linalg_ldl_solve"})
                   .when("one float32 5x5 column-major factorization, B [5, 5], not hermitian: 17 kernels + 1 memcpy",
