@@ -2,10 +2,14 @@
 // native/cuda/linalg/BatchLinearAlgebra.cpp and BatchLinearAlgebraLib.cpp, native/BatchLinearAlgebra.cpp,
 // native/LinearAlgebra.cpp). ATen copies each matrix to column-major order for the library
 // (cloneBatchedColumnMajor), zeroes the infos, calls cuSOLVER, MAGMA or batched cuBLAS, and for the
-// non-`_ex` ops reads the infos back to check them (the host waits). The libraries' own kernel
-// counts were measured on single float32 matrices of up to 12 rows (PyTorch's OpInfo samples,
-// data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
-// a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
+// non-`_ex` ops reads the infos back to check them (the host waits). The families measured over
+// sizes and batches (the sweep's linalg_sizes family) have their own files: LU, solves, inverses
+// and determinants (linalg_lu.cc), SVD and the norms on it (linalg_svd.cc), Cholesky
+// (linalg_cholesky.cc), QR (linalg_qr.cc), symmetric eigendecompositions (linalg_eigh.cc); this
+// file keeps the rest and the rules' order. Their counts here were measured on single float32
+// matrices of up to 12 rows (PyTorch's OpInfo samples, data/results/opinfo: `opinfo:<op>` names
+// the sample set) unless the evidence names the sweep; a shape, batch or dtype outside what a
+// rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
 // sample's path at its one measured size, and says which.
 #include <cmath>
