@@ -123,29 +123,46 @@ LuSolvePath lu_solve_path(int64_t n, int64_t k, int64_t batch, bool adjoint) {
   if (n <= 128 && k <= 2) return batch <= 2 ? LuSolvePath::kLoopedCusolver : LuSolvePath::kBatchedCublas;
   return LuSolvePath::kTriangular;
 }
+// cuBLAS's batched trsm works in blocks of 64 rows: one trsm kernel for the first block, then per
+// further block an offset of the pointer arrays, the update of the rows below (GEMV or GEMM, with
+// pointer offsets) and the next block's trsm: 1 + 4 per block after the first. Measured up to 4
+// blocks (256 rows).
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+std::optional<int> trsm_batched_kernels(int64_t n) {
+  const int64_t blocks = ceil_div(n, 64);
+  if (blocks > 4) return std::nullopt;
+  return static_cast<int>(1 + 4 * (blocks - 1));
+}
 // One linalg_solve_triangular on operands already in column-major order: triangular_solve_kernel
-// takes cuBLAS's batched trsm (the two pointer arrays by arange and one trsm kernel) unless there
-// are at most 8 matrices of 64 rows or more; cuBLAS then loops its own blocked trsm, whose
-// kernels (trsm and GEMM per block) were not resolved: unknown, as are batched trsm past 64 rows.
+// takes cuBLAS's batched trsm (the two pointer arrays by arange, then the trsm) unless there are at
+// most 8 matrices of 64 rows or more; cuBLAS then loops its own blocked trsm, whose kernels (trsm
+// and GEMM per block, by cuBLAS's own choice) were not resolved: unknown.
 std::optional<Counts> batched_trsm_launches(int64_t n, int64_t batch) {
-  if (n > 64 || (batch <= 8 && n >= 64)) return std::nullopt;
-  return Counts{3, 0, 0, 0};
+  if (batch <= 8 && n >= 64) return std::nullopt;
+  const auto trsm = trsm_batched_kernels(n);
+  if (!trsm) return std::nullopt;
+  return Counts{2 + *trsm, 0, 0, 0};
 }
 // The solve's launches after B's column-major copy:
-// - batched cuBLAS (lu_solve_batched_cublas): the pointer arrays (2 aranges), laswp, two trsm
-//   kernels: 5, measured up to 64 rows (past 64 cuBLAS's batched trsm splits into blocks).
+// - batched cuBLAS (lu_solve_batched_cublas): the pointer arrays (2 aranges), laswp, two batched
+//   trsm: 5 up to 64 rows, 13 up to 128 (two blocks each).
 // - looped cuSOLVER getrs: the infos filled, then per matrix an info copy, laswp and the two
 //   triangular solves (an init kernel and an exec kernel each): 6; transposed with several
 //   right-hand sides, 2 trsm kernels without inits: 4 (measured up to 64 rows).
 // - triangular (lu_solve_triangular): the permutation (arange, unpack; made contiguous for a
 //   batch), then either its inverse by a scatter onto an arange (a memcpy of the permutation),
-//   B permuted out of place (a copy and a scatter) and copied into the result before the two
-//   batched trsm; or, transposed, the two trsm and B permuted back (a memcpy clone, a scatter).
+//   B permuted out of place (a copy and a scatter; for one column both copies are memcpys) and
+//   copied into the result before the two triangular solves; or, transposed, the two solves and B
+//   permuted back (a memcpy clone, a scatter).
 std::optional<Counts> lu_solve_kernel_launches(int64_t n, int64_t k, int64_t batch, bool adjoint) {
   switch (lu_solve_path(n, k, batch, adjoint)) {
-    case LuSolvePath::kBatchedCublas:
-      if (n > 64) return std::nullopt;
-      return Counts{5, 0, 0, 0};
+    case LuSolvePath::kBatchedCublas: {
+      const auto trsm = trsm_batched_kernels(n);
+      if (!trsm) return std::nullopt;
+      return Counts{3 + 2 * *trsm, 0, 0, 0};
+    }
     case LuSolvePath::kLoopedCusolver: {
       const bool trsm = adjoint && k > 1;
       if (trsm && n > 64) return std::nullopt;
@@ -154,7 +171,7 @@ std::optional<Counts> lu_solve_kernel_launches(int64_t n, int64_t k, int64_t bat
     case LuSolvePath::kTriangular: {
       const auto t = batched_trsm_launches(n, batch);
       if (!t) return std::nullopt;
-      Counts c = adjoint ? Counts{3, 1, 0, 0} : Counts{7, 1, 0, 0};
+      Counts c = adjoint ? Counts{3, 1, 0, 0} : k == 1 ? Counts{5, 3, 0, 0} : Counts{7, 1, 0, 0};
       if (batch > 1) c += Counts{1, 0, 0, 0};
       c += *t;
       c += *t;
@@ -403,9 +420,10 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("linalg.lu_solve")
                   .ops({"aten::linalg_lu_solve", "aten::lu_solve"})
                   .when("float32 column-major factors with B's batch: B's column-major copy, then the solve "
-                        "lu_solve_kernel picks: batched cuBLAS (5), looped cuSOLVER getrs (1 + 6 per matrix; 4 "
-                        "transposed with several columns) or two triangular solves (10 + 1 memcpy, 6 + 1 "
-                        "transposed; + 1 for a batch) while their trsm is cuBLAS's batched one",
+                        "lu_solve_kernel picks: batched cuBLAS (5; 13 past 64 rows), looped cuSOLVER getrs (1 + 6 "
+                        "per matrix; 4 transposed with several columns) or two triangular solves (10 + 1 memcpy, 6 "
+                        "+ 1 transposed; + 1 for a batch) while their trsm is cuBLAS's batched one (+ 4 per 64 "
+                        "rows past the first, to 256)",
                         lu_solve_fits)
                   .compute(lu_solve_counts)
                   .evidence("sweep:linalg_sizes (lu_solve with adjoint False and True, lu_solve_legacy: n 0 to 512 "

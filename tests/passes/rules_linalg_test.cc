@@ -434,6 +434,10 @@ TEST_CASE("linalg: lu_solve's path by size, columns and batch; past 64 rows cuBL
   check(lu_solve(24, {24, 24}, false), 14, 1, 0);       // two triangular solves (batched trsm)
   check(lu_solve(12, {12, 2}, true), 6, 0, 0);          // getrs transposed: 2 trsm, no inits
   CHECK_FALSE(lu_solve(128, {128, 128}, false).known);  // cuBLAS's looped trsm: not resolved
+  GraphBuilder batched;
+  batched.op("aten::linalg_lu_solve", {batched.strided({16, 100, 100}, {10000, 1, 100}),
+                                       batched.input({16, 100}, DType::kInt32), batched.input({16, 100, 1})});
+  check(rules_only(batched), 13, 1, 0);  // batched cuBLAS in two blocks of 64 rows: 3 + 2 x 5
   GraphBuilder u;
   u.op("aten::lu_unpack", {u.strided({2, 3, 4}, {12, 1, 3}), u.input({2, 3}, DType::kInt32)});
   check(rules_only(u), 8, 0, 0);
