@@ -61,6 +61,27 @@ std::optional<int> orgqr_kernels(int64_t rows, int64_t k) {
   return std::nullopt;
 }
 
+// orgqr on the m x m matrix of a tall matrix's complete Q (k = the columns reflected): the columns
+// past k updated too, by kernels cuSOLVER picks by the shape. Measured per matrix: one reflector 14
+// (16 for 2 rows); 2 to 16 reflectors 12 up to 16 rows, 15 from 33 to 64, 16 at 128; 64 reflectors
+// of 128 rows 16, 33 of 64 rows 18 (data, as for orgqr_kernels).
+std::optional<int> orgqr_square_kernels(int64_t rows, int64_t k) {
+  if (k == 1) {
+    if (rows == 2) return 16;
+    if (rows >= 3 && rows <= 128) return 14;
+    return std::nullopt;
+  }
+  if (k <= 16) {
+    if (rows <= 16) return 12;
+    if (rows >= 33 && rows <= 64) return 15;
+    if (rows == 128) return 16;
+    return std::nullopt;
+  }
+  if (rows == 128 && k == 64) return 16;
+  if (rows == 64 && k == 33) return 18;
+  return std::nullopt;
+}
+
 enum class QrMode { kReduced, kComplete, kR };
 QrMode qr_mode(const OpFacts& f) {
   if (f.op->name == "aten::qr") return f.bool_arg("some", true) ? QrMode::kReduced : QrMode::kComplete;
@@ -71,8 +92,8 @@ QrMode qr_mode(const OpFacts& f) {
 // linalg_qr(A, mode): geqrf, then R's triangle (triu); mode "r" stops there. Q: the orgqr infos
 // filled and orgqr per matrix on the first min(m, n) columns; a wide matrix's Q, the factors' first
 // m columns, is copied out (a memcpy for one matrix, a copy kernel for a batch). Complete Q of a
-// wide or square matrix is the reduced one; of a tall one (orgqr on m x m) it was not resolved; of
-// an empty one (rows, no columns) the identity (2 kernels).
+// wide or square matrix is the reduced one; of a tall one, orgqr on m x m (orgqr_square_kernels);
+// of an empty one (rows, no columns) the identity (2 kernels).
 std::optional<Counts> qr_launches(const OpFacts& f) {
   const Value& a = *f.input(0);
   const Matrix m = *matrix(&a);
@@ -87,7 +108,15 @@ std::optional<Counts> qr_launches(const OpFacts& f) {
     *c += Counts{1, 0, 0, 0};
     return c;
   }
-  if (mode == QrMode::kComplete && m.rows > m.cols) return std::nullopt;
+  if (mode == QrMode::kComplete && m.rows > m.cols) {
+    // R's triangle, Q's zeros, the factors copied into its first columns (a memcpy for one matrix,
+    // a strided copy kernel for a batch), the infos, orgqr on m x m per matrix.
+    const auto per_matrix = orgqr_square_kernels(m.rows, m.cols);
+    if (!per_matrix) return std::nullopt;
+    *c += m.batch == 1 ? Counts{2, 1, 0, 0} : Counts{3, 0, 0, 0};
+    *c += Counts{static_cast<int>(*per_matrix * m.batch), 0, 0, 0};
+    return c;
+  }
   const auto per_matrix = orgqr_kernels(m.rows, std::min(m.rows, m.cols));
   if (!per_matrix) return std::nullopt;
   *c += Counts{static_cast<int>(2 + *per_matrix * m.batch), 0, 0, 0};
@@ -142,7 +171,8 @@ void add_linalg_qr_rules(std::vector<LaunchRule>& r) {
                   .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
                   .when("float32: geqrf (batched cuBLAS 4 where ATen takes it; cuSOLVER looped 2 + 3 per matrix "
                         "on unblocked shapes, wide ones 12 or 15), then R's triangle and for Q the infos and "
-                        "orgqr per matrix (9 to 12 by shape, as measured); a wide Q copied out; mode r: geqrf + 1",
+                        "orgqr per matrix (9 to 12 by shape, as measured; a tall matrix's complete Q on m x m, 12 to "
+                        "18); a wide Q copied out; mode r: geqrf + 1",
                         qr_fits)
                   .compute(qr_counts)
                   .evidence("sweep:linalg_sizes (geqrf, qr, qr_legacy, qr_r, qr_complete: m x n from 0 to 128 by "

@@ -42,7 +42,11 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   GraphBuilder b;
   b.op("aten::linalg_qr", {b.input({5, 3})});
   b.arg_text("mode", "complete");
-  CHECK_FALSE(rules_only(b).known);  // a tall matrix's complete Q: orgqr on m x m, not resolved
+  check(rules_only(b), 19, 1, 0);  // geqrf 5, R, Q's zeros, the factors' memcpy, the infos, orgqr on 5x5 (12)
+  GraphBuilder odd;
+  odd.op("aten::linalg_qr", {odd.input({24, 3})});
+  odd.arg_text("mode", "complete");
+  CHECK_FALSE(rules_only(odd).known);  // orgqr on 24 x 24: between the measured bins
 }
 
 TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per matrix; a wide one larfb") {
