@@ -63,7 +63,7 @@ bool eigh_fits(const OpFacts& f) {
 
 // linalg_pinv(A, hermitian=True) with default tolerances: the tolerances filled (2), eigh, then the
 // threshold, the reciprocal of the values above it and U S^+ (9 elementwise kernels) times U^H: one
-// matrix product (the GEMM rules' count for one matrix, one bmm kernel for a batch throughout).
+// matrix product (factor_product_launches).
 // Empty: the fills.
 bool pinv_hermitian_fits(const OpFacts& f) {
   const Value* a = f.input(0);
@@ -81,7 +81,7 @@ Counts pinv_hermitian_counts(const OpFacts& f) {
   const Matrix m = *matrix(&a);
   c += *eigh_launches(a, true, false);
   c += Counts{9, 0, 0, 0};
-  c += m.batch == 1 ? mm_launches(*f.target, m.rows, m.rows, m.rows, DType::kFloat32) : Counts{1, 0, 0, 0};
+  c += factor_product_launches(*f.target, m.batch, m.rows, m.rows, m.rows);
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "analyzer/tensor_geometry.h"
+#include "passes/torch2_11/gemm_engine.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11::linalg {
@@ -52,6 +53,21 @@ inline Value transposed(const Value& v) {
   std::swap(t.sizes[r - 2], t.sizes[r - 1]);
   std::swap(t.strides[r - 2], t.strides[r - 1]);
   return t;
+}
+
+// The product X @ Y[k, n] that closes a pseudo-inverse, X[m, k] being a factor scaled column by
+// column: X is the scaled column-major factor (a transposed view to cuBLAS), Y the conjugate
+// transpose of a column-major factor (row-major): cuBLAS's "nt" GEMM, batched for a batch, as the
+// GEMM rules count it.
+inline Counts factor_product_launches(const Target& t, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  GemmCall call;
+  call.ta = true;
+  call.batched = batch > 1;
+  call.b = batch;
+  call.m = m;
+  call.k = k;
+  call.n = n;
+  return cublas_launches(t.tables.gemm, call);
 }
 
 // matrix_norm's numeric ord (an int or a float scalar).

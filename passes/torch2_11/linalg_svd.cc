@@ -59,7 +59,7 @@ bool arg_tensor(const OpFacts& f, const char* name) {
 // linalg_pinv(A, atol, rtol) (LinearAlgebra.cpp), not hermitian: absent tolerances are filled
 // first (2 kernels); an empty A returns then. Else the reduced SVD, the threshold max(atol, rtol *
 // the largest value), the reciprocal of the values above it (7 elementwise kernels), and V S^+
-// times U^H: one matrix product (the GEMM rules' count; a batch's bmm was one kernel throughout).
+// times U^H: one matrix product (factor_product_launches).
 // With atol and rtol given as tensors nothing is filled.
 bool pinv_fits(const OpFacts& f) {
   const Value* a = f.input(0);
@@ -80,7 +80,7 @@ Counts pinv_counts(const OpFacts& f) {
   c += *svd_launches(a, true, false);
   c += Counts{7, 0, 0, 0};
   const int64_t k = std::min(m.rows, m.cols);
-  c += m.batch == 1 ? mm_launches(*f.target, m.cols, k, m.rows, DType::kFloat32) : Counts{1, 0, 0, 0};
+  c += factor_product_launches(*f.target, m.batch, m.cols, k, m.rows);
   return c;
 }
 
