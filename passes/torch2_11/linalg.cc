@@ -2,47 +2,26 @@
 // native/cuda/linalg/BatchLinearAlgebra.cpp and BatchLinearAlgebraLib.cpp, native/BatchLinearAlgebra.cpp,
 // native/LinearAlgebra.cpp). ATen copies each matrix to column-major order for the library
 // (cloneBatchedColumnMajor), zeroes the infos, calls cuSOLVER, MAGMA or batched cuBLAS, and for the
-// non-`_ex` ops reads the infos back to check them (the host waits). The libraries' own kernel
-// counts were measured on single float32 matrices of up to 12 rows (PyTorch's OpInfo samples,
-// data/results/opinfo: `opinfo:<op>` names the sample set); a shape, batch or dtype outside what
-// a rule names was not measured and stays unknown. Where the launches depend on the values (geev's
+// non-`_ex` ops reads the infos back to check them (the host waits). The families measured over
+// sizes and batches (the sweep's linalg_sizes family) have their own files: LU, solves, inverses
+// and determinants (linalg_lu.cc), SVD and the norms on it (linalg_svd.cc), Cholesky
+// (linalg_cholesky.cc), QR (linalg_qr.cc), symmetric eigendecompositions (linalg_eigh.cc); this
+// file keeps the rest and the rules' order. Their counts here were measured on single float32
+// matrices of up to 12 rows (PyTorch's OpInfo samples, data/results/opinfo: `opinfo:<op>` names
+// the sample set) unless the evidence names the sweep; a shape, batch or dtype outside what a
+// rule names was not measured and stays unknown. Where the launches depend on the values (geev's
 // Schur iterations, Bunch-Kaufman pivoting, matrix_exp's degree), the rule counts the measured
 // sample's path at its one measured size, and says which.
 #include <cmath>
 #include <limits>
 
-#include "analyzer/tensor_geometry.h"
-#include "passes/torch2_11/rules.h"
+#include "passes/torch2_11/linalg_matrix.h"
 
 namespace kc::torch2_11 {
 namespace {
 
-// A (batch of) matrices: the last two dims of a value of rank >= 2.
-struct Matrix {
-  int64_t rows = 0, cols = 0, batch = 1;
-};
-std::optional<Matrix> matrix(const Value* v) {
-  if (!v || v->sizes.size() < 2 || v->strides.size() != v->sizes.size()) return std::nullopt;
-  Matrix m;
-  m.rows = v->sizes[v->sizes.size() - 2];
-  m.cols = v->sizes.back();
-  for (size_t i = 0; i + 2 < v->sizes.size(); ++i) m.batch *= v->sizes[i];
-  return m;
-}
-// The layout and dtype every rule here was measured with: float32, row-major (an empty tensor
-// has no layout to speak of).
-bool fp32_dense(const Value* v) {
-  return v && v->dtype == DType::kFloat32 && (v->numel() == 0 || v->contiguous());
-}
-// Dense in the column-major order of its matrices (batch dims outermost): what LAPACK-style
-// factorizations (geqrf, lu_factor) return. Size-1 dims are ignored.
-bool column_major(const Value& v) {
-  const size_t r = v.sizes.size();
-  if (r < 2 || v.strides.size() != r) return false;
-  std::vector<int> order = {static_cast<int>(r) - 2, static_cast<int>(r) - 1};  // innermost first
-  for (int i = static_cast<int>(r) - 2; i-- > 0;) order.push_back(i);
-  return dense_in_order(v.sizes, v.strides, order);
-}
+using namespace linalg;
+
 // One float32 matrix in column-major order within the limits.
 bool one_factor(const Value* v, int64_t max_rows, int64_t max_cols) {
   const auto m = matrix(v);
@@ -63,40 +42,6 @@ bool arg_none(const OpFacts& f, const char* name) {
   return !a || a->kind == Arg::Kind::kNone;
 }
 
-// A copy of v into a fresh column-major matrix (cloneBatchedColumnMajor, or the column-major
-// result B is copied into): nothing when v is empty, a device-to-device memcpy when v is already
-// laid out that way (a single row or column always is), else a copy kernel. Measured: lu_solve and
-// triangular_solve with B [n, 1] (memcpy) and [n, 3] (kernel), linalg_lu_solve with left=False.
-Counts column_major_copy(const Value& v) {
-  if (v.numel() == 0) return {};
-  if (column_major(v)) return {0, 1, 0, 0};
-  return {1, 0, 0, 0};
-}
-// The transpose of a matrix value (its last two dims swapped).
-Value transposed(const Value& v) {
-  Value t = v;
-  const size_t r = v.sizes.size();
-  std::swap(t.sizes[r - 2], t.sizes[r - 1]);
-  std::swap(t.strides[r - 2], t.strides[r - 1]);
-  return t;
-}
-
-// at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
-// the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
-// and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.
-constexpr Counts kCheckErrors{1, 2, 0, 1};
-
-// LU factorization of one matrix (lu_factor in cuda/linalg/BatchLinearAlgebra.cpp): square ones go
-// to cuSOLVER's getrf (6 kernels and a memset), rectangular ones to MAGMA's batched getrf (infos
-// filled, the pointer array, the fused panel factorization and the pivots' setup: 4 kernels and a
-// memset; a wide matrix's columns past its rows then take a row swap and a triangular solve, 2
-// more); either after the column-major copy. Measured: 7 kernels + 1 memset for square 5x5 and
-// 12x12 (cuSOLVER) and for wide 3x5 and 4x5 (MAGMA), 5 + 1 memset for tall 6x5 and 7x5 (MAGMA).
-bool lu_fits(const Value* a) {
-  const auto m = matrix(a);
-  if (!m || m->rows < 1 || m->cols < 1) return false;
-  return m->rows == m->cols ? one_square(a, 12) : one_matrix(a, 7, 5);
-}
 constexpr Counts kLuFactor{7, 0, 1, 0};
 // lu_factor's backend for square matrices (get_lu_factor_solver_backend): one matrix goes to
 // cuSOLVER's looped getrf; a batch goes to cuBLAS's batched getrf while n * n stays under 8400 *
@@ -108,15 +53,6 @@ bool lu_batched_cublas(const Matrix& m) {
   return m.rows * m.rows <= threshold;
 }
 constexpr Counts kLuBatchedCublas{3, 0, 0, 0};
-// The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
-// read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
-constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
-Counts lu_factor_launches(const Value& a) {
-  const auto m = *matrix(&a);
-  if (m.rows == m.cols) return kLuFactor;
-  return m.cols > m.rows ? Counts{7, 0, 1, 0} : Counts{5, 0, 1, 0};
-}
-
 // lu_solve_kernel's choice for n x n factors and k right-hand sides (batch 1): batched cuBLAS (the
 // pivots unpacked by 2 kernels, laswp, two trsm) up to n = 8 and for square B up to 16; looped
 // cuSOLVER getrs between 8 and 32 rows (infos set up by 2 kernels, laswp, 4 trsv kernels for one
@@ -128,59 +64,9 @@ std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
   return std::nullopt;
 }
 
-// --- QR: geqrf then orgqr ---
+// --- QR: ormqr (geqrf, QR and householder_product are in linalg_qr.cc) ---
 
-// geqrf_kernel's choice (cuda/linalg/BatchLinearAlgebraLib.cpp): cuBLAS's batched geqrf when the
-// matrices have at most 256 rows and there are at least max(2, rows / 16) of them, else cuSOLVER's
-// geqrf looped over the matrices.
-bool geqrf_batched_cublas(const Matrix& m) {
-  return m.rows <= 256 && m.batch >= std::max<int64_t>(2, m.rows / 16);
-}
-// Float32 matrices up to 5x5 (the library kernels measured): one matrix of any shape (cuSOLVER), or
-// a batch of tall or square ones (batched cuBLAS, measured 2 x 3x2); reduced mode.
-bool qr_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!m || !fp32_dense(a) || m->rows < 1 || m->rows > 5 || m->cols > 5) return false;
-  if (m->batch != 1 && !(m->cols <= m->rows && m->cols >= 1 && geqrf_batched_cublas(*m))) return false;
-  const std::string& n = f.op->name;
-  if (n == "aten::linalg_qr") return f.text_arg("mode", "reduced") == "reduced";
-  if (n == "aten::qr") return f.bool_arg("some", true);
-  return true;  // geqrf
-}
-// geqrf: the column-major copy, then cuSOLVER (the infos filled, two info copies, geqr2 on the
-// panel: 5 kernels; a wide matrix adds larfb on the columns past the rows: 7 more) or batched cuBLAS
-// (the two pointer arrays by arange, one geqr2 kernel: 4). linalg_qr and qr add R's triangle, the
-// orgqr infos filled, and cuSOLVER's orgqr per matrix (an info copy and 8 kernels); a wide matrix's
-// Q, the first `rows` columns of the column-major factors, is one memcpy.
-Counts qr_counts(const OpFacts& f) {
-  const auto m = *matrix(f.input(0));
-  const bool geqrf_only = f.op->name == "aten::geqrf";
-  if (m.cols == 0) return Counts{3, 0, 0, 0};
-  const bool wide = m.cols > m.rows;
-  Counts c = geqrf_batched_cublas(m) ? Counts{4, 0, 0, 0} : Counts{wide ? 12 : 5, 0, 0, 0};
-  if (geqrf_only) return c;
-  c += Counts{static_cast<int>(2 + 9 * m.batch), wide ? 1 : 0, 0, 0};
-  return c;
-}
-
-bool householder_fits(const OpFacts& f) {
-  const auto a = matrix(f.input(0));
-  const Value* tau = f.input(1);
-  if (!a || !fp32_dense(f.input(0)) || !tau || tau->sizes.empty()) return false;
-  // An empty input returns at once (linalg_householder_product_out): nothing launched.
-  if (f.input(0)->numel() == 0) return true;
-  const int64_t k = tau->sizes.back();
-  return a->batch <= 2 && a->rows <= 6 && a->cols <= 5 && a->cols <= a->rows && k >= 1 && k <= a->cols;
-}
-// The input's copy and the infos filled once, then per matrix an info copy and cuSOLVER's orgqr
-// (8 kernels).
-Counts householder_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return {static_cast<int>(2 + 9 * matrix(f.input(0))->batch), 0, 0, 0};
-}
-
-// --- Cholesky (cuSOLVER potrf) ---
+// --- Cholesky: the deprecated cholesky (the rules over sizes and batches are in linalg_cholesky.cc) ---
 
 bool cholesky_fits(const OpFacts& f) {
   const auto m = matrix(f.input(0));
@@ -200,99 +86,10 @@ Counts cholesky_counts(const OpFacts& f) {
   c += kCheckErrors;
   return c;
 }
-bool all_inputs_empty_matrices(const OpFacts& f) {
-  if (f.inputs.empty()) return false;
-  for (size_t i = 0; i < f.inputs.size(); ++i) {
-    const auto m = matrix(f.input(static_cast<int>(i)));
-    if (!m || m->batch != 1 || f.input(static_cast<int>(i))->numel() != 0) return false;
-  }
-  return f.dtype == DType::kFloat32;
-}
+// --- LU family (the rules over sizes and batches are in linalg_lu.cc) ---
 
-// --- LU family ---
-
-// A batch of square matrices up to 5x5 takes batched cuBLAS's getrf, as measured inside
-// linalg_inv (2 x 5x5); linalg_lu's unpacking of a batch was not measured.
-bool lu_batch_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && f.op->name != "aten::linalg_lu" && fp32_dense(a) && m->rows >= 1 && m->rows <= 5 && lu_batched_cublas(*m);
-}
-bool lu_factor_fits(const OpFacts& f) {
-  if (!lu_fits(f.input(0)) && !lu_batch_fits(f)) return false;
-  if (f.op->name == "aten::_lu_with_info") return f.bool_arg("pivot", true) && !f.bool_arg("check_errors", false);
-  return f.bool_arg("pivot", true);
-}
-Counts lu_factor_counts(const OpFacts& f) {
-  if (matrix(f.input(0))->batch > 1) {
-    Counts c = kLuBatchedCublas;
-    if (f.op->name == "aten::linalg_lu_factor") c += kCheckBatchedErrors;
-    return c;
-  }
-  Counts c = lu_factor_launches(*f.input(0));
-  if (f.op->name == "aten::linalg_lu_factor") c += kCheckErrors;
-  return c;
-}
-bool lu_unpack_fits(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return m && one_factor(f.input(0), 7, 5) && m->rows >= 1 && m->cols >= 1 && f.bool_arg("unpack_data", true) &&
-         f.bool_arg("unpack_pivots", true);
-}
-// The two triangles cut out (triu/tril), L's unit diagonal, the pivots turned into a
-// permutation (arange, unpack kernel) and scattered into P: 7 kernels.
-constexpr Counts kLuUnpack{7, 0, 0, 0};
-// linalg_lu: the factorization, a copy of the factors, then lu_unpack.
-Counts linalg_lu_counts(const OpFacts& f) {
-  Counts c = lu_factor_launches(*f.input(0));
-  c += Counts{1, 0, 0, 0};
-  c += kLuUnpack;
-  return c;
-}
-
-// lu_solve(B, LU, pivots) and linalg_lu_solve(LU, pivots, B, left, adjoint): B's column-major
-// copy, then the solve lu_solve_kernel picks.
-struct LuSolveArgs {
-  const Value* lu = nullptr;
-  const Value* b = nullptr;
-  bool left = true;
-};
-LuSolveArgs lu_solve_args(const OpFacts& f) {
-  if (f.op->name == "aten::lu_solve") return {f.input(1), f.input(0), true};
-  return {f.input(0), f.input(2), f.bool_arg("left", true)};
-}
-bool lu_solve_fits(const OpFacts& f) {
-  const LuSolveArgs a = lu_solve_args(f);
-  const auto lu = matrix(a.lu);
-  const auto b = matrix(a.b);
-  if (!lu || !b || !one_factor(a.lu, 12, 12) || lu->rows != lu->cols || lu->rows < 1) return false;
-  if (!one_matrix(a.b, 12, 12) && !one_factor(a.b, 12, 12)) return false;
-  const int64_t n = a.left ? b->rows : b->cols;
-  const int64_t k = a.left ? b->cols : b->rows;
-  return n == lu->rows && (a.b->numel() == 0 || lu_solve_launches(n, k));
-}
-Counts lu_solve_counts(const OpFacts& f) {
-  const LuSolveArgs a = lu_solve_args(f);
-  if (a.b->numel() == 0) return {};
-  const auto b = matrix(a.b);
-  // left=False solves the transposed system: B's transpose is what is copied.
-  Counts c = column_major_copy(a.left ? *a.b : transposed(*a.b));
-  c += *lu_solve_launches(matrix(a.lu)->rows, a.left ? b->cols : b->rows);
-  return c;
-}
-
-// linalg_solve(A, B) / linalg_solve_ex: LU of A, B copied to column-major (a vector B, unsqueezed
-// to one column: 2 memcpys), lu_solve; linalg_solve then checks the infos.
-bool solve_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const Value* b = f.input(1);
-  if (!lu_fits(a) || !f.bool_arg("left", true) || !b || !fp32_dense(b)) return false;
-  const auto m = matrix(a);
-  if (m->rows != m->cols) return false;
-  if (b->sizes.size() == 1) return b->sizes[0] == m->rows && lu_solve_launches(m->rows, 1).has_value();
-  const auto bm = matrix(b);
-  return bm && bm->batch == 1 && bm->rows == m->rows && bm->cols >= 1 &&
-         lu_solve_launches(m->rows, bm->cols).has_value();
-}
+// linalg_solve of one n x n float32 matrix against b, as tensorsolve calls it: LU, B's copy (a
+// vector: 2 memcpys), lu_solve; the info check when `check`.
 Counts solve_launches(int64_t n, const Value& b, bool check) {
   Counts c = kLuFactor;
   if (b.sizes.size() == 1) {
@@ -305,10 +102,6 @@ Counts solve_launches(int64_t n, const Value& b, bool check) {
   if (check) c += kCheckErrors;
   return c;
 }
-Counts solve_counts(const OpFacts& f) {
-  return solve_launches(matrix(f.input(0))->rows, *f.input(1), f.op->name == "aten::linalg_solve");
-}
-
 // linalg_tensorsolve(A, B, dims): A reshaped to [B.numel(), rest] and solved against B flattened
 // to a vector (linalg_solve); `dims` first moves those dims of A to the end, so the reshape copies.
 bool tensorsolve_fits(const OpFacts& f) {
@@ -373,20 +166,6 @@ Counts inv_counts(const OpFacts& f) {
   return c;
 }
 
-// det / slogdet / logdet: getrf on A's transpose (column-major already: no copy), then the
-// diagonal's product or log-sum and the sign from the pivots; an empty matrix still runs the sign
-// and product kernels on empty operands. Measured at 1x1 and 5x5 (and getrf up to 12x12).
-bool det_fits(const OpFacts& f) {
-  return one_square(f.input(0), 12);
-}
-Counts det_counts(const OpFacts& f) {
-  const bool empty = matrix(f.input(0))->rows == 0;
-  const std::string& n = f.op->name;
-  if (n == "aten::linalg_det") return empty ? Counts{7, 0, 0, 0} : Counts{15, 1, 1, 0};
-  if (n == "aten::linalg_slogdet") return empty ? Counts{8, 0, 0, 0} : Counts{19, 1, 1, 0};
-  return empty ? Counts{11, 0, 0, 0} : Counts{22, 1, 1, 0};  // logdet
-}
-
 // --- triangular solves (batched cuBLAS trsm below 64 rows) ---
 
 // triangular_solve(B, A): A and B copied to column-major, the pointer arrays built (2 kernels),
@@ -419,79 +198,54 @@ Counts trsm_counts(const OpFacts& f) {
   return c;
 }
 
-// --- SVD family (cuSOLVER's batched Jacobi gesvdj for small matrices) ---
+// --- matrix norms (the SVD-based ones are in linalg_svd.cc) ---
 
-// The infos filled, the column-major copy, an info copy, svd_music and the Jacobi sweep kernel
-// (a QR kernel before it for a tall matrix), the singular values copied out; the infos checked by
-// reading them (2 device-to-host copies the host waits for; one matrix: a device-to-device one
-// too).
-bool svd_small(const Value* a) {
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows <= 5 && m->cols <= 5;
-}
-// A wide matrix is transposed by the library first (batched_conj_A), then takes the tall path.
-bool svdvals_fits(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return svd_small(f.input(0)) && m->batch == 1;
-}
-Counts svdvals_counts(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  if (f.input(0)->numel() == 0) return {};
-  if (m->rows < m->cols) return {8, 3, 0, 2};
-  return m->rows > m->cols ? Counts{7, 3, 0, 2} : Counts{6, 3, 0, 2};
-}
-bool svd_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!svd_small(a)) return false;
-  if (a->numel() == 0) return true;
-  // Measured with U and V: wide matrices (2x3, 2x4; a batch of 2x3), reduced.
-  return f.op->name == "aten::linalg_svd" && m->batch >= 1 && m->rows >= 1 && m->rows < m->cols &&
-         !f.bool_arg("full_matrices", true);
-}
-// A batch: V's copy out is a strided copy kernel and any() over the infos one reduction, in place
-// of one matrix's device-to-device copies.
-Counts svd_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return matrix(f.input(0))->batch > 1 ? Counts{9, 2, 0, 2} : Counts{8, 4, 0, 2};
-}
-// cond (2-norm) and the nuclear norm: the singular values, then the ratio or the sum.
-bool svd_norm_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!svd_small(a) || a->numel() == 0 || m->rows != m->cols || m->batch > 5) return false;
-  if (f.op->name == "aten::linalg_cond") return arg_none(f, "p");
-  if (f.op->overload != "str_ord" || f.text_arg("ord", "fro") != "nuc") return false;
-  const Arg* d = f.arg("dim");
-  const int64_t r = static_cast<int64_t>(a->sizes.size());
-  return d && d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1;
-}
-Counts svd_norm_counts(const OpFacts& f) {
-  return matrix(f.input(0))->batch == 1 ? Counts{7, 3, 0, 2} : Counts{7, 2, 0, 2};
-}
-// The Frobenius norm is one reduction over both dims (linalg_vector_norm).
+// The Frobenius norm is one reduction over both dims (linalg_vector_norm); over an empty input, a
+// fill of the result (nothing when the result is empty too).
 bool fro_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   return a && a->sizes.size() >= 2 && f.op->overload == "str_ord" && f.text_arg("ord", "fro") == "fro" &&
-         a->numel() > 0 && !reduction_splits(f);
+         (a->numel() == 0 || !reduction_splits(f));
+}
+Counts fro_counts(const OpFacts& f) {
+  if (f.input(0)->numel() > 0) return {1, 0, 0, 0};
+  for (int id : f.op->outputs)
+    if (id >= 0 && f.graph->values[id].numel() == 0) return {};
+  return {1, 0, 0, 0};
 }
 
-// matrix_norm with a numeric ord of 1 or infinity (either sign): LinearAlgebra.cpp's
-// linalg_matrix_norm takes the 1-norm along one matrix dim (a vector_norm: one reduce kernel) and
-// the max or min along the other (one more), each zeroing its semaphores first where it splits
-// across blocks (not taken here). ord 2 goes through the singular values (svd_norms).
-bool one_inf_norm_fits(const OpFacts& f) {
+// matrix_norm with a numeric ord of 1 or infinity (either sign) over the last two dims:
+// LinearAlgebra.cpp's linalg_matrix_norm takes the 1-norm along one matrix dim (rows for 1, columns
+// for infinity: a vector_norm, one reduce kernel) and the max or min along the other (one more).
+// Each reduce kernel would zero its semaphores first where it splits across blocks, which no
+// measured size did (up to 128 rows and columns, 262144 elements). Empty: no element to sum gives
+// a fill of the sums, then the reduction (2); nothing left to take the max of, one kernel; the min
+// of nothing raises (refused). ord 2 goes through the singular values (linalg_svd.cc).
+struct OneInfNorm {
+  int64_t summed = 0, reduced = 0;  // the dim the 1-norm runs along, the dim the max/min runs along
+  bool min = false;
+};
+std::optional<OneInfNorm> one_inf_norm(const OpFacts& f) {
   const Value* a = f.input(0);
-  const Arg* ord = f.arg("ord");
-  if (!a || a->sizes.size() < 2 || a->numel() == 0 || f.op->overload == "str_ord" || !ord ||
-      ord->kind != Arg::Kind::kFloat || ord->floats.empty())
-    return false;
-  const double o = std::abs(ord->floats[0]);
+  if (!a || a->sizes.size() < 2 || f.op->overload == "str_ord") return std::nullopt;
+  const auto o = numeric_ord(f);
+  if (!o || !(std::abs(*o) == 1.0 || std::isinf(*o))) return std::nullopt;
   const Arg* d = f.arg("dim");
   const int64_t r = static_cast<int64_t>(a->sizes.size());
   const bool last_two =
       !d || d->ints.empty() || (d->ints.size() == 2 && (d->ints[0] + r) % r == r - 2 && (d->ints[1] + r) % r == r - 1);
-  return (o == 1.0 || std::isinf(o)) && last_two && a->numel() <= 4096;
+  if (!last_two) return std::nullopt;
+  const int64_t rows = a->sizes[r - 2], cols = a->sizes[r - 1];
+  if (rows > 128 || cols > 128 || a->numel() > 262144) return std::nullopt;
+  OneInfNorm n;
+  n.summed = std::abs(*o) == 1.0 ? rows : cols;
+  n.reduced = std::abs(*o) == 1.0 ? cols : rows;
+  n.min = *o < 0;
+  if (n.reduced == 0 && n.min) return std::nullopt;
+  return n;
+}
+Counts one_inf_norm_counts(const OpFacts& f) {
+  return one_inf_norm(f)->reduced == 0 ? Counts{1, 0, 0, 0} : Counts{2, 0, 0, 0};
 }
 
 // pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
@@ -536,29 +290,6 @@ Counts matrix_rank_counts(const OpFacts& f) {
 
 // --- eigen decompositions ---
 
-// eigh / eigvalsh (cuSOLVER syevd): the copy, infos, hermitianize, norm, tridiagonalization, QR
-// iteration, scaling (+ ormqr and a copy for the vectors), the infos checked.
-bool eigh_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows == m->cols && (a->numel() == 0 || one_square(a, 5));
-}
-// A batch goes to cuSOLVER's batched syevd (Xsyev batched: one call for every matrix; no
-// hermitianize, a rescaling, the Householder back-transformation from the other end, a batched
-// scaling), and any() over the infos is one reduction: eigh 18, eigvalsh 15 (+ 1 memcpy, 2 memsets).
-// Measured 2 x 5x5.
-bool eigh_batched_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows == m->cols && m->rows >= 1 && m->rows <= 5 && m->batch >= 2;
-}
-Counts eigh_batched_counts(const OpFacts& f) {
-  return f.op->name == "aten::linalg_eigh" ? Counts{18, 1, 2, 1} : Counts{15, 1, 2, 1};
-}
-Counts eigh_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {};
-  return f.op->name == "aten::linalg_eigh" ? Counts{17, 3, 1, 2} : Counts{14, 3, 1, 2};
-}
 // geev's launches depend on how many iterations the values need: only the empty case, where the
 // complex results are still allocated, filled and converted.
 bool empty_square(const OpFacts& f) {
@@ -639,38 +370,6 @@ Counts matrix_exp_counts(const OpFacts& f) {
 
 // --- products ---
 
-// matrix_power(A, n): n = 0 the identity (2 kernels, 2 copies); n = 2, 3 one and two matmuls;
-// above, binary powering: a squaring per bit after the first and a product per further set bit.
-int matmuls_for_power(int64_t n) {
-  if (n == 2) return 1;
-  if (n == 3) return 2;
-  int squarings = 0, products = 0;
-  bool have_result = false;
-  for (int64_t e = n; e > 0; e /= 2) {
-    if (e != n) ++squarings;
-    if (e % 2 == 1) {
-      if (have_result) ++products;
-      have_result = true;
-    }
-  }
-  return squarings + products;
-}
-// A negative power inverts the matrix first (linalg_inv, with its info check), then raises the
-// inverse to -n.
-bool matrix_power_fits(const OpFacts& f) {
-  const int64_t n = f.int_arg("n", -1);
-  return one_square(f.input(0), 5) && matrix(f.input(0))->rows >= 1 && n != 1;
-}
-Counts inv_counts(const OpFacts& f);
-Counts matrix_power_counts(const OpFacts& f) {
-  const int64_t n = f.int_arg("n", -1);
-  if (n == 0) return {2, 2, 0, 0};
-  const int64_t s = matrix(f.input(0))->rows;
-  const Counts one = mm_launches(*f.target, s, s, s, f.dtype);
-  Counts c = n < 0 ? inv_counts(f) : Counts{};
-  for (int i = 0; i < matmuls_for_power(n < 0 ? -n : n); ++i) c += one;
-  return c;
-}
 // multi_dot (LinearAlgebra.cpp multi_dot_impl): two matrices are one mm; three are two mms in the
 // cheaper order (A(BC) when (a c)(b + d) > (b d)(a + c) for a x b, b x c, c x d, else (AB)C); more
 // follow matrix_chain_order's dynamic programme, one mm per product. Every intermediate is a fresh
@@ -683,8 +382,6 @@ bool multi_dot_fits(const OpFacts& f) {
     const Value* v = f.input(static_cast<int>(i));
     if (!v || v->sizes.size() != 2 || v->dtype != first->dtype || (v->numel() != 0 && !v->contiguous())) return false;
     if (i > 0 && f.input(static_cast<int>(i) - 1)->sizes[1] != v->sizes[0]) return false;
-    // Chains of empty matrices were not measured.
-    if (f.inputs.size() > 2 && v->numel() == 0) return false;
   }
   return first->dtype == DType::kFloat32 || is_half(first->dtype);
 }
@@ -696,7 +393,9 @@ Counts chain_launches(const OpFacts& f, const std::vector<int64_t>& p, const std
   const size_t k = split[i][j];
   Counts c = chain_launches(f, p, split, i, k);
   c += chain_launches(f, p, split, k + 1, j);
-  c += mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
+  // An empty product launches nothing; an empty contraction zero-fills its result.
+  if (p[i] == 0 || p[j + 1] == 0) return c;
+  c += p[k + 1] == 0 ? Counts{1, 0, 0, 0} : mm_launches(*f.target, p[i], p[k + 1], p[j + 1], f.input(0)->dtype);
   return c;
 }
 Counts multi_dot_counts(const OpFacts& f) {
@@ -745,13 +444,21 @@ bool vecdot_fits(const OpFacts& f) {
 Counts vecdot_counts(const OpFacts& f) {
   return f.input(0)->numel() == 0 ? Counts{0, 1, 0, 0} : Counts{2, 0, 0, 0};
 }
-// vander(x, N): the powers as a cumulative product of x repeated N - 1 times, then the column of
-// ones concatenated: 4 kernels (a scan of 2 kernels for one element, a copy + 1 scan kernel for 5).
-bool vander_fits(const OpFacts& f) {
+// vander(x, N): x's points repeated N - 1 times (a copy kernel), their cumulative product along
+// the powers (one scan kernel over several rows; CUB's device scan, 2 kernels, over the one row of
+// a single point), then the column of ones filled and concatenated (2): 4 kernels, 5 for a single
+// point; one point and N = 2 scans a single element (4). Empty x: nothing. Measured up to 100
+// points and N = 100; several points with N = 2 were not.
+std::optional<Counts> vander_launches(const OpFacts& f) {
   const Value* x = f.input(0);
-  if (!x || x->sizes.size() > 1 || x->dtype != DType::kFloat32 || x->numel() > 5) return false;
-  const int64_t n = f.int_arg("N", x->numel());
-  return n >= 2 && n <= 5;
+  if (!x || x->dtype != DType::kFloat32) return std::nullopt;
+  const int64_t points = x->numel();
+  const int64_t n = f.int_arg("N", x->sizes.empty() ? 1 : x->sizes.back());
+  if (n < 2 || n > 100 || points > 100) return std::nullopt;
+  if (points == 0) return Counts{};
+  if (points == 1) return n == 2 ? Counts{4, 0, 0, 0} : Counts{5, 0, 0, 0};
+  if (n == 2) return std::nullopt;
+  return Counts{4, 0, 0, 0};
 }
 
 // A batch of no matrices (a batch dim of 0): the factorization and the library call are skipped,
@@ -801,28 +508,11 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                     "take the same path as linalg_solve(_ex), which calls them")
           .why("A batch of no matrices skips the factorization, and its infos are empty: only the error check's "
                "read-back and the determinant's pivots are left."));
-  r.push_back(
-      rule("linalg.qr")
-          .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
-          .when("float32 matrices up to 5x5, reduced mode, one (cuSOLVER: geqrf 5 kernels, 12 wide; linalg_qr/qr "
-                "16, 23 + 1 memcpy wide) or a batch of tall ones (batched cuBLAS geqrf 4; qr 6 + 9 per "
-                "matrix); 3 with no columns",
-                qr_fits)
-          .compute(qr_counts)
-          .evidence("opinfo:linalg_qr, opinfo:qr, opinfo:geqrf (5x5, 5x2, 5x0), opinfo:pca_lowrank and "
-                    "svd_lowrank (3x2, 4x2); opinfo_heldout:geqrf, linalg_qr, qr (2x5, 2x2), "
-                    "opinfo_heldout:pca_lowrank and svd_lowrank (2 x 3x2)")
-          .why("QR copies the matrix to column-major order, zeroes and copies cuSOLVER's infos and runs geqrf; "
-               "the reduced Q then takes R's triangle and cuSOLVER's orgqr (8 kernels: reflectors, triangular "
-               "factor, small GEMMs)."));
-  r.push_back(rule("linalg.householder_product")
-                  .ops({"aten::linalg_householder_product"})
-                  .when("float32 matrices up to 6x5, at most 2: 2 + 9 per matrix; empty: nothing", householder_fits)
-                  .compute(householder_counts)
-                  .evidence("opinfo:linalg_householder_product (5x5 and 6x5: 11; 2 of 5x5: 20), "
-                            "opinfo_heldout:linalg_householder_product (0x0: nothing)")
-                  .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
-                       "orgqr once per matrix."));
+  add_linalg_lu_rules(r);
+  add_linalg_svd_rules(r);
+  add_linalg_cholesky_rules(r);
+  add_linalg_qr_rules(r);
+  add_linalg_eigh_rules(r);
   r.push_back(
       rule("linalg.ormqr")
           .ops({"aten::ormqr"})
@@ -836,73 +526,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
               "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or not)")
           .why("ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors with "
                "one cuSOLVER kernel."));
-  r.push_back(rule("linalg.cholesky_ex")
-                  .ops({"aten::linalg_cholesky_ex"})
-                  .when("one float32 matrix up to 5x5: upper 5 kernels, lower 4 + 2 memsets; empty: 1", cholesky_fits)
-                  .compute(cholesky_ex_counts)
-                  .evidence("opinfo:linalg_cholesky_ex (5x5 upper and lower, 0x0)")
-                  .why("Cholesky copies the matrix to column-major order, runs cuSOLVER's potrf (a different kernel "
-                       "sequence for each triangle) and cuts out the triangle."));
   r.push_back(rule("linalg.cholesky")
-                  .ops({"aten::linalg_cholesky", "aten::cholesky"})
-                  .when("as linalg_cholesky_ex + the info check (1 kernel, 2 memcpy, 1 sync); cholesky of 0x0: nothing",
+                  .ops({"aten::cholesky"})
+                  .when("the deprecated cholesky of one float32 matrix up to 5x5: as linalg_cholesky (upper 5 "
+                        "kernels, lower 4 + 2 memsets) + the info check (1 kernel, 2 memcpy, 1 sync); 0x0: nothing",
                         cholesky_fits)
                   .compute(cholesky_counts)
-                  .evidence("opinfo:linalg_cholesky, opinfo:cholesky (5x5 upper and lower, 0x0)")
+                  .evidence("opinfo:cholesky (5x5 upper and lower, 0x0)")
                   .why("Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is "
                        "not positive definite: the host waits."));
-  r.push_back(rule("linalg.cholesky_empty")
-                  .ops({"aten::cholesky_inverse", "aten::cholesky_solve"})
-                  .when("empty float32 matrices: 2 kernels (the infos filled and copied)", all_inputs_empty_matrices)
-                  .counts({2, 0, 0, 0})
-                  .evidence("opinfo:cholesky_inverse, opinfo:cholesky_solve (0x0)")
-                  .why("On empty matrices only the infos are set up: they are filled and copied."));
-  r.push_back(
-      rule("linalg.lu_factor")
-          .ops({"aten::linalg_lu_factor_ex", "aten::_lu_with_info", "aten::linalg_lu_factor"})
-          .when("one float32 matrix, square up to 12x12 (cuSOLVER) or rectangular up to 7x5 (MAGMA): 7 kernels + 1 "
-                "memset (5 + 1 tall rectangular); a batch of square ones up to 5x5 (batched cuBLAS): 3; "
-                "linalg_lu_factor + the info check",
-                lu_factor_fits)
-          .compute(lu_factor_counts)
-          .evidence(
-              "opinfo:linalg_lu_factor, linalg_lu_factor_ex, lu (3x5, 4x5, 5x5), opinfo:linalg_tensorinv (12x12); "
-              "opinfo_heldout: the same (6x5, 7x5)")
-          .why("LU copies the matrix to column-major order and factors it with cuSOLVER's getrf (square) or MAGMA's "
-               "batched getrf (rectangular)."));
-  r.push_back(
-      rule("linalg.lu_unpack")
-          .ops({"aten::lu_unpack"})
-          .when("one float32 column-major matrix (as lu_factor returns it) up to 7x5: 7 kernels", lu_unpack_fits)
-          .counts(kLuUnpack)
-          .evidence("opinfo:lu_unpack (3x5, 4x5, 5x5), opinfo_heldout:lu_unpack (6x5, 7x5)")
-          .why("lu_unpack cuts L and U out of the factors, sets L's unit diagonal and turns the pivots into a "
-               "permutation matrix."));
-  r.push_back(rule("linalg.lu")
-                  .ops({"aten::linalg_lu"})
-                  .when("as lu_factor (7 + 1 memset, 5 + 1 tall) + a copy + lu_unpack (7)", lu_factor_fits)
-                  .compute(linalg_lu_counts)
-                  .evidence("opinfo:linalg_lu (3x5, 4x5, 5x5), opinfo_heldout:linalg_lu (6x5, 7x5)")
-                  .why("linalg_lu factors the matrix and unpacks the factors into P, L and U."));
-  r.push_back(rule("linalg.lu_solve")
-                  .ops({"aten::linalg_lu_solve", "aten::lu_solve"})
-                  .when("one float32 column-major factorization of n <= 8 rows (or 12 with B of n or 1 columns): B's "
-                        "column-major copy (a memcpy when B is laid out so) + batched cuBLAS (5) or cuSOLVER getrs (7)",
-                        lu_solve_fits)
-                  .compute(lu_solve_counts)
-                  .evidence("opinfo:linalg_lu_solve, opinfo:lu_solve (3x3 with B 3x4, 4x3, 3x1, 3x0)")
-                  .why("Solving from an LU factorization copies B to column-major order, applies the row swaps and "
-                       "solves the two triangles."));
-  r.push_back(rule("linalg.solve")
-                  .ops({"aten::linalg_solve_ex", "aten::linalg_solve"})
-                  .when("one float32 square A up to 12x12, B a vector or matrix: LU (7 + 1 memset), B's copy, "
-                        "lu_solve; linalg_solve + the info check",
-                        solve_fits)
-                  .compute(solve_counts)
-                  .evidence("opinfo:linalg_solve, opinfo:linalg_solve_ex (5x5 with B [5], [5, 1], [5, 3]), "
-                            "opinfo:linalg_tensorsolve (6x6 and 12x12)")
-                  .why("A linear solve factors A with LU, copies B to column-major order and solves the two triangles; "
-                       "linalg_solve then reads the info back to raise on a singular matrix."));
   r.push_back(
       rule("linalg.tensorsolve")
           .ops({"aten::linalg_tensorsolve"})
@@ -914,26 +546,16 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why(
               "tensorsolve reshapes A into a square matrix (copying it when dims moves axes) and calls linalg_solve."));
   r.push_back(
-      rule("linalg.inv")
-          .ops({"aten::linalg_inv_ex", "aten::linalg_inv", "aten::linalg_tensorinv"})
-          .when("one float32 square matrix up to 12x12: the identity (2), LU (7 + 1 memset), lu_solve (5); "
-                "linalg_inv/tensorinv + the info check; a batch of 5x5 ones: batched cuBLAS's LU (3) and solve (5), "
-                "the check 1 + 1 memcpy; empty: 1 (+ check), empty batch: nothing (inv: 1 + 1 memcpy)",
+      rule("linalg.tensorinv")
+          .ops({"aten::linalg_tensorinv"})
+          .when("float32, up to 12x12 once reshaped: as linalg_inv, the identity (2), LU (7 + 1 memset), lu_solve "
+                "(5) and the info check",
                 inv_fits)
           .compute(inv_counts)
           .evidence("opinfo:linalg_inv, opinfo:linalg_inv_ex (5x5, 0x0, 0x5x5), opinfo:linalg_tensorinv (12x12), "
                     "opinfo_heldout:linalg_inv, linalg_inv_ex (2 x 5x5: getrf_semiwarp)")
           .why("An inverse solves A X = I: it builds the identity, factors A with LU and solves the two triangles; "
                "linalg_inv reads the info back to raise on a singular matrix."));
-  r.push_back(rule("linalg.det")
-                  .ops({"aten::linalg_det", "aten::linalg_slogdet", "aten::logdet"})
-                  .when("one float32 square matrix up to 12x12: det 15, slogdet 19, logdet 22 (+ 1 memcpy, 1 memset); "
-                        "0x0: 7, 8, 11",
-                        det_fits)
-                  .compute(det_counts)
-                  .evidence("opinfo:linalg_det, opinfo:linalg_slogdet, opinfo:logdet (0x0, 1x1, 5x5)")
-                  .why("A determinant factors the matrix with LU and multiplies the diagonal, with the sign from the "
-                       "pivots; the log forms take logs and signs elementwise."));
   r.push_back(rule("linalg.triangular_solve")
                   .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
                   .when("float32 matrices below 64 rows, A and B of the same batch: A's (triangular_solve) and B's "
@@ -946,48 +568,24 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                             "trsm_batch_right_upper)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
-  r.push_back(
-      rule("linalg.svdvals")
-          .ops({"aten::linalg_svdvals"})
-          .when("one float32 matrix up to 5x5: 6 kernels (7 tall, 8 wide) + 3 memcpy, 2 syncs; empty: nothing",
-                svdvals_fits)
-          .compute(svdvals_counts)
-          .evidence("opinfo:linalg_svdvals (5x5, 5x2, 5x0), opinfo_heldout:linalg_svdvals (2x5)")
-          .why("Singular values of a small matrix are cuSOLVER's batched Jacobi SVD after the column-major copy; the "
-               "infos are read back."));
-  r.push_back(
-      rule("linalg.svd")
-          .ops({"aten::linalg_svd", "aten::svd"})
-          .when("empty: nothing; wide float32 matrices up to 5x5, reduced: one 8 kernels + 4 memcpy, a batch 9 + 2",
-                svd_fits)
-          .compute(svd_counts)
-          .evidence("opinfo:linalg_svd, opinfo:svd (0x0), opinfo:pca_lowrank and svd_lowrank (2x3, reduced), "
-                    "opinfo_heldout:pca_lowrank and svd_lowrank (2x4; 2 x 2x3)")
-          .why("An SVD of a small matrix is cuSOLVER's batched Jacobi SVD; an empty one returns before any launch."));
-  r.push_back(rule("linalg.svd_norms")
-                  .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
-                  .when("float32 square matrices up to 5x5, at most 5: cond (2-norm) and the nuclear norm, 7 kernels + "
-                        "3 memcpy (2 for a batch)",
-                        svd_norm_fits)
-                  .compute(svd_norm_counts)
-                  .evidence("opinfo:linalg_cond (5x5, 2x5x5, 2x1x5x5), opinfo:norm_nuc (5x5, 5x5x5)")
-                  .why("The 2-norm condition number and the nuclear norm need the singular values (cuSOLVER's batched "
-                       "Jacobi SVD), then one ratio or sum."));
   r.push_back(rule("linalg.matrix_norm_one_inf")
                   .ops({"aten::linalg_matrix_norm"})
-                  .when("a numeric ord of 1 or infinity over the last two dims, up to 4096 elements: the 1-norm along "
-                        "one dim, the max or min along the other, 2 reduce kernels",
-                        one_inf_norm_fits)
-                  .counts({2, 0, 0, 0})
-                  .evidence("opinfo_heldout:linalg_matrix_norm (bfloat16 [2, 2], ord inf, keepdim: NormOneOps + "
-                            "MaxOps reduce kernels)")
+                  .when("a numeric ord of 1 or infinity over the last two dims, up to 128 rows and columns: the "
+                        "1-norm along one dim, the max or min along the other, 2 reduce kernels; empty: 2 (the sums "
+                        "filled), 1 with nothing to take the max of",
+                        [](const OpFacts& f) { return one_inf_norm(f).has_value(); })
+                  .compute(one_inf_norm_counts)
+                  .evidence("sweep:linalg_sizes (matrix_norm_1, matrix_norm_-1, matrix_norm_inf, matrix_norm_-inf: "
+                            "m x n from 0 to 128 by batches (), 2, 3, 16), opinfo_heldout:linalg_matrix_norm "
+                            "(bfloat16 [2, 2], ord inf, keepdim: NormOneOps + MaxOps reduce kernels)")
                   .why("The 1- and infinity-norms of a matrix are the largest column or row sum of magnitudes: one "
                        "reduction for the sums, one for the largest."));
   r.push_back(rule("linalg.matrix_norm_fro")
                   .ops({"aten::linalg_matrix_norm"})
-                  .when("Frobenius norm, one reduce kernel", fro_fits)
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
+                  .when("Frobenius norm, one reduce kernel; empty: one fill (none for an empty result)", fro_fits)
+                  .compute(fro_counts)
+                  .evidence("sweep:linalg_sizes (matrix_norm_fro, matrix_norm_fro_dims: m x n from 0 to 128 by "
+                            "batches), opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
                   .why("The Frobenius norm is one reduction over the two matrix dims."));
   r.push_back(
       rule("linalg.pinv")
@@ -1010,43 +608,32 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                             "opinfo_heldout: the same (2 x 5x5)")
                   .why("The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed "
                        "from the largest."));
-  r.push_back(
-      rule("linalg.eigh")
-          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
-          .when("one float32 matrix up to 5x5: eigh 17, eigvalsh 14 (+ 3 memcpy, 1 memset); empty: nothing", eigh_fits)
-          .compute(eigh_counts)
-          .evidence("opinfo:linalg_eigh, opinfo:linalg_eigvalsh (5x5, 0x0, 0x5x5)")
-          .why("A symmetric eigendecomposition is cuSOLVER's syevd: tridiagonalization, QR iteration and, for the "
-               "vectors, the back-transformation; the infos are read back."));
-  r.push_back(
-      rule("linalg.eigh_batched")
-          .ops({"aten::linalg_eigh", "aten::linalg_eigvalsh"})
-          .when("a batch of float32 matrices up to 5x5: cuSOLVER's batched syevd, eigh 18, eigvalsh 15 (+ 1 memcpy, "
-                "2 memsets)",
-                eigh_batched_fits)
-          .compute(eigh_batched_counts)
-          .evidence("opinfo_heldout:linalg_eigh, linalg_eigvalsh (2 x 5x5)")
-          .why("A batch of symmetric eigendecompositions is one batched cuSOLVER call; any() over the infos is one "
-               "reduction read back."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
-                  .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3): geev's launches on "
-                        "values depend on its iterations",
+                  .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3; a batch of "
+                        "several: 1 memcpy fewer, the infos reduced by any()): geev's launches on values depend on "
+                        "its iterations",
                         empty_square)
                   .compute([](const OpFacts& f) {
-                    return f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+                    Counts c = f.op->name == "aten::linalg_eig" ? Counts{5, 4, 0, 3} : Counts{4, 3, 0, 2};
+                    if (matrix(f.input(0))->batch > 1) c.memcpy -= 1;
+                    return c;
                   })
-                  .evidence("opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)")
+                  .evidence("sweep:linalg_sizes (eig, eigvals: 0x0 by batches (), 1, 2, 3, 2x3, 16, 64), "
+                            "opinfo:linalg_eig, opinfo:linalg_eigvals (0x0, 0x5x5)")
                   .why("On empty matrices eig only allocates and fills its complex results and checks the infos."));
   r.push_back(rule("linalg.ldl_factor_empty")
                   .ops({"aten::linalg_ldl_factor", "aten::linalg_ldl_factor_ex"})
-                  .when("empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy): the pivoting decides "
-                        "the launches on values",
+                  .when("empty float32 matrices only (ex 1 kernel; with the check 2 + 2 memcpy, 2 + 1 for a batch "
+                        "of several): the pivoting decides the launches on values",
                         empty_square)
                   .compute([](const OpFacts& f) {
-                    return f.op->name == "aten::linalg_ldl_factor" ? Counts{2, 2, 0, 1} : Counts{1, 0, 0, 0};
+                    Counts c{1, 0, 0, 0};
+                    if (f.op->name == "aten::linalg_ldl_factor") c += check_errors(matrix(f.input(0))->batch);
+                    return c;
                   })
-                  .evidence("opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
+                  .evidence("sweep:linalg_sizes (ldl_factor, ldl_factor_ex: 0x0 by batches), "
+                            "opinfo:linalg_ldl_factor, opinfo:linalg_ldl_factor_ex (0x0)")
                   .why("On an empty matrix the LDL factorization only fills its info (and checks it)."));
   r.push_back(rule("linalg.eig")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
@@ -1069,6 +656,18 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("cuSOLVER's LDL factorization decides each column's pivot block on the GPU and reads the "
                        "decision back on the host before updating the column: a kernel pair and a host wait per "
                        "column."));
+  r.push_back(rule("linalg.ldl_solve_empty")
+                  .ops({"aten::linalg_ldl_solve"})
+                  .when("an empty float32 factorization (0x0 matrices, any batch): nothing",
+                        [](const OpFacts& f) {
+                          const Value* ld = f.input(0);
+                          const auto m = matrix(ld);
+                          return m && ld->dtype == DType::kFloat32 && m->rows == 0 && m->cols == 0;
+                        })
+                  .counts({0, 0, 0, 0})
+                  .evidence("sweep:linalg_sizes (ldl_solve: n = 0 by batches, B of 1, 2 and 0 columns)")
+                  .why("Solving with no unknowns returns before any launch; with matrices, the pivots' values "
+                       "decide the kernels (2x2 blocks run others), so other sizes stay at the measured 5x5."));
   r.push_back(rule("linalg.ldl_solve")
                   .ops({"aten::linalg_ldl_solve"})
                   .when("one float32 5x5 column-major factorization, B [5, 5], not hermitian: 17 kernels + 1 memcpy",
@@ -1088,23 +687,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("A matrix exponential reads each matrix's norm on the host to pick a Taylor degree, evaluates "
                        "the polynomial with a few matrix products, then squares the result once per halving of the "
                        "scaled norm."));
-  r.push_back(rule("linalg.matrix_power")
-                  .ops({"aten::linalg_matrix_power"})
-                  .when("one float32 matrix up to 5x5: n = 0 the identity (2 kernels, 2 memcpy); n >= 2 one mm per "
-                        "squaring and per further set bit of n; n < 0 linalg_inv first, then the same for -n",
-                        matrix_power_fits)
-                  .compute(matrix_power_counts)
-                  .evidence("opinfo:linalg_matrix_power (1x1: n = 0, 3, 5), opinfo_heldout:linalg_matrix_power (1x1: "
-                            "n = -2, -4: the inverse, its LU copy a memcpy, then 1 and 2 mms)")
-                  .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
-                       "per further set bit."));
   r.push_back(rule("linalg.multi_dot")
                   .ops({"aten::linalg_multi_dot"})
-                  .when("two matrices: one mm (as the mm rules count it); nothing for an empty result, a fill for an "
-                        "empty contraction; more: one mm per product in the cheapest order",
+                  .when("one mm per product in the cheapest order (as the mm rules count it); nothing for an empty "
+                        "product, a fill for an empty contraction",
                         multi_dot_fits)
                   .compute(multi_dot_counts)
-                  .evidence("opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
+                  .evidence("sweep:linalg_sizes (multi_dot: chains [5, 4, 2], [5, 4, 0, 2], [5, 0, 2], [0, 4, 2], "
+                            "[3, 4, 5, 6], [8, 8, 8, 8, 8], ...; float32 and bfloat16), "
+                            "opinfo:linalg_multi_dot (1x2 by 2x1, 2x0 by 0x2, 0x2 by 2x2; float32 and bfloat16), "
                             "opinfo_heldout:linalg_multi_dot (three 2x2; 2x3, 3x4, 4x5: 2 GEMM kernels)")
                   .why("multi_dot multiplies the matrices pairwise in the order that costs the fewest "
                        "multiplications, one matrix product each."));
@@ -1118,9 +709,12 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why("The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."));
   r.push_back(rule("linalg.vander")
                   .ops({"aten::linalg_vander"})
-                  .when("float32, up to 5 points and 5 powers: 4 kernels", vander_fits)
-                  .counts({4, 0, 0, 0})
-                  .evidence("opinfo:linalg_vander (0-d and [1] with N = 2, [5])")
+                  .when("float32, up to 100 points and powers: 4 kernels (5 for one point and N > 2); empty: "
+                        "nothing",
+                        [](const OpFacts& f) { return vander_launches(f).has_value(); })
+                  .compute([](const OpFacts& f) { return *vander_launches(f); })
+                  .evidence("sweep:linalg_sizes (vander: x [5], [2, 5], [3, 2, 4], [1], [0], [100] with N absent, "
+                            "3, 6), opinfo:linalg_vander (0-d and [1] with N = 2, [5])")
                   .why("A Vandermonde matrix is a cumulative product of the repeated points and a column of ones "
                        "concatenated to it."));
   r.push_back(rule("linalg.norm_vector_ord")

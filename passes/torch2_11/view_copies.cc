@@ -44,6 +44,8 @@ bool empty_result(const OpFacts& f) {
   }
   // Other namespaces' ops (torchvision's nms) have their own rules for empty results.
   if (f.op->name.rfind("aten::", 0) != 0 || data_dependent(*f.op) || linspace_of_tensors(f)) return false;
+  // A negative matrix power inverts first: linalg_inv fills and checks its infos even when empty.
+  if (f.op->name == "aten::linalg_matrix_power" && f.int_arg("n", 1) < 0) return false;
   bool any = false;
   for (int id : f.op->outputs) {
     if (id < 0) continue;

@@ -40,9 +40,13 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
   CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
-  b.op("aten::linalg_qr", {b.input({5, 5})});
+  b.op("aten::linalg_qr", {b.input({5, 3})});
   b.arg_text("mode", "complete");
-  CHECK_FALSE(rules_only(b).known);
+  check(rules_only(b), 19, 1, 0);  // geqrf 5, R, Q's zeros, the factors' memcpy, the infos, orgqr on 5x5 (12)
+  GraphBuilder odd;
+  odd.op("aten::linalg_qr", {odd.input({24, 3})});
+  odd.arg_text("mode", "complete");
+  CHECK_FALSE(rules_only(odd).known);  // orgqr on 24 x 24: between the measured bins
 }
 
 TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per matrix; a wide one larfb") {
@@ -51,8 +55,10 @@ TEST_CASE("linalg: a batch of QRs takes batched cuBLAS's geqrf, then orgqr per m
   check(one("aten::geqrf", {2, 3, 2}), 4, 0, 0);
   check(one("aten::geqrf", {2, 5}), 12, 0, 0);  // geqr2 on the panel, larfb on the 3 other columns
   check(one("aten::linalg_qr", {2, 5}), 23, 1, 0);
-  CHECK_FALSE(one("aten::linalg_qr", {2, 2, 5}).known);  // a batch of wide ones: not measured
-  CHECK_FALSE(one("aten::linalg_qr", {2, 8, 8}).known);  // batched geqrf beyond 5x5: not measured
+  check(one("aten::linalg_qr", {2, 2, 5}), 25, 0, 0);  // a batch of wide ones: Q copied out by a kernel
+  check(one("aten::linalg_qr", {2, 8, 8}), 24, 0, 0);
+  check(one("aten::linalg_qr", {2, 64, 8}), 28, 0, 0);  // 64 rows in 2 matrices: cuSOLVER looped, 2 + 3 each
+  CHECK_FALSE(one("aten::geqrf", {128, 16}).known);     // past the unblocked shapes measured
 }
 
 TEST_CASE("linalg: a batch of no matrices leaves only the info check and the determinant's pivots") {
@@ -88,7 +94,7 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::linalg_cholesky", {5, 5}), 5, 2, 2, 1);
   check(one("aten::linalg_cholesky", {0, 0}), 2, 2, 0, 1);
   check(one("aten::cholesky", {0, 0}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_cholesky", {6, 6}).known);
+  check(one("aten::linalg_cholesky", {6, 6}), 5, 2, 2, 1);
   CHECK_FALSE(one("aten::cholesky_inverse", {5, 5}).known);
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
 }
@@ -99,8 +105,8 @@ TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same
   check(one("aten::linalg_lu_factor_ex", {12, 12}), 7, 0, 1);
   check(one("aten::linalg_lu_factor", {4, 5}), 8, 2, 1, 1);
   check(one("aten::linalg_lu", {5, 5}), 15, 0, 1);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {6, 7}).known);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {3, 12, 12}).known);
+  check(one("aten::linalg_lu_factor_ex", {6, 7}), 7, 0, 1);       // MAGMA, at most 16 rows
+  check(one("aten::linalg_lu_factor_ex", {3, 12, 12}), 3, 0, 0);  // batched cuBLAS
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 3, 5), unpack.input({3}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
@@ -114,7 +120,7 @@ TEST_CASE("linalg: a tall matrix's MAGMA LU has no columns past the panel to swa
   GraphBuilder unpack;
   unpack.op("aten::lu_unpack", {factor(unpack, 7, 5), unpack.input({5}, DType::kInt32)});
   check(rules_only(unpack), 7, 0, 0);
-  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {9, 5}).known);  // not measured
+  check(one("aten::linalg_lu_factor_ex", {9, 5}), 5, 0, 1);  // MAGMA, at most 16 columns
 }
 
 TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already is) and picks its solver by n") {
@@ -128,7 +134,7 @@ TEST_CASE("linalg: lu_solve copies B to column-major (a memcpy when it already i
   check(lu_solve({3, 1}, 3), 5, 1, 0);
   check(lu_solve({3, 0}, 3), 0, 0, 0);
   check(lu_solve({12, 1}, 12), 7, 1, 0);  // looped cuSOLVER getrs between 8 and 32 rows
-  CHECK_FALSE(lu_solve({12, 3}, 12).known);
+  check(lu_solve({12, 2}, 12), 8, 0, 0);  // B's copy kernel, the same getrs
   // A row-major LU was not measured (the factorization returns column-major factors).
   GraphBuilder row;
   row.op("aten::lu_solve", {row.input({3, 4}), row.input({3, 3}), row.input({3}, DType::kInt32)});
@@ -146,7 +152,8 @@ TEST_CASE("linalg: solve is LU + B's copy + lu_solve; linalg_solve adds the info
   check(solve("aten::linalg_solve_ex", {5, 5}, {5, 3}), 13, 0, 1);
   check(solve("aten::linalg_solve", {5, 5}, {5, 3}), 14, 2, 1, 1);
   check(solve("aten::linalg_solve", {12, 12}, {12}), 15, 4, 1);
-  CHECK_FALSE(solve("aten::linalg_solve", {12, 12}, {12, 3}).known);
+  check(solve("aten::linalg_solve", {12, 12}, {12, 2}), 16, 2, 1, 1);
+  check(solve("aten::linalg_solve", {2, 12, 12}, {2, 12, 2}), 18, 1, 0, 1);  // cuBLAS LU, getrs per matrix
   GraphBuilder t;
   t.op("aten::linalg_tensorsolve", {t.input({2, 3, 6}), t.input({2, 3})});
   check(rules_only(t), 13, 4, 1);
@@ -160,7 +167,9 @@ TEST_CASE("linalg: inv solves against the identity; empty matrices and batches s
   check(one("aten::linalg_inv", {0, 0}), 2, 2, 0);
   check(one("aten::linalg_inv", {0, 5, 5}), 1, 1, 0, 1);
   check(one("aten::linalg_inv_ex", {0, 5, 5}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_inv", {16, 16}).known);
+  check(one("aten::linalg_inv", {16, 16}), 15, 2, 1, 1);  // cuSOLVER's LU, batched cuBLAS's solve up to 16
+  check(one("aten::linalg_inv_ex", {24, 24}), 22, 1, 1);  // two triangular solves (batched trsm) from 17
+  CHECK_FALSE(one("aten::linalg_inv", {64, 64}).known);   // cuBLAS's looped trsm: not resolved
   GraphBuilder t;
   t.op("aten::linalg_tensorinv", {t.input({4, 3, 6, 1, 2})});
   check(rules_only(t), 15, 2, 1);
@@ -171,7 +180,8 @@ TEST_CASE("linalg: determinants factor without a copy; 0x0 still runs the elemen
   check(one("aten::linalg_det", {0, 0}), 7, 0, 0);
   check(one("aten::linalg_slogdet", {1, 1}), 19, 1, 1);
   check(one("aten::logdet", {5, 5}), 22, 1, 1);
-  CHECK_FALSE(one("aten::linalg_det", {2, 5, 5}).known);
+  check(one("aten::linalg_det", {2, 5, 5}), 11, 1, 0);         // batched cuBLAS's LU: 2 in place of 6 + 1 memset
+  check(one("aten::linalg_slogdet", {64, 33, 33}), 39, 1, 1);  // MAGMA's blocked LU, as measured
 }
 
 TEST_CASE("linalg: triangular solves below 64 rows build pointer arrays for batched trsm") {
@@ -197,7 +207,10 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
   check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);  // wide: transposed first
   check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
-  CHECK_FALSE(one("aten::linalg_svd", {5, 5}).known);  // full matrices by default: not measured
+  check(one("aten::linalg_svd", {5, 5}), 6, 3, 0);           // full matrices: square, nothing to copy out
+  check(one("aten::linalg_svd", {64, 32, 32}), 6, 2, 0);     // batched Jacobi up to 32 x 32, any batch
+  check(one("aten::linalg_svd", {0, 4}), 2, 0, 0);           // full V of an empty matrix: the identity
+  CHECK_FALSE(one("aten::linalg_svdvals", {33, 33}).known);  // gesvdj sweeps until the values converge
   auto reduced = [](std::vector<int64_t> sizes) {
     GraphBuilder b;
     b.op("aten::linalg_svd", {b.input(sizes)});
@@ -206,7 +219,7 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   };
   check(reduced({2, 4}), 8, 4, 0);
   check(reduced({2, 2, 3}), 9, 2, 0);  // a batch: V's strided copy and one reduction over the infos
-  CHECK_FALSE(reduced({4, 2}).known);  // tall with U and V: not measured
+  check(reduced({4, 2}), 7, 4, 0);     // tall: the QR kernel, U copied out
   check(one("aten::linalg_cond", {5, 5}), 7, 3, 0);
   check(one("aten::linalg_cond", {2, 5, 5}), 7, 2, 0);
   GraphBuilder nuc;
@@ -225,8 +238,14 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
 }
 
 TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their measured size only") {
-  check(one("aten::linalg_eigh", {5, 5}), 17, 3, 1);
-  check(one("aten::linalg_eigvalsh", {5, 5}), 14, 3, 1);
+  check(one("aten::linalg_eigh", {5, 5}), 16, 3, 1);  // the lower triangle (UPLO's default)
+  check(one("aten::linalg_eigvalsh", {5, 5}), 13, 3, 1);
+  check(one("aten::linalg_eigh", {64, 32, 32}), 30, 1, 2);  // batched syevj up to 32 rows
+  CHECK_FALSE(one("aten::linalg_eigh", {32, 32}).known);    // one matrix past 24 rows iterates on the host
+  GraphBuilder upper;
+  upper.op("aten::linalg_eigh", {upper.input({5, 5})});
+  upper.arg_text("UPLO", "U");
+  check(rules_only(upper), 17, 3, 1);
   check(one("aten::linalg_eigh", {0, 5, 5}), 0, 0, 0);
   check(one("aten::linalg_eig", {0, 0}), 5, 4, 0);
   check(one("aten::linalg_eigvals", {0, 5, 5}), 4, 3, 0);
@@ -324,10 +343,10 @@ TEST_CASE("linalg: a batch of square matrices takes batched cuBLAS's LU; its inf
   check(one("aten::linalg_inv_ex", {2, 5, 5}), 10, 0, 0);  // identity 2, copy + arange + getrf 3, solve 5
   check(one("aten::linalg_inv", {2, 5, 5}), 11, 1, 0, 1);
   check(one("aten::linalg_inv", {4, 3, 3}), 11, 1, 0, 1);
-  CHECK_FALSE(one("aten::linalg_inv", {2, 8, 8}).known);        // batched getrf beyond 5x5: not measured
+  check(one("aten::linalg_inv", {2, 8, 8}), 11, 1, 0, 1);
   check(one("aten::linalg_lu_factor_ex", {2, 5, 5}), 3, 0, 0);  // the copy, the pointer array, getrfBatched
   check(one("aten::linalg_lu_factor", {3, 4, 4}), 4, 1, 0, 1);
-  CHECK_FALSE(one("aten::linalg_lu", {2, 5, 5}).known);  // unpacking a batch: not measured
+  check(one("aten::linalg_lu", {2, 5, 5}), 12, 0, 0);  // a batch's permutation made contiguous: + 1
 }
 
 TEST_CASE("linalg: triangular solves take any batch below 64 rows; a batched eigh is one cuSOLVER call") {
@@ -352,7 +371,12 @@ TEST_CASE("linalg: multi_dot of three or more matrices is one mm per product, in
   check(chain({{2, 2}, {2, 2}, {2, 2}}), 2, 0, 0);
   check(chain({{2, 3}, {3, 4}, {4, 5}}), 2, 0, 0);
   check(chain({{2, 3}, {3, 4}, {4, 5}, {5, 6}}), 3, 0, 0);
-  CHECK_FALSE(chain({{2, 0}, {0, 4}, {4, 5}}).known);  // an empty chain: not measured
+  check(chain({{2, 0}, {0, 4}, {4, 5}}), 1, 0, 0);  // B C is empty; A (B C) contracts nothing: a fill
+  check(chain({{5, 4}, {4, 0}, {0, 2}}), 1, 0, 0);  // (A B) is empty, (A B) C a fill
+  GraphBuilder v;
+  v.op("aten::linalg_vander", {v.input({1})});
+  v.arg_int("N", 6);
+  check(rules_only(v), 5, 0, 0);  // one point: CUB's scan over its single row
 }
 
 TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; empty Householder products nothing") {
@@ -393,4 +417,64 @@ TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is 
   check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
   check(norm(-1.0), 2, 0, 0);
   CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
+}
+
+TEST_CASE("linalg: lu_factor's backend follows the size and batch; MAGMA's blocked panels are the measured shapes") {
+  check(one("aten::linalg_lu_factor", {2, 3, 5}), 8, 1, 1, 1);       // MAGMA (rectangular), the batch's any()
+  check(one("aten::linalg_lu_factor_ex", {64, 24, 24}), 3, 0, 0);    // MAGMA's small-square kernel
+  check(one("aten::linalg_lu_factor", {16, 64, 33}), 28, 1, 1, 1);   // MAGMA's recursive panels, measured
+  check(one("aten::linalg_lu_factor_ex", {512, 512}), 7, 0, 1);      // cuSOLVER for one matrix at any size
+  check(one("aten::linalg_lu_factor_ex", {16, 0, 0}), 1, 0, 0);      // empty matrices: the infos filled
+  CHECK_FALSE(one("aten::linalg_lu_factor_ex", {2, 40, 50}).known);  // a panel shape not measured
+}
+
+TEST_CASE("linalg: lu_solve's path by size, columns and batch; past 64 rows cuBLAS's own trsm stays unknown") {
+  auto lu_solve = [](int64_t n, std::vector<int64_t> bs, bool adjoint) {
+    GraphBuilder b;
+    b.op("aten::linalg_lu_solve", {factor(b, n, n), b.input({n}, DType::kInt32), b.input(bs)});
+    b.arg_bool("adjoint", adjoint);
+    return rules_only(b);
+  };
+  check(lu_solve(24, {24, 24}, false), 14, 1, 0);       // two triangular solves (batched trsm)
+  check(lu_solve(12, {12, 2}, true), 6, 0, 0);          // getrs transposed: 2 trsm, no inits
+  CHECK_FALSE(lu_solve(128, {128, 128}, false).known);  // cuBLAS's looped trsm: not resolved
+  GraphBuilder batched;
+  batched.op("aten::linalg_lu_solve", {batched.strided({16, 100, 100}, {10000, 1, 100}),
+                                       batched.input({16, 100}, DType::kInt32), batched.input({16, 100, 1})});
+  check(rules_only(batched), 13, 1, 0);  // batched cuBLAS in two blocks of 64 rows: 3 + 2 x 5
+  GraphBuilder u;
+  u.op("aten::lu_unpack", {u.strided({2, 3, 4}, {12, 1, 3}), u.input({2, 3}, DType::kInt32)});
+  check(rules_only(u), 8, 0, 0);
+}
+
+TEST_CASE("linalg: Cholesky blocks its panels by 32 columns (one upper matrix) or 16 (a batch)") {
+  auto chol = [](std::vector<int64_t> sizes, bool upper) {
+    GraphBuilder b;
+    b.op("aten::linalg_cholesky_ex", {b.input(sizes)});
+    b.arg_bool("upper", upper);
+    return rules_only(b);
+  };
+  check(chol({512, 512}, false), 4, 0, 2);     // one lower matrix: one unblocked kernel at any n
+  check(chol({65, 65}, true), 11, 0, 0);       // 3 panels of 32 columns: 9, the copy and triu
+  check(chol({2, 33, 33}, false), 12, 0, 0);   // 3 panels of 16 columns + the pointer array
+  check(chol({2, 33, 33}, true), 14, 0, 0);    // + the upper triangle turned and back
+  CHECK_FALSE(chol({600, 600}, false).known);  // past the largest measured size
+  GraphBuilder solve;
+  solve.op("aten::cholesky_solve", {solve.input({3, 20, 1}), solve.strided({3, 20, 20}, {400, 1, 20})});
+  check(rules_only(solve), 3, 2, 1);  // potrsBatched for one column: a memset, the pointers, 2 trsv
+  GraphBuilder inv;
+  inv.op("aten::cholesky_inverse", {factor(inv, 12, 12)});
+  check(rules_only(inv), 6, 2, 0);  // the identity (3), potrs by cuBLAS's trsm (3)
+}
+
+TEST_CASE("linalg: matrix_power is one cuBLAS call per product; a negative power inverts first, even when empty") {
+  auto power = [](std::vector<int64_t> sizes, int64_t n) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_power", {b.input(sizes)});
+    b.arg_int("n", n);
+    return rules_only(b);
+  };
+  check(power({3, 5, 5}, 0), 3, 1, 0);    // a batch's identity: the clone, eye, the expanded copy
+  check(power({2, 5, 5}, -2), 12, 1, 0);  // linalg_inv (11 + 1 memcpy), one bmm
+  check(power({0, 0}, -2), 2, 2, 0);      // the inverse's info fill and check
 }

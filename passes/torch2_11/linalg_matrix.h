@@ -1,0 +1,108 @@
+// The matrix view of values that the linalg rules share (linalg.cc, linalg_lu.cc): a value's
+// matrices, their layout, and the column-major copy and info check ATen wraps around every
+// factorization (native/BatchLinearAlgebra.cpp).
+#pragma once
+
+#include <optional>
+
+#include "analyzer/tensor_geometry.h"
+#include "passes/torch2_11/gemm_engine.h"
+#include "passes/torch2_11/rules.h"
+
+namespace kc::torch2_11::linalg {
+
+// A (batch of) matrices: the last two dims of a value of rank >= 2.
+struct Matrix {
+  int64_t rows = 0, cols = 0, batch = 1;
+};
+inline std::optional<Matrix> matrix(const Value* v) {
+  if (!v || v->sizes.size() < 2 || v->strides.size() != v->sizes.size()) return std::nullopt;
+  Matrix m;
+  m.rows = v->sizes[v->sizes.size() - 2];
+  m.cols = v->sizes.back();
+  for (size_t i = 0; i + 2 < v->sizes.size(); ++i) m.batch *= v->sizes[i];
+  return m;
+}
+// The layout and dtype the rules were measured with: float32, row-major (an empty tensor has no
+// layout to speak of).
+inline bool fp32_dense(const Value* v) {
+  return v && v->dtype == DType::kFloat32 && (v->numel() == 0 || v->contiguous());
+}
+// Dense in the column-major order of its matrices (batch dims outermost): what LAPACK-style
+// factorizations (geqrf, lu_factor) return. Size-1 dims are ignored.
+inline bool column_major(const Value& v) {
+  const size_t r = v.sizes.size();
+  if (r < 2 || v.strides.size() != r) return false;
+  std::vector<int> order = {static_cast<int>(r) - 2, static_cast<int>(r) - 1};  // innermost first
+  for (int i = static_cast<int>(r) - 2; i-- > 0;) order.push_back(i);
+  return dense_in_order(v.sizes, v.strides, order);
+}
+// A copy of v into a fresh column-major matrix (cloneBatchedColumnMajor, or the column-major
+// result B is copied into): nothing when v is empty, a device-to-device memcpy when v is already
+// laid out that way (a single row or column always is), else a copy kernel. Measured: lu_solve and
+// triangular_solve with B [n, 1] (memcpy) and [n, 3] (kernel), linalg_lu_solve with left=False.
+inline Counts column_major_copy(const Value& v) {
+  if (v.numel() == 0) return {};
+  if (column_major(v)) return {0, 1, 0, 0};
+  return {1, 0, 0, 0};
+}
+// The transpose of a matrix value (its last two dims swapped).
+inline Value transposed(const Value& v) {
+  Value t = v;
+  const size_t r = v.sizes.size();
+  std::swap(t.sizes[r - 2], t.sizes[r - 1]);
+  std::swap(t.strides[r - 2], t.strides[r - 1]);
+  return t;
+}
+
+// The product X @ Y[k, n] that closes a pseudo-inverse, X[m, k] being a factor scaled column by
+// column: X is the scaled column-major factor (a transposed view to cuBLAS), Y the conjugate
+// transpose of a column-major factor (row-major): cuBLAS's "nt" GEMM, batched for a batch, as the
+// GEMM rules count it.
+inline Counts factor_product_launches(const Target& t, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  GemmCall call;
+  call.ta = true;
+  call.batched = batch > 1;
+  call.b = batch;
+  call.m = m;
+  call.k = k;
+  call.n = n;
+  return cublas_launches(t.tables.gemm, call);
+}
+
+// matrix_norm's numeric ord (an int or a float scalar).
+inline std::optional<double> numeric_ord(const OpFacts& f) {
+  const Arg* ord = f.arg("ord");
+  if (ord && ord->kind == Arg::Kind::kFloat && !ord->floats.empty()) return ord->floats[0];
+  if (ord && ord->kind == Arg::Kind::kInt && !ord->ints.empty()) return static_cast<double>(ord->ints[0]);
+  return std::nullopt;
+}
+
+// at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
+// the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
+// and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.
+constexpr Counts kCheckErrors{1, 2, 0, 1};
+// The info check of a batch of infos: any() over several infos is one reduction kernel, its flag
+// read back (a memcpy); over one info (kCheckErrors) a copy and two memcpys.
+constexpr Counts kCheckBatchedErrors{1, 1, 0, 1};
+inline Counts check_errors(int64_t batch) {
+  return batch == 1 ? kCheckErrors : kCheckBatchedErrors;
+}
+
+}  // namespace kc::torch2_11::linalg
+
+namespace kc::torch2_11 {
+// The LU family's rules (linalg_lu.cc): lu_factor, lu, lu_unpack, lu_solve and solve over sizes
+// and batches; add_linalg_rules places them after its empty-batch rule.
+void add_linalg_lu_rules(std::vector<LaunchRule>& r);
+// The SVD family's rules (linalg_svd.cc): svd, svdvals, pinv, matrix_rank, cond and the nuclear and
+// spectral norms up to 32 x 32.
+void add_linalg_svd_rules(std::vector<LaunchRule>& r);
+// The Cholesky family's rules (linalg_cholesky.cc): linalg_cholesky(_ex), cholesky_solve and
+// cholesky_inverse.
+void add_linalg_cholesky_rules(std::vector<LaunchRule>& r);
+// The QR family's rules (linalg_qr.cc): geqrf, linalg_qr / qr and householder_product.
+void add_linalg_qr_rules(std::vector<LaunchRule>& r);
+// Symmetric eigendecompositions (linalg_eigh.cc): eigh, eigvalsh and the hermitian pinv.
+void add_linalg_eigh_rules(std::vector<LaunchRule>& r);
+}  // namespace kc::torch2_11
