@@ -31,7 +31,12 @@ struct JsonNumber {
 // text is not what it reads (the position is then unspecified).
 class JsonLexer {
  public:
-  JsonLexer(const char* begin, const char* end) : p_(begin), end_(end) {}
+  // Escaped strings are decoded into `decoded` where given, else into the lexer's own buffer: a
+  // reader that lexes record after record keeps one buffer's storage for all of them.
+  JsonLexer(const char* begin, const char* end, std::string* decoded = nullptr)
+      : p_(begin), end_(end), scratch_(decoded ? *decoded : own_scratch_) {}
+  JsonLexer(const JsonLexer&) = delete;
+  JsonLexer& operator=(const JsonLexer&) = delete;
 
  protected:
   void skip_space() {
@@ -290,7 +295,9 @@ class JsonLexer {
 
   const char* p_;
   const char* const end_;
-  std::string scratch_, number_;  // decoded strings; a number's text for the C functions
+  std::string own_scratch_;
+  std::string& scratch_;  // decoded strings
+  std::string number_;    // a number's text for the C functions
 };
 
 }  // namespace kc

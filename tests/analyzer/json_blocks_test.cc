@@ -34,8 +34,7 @@ TEST_CASE("json_blocks: both ways of finding the bytes agree with a byte-by-byte
   const std::string near = "\"\\{}[]|;:;=_}\x02\x22\x5c\x7b\x7d\x5b\x5d\x3b\x7c\x80\xa2\xdb\xfb\xfd\xff";
   for (int round = 0; round < 2000; ++round) {
     char block[64];
-    for (char& c : block)
-      c = round % 2 ? near[random() % near.size()] : static_cast<char>(random() % 256);
+    for (char& c : block) c = round % 2 ? near[random() % near.size()] : static_cast<char>(random() % 256);
     INFO(round);
     CHECK(same(kc::json_block_portable(block), by_bytes(block)));
     CHECK(same(kc::json_block(block), by_bytes(block)));
@@ -52,8 +51,8 @@ TEST_CASE("json_blocks: prefix_xor marks the bytes from each opening quote to it
 // The outline finds where each lazy value ends 64 bytes at a time: strings, escapes and
 // brackets at every offset around a block's edge must end it where a parse does.
 TEST_CASE("json_blocks: an outline's lazy values end where they end, wherever a block's edge falls") {
-  const std::string pieces[] = {R"("a\"]")", R"("\\")", R"("\\\"}")", R"({"k": [1, "]"]})", R"("x\u005d")",
-                                R"("{[")", R"([[], {}])"};
+  const std::string pieces[] = {R"("a\"]")",    R"("\\")", R"("\\\"}")", R"({"k": [1, "]"]})",
+                                R"("x\u005d")", R"("{[")", R"([[], {}])"};
   for (size_t pad = 0; pad < 140; ++pad)
     for (const std::string& piece : pieces) {
       const std::string value = "[\"" + std::string(pad, 'p') + "\", " + piece + ", " + piece + "]";
@@ -75,7 +74,13 @@ TEST_CASE("json_blocks: the noted key at every offset around a block's edge") {
     auto noted = [&](const std::string& value) {
       const std::string text = R"({"v": [)" + value + "]}";
       INFO(text);
-      return kc::JsonDoc::parse_outline(text, "t", 2, {}, "as_expr").root().find("v").children().begin().operator*()
+      return kc::JsonDoc::parse_outline(text, "t", 2, {}, "as_expr")
+          .root()
+          .find("v")
+          .children()
+          .begin()
+          .
+          operator*()
           .contains_key("as_expr");
     };
     CHECK(noted("{\"" + p + "\": 1, \"as_expr\": 2}"));
