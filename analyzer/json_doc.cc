@@ -662,7 +662,8 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
   if (n.type != Type::kObject) return out;
   // Sorted and, among equal keys, the last in the document kept: what std::map gives
   // nlohmann::json. Sorted by each key's first eight bytes, as a number, first: most
-  // comparisons of 100,000 names then touch no string.
+  // comparisons of 100,000 names then touch no string. A merge sort: the names of an export's
+  // tensors in document order (v0, v1, ..., v99999) sent introsort into its heap sort.
   struct Entry {
     uint64_t prefix;
     uint32_t index;  // document order, which decides among equal keys
@@ -675,7 +676,7 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
     for (size_t i = 0; i < 8; ++i) prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
     entries.push_back({prefix, c});
   }
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
     const std::string_view ka = JsonRef(doc_, a.index).key(), kb = JsonRef(doc_, b.index).key();
     return ka != kb ? ka < kb : a.index < b.index;
