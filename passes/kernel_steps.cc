@@ -169,7 +169,7 @@ void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std:
   if (kernels < 0)
     kernels = static_cast<int>(
         std::count_if(families.begin(), families.end(), [](std::string_view f) { return !not_a_kernel(f); }));
-  if (op.name == "aten::embedding") {
+  if (std::string_view(op.name) == "aten::embedding") {
     out = gather(g, op, arrays);
     return;
   }
