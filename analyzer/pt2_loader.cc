@@ -974,6 +974,10 @@ class Pt2Reader {
     if (!node.is_lazy() || !kc::read_plain_node(node.text(), kLazyDepth, plain_node_)) return false;
     const PlainNode& n = plain_node_;
     const PlainStrings& s = n.strings;
+    // The operands' slots are fetched while the target and the schema are matched.
+    for (const PlainArg& in : n.inputs)
+      if (in.kind == PlainArg::Kind::kTensor) value_index_.prefetch(s(in.tensor));
+    for (const PlainStrings::Ref& name : n.outputs) value_index_.prefetch(s(name));
     const auto known = targets_.find(s(n.target));
     if (known == targets_.end()) return false;
     const Target& t = known->second;
