@@ -548,9 +548,6 @@ bool JsonRef::is_number() const {
 bool JsonRef::is_number_integer() const {
   return KC_NODE.type == Type::kInteger || KC_NODE.type == Type::kUnsigned;
 }
-bool JsonRef::is_lazy() const {
-  return KC_NODE.type == Type::kLazy;
-}
 
 const char* JsonRef::type_name() const {
   const JsonDoc::Node& n = KC_NODE;
@@ -599,26 +596,10 @@ std::string_view JsonRef::key() const {
              : (n.key_in_text ? doc_->text_ : std::string_view(doc_->chars_)).substr(n.key_offset, n.key_length);
 }
 
-size_t JsonRef::text_begin() const {
-  return is_lazy() ? KC_NODE.s.offset : 0;
-}
-size_t JsonRef::text_end() const {
-  return is_lazy() ? size_t{KC_NODE.s.offset} + KC_NODE.s.length : 0;
-}
-
-std::string_view JsonRef::text() const {
-  return is_lazy() ? doc_->text_.substr(KC_NODE.s.offset, KC_NODE.s.length) : std::string_view();
-}
-
 JsonRef::Children JsonRef::children() const {
   const JsonDoc::Node& n = KC_NODE;
   const bool container = n.type == Type::kObject || n.type == Type::kArray;
   return Children(doc_, index_ + 1, container ? index_ + n.span : index_ + 1);
-}
-
-JsonRef::Children::iterator& JsonRef::Children::iterator::operator++() {
-  index_ += doc_->nodes_[index_].span;
-  return *this;
 }
 
 bool JsonRef::contains_key(std::string_view key) const {
