@@ -17,9 +17,10 @@ namespace kc {
 class JsonCursor : JsonLexer {
  public:
   // `text` holds one value, which sits `depth` deep in its document (the depth limit counts
-  // from the document's root).
-  JsonCursor(std::string_view text, size_t depth)
-      : JsonLexer(text.data(), text.data() + text.size()), begin_(text.data()), depth_(depth) {}
+  // from the document's root). Escaped strings are decoded into `decoded` where given
+  // (JsonLexer).
+  JsonCursor(std::string_view text, size_t depth, std::string* decoded = nullptr)
+      : JsonLexer(text.data(), text.data() + text.size(), decoded), begin_(text.data()), depth_(depth) {}
 
   // The next value's first byte ('{', '[', '"', 't', 'f', 'n', or a number's), 0 at the end.
   char peek() {

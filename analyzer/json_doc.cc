@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/error.h"
+#include "analyzer/json_blocks.h"
 #include "analyzer/json_lexer.h"
 #include "analyzer/json_limits.h"
 
@@ -123,7 +124,8 @@ class FastParser : JsonLexer {
         out_(out),
         lazy_depth_(lazy_depth),
         passed_(passed && *passed ? passed : nullptr),
-        noted_key_(noted_key) {}
+        noted_key_(noted_key),
+        plain_noted_key_(noted_key.find_first_of("\"\\/\b\f\n\r\t") == std::string_view::npos) {}
 
   bool run() {
     skip_space();
@@ -150,7 +152,6 @@ class FastParser : JsonLexer {
       case '[': {
         if (depth_ >= lazy_depth_) {
           const char* start = p_;
-          seen_noted_key_ = false;
           if (!skip_container()) return false;
           out_.lazy(static_cast<size_t>(start - text_), static_cast<size_t>(p_ - start), seen_noted_key_);
           return true;
@@ -235,6 +236,87 @@ class FastParser : JsonLexer {
   // where it is read. The brackets must pair within the depth limit, so that the outline's own
   // structure is that of a full parse.
   bool skip_container() {
+    const char* start = p_;
+    bool may_hold_key = false;
+    if (!find_container_end(may_hold_key)) return false;
+    seen_noted_key_ = false;
+    if (noted_key_.empty() || (plain_noted_key_ && !may_hold_key)) return true;
+    p_ = start;
+    return walk_container();
+  }
+
+  // skip_container's scan, 64 bytes at a time (json_blocks.h): a string's quotes are those no
+  // backslash escapes, the bytes between them are inside it, and the brackets outside strings
+  // are followed one by one. A backslash escapes the byte after it wherever it stands (outside
+  // a string it is invalid JSON, which the value's parse finds). `may_hold_key`: whether a
+  // string spells the noted key as it is, or any escape is a "\u", which may spell it: the
+  // other escapes decode to bytes a plain noted key does not hold, so that otherwise the key
+  // is not there.
+  bool find_container_end(bool& may_hold_key) {
+    char closing[kMaxJsonDepth];  // the bracket each open container expects, innermost last
+    size_t open = 0;
+    uint64_t inside = 0;         // all ones where a block starts inside a string
+    uint64_t escaped_first = 0;  // 1 where a block's first byte is escaped by the last one's
+    const size_t key = noted_key_.size();
+    char tail[64];
+    while (p_ != end_) {
+      const size_t left = static_cast<size_t>(end_ - p_);
+      const char* block = p_;
+      if (left < 64) {  // the text's last bytes, padded with spaces, which mean nothing here
+        std::memset(tail, ' ', sizeof tail);
+        std::memcpy(tail, p_, left);
+        block = tail;
+      }
+      const JsonBlock b = json_block(block);
+      uint64_t escaped = escaped_first;
+      escaped_first = 0;
+      for (uint64_t escapes = b.backslash & ~escaped; escapes != 0; escapes &= escapes - 1) {
+        const int i = __builtin_ctzll(escapes);
+        if (i == 63) {
+          escaped_first = 1;
+          may_hold_key |= left > 64 && p_[64] == 'u';
+          break;
+        }
+        escaped |= uint64_t{2} << i;
+        escapes &= ~(uint64_t{2} << i);  // an escaped backslash escapes nothing
+        may_hold_key |= block[i + 1] == 'u';
+      }
+      const uint64_t quotes = b.quote & ~escaped;
+      const uint64_t in_string = prefix_xor(quotes) ^ inside;
+      inside = in_string >> 63 ? ~uint64_t{0} : 0;
+      if (key > 0 && !may_hold_key) {
+        // Strings as long as the key: closed key + 1 bytes after they open, or past the block.
+        const uint64_t opening = quotes & in_string, closing_quotes = quotes & ~in_string;
+        const uint64_t ends =
+            key + 1 < 64 ? (closing_quotes >> (key + 1)) | ~(~uint64_t{0} >> (key + 1)) : ~uint64_t{0};
+        for (uint64_t q = opening & ends; q != 0; q &= q - 1) {
+          const size_t i = static_cast<size_t>(__builtin_ctzll(q));
+          may_hold_key |=
+              i + key + 1 < left && p_[i + key + 1] == '"' && std::memcmp(p_ + i + 1, noted_key_.data(), key) == 0;
+        }
+      }
+      for (uint64_t brackets = (b.open | b.close) & ~in_string; brackets != 0; brackets &= brackets - 1) {
+        const int i = __builtin_ctzll(brackets);
+        const char c = block[i];
+        if (c == '{' || c == '[') {
+          if (depth_ + open >= kMaxJsonDepth) return false;
+          closing[open++] = c == '{' ? '}' : ']';
+        } else {
+          if (closing[--open] != c) return false;
+          if (open == 0) {
+            p_ += i + 1;
+            return true;
+          }
+        }
+      }
+      p_ += left < 64 ? left : 64;
+    }
+    return false;
+  }
+
+  // skip_container's walk byte by byte, noting the outline's key exactly, escapes decoded: for
+  // the values whose text may hold it.
+  bool walk_container() {
     char closing[kMaxJsonDepth];  // the bracket each open container expects, innermost last
     size_t open = 0;
     while (p_ != end_) {
@@ -242,7 +324,7 @@ class FastParser : JsonLexer {
       if (c == '"') {
         const char* start = p_;
         if (!skip_string()) return false;
-        if (!noted_key_.empty() && !note_key(start)) return false;
+        if (!note_key(start)) return false;
         continue;
       }
       if (c == '{' || c == '[') {
@@ -312,6 +394,7 @@ class FastParser : JsonLexer {
   const size_t lazy_depth_;
   const std::function<void(size_t)>* const passed_;
   const std::string_view noted_key_;
+  const bool plain_noted_key_;   // no escape but "\u" decodes to a byte of it
   bool seen_noted_key_ = false;  // in the lazy value being skipped
   size_t depth_ = 0, next_passed_ = 0;
 };
@@ -465,9 +548,6 @@ bool JsonRef::is_number() const {
 bool JsonRef::is_number_integer() const {
   return KC_NODE.type == Type::kInteger || KC_NODE.type == Type::kUnsigned;
 }
-bool JsonRef::is_lazy() const {
-  return KC_NODE.type == Type::kLazy;
-}
 
 const char* JsonRef::type_name() const {
   const JsonDoc::Node& n = KC_NODE;
@@ -516,26 +596,10 @@ std::string_view JsonRef::key() const {
              : (n.key_in_text ? doc_->text_ : std::string_view(doc_->chars_)).substr(n.key_offset, n.key_length);
 }
 
-size_t JsonRef::text_begin() const {
-  return is_lazy() ? KC_NODE.s.offset : 0;
-}
-size_t JsonRef::text_end() const {
-  return is_lazy() ? size_t{KC_NODE.s.offset} + KC_NODE.s.length : 0;
-}
-
-std::string_view JsonRef::text() const {
-  return is_lazy() ? doc_->text_.substr(KC_NODE.s.offset, KC_NODE.s.length) : std::string_view();
-}
-
 JsonRef::Children JsonRef::children() const {
   const JsonDoc::Node& n = KC_NODE;
   const bool container = n.type == Type::kObject || n.type == Type::kArray;
   return Children(doc_, index_ + 1, container ? index_ + n.span : index_ + 1);
-}
-
-JsonRef::Children::iterator& JsonRef::Children::iterator::operator++() {
-  index_ += doc_->nodes_[index_].span;
-  return *this;
 }
 
 bool JsonRef::contains_key(std::string_view key) const {
@@ -579,7 +643,8 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
   if (n.type != Type::kObject) return out;
   // Sorted and, among equal keys, the last in the document kept: what std::map gives
   // nlohmann::json. Sorted by each key's first eight bytes, as a number, first: most
-  // comparisons of 100,000 names then touch no string.
+  // comparisons of 100,000 names then touch no string. A merge sort: the names of an export's
+  // tensors in document order (v0, v1, ..., v99999) sent introsort into its heap sort.
   struct Entry {
     uint64_t prefix;
     uint32_t index;  // document order, which decides among equal keys
@@ -592,7 +657,7 @@ std::vector<std::pair<std::string_view, JsonRef>> JsonRef::items() const {
     for (size_t i = 0; i < 8; ++i) prefix = prefix << 8 | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
     entries.push_back({prefix, c});
   }
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
     const std::string_view ka = JsonRef(doc_, a.index).key(), kb = JsonRef(doc_, b.index).key();
     return ka != kb ? ka < kb : a.index < b.index;

@@ -170,4 +170,23 @@ class JsonDoc {
   std::string_view text_;
 };
 
+// Defined here, where the compiler can inline them: a reader asks them of every record.
+inline bool JsonRef::is_lazy() const {
+  return doc_->nodes_[index_].type == JsonDoc::Type::kLazy;
+}
+inline size_t JsonRef::text_begin() const {
+  return is_lazy() ? doc_->nodes_[index_].s.offset : 0;
+}
+inline size_t JsonRef::text_end() const {
+  return is_lazy() ? size_t{doc_->nodes_[index_].s.offset} + doc_->nodes_[index_].s.length : 0;
+}
+inline std::string_view JsonRef::text() const {
+  const JsonDoc::Node& n = doc_->nodes_[index_];
+  return is_lazy() ? doc_->text_.substr(n.s.offset, n.s.length) : std::string_view();
+}
+inline JsonRef::Children::iterator& JsonRef::Children::iterator::operator++() {
+  index_ += doc_->nodes_[index_].span;
+  return *this;
+}
+
 }  // namespace kc

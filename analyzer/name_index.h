@@ -42,6 +42,12 @@ class NameIndex {
     }
   }
   iterator find(std::string_view key) { return const_cast<Entry*>(std::as_const(*this).find(key)); }
+  // Asks the processor for the slot where a lookup of `key` starts, so that a find of it a
+  // little later does not wait for memory: in a table of 100,000 names nearly every first
+  // lookup of a name misses the caches.
+  void prefetch(std::string_view key) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash(key) & mask()]);
+  }
   // The entry of `key`, added with `value` where there was none (then true).
   std::pair<iterator, bool> try_emplace(std::string_view key, int value) {
     if (key.data() == nullptr) key = std::string_view("", 0);  // a null view marks empty slots

@@ -566,23 +566,39 @@ class Pt2Reader {
   }
 
   // A tensor record of the common shape (pt2_plain.h) read straight from its text into `v`;
-  // false, having changed nothing, where value_of must read it.
+  // false, having changed nothing, where value_of must read it. A record with the text of the
+  // one read before it is not read again: an export's tensors repeat a few shapes (a block's
+  // activations, one after another), and the text decides all that is read here.
   bool read_plain_value(std::string_view key, JsonRef meta, Value& v, bool& requires_grad) {
-    if (!meta.is_lazy() || !read_plain_tensor(meta.text(), kLazyDepth, plain_tensor_)) return false;
-    const PlainTensor& t = plain_tensor_;
-    const auto dtype = dtype_from_export_enum(t.dtype);
-    if (!dtype.has_value()) return false;
-    v.name = std::string(key);
-    v.dtype = *dtype;
-    v.sizes = t.sizes;
-    v.strides = t.strides;
-    if (t.has_device) {
-      std::string device;
-      if (t.has_device_type) device = std::string(t.strings(t.device_type));
-      if (t.has_device_index) device += ":" + std::to_string(t.device_index);
-      v.device = shared_device(std::move(device));
+    if (!meta.is_lazy()) return false;
+    const std::string_view text = meta.text();
+    RepeatedTensor& last = last_tensor_;
+    if (!last.read || text != last.text) {
+      last.read = false;
+      if (!read_plain_tensor(text, kLazyDepth, plain_tensor_)) return false;
+      const PlainTensor& t = plain_tensor_;
+      const auto dtype = dtype_from_export_enum(t.dtype);
+      if (!dtype.has_value()) return false;
+      last.dtype = *dtype;
+      last.sizes = t.sizes;
+      last.strides = t.strides;
+      last.device = SharedString();
+      if (t.has_device) {
+        std::string device;
+        if (t.has_device_type) device = std::string(t.strings(t.device_type));
+        if (t.has_device_index) device += ":" + std::to_string(t.device_index);
+        last.device = shared_device(std::move(device));
+      }
+      last.requires_grad = t.requires_grad;
+      last.text = text;
+      last.read = true;
     }
-    requires_grad = t.requires_grad;
+    v.name = std::string(key);
+    v.dtype = last.dtype;
+    v.sizes = last.sizes;
+    v.strides = last.strides;
+    v.device = last.device;
+    requires_grad = last.requires_grad;
     JsonDoc::mark_checked(meta);
     return true;
   }
@@ -958,6 +974,10 @@ class Pt2Reader {
     if (!node.is_lazy() || !kc::read_plain_node(node.text(), kLazyDepth, plain_node_)) return false;
     const PlainNode& n = plain_node_;
     const PlainStrings& s = n.strings;
+    // The operands' slots are fetched while the target and the schema are matched.
+    for (const PlainArg& in : n.inputs)
+      if (in.kind == PlainArg::Kind::kTensor) value_index_.prefetch(s(in.tensor));
+    for (const PlainStrings::Ref& name : n.outputs) value_index_.prefetch(s(name));
     const auto known = targets_.find(s(n.target));
     if (known == targets_.end()) return false;
     const Target& t = known->second;
@@ -1547,6 +1567,15 @@ class Pt2Reader {
   // The structures records of the common shape are read into, kept for their storage.
   PlainNode plain_node_;
   PlainTensor plain_tensor_;
+  // The last tensor record read_plain_value read, and what it read there.
+  struct RepeatedTensor {
+    bool read = false;
+    std::string text;  // a copy: the text's pages are given back behind the reader
+    DType dtype = DType::kUnknown;
+    std::vector<int64_t> sizes, strides;
+    SharedString device;
+    bool requires_grad = false;
+  } last_tensor_;
   TextRelease release_;
 };
 

@@ -137,7 +137,7 @@ bool read_plain_node(std::string_view text, size_t depth, PlainNode& out) {
   out.ints.clear();
   out.outputs.clear();
   out.has_stack_trace = out.has_module_stack = false;
-  JsonCursor in(text, depth);
+  JsonCursor in(text, depth, out.strings.scratch());
   bool target = false, inputs = false, outputs = false, meta = false;
   const bool read = in.members([&](std::string_view key) {
     if (key == "target") return first_time(target) && keep_string(in, out.strings, out.target);
@@ -188,7 +188,7 @@ bool read_plain_tensor(std::string_view text, size_t depth, PlainTensor& out) {
   out.strides.clear();
   out.has_device = out.has_device_type = out.has_device_index = false;
   out.requires_grad = false;
-  JsonCursor in(text, depth);
+  JsonCursor in(text, depth, out.strings.scratch());
   bool dtype = false, sizes = false, strides = false, dev = false, grad = false;
   const bool read = in.members([&](std::string_view key) {
     if (key == "dtype") return first_time(dtype) && in.integer(out.dtype);

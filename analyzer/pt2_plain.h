@@ -26,9 +26,12 @@ class PlainStrings {
   std::string_view operator()(Ref r) const {
     return r.data ? std::string_view(r.data, r.size) : std::string_view(decoded_).substr(r.offset, r.size);
   }
+  // Where the record's reader decodes an escaped string before keeping it.
+  std::string* scratch() { return &scratch_; }
 
  private:
   std::string decoded_;
+  std::string scratch_;
 };
 
 // An argument of a node, of the kinds read here.

@@ -24,7 +24,8 @@ class SharedString {
     return a.text_ == b.text_ || a.str() == b.str();
   }
   friend bool operator==(const SharedString& a, std::string_view b) { return a.str() == b; }
-  friend bool operator==(const SharedString& a, const char* b) { return a.str() == b; }
+  // As views: with a literal, a length that differs decides without a call.
+  friend bool operator==(const SharedString& a, const char* b) { return std::string_view(a.str()) == b; }
   friend bool operator!=(const SharedString& a, const SharedString& b) { return !(a == b); }
 
  private:

@@ -64,6 +64,9 @@ class JsonWriter {
   void value(const nlohmann::ordered_json& j);
   template <typename T>
   void value(const std::vector<T>& list) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (int_list(list.data(), list.size())) return;
+    }
     begin_array();
     for (const T& v : list) value(v);
     end_array();
@@ -95,6 +98,28 @@ class JsonWriter {
   char* line_at(size_t prefix, size_t depth, size_t more);
   // A line break, the indent of the current depth and a closing bracket.
   void close_line(char bracket);
+  // A member's list of integers as the elements one by one would write it, in one piece where
+  // the buffer has room for the longest it could be (a report holds two shapes per tensor of
+  // every op); false, with nothing written, where it has not or the list is no member's.
+  template <typename T>
+  bool int_list(const T* values, size_t n) {
+    constexpr size_t kDigits = 24;
+    const size_t depth = open_.size() + 1;  // the elements'
+    if (n == 0 || !after_key_ || depth + 8 > kSlack || used_ + n * (2 + depth + kDigits) + 2 + depth > kBufBytes)
+      return false;
+    after_key_ = false;
+    char* at = buf_.get() + used_;
+    for (size_t k = 0; k < n; ++k) {
+      std::memcpy(at, k == 0 ? "[\n" : ",\n", 2);
+      std::memset(at + 2, ' ', depth);
+      at = std::to_chars(at + 2 + depth, at + 2 + depth + kDigits, values[k]).ptr;
+    }
+    *at++ = '\n';
+    std::memset(at, ' ', depth - 1);
+    at[depth - 1] = ']';
+    used_ = static_cast<size_t>(at + depth - buf_.get());
+    return true;
+  }
   void write_string(std::string_view s);
   // One value through nlohmann's serializer, indented for the current depth.
   void dump(const nlohmann::ordered_json& j);

@@ -159,13 +159,16 @@ class L2 {
   // Poisson count of mean ways_ x bytes / capacity_. A loss under one line in 10^4 is none (a
   // model whose data fits expects no DRAM traffic, as measured).
   double survival(double bytes) const {
+    constexpr double kWhole = 1 - 1e-4;
     const double mean = ways_ * bytes / capacity_;
     double term = std::exp(-mean), sum = term;
-    for (int k = 1; k < ways_; ++k) {
+    // The terms are never negative: once the sum is past kWhole, the rest cannot change the
+    // answer, and recently touched data (most reads) stops after a term or two.
+    for (int k = 1; k < ways_ && sum <= kWhole; ++k) {
       term *= mean / k;
       sum += term;
     }
-    return sum > 1 - 1e-4 ? 1.0 : sum;
+    return sum > kWhole ? 1.0 : sum;
   }
 
   // With ways: what of segment s is still in L2, given the data touched since it was (its LRU
@@ -359,13 +362,13 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
   // The kernel name families measured for each op's rule, dtype and launches (kernel_steps.h).
   KernelNamesLookup names(target.kernel_names);
   const std::vector<std::string_view> no_families;
-  auto steps_of = [&](size_t i, const HbmArrays& arrays) {
+  auto steps_of = [&](size_t i, const HbmArrays& arrays, OpSteps& steps) {
     const Launch& l = launches[i];
     const std::string& rule = l.rule == "measured" ? l.fitting_rule : l.rule;
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     const std::vector<std::string_view>& f =
         l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
-    return op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0);
+    op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0, steps);
   };
   const L2Model model = l2_model(target);
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * model.share), model.ways);
@@ -380,16 +383,18 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     return block[s];
   };
   std::vector<int> rows_block(g.ops.size(), -1);  // per op, the rows its gather reads
-  // An op's scratch blocks and a step's (block, bytes) of each array read and written, kept
-  // from op to op for their storage.
+  // An op's arrays and kernels, its scratch blocks and a step's (block, bytes) of each array
+  // read and written, kept from op to op for their storage.
+  HbmArrays arrays;
+  OpSteps op;
   std::vector<int> scratch;
   std::vector<std::pair<int, int64_t>> reads, writes;
   // The first run leaves the L2 as the call before the measured one does; the second is reported.
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       try {
-        const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
-        const OpSteps op = steps_of(i, arrays);
+        hbm_arrays(g, static_cast<int>(i), launches[i], arrays);
+        steps_of(i, arrays, op);
         DramTraffic t;
         double read = 0;
         l2.start_op();

@@ -11,13 +11,12 @@ namespace {
 
 // Each distinct array once, at its own size; host tensors (a CPU scalar multiplying a GPU
 // tensor) never touch HBM.
-std::vector<int> device_arrays(const Graph& g, std::vector<int> values) {
+void keep_device_arrays(const Graph& g, std::vector<int>& values) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   values.erase(std::remove_if(values.begin(), values.end(),
                               [&](int v) { return v < 0 || g.values[v].placement != Placement::kDevice; }),
                values.end());
-  return values;
 }
 
 int64_t bytes_of(const Graph& g, const std::vector<int>& values) {
@@ -28,19 +27,31 @@ int64_t bytes_of(const Graph& g, const std::vector<int>& values) {
 
 }  // namespace
 
-HbmArrays hbm_arrays(const Graph& g, int i, const Launch& l) {
+void hbm_arrays(const Graph& g, int i, const Launch& l, HbmArrays& out) {
   const Op& op = g.ops[i];
+  out.reads.clear();
+  out.writes.clear();
   // An unknown op is assumed to do work unless its schema makes it a view: its traffic is
   // still the arrays it must touch.
-  const bool moves = l.known ? (l.counts.kernels + l.counts.memcpy) > 0 : !op.traits.view;
-  if (!moves) return {};
-  return {true, device_arrays(g, op.tensor_inputs()), device_arrays(g, op.outputs)};
+  out.moves = l.known ? (l.counts.kernels + l.counts.memcpy) > 0 : !op.traits.view;
+  if (!out.moves) return;
+  op.for_each_tensor_input([&](int v) { out.reads.push_back(v); });
+  keep_device_arrays(g, out.reads);
+  out.writes.assign(op.outputs.begin(), op.outputs.end());
+  keep_device_arrays(g, out.writes);
+}
+
+HbmArrays hbm_arrays(const Graph& g, int i, const Launch& l) {
+  HbmArrays out;
+  hbm_arrays(g, i, l, out);
+  return out;
 }
 
 std::vector<Traffic> run_hbm_traffic(const Graph& g, const std::vector<Launch>& launches) {
   std::vector<Traffic> out(g.ops.size());
+  HbmArrays arrays;
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    const HbmArrays arrays = hbm_arrays(g, static_cast<int>(i), launches[i]);
+    hbm_arrays(g, static_cast<int>(i), launches[i], arrays);
     if (!arrays.moves) continue;
     Traffic& t = out[i];
     t.reads = static_cast<int>(arrays.reads.size());

@@ -22,5 +22,8 @@ struct HbmArrays {
   std::vector<int> reads, writes;  // value indices
 };
 HbmArrays hbm_arrays(const Graph& g, int i, const Launch& launch);
+// The same into `out`, whose lists keep their storage: a pass that asks for every op's arrays
+// allocates nothing per op.
+void hbm_arrays(const Graph& g, int i, const Launch& launch, HbmArrays& out);
 
 }  // namespace kc

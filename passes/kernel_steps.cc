@@ -21,9 +21,15 @@ bool core_kernel(std::string_view f) {
   return f != kToNhwc && f != kToNchw && !elementwise(f) && !not_a_kernel(f);
 }
 
+void whole(const Graph& g, const std::vector<int>& values, std::vector<Access>& out) {
+  out.clear();
+  for (int v : values) out.push_back({v, g.values[v].bytes()});
+}
+
 std::vector<Access> whole(const Graph& g, const std::vector<int>& values) {
   std::vector<Access> out;
-  for (int v : values) out.push_back({v, g.values[v].bytes()});
+  out.reserve(values.size());
+  whole(g, values, out);
   return out;
 }
 
@@ -158,28 +164,43 @@ OpSteps grouped_f32(const Graph& g, const Op& op, const HbmArrays& arrays, int k
 
 }  // namespace
 
-OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                        const std::vector<std::string_view>& families, int kernels) {
+void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
+                     const std::vector<std::string_view>& families, int kernels, OpSteps& out) {
   if (kernels < 0)
     kernels = static_cast<int>(
         std::count_if(families.begin(), families.end(), [](std::string_view f) { return !not_a_kernel(f); }));
-  if (op.name == "aten::embedding") return gather(g, op, arrays);
+  if (std::string_view(op.name) == "aten::embedding") {
+    out = gather(g, op, arrays);
+    return;
+  }
   // Only sequences around one core kernel are laid out: the families are those of the rule,
   // dtype and launch count, and a grouped convolution with as many launches may be a loop over
   // its groups, which stays one kernel.
   const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
   auto grouped = [&] { return groups_of(op) > 1; };
   if (conv && grouped() && arrays.reads.size() >= 2 && arrays.writes.size() == 1)
-    if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), kernels); !s.steps.empty()) return s;
+    if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), kernels); !s.steps.empty()) {
+      out = std::move(s);
+      return;
+    }
   if ((conv || gemm) && families.size() > 1 && !grouped() &&
       std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
-      arrays.writes.size() == 1)
-    return around_core(g, in_argument_order(op, arrays), families, gemm);
-  // Built in place: a braced list would copy each list it holds.
+      arrays.writes.size() == 1) {
+    out = around_core(g, in_argument_order(op, arrays), families, gemm);
+    return;
+  }
+  // One kernel over the arrays, in the first step's lists as they are.
+  out.steps.resize(1);
+  whole(g, arrays.reads, out.steps[0].reads);
+  whole(g, arrays.writes, out.steps[0].writes);
+  out.scratch_bytes.clear();
+  out.written_through = 0;
+}
+
+OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
+                        const std::vector<std::string_view>& families, int kernels) {
   OpSteps out;
-  KernelStep& step = out.steps.emplace_back();
-  step.reads = whole(g, arrays.reads);
-  step.writes = whole(g, arrays.writes);
+  op_kernel_steps(g, op, arrays, rule, families, kernels, out);
   return out;
 }
 

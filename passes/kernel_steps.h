@@ -69,6 +69,10 @@ constexpr int64_t kLinePerElement = 32;
 // `families` names where not given).
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
                         const std::vector<std::string_view>& families, int kernels = -1);
+// The same into `out`, whose lists keep their storage where the op is one kernel: a pass that
+// lays out every op's kernels allocates nothing for most of them.
+void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
+                     const std::vector<std::string_view>& families, int kernels, OpSteps& out);
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
 const char* kernel_names_dtype(const Graph& g, const Op& op);

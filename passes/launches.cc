@@ -1,6 +1,10 @@
 #include "passes/launches.h"
 
+#include <algorithm>
+#include <cstring>
+#include <deque>
 #include <limits>
+#include <string_view>
 #include <unordered_map>
 
 #include "analyzer/describe.h"
@@ -27,8 +31,8 @@ Counts times(const Counts& c, int64_t repeat, int op) {
 // out; rules that read other ops say so (reads_graph).
 class Signature {
  public:
-  const std::string& of(const Graph& recorded, const Graph& seen, const Op& op) {
-    s_.clear();
+  std::string_view of(const Graph& recorded, const Graph& seen, const Op& op) {
+    used_ = 0;
     ids_.clear();
     text(op.name);
     text(op.overload);
@@ -47,15 +51,21 @@ class Signature {
     }
     number(static_cast<int64_t>(op.outputs.size()));
     for (int v : op.outputs) value(recorded, seen, v);
-    return s_;
+    return std::string_view(s_.data(), used_);
   }
 
  private:
-  void bytes(const void* p, size_t n) { s_.append(static_cast<const char*>(p), n); }
+  // Written into a buffer that only grows: an op's signature is some forty pieces of a few
+  // bytes each, and a string's append per piece was most of its cost.
+  void bytes(const void* p, size_t n) {
+    if (used_ + n > s_.size()) s_.resize(std::max(2 * s_.size(), used_ + n));
+    std::memcpy(s_.data() + used_, p, n);
+    used_ += n;
+  }
   void number(int64_t n) { bytes(&n, sizeof n); }
   void text(const std::string& t) {
     number(static_cast<int64_t>(t.size()));
-    s_ += t;
+    bytes(t.data(), t.size());
   }
   template <typename T>
   void list(const std::vector<T>& xs) {
@@ -78,7 +88,8 @@ class Signature {
     if (&seen != &recorded) list(seen.values[id].strides);  // the run-time strides the rules read
   }
 
-  std::string s_;
+  std::vector<char> s_;
+  size_t used_ = 0;       // bytes of s_ this op's signature holds
   std::vector<int> ids_;  // the op's values, in order of first appearance
 };
 
@@ -91,12 +102,18 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
   const Graph runtime = layout && layout->diverging > 0 ? with_runtime_strides(g, *layout) : Graph();
   const Graph& seen = layout && layout->diverging > 0 ? runtime : g;
   // A graph repeats a few signatures many times (a block per layer): each is decided once.
-  std::unordered_map<std::string, Launch> decided;
+  std::unordered_map<std::string_view, Launch> decided;
+  std::deque<std::string> decided_keys;  // the bytes decided's keys view
   Signature signature;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
     Launch& l = out[i];
-    const std::string* sig = options.reuse_by_signature ? &signature.of(g, seen, op) : nullptr;
+    std::string_view signed_as;
+    const std::string_view* sig = nullptr;
+    if (options.reuse_by_signature) {
+      signed_as = signature.of(g, seen, op);
+      sig = &signed_as;
+    }
     if (sig)
       if (auto it = decided.find(*sig); it != decided.end()) {
         l = it->second;
@@ -128,7 +145,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
         l.cudnn = SharedString();  // the rule's answer did not decide
       }
     }
-    if (reusable) decided.emplace(*sig, l);
+    if (reusable) decided.emplace(decided_keys.emplace_back(*sig), l);
     if (op.repeat > 1) l.counts = times(l.counts, op.repeat, static_cast<int>(i));
   }
   // Totals are summed in 32-bit counts: a model (its loops' trips included) must fit them.

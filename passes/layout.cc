@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/launch_rules.h"
@@ -86,9 +87,10 @@ std::optional<int64_t> int_arg(const Op& op, std::initializer_list<const char*> 
   return a->ints[0];
 }
 
-const char* const kConvs[] = {"aten::conv1d",           "aten::conv2d",           "aten::conv3d",
-                              "aten::convolution",      "aten::_convolution",     "aten::cudnn_convolution",
-                              "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"};
+// Views: every op's name is compared with each, and a length that differs decides at once.
+constexpr std::string_view kConvs[] = {"aten::conv1d",           "aten::conv2d",           "aten::conv3d",
+                                       "aten::convolution",      "aten::_convolution",     "aten::cudnn_convolution",
+                                       "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"};
 
 // Ops whose CUDA output is allocated contiguous whatever the input's layout (they call
 // .contiguous() / expect_contiguous() on it, or allocate with LEGACY_CONTIGUOUS_MEMORY_FORMAT).
@@ -205,9 +207,9 @@ class LayoutPass {
       }
     if (first_out < 0) return;
     const std::string& name = op.name;
-    for (const char* c : kConvs)
+    for (std::string_view c : kConvs)
       if (name == c) return conv(op, first_out);
-    if (name == "aten::scaled_dot_product_attention") return sdpa(op, first_out);
+    if (name == std::string_view("aten::scaled_dot_product_attention")) return sdpa(op, first_out);
 
     bool any_diverged = false;
     op.for_each_tensor_input([&](int v) { any_diverged |= diverged(v); });
