@@ -9,7 +9,7 @@ Needs Python with torch (CPU is enough). Exports are cached under --cache, keyed
 configuration, so a second run only reruns kernelcount:
     python3 research/sweeps/check_exported.py data/sweeps/sweep_linalg_sizes_opinfo_edges.jsonl.xz
         [--kernelcount build/kernelcount] [--family linalg_sizes] [--op lu_factor,solve]
-        [--limit N] [--misses 30] [--cache /tmp/kc-check-exported]
+        [--limit N] [--misses 30] [--cache DIR]
 """
 import argparse
 import collections
@@ -19,6 +19,7 @@ import json
 import lzma
 import os
 import subprocess
+import tempfile
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,7 +86,7 @@ def main():
     ap.add_argument("--op", default="", help="comma-separated sweep op names")
     ap.add_argument("--limit", type=int, default=0, help="at most this many configurations per op")
     ap.add_argument("--misses", type=int, default=30)
-    ap.add_argument("--cache", default="/tmp/kc-check-exported")
+    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "kc-check-exported"))
     a = ap.parse_args()
     sys.path.insert(0, HERE)
     import sweep
