@@ -58,6 +58,7 @@ class Signature {
   // Written into a buffer that only grows: an op's signature is some forty pieces of a few
   // bytes each, and a string's append per piece was most of its cost.
   void bytes(const void* p, size_t n) {
+    if (n == 0) return;  // an empty list's data() may be null, which memcpy must not see
     if (used_ + n > s_.size()) s_.resize(std::max(2 * s_.size(), used_ + n));
     std::memcpy(s_.data() + used_, p, n);
     used_ += n;
