@@ -1413,8 +1413,7 @@ def opinfo_edges_family(S, scale):
             dims = [] if dim is None else (dim if isinstance(dim, list) else [dim])
             if any(d >= nd or d < -nd for d in dims) or any(shape[d] < edge + 1 for d in (dims or range(nd))):
                 continue
-            ndims = len(dims) if dims else nd
-            def build(shape=shape, dim=dim, spacing=spacing, edge=edge, ndims=ndims, dtype=dtype):
+            def build(shape=shape, dim=dim, spacing=spacing, edge=edge, dtype=dtype):
                 x = rnd(shape, dtype)
                 kw = {"edge_order": edge}
                 if dim is not None:
