@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the cuDNN answers built into kernelcount for a target (its folder's
-cudnn_answers.txt.gz, passes/targets/<folder>/, read by passes/torch2_11/cudnn_table.cc): cuDNN's
+cudnn_answers.txt, passes/targets/<folder>/, read by passes/torch2_11/cudnn_table.cc): cuDNN's
 heuristic choice for every convolution of the committed models, asked with the target's device
 properties (its device.json). Runs kernelcount on every model of
 data/corpus/*/ (folders and .tar.xz bundles, TorchScript with their manifests' --input specs),
@@ -15,8 +15,6 @@ disk cache in a fresh folder, then writes that cache's lines sorted, one per que
 import argparse
 import concurrent.futures
 import glob
-import gzip
-import io
 import json
 import os
 import shlex
@@ -117,13 +115,6 @@ def table_text(kc, jobs, cache=None, target_args=()):
         return f"# cuDNN {version} properties {props}\n" + "".join(answers[k] for k in sorted(answers))
 
 
-def gzipped(text):
-    out = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=9) as z:
-        z.write(text.encode())
-    return out.getvalue()
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default=os.path.join(ROOT, "build/kernelcount"))
@@ -133,14 +124,14 @@ def main():
     ap.add_argument("--cache", help="keep kernelcount's disk cache in this folder, to resume an interrupted run "
                     "(it must hold nothing but that run's answers); default: a fresh temporary folder")
     args = ap.parse_args()
-    table = os.path.join(ROOT, targets.path(args.target, "cudnn_answers.txt.gz"))
+    table = os.path.join(ROOT, targets.path(args.target, "cudnn_answers.txt"))
     # The default target is kernelcount's own: its runs (golden cases with subcommands among them)
     # take no --target.
     target_args = [] if args.target == targets.folders()[0] else ["--target", targets.name(args.target)]
     text = table_text(os.path.abspath(args.kernelcount), args.jobs, None if args.check else args.cache, target_args)
     lines = text.count("\n") - 1
     if args.check:
-        committed = gzip.decompress(open(table, "rb").read()).decode() if os.path.exists(table) else ""
+        committed = open(table).read() if os.path.exists(table) else ""
         if committed == text:
             print(f"cudnn_table: {os.path.relpath(table, ROOT)} is current ({lines} answers)")
             return 0
@@ -148,8 +139,8 @@ def main():
         print(f"cudnn_table: {os.path.relpath(table, ROOT)} is stale: {len(new - old)} lines to add, "
               f"{len(old - new)} to remove; run generators/cudnn_table.py")
         return 1
-    with open(table, "wb") as f:
-        f.write(gzipped(text))
+    with open(table, "w") as f:
+        f.write(text)
     print(f"cudnn_table: wrote {os.path.relpath(table, ROOT)}: {lines} answers, {os.path.getsize(table)} bytes")
     return 0
 

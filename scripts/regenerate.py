@@ -97,7 +97,7 @@ GENERATORS = [
         ["passes/targets/{target}/conv_engine_trees.inc"], "the convolution sweeps and the corpora's measurements",
         have_pinned, per_target=True),
     gen("cudnn-answers", [PYTHON, "generators/cudnn_table.py", "--target", "{target}"],
-        ["passes/targets/{target}/cudnn_answers.txt.gz"],
+        ["passes/targets/{target}/cudnn_answers.txt"],
         "cuDNN's heuristics for every committed model's convolutions (about 20 minutes)", have_cudnn,
         check=[PYTHON, "generators/cudnn_table.py", "--target", "{target}", "--check"], slow=True, per_target=True),
     gen("docs", [PYTHON, "generators/update_docs.py"],

@@ -190,8 +190,7 @@ CudnnConvQuery cudnn_query(const ConvView& v, bool channels_last) {
 // (cudnn_answers.h); notes the answer's source for the report.
 std::optional<CudnnEngineChoice> cudnn_engine(const OpFacts& f, const ConvView& v, bool channels_last) {
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  CudnnAnswers* answers =
-      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers) : nullptr;
   if (!answers) return std::nullopt;
   const CudnnAnswer a = answers->choose(cudnn_query(v, channels_last));
   if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
@@ -438,8 +437,7 @@ std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const Conv
   if (dx.size() + 1 == v.x_sizes.size()) dx.insert(dx.begin(), 1);  // unbatched: a batch of one
   if (dx.size() != v.x_sizes.size()) return std::nullopt;
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
-  CudnnAnswers* answers =
-      cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers_gz) : nullptr;
+  CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers) : nullptr;
   if (!answers) return std::nullopt;
   CudnnConvQuery q = cudnn_query(v, runs_channels_last(v));
   q.x = dx;

@@ -250,7 +250,7 @@ namespace {
 
 // The process's store for a device: its properties and its table, or GPU N's properties under
 // KERNELCOUNT_CUDNN_GPU (which needs cuDNN loaded to read them, and never uses the table).
-std::unique_ptr<CudnnAnswers> process_store(const Device& device, std::string_view table_gz) {
+std::unique_ptr<CudnnAnswers> process_store(const Device& device, std::string_view table_text) {
   const char* setting = std::getenv("KERNELCOUNT_CUDNN");
   if (setting && std::string(setting) == "off") return nullptr;
   CudnnAnswers::Options o;
@@ -274,12 +274,14 @@ std::unique_ptr<CudnnAnswers> process_store(const Device& device, std::string_vi
       }
     }
   } else {
-    version = CudnnHeuristics::probe_version();
     const char* table_setting = std::getenv("KERNELCOUNT_CUDNN_TABLE");
-    const CudnnTable& table = cudnn_table(table_gz);
+    const CudnnTable& table = cudnn_table(table_text);
     const bool table_on = !(table_setting && std::string(table_setting) == "off");
-    // Without a cuDNN that could answer, the answers kept are those of the version the target
-    // runs, which the table was made with.
+    // The answers kept are those of the version the target runs. A table made with a version the
+    // heuristics take names it; only without one is the installed cuDNN opened to read its
+    // version (loading it cost about 1.2 ms, a quarter of a warm run). Without a cuDNN that
+    // could answer, the version is the table's.
+    version = CudnnHeuristics::supported_version(table.version) ? table.version : CudnnHeuristics::probe_version();
     if (!CudnnHeuristics::supported_version(version)) version = table.version;
     if (table_on && table.version != 0 && table.version == version &&
         table.properties_hash == device_properties_hash(properties))
@@ -296,14 +298,14 @@ std::unique_ptr<CudnnAnswers> process_store(const Device& device, std::string_vi
 
 }  // namespace
 
-CudnnAnswers* CudnnAnswers::get(const Device& device, std::string_view table_gz) {
+CudnnAnswers* CudnnAnswers::get(const Device& device, std::string_view table_text) {
   // One store per device a target describes, made at its first convolution and kept for the
   // process's life.
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CudnnAnswers>> stores;
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, added] = stores.try_emplace(device.cudnn_properties);
-  if (added) it->second = process_store(device, table_gz);
+  if (added) it->second = process_store(device, table_text);
   return it->second.get();
 }
 

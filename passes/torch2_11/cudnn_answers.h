@@ -104,11 +104,11 @@ class CudnnAnswers {
   };
   explicit CudnnAnswers(Options options) : o_(std::move(options)) {}
 
-  // The process's store for a target's device, with the target's table (its gzip-compressed
-  // bytes, Target::tables.cudnn_answers_gz), configured from the environment (KERNELCOUNT_CACHE,
+  // The process's store for a target's device, with the target's table (its text,
+  // Target::tables.cudnn_answers), configured from the environment (KERNELCOUNT_CACHE,
   // KERNELCOUNT_CUDNN_TABLE=off leaves the table out, KERNELCOUNT_CUDNN_GPU); nullptr where
   // KERNELCOUNT_CUDNN=off, which means no cuDNN answers at all.
-  static CudnnAnswers* get(const Device& device, std::string_view table_gz);
+  static CudnnAnswers* get(const Device& device, std::string_view table_text);
 
   // The answer for q and where it came from. A miss asks cuDNN (loading it the first time) and
   // appends the answer, nullopt included, to the disk cache; a cache that cannot be read or

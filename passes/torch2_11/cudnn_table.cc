@@ -1,7 +1,5 @@
 #include "passes/torch2_11/cudnn_table.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -9,36 +7,6 @@
 #include <mutex>
 
 namespace kc::torch2_11 {
-
-namespace {
-
-// gzip data inflated; empty where it is damaged.
-std::string gunzip(const unsigned char* data, size_t size) {
-  std::string out;
-  z_stream s{};
-  if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK) return out;
-  s.next_in = const_cast<unsigned char*>(data);
-  s.avail_in = static_cast<uInt>(size);
-  char buffer[1 << 16];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    s.next_out = reinterpret_cast<unsigned char*>(buffer);
-    s.avail_out = sizeof buffer;
-    rc = inflate(&s, Z_NO_FLUSH);
-    out.append(buffer, sizeof buffer - s.avail_out);
-  }
-  inflateEnd(&s);
-  if (rc != Z_STREAM_END) out.clear();
-  return out;
-}
-
-CudnnTable built_in(std::string_view gz) {
-  CudnnTable t;
-  if (!gz.empty()) read_cudnn_table(gunzip(reinterpret_cast<const unsigned char*>(gz.data()), gz.size()), t);
-  return t;
-}
-
-}  // namespace
 
 bool read_cudnn_table(std::string_view text, CudnnTable& t) {
   const size_t eol = text.find('\n');
@@ -49,9 +17,8 @@ bool read_cudnn_table(std::string_view text, CudnnTable& t) {
   if (std::sscanf(first.c_str(), "# cuDNN %llu properties %16[0-9a-f]", &version, hash) != 2) return false;
   t.version = static_cast<size_t>(version);
   t.properties_hash = hash;
-  t.text_.assign(text.substr(eol + 1));
   t.lines_.clear();
-  const std::string_view body(t.text_);
+  const std::string_view body = text.substr(eol + 1);
   for (size_t start = 0; start < body.size();) {
     size_t end = body.find('\n', start);
     if (end == std::string_view::npos) end = body.size();
@@ -73,14 +40,17 @@ bool CudnnTable::find(const std::string& key, std::optional<CudnnEngineChoice>& 
   return parse_cudnn_answer_line(*it, parsed_key, answer) && parsed_key == key;
 }
 
-const CudnnTable& cudnn_table(std::string_view gz) {
-  // One table per target, read at its first use; the bytes are the target's, linked in for the
-  // life of the process, so their address names them.
+const CudnnTable& cudnn_table(std::string_view text) {
+  // One table per target, indexed at its first use; the bytes are the target's, linked in for
+  // the life of the process, so their address names them and the index points into them.
   static std::mutex mutex;
   static std::map<const char*, std::unique_ptr<CudnnTable>> tables;
   std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<CudnnTable>& t = tables[gz.data()];
-  if (!t) t = std::make_unique<CudnnTable>(built_in(gz));
+  std::unique_ptr<CudnnTable>& t = tables[text.data()];
+  if (!t) {
+    t = std::make_unique<CudnnTable>();
+    if (!text.empty()) read_cudnn_table(text, *t);
+  }
   return *t;
 }
 

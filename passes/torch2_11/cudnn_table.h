@@ -2,7 +2,8 @@
 // every convolution of the committed models (data/corpus, tests/models), asked with the
 // target's device properties, so that those shapes never need cuDNN loaded, or installed.
 // generators/cudnn_table.py --target FOLDER writes a target's table
-// (passes/targets/<folder>/cudnn_answers.txt.gz) and checks that it is current.
+// (passes/targets/<folder>/cudnn_answers.txt) and checks that it is current. It is linked in
+// as text: inflating 1.2 MB cost more than the rest of a ResNet-50's analysis.
 #pragma once
 
 #include <string>
@@ -26,16 +27,16 @@ class CudnnTable : public CudnnAnswerTable {
 
  private:
   friend bool read_cudnn_table(std::string_view text, CudnnTable& t);
-  std::string text_;
-  std::vector<std::string_view> lines_;  // into text_, sorted
+  std::vector<std::string_view> lines_;  // into the text read, which outlives the table; sorted
 };
 
-// A target's table from its gzip-compressed bytes (Target::tables.cudnn_answers_gz),
-// decompressed and indexed on first use (a few milliseconds); version 0 where there are none.
-const CudnnTable& cudnn_table(std::string_view gz);
+// A target's table from its text (Target::tables.cudnn_answers, linked in), indexed on first
+// use; version 0 where there are none.
+const CudnnTable& cudnn_table(std::string_view text);
 
-// A table's text ("# cuDNN VERSION properties HASH" then answer lines) read into t; false for a
-// text without that first line. A damaged line answers nothing.
+// A table's text ("# cuDNN VERSION properties HASH" then answer lines) read into t, whose lines
+// point into text: it must outlive t. False for a text without that first line. A damaged line
+// answers nothing.
 bool read_cudnn_table(std::string_view text, CudnnTable& t);
 
 }  // namespace kc::torch2_11

@@ -69,7 +69,7 @@ struct ConvTrees {
 struct Tables {
   Table<GemmTreeNode> gemm;
   ConvTrees conv;
-  std::string_view cudnn_answers_gz;  // cudnn_answers.txt.gz as committed (empty: no answers kept)
+  std::string_view cudnn_answers;  // cudnn_answers.txt as committed, linked in (empty: no answers kept)
 };
 
 }  // namespace kc::torch2_11

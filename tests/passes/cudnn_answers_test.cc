@@ -262,7 +262,7 @@ TEST_CASE("cudnn answers: the built-in table names its cuDNN and properties, and
   CHECK(t.find("f32 n 1 1 1 1 12", answer));
   CHECK(t.find("bf16 n 2 1 1 1 1", answer));
   CHECK_FALSE(t.find("f32 n 1 1 1 1 2", answer));
-  const kc::torch2_11::CudnnTable& built_in = kc::torch2_11::cudnn_table(kc::default_target().tables.cudnn_answers_gz);
+  const kc::torch2_11::CudnnTable& built_in = kc::torch2_11::cudnn_table(kc::default_target().tables.cudnn_answers);
   CHECK(built_in.version == 91900);
   CHECK(built_in.properties_hash ==
         kc::torch2_11::device_properties_hash(kc::default_target().device.cudnn_properties));
