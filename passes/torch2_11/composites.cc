@@ -490,18 +490,6 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                   .counts({2, 0, 0, 0})
                   .evidence("opset:fft_rfft, opset:stft")
                   .why("The magnitude of a complex tensor is computed by one kernel and copied into the real result."));
-  r.push_back(rule("stft")
-                  .ops({"aten::stft"})
-                  .when("f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel",
-                        [](const OpFacts& f) {
-                          const int64_t n = f.int_arg("n_fft", 0);
-                          return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) &&
-                                 n <= 4096;
-                        })
-                  .counts({2, 0, 0, 0})
-                  .evidence("opset:stft (n_fft 256)")
-                  .why("A short-time Fourier transform multiplies the framed signal by the window and runs one batched "
-                       "cuFFT kernel."));
   r.push_back(rule("solve_triangular")
                   .ops({"aten::linalg_solve_triangular"})
                   .when("f32: a copy of B into the result + one cuBLAS trsm",
