@@ -50,6 +50,18 @@ TEST_CASE("nonzero: cub's count in one kernel up to 4096 elements, the select, c
   CHECK(counts(b).kernels == 5);
 }
 
+TEST_CASE("max_unpool: strided input and indices are made contiguous first") {
+  auto unpool = [](std::vector<int64_t> strides) {
+    GraphBuilder b;
+    int x = b.strided({1, 2, 1, 2}, strides, DType::kBFloat16);
+    int i = b.strided({1, 2, 1, 2}, strides, DType::kInt64);
+    b.op("aten::max_unpool2d", {x, i}, {}, {1, 2, 3, 6});
+    return counts(b).kernels;
+  };
+  CHECK(unpool({4, 2, 2, 1}) == 2);  // the zero fill, the unpooling kernel
+  CHECK(unpool({4, 1, 4, 2}) == 4);  // channels last: a copy of each first
+}
+
 TEST_CASE("index: indices are copied only when their broadcast strides differ") {
   auto index = [](std::vector<int64_t> a, std::vector<int64_t> c) {
     GraphBuilder b;
