@@ -62,6 +62,15 @@ TEST_CASE("max_unpool: strided input and indices are made contiguous first") {
   CHECK(unpool({4, 1, 4, 2}) == 4);  // channels last: a copy of each first
 }
 
+TEST_CASE("ldexp of nothing still fills its base 2 on the device") {
+  GraphBuilder b;
+  b.pointwise("aten::ldexp", {b.input({0, 1, 3}), b.input({0, 10, 3})});
+  b.g.values[b.g.ops.back().outputs[0]].sizes = {0, 10, 3};
+  const kc::Launch l = rules_only(b);
+  CHECK(l.rule == "ldexp.empty");
+  CHECK(l.counts.kernels == 1);
+}
+
 TEST_CASE("index: indices are copied only when their broadcast strides differ") {
   auto index = [](std::vector<int64_t> a, std::vector<int64_t> c) {
     GraphBuilder b;
