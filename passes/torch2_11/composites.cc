@@ -85,6 +85,19 @@ bool cdist_euclid_mm(const OpFacts& f) {
   const int64_t ra = a->sizes[a->sizes.size() - 2], rb = b->sizes[b->sizes.size() - 2];
   return f.dtype == DType::kFloat32 && mode == 0 && (ra > 25 || rb > 25);
 }
+// max_unpooling2d/3d_forward_out_cuda (cuda/MaxUnpooling.cu): self.contiguous() and
+// indices.contiguous() (a copy kernel each for a strided layout, channels-last among them), the
+// output zeroed, then the kernel over the input's elements.
+Counts max_unpool_counts(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const Value* out = f.output(0);
+  Counts c;
+  for (const Value* v : {in, f.input(1)})
+    if (v && v->numel() > 0 && !v->contiguous()) c.kernels += 1;
+  if (out && out->numel() > 0) c.kernels += 1;
+  if (in && in->numel() > 0) c.kernels += 1;
+  return c;
+}
 bool power_of_two(int64_t n) {
   return n > 0 && (n & (n - 1)) == 0;
 }
@@ -340,13 +353,13 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("max_unpool")
           .ops({"aten::max_unpool2d", "aten::max_unpool3d"})
-          .when("a zero fill of the output, then the unpooling kernel")
-          .compute([](const OpFacts& f) -> Counts {
-            const Value* out = f.output(0);
-            return out && out->numel() > 0 ? Counts{2, 0, 0, 0} : Counts{};
-          })
-          .evidence("opinfo: max_unpool1d, max_unpool2d, max_unpool3d (36 of 36)")
-          .why("Unpooling zero-fills the output, then scatters each pooled value back to its recorded position."));
+          .when("a copy of the input and of the indices where not contiguous, a zero fill of the output, then "
+                "the unpooling kernel")
+          .compute(max_unpool_counts)
+          .evidence("opinfo: max_unpool1d, max_unpool2d, max_unpool3d (36 of 36), opinfo_heldout3: max_unpool2d "
+                    "of a channels-last [1, 2, 1, 2] input and indices (2 direct_copy kernels, the fill, the kernel)")
+          .why("Unpooling makes its input and indices contiguous, zero-fills the output, then scatters each pooled "
+               "value back to its recorded position."));
   r.push_back(
       rule("pool.indices")
           .ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
@@ -490,18 +503,6 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                   .counts({2, 0, 0, 0})
                   .evidence("opset:fft_rfft, opset:stft")
                   .why("The magnitude of a complex tensor is computed by one kernel and copied into the real result."));
-  r.push_back(rule("stft")
-                  .ops({"aten::stft"})
-                  .when("f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel",
-                        [](const OpFacts& f) {
-                          const int64_t n = f.int_arg("n_fft", 0);
-                          return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) &&
-                                 n <= 4096;
-                        })
-                  .counts({2, 0, 0, 0})
-                  .evidence("opset:stft (n_fft 256)")
-                  .why("A short-time Fourier transform multiplies the framed signal by the window and runs one batched "
-                       "cuFFT kernel."));
   r.push_back(rule("solve_triangular")
                   .ops({"aten::linalg_solve_triangular"})
                   .when("f32: a copy of B into the result + one cuBLAS trsm",

@@ -188,17 +188,32 @@ bool pad_known(const OpFacts& f) {
   return pad_mode(f) != "circular";
 }
 // pad with all-zero amounts is a copy of its input. Constant padding fills the result, then
-// copies the input into it; amounts that only crop (all <= 0) are a narrowed view copied once.
+// copies the input into it; amounts that only crop (all <= 0) are a narrowed view cloned.
 // Reflect and replicate write every output element in one kernel.
 bool has_strides(const Value& v) {
   return !v.sizes.empty() && v.strides.size() == v.sizes.size();
 }
+// constant_pad_nd (PadNd.cpp) with no positive amount returns c_input.clone(): the input narrowed
+// by the negative amounts (its own strides over the result's sizes). clone keeps a
+// non-overlapping, dense view's strides and copies it as one block, a memcpy; any other view
+// takes a copy kernel.
+Counts cropped_clone_counts(const Value& in, const Value& out) {
+  if (!has_strides(in) || in.sizes.size() != out.sizes.size())
+    return in.contiguous() ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  Value view = in;
+  view.sizes = out.sizes;
+  if (view.numel() == 0) return {};
+  const bool dense =
+      view.contiguous() || dense_in_order(view.sizes, view.strides, tensor_iterator_order(view.sizes, {view.strides}));
+  return dense ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+}
 Counts pad_counts(const OpFacts& f) {
   const Arg* pad = f.arg("pad");
+  const Value* in = f.input(0);
+  const Value* out = f.output(0);
   if (all_equal(pad, 0)) {
     // constant_pad_nd with nothing to pad returns input.clone(), which keeps the input's layout:
     // a dense tensor (row-major or channels last) is copied as one block, a memcpy.
-    const Value* in = f.input(0);
     if (in && has_strides(*in) && dense_in_memory_format(*in)) return {0, 1, 0, 0};
     return clone_counts(f);
   }
@@ -209,14 +224,14 @@ Counts pad_counts(const OpFacts& f) {
       grows |= x > 0;
       crops |= x < 0;
     }
-  if (!grows) return {1, 0, 0, 0};
+  if (!grows) return in && out ? cropped_clone_counts(*in, *out) : Counts{1, 0, 0, 0};
+  // The result is filled; copying an input of no elements into it launches nothing.
+  if (in && in->numel() == 0) return {1, 0, 0, 0};
   // The input is copied into the interior of the filled result: a memcpy when that view, with
   // the result's strides, is contiguous once its size-1 dims are dropped (copy_'s TensorIterator
   // coalesces them), as for a row padded inside a batch of one.
-  const Value* in = f.input(0);
-  const Value* out = f.output(0);
   if (!crops && in && out && in->contiguous() && in->dtype == out->dtype && in->sizes.size() == out->strides.size()) {
-    if (row_major_dense(in->sizes, out->strides) && in->numel() > 0) return {1, 1, 0, 0};
+    if (row_major_dense(in->sizes, out->strides)) return {1, 1, 0, 0};
   }
   return {2, 0, 0, 0};
 }
@@ -336,12 +351,16 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("pad")
                   .ops({"aten::pad", "aten::constant_pad_nd"})
                   .when("not circular. Zero amounts: a clone (a memcpy when the input is dense in its layout, else a "
-                        "copy kernel); constant: fill then copy (1 when it only crops); reflect/replicate: one kernel",
+                        "copy kernel); constant: fill then copy (the fill alone for an input of no elements); only "
+                        "cropping: the narrowed input cloned (a memcpy when that view is dense, else a copy kernel); "
+                        "reflect/replicate: one kernel",
                         pad_known)
                   .compute(pad_counts)
-                  .evidence("truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts)")
-                  .why("Constant padding fills the result and copies the input into it (two kernels, one if it only "
-                       "crops); reflect and replicate padding are one kernel; zero padding is a copy."));
+                  .evidence("truth:pad, sweep:copy/pad, corpus:swin_t, broad:davit (zero amounts), "
+                            "opinfo_heldout3: constant_pad_nd and pad of a [0, 3, 3] input (the fill alone, 4 of 4)")
+                  .why("Constant padding fills the result and copies the input into it (two kernels); cropping alone "
+                       "is one copy of the narrowed input; reflect and replicate padding are one kernel; zero padding "
+                       "is a copy."));
   r.push_back(rule("roll")
                   .ops({"aten::roll"})
                   .when("one kernel per rolled dim (roll recurses dim by dim); a flat roll: 1")

@@ -149,6 +149,13 @@ std::vector<int64_t> c2r_lengths(const OpFacts& f, const Plan& p) {
   return n;
 }
 
+// A two-sided real-to-complex transform (fft/ifft of a real input, stft with onesided=False)
+// mirrors the conjugates into the half cuFFT leaves unwritten: _fft_fill_with_conjugate_symmetry_
+// returns at once when the last transformed length is at most 2, as nothing is left to write.
+bool fills_conjugate_half(int64_t n) {
+  return n > 2;
+}
+
 bool real_fft_fits(const OpFacts& f) {
   const Value* x = f.input(0);
   if (!x || x->dtype != DType::kFloat32 || !x->contiguous() || x->numel() == 0 || x->numel() > 256) return false;
@@ -189,7 +196,8 @@ Counts real_fft_counts(const OpFacts& f) {
   const std::string norm = f.text_arg("norm", "backward");
   const bool scales = norm == "ortho" || (inverse_direction(op) ? norm == "backward" : norm == "forward");
   if (scales && scales_signal(p.lengths)) c += Counts{1, 0, 0, 0};
-  if (complex_output_of_real(op) && fam == Family::kOneDim) c += Counts{1, 0, 0, 0};  // conjugate half
+  if (complex_output_of_real(op) && fam == Family::kOneDim && fills_conjugate_half(p.lengths.back()))
+    c += Counts{1, 0, 0, 0};
   return c;
 }
 
@@ -380,15 +388,20 @@ bool stft_fits(const OpFacts& f) {
   const Arg* w = f.arg("window");
   const int64_t n = f.int_arg("n_fft", 0);
   return x && x->dtype == DType::kFloat32 && x->contiguous() && !x->sizes.empty() && x->sizes.size() <= 2 &&
-         (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) && f.bool_arg("onesided", true) &&
-         n >= 1 && n <= kMaxLength && x->sizes.back() >= n && f.int_arg("hop_length", n / 4) >= 1;
+         (!w || w->kind == Arg::Kind::kNone) && !f.bool_arg("normalized", false) && n >= 1 && n <= kMaxLength &&
+         x->sizes.back() >= n && f.int_arg("hop_length", n / 4) >= 1;
+}
+// stft of a real signal is one-sided unless onesided=False: then _fft_r2c mirrors the conjugate
+// half after the transform (fills_conjugate_half).
+int stft_conjugate_half(const OpFacts& f) {
+  return !f.bool_arg("onesided", true) && fills_conjugate_half(f.int_arg("n_fft", 0)) ? 1 : 0;
 }
 Counts stft_counts(const OpFacts& f) {
   const Value* x = f.input(0);
   const int64_t n = f.int_arg("n_fft", 0), hop = f.int_arg("hop_length", n / 4);
   const int64_t frames = 1 + (x->sizes.back() - n) / hop;
   const bool copies = x->sizes.size() == 2 && x->sizes[0] > 1 && frames > 1 && x->sizes[1] != frames * hop;
-  return {copies ? 2 : 1, 0, 0, 0};
+  return {(copies ? 2 : 1) + stft_conjugate_half(f), 0, 0, 0};
 }
 
 }  // namespace
@@ -402,13 +415,14 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                 "than 1, at least one per plan (rfft2/rfftn over dims starting 0, 1: the last dim alone, then the "
                 "others), + a fill and a copy when a length grows, + a copy when the batch dims cannot be merged, + "
                 "the scaling unless its factor is 1 (ortho; forward for fft*/rfft*, backward for ifft*/ihfft), + the "
-                "conversion to complex (fft2, fftn, ifft2, ifftn) or the conjugate half (fft, ifft)",
+                "conversion to complex (fft2, fftn, ifft2, ifftn) or the conjugate half (fft, ifft; a length over 2)",
                 real_fft_fits)
           .compute(real_fft_counts)
           .evidence(
               "opinfo:fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fft2, fft_ifft2, fft_rfft2, fft_fftn, fft_ifftn, "
               "fft_rfftn ([5, 6, 7]: lengths 3 to 10, dims 1, last, last two, all; norms ortho and default); "
               "opinfo_heldout: fft_fft, fft_ifft, fft_rfft, fft_ihfft, fft_fftn, fft_ifftn, fft_rfftn ([31]); "
+              "opinfo_heldout3: fft_fft, fft_ifft of [1] (vector_fft_r2c<1> alone); "
               "sweep:opinfo_edges (fft2, ifft2, rfft2, fftn, ifftn, rfftn of [1, 1], [1, 2], [2, 1], [1, 5], "
               "[1, 1, 1], [3, 1, 1], [2, 2], [4, 4], [2, 3, 4])")
           .why("An FFT pads the signal to the requested length, gathers the batch into one dim, runs one cuFFT plan "
@@ -473,7 +487,8 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("fft.stft_no_window")
                   .ops({"aten::stft"})
                   .when("float32 signal, no window, not normalized, n_fft up to 64: one cuFFT kernel, + a copy when a "
-                        "batch of signals and their frames cannot merge into one batch dim",
+                        "batch of signals and their frames cannot merge into one batch dim, + the conjugate half when "
+                        "onesided=False and n_fft > 2",
                         stft_fits)
                   .compute(stft_counts)
                   .evidence("opinfo:stft (n_fft 10 over 110 samples, n_fft 7 over 10; complex and real results), "
@@ -482,6 +497,22 @@ void add_fft_rules(std::vector<LaunchRule>& r) {
                   .why("Without a window, a short-time Fourier transform is one batched real-to-complex cuFFT kernel "
                        "over the frames, read in place as a strided view unless a batch of signals makes the frames "
                        "unmergeable."));
+  r.push_back(rule("stft")
+                  .ops({"aten::stft"})
+                  .when("f32, window given, power-of-two n_fft: the windowing product + one cuFFT kernel, + the "
+                        "conjugate half when onesided=False and n_fft > 2",
+                        [](const OpFacts& f) {
+                          const int64_t n = f.int_arg("n_fft", 0);
+                          return f.dtype == DType::kFloat32 && f.has_tensor_arg("window") && power_of_two(n) &&
+                                 n <= 4096;
+                        })
+                  .compute([](const OpFacts& f) -> Counts {
+                    return {2 + stft_conjugate_half(f), 0, 0, 0};
+                  })
+                  .evidence("opset:stft (n_fft 256), opinfo_heldout3:stft (n_fft 16, onesided=False: the product, "
+                            "regular_fft_r2c<16> and _fft_conjugate_copy_kernel)")
+                  .why("A short-time Fourier transform multiplies the framed signal by the window and runs one batched "
+                       "cuFFT kernel; a two-sided result mirrors the conjugates into the other half."));
 }
 
 }  // namespace kc::torch2_11

@@ -158,8 +158,16 @@ bool nll_2d(const OpFacts& f) {
   const Value* in = f.input(0);
   return in && in->sizes.size() <= 2;
 }
+// nll_loss_forward_out_cuda_template (cuda/Loss.cu): only unreduced scores of rank 2 take the
+// per-sample path (total_weight zeroed, then the kernel over a non-empty batch); a 1-d input
+// (one sample), reduced or not, and a reduced batch take one reducing kernel, after zeroing
+// both outputs instead when there is no target.
 Counts nll_counts(const OpFacts& f) {
-  return reduction(f) == kNone ? Counts{2, 0, 0, 0} : Counts{1, 0, 0, 0};
+  const Value* in = f.input(0);
+  const Value* target = f.input(1);
+  if (reduction(f) == kNone && in->sizes.size() == 2) return {in->sizes[0] > 0 ? 2 : 1, 0, 0, 0};
+  if (target && target->numel() == 0) return {2, 0, 0, 0};
+  return {1, 0, 0, 0};
 }
 // multilabel_margin_loss: one kernel; a reduced loss over a batch (2-D input) sums its per-sample
 // values in a second.
@@ -293,11 +301,14 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                "elementwise ops that mix the two losses are separate kernels."));
   r.push_back(rule("loss.nll")
                   .ops({"aten::nll_loss_nd", "aten::nll_loss"})
-                  .when("scores of rank 1 or 2: none: a fill and the per-sample kernel; reduced: one kernel", nll_2d)
+                  .when("scores of rank 1 or 2: unreduced [N, C]: a fill and the per-sample kernel (the fill alone "
+                        "for N = 0); one sample [C] or reduced: one kernel (two fills when there is no target)",
+                        nll_2d)
                   .compute(nll_counts)
-                  .evidence("opinfo: nll_loss (6: 2 with none), opset:nll_loss (1 reduced)")
-                  .why("nll_loss reads one score per sample: reduced, one kernel sums as it goes; unreduced, the "
-                       "output is filled, then written per sample."));
+                  .evidence("opinfo: nll_loss (6: 2 with none), opset:nll_loss (1 reduced), opinfo_heldout3: "
+                            "nll_loss of [3] scores, none (nll_loss_forward_reduce_cuda_kernel_1d alone, 4 of 4)")
+                  .why("nll_loss reads one score per sample: reduced (or for a single sample), one kernel sums as "
+                       "it goes; an unreduced batch zeroes its total weight, then writes each sample's loss."));
   r.push_back(rule("loss.multilabel_margin")
                   .ops({"aten::multilabel_margin_loss"})
                   .when("one kernel; a reduced batch (2-D input) sums in a second")

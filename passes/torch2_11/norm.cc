@@ -113,11 +113,18 @@ Counts norm_counts(const OpFacts& f) {
   return {1 + rowwise + copy_unless_contiguous(f), 0, 0, 0};
 }
 // group_norm on CUDA makes its input contiguous (NCHW) first: moments, fused params,
-// elementwise = 3, + a copy of a channels_last or sliced input. Without weight and bias there
-// are no parameters to fuse (group_norm_kernel.cu): moments + elementwise = 2.
+// elementwise = 3, + a copy of a channels_last or sliced input. GroupNormKernelImplInternal
+// (group_norm_kernel.cu) skips the fused parameters without weight and bias, and when each
+// channel holds one element (HxW = 1: GroupNorm1dForward applies weight and bias in its one
+// elementwise kernel): moments + elementwise = 2. A batch of N = 0 returns before any launch.
 Counts group_norm_counts(const OpFacts& f) {
+  const Value* x = f.input(0);
+  if (x && !x->sizes.empty() && x->sizes[0] == 0) return {};
+  int64_t hxw = 1;
+  if (x)
+    for (size_t d = 2; d < x->sizes.size(); ++d) hxw *= x->sizes[d];
   const bool affine = f.has_tensor_arg("weight") || f.has_tensor_arg("bias");
-  return {(affine ? 3 : 2) + copy_unless_contiguous(f), 0, 0, 0};
+  return {(affine && hxw != 1 ? 3 : 2) + copy_unless_contiguous(f), 0, 0, 0};
 }
 // softmax / log_softmax call input.contiguous(): one kernel, + a copy of a non-contiguous input.
 // softmax(x, dim, dtype) converts x to dtype first (x.toType: one kernel), except fp16 -> f32,
@@ -217,10 +224,11 @@ void add_norm_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("group_norm")
           .ops({"aten::group_norm", "aten::native_group_norm"})
-          .when("3 kernels (moments, fused params, elementwise; 2 without weight and bias), + a copy of a "
-                "non-contiguous input")
+          .when("3 kernels (moments, fused params, elementwise; 2 without weight and bias or with one element "
+                "per channel, HxW = 1), + a copy of a non-contiguous input; a batch of 0: nothing")
           .compute(group_norm_counts)
-          .evidence("sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit, opset:group_norm (no affine: 2)")
+          .evidence("sweep:norm/group_norm contig|cl, broad:metaformer, broad:shvit, opset:group_norm (no affine: 2), "
+                    "opinfo_heldout3: group_norm of [1, 3] (RowwiseMomentsCUDAKernel + GroupNorm1dForward, 2 of 2)")
           .why("A group norm is three kernels: per-group moments, the fused scale and shift, and the elementwise "
                "transform; a non-contiguous input is copied first."));
   r.push_back(rule("softmax")

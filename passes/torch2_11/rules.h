@@ -48,8 +48,9 @@ void add_fft_rules(std::vector<LaunchRule>& r);                // FFTs of real i
 Counts sort_1d_launches(int64_t n, DType dt);
 
 // The launches of nonzero on x, as the nonzero rule counts them (selection.cc): for ops that
-// run it inside (masked_select, indexing with a boolean mask).
-Counts nonzero_launches(const Value& x);
+// run it inside (masked_select, indexing with a boolean mask). `any_found`: whether any element
+// is non-zero (the coordinates of a rank-2+ input are written only then).
+Counts nonzero_launches(const Value& x, bool any_found = true);
 
 // The launches of one 2-D GEMM without a bias, [M, K] x w.t() for a weight w of [N, K] in dtype
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies

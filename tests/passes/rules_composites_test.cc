@@ -29,7 +29,10 @@ TEST_CASE("nonzero: cub's count in one kernel up to 4096 elements, the select, c
   auto nonzero = [](std::vector<int64_t> sizes) {
     GraphBuilder b;
     int x = b.input(sizes, DType::kBool);
-    b.op("aten::nonzero", {x}, {}, {0, static_cast<int64_t>(sizes.size())}, DType::kInt64);
+    int64_t n = 1;
+    for (int64_t d : sizes) n *= d;
+    // Every element found non-zero (the export's upper bound of the data-dependent row count).
+    b.op("aten::nonzero", {x}, {}, {n, static_cast<int64_t>(sizes.size())}, DType::kInt64);
     return counts(b);
   };
   CHECK(nonzero({450}).kernels == 3);      // single tile, init, sweep
@@ -43,8 +46,29 @@ TEST_CASE("nonzero: cub's count in one kernel up to 4096 elements, the select, c
   // A transposed input is made contiguous first.
   GraphBuilder b;
   int t = b.strided({8, 16}, {1, 8}, DType::kBool);
-  b.op("aten::nonzero", {t}, {}, {0, 2}, DType::kInt64);
+  b.op("aten::nonzero", {t}, {}, {128, 2}, DType::kInt64);
   CHECK(counts(b).kernels == 5);
+}
+
+TEST_CASE("max_unpool: strided input and indices are made contiguous first") {
+  auto unpool = [](std::vector<int64_t> strides) {
+    GraphBuilder b;
+    int x = b.strided({1, 2, 1, 2}, strides, DType::kBFloat16);
+    int i = b.strided({1, 2, 1, 2}, strides, DType::kInt64);
+    b.op("aten::max_unpool2d", {x, i}, {}, {1, 2, 3, 6});
+    return counts(b).kernels;
+  };
+  CHECK(unpool({4, 2, 2, 1}) == 2);  // the zero fill, the unpooling kernel
+  CHECK(unpool({4, 1, 4, 2}) == 4);  // channels last: a copy of each first
+}
+
+TEST_CASE("ldexp of nothing still fills its base 2 on the device") {
+  GraphBuilder b;
+  b.pointwise("aten::ldexp", {b.input({0, 1, 3}), b.input({0, 10, 3})});
+  b.g.values[b.g.ops.back().outputs[0]].sizes = {0, 10, 3};
+  const kc::Launch l = rules_only(b);
+  CHECK(l.rule == "ldexp.empty");
+  CHECK(l.counts.kernels == 1);
 }
 
 TEST_CASE("index: indices are copied only when their broadcast strides differ") {

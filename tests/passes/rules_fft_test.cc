@@ -59,6 +59,19 @@ TEST_CASE("fft: real inputs of complex transforms: converted (n-dim) or complete
   CHECK(kernels({"aten::fft_fftn", {8}, {}, ""}) == 4);
 }
 
+TEST_CASE("fft: a length of at most 2 leaves no conjugate half to fill") {
+  auto count = [](const char* op, std::vector<int64_t> sizes) {
+    kc::Launch l = run({op, {}, {}, ""}, std::move(sizes));
+    REQUIRE(l.known);
+    return l.counts.kernels;
+  };
+  CHECK(count("aten::fft_fft", {1}) == 1);   // the transform alone
+  CHECK(count("aten::fft_ifft", {1}) == 1);  // and no scaling by 1 / 1
+  CHECK(count("aten::fft_fft", {2}) == 1);
+  CHECK(count("aten::fft_ifft", {2}) == 2);  // scaled by 1 / 2
+  CHECK(count("aten::fft_fft", {3}) == 2);   // one conjugate to mirror
+}
+
 TEST_CASE("fft: the inverse direction scales by default, the forward one only when asked") {
   CHECK(kernels({"aten::fft_ifft", {7}, {}, ""}) == 3);
   CHECK(kernels({"aten::fft_ifft2", {6, 8}, {}, ""}) == 6);
@@ -146,6 +159,23 @@ TEST_CASE("stft: a batch of signals whose frames cannot merge into one batch dim
   CHECK(stft({4, 88}, 16, 4).counts.kernels == 2);   // 19 frames of hop 4 do not reach 88: copied
   CHECK(stft({4, 80}, 16, 16).counts.kernels == 1);  // 5 frames of hop 16 tile each signal: merged
   CHECK_FALSE(stft({110}, 128, 0).known);
+}
+
+TEST_CASE("stft: a two-sided result (onesided=False) mirrors the conjugate half, with or without a window") {
+  auto stft = [](bool window, bool onesided, int64_t n_fft) {
+    GraphBuilder b;
+    std::vector<int> ins = {b.input({10, 116})};
+    if (window) ins.push_back(b.input({n_fft}));
+    b.op("aten::stft", ins);
+    if (window) b.name_arg(1, "window");
+    b.arg_int("n_fft", n_fft);
+    b.arg_bool("onesided", onesided);
+    return rules_only(b);
+  };
+  CHECK(stft(true, true, 16).counts.kernels == 2);    // the windowing product, cuFFT
+  CHECK(stft(true, false, 16).counts.kernels == 3);   // + _fft_conjugate_copy_kernel
+  CHECK(stft(true, false, 2).counts.kernels == 2);    // nothing left to mirror
+  CHECK(stft(false, false, 16).counts.kernels == 3);  // the frames' copy, cuFFT, the conjugates
 }
 
 TEST_CASE("fft: length-1 dims cost no cuFFT kernel, a plan at least one; a factor of 1 scales nothing") {

@@ -215,6 +215,16 @@ TEST_CASE("norm: group_norm and softmax copy a non-contiguous input first") {
   CHECK(norm(b, "aten::rms_norm", b.strided({2, 56, 56, 96}, {301056, 56, 1, 3136})).counts.kernels == 2);
 }
 
+TEST_CASE("norm: group_norm with one element per channel applies weight and bias in its elementwise kernel") {
+  GraphBuilder b;
+  // HxW = 1 (a [N, C] input): moments + GroupNorm1dForward, no fused parameters, weight or not.
+  CHECK(norm(b, "aten::group_norm", b.input({1, 3}), false, DType::kFloat32).counts.kernels == 2);
+  CHECK(norm(b, "aten::group_norm", b.input({2, 6, 1}), false, DType::kFloat32).counts.kernels == 2);
+  CHECK(norm(b, "aten::group_norm", b.input({2, 6, 3}), false, DType::kFloat32).counts.kernels == 3);
+  // A batch of none returns before launching.
+  CHECK(norm(b, "aten::group_norm", b.input({0, 6, 3}), false, DType::kFloat32).counts.kernels == 0);
+}
+
 TEST_CASE("norm: rank-0 and rank-1 inputs to batch_norm / instance_norm are refused, never guessed") {
   GraphBuilder b;
   CHECK_THROWS_AS(norm(b, "aten::batch_norm", b.input({}), false, DType::kFloat32), kc::OpError);

@@ -106,6 +106,21 @@ TEST_CASE("empty results launch nothing; a selection whose size the data decides
   CHECK(rules_only(b).rule != "empty");
 }
 
+TEST_CASE("nll_loss: only an unreduced batch takes the per-sample path; one sample reduces in one kernel") {
+  auto nll = [](std::vector<int64_t> scores, std::vector<int64_t> target, int64_t reduction) {
+    GraphBuilder b;
+    std::vector<int64_t> out;
+    if (reduction == 0 && scores.size() == 2) out = {scores[0]};
+    b.op("aten::nll_loss_nd", {b.input(scores), b.input(target, DType::kInt64)}, {}, out, DType::kFloat32);
+    b.arg_int("reduction", reduction);
+    return rules_only(b);
+  };
+  CHECK(nll({2, 3}, {2}, 0).counts.kernels == 2);  // total weight zeroed, the per-sample kernel
+  CHECK(nll({2, 3}, {2}, 1).counts.kernels == 1);
+  CHECK(nll({3}, {}, 0).counts.kernels == 1);  // nll_loss_forward_reduce_cuda_kernel_1d
+  CHECK(nll({3}, {}, 1).counts.kernels == 1);
+}
+
 TEST_CASE("norms of an empty input launch nothing; a norm with elements still launches") {
   for (const char* op : {"aten::layer_norm", "aten::rms_norm"}) {
     GraphBuilder b;

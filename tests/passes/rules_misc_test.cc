@@ -431,6 +431,25 @@ TEST_CASE("pad: zero amounts copy, constant fills then copies, reflect is one ke
   CHECK(zero_pad({2, 192, 28, 28}, {150528, 784, 1, 28}).kernels == 1);
 }
 
+TEST_CASE("pad: an empty input is only the fill; a crop clones the narrowed view, one block when dense") {
+  auto constant_pad = [](std::vector<int64_t> sizes, std::vector<int64_t> amounts, std::vector<int64_t> out) {
+    GraphBuilder b;
+    b.op("aten::constant_pad_nd", {b.input(sizes)}, {}, out);
+    b.arg_ints("pad", amounts);
+    return last(b).counts;
+  };
+  const kc::Counts empty = constant_pad({0, 3, 3}, {1, 1, 1, 1, 1, 1}, {2, 5, 5});
+  CHECK(empty.kernels == 1);
+  CHECK(empty.memcpy == 0);
+  // Cropping rows of a row-major tensor leaves a dense view: one memcpy; cropping columns, a kernel.
+  const kc::Counts rows = constant_pad({5, 3}, {0, 0, -1, -2}, {2, 3});
+  CHECK(rows.kernels == 0);
+  CHECK(rows.memcpy == 1);
+  const kc::Counts cols = constant_pad({5, 3}, {-1, 0}, {5, 2});
+  CHECK(cols.kernels == 1);
+  CHECK(cols.memcpy == 0);
+}
+
 TEST_CASE("im2col runs a kernel per batch element and copies the input over when the result outgrows it") {
   GraphBuilder b;
   int x = b.input({2, 128, 128, 1});

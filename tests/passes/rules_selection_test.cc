@@ -106,6 +106,24 @@ TEST_CASE("nonzero and boolean indexing read the count back to the host: a memcp
   CHECK(masked.counts.host_syncs == 1);
 }
 
+TEST_CASE("nonzero writes coordinates only when it found an element; kthvalue of one number copies it") {
+  GraphBuilder b;
+  int x = b.input({5, 5});
+  b.op("aten::nonzero", {x}, {}, {25, 2}, DType::kInt64);
+  CHECK(last(b).counts.kernels == 4);  // count, compact init, select, write_indices
+  b.op("aten::nonzero", {x}, {}, {0, 2}, DType::kInt64);
+  CHECK(last(b).counts.kernels == 3);  // an all-zero input: no coordinates to write
+  b.op("aten::kthvalue", {b.input({})}, {}, std::vector<int64_t>{});
+  int_arg(b, "k", 1);
+  const kc::Launch scalar = last(b);
+  CHECK(scalar.counts.kernels == 1);  // the index zeroed
+  CHECK(scalar.counts.memcpy == 1);   // the value copied
+  b.op("aten::kthvalue", {b.input({5, 5, 5})}, {}, {5, 5});
+  int_arg(b, "k", 2);
+  CHECK(last(b).counts.kernels == 1);
+  CHECK(last(b).counts.memcpy == 0);
+}
+
 TEST_CASE("0-d inputs: masked_select indexes one element of rank 1; mode copies the value, fills the index") {
   GraphBuilder b;
   b.op("aten::masked_select", {b.input({}), b.input({}, DType::kBool)}, {}, {1});
