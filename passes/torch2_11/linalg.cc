@@ -248,46 +248,6 @@ Counts one_inf_norm_counts(const OpFacts& f) {
   return one_inf_norm(f)->reduced == 0 ? Counts{1, 0, 0, 0} : Counts{2, 0, 0, 0};
 }
 
-// pinv / pinverse / matrix_rank: the tolerances (2 kernels; 1 when rtol is a given tensor), the
-// SVD (or eigh when hermitian) of a square matrix, then the thresholded reciprocal and the
-// product (pinv) or the count above the threshold (matrix_rank).
-bool spectral_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const auto m = matrix(a);
-  if (!m || !fp32_dense(a) || m->rows != m->cols || !arg_none(f, "atol")) return false;
-  if (a->numel() == 0) return true;
-  // The overloads measured (linalg_pinv's rcond form was not).
-  if (f.op->name == "aten::linalg_matrix_rank" && f.op->overload != "atol_rtol_tensor") return false;
-  if (f.op->name == "aten::linalg_pinv" && f.op->overload != "atol_rtol_tensor" && f.op->overload != "atol_rtol_float")
-    return false;
-  return m->batch >= 1 && m->rows <= 5;
-}
-// A batch (measured 2 x 5x5): the info check reduces several infos (one memcpy fewer); Hermitian,
-// cuSOLVER's batched syevd adds its rescaling and batched scaling (2 kernels) and zeroes one more
-// buffer, and copies 2 fewer values back.
-Counts spectral_batch_delta(const OpFacts& f) {
-  if (matrix(f.input(0))->batch == 1) return {};
-  return f.bool_arg("hermitian", false) ? Counts{2, -2, 1, 0} : Counts{0, -1, 0, 0};
-}
-Counts pinv_counts(const OpFacts& f) {
-  if (f.input(0)->numel() == 0) return {2, 0, 0, 0};
-  Counts c = spectral_batch_delta(f);
-  if (f.bool_arg("hermitian", false)) {
-    c += Counts{28, 3, 1, 2};
-    return c;
-  }
-  const Arg* rtol = f.arg("rtol");
-  c += rtol && rtol->kind == Arg::Kind::kTensor ? Counts{15, 3, 0, 2} : Counts{16, 3, 0, 2};
-  return c;
-}
-Counts matrix_rank_counts(const OpFacts& f) {
-  const Value* a = f.input(0);
-  if (a->numel() == 0) return matrix(a)->batch == 0 ? Counts{2, 0, 0, 0} : Counts{3, 0, 0, 0};
-  Counts c = spectral_batch_delta(f);
-  c += f.bool_arg("hermitian", false) ? Counts{22, 3, 1, 2} : Counts{13, 3, 0, 2};
-  return c;
-}
-
 // --- eigen decompositions ---
 
 // geev's launches depend on how many iterations the values need: only the empty case, where the
@@ -587,27 +547,6 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .evidence("sweep:linalg_sizes (matrix_norm_fro, matrix_norm_fro_dims: m x n from 0 to 128 by "
                             "batches), opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
                   .why("The Frobenius norm is one reduction over the two matrix dims."));
-  r.push_back(
-      rule("linalg.pinv")
-          .ops({"aten::linalg_pinv", "aten::pinverse"})
-          .when("float32 square matrices up to 5x5, no atol: 16 kernels (15 with an rtol tensor, 28 hermitian) + 3 "
-                "memcpy; a batch: 1 memcpy fewer (hermitian: + 2 kernels, + 1 memset, 2 memcpy fewer); empty: 2",
-                spectral_fits)
-          .compute(pinv_counts)
-          .evidence("opinfo:linalg_pinv, linalg_pinv_singular, linalg_pinv_hermitian, pinverse (3x3, 5x5, 0x0, 0x5x5), "
-                    "opinfo_heldout:pinverse, linalg_pinv_hermitian (2 x 5x5)")
-          .why("A pseudo-inverse computes the tolerance, the SVD (eigh when hermitian), inverts the singular values "
-               "above it and multiplies the factors back."));
-  r.push_back(rule("linalg.matrix_rank")
-                  .ops({"aten::linalg_matrix_rank"})
-                  .when("float32 square matrices up to 5x5, no atol: 13 kernels (22 hermitian) + 3 memcpy, a batch as "
-                        "for pinv; empty: 3 (2 for an empty batch)",
-                        spectral_fits)
-                  .compute(matrix_rank_counts)
-                  .evidence("opinfo:linalg_matrix_rank, linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5), "
-                            "opinfo_heldout: the same (2 x 5x5)")
-                  .why("The rank counts the singular values (eigenvalues when hermitian) above a tolerance computed "
-                       "from the largest."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
                   .when("empty float32 matrices only (eig 5 kernels + 4 memcpy, eigvals 4 + 3; a batch of "

@@ -406,6 +406,32 @@ TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos
   check(rules_only(herm), 30, 1, 2);
 }
 
+TEST_CASE("linalg: pinv's and matrix_rank's tolerances cost a fill each unless given as tensors") {
+  auto spectral = [](const std::string& op, std::vector<int64_t> sizes, const std::string& overload, bool rtol_tensor,
+                     bool rtol_float) {
+    GraphBuilder b;
+    std::vector<int> ins = {b.input(sizes)};
+    if (rtol_tensor) ins.push_back(b.input({}, DType::kFloat64));
+    b.op(op, ins);
+    if (rtol_tensor) b.name_arg(1, "rtol");
+    b.g.ops.back().overload = overload;
+    if (rtol_float) b.arg_float("rtol", 1.0);
+    return rules_only(b);
+  };
+  check(spectral("aten::linalg_pinv", {0, 0}, "atol_rtol_tensor", true, false), 1, 0, 0);  // atol's zeros only
+  check(spectral("aten::linalg_pinv", {0, 5, 5}, "atol_rtol_tensor", true, false), 1, 0, 0);
+  check(spectral("aten::linalg_pinv", {5, 5}, "atol_rtol_tensor", true, false), 15, 3, 0);
+  check(spectral("aten::linalg_pinv", {5, 5}, "atol_rtol_float", false, true), 16, 3, 0);
+  check(spectral("aten::linalg_matrix_rank", {5, 5}, "atol_rtol_float", false, true), 13, 3, 0);
+  check(spectral("aten::linalg_matrix_rank", {0, 0}, "atol_rtol_float", false, true), 3, 0, 0);
+  check(spectral("aten::linalg_matrix_rank", {0, 5, 5}, "atol_rtol_float", false, true), 2, 0, 0);
+  GraphBuilder atol;
+  atol.op("aten::linalg_matrix_rank", {atol.input({5, 5}), atol.input({}, DType::kFloat64)});
+  atol.name_arg(1, "atol");
+  atol.g.ops.back().overload = "atol_rtol_tensor";
+  CHECK_FALSE(rules_only(atol).known);  // the default rtol chosen by where(atol > 0, ...): not measured
+}
+
 TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is not this rule") {
   auto norm = [](double ord) {
     GraphBuilder b;
