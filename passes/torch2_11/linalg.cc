@@ -66,26 +66,28 @@ std::optional<Counts> lu_solve_launches(int64_t n, int64_t k) {
 
 // --- QR: ormqr (geqrf, QR and householder_product are in linalg_qr.cc) ---
 
-// --- Cholesky: the deprecated cholesky (the rules over sizes and batches are in linalg_cholesky.cc) ---
-
-bool cholesky_fits(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return m && one_square(f.input(0), 5);
-}
-// potrf on the upper triangle runs 3 kernels; on the lower one 2 kernels and 2 memsets; each
-// after the column-major copy and before the triangle is cut out (triu/tril). An empty matrix
-// fills its info only.
-Counts cholesky_ex_counts(const OpFacts& f) {
-  if (matrix(f.input(0))->rows == 0) return {1, 0, 0, 0};
-  return f.bool_arg("upper", false) ? Counts{5, 0, 0, 0} : Counts{4, 0, 2, 0};
-}
-Counts cholesky_counts(const OpFacts& f) {
-  // The deprecated cholesky returns before any launch on an empty matrix.
-  if (f.op->name == "aten::cholesky" && matrix(f.input(0))->rows == 0) return {};
-  Counts c = cholesky_ex_counts(f);
-  c += kCheckErrors;
+// ormqr (BatchLinearAlgebra.cpp's ormqr_out_helper, apply_ormqr in BatchLinearAlgebraLib.cpp): the
+// reflectors copied to column-major order unless they are, tau to contiguous unless it is, the other
+// matrix copied into the column-major result (a memcpy when it already is); the info filled, then
+// cuSOLVER's ormqr per matrix: an info copy and one kernel applying the reflectors (measured on
+// other matrices up to 5x5); with no reflectors or an empty other matrix, the info copy alone.
+std::optional<Counts> ormqr_launches(const OpFacts& f) {
+  const Value* input = f.input(0);
+  const Value* tau = f.input(1);
+  const Value* other = f.input(2);
+  const auto m = matrix(input);
+  const auto om = matrix(other);
+  if (!m || !om || !tau || input->dtype != DType::kFloat32 || other->dtype != DType::kFloat32 || tau->sizes.empty())
+    return std::nullopt;
+  const bool work = other->numel() > 0 && tau->sizes.back() > 0;
+  if (work && (om->rows > 5 || om->cols > 5)) return std::nullopt;
+  Counts c{input->numel() > 0 && !column_major(*input) ? 1 : 0, 0, 0, 0};
+  if (tau->numel() > 0 && !tau->contiguous()) c += Counts{1, 0, 0, 0};
+  c += column_major_copy(*other);
+  c += Counts{static_cast<int>(1 + m->batch * (work ? 2 : 1)), 0, 0, 0};
   return c;
 }
+
 // --- LU family (the rules over sizes and batches are in linalg_lu.cc) ---
 
 // linalg_solve of one n x n float32 matrix against b, as tensorsolve calls it: LU, B's copy (a
@@ -473,28 +475,18 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   add_linalg_cholesky_rules(r);
   add_linalg_qr_rules(r);
   add_linalg_eigh_rules(r);
-  r.push_back(
-      rule("linalg.ormqr")
-          .ops({"aten::ormqr"})
-          .when("column-major float32 reflectors up to 5x5, a row-major other matrix: 4 kernels",
-                [](const OpFacts& f) {
-                  return one_factor(f.input(0), 5, 5) && one_matrix(f.input(2), 5, 5) && f.input(0)->numel() > 0 &&
-                         f.input(2)->numel() > 0 && !column_major(*f.input(2));
-                })
-          .counts({4, 0, 0, 0})
-          .evidence(
-              "opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, transposed or not)")
-          .why("ormqr copies the other matrix to column-major order, fills the infos and applies the reflectors with "
-               "one cuSOLVER kernel."));
-  r.push_back(rule("linalg.cholesky")
-                  .ops({"aten::cholesky"})
-                  .when("the deprecated cholesky of one float32 matrix up to 5x5: as linalg_cholesky (upper 5 "
-                        "kernels, lower 4 + 2 memsets) + the info check (1 kernel, 2 memcpy, 1 sync); 0x0: nothing",
-                        cholesky_fits)
-                  .compute(cholesky_counts)
-                  .evidence("opinfo:cholesky (5x5 upper and lower, 0x0)")
-                  .why("Cholesky factors with cuSOLVER's potrf, then reads the info back to raise on a matrix that is "
-                       "not positive definite: the host waits."));
+  r.push_back(rule("linalg.ormqr")
+                  .ops({"aten::ormqr"})
+                  .when("float32: the copies to column-major order (a row-major other matrix: 1), the info fill, "
+                        "per matrix cuSOLVER's info copy and one kernel (other matrices up to 5x5), the info copy "
+                        "alone with no reflectors or an empty other matrix",
+                        [](const OpFacts& f) { return ormqr_launches(f).has_value(); })
+                  .compute([](const OpFacts& f) { return *ormqr_launches(f); })
+                  .evidence("opinfo:ormqr (5x5 reflectors as geqrf returns them, row-major 5x5 other; left/right, "
+                            "transposed or not), opinfo_heldout:ormqr (5x2 reflectors), opinfo_heldout3:ormqr (5x0 "
+                            "reflectors, no reflectors: the info fill and copy)")
+                  .why("ormqr copies the other matrix to column-major order, fills the infos and applies the "
+                       "reflectors with one cuSOLVER call per matrix."));
   r.push_back(
       rule("linalg.tensorsolve")
           .ops({"aten::linalg_tensorsolve"})

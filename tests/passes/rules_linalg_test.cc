@@ -1,6 +1,7 @@
 // The H200 rules for matrix factorizations and solves (passes/torch2_11/linalg.cc), checked
 // against PyTorch's OpInfo samples as the H200 ran them (data/results/opinfo), and the shapes
 // outside what was measured left unknown.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
 
@@ -95,8 +96,31 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::linalg_cholesky", {0, 0}), 2, 2, 0, 1);
   check(one("aten::cholesky", {0, 0}), 0, 0, 0);
   check(one("aten::linalg_cholesky", {6, 6}), 5, 2, 2, 1);
-  CHECK_FALSE(one("aten::cholesky_inverse", {5, 5}).known);
+  check(one("aten::cholesky_inverse", {5, 5}), 8, 1, 0);  // a row-major factor: its copy is a kernel
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
+}
+
+TEST_CASE("linalg: the deprecated cholesky and an upper factor take the measured paths of their parts") {
+  GraphBuilder batch;
+  batch.op("aten::cholesky", {batch.input({2, 5, 5})});
+  batch.arg_bool("upper", true);
+  check(rules_only(batch), 9, 1, 0);  // copy, potrfBatched (1 + 3 + 2 upper), any() check, triu
+  GraphBuilder solve;
+  solve.op("aten::cholesky_solve", {solve.input({5, 5}), solve.input({5, 5})});
+  solve.arg_bool("upper", true);
+  check(rules_only(solve), 7, 0, 0);  // infos, B's and U's copies (kernels), potrs 4
+  GraphBuilder inverse;
+  inverse.op("aten::cholesky_inverse", {inverse.input({5, 5})});
+  inverse.arg_bool("upper", true);
+  check(rules_only(inverse), 8, 1, 0);
+  GraphBuilder large;
+  large.op("aten::cholesky_solve", {large.input({32, 32}), large.input({32, 32})});
+  large.arg_bool("upper", true);
+  CHECK_FALSE(rules_only(large).known);  // one upper factor past 8 rows: cuBLAS's trsm not measured
+  GraphBuilder batched;
+  batched.op("aten::cholesky_solve", {batched.input({2, 5, 5}), batched.input({2, 5, 5})});
+  batched.arg_bool("upper", true);
+  check(rules_only(batched), 4, 0, 0);  // both copies, MAGMA's two batched trsm
 }
 
 TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same when wide; the check adds a read") {
@@ -391,6 +415,34 @@ TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; e
   GraphBuilder h;
   h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
   check(rules_only(h), 0, 0, 0);
+  GraphBuilder fewer;
+  fewer.op("aten::linalg_householder_product", {fewer.input({5, 5}), fewer.input({3})});
+  check(rules_only(fewer), 14, 0, 0);  // orgqr on 5x5 with 3 reflectors, as QR's complete Q
+  GraphBuilder tall;
+  tall.op("aten::linalg_householder_product", {tall.input({5, 4}), tall.input({3})});
+  check(rules_only(tall), 14, 0, 0);
+  GraphBuilder big;
+  big.op("aten::linalg_householder_product", {big.input({64, 40}), big.input({20})});
+  CHECK_FALSE(rules_only(big).known);
+}
+
+TEST_CASE("linalg: ormqr fills the info and makes one cuSOLVER call per matrix; no reflectors: the info copy") {
+  auto ormqr = [](std::vector<int64_t> input, std::vector<int64_t> other) {
+    GraphBuilder b;
+    const int64_t k = std::min(input[input.size() - 2], input.back());
+    std::vector<int64_t> tau(input.begin(), input.end() - 2);
+    tau.push_back(k);
+    std::vector<int64_t> strides(input.size(), 1);
+    if (input.size() == 3) strides[0] = input[1] * input[2];
+    strides[strides.size() - 1] = input[input.size() - 2];
+    b.op("aten::ormqr", {b.strided(input, strides), b.input(tau), b.input(other)}, {}, other);
+    return rules_only(b);
+  };
+  check(ormqr({5, 5}, {5, 5}), 4, 0, 0);
+  check(ormqr({5, 0}, {5, 0}), 2, 0, 0);        // the info fill and cuSOLVER's info copy
+  check(ormqr({2, 5, 2}, {2, 5, 2}), 6, 0, 0);  // other's copy, the fill, 2 per matrix
+  check(ormqr({0, 5, 5}, {0, 5, 5}), 1, 0, 0);  // no matrix: the fill alone
+  CHECK_FALSE(ormqr({8, 8}, {8, 8}).known);     // past the measured 5x5
 }
 
 TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos, or the batched syevd") {
