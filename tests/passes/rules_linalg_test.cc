@@ -287,7 +287,7 @@ TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their meas
   CHECK_FALSE(one("aten::matrix_exp", {8, 8}).known);
 }
 
-TEST_CASE("linalg: ldl_solve of the measured 5x5 column-major factor against B [5, 5]") {
+TEST_CASE("linalg: ldl_solve runs sytrs once per matrix, 3n - 1 kernels (4n - 2 against one column)") {
   GraphBuilder b;
   int ld = factor(b, 5, 5);
   int piv = b.input({5}, DType::kInt32);
@@ -297,7 +297,20 @@ TEST_CASE("linalg: ldl_solve of the measured 5x5 column-major factor against B [
   GraphBuilder wide;
   int ld8 = factor(wide, 8, 8);
   wide.op("aten::linalg_ldl_solve", {ld8, wide.input({8}, DType::kInt32), wide.input({8, 2})}, {}, {8, 2});
-  CHECK_FALSE(rules_only(wide).known);
+  check(rules_only(wide), 26, 1, 0, 1);  // B's copy, pivots, infos, 23
+  GraphBuilder column;
+  int ld3 = factor(column, 3, 3);
+  column.op("aten::linalg_ldl_solve", {ld3, column.input({3}, DType::kInt32), column.input({3, 1})}, {}, {3, 1});
+  check(rules_only(column), 12, 2, 0, 1);  // B a memcpy, 2, 10
+  GraphBuilder batch;
+  int lds = batch.strided({2, 5, 5}, {25, 1, 5});
+  batch.op("aten::linalg_ldl_solve", {lds, batch.input({2, 5}, DType::kInt32), batch.input({5, 5})}, {}, {2, 5, 5});
+  check(rules_only(batch), 31, 2, 0, 2);  // B broadcast by a copy kernel; 14 per matrix
+  GraphBuilder herm;
+  herm.op("aten::linalg_ldl_solve", {factor(herm, 5, 5), herm.input({5}, DType::kInt32), herm.input({5, 5})}, {},
+          {5, 5});
+  herm.arg_bool("hermitian", true);
+  CHECK_FALSE(rules_only(herm).known);
 }
 
 TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product counted as mm") {
@@ -495,6 +508,16 @@ TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is 
   check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
   check(norm(-1.0), 2, 0, 0);
   CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
+  GraphBuilder swapped;
+  swapped.op("aten::linalg_matrix_norm", {swapped.input({2, 2}, DType::kBFloat16)}, {}, {1, 1}, DType::kBFloat16);
+  swapped.arg_float("ord", std::numeric_limits<double>::infinity());
+  swapped.arg_ints("dim", {-1, 0});
+  check(rules_only(swapped), 2, 0, 0);  // the same two dims in the other order
+  GraphBuilder batch;
+  batch.op("aten::linalg_matrix_norm", {batch.input({2, 3, 4})}, {}, {2});
+  batch.arg_float("ord", 1.0);
+  batch.arg_ints("dim", {0, 2});
+  CHECK(rules_only(batch).rule != "linalg.matrix_norm_one_inf");  // not the last two dims
 }
 
 TEST_CASE("linalg: lu_factor's backend follows the size and batch; MAGMA's blocked panels are the measured shapes") {
