@@ -1,5 +1,5 @@
 // Symmetric eigendecompositions on the H200 over sizes and batches: linalg_eigh, linalg_eigvalsh
-// and the hermitian pinv built on them (ATen's linalg_eigh_cusolver: syevd for one matrix, the
+// and the hermitian pinv and matrix_rank built on them (ATen's linalg_eigh_cusolver: syevd for one matrix, the
 // batched syevj for several). Float32, as measured: the sweep's linalg_sizes family (n from 0 to
 // 512, batches (), 1, 2, 3, 2x3, 16, 64).
 #include <iterator>
@@ -61,27 +61,41 @@ bool eigh_fits(const OpFacts& f) {
   return fp32_square(f.input(0)) && eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f)).has_value();
 }
 
-// linalg_pinv(A, hermitian=True) with default tolerances: the tolerances filled (2), eigh, then the
-// threshold, the reciprocal of the values above it and U S^+ (9 elementwise kernels) times U^H: one
-// matrix product (factor_product_launches).
-// Empty: the fills.
+// linalg_pinv(A, hermitian=True): the tolerances (tolerance_fills), eigh, then the threshold, the
+// reciprocal of the values above it and U S^+ (9 elementwise kernels) times U^H: one matrix product
+// (factor_product_launches). Empty: the tolerances.
+bool hermitian_spectral(const OpFacts& f) {
+  return f.bool_arg("hermitian", false) && tolerance_fills(f).has_value() && fp32_square(f.input(0));
+}
 bool pinv_hermitian_fits(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const std::string& o = f.op->overload;
-  const Arg* atol = f.arg("atol");
-  const Arg* rtol = f.arg("rtol");
-  const bool defaults = (!atol || atol->kind == Arg::Kind::kNone) && (!rtol || rtol->kind == Arg::Kind::kNone);
-  return (o == "atol_rtol_tensor" || o == "atol_rtol_float") && defaults && f.bool_arg("hermitian", false) &&
-         fp32_square(a) && eigh_launches(*a, true, false).has_value();
+  return hermitian_spectral(f) && eigh_launches(*f.input(0), true, false).has_value();
 }
 Counts pinv_hermitian_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  Counts c{2, 0, 0, 0};
+  Counts c{*tolerance_fills(f), 0, 0, 0};
   if (a.numel() == 0) return c;
   const Matrix m = *matrix(&a);
   c += *eigh_launches(a, true, false);
   c += Counts{9, 0, 0, 0};
   c += factor_product_launches(*f.target, m.batch, m.rows, m.rows, m.rows);
+  return c;
+}
+
+// linalg_matrix_rank(A, hermitian=True): the tolerances, eigvalsh, then the magnitudes, their
+// largest, the threshold and the count above it (7 kernels). Empty: the tolerances and the zero
+// rank filled (nothing to fill for an empty batch).
+bool matrix_rank_hermitian_fits(const OpFacts& f) {
+  return hermitian_spectral(f) && eigh_launches(*f.input(0), false, false).has_value();
+}
+Counts matrix_rank_hermitian_counts(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  Counts c{*tolerance_fills(f), 0, 0, 0};
+  if (a.numel() == 0) {
+    if (matrix(&a)->batch > 0) c += Counts{1, 0, 0, 0};
+    return c;
+  }
+  c += *eigh_launches(a, false, false);
+  c += Counts{7, 0, 0, 0};
   return c;
 }
 
@@ -105,14 +119,26 @@ void add_linalg_eigh_rules(std::vector<LaunchRule>& r) {
                "launches."));
   r.push_back(rule("linalg.pinv_hermitian")
                   .ops({"aten::linalg_pinv"})
-                  .when("float32, hermitian, default tolerances: the fills (2), eigh as counted above, 9 elementwise "
-                        "kernels and one matrix product; empty: the fills",
+                  .when("float32, hermitian: the tolerances (as for the SVD's pinv), eigh as counted above, 9 "
+                        "elementwise kernels and one matrix product; empty: the tolerances",
                         pinv_hermitian_fits)
                   .compute(pinv_hermitian_counts)
                   .evidence("sweep:linalg_sizes (pinv_hermitian: n 0 to 512 by batches), "
-                            "opinfo:linalg_pinv_hermitian")
+                            "opinfo:linalg_pinv_hermitian (5x5, 0x0, 0x5x5), opinfo_heldout:linalg_pinv_hermitian "
+                            "(2 x 5x5)")
                   .why("A hermitian pseudo-inverse takes the eigendecomposition, inverts the eigenvalues above the "
                        "tolerance and multiplies the factors back."));
+  r.push_back(rule("linalg.matrix_rank_hermitian")
+                  .ops({"aten::linalg_matrix_rank"})
+                  .when("float32, hermitian: the tolerances (as for the SVD's rank), eigvalsh as counted above, 7 "
+                        "kernels to threshold and count; empty: the tolerances + the zero rank (none for an empty "
+                        "batch)",
+                        matrix_rank_hermitian_fits)
+                  .compute(matrix_rank_hermitian_counts)
+                  .evidence("opinfo:linalg_matrix_rank_hermitian (5x5, 0x0, 0x5x5), opinfo_heldout: the same "
+                            "(2 x 5x5, 1x1x5x5), with eigvalsh as sweep:linalg_sizes measured it")
+                  .why("The rank of a hermitian matrix counts the eigenvalues whose magnitude is above a tolerance "
+                       "computed from the largest."));
 }
 
 }  // namespace kc::torch2_11

@@ -78,6 +78,24 @@ inline std::optional<double> numeric_ord(const OpFacts& f) {
   return std::nullopt;
 }
 
+// The kernels get_atol_rtol (LinearAlgebra.cpp) launches before pinv or matrix_rank start: the float
+// overloads (and pinverse's rcond) put both tolerances in tensors (at::full, 2 fills) whatever their
+// values; the tensor overload fills a missing atol with zeros and a missing rtol with its default
+// (1 fill each), nothing for a tolerance given. A given atol without an rtol picks the default
+// through where(atol > 0, ...), which no measurement took: nothing (unknown).
+inline std::optional<int> tolerance_fills(const OpFacts& f) {
+  const auto kind = [&](const char* name) {
+    const Arg* a = f.arg(name);
+    return a ? a->kind : Arg::Kind::kNone;
+  };
+  if (f.op->name == "aten::pinverse" || f.op->overload == "atol_rtol_float") return 2;
+  if (f.op->overload != "atol_rtol_tensor") return std::nullopt;
+  const bool atol = kind("atol") == Arg::Kind::kTensor, rtol = kind("rtol") == Arg::Kind::kTensor;
+  if ((!atol && kind("atol") != Arg::Kind::kNone) || (!rtol && kind("rtol") != Arg::Kind::kNone)) return std::nullopt;
+  if (atol && !rtol) return std::nullopt;
+  return (atol ? 0 : 1) + (rtol ? 0 : 1);
+}
+
 // at::_linalg_check_errors on one matrix's info: a comparison kernel, the flag copied and read by
 // the host, which waits. Measured as the difference of linalg_inv, linalg_solve, linalg_cholesky
 // and linalg_lu_factor from their `_ex` forms: +1 kernel, +2 memcpy.
@@ -95,14 +113,14 @@ namespace kc::torch2_11 {
 // The LU family's rules (linalg_lu.cc): lu_factor, lu, lu_unpack, lu_solve and solve over sizes
 // and batches; add_linalg_rules places them after its empty-batch rule.
 void add_linalg_lu_rules(std::vector<LaunchRule>& r);
-// The SVD family's rules (linalg_svd.cc): svd, svdvals, pinv, matrix_rank, cond and the nuclear and
-// spectral norms up to 32 x 32.
+// The SVD family's rules (linalg_svd.cc): svd, svdvals, pinv, pinverse, matrix_rank, cond and the
+// nuclear and spectral norms up to 32 x 32.
 void add_linalg_svd_rules(std::vector<LaunchRule>& r);
 // The Cholesky family's rules (linalg_cholesky.cc): linalg_cholesky(_ex), cholesky_solve and
 // cholesky_inverse.
 void add_linalg_cholesky_rules(std::vector<LaunchRule>& r);
 // The QR family's rules (linalg_qr.cc): geqrf, linalg_qr / qr and householder_product.
 void add_linalg_qr_rules(std::vector<LaunchRule>& r);
-// Symmetric eigendecompositions (linalg_eigh.cc): eigh, eigvalsh and the hermitian pinv.
+// Symmetric eigendecompositions (linalg_eigh.cc): eigh, eigvalsh and the hermitian pinv and matrix_rank.
 void add_linalg_eigh_rules(std::vector<LaunchRule>& r);
 }  // namespace kc::torch2_11

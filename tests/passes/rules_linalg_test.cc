@@ -1,6 +1,7 @@
 // The H200 rules for matrix factorizations and solves (passes/torch2_11/linalg.cc), checked
 // against PyTorch's OpInfo samples as the H200 ran them (data/results/opinfo), and the shapes
 // outside what was measured left unknown.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
 
@@ -95,8 +96,31 @@ TEST_CASE("linalg: Cholesky's kernels differ by triangle; the non-ex forms read 
   check(one("aten::linalg_cholesky", {0, 0}), 2, 2, 0, 1);
   check(one("aten::cholesky", {0, 0}), 0, 0, 0);
   check(one("aten::linalg_cholesky", {6, 6}), 5, 2, 2, 1);
-  CHECK_FALSE(one("aten::cholesky_inverse", {5, 5}).known);
+  check(one("aten::cholesky_inverse", {5, 5}), 8, 1, 0);  // a row-major factor: its copy is a kernel
   check(one("aten::cholesky_inverse", {0, 0}), 2, 0, 0);
+}
+
+TEST_CASE("linalg: the deprecated cholesky and an upper factor take the measured paths of their parts") {
+  GraphBuilder batch;
+  batch.op("aten::cholesky", {batch.input({2, 5, 5})});
+  batch.arg_bool("upper", true);
+  check(rules_only(batch), 9, 1, 0);  // copy, potrfBatched (1 + 3 + 2 upper), any() check, triu
+  GraphBuilder solve;
+  solve.op("aten::cholesky_solve", {solve.input({5, 5}), solve.input({5, 5})});
+  solve.arg_bool("upper", true);
+  check(rules_only(solve), 7, 0, 0);  // infos, B's and U's copies (kernels), potrs 4
+  GraphBuilder inverse;
+  inverse.op("aten::cholesky_inverse", {inverse.input({5, 5})});
+  inverse.arg_bool("upper", true);
+  check(rules_only(inverse), 8, 1, 0);
+  GraphBuilder large;
+  large.op("aten::cholesky_solve", {large.input({32, 32}), large.input({32, 32})});
+  large.arg_bool("upper", true);
+  CHECK_FALSE(rules_only(large).known);  // one upper factor past 8 rows: cuBLAS's trsm not measured
+  GraphBuilder batched;
+  batched.op("aten::cholesky_solve", {batched.input({2, 5, 5}), batched.input({2, 5, 5})});
+  batched.arg_bool("upper", true);
+  check(rules_only(batched), 4, 0, 0);  // both copies, MAGMA's two batched trsm
 }
 
 TEST_CASE("linalg: LU on cuSOLVER (square) or MAGMA (rectangular) costs the same when wide; the check adds a read") {
@@ -263,7 +287,7 @@ TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their meas
   CHECK_FALSE(one("aten::matrix_exp", {8, 8}).known);
 }
 
-TEST_CASE("linalg: ldl_solve of the measured 5x5 column-major factor against B [5, 5]") {
+TEST_CASE("linalg: ldl_solve runs sytrs once per matrix, 3n - 1 kernels (4n - 2 against one column)") {
   GraphBuilder b;
   int ld = factor(b, 5, 5);
   int piv = b.input({5}, DType::kInt32);
@@ -273,7 +297,20 @@ TEST_CASE("linalg: ldl_solve of the measured 5x5 column-major factor against B [
   GraphBuilder wide;
   int ld8 = factor(wide, 8, 8);
   wide.op("aten::linalg_ldl_solve", {ld8, wide.input({8}, DType::kInt32), wide.input({8, 2})}, {}, {8, 2});
-  CHECK_FALSE(rules_only(wide).known);
+  check(rules_only(wide), 26, 1, 0, 1);  // B's copy, pivots, infos, 23
+  GraphBuilder column;
+  int ld3 = factor(column, 3, 3);
+  column.op("aten::linalg_ldl_solve", {ld3, column.input({3}, DType::kInt32), column.input({3, 1})}, {}, {3, 1});
+  check(rules_only(column), 12, 2, 0, 1);  // B a memcpy, 2, 10
+  GraphBuilder batch;
+  int lds = batch.strided({2, 5, 5}, {25, 1, 5});
+  batch.op("aten::linalg_ldl_solve", {lds, batch.input({2, 5}, DType::kInt32), batch.input({5, 5})}, {}, {2, 5, 5});
+  check(rules_only(batch), 31, 2, 0, 2);  // B broadcast by a copy kernel; 14 per matrix
+  GraphBuilder herm;
+  herm.op("aten::linalg_ldl_solve", {factor(herm, 5, 5), herm.input({5}, DType::kInt32), herm.input({5, 5})}, {},
+          {5, 5});
+  herm.arg_bool("hermitian", true);
+  CHECK_FALSE(rules_only(herm).known);
 }
 
 TEST_CASE("linalg: matrix_power multiplies by repeated squaring, each product counted as mm") {
@@ -391,6 +428,34 @@ TEST_CASE("linalg: solve_triangular with left=False takes the right-side trsm; e
   GraphBuilder h;
   h.op("aten::linalg_householder_product", {h.input({0, 0}), h.input({0})});
   check(rules_only(h), 0, 0, 0);
+  GraphBuilder fewer;
+  fewer.op("aten::linalg_householder_product", {fewer.input({5, 5}), fewer.input({3})});
+  check(rules_only(fewer), 14, 0, 0);  // orgqr on 5x5 with 3 reflectors, as QR's complete Q
+  GraphBuilder tall;
+  tall.op("aten::linalg_householder_product", {tall.input({5, 4}), tall.input({3})});
+  check(rules_only(tall), 14, 0, 0);
+  GraphBuilder big;
+  big.op("aten::linalg_householder_product", {big.input({64, 40}), big.input({20})});
+  CHECK_FALSE(rules_only(big).known);
+}
+
+TEST_CASE("linalg: ormqr fills the info and makes one cuSOLVER call per matrix; no reflectors: the info copy") {
+  auto ormqr = [](std::vector<int64_t> input, std::vector<int64_t> other) {
+    GraphBuilder b;
+    const int64_t k = std::min(input[input.size() - 2], input.back());
+    std::vector<int64_t> tau(input.begin(), input.end() - 2);
+    tau.push_back(k);
+    std::vector<int64_t> strides(input.size(), 1);
+    if (input.size() == 3) strides[0] = input[1] * input[2];
+    strides[strides.size() - 1] = input[input.size() - 2];
+    b.op("aten::ormqr", {b.strided(input, strides), b.input(tau), b.input(other)}, {}, other);
+    return rules_only(b);
+  };
+  check(ormqr({5, 5}, {5, 5}), 4, 0, 0);
+  check(ormqr({5, 0}, {5, 0}), 2, 0, 0);        // the info fill and cuSOLVER's info copy
+  check(ormqr({2, 5, 2}, {2, 5, 2}), 6, 0, 0);  // other's copy, the fill, 2 per matrix
+  check(ormqr({0, 5, 5}, {0, 5, 5}), 1, 0, 0);  // no matrix: the fill alone
+  CHECK_FALSE(ormqr({8, 8}, {8, 8}).known);     // past the measured 5x5
 }
 
 TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos, or the batched syevd") {
@@ -406,6 +471,32 @@ TEST_CASE("linalg: pinv and matrix_rank of a batch: one reduction over the infos
   check(rules_only(herm), 30, 1, 2);
 }
 
+TEST_CASE("linalg: pinv's and matrix_rank's tolerances cost a fill each unless given as tensors") {
+  auto spectral = [](const std::string& op, std::vector<int64_t> sizes, const std::string& overload, bool rtol_tensor,
+                     bool rtol_float) {
+    GraphBuilder b;
+    std::vector<int> ins = {b.input(sizes)};
+    if (rtol_tensor) ins.push_back(b.input({}, DType::kFloat64));
+    b.op(op, ins);
+    if (rtol_tensor) b.name_arg(1, "rtol");
+    b.g.ops.back().overload = overload;
+    if (rtol_float) b.arg_float("rtol", 1.0);
+    return rules_only(b);
+  };
+  check(spectral("aten::linalg_pinv", {0, 0}, "atol_rtol_tensor", true, false), 1, 0, 0);  // atol's zeros only
+  check(spectral("aten::linalg_pinv", {0, 5, 5}, "atol_rtol_tensor", true, false), 1, 0, 0);
+  check(spectral("aten::linalg_pinv", {5, 5}, "atol_rtol_tensor", true, false), 15, 3, 0);
+  check(spectral("aten::linalg_pinv", {5, 5}, "atol_rtol_float", false, true), 16, 3, 0);
+  check(spectral("aten::linalg_matrix_rank", {5, 5}, "atol_rtol_float", false, true), 13, 3, 0);
+  check(spectral("aten::linalg_matrix_rank", {0, 0}, "atol_rtol_float", false, true), 3, 0, 0);
+  check(spectral("aten::linalg_matrix_rank", {0, 5, 5}, "atol_rtol_float", false, true), 2, 0, 0);
+  GraphBuilder atol;
+  atol.op("aten::linalg_matrix_rank", {atol.input({5, 5}), atol.input({}, DType::kFloat64)});
+  atol.name_arg(1, "atol");
+  atol.g.ops.back().overload = "atol_rtol_tensor";
+  CHECK_FALSE(rules_only(atol).known);  // the default rtol chosen by where(atol > 0, ...): not measured
+}
+
 TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is not this rule") {
   auto norm = [](double ord) {
     GraphBuilder b;
@@ -417,6 +508,16 @@ TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is 
   check(norm(std::numeric_limits<double>::infinity()), 2, 0, 0);
   check(norm(-1.0), 2, 0, 0);
   CHECK(norm(2.0).rule != "linalg.matrix_norm_one_inf");
+  GraphBuilder swapped;
+  swapped.op("aten::linalg_matrix_norm", {swapped.input({2, 2}, DType::kBFloat16)}, {}, {1, 1}, DType::kBFloat16);
+  swapped.arg_float("ord", std::numeric_limits<double>::infinity());
+  swapped.arg_ints("dim", {-1, 0});
+  check(rules_only(swapped), 2, 0, 0);  // the same two dims in the other order
+  GraphBuilder batch;
+  batch.op("aten::linalg_matrix_norm", {batch.input({2, 3, 4})}, {}, {2});
+  batch.arg_float("ord", 1.0);
+  batch.arg_ints("dim", {0, 2});
+  CHECK(rules_only(batch).rule != "linalg.matrix_norm_one_inf");  // not the last two dims
 }
 
 TEST_CASE("linalg: lu_factor's backend follows the size and batch; MAGMA's blocked panels are the measured shapes") {
