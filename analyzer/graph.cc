@@ -29,7 +29,7 @@ Arg Arg::tensor(std::string name, int value) {
 }
 
 std::string Op::full_name() const {
-  return overload.empty() ? name : name + "." + overload;
+  return overload.empty() ? name.str() : name + "." + overload;
 }
 
 std::vector<int> Op::tensor_inputs() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/dtype.h"
+#include "analyzer/name.h"
 #include "analyzer/shared_string.h"
 
 namespace kc {
@@ -66,7 +67,7 @@ struct Arg {
     kDevice,       // text: "cpu", "cuda:0"
     kMemoryFormat  // text: the torch.export schema's MemoryFormat number ("1" is contiguous)
   };
-  std::string name;
+  Name name;
   Kind kind = Kind::kNone;
   std::vector<int> tensors;
   std::vector<int64_t> ints;
@@ -95,8 +96,8 @@ struct SourceLoc {
 
 // One aten op call.
 struct Op {
-  std::string name;      // "aten::add"
-  std::string overload;  // "Tensor"; empty for the default overload
+  Name name;      // "aten::add"
+  Name overload;  // "Tensor"; empty for the default overload
   std::vector<Arg> args;
   std::vector<int> outputs;  // value indices; -1 for an output that is not a tensor
   OpTraits traits;

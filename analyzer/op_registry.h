@@ -14,7 +14,7 @@
 namespace kc {
 
 struct SchemaArg {
-  std::string name;
+  Name name;
   std::string type;  // as the schema prints it: "Tensor", "int[]", "Scalar?", ...
   bool keyword_only = false;
   bool has_default = false;
@@ -22,8 +22,8 @@ struct SchemaArg {
 
 // The registered op with its traits.
 struct OpSchema {
-  std::string name;
-  std::string overload;
+  Name name;
+  Name overload;
   std::vector<SchemaArg> args;
   std::vector<std::string> returns;  // return types
   OpTraits traits;

@@ -14,7 +14,7 @@ using json = nlohmann::ordered_json;
 void write_arg(JsonWriter& w, const Graph& g, const Arg& a) {
   using K = Arg::Kind;
   w.begin_object();
-  w.member("name", a.name);
+  w.member("name", a.name.str());
   switch (a.kind) {
     case K::kTensor:
       w.member("tensor", g.values[a.tensors[0]].name);

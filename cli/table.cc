@@ -126,7 +126,7 @@ std::string format_loc(const SourceLoc& loc) {
 }
 
 std::string short_op(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
+  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name.str();
   return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
 }
 

@@ -94,7 +94,7 @@ RowKey row_key(const Op& op, RollupKey key) {
 }  // namespace
 
 std::string op_type_name(const Op& op) {
-  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name;
+  std::string n = op.name.rfind("aten::", 0) == 0 ? op.name.substr(6) : op.name.str();
   return op.overload.empty() || op.overload == "default" ? n : n + "." + op.overload;
 }
 
