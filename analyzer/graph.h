@@ -72,7 +72,7 @@ struct Arg {
   std::vector<int> tensors;
   std::vector<int64_t> ints;
   std::vector<double> floats;
-  std::string text;
+  Name text;
 
   static Arg tensor(std::string name, int value);
 };

@@ -16,9 +16,9 @@ namespace kc {
 class Name {
  public:
   Name() : text_(&empty_text()) {}
-  Name(std::string_view s) : text_(&intern(s)) {}                   // NOLINT: a text names
-  Name(const std::string& s) : Name(std::string_view(s)) {}          // NOLINT: so does this
-  Name(const char* s) : Name(std::string_view(s)) {}                 // NOLINT: and this
+  Name(std::string_view s) : text_(&intern(s)) {}            // NOLINT: a text names
+  Name(const std::string& s) : Name(std::string_view(s)) {}  // NOLINT: so does this
+  Name(const char* s) : Name(std::string_view(s)) {}         // NOLINT: and this
 
   const std::string& str() const { return *text_; }
   operator const std::string&() const { return *text_; }  // NOLINT: reads as the text it holds

@@ -778,9 +778,10 @@ class Pt2Reader {
       a.text = std::to_string(integer(j, where));
     } else if (tag == "as_device") {
       a.kind = K::kDevice;
-      a.text = str(field(j, "type", where), where);
+      std::string device = str(field(j, "type", where), where);
       if (JsonRef idx = optional_field(j, "index"); idx && idx.is_number_integer())
-        a.text += ":" + std::to_string(idx.integer());
+        device += ":" + std::to_string(idx.integer());
+      a.text = device;
     } else {
       throw Error(where + ": unsupported argument kind '" + std::string(tag) + "'");
     }

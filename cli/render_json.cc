@@ -58,7 +58,7 @@ void write_arg(JsonWriter& w, const Graph& g, const Arg& a) {
       w.member("value", dtype_name(static_cast<DType>(a.ints[0])));
       break;
     default:
-      w.member("value", a.text);
+      w.member("value", a.text.str());
   }
   w.end_object();
 }

@@ -42,7 +42,7 @@ bool OpFacts::bool_arg(const std::string& name, bool fallback) const {
 
 std::string OpFacts::text_arg(const std::string& name, const std::string& fallback) const {
   const Arg* a = arg(name);
-  return a && a->kind == Arg::Kind::kString ? a->text : fallback;
+  return a && a->kind == Arg::Kind::kString ? a->text.str() : fallback;
 }
 
 Counts one_kernel_unless_empty(const OpFacts& f) {

@@ -213,7 +213,7 @@ c10::IValue GraphRunner::argument(const Op& op, const Arg& a, const c10::Argumen
       return out;
     }
     case K::kString:
-      return c10::IValue(a.text);
+      return c10::IValue(a.text.str());
     case K::kScalarType:
       return c10::IValue(to_scalar_type(static_cast<DType>(a.ints.at(0))));
     case K::kLayout:

@@ -324,7 +324,7 @@ bool parse_einsum(const OpFacts& f, std::vector<std::string>& terms, std::string
   const Arg* ts = f.arg("tensors");
   if (!eq || eq->kind != Arg::Kind::kString || !ts || ts->tensors.empty()) return false;
   std::string e;
-  for (char c : eq->text)
+  for (char c : eq->text.str())
     if (c != ' ') e += c;
   const size_t arrow = e.find("->");
   if (arrow == std::string::npos) return false;
