@@ -44,6 +44,7 @@ FusionPlan Builder::run() {
   base.resize(g.values.size());
   std::iota(base.begin(), base.end(), 0);
   layout.resize(g.values.size());
+  leaf_reads.assign(nops, {});
   for (size_t v = 0; v < g.values.size(); ++v) layout[v] = g.values[v].strides;
   for (size_t k = 0; k < nops; ++k) {
     lower_op(static_cast<int>(k));

@@ -145,8 +145,10 @@ struct Builder {
   int64_t reduction_size(const Op& op) const;
   std::vector<int> reduced_dims(const Op& op) const;
   std::vector<int64_t> inductor_strides(int v) const;
-  std::vector<std::vector<int64_t>> layout;  // per value: the strides Inductor gives its buffer
+  std::vector<std::vector<int64_t>> layout;                   // per value: the strides Inductor gives its buffer
+  std::vector<std::vector<std::vector<int64_t>>> leaf_reads;  // per pointwise op: its loads' strides
   void lay_out(int i);
+  const std::vector<std::vector<int64_t>>* loop_reads(int v) const;
   int split_stages(int64_t n, int64_t r, bool outer, bool outer_rest) const;
   void plan_reduction(int i, int64_t n, int64_t r);
 
@@ -154,6 +156,7 @@ struct Builder {
   Counts counts_alone(int i, const std::vector<int64_t>* x_strides, const std::vector<int64_t>* w_strides,
                       bool channels_last_out, bool drop_bias, bool dense_inputs = false);
   bool decide_layout_opt() const;
+  size_t fx_nodes() const;
   bool written_channels_last(int v) const;
   bool bias_unfused(int i) const;
   void price_externs();

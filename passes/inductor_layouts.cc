@@ -12,6 +12,8 @@
 namespace kc::inductor {
 namespace {
 
+constexpr size_t kMaxVotes = 64;  // reads a loop's layout is voted by: past these, any will do
+
 // Strides of `view`, a view of the dense buffer `base` (`base.strides` as the graph records
 // them), once that buffer is laid out with `new_strides` instead: each view dimension must step
 // through the new layout by a fixed amount. Empty when some dimension does not (a merge of dims
@@ -101,6 +103,16 @@ std::vector<int> pick_loop_order(const std::vector<std::vector<int64_t>>& stride
   return order;
 }
 
+// The reads of the pointwise loop computing value v, when v is all of that loop's output in
+// its own order (the loop itself, or an identity view of it: dropout in inference), else null.
+const std::vector<std::vector<int64_t>>* Builder::loop_reads(int v) const {
+  const int b = base[v];
+  const int p = g.values[b].producer;
+  if (p < 0 || lower[p] != Lower::kPointwise || leaf_reads[p].empty()) return nullptr;
+  if (b != v && (g.values[v].sizes != g.values[b].sizes || layout[v] != layout[b])) return nullptr;
+  return &leaf_reads[p];
+}
+
 // Lays out the outputs of op i, once lowered: views step through their base, Triton loops
 // follow their inputs' vote, convolutions under layout optimization are channels last; the
 // rest (graph inputs, library kernels, what the caller gets back) keep the recorded strides.
@@ -122,21 +134,28 @@ void Builder::lay_out(int i) {
     } else if (lower[i] == Lower::kPointwise || lower[i] == Lower::kReduction) {
       if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
       // Each input read at the output's index: its strides over the output's dims, aligned at
-      // the last, 0 where it is broadcast.
+      // the last, 0 where it is broadcast. A loop's input that is itself a loop is read through
+      // its reads (inlined, its loads are this loop's), unless it is read through a view.
       std::vector<std::vector<int64_t>> reads;
       const size_t rank = x.sizes.size();
       for (int u : in) {
         const Value& y = g.values[u];
-        const std::vector<int64_t>& ys = layout[u];
-        if (y.sizes.size() > rank || ys.size() != y.sizes.size()) continue;
-        std::vector<int64_t> s(rank, 0);
-        for (size_t k = 0; k < y.sizes.size(); ++k) {
-          const size_t d = rank - y.sizes.size() + k;
+        if (y.sizes.size() > rank) continue;
+        auto aligned = [&](const std::vector<int64_t>& ys) {
+          std::vector<int64_t> s(rank, 0);
           // A cat's or a pad's input covers part of a dim: it still steps it by its stride.
-          s[d] = y.sizes[k] == 1 ? 0 : ys[k];
+          for (size_t k = 0; k < y.sizes.size(); ++k) s[rank - y.sizes.size() + k] = y.sizes[k] == 1 ? 0 : ys[k];
+          if (std::any_of(s.begin(), s.end(), [](int64_t z) { return z != 0; }) && reads.size() < kMaxVotes)
+            reads.push_back(std::move(s));
+        };
+        if (const auto* through = loop_reads(u)) {
+          for (const auto& ys : *through)
+            if (ys.size() == y.sizes.size()) aligned(ys);
+        } else if (layout[u].size() == y.sizes.size()) {
+          aligned(layout[u]);
         }
-        if (std::any_of(s.begin(), s.end(), [](int64_t z) { return z != 0; })) reads.push_back(s);
       }
+      if (lower[i] == Lower::kPointwise) leaf_reads[i] = reads;
       if (reads.empty()) {
         layout[v] = contiguous_strides(x.sizes);
         continue;

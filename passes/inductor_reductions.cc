@@ -91,18 +91,36 @@ void Builder::plan_reduction(int i, int64_t n, int64_t r) {
   }
   const int64_t groups = std::max<int64_t>(int_arg(op, "num_groups", int_arg(op, "group", 1)), 1);
   auto extent = [&](int d) { return group && d == 1 ? sizes[1] / groups : sizes[d]; };
-  bool inner = false, known = strides.size() == sizes.size() && !dims.empty();
+  // num_splits votes with the reads that index every dim (get_read_indices: a broadcast bias or
+  // position table is left out): inner where a reduced dim steps by 1, else outer; its later
+  // levels read a block of the flattened reduction, adjacent where the innermost reduced dim
+  // steps by 1. A loop reading the input is voted through its own reads.
+  std::vector<std::vector<int64_t>> reads;
+  if (!in.empty()) {
+    const std::vector<std::vector<int64_t>>* through = loop_reads(in[0]);
+    reads = through ? *through : std::vector<std::vector<int64_t>>{strides};
+  }
   int innermost = -1;
-  if (known)
-    for (int d : dims) {
-      if (extent(d) <= 1) continue;
-      inner = inner || std::abs(strides[d]) == 1;
-      innermost = d;
-    }
-  const bool outer = known && !inner;
+  for (int d : dims)
+    if (d < static_cast<int>(sizes.size()) && extent(d) > 1) innermost = d;
+  int inner = 0, outer_votes = 0, rest_inner = 0, rest_outer = 0;
+  for (const auto& st : reads) {
+    if (st.size() != sizes.size() || dims.empty()) continue;
+    bool full = true, unit = false;
+    for (size_t d = 0; d < sizes.size(); ++d)
+      if (sizes[d] > 1 && st[d] == 0) full = false;
+    if (!full) continue;
+    for (int d : dims)
+      if (extent(d) > 1 && std::abs(st[d]) == 1) unit = true;
+    ++(unit ? inner : outer_votes);
+    if (innermost >= 0) ++(std::abs(st[innermost]) == 1 ? rest_inner : rest_outer);
+  }
+  const bool outer = inner + outer_votes > 0 && inner <= outer_votes;
   // A reduction to one value is reindexed over its dense dim (check_for_split_dense_dim_reindexing).
-  const bool outer_rest = known && n != 1 && innermost >= 0 && std::abs(strides[innermost]) != 1;
-  if (op_class(op) == OpClass::kScan) {
+  const bool outer_rest = n != 1 && rest_inner + rest_outer > 0 && rest_inner <= rest_outer;
+  if (inner + outer_votes == 0 && n != 1) {
+    stages[i] = 1;  // no read indexes every dim: num_splits does not split
+  } else if (op_class(op) == OpClass::kScan) {
     stages[i] = num_splits(n, r, outer) > 1 ? 2 : 1;
   } else {
     stages[i] = split_stages(n, r, outer, outer_rest);

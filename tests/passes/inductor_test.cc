@@ -491,3 +491,33 @@ TEST_CASE("inductor: a loop's buffer is laid out as its reads vote, whatever str
   CHECK(kc::inductor::pick_loop_order({{1, 3}, {1, 3}, {3, 1}}, {2, 3}) == std::vector<int>{0, 1});
   CHECK(kc::inductor::pick_loop_order({{1, 3}, {0, 1}}, {2, 3}) == std::vector<int>{0, 1});
 }
+
+TEST_CASE("inductor: a graph of 300 nodes or more per convolution keeps its layout, counting what AOT traces") {
+  // One convolution and 75 linears of 3-d inputs: 75 ops, but each a view, a transpose, the GEMM
+  // and a view back in the traced graph, with a placeholder per weight: over 300 nodes.
+  GraphBuilder b;
+  int y = conv(b, b.input({8, 64, 28, 28}), weight(b, {128, 64, 3, 3}));
+  b.output(b.pointwise("aten::relu", {y}));
+  int h = b.input({4, 16, 32});
+  for (int k = 0; k < 75; ++k) {
+    h = b.op("aten::linear", {h, weight(b, {32, 32})}, {}, {4, 16, 32});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+  }
+  b.output(h);
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("copied") == std::string::npos);
+  CHECK(p.lowering[0].find("channels-last") == std::string::npos);
+}
+
+TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's elements lie apart") {
+  // Patches read transposed plus two position tables broadcast over the batch: the tables do not
+  // vote (get_read_indices), so the layer norm reads its rows apart and is split.
+  GraphBuilder b;
+  int x = b.strided({3, 196, 768}, {150528, 1, 196});
+  int y = b.pointwise("aten::add", {x, weight(b, {1, 196, 768})});
+  y = b.pointwise("aten::add", {y, weight(b, {1, 196, 768})});
+  b.output(b.reduction("aten::layer_norm", y, {3, 196, 768}));
+  b.arg_ints("normalized_shape", {768});
+  CHECK(kernels(plan(b.g)) == 3);
+}
