@@ -356,7 +356,10 @@ void Builder::find_operand_copies() {
         const int v = a.tensors[0];
         const bool left = tensor_arg++ == 0;
         const bool padded = folds && left && crosses_padding(v);
-        if (!gemm_operand_dense(g.values[v]) || padded) operand_copies[k].push_back(v);
+        // Read through the layout Inductor gives the operand's buffer, not eager's.
+        Value laid = g.values[v];
+        laid.strides = inductor_strides(v);
+        if (!gemm_operand_dense(laid) || padded) operand_copies[k].push_back(v);
         if (padded)
           why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";
       }
