@@ -1,5 +1,6 @@
 #include "passes/inductor.h"
 
+#include <numeric>
 #include <set>
 
 #include "analyzer/tensor_geometry.h"
@@ -33,9 +34,27 @@ FusionPlan Builder::run() {
   node_of.assign(nops, -1);
   first_reader_.assign(nops, static_cast<int>(nops));
   absorbed_into.assign(nops, -1);
-  splits.assign(nops, 1);
+  stages.assign(nops, 1);
+  stat_chains.assign(nops, 0);
+  stat_n.assign(nops, 0);
+  stat_r.assign(nops, 0);
+  stat_stages.assign(nops, 1);
   layout_opt = decide_layout_opt();
-  for (size_t k = 0; k < nops; ++k) lower_op(static_cast<int>(k));
+  // Lowering a reduction reads the layout of its input's buffer: bases grow with the lowering.
+  base.resize(g.values.size());
+  std::iota(base.begin(), base.end(), 0);
+  layout.resize(g.values.size());
+  leaf_reads.assign(nops, {});
+  for (size_t v = 0; v < g.values.size(); ++v) layout[v] = g.values[v].strides;
+  for (size_t k = 0; k < nops; ++k) {
+    lower_op(static_cast<int>(k));
+    if (lower[k] == Lower::kFree) {
+      const std::vector<int> in = g.ops[k].tensor_inputs();
+      for (int v : g.ops[k].outputs)
+        if (v >= 0 && !in.empty() && v != in[0]) base[v] = base[in[0]];
+    }
+    lay_out(static_cast<int>(k));
+  }
   base = alias_bases(g, [&](int i) { return lower[i] == Lower::kFree; });
   readers.assign(g.values.size(), {});
   for (size_t k = 0; k < nops; ++k) {

@@ -34,8 +34,8 @@ std::vector<KernelIncrease> kernel_increases(const FusionPlan& plan, const std::
 struct FusionVerdict {
   bool fused = false;
   std::string rule;      // short id: "fused", "view", "dead-code", "extern", "fallback", "concat", "no-shared-buffer",
-                         // "view-order", "max-fusion-size", "split-reduction", "too-far-apart", "loop-trips",
-                         // "iteration-space", "reduction-size", "reduction-shape", "cycle", "not-chosen"
+                         // "view-order", "max-fusion-size", "split-reduction", "stats-index", "too-far-apart",
+                         // "loop-trips", "iteration-space", "reduction-size", "reduction-shape", "cycle", "not-chosen"
   std::string sentence;  // the rule in words, naming the ops and the figures that decided
 };
 FusionVerdict inductor_fusion_verdict(const Graph& g, const std::vector<Launch>& launches,

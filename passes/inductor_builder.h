@@ -48,6 +48,10 @@ inline int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
+// scheduler.pick_loop_order: the dims of `sizes`, fastest first, as the strides of a loop's
+// reads (one list per read, over the same dims) vote for them.
+std::vector<int> pick_loop_order(const std::vector<std::vector<int64_t>>& strides, const std::vector<int64_t>& sizes);
+
 struct Node {
   int op = -1;                       // the op the node is (realized Triton op, extern or fallback)
   bool red = false;                  // holds a reduction
@@ -57,6 +61,8 @@ struct Node {
   int first = 0, last = 0;           // op index range of its members
   int min_order = 0, max_order = 0;  // node order range of its members (scheduling order)
   int copy_of = -1;                  // a cat's copy of this input value into its slice; -1: not a copy
+  int stats_of = -1;                 // a reduction computing the statistics of this op's epilogue; -1: none
+  int stages = 1;                    // kernels of its reduction: the levels it is split into (1: not split)
 };
 
 struct Builder {
@@ -76,7 +82,13 @@ struct Builder {
   std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
   std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
   std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
-  std::vector<int64_t> splits;            // per op: pieces a reduction is split into (1: none)
+  std::vector<int> stages;                // per op: kernels of its reduction, one per level it is split into
+  // An op whose epilogue (a norm's normalization, a softmax's division) is a pointwise loop of
+  // its own, apart from the reductions computing its statistics: their count (a split softmax
+  // needs its maximum, then its sum), their iteration space and their kernels each.
+  std::vector<int> stat_chains;
+  std::vector<int64_t> stat_n, stat_r;
+  std::vector<int> stat_stages;
   bool layout_opt = false;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
 
@@ -126,16 +138,25 @@ struct Builder {
   FusionPlan run();
   bool same_order(int v) const;
 
-  // 1. Lowering: what each op becomes (inductor_lowering.cc).
+  // 1. Lowering: what each op becomes (inductor_lowering.cc), and how a reduction is split into
+  // kernels and whether its epilogue joins it (inductor_reductions.cc).
   void lower_op(int i);
   int64_t num_splits(int64_t n, int64_t r, bool outer) const;
-  bool reduces_outer(const Op& op) const;
   int64_t reduction_size(const Op& op) const;
+  std::vector<int> reduced_dims(const Op& op) const;
+  std::vector<int64_t> inductor_strides(int v) const;
+  std::vector<std::vector<int64_t>> layout;                   // per value: the strides Inductor gives its buffer
+  std::vector<std::vector<std::vector<int64_t>>> leaf_reads;  // per pointwise op: its loads' strides
+  void lay_out(int i);
+  const std::vector<std::vector<int64_t>>* loop_reads(int v) const;
+  int split_stages(int64_t n, int64_t r, bool outer, bool outer_rest) const;
+  void plan_reduction(int i, int64_t n, int64_t r);
 
   // 2. Extern kernels: what the library calls launch under Inductor (inductor_externs.cc).
   Counts counts_alone(int i, const std::vector<int64_t>* x_strides, const std::vector<int64_t>* w_strides,
                       bool channels_last_out, bool drop_bias, bool dense_inputs = false);
   bool decide_layout_opt() const;
+  size_t fx_nodes() const;
   bool written_channels_last(int v) const;
   bool bias_unfused(int i) const;
   void price_externs();
@@ -157,9 +178,13 @@ struct Builder {
   // 4. The scheduler's fusion (inductor_scheduler.cc).
   std::vector<std::vector<int>> members;        // per root: its nodes
   std::vector<std::pair<int, int>> candidates;  // node pairs the scheduler scores (vertical and horizontal)
+  std::vector<std::vector<int>> stats_nodes;    // per op: its statistics' reduction nodes
   int new_node(int i);
   void new_copy_node(int cat, int v);
+  void new_stats_nodes(int i);
+  bool reads_stats(int a, int b);
   bool split_node(int root) const;
+  int root_kernels(int root) const;
   bool triton(int node) const;
   void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline);
   void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
@@ -173,6 +198,7 @@ struct Builder {
   std::vector<int> first_reader_;
   std::vector<int> absorbed_into;    // per op: the op whose kernel an in-place write joins, or -1
   std::vector<int> copy_kernels_;    // per cat op: kernels of its copies fused with no op
+  std::vector<int> stats_kernels_;   // per op: kernels of its statistics fused with no op
   std::vector<int> roots_of_groups;  // per plan group: its root node, -1 for dead code
   FusionPlan build();
   void account(FusionPlan& plan, int id, int root, const std::vector<bool>& escapes);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/inductor_builder.h"
@@ -102,6 +103,35 @@ Counts Builder::counts_alone(int i, const std::vector<int64_t>* x_strides, const
   return l.at(0).known ? l[0].counts : launches[i].counts;
 }
 
+// The nodes of the FX graph Inductor lowers, as AOTAutograd traces it: a placeholder for every
+// input, parameter and buffer, the ATen ops each op decomposes into (a linear of a 3-d+ input
+// is a view, a transpose, the GEMM and a view back; a norm or attention its op and the getitem
+// of its result), views as nodes of their own, none for what is the identity in inference
+// (dropout), and the output.
+size_t Builder::fx_nodes() const {
+  std::set<int> placeholders;
+  for (const Op& op : g.ops)
+    op.for_each_tensor_input([&](int v) {
+      if (g.values[v].producer < 0) placeholders.insert(v);
+    });
+  size_t n = placeholders.size() + 1;
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const Op& op = g.ops[k];
+    const OpClass c = op_class(op);
+    const Value* x = in0(op);
+    if (launches_nothing(static_cast<int>(k)) && !op.traits.view) continue;
+    if (op.name == "aten::linear")
+      n += x && x->sizes.size() >= 3 ? 4 : 2;
+    else if (c == OpClass::kNorm || c == OpClass::kAttention)
+      n += 2;
+    else if (op.name == "aten::matmul")
+      n += x && x->sizes.size() >= 3 ? 4 : 1;
+    else
+      n += 1;
+  }
+  return n;
+}
+
 // GraphLowering.decide_layout_opt for an inference graph: convolutions run channels last
 // unless grouped convolutions (in-channels per group > 1) weigh enough of their FLOPs, or the
 // graph has 300 nodes or more per convolution.
@@ -128,9 +158,7 @@ bool Builder::decide_layout_opt() const {
     weighted += flops * mult;
   }
   if (nconv == 0) return false;
-  // The FX graph Inductor sees holds every op plus placeholders and the output.
-  const size_t fx_nodes = g.ops.size() + g.inputs.size() + 1;
-  if (fx_nodes >= static_cast<size_t>(300 * nconv)) return false;
+  if (fx_nodes() >= static_cast<size_t>(300 * nconv)) return false;
   return weighted <= total;
 }
 
@@ -328,7 +356,10 @@ void Builder::find_operand_copies() {
         const int v = a.tensors[0];
         const bool left = tensor_arg++ == 0;
         const bool padded = folds && left && crosses_padding(v);
-        if (!gemm_operand_dense(g.values[v]) || padded) operand_copies[k].push_back(v);
+        // Read through the layout Inductor gives the operand's buffer, not eager's.
+        Value laid = g.values[v];
+        laid.strides = inductor_strides(v);
+        if (!gemm_operand_dense(laid) || padded) operand_copies[k].push_back(v);
         if (padded)
           why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";
       }

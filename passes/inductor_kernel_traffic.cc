@@ -31,8 +31,8 @@ void Builder::account(FusionPlan& plan, int id, int root, const std::vector<bool
     grp.fused_kernels = static_cast<int>(std::min<int64_t>(kernels * runs, 1 << 30));
     grp.fused = traffic[nd.op];
     return;
-  } else if (nd.red && splits[nd.op] > 1) {
-    kernels = 2;  // a split reduction: partial results, then their reduction
+  } else {
+    kernels = root_kernels(root);  // a split reduction: partial results, level by level, then theirs
   }
   grp.fused_kernels = static_cast<int>(std::min<int64_t>(kernels * runs, 1 << 30));
   // Only what a kernel computes is written: inlined ops' values stay in registers.

@@ -101,23 +101,6 @@ int64_t Builder::num_splits(int64_t n, int64_t r, bool outer) const {
   return (r + 4 * split_size - 1) / (4 * split_size);
 }
 
-// Whether the reduced elements are not the innermost in memory (an outer reduction): a
-// spatial mean of channels-last activations (layout optimization), or dims other than the last.
-bool Builder::reduces_outer(const Op& op) const {
-  if (op_class(op) == OpClass::kPool) return layout_opt;
-  const Value* x = in0(op);
-  const Arg* dims = arg(op, "dim");
-  if (!x || !dims || dims->ints.empty() || op_class(op) != OpClass::kReduction) return false;
-  const int64_t rank = static_cast<int64_t>(x->sizes.size());
-  bool last = false, spatial = rank == 4;
-  for (int64_t d : dims->ints) {
-    const int64_t dd = d < 0 ? d + rank : d;
-    last = last || dd == rank - 1;
-    spatial = spatial && (dd == 2 || dd == 3);
-  }
-  return !last || (spatial && layout_opt);
-}
-
 // The reduction size of a reduction-like op, 0 when it reduces nothing.
 int64_t Builder::reduction_size(const Op& op) const {
   const Value* x = in0(op);
@@ -158,11 +141,8 @@ void Builder::lower_op(int i) {
     const Value* x = in0(op);
     const int64_t outputs = x && r > 0 ? x->numel() / r : n;
     if (r <= 1 || (r < kUnrollReductionBelow && outputs != 1)) return pointwise(words);
-    n_of[i] = outputs;
-    r_of[i] = r;
     set(i, Lower::kReduction, words);
-    splits[i] = num_splits(outputs, r, reduces_outer(op));
-    if (splits[i] > 1) why[i] += "; split in two kernels (partial reductions, then theirs)";
+    plan_reduction(i, outputs, r);
   };
   switch (c) {
     case OpClass::kView:

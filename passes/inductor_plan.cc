@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -68,6 +69,15 @@ FusionPlan Builder::build() {
     if (group_index.count(root) || !counted.insert(root).second) continue;
     ++copy_kernels_[nodes[k].op];
   }
+  // Kernels of statistics fused with no op's loop belong to the op whose epilogue reads them.
+  stats_kernels_.assign(g.ops.size(), 0);
+  std::set<int> counted_stats;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    if (nodes[k].stats_of < 0) continue;
+    const int root = find(static_cast<int>(k));
+    if (group_index.count(root) || !counted_stats.insert(root).second) continue;
+    stats_kernels_[nodes[k].op] += root_kernels(root);
+  }
   // Every copy reads its value and writes it again, fused or not (fused with a loop that
   // reads it anyway, it still writes the copy).
   for (size_t k = 0; k < nodes.size(); ++k) {
@@ -75,7 +85,14 @@ FusionPlan Builder::build() {
     copy_bytes[nodes[k].op] = add_checked(copy_bytes[nodes[k].op], g.values[nodes[k].copy_of].bytes(), "copy bytes");
   }
   const std::vector<bool> escapes = escaping_values(g, base, plan.group_of);
-  for (size_t k = 0; k < plan.groups.size(); ++k) account(plan, static_cast<int>(k), root_of_group[k], escapes);
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    account(plan, static_cast<int>(k), root_of_group[k], escapes);
+    FusionGroup& grp = plan.groups[k];
+    if (grp.kind == "dead") continue;  // its statistics are dead code too
+    int64_t extra = 0;
+    for (int i : grp.ops) extra += int64_t{stats_kernels_[i]} * g.ops[i].repeat;
+    grp.fused_kernels = static_cast<int>(std::min<int64_t>(grp.fused_kernels + extra, 1 << 30));
+  }
   plan.lowering = why;
   return plan;
 }

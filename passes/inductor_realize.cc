@@ -84,6 +84,15 @@ int Builder::body_opcount(int i, int computed) const {
     }
     return 11 + converted;
   }
+  if (stat_chains[i] > 0 && op_class(op) == OpClass::kNorm) {
+    // (x - mean) * rsqrt(var / n + eps), then * weight + bias: 7 values and one per affine
+    // parameter; half precision converts each load to float32 and the result back.
+    int affine = 0;
+    for (const char* p : {"weight", "bias"})
+      if (const Arg* a = arg(op, p); a && !a->tensors.empty() && a->tensors[0] >= 0) ++affine;
+    return 7 + affine + (x && low_precision(x->dtype) ? 2 + affine : 0);
+  }
+  if (stat_chains[i] > 0) return 3;                                   // exp(x - max) / sum, or x - max - log(sum)
   if (op.name == "aten::relu" || op.name == "aten::relu_") return 2;  // maximum(0, x) and its constant
   if (op_class(op) == OpClass::kCopy || op_class(op) == OpClass::kView) {
     // A copy is its load; one into another dtype converts it.
@@ -125,6 +134,13 @@ void Builder::realize() {
         if (loads[i].size() < kCap) loads[i].insert(v);
       }
     });
+    // An epilogue loads the statistics it normalizes by: two buffers (a norm's mean and
+    // variance, a softmax's maximum and sum), named here apart from every value.
+    for (int c = 0; c < 2 && stat_chains[i] > 0; ++c) {
+      const int stat = -2 - 2 * i - c;
+      if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(stat);
+      if (loads[i].size() < kCap) loads[i].insert(stat);
+    }
     body[i] = body_opcount(i, computed);
     members[i].insert(i);
     int opcount = static_cast<int>(loads[i].size());

@@ -99,8 +99,12 @@ FusionVerdict Builder::verdict(const FusionPlan& plan, int a, int b) {
                    n2s(kMaxFusionSize) + " in one kernel (max_fusion_size).");
   if (split_node(ra) || split_node(rb))
     return say(false, "split-reduction",
-               "one holds a reduction split in two kernels (partial results, then theirs), which loop over other "
-               "ranges than their neighbours'.");
+               "one holds a reduction split into several kernels (partial results level by level, then theirs), "
+               "which loop over other ranges than their neighbours'.");
+  if (reads_stats(ra, rb) || reads_stats(rb, ra))
+    return say(false, "stats-index",
+               "one reads the statistics the other's reduction computes broadcast over the elements they summarize, "
+               "not at the index they are written (fusable_read_and_write).");
   const int distance = std::max(std::abs(x.min_order - y.max_order), std::abs(y.min_order - x.max_order));
   if (distance > kMaxFusionDistance)
     return say(false, "too-far-apart",

@@ -15,11 +15,42 @@ int Builder::new_node(int i) {
   nd.n = n_of[i];
   nd.r = r_of[i];
   nd.repeat = g.ops[i].repeat;
+  nd.stages = stages[i];
   nd.first = nd.last = i;
   nd.min_order = nd.max_order = static_cast<int>(nodes.size());
   nodes.push_back(nd);
   node_of[i] = static_cast<int>(nodes.size()) - 1;
   return node_of[i];
+}
+
+// The reductions computing the statistics op i's epilogue reads, each a node of its own that
+// the scheduler may fuse like any reduction, but never with a loop reading what it computes.
+void Builder::new_stats_nodes(int i) {
+  for (int c = 0; c < stat_chains[i]; ++c) {
+    Node nd;
+    nd.op = i;
+    nd.red = true;
+    nd.n = stat_n[i];
+    nd.r = stat_r[i];
+    nd.repeat = g.ops[i].repeat;
+    nd.stages = stat_stages[i];
+    nd.stats_of = i;
+    nd.first = nd.last = i;
+    nd.min_order = nd.max_order = static_cast<int>(nodes.size());
+    nodes.push_back(nd);
+    stats_nodes[i].push_back(static_cast<int>(nodes.size()) - 1);
+  }
+}
+
+// Whether a node of group b reads statistics a node of group a computes: it reads them
+// broadcast over the reduced elements, not at the index they are written.
+bool Builder::reads_stats(int a, int b) {
+  for (int m : members[a]) {
+    if (nodes[m].stats_of < 0) continue;
+    for (int s : succ[m])
+      if (find(s) == b) return true;
+  }
+  return false;
 }
 
 // ConcatKernel: an input no loop can be computed into the output's slice is copied into it
@@ -37,8 +68,15 @@ void Builder::new_copy_node(int cat, int v) {
 
 bool Builder::split_node(int root) const {
   for (int m : members[root])
-    if (nodes[m].red && nodes[m].copy_of < 0 && splits[nodes[m].op] > 1) return true;
+    if (nodes[m].stages > 1) return true;
   return false;
+}
+
+// The kernels of a root's group: a split reduction's levels (it fuses with nothing), else one.
+int Builder::root_kernels(int root) const {
+  int out = 1;
+  for (int m : members[root]) out = std::max(out, nodes[m].stages);
+  return out;
 }
 
 bool Builder::triton(int node) const {
@@ -55,6 +93,7 @@ void Builder::node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inli
       out.insert(node_of[p]);
     } else if (lower[p] == Lower::kPointwise && seen_inline[p] != i) {
       seen_inline[p] = i;
+      out.insert(stats_nodes[p].begin(), stats_nodes[p].end());
       node_inputs(p, out, seen_inline);
     }
   });
@@ -92,6 +131,7 @@ bool Builder::compatible(const Node& a, const Node& b) {
 bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
   // A copy out of a padded buffer reads it at other indices than its writer writes them.
   if (nodes[k].copy_of >= 0 && crosses_padding(nodes[k].copy_of)) return false;
+  if (nodes[d].stats_of >= 0) return false;  // statistics are read broadcast
   if (nodes[d].red || nodes[d].copy_of >= 0) return true;
   for (int v : reads)
     if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;
@@ -147,9 +187,11 @@ void Builder::merge(int a, int b) {
 }
 
 void Builder::schedule() {
+  stats_nodes.assign(g.ops.size(), {});
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
     const Lower l = lower[i];
+    new_stats_nodes(i);
     if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
     for (int v : operand_copies[i]) {
       new_copy_node(i, v);
@@ -193,6 +235,13 @@ void Builder::schedule() {
       for (int c = k - 1; c >= 0 && nodes[c].op == nd.op; --c)  // its operand copies, just before it
         if (nodes[c].copy_of >= 0 && nodes[c].op == nd.op) deps[k].insert(c);
       node_inputs(nd.op, deps[k], seen);
+    } else if (!stats_nodes[nd.op].empty() && stats_nodes[nd.op][0] != k) {
+      // Its op's first statistics node already walked the op's inputs; it reads those
+      // statistics too (a softmax's sum reads its maximum).
+      const std::vector<int>& chain = stats_nodes[nd.op];
+      deps[k] = deps[chain[0]];
+      for (int c : chain)
+        if (c < k) deps[k].insert(c);
     } else {
       node_inputs(nd.op, deps[k], seen);
     }
@@ -207,7 +256,9 @@ void Builder::schedule() {
     const int copied = nodes[k].copy_of;
     // A copy reads its value through the view it copies (loops inlined into it read at that
     // view's index): copies of different parts of one buffer share no read.
-    if (copied < 0)
+    if (copied < 0 && !stats_nodes[nodes[k].op].empty() && stats_nodes[nodes[k].op][0] != k)
+      bufs = reads_of[stats_nodes[nodes[k].op][0]];
+    else if (copied < 0)
       buffer_reads(nodes[k].op, bufs, seen);
     else if (g.values[base[copied]].placement == Placement::kDevice)
       bufs.insert(copied);
@@ -252,8 +303,9 @@ void Builder::schedule() {
       int a = find(p.a), b = find(p.b);
       if (a == b) continue;
       if (nodes[a].size + nodes[b].size > kMaxFusionSize) continue;
-      // A split reduction's two kernels loop over other ranges than its neighbours'.
+      // A split reduction's kernels loop over other ranges than its neighbours'.
       if (split_node(a) || split_node(b)) continue;
+      if (reads_stats(a, b) || reads_stats(b, a)) continue;
       if (std::max(std::abs(nodes[a].min_order - nodes[b].max_order),
                    std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance)
         continue;

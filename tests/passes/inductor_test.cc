@@ -5,6 +5,7 @@
 
 #include "passes/graph_builder.h"
 #include "passes/hbm_traffic.h"
+#include "passes/inductor_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
 
@@ -423,4 +424,100 @@ TEST_CASE("inductor: a value an expression reaches twice is counted once, as Ind
   const auto p = plan(b.g);
   CHECK(p.lowering[16].find("inlined into its readers") != std::string::npos);
   CHECK(kernels(p) == 1);
+}
+
+namespace {
+// A group norm of x in `groups` groups, with weight and bias.
+int group_norm(GraphBuilder& b, int x, int64_t groups) {
+  const int64_t c = b.g.values[x].sizes[1];
+  const int w = weight(b, {c}), bias = weight(b, {c});
+  const int y = b.op("aten::group_norm", {x, w, bias});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.name_arg(2, "bias");
+  b.arg_int("num_groups", groups);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("inductor: a long reduction is split level by level, each level's size deciding again") {
+  // One group of 200,704 channels-last elements per sample: 25 partial sums read at unit stride,
+  // those of 8,029 elements apart in memory split again (63), then 128-element rows: three
+  // reductions, and the normalization a loop of its own.
+  GraphBuilder b;
+  int x = b.strided({3, 64, 56, 56}, {200704, 1, 3584, 64});
+  b.output(group_norm(b, x, 1));
+  CHECK(kernels(plan(b.g)) == 4);
+  // Contiguous, the partial sums' elements are adjacent: 25 of 8,029 each need no second split.
+  GraphBuilder flat;
+  flat.output(group_norm(flat, flat.input({3, 64, 56, 56}), 1));
+  CHECK(kernels(plan(flat.g)) == 3);
+}
+
+TEST_CASE("inductor: a norm read broadcast per group normalizes in a loop of its own; one channel a group joins") {
+  GraphBuilder b;
+  b.output(group_norm(b, b.input({2, 64, 8, 8}), 32));
+  CHECK(kernels(plan(b.g)) == 2);
+  GraphBuilder per_channel;
+  per_channel.output(group_norm(per_channel, per_channel.input({2, 64, 8, 8}), 64));
+  CHECK(kernels(plan(per_channel.g)) == 1);
+}
+
+TEST_CASE("inductor: a split softmax is its maximum and its sum, each split, then the loop dividing") {
+  GraphBuilder b;
+  // Scores whose last dim steps by 4 (heads last in memory): 6,924 rows of 577 read apart.
+  int x = b.strided({3, 4, 577, 577}, {4 * 577 * 577, 1, 577 * 4, 4});
+  b.output(b.reduction("aten::softmax", x, {3, 4, 577, 577}));
+  b.arg_ints("dim", {-1});
+  CHECK(kernels(plan(b.g)) == 5);
+  GraphBuilder rows;
+  rows.output(rows.reduction("aten::softmax", rows.input({3, 4, 577, 577}), {3, 4, 577, 577}));
+  rows.arg_ints("dim", {-1});
+  CHECK(kernels(plan(rows.g)) == 1);
+}
+
+TEST_CASE("inductor: a loop's buffer is laid out as its reads vote, whatever strides the graph records") {
+  // x + bias keeps x's transposed order (the bias, broadcast, votes for neither): the layer norm
+  // reads its rows 196 apart, an outer reduction of few rows, split (two kernels), then the loop
+  // normalizing.
+  GraphBuilder b;
+  int x = b.strided({3, 196, 768}, {150528, 1, 196});
+  int y = b.pointwise("aten::add", {x, weight(b, {768})});
+  int n = b.reduction("aten::layer_norm", y, {3, 196, 768});
+  b.arg_ints("normalized_shape", {768});
+  b.output(n);
+  CHECK(kernels(plan(b.g)) == 3);
+  CHECK(kc::inductor::pick_loop_order({{1, 3}, {3, 1}}, {2, 3}) == std::vector<int>{1, 0});
+  CHECK(kc::inductor::pick_loop_order({{1, 3}, {1, 3}, {3, 1}}, {2, 3}) == std::vector<int>{0, 1});
+  CHECK(kc::inductor::pick_loop_order({{1, 3}, {0, 1}}, {2, 3}) == std::vector<int>{0, 1});
+}
+
+TEST_CASE("inductor: a graph of 300 nodes or more per convolution keeps its layout, counting what AOT traces") {
+  // One convolution and 75 linears of 3-d inputs: 75 ops, but each a view, a transpose, the GEMM
+  // and a view back in the traced graph, with a placeholder per weight: over 300 nodes.
+  GraphBuilder b;
+  int y = conv(b, b.input({8, 64, 28, 28}), weight(b, {128, 64, 3, 3}));
+  b.output(b.pointwise("aten::relu", {y}));
+  int h = b.input({4, 16, 32});
+  for (int k = 0; k < 75; ++k) {
+    h = b.op("aten::linear", {h, weight(b, {32, 32})}, {}, {4, 16, 32});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+  }
+  b.output(h);
+  auto p = plan(b.g);
+  CHECK(p.lowering[0].find("copied") == std::string::npos);
+  CHECK(p.lowering[0].find("channels-last") == std::string::npos);
+}
+
+TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's elements lie apart") {
+  // Patches read transposed plus two position tables broadcast over the batch: the tables do not
+  // vote (get_read_indices), so the layer norm reads its rows apart and is split.
+  GraphBuilder b;
+  int x = b.strided({3, 196, 768}, {150528, 1, 196});
+  int y = b.pointwise("aten::add", {x, weight(b, {1, 196, 768})});
+  y = b.pointwise("aten::add", {y, weight(b, {1, 196, 768})});
+  b.output(b.reduction("aten::layer_norm", y, {3, 196, 768}));
+  b.arg_ints("normalized_shape", {768});
+  CHECK(kernels(plan(b.g)) == 3);
 }

@@ -1,0 +1,169 @@
+// The strides Inductor gives each value's buffer, which need not be the ones the graph records
+// (eager's): a Triton loop's buffer is laid out in the order its reads vote for
+// (ComputedBuffer.get_fill_order, scheduler.pick_loop_order), a convolution's output is channels
+// last under layout optimization, a view steps through its base's layout.
+#include <algorithm>
+#include <cstdlib>
+
+#include "analyzer/tensor_geometry.h"
+#include "passes/inductor_builder.h"
+#include "passes/op_classes.h"
+
+namespace kc::inductor {
+namespace {
+
+constexpr size_t kMaxVotes = 64;  // reads a loop's layout is voted by: past these, any will do
+
+// Strides of `view`, a view of the dense buffer `base` (`base.strides` as the graph records
+// them), once that buffer is laid out with `new_strides` instead: each view dimension must step
+// through the new layout by a fixed amount. Empty when some dimension does not (a merge of dims
+// that the new layout orders otherwise), or when the base is not dense.
+std::vector<int64_t> restride(const Value& view, const Value& base, const std::vector<int64_t>& new_strides) {
+  const size_t rank = base.sizes.size();
+  if (base.strides.size() != rank || new_strides.size() != rank) return {};
+  std::vector<size_t> order(rank);
+  for (size_t d = 0; d < rank; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return base.strides[a] > base.strides[b]; });
+  int64_t expected = 1;
+  for (size_t k = rank; k-- > 0;) {
+    const size_t d = order[k];
+    if (base.sizes[d] == 1) continue;
+    if (base.strides[d] != expected) return {};
+    expected *= base.sizes[d];
+  }
+  // An element's address in the new layout, from its address in the recorded one.
+  auto moved = [&](int64_t at) {
+    int64_t out = 0;
+    for (size_t d : order)
+      if (base.sizes[d] > 1) out += (at / base.strides[d]) % base.sizes[d] * new_strides[d];
+    return out;
+  };
+  if (view.strides.size() != view.sizes.size()) return {};
+  std::vector<int64_t> out(view.sizes.size(), 0);
+  for (size_t d = 0; d < view.sizes.size(); ++d) {
+    const int64_t n = view.sizes[d], s = view.strides[d];
+    if (n <= 1 || s == 0) continue;
+    if (s < 0) return {};
+    out[d] = moved(s);
+    // A step carries into the next dimension of the base at multiples of that dimension's
+    // stride: check the last element and every carry within the view's extent.
+    std::vector<int64_t> steps{n - 1};
+    for (size_t b = 0; b < rank; ++b)
+      if (base.strides[b] > s && base.strides[b] % s == 0 && base.strides[b] / s < n)
+        steps.push_back(base.strides[b] / s);
+    for (int64_t k : steps)
+      if (moved(k * s) != k * out[d]) return {};
+  }
+  return out;
+}
+
+}  // namespace
+
+// scheduler.pick_loop_order: the dims of `sizes`, fastest first, ordered by a vote of the
+// reads' strides (a dim goes before another where a read steps it by less, or does not step
+// the other), size-1 dims last, ties in row-major order. Sorted as Python's sort does a short
+// list (a run, then binary insertion), since the vote need not be a consistent order.
+std::vector<int> pick_loop_order(const std::vector<std::vector<int64_t>>& strides, const std::vector<int64_t>& sizes) {
+  const int rank = static_cast<int>(sizes.size());
+  auto cmp = [&](int a, int b) {
+    if (sizes[a] == 1 || sizes[b] == 1) return int{sizes[a] == 1} - int{sizes[b] == 1};
+    int a_first = 0, b_first = 0;
+    for (const auto& sl : strides) {
+      const int64_t sa = std::abs(sl[a]), sb = std::abs(sl[b]);
+      a_first += sb == 0 || sa < sb;
+      b_first += sa == 0 || sb < sa;
+    }
+    if (a_first != b_first) return a_first > b_first ? -1 : 1;
+    return b > a ? 1 : (b < a ? -1 : 0);
+  };
+  std::vector<int> order;
+  for (int d = rank - 1; d >= 0; --d) order.push_back(d);
+  if (rank < 2) return order;
+  // count_run: an ascending run, or a strictly descending one reversed.
+  size_t run = 2;
+  if (cmp(order[1], order[0]) < 0) {
+    while (run < order.size() && cmp(order[run], order[run - 1]) < 0) ++run;
+    std::reverse(order.begin(), order.begin() + static_cast<long>(run));
+  } else {
+    while (run < order.size() && cmp(order[run], order[run - 1]) >= 0) ++run;
+  }
+  for (size_t k = run; k < order.size(); ++k) {
+    const int pivot = order[k];
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (cmp(pivot, order[mid]) < 0)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    order.erase(order.begin() + static_cast<long>(k));
+    order.insert(order.begin() + static_cast<long>(lo), pivot);
+  }
+  return order;
+}
+
+// The reads of the pointwise loop computing value v, when v is all of that loop's output in
+// its own order (the loop itself, or an identity view of it: dropout in inference), else null.
+const std::vector<std::vector<int64_t>>* Builder::loop_reads(int v) const {
+  const int b = base[v];
+  const int p = g.values[b].producer;
+  if (p < 0 || lower[p] != Lower::kPointwise || leaf_reads[p].empty()) return nullptr;
+  if (b != v && (g.values[v].sizes != g.values[b].sizes || layout[v] != layout[b])) return nullptr;
+  return &leaf_reads[p];
+}
+
+// Lays out the outputs of op i, once lowered: views step through their base, Triton loops
+// follow their inputs' vote, convolutions under layout optimization are channels last; the
+// rest (graph inputs, library kernels, what the caller gets back) keep the recorded strides.
+void Builder::lay_out(int i) {
+  const Op& op = g.ops[i];
+  const std::vector<int> in = op.tensor_inputs();
+  for (int v : op.outputs) {
+    if (v < 0) continue;
+    const Value& x = g.values[v];
+    layout[v] = x.strides;
+    if (x.strides.size() != x.sizes.size() || x.sizes.empty()) continue;
+    if (lower[i] == Lower::kFree) {
+      const int b = base[v];
+      if (b == v) continue;
+      std::vector<int64_t> s = restride(x, g.values[b], layout[b]);
+      if (!s.empty()) layout[v] = std::move(s);
+    } else if (lower[i] == Lower::kExtern && op_class(op) == OpClass::kConv) {
+      if (layout_opt && x.sizes.size() >= 4) layout[v] = strides_in_order(x.sizes, channels_last_order(x.sizes.size()));
+    } else if (lower[i] == Lower::kPointwise || lower[i] == Lower::kReduction) {
+      if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
+      // Each input read at the output's index: its strides over the output's dims, aligned at
+      // the last, 0 where it is broadcast. A loop's input that is itself a loop is read through
+      // its reads (inlined, its loads are this loop's), unless it is read through a view.
+      std::vector<std::vector<int64_t>> reads;
+      const size_t rank = x.sizes.size();
+      for (int u : in) {
+        const Value& y = g.values[u];
+        if (y.sizes.size() > rank) continue;
+        auto aligned = [&](const std::vector<int64_t>& ys) {
+          std::vector<int64_t> s(rank, 0);
+          // A cat's or a pad's input covers part of a dim: it still steps it by its stride.
+          for (size_t k = 0; k < y.sizes.size(); ++k) s[rank - y.sizes.size() + k] = y.sizes[k] == 1 ? 0 : ys[k];
+          if (std::any_of(s.begin(), s.end(), [](int64_t z) { return z != 0; }) && reads.size() < kMaxVotes)
+            reads.push_back(std::move(s));
+        };
+        if (const auto* through = loop_reads(u)) {
+          for (const auto& ys : *through)
+            if (ys.size() == y.sizes.size()) aligned(ys);
+        } else if (layout[u].size() == y.sizes.size()) {
+          aligned(layout[u]);
+        }
+      }
+      if (lower[i] == Lower::kPointwise) leaf_reads[i] = reads;
+      if (reads.empty()) {
+        layout[v] = contiguous_strides(x.sizes);
+        continue;
+      }
+      std::vector<int> order = pick_loop_order(reads, x.sizes);
+      layout[v] = strides_in_order(x.sizes, order);
+    }
+  }
+}
+
+}  // namespace kc::inductor
