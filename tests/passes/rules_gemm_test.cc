@@ -144,6 +144,16 @@ TEST_CASE("gemm: einsum is one bmm + a copy per operand whose permutation is not
     CHECK(einsum("bi,bj->bij", a, c, g).counts.kernels == 1);
   }
   {
+    GraphBuilder g;  // an ellipsis the output lacks: k summed on the left, then a multiply
+    int a = g.input({1, 2, 3}), c = g.input({3});
+    CHECK(einsum("...ik, ...j -> ij", a, c, g).counts.kernels == 2);
+  }
+  {
+    GraphBuilder g;  // an ellipsis kept: batch dims broadcast, j contracted by one batched GEMM
+    int a = g.input({4, 8, 16}), c = g.input({16, 32});
+    CHECK(einsum("...ij,jk->...ik", a, c, g).rule == "gemm.einsum");
+  }
+  {
     // A mixture-of-experts combine: the contracted labels e, c go in subscript order (c, e),
     // which neither operand holds as one block: two copies, then a split-K GEMM (opset:
     // einsum_combine measured 4).
