@@ -39,6 +39,12 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::linalg_qr", {5, 0}), 3, 0, 0);
   check(one("aten::geqrf", {5, 2}), 5, 0, 0);
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
+  check(one("aten::geqrf", {0, 5, 5}), 1, 0, 0);      // an empty batch: the infos filled
+  check(one("aten::linalg_qr", {0, 5, 2}), 2, 0, 0);  // and orgqr's info
+  GraphBuilder r;
+  r.op("aten::linalg_qr", {r.input({0, 5, 5})});
+  r.arg_text("mode", "r");
+  check(rules_only(r), 1, 0, 0);
   CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
   b.op("aten::linalg_qr", {b.input({5, 3})});
