@@ -280,6 +280,18 @@ TEST_CASE("sdpa: q/k/v whose head dim is not unit-strided run the math path") {
   CHECK(rules_only(sdpa(shape, shape, DType::kFloat32)).counts.kernels == 1);
 }
 
+TEST_CASE("sdpa: cuDNN attention with dropout unpacks the Philox state first; mem-efficient does not") {
+  auto with_dropout = [](DType dt, int64_t rows) {
+    GraphBuilder b = sdpa({4, 4, rows, 8}, {4, 4, 6, 8}, dt);
+    b.arg_float("dropout_p", 0.5);
+    return rules_only(b);
+  };
+  CHECK(with_dropout(DType::kBFloat16, 3).counts.kernels == 2);
+  CHECK(with_dropout(DType::kBFloat16, 3).counts.memset == 1);
+  CHECK(with_dropout(DType::kFloat32, 3).counts.kernels == 1);
+  CHECK_FALSE(with_dropout(DType::kBFloat16, 1).known);  // one query row with dropout: not measured
+}
+
 TEST_CASE("sdpa: bf16 heads not a multiple of 8 are padded for flash attention (7 kernels, no memset)") {
   auto l = rules_only(sdpa({8, 4, 64, 20}, {8, 4, 64, 20}, DType::kBFloat16));
   CHECK(l.rule == "sdpa.flash.padded");
