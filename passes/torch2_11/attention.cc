@@ -90,6 +90,12 @@ bool sdpa_math_3d_float_mask(const OpFacts& f) {
   const Value* m = sdpa_mask(f);
   return q && q->sizes.size() == 3 && m && m->dtype != DType::kBool && (fp32(f) || is_half(f.dtype));
 }
+// cuDNN attention with dropout_p > 0 first unpacks the Philox seed and offset into device tensors
+// (unpack_cudnn, a one-thread kernel); the mem-efficient kernel reads the state itself.
+bool sdpa_dropout(const OpFacts& f) {
+  const Arg* p = f.arg("dropout_p");
+  return p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] > 0;
+}
 // Measured: f32 9 kernels, bf16 14 (the half-precision math path upcasts q, k and v and casts
 // the result back); + 1 for the float mask's add.
 // 4-D without a mask, + 1 copy per q, k or v whose [B, H] matmul cannot fold by a view
@@ -106,8 +112,7 @@ Counts sdpa_math_plain_counts(const OpFacts& f) {
   // bf16 20).
   const int causal = f.bool_arg("is_causal", false) && !sdpa_mask(f) ? 6 : 0;
   // dropout_p > 0: the attention weights go through dropout, one fused kernel (opinfo: p = 0.5, +1).
-  const Arg* p = f.arg("dropout_p");
-  const int dropout = p && p->kind == Arg::Kind::kFloat && !p->floats.empty() && p->floats[0] > 0 ? 1 : 0;
+  const int dropout = sdpa_dropout(f) ? 1 : 0;
   return {(is_half(f.dtype) ? 14 : 9) + (sdpa_mask(f) ? 1 : 0) + copies + causal + dropout, 0, 0, 0};
 }
 
@@ -117,8 +122,10 @@ Counts sdpa_math_plain_counts(const OpFacts& f) {
 // dim is not a multiple of 8 is padded (+2 kernels: fill, copy). bf16/fp16 with a float mask
 // that is not 4-D: cuDNN declines, mem-efficient runs without a memset (+2 padding as in f32).
 bool sdpa_fused(const OpFacts& f) {
-  return qk_rank4(f) && !sdpa_math_4d(f) && !sdpa_math_nomask(f) && !sdpa_flash_padded(f) &&
-         (fp32(f) || is_half(f.dtype));
+  if (!qk_rank4(f) || sdpa_math_4d(f) || sdpa_math_nomask(f) || sdpa_flash_padded(f)) return false;
+  // One query row with dropout in bf16/fp16: not measured.
+  if (is_half(f.dtype) && sdpa_dropout(f) && f.input(0)->sizes[2] == 1) return false;
+  return fp32(f) || is_half(f.dtype);
 }
 Counts sdpa_fused_counts(const OpFacts& f) {
   const Value* q = f.input(0);
@@ -129,7 +136,7 @@ Counts sdpa_fused_counts(const OpFacts& f) {
   if (fp32(f)) return {kernels + (m && keys_unaligned ? 2 : 0), 0, 0, 0};
   if (m && !bool_mask && m->sizes.size() != 4) return {kernels + (keys_unaligned ? 2 : 0), 0, 0, 0};
   const bool decode = q->sizes[2] == 1;
-  return {kernels, 0, decode ? 0 : 1, 0};
+  return {kernels + (sdpa_dropout(f) ? 1 : 0), 0, decode ? 0 : 1, 0};
 }
 
 // nn.MultiheadAttention's fast path (_native_multi_head_attention; native_multi_head_attention_cuda
@@ -215,18 +222,22 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                   .evidence("broad:mobilevit (bf16, head dim 20: 7 kernels)")
                   .why("Flash attention reads head dimensions in multiples of 8, so q, k and v are first padded to the "
                        "next multiple (a fill and a copy each) and the result is a view of the unpadded part."));
-  r.push_back(rule("sdpa.fused")
-                  .ops(sdpa)
-                  .when("4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row); f32 mem-efficient 1 "
-                        "kernel; + 3 for a bool mask; + 2 padding when a float mask in f32 (or a non-4-D float mask in "
-                        "bf16, which cuDNN declines: no memset) has keys not a multiple of 8",
-                        sdpa_fused)
-                  .compute(sdpa_fused_counts)
-                  .evidence("sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
-                            "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit")
-                  .why("Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
-                       "memory-efficient kernel in float32); a boolean mask is first converted to an additive float "
-                       "mask, and a float32 mask whose key length is not a multiple of 8 is padded first."));
+  r.push_back(
+      rule("sdpa.fused")
+          .ops(sdpa)
+          .when("4-D: bf16/fp16 cuDNN 1 kernel + 1 memset (none for one query row), + 1 (the Philox state "
+                "unpacked) with dropout; f32 mem-efficient 1 kernel; + 3 for a bool mask; + 2 padding when a float "
+                "mask in f32 (or a non-4-D float mask in "
+                "bf16, which cuDNN declines: no memset) has keys not a multiple of 8",
+                sdpa_fused)
+          .compute(sdpa_fused_counts)
+          .evidence("sweep:sdpa (none, causal, bool and float masks of every broadcast shape, S=77/197), "
+                    "broad:vit, broad:twins, broad:crossvit, broad:bart, broad:gpt2, broad:maxxvit, broad:beit, "
+                    "opinfo_heldout4: scaled_dot_product_attention causal with dropout_p 0.5 (bf16: "
+                    "unpack_cudnn + cuDNN, 2 + 1 memset; f32: fmha_cutlassF alone)")
+          .why("Attention runs as one fused kernel (cuDNN in bf16, with a zeroed workspace; the "
+               "memory-efficient kernel in float32); a boolean mask is first converted to an additive float "
+               "mask, and a float32 mask whose key length is not a multiple of 8 is padded first."));
   r.push_back(rule("efficient_attention")
                   .ops({"aten::_efficient_attention_forward"})
                   .when("no bias: one CUTLASS memory-efficient attention kernel (a dropout draws its mask inside "

@@ -316,8 +316,22 @@ Counts gemm_launches(const OpFacts& f) {
 struct EinsumOperand {
   std::vector<int64_t> sizes, strides;
 };
-// The labels of "ab,bc->ac" per operand and of the output; false for an ellipsis, an implicit
-// output, a repeated label inside a term or a term whose rank is not its tensor's.
+// An ellipsis stands for dims with no label: they get the digits '0', '1', ... (one per dim the
+// widest ellipsis covers), right-aligned in each operand as at::einsum broadcasts them.
+constexpr int kMaxEllipsisDims = 10;
+bool is_einsum_label(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+}
+// "a...b" with the ellipsis as the last `dims` of `ell_num_dim` digits; the term as it is without one.
+std::string expand_ellipsis(const std::string& term, int dims, int ell_num_dim) {
+  const size_t dots = term.find("...");
+  if (dots == std::string::npos) return term;
+  std::string digits;
+  for (int j = ell_num_dim - dims; j < ell_num_dim; ++j) digits += static_cast<char>('0' + j);
+  return term.substr(0, dots) + digits + term.substr(dots + 3);
+}
+// The labels of "ab,bc->ac" per operand and of the output, ellipses spelled out as digits; false
+// for an implicit output, a repeated label inside a term or a term whose rank is not its tensor's.
 bool parse_einsum(const OpFacts& f, std::vector<std::string>& terms, std::string& out,
                   std::vector<const Value*>& values) {
   const Arg* eq = f.arg("equation");
@@ -334,34 +348,44 @@ bool parse_einsum(const OpFacts& f, std::vector<std::string>& terms, std::string
   for (size_t from = 0, comma; (comma = lhs.find(',', from)) != std::string::npos; from = comma + 1)
     terms.push_back(lhs.substr(from, comma - from));
   if (terms.size() != ts->tensors.size()) return false;
-  for (const std::string* t : {&out}) {
-    std::map<char, int> seen;
-    for (char c : *t)
-      if (!std::isalpha(static_cast<unsigned char>(c)) || seen[c]++) return false;
-  }
   values.clear();
+  std::vector<int> ell_dims(terms.size(), 0);
+  int ell_num_dim = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
-    std::map<char, int> seen;
-    for (char c : terms[i])
-      if (!std::isalpha(static_cast<unsigned char>(c)) || seen[c]++) return false;
     const int id = ts->tensors[i];
     const Value* v = id >= 0 ? &f.graph->values[id] : nullptr;
-    if (!has_layout(v) || v->sizes.size() != terms[i].size()) return false;
+    if (!has_layout(v)) return false;
     values.push_back(v);
+    if (terms[i].find("...") != std::string::npos) {
+      ell_dims[i] = static_cast<int>(v->sizes.size()) - static_cast<int>(terms[i].size() - 3);
+      if (ell_dims[i] < 0) return false;
+      ell_num_dim = std::max(ell_num_dim, ell_dims[i]);
+    }
+  }
+  if (ell_num_dim > kMaxEllipsisDims) return false;
+  for (size_t i = 0; i < terms.size(); ++i) terms[i] = expand_ellipsis(terms[i], ell_dims[i], ell_num_dim);
+  out = expand_ellipsis(out, ell_num_dim, ell_num_dim);
+  for (size_t i = 0; i <= terms.size(); ++i) {
+    const std::string& t = i < terms.size() ? terms[i] : out;
+    std::map<char, int> seen;
+    for (char c : t)
+      if (!is_einsum_label(c) || seen[c]++) return false;
+    if (i < terms.size() && values[i]->sizes.size() != t.size()) return false;
   }
   return true;
 }
-// at::einsum's order for the dims: the output's labels as written, then the summed ones by
-// subscript (A-Z, then a-z).
+// at::einsum's order for the dims: the output's labels as written, then the summed ones: the
+// ellipsis's dims (digits) when the output has none, then the labels by subscript (A-Z, a-z).
 std::string einsum_order(const std::vector<std::string>& terms, const std::string& out) {
   std::string summed;
   for (const std::string& t : terms)
     for (char c : t)
       if (out.find(c) == std::string::npos && summed.find(c) == std::string::npos) summed += c;
-  std::sort(summed.begin(), summed.end(), [](char x, char y) {
-    const bool ux = std::isupper(static_cast<unsigned char>(x)), uy = std::isupper(static_cast<unsigned char>(y));
-    return ux != uy ? ux : x < y;
-  });
+  auto rank = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) ? 0 : std::isupper(static_cast<unsigned char>(c)) ? 1 : 2;
+  };
+  std::sort(summed.begin(), summed.end(),
+            [&](char x, char y) { return rank(x) != rank(y) ? rank(x) < rank(y) : x < y; });
   return out + summed;
 }
 // ATen's reshape of a permuted operand into [d0, d1, d2] groups: the view's strides, or a copy
@@ -722,16 +746,18 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("gemm.einsum")
           .ops({"aten::einsum"})
-          .when("two operands: a sum per operand of the labels only it has (and the output lacks); then, with labels "
-                "to contract, each operand permuted to [batch, rows, inner] (output labels in order, contracted ones "
-                "A-Z then a-z; a copy when that is not a view, or not one cuBLAS reads) and one batched GEMM (the GEMM "
+          .when("two operands (an ellipsis's dims as unnamed labels, summed first when the output lacks it): a sum "
+                "per operand of the labels only it has (and the output lacks); then, with labels to contract, each "
+                "operand permuted to [batch, rows, inner] (output labels in order, contracted ones A-Z then a-z; a "
+                "copy when that is not a view, or not one cuBLAS reads) and one batched GEMM (the GEMM "
                 "tree's launches), else one multiply",
                 einsum_contraction)
           .compute(einsum_counts)
           .evidence(
               "sweep:gemm/einsum (bhqd,bkhd->bhqk 3, bhqk,bkhd->bqhd 2, bhwc,hkc->bhwk 2, bhwc,wkc->bhwk 1), "
               "broad:maxvit, broad:mvit, broad:mvitv2, opset:einsum_dispatch (nec,nd->ecd: split-K GEMM, 2), "
-              "opset:einsum_combine (nec,ecd->nd: 2 copies and a split-K GEMM, 4), opset:einsum_outer (i,j->ij: 1)")
+              "opset:einsum_combine (nec,ecd->nd: 2 copies and a split-K GEMM, 4), opset:einsum_outer (i,j->ij: 1), "
+              "opinfo_heldout4: einsum (...ik,...j->ij of [1, 2, 3] and [3]: a sum and a mul, 2)")
           .why(
               "einsum becomes views plus one batched GEMM; each operand whose dimensions cannot be arranged as [batch, "
               "rows, inner] by a view is copied first, and labels summed on one side only are one reduction kernel."));

@@ -312,7 +312,8 @@ bool inv_fits(const OpFacts& f) {
 // n = 2, 3 one and two matmuls; above, binary powering: a squaring per bit after the first and a
 // product per further set bit; n < 0 linalg_inv (with its check) first, then the same for -n. Each
 // product is one cuBLAS call on row-major operands (mm, or bmm for a batch) as the GEMM rules
-// count it. An empty matrix: nothing past the inverse's info handling.
+// count it. An empty matrix: nothing past the inverse's info handling (an empty batch's: any() of
+// no infos, a fill, and its flag read back).
 int matmuls_for_power(int64_t n) {
   if (n == 2) return 1;
   if (n == 3) return 2;
@@ -333,7 +334,8 @@ std::optional<Counts> matrix_power_launches(const OpFacts& f) {
   const int64_t n = f.int_arg("n", 1);
   if (n == 1) return std::nullopt;  // a copy, not measured
   if (n == 0) {
-    if (a.numel() == 0) return Counts{};
+    // eye(n) is built before it is copied into the result, even into an empty batch.
+    if (a.numel() == 0) return m.rows > 0 ? Counts{2, 0, 0, 0} : Counts{};
     return m.batch == 1 ? Counts{2, 2, 0, 0} : Counts{3, 1, 0, 0};
   }
   Counts c;
@@ -354,7 +356,7 @@ std::optional<Counts> matrix_power_launches(const OpFacts& f) {
 bool matrix_power_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  return m && fp32_dense(a) && m->rows == m->cols && m->batch >= 1 && matrix_power_launches(f).has_value();
+  return m && fp32_dense(a) && m->rows == m->cols && matrix_power_launches(f).has_value();
 }
 
 // det / slogdet / logdet (linalg_lu_factor_ex on A's transpose): the factors copied (a memcpy when
@@ -459,11 +461,13 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
                   .ops({"aten::linalg_matrix_power"})
                   .when("float32 square matrices: n = 0 the identity (2 + 2 memcpy; a batch 3 + 1); n >= 2 one "
                         "matmul per squaring and per further set bit of n (mm or bmm as the GEMM rules count it); "
-                        "n < 0 linalg_inv first",
+                        "n < 0 linalg_inv first (an empty batch: its check only, 1 + 1 memcpy)",
                         matrix_power_fits)
                   .compute([](const OpFacts& f) { return *matrix_power_launches(f); })
                   .evidence("sweep:linalg_sizes (matrix_power_0, matrix_power_3, matrix_power_-2: n 0 to 512 by "
-                            "batches (), 1, 2, 3, 2x3, 16, 64), opinfo:linalg_matrix_power")
+                            "batches (), 1, 2, 3, 2x3, 16, 64), opinfo:linalg_matrix_power, opinfo_heldout4: "
+                            "linalg_matrix_power of [0, 2, 2], n = -2 and -4 (FillFunctor<bool> + a device-to-host "
+                            "copy)")
                   .why("A matrix power multiplies by repeated squaring: one matrix product per bit of the exponent and "
                        "per further set bit; a negative power inverts first."));
   r.push_back(rule("linalg.det_sizes")

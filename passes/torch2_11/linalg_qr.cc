@@ -93,13 +93,19 @@ QrMode qr_mode(const OpFacts& f) {
 // filled and orgqr per matrix on the first min(m, n) columns; a wide matrix's Q, the factors' first
 // m columns, is copied out (a memcpy for one matrix, a copy kernel for a batch). Complete Q of a
 // wide or square matrix is the reduced one; of a tall one, orgqr on m x m (orgqr_square_kernels);
-// of an empty one (rows, no columns) the identity (2 kernels).
+// of an empty one (rows, no columns) the identity (2 kernels). An empty batch: geqrf's infos filled,
+// and for Q orgqr's (apply_orgqr fills its info before looping over no matrices) unless there are
+// no reflectors (k = 0 fills an empty Q instead).
 std::optional<Counts> qr_launches(const OpFacts& f) {
   const Value& a = *f.input(0);
   const Matrix m = *matrix(&a);
   const QrMode mode = qr_mode(f);
   auto c = geqrf_launches(a);
   if (!c) return std::nullopt;
+  if (m.batch == 0) {
+    if (mode != QrMode::kR && std::min(m.rows, m.cols) > 0) *c += Counts{1, 0, 0, 0};
+    return c;
+  }
   if (a.numel() == 0) {
     if (mode == QrMode::kComplete && m.rows > 0) *c += Counts{2, 0, 0, 0};
     return c;
@@ -128,7 +134,8 @@ bool fp32_matrices(const Value* v) {
   return m && v->dtype == DType::kFloat32 && m->batch >= 1;
 }
 bool qr_fits(const OpFacts& f) {
-  if (!fp32_matrices(f.input(0))) return false;
+  const Value* a = f.input(0);
+  if (!a || a->dtype != DType::kFloat32 || !matrix(a)) return false;
   if (f.op->name == "aten::geqrf") return geqrf_launches(*f.input(0)).has_value();
   return qr_launches(f).has_value();
 }
@@ -174,18 +181,21 @@ bool householder_fits(const OpFacts& f) {
 }  // namespace
 
 void add_linalg_qr_rules(std::vector<LaunchRule>& r) {
-  r.push_back(rule("linalg.qr")
-                  .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
-                  .when("float32: geqrf (batched cuBLAS 4 where ATen takes it; cuSOLVER looped 2 + 3 per matrix "
-                        "on unblocked shapes, wide ones 12 or 15), then R's triangle and for Q the infos and "
-                        "orgqr per matrix (9 to 12 by shape, as measured; a tall matrix's complete Q on m x m, 12 to "
-                        "18); a wide Q copied out; mode r: geqrf + 1",
-                        qr_fits)
-                  .compute(qr_counts)
-                  .evidence("sweep:linalg_sizes (geqrf, qr, qr_legacy, qr_r, qr_complete: m x n from 0 to 128 by "
-                            "batches (), 2, 3, 16; square n to 512 by batches), opinfo:linalg_qr, qr, geqrf")
-                  .why("QR copies the matrices to column-major order and factors them with batched cuBLAS or "
-                       "cuSOLVER's geqrf; Q is then built by cuSOLVER's orgqr, one call per matrix."));
+  r.push_back(
+      rule("linalg.qr")
+          .ops({"aten::linalg_qr", "aten::qr", "aten::geqrf"})
+          .when("float32: geqrf (batched cuBLAS 4 where ATen takes it; cuSOLVER looped 2 + 3 per matrix "
+                "on unblocked shapes, wide ones 12 or 15), then R's triangle and for Q the infos and "
+                "orgqr per matrix (9 to 12 by shape, as measured; a tall matrix's complete Q on m x m, 12 to "
+                "18); a wide Q copied out; mode r: geqrf + 1; an empty batch: the infos filled (1, Q's orgqr 1 more)",
+                qr_fits)
+          .compute(qr_counts)
+          .evidence("sweep:linalg_sizes (geqrf, qr, qr_legacy, qr_r, qr_complete: m x n from 0 to 128 by "
+                    "batches (), 2, 3, 16; square n to 512 by batches), opinfo:linalg_qr, qr, geqrf, "
+                    "opinfo_heldout4: linalg_qr, qr, geqrf of [0, 5, 5] and [0, 5, 2] (FillFunctor<int>: 2, "
+                    "2, 1)")
+          .why("QR copies the matrices to column-major order and factors them with batched cuBLAS or "
+               "cuSOLVER's geqrf; Q is then built by cuSOLVER's orgqr, one call per matrix."));
   r.push_back(rule("linalg.householder_product")
                   .ops({"aten::linalg_householder_product"})
                   .when("float32, tall or square: the copy, the infos filled, orgqr per matrix (one reflector per "

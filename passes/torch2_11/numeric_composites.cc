@@ -31,19 +31,35 @@ Counts pairwise_distance_counts(const OpFacts& f) {
   const auto shape = broadcast_shape(f.input(0)->sizes, f.input(1)->sizes);
   return {3, 0, shape.empty() ? 0 : split_memset(f, shape, {-1}), 0};
 }
-// isclose of floating tensors (equal_nan false, a tolerance): self == other, the allowed error
-// atol + |rtol * other| (mul, abs, add), the actual error |self - other| (sub, abs), its
-// finiteness, <=, and the and/or that combine them: 13 kernels.
-bool isclose_default(const OpFacts& f) {
-  const Value* a = f.input(0);
-  const Value* b = f.input(1);
-  // Zero tolerances return after the equality (one kernel): not this chain.
+// isclose (TensorCompare.cpp): self == other; for floating tensors with equal_nan, the NaN test
+// isnan(self) & isnan(other) or-ed in (isnan, isnan, and, or); zero tolerances return there.
+// Otherwise the allowed error atol + |rtol * other| (mul, abs, add), the actual error
+// |self - other| (sub, abs), its finiteness ((x == x) * (|x| != inf): four kernels), <=, and the
+// and/or that combine them: 12 more. Integer inputs with a tolerance first cast to the default
+// dtype (unmeasured: not this rule).
+bool isclose_tolerant(const OpFacts& f) {
   auto tolerance = [&](const char* name, double fallback) {
     const Arg* t = f.arg(name);
     return t && t->kind == Arg::Kind::kFloat && !t->floats.empty() ? t->floats[0] : fallback;
   };
-  const bool tolerant = tolerance("rtol", 1e-05) != 0.0 || tolerance("atol", 1e-08) != 0.0;
-  return a && b && is_floating(a->dtype) && is_floating(b->dtype) && !f.bool_arg("equal_nan", false) && tolerant;
+  return tolerance("rtol", 1e-05) != 0.0 || tolerance("atol", 1e-08) != 0.0;
+}
+// Half, bfloat16, float, double: the floating types whose isfinite is the four-kernel test (fp8
+// takes other paths).
+bool isclose_wide_floating(DType t) {
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 || t == DType::kFloat64;
+}
+bool isclose_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  if (!a || !b || a->dtype != b->dtype) return false;
+  const bool integral = a->dtype >= DType::kBool && a->dtype <= DType::kInt64;  // bool and the integer types
+  return isclose_wide_floating(a->dtype) || (integral && !isclose_tolerant(f));
+}
+Counts isclose_counts(const OpFacts& f) {
+  const bool floating = isclose_wide_floating(f.input(0)->dtype);
+  const int nan_test = floating && f.bool_arg("equal_nan", false) ? 4 : 0;
+  return {1 + nan_test + (isclose_tolerant(f) ? 12 : 0), 0, 0, 0};
 }
 // nanmean = nansum(x, dim) / logical_not(isnan(x)).sum(dim): isnan, logical_not, the bool count
 // (a cast to int64, then its sum), nansum, div.
@@ -416,11 +432,15 @@ void add_numeric_composite_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("isclose")
           .ops({"aten::isclose"})
-          .when("floating inputs, equal_nan false, a non-zero tolerance: 13 elementwise kernels", isclose_default)
-          .counts({13, 0, 0, 0})
-          .evidence("opinfo: isclose (0-d, 1-d, broadcast; 6 of 6)")
-          .why("isclose compares, builds the allowed and the actual error and combines the tests, one elementwise "
-               "kernel per step: 13."));
+          .when("same dtypes, floating or zero tolerances: eq, the NaN test (4) with equal_nan on floats, the "
+                "error test (12) with a tolerance",
+                isclose_fits)
+          .compute(isclose_counts)
+          .evidence("opinfo: isclose (0-d, 1-d, broadcast; 6 of 6); opinfo_heldout4: isclose with rtol = atol = 0 "
+                    "(1 CompareEq; with equal_nan 3 CompareEq + BitwiseAnd + BitwiseOr; 4 of 4)")
+          .why("isclose compares, or-s in the NaN test when equal_nan holds for floats, returns there with zero "
+               "tolerances, else builds the allowed and the actual error and combines the tests, one elementwise "
+               "kernel per step."));
   r.push_back(rule("nanmean")
                   .ops({"aten::nanmean"})
                   .when("isnan, logical_not, a cast and a sum for the count, nansum, div",

@@ -450,11 +450,13 @@ bool scatter_reduce_mean_including_self(const OpFacts& f) {
 
 // segment_reduce over 1-d data (SegmentReduce.cu, cub's segmented reduce): given offsets, their
 // end points are formed (one add) and cub reduces each segment (one kernel); given lengths, they
-// are first checked (min >= 0 and sum == the data's size, read back: a memcpy and a wait each),
-// turned into offsets (a zero fill, a cub inclusive scan of init + scan, a cat, one memcpy), then
-// reduced. mean divides the sums by the lengths (post_sum_div, one kernel).
+// are first checked unless unsafe (min >= 0 read back; sum == the data's size, its one-element
+// all() a device copy, read back: 3 kernels, 3 memcpys, 2 waits), turned into offsets (a zero
+// fill, a cub inclusive scan of init + scan, a cat), then reduced. mean divides the sums by the
+// lengths (post_sum_div, one kernel).
 Counts segment_reduce_counts(const OpFacts& f) {
-  Counts c = f.has_tensor_arg("offsets") ? Counts{2, 0, 0, 0} : Counts{8, 3, 0, 2};
+  Counts c = f.has_tensor_arg("offsets") ? Counts{2, 0, 0, 0} : Counts{5, 0, 0, 0};
+  if (!f.has_tensor_arg("offsets") && !f.bool_arg("unsafe", false)) c += Counts{3, 3, 0, 2};
   if (f.text_arg("reduce", "") == "mean") c.kernels += 1;
   return c;
 }
@@ -519,14 +521,16 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("segment_reduce.1d")
           .ops({"aten::segment_reduce"})
-          .when("1-d data, axis 0: offsets 2 (+1 for mean); lengths 8 + 3 memcpy, 2 host syncs (+1 for mean)",
+          .when("1-d data, axis 0: offsets 2 (+1 for mean); lengths 8 + 3 memcpy, 2 host syncs (+1 for mean; unsafe "
+                "skips the checks: 5, no memcpy)",
                 [](const OpFacts& f) {
                   return f.input(0) && f.input(0)->sizes.size() == 1 && f.int_arg("axis", 0) == 0 &&
                          (f.has_tensor_arg("offsets") || f.has_tensor_arg("lengths"));
                 })
           .compute(segment_reduce_counts)
           .evidence(
-              "opinfo: _segment_reduce_offsets (max 2, mean 3), _segment_reduce_lengths (max 8, mean 9; 3 memcpy)")
+              "opinfo: _segment_reduce_offsets (max 2, mean 3), _segment_reduce_lengths (max 8, mean 9; 3 memcpy), "
+              "opinfo_heldout4: _segment_reduce_lengths with unsafe=True (max: 5, no memcpy)")
           .why(
               "segment_reduce reduces each segment of a 1-d input with cub's segmented reduce; lengths are first "
               "checked on the host and scanned into offsets, and a mean divides by the lengths with one more kernel."));

@@ -144,7 +144,18 @@ TEST_CASE("composites: dist, pairwise_distance, isclose, nanmean, trapezoid") {
   b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
   b.arg_float("rtol", 0.0);
   b.arg_float("atol", 0.0);
-  CHECK_FALSE(rules_only(b).known);  // zero tolerances: an equality only, not measured
+  CHECK(counts(b).kernels == 1);  // zero tolerances: the equality only
+  b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
+  b.arg_float("rtol", 0.0);
+  b.arg_float("atol", 0.0);
+  b.arg_bool("equal_nan", true);
+  CHECK(counts(b).kernels == 5);  // and the NaN test: isnan twice, and, or
+  b.op("aten::isclose", {x, y}, {}, {}, DType::kBool);
+  b.arg_bool("equal_nan", true);
+  CHECK(counts(b).kernels == 17);
+  int i = b.input({5, 10}, DType::kInt64), j = b.input({5, 10}, DType::kInt64);
+  b.op("aten::isclose", {i, j}, {}, {}, DType::kBool);
+  CHECK_FALSE(rules_only(b).known);  // integers with a tolerance cast first: not measured
   b.op("aten::nanmean", {x}, {}, std::vector<int64_t>{});
   CHECK(counts(b).kernels == 6);
   b.op("aten::trapezoid", {x, y}, {}, {5});

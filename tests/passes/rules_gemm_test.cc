@@ -144,6 +144,16 @@ TEST_CASE("gemm: einsum is one bmm + a copy per operand whose permutation is not
     CHECK(einsum("bi,bj->bij", a, c, g).counts.kernels == 1);
   }
   {
+    GraphBuilder g;  // an ellipsis the output lacks: k summed on the left, then a multiply
+    int a = g.input({1, 2, 3}), c = g.input({3});
+    CHECK(einsum("...ik, ...j -> ij", a, c, g).counts.kernels == 2);
+  }
+  {
+    GraphBuilder g;  // an ellipsis kept: batch dims broadcast, j contracted by one batched GEMM
+    int a = g.input({4, 8, 16}), c = g.input({16, 32});
+    CHECK(einsum("...ij,jk->...ik", a, c, g).rule == "gemm.einsum");
+  }
+  {
     // A mixture-of-experts combine: the contracted labels e, c go in subscript order (c, e),
     // which neither operand holds as one block: two copies, then a split-K GEMM (opset:
     // einsum_combine measured 4).
@@ -268,6 +278,18 @@ TEST_CASE("sdpa: q/k/v whose head dim is not unit-strided run the math path") {
   CHECK(rules_only(b).counts.kernels == 9);
   // Unit-strided heads of the same shape: the fused kernel.
   CHECK(rules_only(sdpa(shape, shape, DType::kFloat32)).counts.kernels == 1);
+}
+
+TEST_CASE("sdpa: cuDNN attention with dropout unpacks the Philox state first; mem-efficient does not") {
+  auto with_dropout = [](DType dt, int64_t rows) {
+    GraphBuilder b = sdpa({4, 4, rows, 8}, {4, 4, 6, 8}, dt);
+    b.arg_float("dropout_p", 0.5);
+    return rules_only(b);
+  };
+  CHECK(with_dropout(DType::kBFloat16, 3).counts.kernels == 2);
+  CHECK(with_dropout(DType::kBFloat16, 3).counts.memset == 1);
+  CHECK(with_dropout(DType::kFloat32, 3).counts.kernels == 1);
+  CHECK_FALSE(with_dropout(DType::kBFloat16, 1).known);  // one query row with dropout: not measured
 }
 
 TEST_CASE("sdpa: bf16 heads not a multiple of 8 are padded for flash attention (7 kernels, no memset)") {

@@ -39,6 +39,12 @@ TEST_CASE("linalg: QR is geqrf + orgqr on one small matrix; no columns: the info
   check(one("aten::linalg_qr", {5, 0}), 3, 0, 0);
   check(one("aten::geqrf", {5, 2}), 5, 0, 0);
   check(one("aten::geqrf", {5, 0}), 3, 0, 0);
+  check(one("aten::geqrf", {0, 5, 5}), 1, 0, 0);      // an empty batch: the infos filled
+  check(one("aten::linalg_qr", {0, 5, 2}), 2, 0, 0);  // and orgqr's info
+  GraphBuilder r;
+  r.op("aten::linalg_qr", {r.input({0, 5, 5})});
+  r.arg_text("mode", "r");
+  check(rules_only(r), 1, 0, 0);
   CHECK_FALSE(one("aten::linalg_qr", {64, 64}).known);  // cuSOLVER's blocked path: not measured
   GraphBuilder b;
   b.op("aten::linalg_qr", {b.input({5, 3})});
@@ -229,7 +235,8 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(one("aten::linalg_svdvals", {5, 5}), 6, 3, 0, 2);
   check(one("aten::linalg_svdvals", {5, 2}), 7, 3, 0);  // tall: a QR kernel first
   check(one("aten::linalg_svdvals", {5, 0}), 0, 0, 0);
-  check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);  // wide: transposed first
+  check(one("aten::linalg_svdvals", {0, 5, 2}), 0, 0, 0);  // an empty batch
+  check(one("aten::linalg_svdvals", {2, 5}), 8, 3, 0);     // wide: transposed first
   check(one("aten::linalg_svd", {0, 0}), 0, 0, 0);
   check(one("aten::linalg_svd", {5, 5}), 6, 3, 0);           // full matrices: square, nothing to copy out
   check(one("aten::linalg_svd", {64, 32, 32}), 6, 2, 0);     // batched Jacobi up to 32 x 32, any batch
@@ -578,4 +585,6 @@ TEST_CASE("linalg: matrix_power is one cuBLAS call per product; a negative power
   check(power({3, 5, 5}, 0), 3, 1, 0);    // a batch's identity: the clone, eye, the expanded copy
   check(power({2, 5, 5}, -2), 12, 1, 0);  // linalg_inv (11 + 1 memcpy), one bmm
   check(power({0, 0}, -2), 2, 2, 0);      // the inverse's info fill and check
+  check(power({0, 2, 2}, -4), 1, 1, 0);   // an empty batch: any() of no infos, its flag read back
+  check(power({0, 2, 2}, 0), 2, 0, 0);    // eye(2) built, copied into nothing
 }

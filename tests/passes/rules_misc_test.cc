@@ -787,7 +787,7 @@ TEST_CASE("multinomial with replacement of rows: renorm, the rows' scan, the sam
 }
 
 TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scanned first") {
-  auto segment = [](const char* by, const char* reduce) {
+  auto segment = [](const char* by, const char* reduce, bool unsafe = false) {
     GraphBuilder b;
     int data = b.input({5});
     int seg = b.input({4}, DType::kInt64);
@@ -795,6 +795,7 @@ TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scan
     b.name_arg(0, "data");
     b.name_arg(1, by);
     b.arg_text("reduce", reduce);
+    if (unsafe) b.arg_bool("unsafe", true);
     return last(b).counts;
   };
   CHECK(segment("offsets", "max").kernels == 2);
@@ -802,6 +803,9 @@ TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scan
   CHECK(segment("lengths", "max").kernels == 8);
   CHECK(segment("lengths", "max").memcpy == 3);
   CHECK(segment("lengths", "mean").kernels == 9);
+  CHECK(segment("lengths", "max", true).kernels == 5);  // unsafe: no checks, nothing read back
+  CHECK(segment("lengths", "max", true).memcpy == 0);
+  CHECK(segment("offsets", "max", true).kernels == 2);
 }
 
 TEST_CASE("slice_scatter copies into a dense slice with a memcpy, into a strided one with a kernel") {
