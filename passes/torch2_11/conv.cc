@@ -15,6 +15,7 @@
 #include "passes/layout.h"
 #include "passes/torch2_11/conv_engine.h"
 #include "passes/torch2_11/cudnn_answers.h"
+#include "passes/torch2_11/dgrad_engine.h"
 #include "passes/torch2_11/grouped_conv.h"
 #include "passes/torch2_11/rules.h"
 
@@ -31,11 +32,18 @@ struct ConvView {
   int64_t groups = 1;
   bool transposed = false;
   bool bias = false;
-  int pre_copies = 0;  // the 1-d input's contiguous() copy
+  int pre_copies = 0;   // the 1-d input's contiguous() copy
+  int pad_kernels = 0;  // padding="same" padded asymmetrically: constant_pad_nd's fill and copy
   DType dtype = DType::kUnknown;
   int spatial() const { return static_cast<int>(x_sizes.size()) - 2; }
   bool one_d = false;  // a 1-d convolution, viewed here as a 2-d one with H = 1
 };
+
+int64_t product(const std::vector<int64_t>& a, size_t from) {
+  int64_t p = 1;
+  for (size_t i = from; i < a.size(); ++i) p *= a[i];
+  return p;
+}
 
 bool is_transposed(const OpFacts& f) {
   return f.op->name.find("conv_transpose") != std::string::npos || f.bool_arg("transposed", false);
@@ -94,15 +102,30 @@ bool conv_view(const OpFacts& f, ConvView& v) {
   if (!per_dim("stride", 1, 1, v.stride) || !per_dim("padding", 0, 0, v.padding) ||
       !per_dim("dilation", 1, 1, v.dilation))
     return false;
-  // padding="valid" or "same" (conv2d.padding, _convolution_mode): ATen's _convolution_same
-  // convolves with dilation * (k - 1) / 2 on each side when that is symmetric; an even kernel
-  // needs an asymmetric pad, which ATen applies to the input first (not read here).
+  // padding="valid" or "same" (conv1d/2d/3d.padding, _convolution_mode): ATen's _convolution_same
+  // pads dilation * (k - 1) in each dim, half on the left. Where that is odd (an even kernel at
+  // an odd dilation) it pads the input's right side by the one left over first
+  // (constant_pad_nd: a fill of the padded tensor, dense in the input's suggested layout, and a
+  // copy of the input into it), then convolves the padded input with the left padding.
   if (const Arg* pad = f.arg("padding"); pad && pad->kind == Arg::Kind::kString) {
     if (pad->text != "valid" && pad->text != "same") return false;
+    bool asymmetric = false;
     for (size_t d = 0; d < v.padding.size(); ++d) {
+      if (pad->text == "same" && v.stride[d] != 1) return false;
       const int64_t total = pad->text == "same" ? v.dilation[d] * (v.w_sizes[2 + d] - 1) : 0;
-      if (total % 2 != 0 || (pad->text == "same" && v.stride[d] != 1)) return false;
       v.padding[d] = total / 2;
+      if (total % 2 != 0) {
+        v.x_sizes[2 + d] += 1;
+        asymmetric = true;
+      }
+    }
+    if (asymmetric) {
+      if (std::find(v.x_sizes.begin(), v.x_sizes.end(), 0) != v.x_sizes.end()) return false;  // not measured
+      v.x_strides = channels_last_strides(x->sizes, x->strides)
+                        ? strides_in_order(v.x_sizes, channels_last_order(v.x_sizes.size()))
+                        : contiguous_strides(v.x_sizes);
+      v.pre_copies = 0;
+      v.pad_kernels = 2;
     }
   }
   // Strides and dilations below 1 or negative padding are not a convolution ATen runs; nor are
@@ -129,12 +152,6 @@ bool depthwise(const ConvView& v) {
 // cudnn_conv_suggest_memory_format: channels last when the input or the weight suggests it.
 bool runs_channels_last(const ConvView& v) {
   return channels_last_strides(v.x_sizes, v.x_strides) || channels_last_strides(v.w_sizes, v.w_strides);
-}
-
-int64_t product(const std::vector<int64_t>& a, size_t from) {
-  int64_t p = 1;
-  for (size_t i = from; i < a.size(); ++i) p *= a[i];
-  return p;
 }
 
 // A 1-3 d convolution as cuDNN's engine heuristics see it (conv_engine.h); a grouped one by the
@@ -225,7 +242,7 @@ Counts conv3d_engine_counts(const OpFacts& f) {
   ConvView v;
   conv_view(f, v);
   Counts c = conv3d_engine(f, v) == Conv3dEngine::kNcdhwDirect ? Counts{1, 0, 0, 0} : Counts{4, 0, 2, 0};
-  c.kernels += (v.bias ? 1 : 0) + (row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1);
+  c.kernels += (v.bias ? 1 : 0) + v.pad_kernels + (row_major_dense(v.x_sizes, v.x_strides) ? 0 : 1);
   return c;
 }
 
@@ -234,7 +251,7 @@ Counts conv_counts(const OpFacts& f) {
   conv_view(f, v);
   const int bias = v.bias ? 1 : 0;
   const bool cl = runs_channels_last(v);
-  int copies = v.pre_copies;
+  int copies = v.pre_copies + v.pad_kernels;
   const int64_t cin = v.x_sizes[1];
   // Depthwise, NCHW: ATen's native kernel on input.contiguous(), bias fused.
   if (depthwise(v) && !cl) {
@@ -429,12 +446,13 @@ Counts few_channels_convt_counts(const OpFacts& f) {
 }
 
 // The data-gradient engine cuDNN's heuristics pick for a transposed convolution: the gradient of
-// the convolution whose input is the transposed one's output (x) and whose output is its input.
-std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const ConvView& v) {
+// the convolution whose input is the transposed one's output (dx) and whose output is its input.
+std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const ConvView& v, std::vector<int64_t>& dx) {
   const Value* out = f.output(0);
-  if (!out || v.groups != 1 || v.one_d) return std::nullopt;
-  std::vector<int64_t> dx = out->sizes;
-  if (dx.size() + 1 == v.x_sizes.size()) dx.insert(dx.begin(), 1);  // unbatched: a batch of one
+  if (!out || v.groups != 1) return std::nullopt;
+  dx = out->sizes;
+  if (dx.size() + 1 == v.x_sizes.size() - (v.one_d ? 1 : 0)) dx.insert(dx.begin(), 1);  // unbatched: a batch of one
+  if (v.one_d && dx.size() == 3) dx.insert(dx.begin() + 2, 1);                          // viewed as 2-d, as the input
   if (dx.size() != v.x_sizes.size()) return std::nullopt;
   const bool cudnn_dtype = v.dtype == DType::kFloat32 || is_half(v.dtype);
   CudnnAnswers* answers = cudnn_dtype ? CudnnAnswers::get(f.target->device, f.target->tables.cudnn_answers) : nullptr;
@@ -447,31 +465,26 @@ std::optional<CudnnEngineChoice> cudnn_dgrad_engine(const OpFacts& f, const Conv
   return a.choice;
 }
 
-// The data-gradient engines whose launches never varied with the shape (sweep:convt_decoder and
-// sweep:opinfo_edges, 2-d and 3-d): float32 engines 2 and 25, the legacy dgrad that zeroes the
-// result first (setTensor + convolveNd_dgrad: 2 kernels), float32 engine 74, the NCHW implicit
-// GEMM (1), bfloat16 engine 0, the direct kernel (1). The NHWC engines' zeroed buffers vary with
-// the shape (1 to 3 memsets for one engine): left to the trees.
+// The launches of an ungrouped NCHW transposed convolution on the data-gradient engine cuDNN picks,
+// where that engine settles them (dgrad_engine.h); dense inputs only (the sweeps' were).
 std::optional<Counts> dgrad_engine_launches(const OpFacts& f, const ConvView& v) {
-  if (v.groups != 1 || v.one_d || runs_channels_last(v)) return std::nullopt;
+  if (v.groups != 1 || runs_channels_last(v)) return std::nullopt;
+  if (v.pre_copies || !row_major_dense(v.x_sizes, v.x_strides) || !row_major_dense(v.w_sizes, v.w_strides))
+    return std::nullopt;
   if (v.dtype != DType::kFloat32 && v.dtype != DType::kBFloat16) return std::nullopt;
-  const std::optional<CudnnEngineChoice> e = cudnn_dgrad_engine(f, v);
+  std::vector<int64_t> dx;
+  const std::optional<CudnnEngineChoice> e = cudnn_dgrad_engine(f, v, dx);
   if (!e) return std::nullopt;
-  if (v.dtype == DType::kFloat32 && (e->engine == 2 || e->engine == 25)) return Counts{2, 0, 0, 0};
-  if (v.dtype == DType::kFloat32 && e->engine == 74) return Counts{1, 0, 0, 0};
-  if (v.dtype == DType::kBFloat16 && e->engine == 0) return Counts{1, 0, 0, 0};
-  // The NHWC implicit-GEMM engines with neither channel count a multiple of 8: input and weight
-  // transformed to NHWC, the GEMM, the output back (4 kernels), and a zeroed buffer for each
-  // padded channel count (2 memsets; the strided engine 76 zeroes one more, as it does with
-  // aligned channels). With aligned channels these engines sometimes run one kernel: not taken.
-  const int64_t cin = v.x_sizes[1], cout = v.w_sizes[1];
-  if (cin % 8 != 0 && cout % 8 != 0) {
-    if (v.dtype == DType::kFloat32 && e->engine == 71) return Counts{4, 0, 2, 0};
-    if (v.dtype == DType::kFloat32 && e->engine == 76) return Counts{4, 0, 3, 0};
-    if (v.dtype == DType::kBFloat16 && (e->engine == 22 || e->engine == 40 || e->engine == 67))
-      return Counts{4, 0, 2, 0};
-  }
-  return std::nullopt;
+  DgradConv c;
+  c.dtype = v.dtype;
+  c.k_channels = v.x_sizes[1];
+  c.c_channels = v.w_sizes[1];
+  c.unit_stride = std::all_of(v.stride.begin(), v.stride.end(), [](int64_t s) { return s == 1; });
+  c.pointwise = c.unit_stride && product(v.w_sizes, 2) == 1;
+  c.dx_elements = 1;
+  for (int64_t d : dx) c.dx_elements = mul_checked(c.dx_elements, d, "transposed convolution output size");
+  c.reduction = mul_checked(v.w_sizes[0], product(v.w_sizes, 2), "convolution weight size");
+  return torch2_11::dgrad_engine_launches(c, *e);
 }
 bool dgrad_engine_fits(const OpFacts& f) {
   ConvView v;
@@ -533,7 +546,7 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                         "with neither channel count a multiple of 8 and a kernel larger than 1x1x1 (NHWC implicit "
                         "GEMM: input and weight to NHWC, "
                         "the GEMM, the output back, 4 kernels + 2 memsets); +1 bias add, +1 copy of a non-contiguous "
-                        "input",
+                        "input, +2 for padding='same' padded asymmetrically (a fill and a copy of the input)",
                         conv3d_engine_fits)
                   .compute(conv3d_engine_counts)
                   .evidence("sweep:opinfo_edges (conv3d float32 of [1, 5, 5, 5], [2, 1, 5, 5, 5], [1, 1, 1, 1, 10], "
@@ -569,7 +582,9 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
               "launches per group, by channels per group, kernel size and dtype; f32 5-d depthwise channels last loops "
               "per channel (2 x C_in) when C_in < 256. "
               "Channels last: +1 copy each for input/weight not dense channels last. +1 bias add (cuDNN), +1 copy of a "
-              "non-contiguous NCHW input; conv1d as conv2d with H = 1",
+              "non-contiguous NCHW input; conv1d as conv2d with H = 1; padding='same' where a dim's total pad is odd: "
+              "+2 "
+              "(ATen pads the input's right side first: a fill and a copy), then the padded input's convolution",
               conv_forward)
           .compute(conv_counts)
           .evidence("sweep:conv_dense (6,030 ungrouped conv2d shapes), sweep:conv3d_dense (2,081 conv3d shapes), "
@@ -578,7 +593,9 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                     "sweep:conv/conv3d, broad, fresh, fresh2-6 and corpus (their convolutions), broad:pit, "
                     "broad:resnet, broad:regnet, broad:convnext, broad:mobilenetv2, broad:efficientnet, "
                     "broad:video-resnet, broad:s3d, broad:x3d, broad:pvt-v2, broad:squeezenet, broad:ecaresnet, "
-                    "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7)")
+                    "corpus:regnet_y_400mf, corpus:efficientnet_b0, corpus:mobilenet_v2 (batch 32, 1x1 on 7x7), "
+                    "opinfo_heldout3:nn_functional_conv3d (padding 'same' by a 1x2x5 kernel: fill, copy and the "
+                    "convolution, 3 kernels, float32 and bfloat16)")
           .why("cuDNN (or ATen's own depthwise kernel) runs this convolution; NCHW tensors get layout transforms "
                "around cuDNN's channels-last implicit GEMM, a 1x1 stride-1 convolution is one GEMM, some grouped "
                "shapes loop over groups, and a bias is one more elementwise kernel."));
@@ -598,23 +615,27 @@ void add_conv_rules(std::vector<LaunchRule>& r) {
                        "convolution: one GEMM and one col2im per sample and group, and a GEMM for the bias."));
   r.push_back(rule("conv.transposed.dgrad_engine")
                   .cls(OpClass::kConv)
-                  .when("transposed, ungrouped, NCHW, 2-d or 3-d, where cuDNN's data-gradient heuristics (or their "
-                        "kept answers) pick an engine whose launches the sweeps never saw vary: float32 engines 2 and "
-                        "25 (zero the result, then the legacy dgrad kernel: 2), float32 engine 74 (NCHW implicit "
-                        "GEMM: 1), bfloat16 engine 0 (direct kernel: 1); with neither channel count a multiple of 8, "
-                        "the NHWC engines (float32 71, 76; bfloat16 22, 40, 67): 4 kernels + 2 memsets (76: 3); +1 "
-                        "bias add",
+                  .when("transposed, ungrouped, dense NCHW, 1-3 d (1-d viewed as 2-d), where cuDNN's data-gradient "
+                        "heuristics (or their kept answers) pick an engine whose launches the sweeps never saw vary: "
+                        "float32 engines 2 and 25 (zero the result, then the legacy dgrad kernel: 2), float32 74 (NCHW "
+                        "implicit GEMM: 1), bfloat16 0 (direct kernel: 1); the NHWC implicit-GEMM engines (bfloat16 "
+                        "22, 40, 64, 73, 57 at stride 1, 67 and float32 28, 65, 76, 71, the last two of each below "
+                        "2^18 output elements and a reduction of 768), but for a kernel of one pixel at stride 1: 4 "
+                        "kernels (dy and weight to NHWC, the GEMM, dx back) + a zeroed buffer for each padded input "
+                        "(channels padded to 16 bytes, 8 bfloat16 or 4 float32 values: the weight's where either "
+                        "channel count is not a multiple, dy's where its own is not) + 1 on the strided engines 73 "
+                        "and 76; +1 bias add",
                         dgrad_engine_fits)
                   .compute(dgrad_engine_counts)
-                  .evidence("sweep:convt_decoder (2-d and 3-d at decoder shapes: engine 2 on 73, 25 on 185, 74 on 55, "
-                            "bf16 0 on 33, every one as stated), sweep:opinfo_edges (conv_transpose3d of tiny and "
-                            "unbatched inputs, stride 1-2, padding 0-1, dilation 1-2: engine 25 on 130, 74 on 40, bf16 "
-                            "0 on 34; with 1 or 3 channels in and 2 out, float32 71 on 20 and 76 on 40, bfloat16 22 "
-                            "on 136, 40 on 40, 67 on 20; sweep:convt_decoder's NHWC engines zero one buffer more for "
-                            "each channel count not a multiple of 8)")
+                  .evidence("sweep:convt_decoder (1,821 ungrouped NCHW transposed convolutions on these engines: "
+                            "legacy 335, engine 74 on 107, bf16 0 on 38, NHWC 1,341 of which 92 padded and 787 "
+                            "strided), sweep:conv (conv_transpose1d-3d: 114, NHWC 66 of which 21 padded), "
+                            "sweep:opinfo_edges (conv_transpose3d of tiny and unbatched inputs: 460, NHWC 256, "
+                            "all padded), every one as stated; opinfo:nn_functional_conv_transpose1d-3d (32)")
                   .why("A transposed convolution is cuDNN's data-gradient convolution; for these engines what it "
                        "launches follows from the engine: a zero fill and the legacy kernel, one kernel, or the NHWC "
-                       "GEMM between layout transforms with a zeroed buffer per channel count padded to 8."));
+                       "GEMM between layout transforms, each buffer padded to whole 16-byte channel groups zeroed "
+                       "before it is filled and, for the strided kernels, dx zeroed too."));
   r.push_back(rule("conv.transposed.few_channels")
                   .cls(OpClass::kConv)
                   .when("transposed, float32 or bfloat16 NCHW, at most 4 channels in and out a group, 64 input pixels "

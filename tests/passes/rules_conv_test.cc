@@ -5,6 +5,7 @@
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
+#include "passes/torch2_11/dgrad_engine.h"
 #include "passes/torch2_11/grouped_conv.h"
 
 using kc::DType;
@@ -548,4 +549,85 @@ TEST_CASE("conv: a transposed convolution on cuDNN's NCHW dgrad engine 74 is one
   } else {
     CHECK(std::string(l.rule) == "conv.transposed.few_channels");
   }
+}
+
+TEST_CASE("conv: padding='same' with an odd total pad pads the input first: a fill, a copy, then the convolution") {
+  // opinfo_heldout3:nn_functional_conv3d: [1, 1, 10, 11, 12] by a 1x2x5 kernel. The height's
+  // pad of 1 goes to the right of a padded copy [1, 1, 10, 12, 12], convolved with padding
+  // (0, 0, 2).
+  auto conv = [](std::vector<int64_t> x_sizes, bool same, std::vector<int64_t> padding) {
+    GraphBuilder b;
+    int x = b.input(x_sizes);
+    int w = weight(b, {1, 1, 1, 2, 5});
+    b.op("aten::conv3d", {x, w}, {}, {1, 1, 10, 11, 12});
+    if (same) b.g.ops.back().overload = "padding";
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.arg_ints("stride", {1, 1, 1});
+    if (same)
+      b.arg_text("padding", "same");
+    else
+      b.arg_ints("padding", padding);
+    return kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  };
+  const kc::Launch padded = conv({1, 1, 10, 11, 12}, true, {});
+  const kc::Launch plain = conv({1, 1, 10, 12, 12}, false, {0, 0, 2});
+  REQUIRE(padded.known);
+  CHECK(padded.counts.kernels == plain.counts.kernels + 2);
+  CHECK(padded.counts.memset == plain.counts.memset);
+}
+
+TEST_CASE("conv: padding='same' with an even total pad convolves the input as it is") {
+  GraphBuilder b;
+  int x = b.input({1, 4, 8, 8});
+  b.op("aten::conv2d", {x, weight(b, {4, 4, 3, 3})}, {}, {1, 4, 8, 8});
+  b.g.ops.back().overload = "padding";
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.arg_text("padding", "same");
+  const kc::Launch same = kc::run_launches(b.g, kc::default_target(), {false, {}}).back();
+  GraphBuilder c;
+  const kc::Launch explicit_pad = run_conv(c, c.input({1, 4, 8, 8}), weight(c, {4, 4, 3, 3}));
+  CHECK(same.counts.kernels == explicit_pad.counts.kernels);
+}
+
+// cuDNN's data-gradient engine decides an ungrouped NCHW transposed convolution (sweeps
+// convt_decoder, conv, opinfo_edges).
+TEST_CASE("conv: cuDNN's NHWC dgrad engines run 4 kernels and zero every buffer padded to 16 bytes") {
+  using kc::torch2_11::CudnnEngineChoice;
+  using kc::torch2_11::dgrad_engine_launches;
+  using kc::torch2_11::DgradConv;
+  auto engine = [](int64_t e) {
+    CudnnEngineChoice c;
+    c.engine = e;
+    return c;
+  };
+  // opinfo_heldout3's conv_transpose3d of [1, 4, 5, 5, 5] by [4, 8, 3, 3, 3]: 4 channels of dy,
+  // 8 of dx. bfloat16 pads dy's 4 to 8: the weight's and dy's buffers zeroed.
+  DgradConv c{DType::kBFloat16, 4, 8, false, true, 8 * 343, 4 * 27};
+  auto bf16 = dgrad_engine_launches(c, engine(40));
+  REQUIRE(bf16);
+  CHECK(bf16->kernels == 4);
+  CHECK(bf16->memset == 2);
+  // float32 needs 4 values for 16 bytes: nothing padded.
+  c.dtype = DType::kFloat32;
+  auto f32 = dgrad_engine_launches(c, engine(71));
+  REQUIRE(f32);
+  CHECK(f32->memset == 0);
+  // Only dx's channels padded: the weight's buffer alone; the strided engine 76 zeroes dx too.
+  c.k_channels = 16;
+  c.c_channels = 3;
+  CHECK(dgrad_engine_launches(c, engine(76))->memset == 2);
+  // A deep reduction on engine 71 (segment-K, a helper kernel at times): not known.
+  c.reduction = 1024 * 9;
+  CHECK_FALSE(dgrad_engine_launches(c, engine(71)));
+  // A kernel of one pixel at stride 1 is a GEMM on the GPU; the legacy engine 25 is 2 whatever the shape.
+  c.pointwise = true;
+  CHECK_FALSE(dgrad_engine_launches(c, engine(76)));
+  CHECK(dgrad_engine_launches(c, engine(25))->kernels == 2);
+  // Engine 57 folds a stride into the channels: stride 1 only.
+  DgradConv strided{DType::kBFloat16, 16, 3, false, false, 1000, 144};
+  CHECK_FALSE(dgrad_engine_launches(strided, engine(57)));
+  strided.unit_stride = true;
+  CHECK(dgrad_engine_launches(strided, engine(57))->memset == 1);
 }
