@@ -434,6 +434,19 @@ bool vecdot_fits(const OpFacts& f) {
 Counts vecdot_counts(const OpFacts& f) {
   return f.input(0)->numel() == 0 ? Counts{0, 1, 0, 0} : Counts{2, 0, 0, 0};
 }
+// vecdot of batches (rank 2 or more, x and y of one shape) is x.conj() * y summed over dim. Only
+// empty inputs are measured: the multiply launches nothing over no elements and the sum fills a
+// non-empty result with zeros. Non-empty batches (a multiply and a reduce kernel by the source)
+// stay unknown until measured.
+bool empty_batched_vecdot(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const Value* y = f.input(1);
+  return x && y && f.output(0) && x->sizes.size() >= 2 && y->sizes == x->sizes && x->dtype == y->dtype &&
+         (x->dtype == DType::kFloat32 || is_half(x->dtype)) && x->numel() == 0;
+}
+Counts empty_batched_vecdot_counts(const OpFacts& f) {
+  return f.output(0)->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
+}
 // vander(x, N): x's points repeated N - 1 times (a copy kernel), their cumulative product along
 // the powers (one scan kernel over several rows; CUB's device scan, 2 kernels, over the one row of
 // a single point), then the column of ones filled and concatenated (2): 4 kernels, 5 for a single
@@ -616,17 +629,19 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("cuSOLVER's LDL factorization decides each column's pivot block on the GPU and reads the "
                        "decision back on the host before updating the column: a kernel pair and a host wait per "
                        "column."));
-  r.push_back(rule("linalg.ldl_solve_empty")
-                  .ops({"aten::linalg_ldl_solve"})
-                  .when("an empty float32 factorization (0x0 matrices, any batch): nothing",
-                        [](const OpFacts& f) {
-                          const Value* ld = f.input(0);
-                          const auto m = matrix(ld);
-                          return m && ld->dtype == DType::kFloat32 && m->rows == 0 && m->cols == 0;
-                        })
-                  .counts({0, 0, 0, 0})
-                  .evidence("sweep:linalg_sizes (ldl_solve: n = 0 by batches, B of 1, 2 and 0 columns)")
-                  .why("Solving with no unknowns returns before any launch."));
+  r.push_back(
+      rule("linalg.ldl_solve_empty")
+          .ops({"aten::linalg_ldl_solve"})
+          .when("an empty float32 factorization (0x0 matrices or an empty batch): nothing",
+                [](const OpFacts& f) {
+                  const Value* ld = f.input(0);
+                  const auto m = matrix(ld);
+                  return m && ld->dtype == DType::kFloat32 && ld->numel() == 0;
+                })
+          .counts({0, 0, 0, 0})
+          .evidence("sweep:linalg_sizes (ldl_solve: n = 0 by batches, B of 1, 2 and 0 columns), opinfo_heldout5: "
+                    "ldl_solve of a [0, 2, 2] factorization (nothing)")
+          .why("Solving with no unknowns returns before any launch."));
   r.push_back(rule("linalg.ldl_solve")
                   .ops({"aten::linalg_ldl_solve"})
                   .when("float32 n x n factorizations, not hermitian, 1x1 pivots: the copies, the pivots' "
@@ -672,6 +687,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .compute(vecdot_counts)
           .evidence("opinfo:linalg_vecdot (length 0 and 1, float32 and bfloat16), opset:dot")
           .why("The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."));
+  r.push_back(rule("linalg.vecdot.batched")
+                  .ops({"aten::linalg_vecdot"})
+                  .when("empty real batches of one shape (rank 2+): the sum's fill of zeros where the result has "
+                        "elements, else nothing",
+                        empty_batched_vecdot)
+                  .compute(empty_batched_vecdot_counts)
+                  .evidence("opinfo_heldout5: linalg_vecdot of [0, 1] along dim 0 (1 fill, float32 and bfloat16)")
+                  .why("Past one dimension vecdot is an elementwise multiply and a sum over the dimension; over no "
+                       "elements the multiply launches nothing and the sum fills the result with zeros."));
   r.push_back(rule("linalg.vander")
                   .ops({"aten::linalg_vander"})
                   .when("float32, up to 100 points and powers: 4 kernels (5 for one point and N > 2); empty: "

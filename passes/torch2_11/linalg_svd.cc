@@ -41,11 +41,12 @@ bool svd_fits(const OpFacts& f) {
   // one, measured only with matrices, stay out).
   if (!m || a->dtype != DType::kFloat32 || (m->batch == 0 && f.op->name != "aten::linalg_svdvals")) return false;
   if (f.op->name == "aten::linalg_svdvals") return svd_launches(*a, false, false).has_value();
-  if (f.op->name == "aten::svd") return a->numel() == 0;  // the legacy form, measured empty only
+  if (f.op->name == "aten::svd") return a->numel() == 0 && f.bool_arg("compute_uv", true);  // measured empty only
   return f.text_arg("driver", "") == "" && svd_launches(*a, true, f.bool_arg("full_matrices", true)).has_value();
 }
 Counts svd_counts(const OpFacts& f) {
-  if (f.op->name == "aten::svd") return {};
+  // The legacy svd is linalg_svd with full_matrices = !some (V is Vh's conjugate transpose, a view).
+  if (f.op->name == "aten::svd") return *svd_launches(*f.input(0), true, !f.bool_arg("some", true));
   if (f.op->name == "aten::linalg_svdvals") return *svd_launches(*f.input(0), false, false);
   return *svd_launches(*f.input(0), true, f.bool_arg("full_matrices", true));
 }
@@ -152,19 +153,21 @@ Counts svd_norm_counts(const OpFacts& f) {
 }  // namespace
 
 void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
-  r.push_back(rule("linalg.svd")
-                  .ops({"aten::linalg_svd", "aten::linalg_svdvals", "aten::svd"})
-                  .when("float32 matrices up to 32x32, any batch: cuSOLVER's batched Jacobi SVD, 6 kernels (7 tall, "
-                        "8 wide) + 3 memcpy (2 for a batch), the copy a memcpy for one row or column; reduced U, V "
-                        "of a rectangular matrix + a memcpy (a kernel for a batch); empty: nothing (full U, V: 2; svd: "
-                        "nothing)",
-                        svd_fits)
-                  .compute(svd_counts)
-                  .evidence("sweep:linalg_sizes (svd, svd_full, svdvals: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, "
-                            "64; m x n from 0 to 128), opinfo:linalg_svd, opinfo:linalg_svdvals, opinfo:svd (0x0), "
-                            "opinfo_heldout4: linalg_svdvals of [0, 5, 5] and [0, 5, 2] (nothing)")
-                  .why("Up to 32 rows and columns ATen calls cuSOLVER's batched Jacobi SVD once for every matrix; "
-                       "past that the iterative gesvdj sweeps until the values converge, a count the values decide."));
+  r.push_back(
+      rule("linalg.svd")
+          .ops({"aten::linalg_svd", "aten::linalg_svdvals", "aten::svd"})
+          .when("float32 matrices up to 32x32, any batch: cuSOLVER's batched Jacobi SVD, 6 kernels (7 tall, "
+                "8 wide) + 3 memcpy (2 for a batch), the copy a memcpy for one row or column; reduced U, V "
+                "of a rectangular matrix + a memcpy (a kernel for a batch); empty: nothing (full U, V: 2, as svd's "
+                "with some=False)",
+                svd_fits)
+          .compute(svd_counts)
+          .evidence("sweep:linalg_sizes (svd, svd_full, svdvals: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, "
+                    "64; m x n from 0 to 128), opinfo:linalg_svd, opinfo:linalg_svdvals, opinfo:svd (0x0), "
+                    "opinfo_heldout4: linalg_svdvals of [0, 5, 5] and [0, 5, 2] (nothing), opinfo_heldout5: svd of "
+                    "[0, 3], some=False (2)")
+          .why("Up to 32 rows and columns ATen calls cuSOLVER's batched Jacobi SVD once for every matrix; "
+               "past that the iterative gesvdj sweeps until the values converge, a count the values decide."));
   r.push_back(
       rule("linalg.pinv_svd")
           .ops({"aten::linalg_pinv", "aten::pinverse"})

