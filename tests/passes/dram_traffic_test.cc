@@ -31,9 +31,10 @@ TEST_CASE("dram: arrays that fit in L2 stay there from call to call") {
   auto r = kc::analyze(g, kc::default_target());
   REQUIRE(r.dram.size() == g.ops.size());
   CHECK(r.totals.eager_hbm_bytes == 4 * (4 << 20));
-  CHECK(total(r.dram) == 0);
-  CHECK(r.totals.eager_dram_read_bytes == 0);
-  CHECK(r.totals.eager_dram_write_bytes == 0);
+  // The hashed sets lose a few lines of any working set (a line survives while fewer than the
+  // ways' count of later lines land in its set): a thousandth of the arrays at most.
+  CHECK(total(r.dram) * 1000 < r.totals.eager_hbm_bytes);
+  CHECK(r.totals.eager_dram_read_bytes + r.totals.eager_dram_write_bytes == total(r.dram));
 }
 
 TEST_CASE("dram: arrays larger than L2 are read from DRAM and written back") {
