@@ -190,6 +190,8 @@ struct Builder {
   void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
   static bool compatible(const Node& a, const Node& b);
   bool reads_in_order(int k, int d, const std::set<int>& reads) const;
+  std::vector<int64_t> loop_strides(int i) const;
+  bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);
   void merge(int a, int b);
   void schedule();

@@ -521,3 +521,26 @@ TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's el
   b.arg_ints("normalized_shape", {768});
   CHECK(kernels(plan(b.g)) == 3);
 }
+
+TEST_CASE("inductor: a norm's output read out of order fuses only where its one reader inlines the epilogue") {
+  // A layer norm's output partitioned into windows (a transpose of its rows, then a copy a
+  // product reads): read by the copy alone, the epilogue is inlined into it, which reads the
+  // statistics row by row in whatever order, one kernel; read by a residual add too, the output
+  // is computed into a buffer, which the copy reads at other indices than the norm writes them.
+  auto norm_and_copy_fuse = [](bool residual) {
+    GraphBuilder b;
+    int x = b.input({8, 8, 32});
+    int n = b.reduction("aten::layer_norm", x, {8, 8, 32});
+    b.arg_ints("normalized_shape", {32});
+    int t = b.view("aten::transpose", n, {8, 8, 32});
+    b.g.values[t].strides = {32, 256, 1};
+    int c = b.op("aten::contiguous", {t}, {}, {8, 8, 32});
+    b.op("aten::mm", {b.view("aten::view", c, {64, 32}), weight(b, {32, 32})}, {}, {64, 32});
+    if (residual) b.output(b.pointwise("aten::add", {n, x}));
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[0] >= 0);
+    return p.group_of[0] == p.group_of[2];
+  };
+  CHECK(norm_and_copy_fuse(false));
+  CHECK_FALSE(norm_and_copy_fuse(true));
+}
