@@ -544,3 +544,26 @@ TEST_CASE("inductor: a norm's output read out of order fuses only where its one 
   CHECK(norm_and_copy_fuse(false));
   CHECK_FALSE(norm_and_copy_fuse(true));
 }
+
+TEST_CASE("inductor: an expression inlined through two views is computed twice, as Inductor counts it") {
+  // A chain of 16 cheap loops read by a subtraction through two unsqueezes (a window mask's
+  // pairwise difference): CSE merges only values computed at one index, so the chain counts twice,
+  // past realize_opcount_threshold, and the difference, read twice, is computed into memory.
+  auto sub_realized = [](bool two_views) {
+    GraphBuilder b;
+    int x = b.input({64});
+    int m = x;
+    for (int k = 0; k < 16; ++k) m = b.pointwise(k % 2 ? "aten::sin" : "aten::cos", {m});
+    int u = b.view("aten::unsqueeze", m, {64, 1});
+    b.g.values[u].strides = {1, 1};
+    int w = b.view("aten::unsqueeze", m, two_views ? std::vector<int64_t>{1, 64} : std::vector<int64_t>{64, 1});
+    b.g.values[w].strides = {two_views ? 64 : 1, 1};
+    int d = b.pointwise("aten::sub", {u, w});
+    b.output(b.pointwise("aten::relu", {d}));
+    b.output(b.pointwise("aten::exp", {d}));
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[d].producer].find("computed into memory") != std::string::npos;
+  };
+  CHECK_FALSE(sub_realized(false));
+  CHECK(sub_realized(true));
+}
