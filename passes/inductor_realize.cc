@@ -170,7 +170,13 @@ void Builder::realize() {
       if (v < 0) continue;
       if (returned[base[v]]) needs_buffer = true;
       for (int u : readers[base[v]]) {
-        ++users;
+        // Each view is a user of its own in the graph Inductor lowers (a cat of four slices
+        // of one value: four users).
+        std::set<int> through;
+        g.ops[u].for_each_tensor_input([&](int x) {
+          if (base[x] == base[v]) through.insert(x);
+        });
+        users += std::max<int>(1, static_cast<int>(through.size()));
         if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction && !reads_through_copy(u, base[v]))
           needs_buffer = true;
         // Pooling lowerings call realize_hint() on their input: a window reads each element

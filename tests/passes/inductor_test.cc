@@ -567,3 +567,22 @@ TEST_CASE("inductor: an expression inlined through two views is computed twice, 
   CHECK_FALSE(sub_realized(false));
   CHECK(sub_realized(true));
 }
+
+TEST_CASE("inductor: each view a loop's value is read through is a user of its own") {
+  // A sum of five inputs read by a cat through two slices has two users in the graph Inductor
+  // lowers, and reads more than realize_reads_threshold buffers: it is computed into memory
+  // once, not recomputed for each slice. Read through one slice, it is inlined.
+  auto realized = [](bool two_slices) {
+    GraphBuilder b;
+    int s = b.input({8, 8});
+    for (int k = 0; k < 4; ++k) s = b.pointwise("aten::add", {s, b.input({8, 8})});
+    int top = b.view("aten::slice", s, {4, 8});
+    int bottom = b.view("aten::slice", s, {4, 8});
+    b.g.values[bottom].storage_offset = 32;
+    b.output(b.op("aten::cat", {top, two_slices ? bottom : b.input({4, 8})}, {}, {8, 8}));
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[s].producer].find("computed into memory") != std::string::npos;
+  };
+  CHECK_FALSE(realized(false));
+  CHECK(realized(true));
+}
