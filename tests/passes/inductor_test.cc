@@ -586,3 +586,26 @@ TEST_CASE("inductor: each view a loop's value is read through is a user of its o
   CHECK_FALSE(realized(false));
   CHECK(realized(true));
 }
+
+TEST_CASE("inductor: copies of a buffer's parts at other offsets share no read and stay apart") {
+  // q, k and v unbound from one projection, each copied dense for attention: the copies read
+  // the buffer at other offsets, so no index is shared and each is a kernel of its own. Copies
+  // of one part read the same elements and fuse.
+  auto copies_fuse = [](int64_t second_offset) {
+    GraphBuilder b;
+    int x = b.input({2, 4, 8, 16});
+    int e = b.pointwise("aten::exp", {x});
+    b.op("aten::mm", {b.view("aten::view", e, {8, 128}), weight(b, {128, 8})}, {}, {8, 8});  // e in memory
+    int q = b.view("aten::select", e, {2, 8, 16});
+    int k = b.view("aten::select", e, {2, 8, 16});
+    b.g.values[q].strides = b.g.values[k].strides = {512, 16, 1};
+    b.g.values[k].storage_offset = second_offset;
+    b.output(b.op("aten::contiguous", {q}, {}, {2, 8, 16}));
+    b.output(b.op("aten::contiguous", {k}, {}, {2, 8, 16}));
+    auto p = plan(b.g);
+    const int n = static_cast<int>(b.g.ops.size());
+    return p.group_of[n - 1] == p.group_of[n - 2];
+  };
+  CHECK(copies_fuse(0));
+  CHECK_FALSE(copies_fuse(128));
+}
