@@ -91,6 +91,7 @@ struct Builder {
   std::vector<int> stat_stages;
   bool layout_opt = false;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
+  std::vector<int> padded_copies;                // per op: its operand copy copied again out of its padding
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
@@ -164,6 +165,7 @@ struct Builder {
   bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;
   std::vector<int64_t> padded_boundaries(int b) const;
+  static std::vector<int64_t> pad_boundaries(const std::vector<int64_t>& sizes, DType dtype);
   bool crosses_padding(int v) const;
   void find_operand_copies();
 

@@ -609,3 +609,30 @@ TEST_CASE("inductor: copies of a buffer's parts at other offsets share no read a
   CHECK(copies_fuse(0));
   CHECK_FALSE(copies_fuse(128));
 }
+
+TEST_CASE("inductor: a permuted operand's dense copy, padded in memory, is copied again for the call") {
+  // CaiT's talking heads: a linear over the heads of attention scores [B, N, N, H]. The dense
+  // copy's rows of 196 x 8 elements are padded to a multiple of 128 bytes in bfloat16 (1,600),
+  // not in float32 (1,568 already is one), and the call folds the copy to rows of 8 across them.
+  auto copied_again = [](DType dt) {
+    GraphBuilder b;
+    int s = b.input({5, 8, 196, 196}, dt);
+    int t = b.op("aten::permute", {s},
+                 [] {
+                   kc::OpTraits v;
+                   v.view = true;
+                   return v;
+                 }(),
+                 {5, 196, 196, 8});
+    b.g.values[t].strides = {307328, 196, 1, 38416};
+    int w = b.input({8, 8}, dt, kc::ValueRole::kParameter);
+    int y = b.op("aten::linear", {t, w}, {}, {5, 196, 196, 8});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.output(y);
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[y].producer].find("copied out of the padding again") != std::string::npos;
+  };
+  CHECK(copied_again(DType::kBFloat16));
+  CHECK_FALSE(copied_again(DType::kFloat32));
+}
