@@ -590,6 +590,7 @@ class Pt2Reader {
         last.device = shared_device(std::move(device));
       }
       last.requires_grad = t.requires_grad;
+      last.storage_offset = t.storage_offset;
       last.text = text;
       last.read = true;
     }
@@ -598,6 +599,7 @@ class Pt2Reader {
     v.sizes = last.sizes;
     v.strides = last.strides;
     v.device = last.device;
+    v.storage_offset = last.storage_offset;
     requires_grad = last.requires_grad;
     JsonDoc::mark_checked(meta);
     return true;
@@ -629,6 +631,9 @@ class Pt2Reader {
       }
       JsonRef rg = optional_field(meta, "requires_grad");
       requires_grad = rg && rg.is_boolean() && rg.boolean();
+      // Where a view starts in its storage (a slice, one of unbind's parts); symbolic: 0.
+      if (JsonRef off = optional_field(meta, "storage_offset"); off && off.is_object())
+        if (JsonRef n = off.find("as_int"); n && n.is_number_integer()) v.storage_offset = n.integer();
       return v;
     }
   }
@@ -1576,6 +1581,7 @@ class Pt2Reader {
     std::vector<int64_t> sizes, strides;
     SharedString device;
     bool requires_grad = false;
+    int64_t storage_offset = 0;
   } last_tensor_;
   TextRelease release_;
 };

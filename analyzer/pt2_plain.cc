@@ -188,8 +188,9 @@ bool read_plain_tensor(std::string_view text, size_t depth, PlainTensor& out) {
   out.strides.clear();
   out.has_device = out.has_device_type = out.has_device_index = false;
   out.requires_grad = false;
+  out.storage_offset = 0;
   JsonCursor in(text, depth, out.strings.scratch());
-  bool dtype = false, sizes = false, strides = false, dev = false, grad = false;
+  bool dtype = false, sizes = false, strides = false, dev = false, grad = false, offset = false;
   const bool read = in.members([&](std::string_view key) {
     if (key == "dtype") return first_time(dtype) && in.integer(out.dtype);
     if (key == "sizes") return first_time(sizes) && plain_ints(in, out.sizes);
@@ -197,6 +198,16 @@ bool read_plain_tensor(std::string_view text, size_t depth, PlainTensor& out) {
     if (key == "device") {
       if (!first_time(dev)) return false;
       return in.peek() == 'n' ? in.null() : device(in, out);
+    }
+    if (key == "storage_offset") {
+      if (!first_time(offset)) return false;
+      if (in.peek() != '{') return in.skip();
+      // A symbolic offset ({"as_expr": ...}) is left at 0, as the general reader leaves it.
+      return in.members([&](std::string_view k) {
+        if (k != "as_int") return in.skip();
+        const char c = in.peek();
+        return c == '-' || (c >= '0' && c <= '9') ? in.integer(out.storage_offset) : in.skip();
+      });
     }
     if (key == "requires_grad") {
       if (!first_time(grad)) return false;

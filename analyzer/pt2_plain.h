@@ -61,7 +61,8 @@ struct PlainNode {
 bool read_plain_node(std::string_view text, size_t depth, PlainNode& out);
 
 // A tensor record {"dtype": N, "sizes": [{"as_int": N}, ...], "strides": [...], "device":
-// {"type": T, "index": N or null}, "requires_grad": B, ...}: sizes and strides plain integers.
+// {"type": T, "index": N or null}, "requires_grad": B, "storage_offset": {"as_int": N}, ...}: sizes
+// and strides plain integers.
 struct PlainTensor {
   PlainStrings strings;
   int64_t dtype = 0;
@@ -71,6 +72,7 @@ struct PlainTensor {
   PlainStrings::Ref device_type;
   int64_t device_index = 0;
   bool requires_grad = false;
+  int64_t storage_offset = 0;  // {"as_int": N}; 0 where absent or symbolic
 };
 // Reads the tensor record `text`, which sits `depth` deep in model.json, into `out`.
 bool read_plain_tensor(std::string_view text, size_t depth, PlainTensor& out);

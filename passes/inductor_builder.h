@@ -91,6 +91,7 @@ struct Builder {
   std::vector<int> stat_stages;
   bool layout_opt = false;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
+  std::vector<int> padded_copies;                // per op: its operand copy copied again out of its padding
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
@@ -164,6 +165,7 @@ struct Builder {
   bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;
   std::vector<int64_t> padded_boundaries(int b) const;
+  static std::vector<int64_t> pad_boundaries(const std::vector<int64_t>& sizes, DType dtype);
   bool crosses_padding(int v) const;
   void find_operand_copies();
 
@@ -190,6 +192,8 @@ struct Builder {
   void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
   static bool compatible(const Node& a, const Node& b);
   bool reads_in_order(int k, int d, const std::set<int>& reads) const;
+  std::vector<int64_t> loop_strides(int i) const;
+  bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);
   void merge(int a, int b);
   void schedule();

@@ -236,7 +236,7 @@ void Builder::price_externs() {
       // The decomposition's layout copies (a transposed or expanded operand made dense) are
       // Triton loops of their own, fused with their producers: the library call reads dense
       // operands. (Transposes cuBLAS takes as they are change nothing here.)
-      extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, bias_unfused(i), true).kernels;
+      extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, bias_unfused(i), true).kernels + padded_copies[i];
     } else if (c == OpClass::kAttention && fused_attention(op)) {
       // Inductor calls the fused kernel's own op (flash, efficient or cuDNN attention) with
       // the mask already computed by a Triton loop: the kernel alone, none of the eager op's
@@ -307,17 +307,22 @@ bool Builder::aligned_in_storage(int v) const {
 // in its own dim order, unless it is channels-last dense. Returns where padding starts: the
 // unpadded strides of the padded dims (none for a buffer left as it is).
 std::vector<int64_t> Builder::padded_boundaries(int b) const {
-  constexpr int64_t kThreshold = 1024, kAlignBytes = 128;
   const Value& x = g.values[b];
   const int p = x.producer;
   if (p < 0 || returned[b] || (lower[p] != Lower::kPointwise && lower[p] != Lower::kReduction)) return {};
   if (x.strides.size() != x.sizes.size() || x.sizes.size() < 2 || !row_major_dense(x.sizes, x.strides)) return {};
-  const int64_t align = kAlignBytes / std::max(dtype_size(x.dtype), 1);
+  return pad_boundaries(x.sizes, x.dtype);
+}
+
+// Layout._pad_strides of a row-major buffer of `sizes`: where padding starts (see above).
+std::vector<int64_t> Builder::pad_boundaries(const std::vector<int64_t>& sizes, DType dtype) {
+  constexpr int64_t kThreshold = 1024, kAlignBytes = 128;
+  const int64_t align = kAlignBytes / std::max(dtype_size(dtype), 1);
   std::vector<int64_t> out;
   int64_t unpadded = 1, padded = 1;
-  for (size_t d = x.sizes.size(); d-- > 1;) {
-    unpadded *= x.sizes[d];
-    padded *= x.sizes[d];
+  for (size_t d = sizes.size(); d-- > 1;) {
+    unpadded *= sizes[d];
+    padded *= sizes[d];
     if (padded > kThreshold && padded % align != 0) {
       out.push_back(unpadded);
       padded = (padded + align - 1) / align * align;
@@ -340,6 +345,7 @@ bool Builder::crosses_padding(int v) const {
 
 void Builder::find_operand_copies() {
   operand_copies.assign(g.ops.size(), {});
+  padded_copies.assign(g.ops.size(), 0);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     if (lower[k] != Lower::kExtern) continue;
@@ -359,9 +365,26 @@ void Builder::find_operand_copies() {
         // Read through the layout Inductor gives the operand's buffer, not eager's.
         Value laid = g.values[v];
         laid.strides = inductor_strides(v);
-        if (!gemm_operand_dense(laid) || padded) operand_copies[k].push_back(v);
+        const bool copied = !gemm_operand_dense(laid);
+        if (copied || padded) operand_copies[k].push_back(v);
         if (padded)
           why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";
+        // The dense copy of a permuted operand is a Triton loop's buffer too, padded the same
+        // way: where the rows the call folds it to cross that padding, it is copied once more
+        // (CaiT's bf16 talking heads: 196 x 8 elements a row, padded to 1,600). An expanded
+        // operand's copy is written unpadded, as ConViT's generated code shows (its positional
+        // indices broadcast over the batch); why, Inductor's source was not traced to.
+        const Value& x = g.values[v];
+        const bool expanded = std::find(x.strides.begin(), x.strides.end(), 0) != x.strides.end();
+        if (copied && !padded && folds && left && !expanded) {
+          for (int64_t at : pad_boundaries(x.sizes, x.dtype))
+            if (at > x.sizes.back() && at < x.numel()) {
+              ++padded_copies[k];
+              why[k] +=
+                  "; its dense copy, padded in memory (comprehensive padding), is copied out of the padding again";
+              break;
+            }
+        }
       }
       continue;
     }

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "passes/inductor_builder.h"
 #include "passes/op_classes.h"
@@ -109,6 +111,10 @@ void Builder::realize() {
   std::vector<std::set<int>> reads(g.ops.size());
   std::vector<std::set<int>> members(g.ops.size()), loads(g.ops.size());
   std::vector<int> body(g.ops.size(), 0);
+  // Values an inlined expression computes again: CSE merges only what is computed at one
+  // index, so an inlined loop read through two views (a window mask's two unsqueezes) has its
+  // whole expression counted once per view; `counted`: each loop's count, these included.
+  std::vector<int> again(g.ops.size(), 0), counted(g.ops.size(), 0);
   constexpr size_t kCap = 4 * kRealizeOpcountThreshold;  // past the threshold, any count will do
   auto merge = [](std::set<int>& into, const std::set<int>& from) {
     for (int x : from)
@@ -119,10 +125,12 @@ void Builder::realize() {
     if (lower[i] != Lower::kPointwise) continue;
     const Op& op = g.ops[i];
     int computed = 0;
+    std::map<int, std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>>> views;  // per inlined loop
     op.for_each_tensor_input([&](int v) {
       const int b = base[v];
       const int p = g.values[b].producer;
       if (p >= 0 && lower[p] == Lower::kPointwise && !realized[p]) {
+        views[p].insert({g.values[v].sizes, g.values[v].strides});
         for (int x : reads[p])
           if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(x);
         merge(members[i], members[p]);
@@ -143,7 +151,10 @@ void Builder::realize() {
     }
     body[i] = body_opcount(i, computed);
     members[i].insert(i);
-    int opcount = static_cast<int>(loads[i].size());
+    for (const auto& [p, seen] : views)
+      again[i] =
+          std::min(again[i] + again[p] + (static_cast<int>(seen.size()) - 1) * counted[p], static_cast<int>(kCap));
+    int opcount = static_cast<int>(loads[i].size()) + again[i];
     std::set<std::vector<int64_t>> bounds;
     for (int m : members[i]) {
       opcount += body[m];
@@ -152,13 +163,20 @@ void Builder::realize() {
       if (const auto b = cat_bounds(m); !b.empty() && bounds.insert(b).second)
         opcount += 1 + 4 + 3 * (static_cast<int>(b.size()) - 1);
     }
+    counted[i] = std::min(opcount, static_cast<int>(kCap));
     int users = 0;
     bool needs_buffer = false, pooled = false;
     for (int v : op.outputs) {
       if (v < 0) continue;
       if (returned[base[v]]) needs_buffer = true;
       for (int u : readers[base[v]]) {
-        ++users;
+        // Each view is a user of its own in the graph Inductor lowers (a cat of four slices
+        // of one value: four users).
+        std::set<int> through;
+        g.ops[u].for_each_tensor_input([&](int x) {
+          if (base[x] == base[v]) through.insert(x);
+        });
+        users += std::max<int>(1, static_cast<int>(through.size()));
         if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction && !reads_through_copy(u, base[v]))
           needs_buffer = true;
         // Pooling lowerings call realize_hint() on their input: a window reads each element

@@ -4,7 +4,9 @@
 #include <numeric>
 #include <tuple>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/inductor_builder.h"
+#include "passes/launch_rules.h"
 
 namespace kc::inductor {
 
@@ -132,10 +134,66 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
   // A copy out of a padded buffer reads it at other indices than its writer writes them.
   if (nodes[k].copy_of >= 0 && crosses_padding(nodes[k].copy_of)) return false;
   if (nodes[d].stats_of >= 0) return false;  // statistics are read broadcast
-  if (nodes[d].red || nodes[d].copy_of >= 0) return true;
+  if (nodes[d].copy_of >= 0) return true;
+  if (nodes[d].red) {
+    // A reduction's result read broadcast runs row by row in the fused kernel; read whole at
+    // permuted indices (a norm's output partitioned into windows, rolled), it is read at other
+    // indices than it is written, which no fused loop can do.
+    std::set<std::pair<int, int>> seen;
+    return nodes[k].copy_of >= 0 || !reads_permuted(nodes[k].op, nodes[d].op, false, false, seen);
+  }
   for (int v : reads)
     if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;
   return true;
+}
+
+// The strides of the buffer realized op i writes, which order its loop: a library kernel's
+// operand is frozen in its recorded order when that is channels last, else contiguous
+// (ExternKernel.convert_to_reinterpret_view, FlexibleLayout.freeze_layout); a buffer only loops
+// read keeps the order its reads vote for.
+std::vector<int64_t> Builder::loop_strides(int i) const {
+  const Op& op = g.ops[i];
+  if (op.outputs.empty() || op.outputs[0] < 0) return {};
+  const int v = op.outputs[0];
+  const Value& y = g.values[v];
+  bool library = returned[base[v]];
+  for (int u : readers[base[v]])
+    if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction) library = true;
+  if (!library) return layout[v];
+  if (y.sizes.size() == 4 && channels_last_dense(y.sizes, y.strides)) return y.strides;
+  return contiguous_strides(y.sizes);
+}
+
+// Whether op i reads op p's output, through inlined loops, at permuted indices out of a buffer:
+// a loop runs in the order its output is written in, so a view of all of a buffer that steps
+// through it in another order (a window partition's transpose) reads it out of order, as a roll
+// does. Where every value on the way has that one reader, Inductor inlines them all (a norm's
+// epilogue too) into op i, which reads only the statistics, row by row in an order its loop can
+// be reordered to (a roll's wrapped index is none); a value read by several ops is computed
+// into a buffer first (realize_reads_threshold: an inlined epilogue reads more than four
+// buffers), which op i cannot read in the order written.
+bool Builder::reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const {
+  bool out = false;
+  const bool rolls = permuted || name_has(g.ops[i], "roll");
+  const bool top = seen.empty();
+  const std::vector<int64_t> order =
+      top ? loop_strides(i)
+          : (g.ops[i].outputs.empty() || g.ops[i].outputs[0] < 0 ? std::vector<int64_t>{}
+                                                                 : layout[g.ops[i].outputs[0]]);
+  const Value* y = g.ops[i].outputs.empty() || g.ops[i].outputs[0] < 0 ? nullptr : &g.values[g.ops[i].outputs[0]];
+  g.ops[i].for_each_tensor_input([&](int v) {
+    const int b = base[v];
+    const int q = g.values[b].producer;
+    if (out || q < 0) return;
+    const Value& x = g.values[v];
+    const bool perm = rolls || (y && x.numel() == g.values[b].numel() && x.sizes == y->sizes && layout[v] != order);
+    const bool many = shared || readers[b].size() > 1 || returned[b];
+    if (q == p)
+      out = rolls || (perm && many);
+    else if (node_of[q] < 0 && lower[q] == Lower::kPointwise && seen.insert({q, 2 * perm + many}).second)
+      out = reads_permuted(q, p, perm, many, seen);
+  });
+  return out;
 }
 
 // Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.

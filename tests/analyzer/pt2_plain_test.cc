@@ -161,4 +161,11 @@ TEST_CASE("pt2_plain: a tensor record with plain sizes and strides is read; othe
   CHECK((t.has_device && t.has_device_type && !t.has_device_index));
   REQUIRE(kc::read_plain_tensor(with("\"requires_grad\": true", "\"requires_grad\": 1"), 4, t));
   CHECK_FALSE(t.requires_grad);  // not a boolean: false, as the general reader has it
+  CHECK(t.storage_offset == 0);
+  REQUIRE(kc::read_plain_tensor(with("\"storage_offset\": {\"as_int\": 0}", "\"storage_offset\": {\"as_int\": 384}"), 4,
+                                t));
+  CHECK(t.storage_offset == 384);  // where a view (a slice, one of unbind's parts) starts
+  REQUIRE(kc::read_plain_tensor(
+      with("\"storage_offset\": {\"as_int\": 0}", "\"storage_offset\": {\"as_expr\": {\"expr_str\": \"s0\"}}"), 4, t));
+  CHECK(t.storage_offset == 0);  // symbolic: 0, as the general reader has it
 }

@@ -521,3 +521,118 @@ TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's el
   b.arg_ints("normalized_shape", {768});
   CHECK(kernels(plan(b.g)) == 3);
 }
+
+TEST_CASE("inductor: a norm's output read out of order fuses only where its one reader inlines the epilogue") {
+  // A layer norm's output partitioned into windows (a transpose of its rows, then a copy a
+  // product reads): read by the copy alone, the epilogue is inlined into it, which reads the
+  // statistics row by row in whatever order, one kernel; read by a residual add too, the output
+  // is computed into a buffer, which the copy reads at other indices than the norm writes them.
+  auto norm_and_copy_fuse = [](bool residual) {
+    GraphBuilder b;
+    int x = b.input({8, 8, 32});
+    int n = b.reduction("aten::layer_norm", x, {8, 8, 32});
+    b.arg_ints("normalized_shape", {32});
+    int t = b.view("aten::transpose", n, {8, 8, 32});
+    b.g.values[t].strides = {32, 256, 1};
+    int c = b.op("aten::contiguous", {t}, {}, {8, 8, 32});
+    b.op("aten::mm", {b.view("aten::view", c, {64, 32}), weight(b, {32, 32})}, {}, {64, 32});
+    if (residual) b.output(b.pointwise("aten::add", {n, x}));
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[0] >= 0);
+    return p.group_of[0] == p.group_of[2];
+  };
+  CHECK(norm_and_copy_fuse(false));
+  CHECK_FALSE(norm_and_copy_fuse(true));
+}
+
+TEST_CASE("inductor: an expression inlined through two views is computed twice, as Inductor counts it") {
+  // A chain of 16 cheap loops read by a subtraction through two unsqueezes (a window mask's
+  // pairwise difference): CSE merges only values computed at one index, so the chain counts twice,
+  // past realize_opcount_threshold, and the difference, read twice, is computed into memory.
+  auto sub_realized = [](bool two_views) {
+    GraphBuilder b;
+    int x = b.input({64});
+    int m = x;
+    for (int k = 0; k < 16; ++k) m = b.pointwise(k % 2 ? "aten::sin" : "aten::cos", {m});
+    int u = b.view("aten::unsqueeze", m, {64, 1});
+    b.g.values[u].strides = {1, 1};
+    int w = b.view("aten::unsqueeze", m, two_views ? std::vector<int64_t>{1, 64} : std::vector<int64_t>{64, 1});
+    b.g.values[w].strides = {two_views ? 64 : 1, 1};
+    int d = b.pointwise("aten::sub", {u, w});
+    b.output(b.pointwise("aten::relu", {d}));
+    b.output(b.pointwise("aten::exp", {d}));
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[d].producer].find("computed into memory") != std::string::npos;
+  };
+  CHECK_FALSE(sub_realized(false));
+  CHECK(sub_realized(true));
+}
+
+TEST_CASE("inductor: each view a loop's value is read through is a user of its own") {
+  // A sum of five inputs read by a cat through two slices has two users in the graph Inductor
+  // lowers, and reads more than realize_reads_threshold buffers: it is computed into memory
+  // once, not recomputed for each slice. Read through one slice, it is inlined.
+  auto realized = [](bool two_slices) {
+    GraphBuilder b;
+    int s = b.input({8, 8});
+    for (int k = 0; k < 4; ++k) s = b.pointwise("aten::add", {s, b.input({8, 8})});
+    int top = b.view("aten::slice", s, {4, 8});
+    int bottom = b.view("aten::slice", s, {4, 8});
+    b.g.values[bottom].storage_offset = 32;
+    b.output(b.op("aten::cat", {top, two_slices ? bottom : b.input({4, 8})}, {}, {8, 8}));
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[s].producer].find("computed into memory") != std::string::npos;
+  };
+  CHECK_FALSE(realized(false));
+  CHECK(realized(true));
+}
+
+TEST_CASE("inductor: copies of a buffer's parts at other offsets share no read and stay apart") {
+  // q, k and v unbound from one projection, each copied dense for attention: the copies read
+  // the buffer at other offsets, so no index is shared and each is a kernel of its own. Copies
+  // of one part read the same elements and fuse.
+  auto copies_fuse = [](int64_t second_offset) {
+    GraphBuilder b;
+    int x = b.input({2, 4, 8, 16});
+    int e = b.pointwise("aten::exp", {x});
+    b.op("aten::mm", {b.view("aten::view", e, {8, 128}), weight(b, {128, 8})}, {}, {8, 8});  // e in memory
+    int q = b.view("aten::select", e, {2, 8, 16});
+    int k = b.view("aten::select", e, {2, 8, 16});
+    b.g.values[q].strides = b.g.values[k].strides = {512, 16, 1};
+    b.g.values[k].storage_offset = second_offset;
+    b.output(b.op("aten::contiguous", {q}, {}, {2, 8, 16}));
+    b.output(b.op("aten::contiguous", {k}, {}, {2, 8, 16}));
+    auto p = plan(b.g);
+    const int n = static_cast<int>(b.g.ops.size());
+    return p.group_of[n - 1] == p.group_of[n - 2];
+  };
+  CHECK(copies_fuse(0));
+  CHECK_FALSE(copies_fuse(128));
+}
+
+TEST_CASE("inductor: a permuted operand's dense copy, padded in memory, is copied again for the call") {
+  // CaiT's talking heads: a linear over the heads of attention scores [B, N, N, H]. The dense
+  // copy's rows of 196 x 8 elements are padded to a multiple of 128 bytes in bfloat16 (1,600),
+  // not in float32 (1,568 already is one), and the call folds the copy to rows of 8 across them.
+  auto copied_again = [](DType dt) {
+    GraphBuilder b;
+    int s = b.input({5, 8, 196, 196}, dt);
+    int t = b.op("aten::permute", {s},
+                 [] {
+                   kc::OpTraits v;
+                   v.view = true;
+                   return v;
+                 }(),
+                 {5, 196, 196, 8});
+    b.g.values[t].strides = {307328, 196, 1, 38416};
+    int w = b.input({8, 8}, dt, kc::ValueRole::kParameter);
+    int y = b.op("aten::linear", {t, w}, {}, {5, 196, 196, 8});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.output(y);
+    auto p = plan(b.g);
+    return p.lowering[b.g.values[y].producer].find("copied out of the padding again") != std::string::npos;
+  };
+  CHECK(copied_again(DType::kBFloat16));
+  CHECK_FALSE(copied_again(DType::kFloat32));
+}
