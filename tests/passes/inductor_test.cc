@@ -325,6 +325,49 @@ TEST_CASE("inductor: half-precision attention reads heads of a library kernel's 
   CHECK(kernels(pc) > 1);
 }
 
+TEST_CASE("inductor: explicit attention in half precision becomes one attention call, not in float32") {
+  // fx_passes/fuse_attention.py (pattern 14, BERT's): matmul(q, k^T) / scale + mask, softmax,
+  // matmul by v, heads permuted out of projections, is replaced by scaled_dot_product_attention;
+  // its _sfdp_params_check refuses float32, whose fused kernels would run in TF32.
+  for (const DType dt : {DType::kBFloat16, DType::kFloat32}) {
+    GraphBuilder b;
+    const int x = b.input({2, 16, 64}, dt);
+    auto heads = [&] {
+      const int y = b.op("aten::linear", {x, b.input({64, 64}, dt, kc::ValueRole::kParameter)}, {}, {2, 16, 64});
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      const int t = b.view("aten::transpose", b.view("aten::view", y, {2, 16, 4, 16}), {2, 4, 16, 16});
+      b.g.values[t].strides = {1024, 16, 64, 1};
+      return t;
+    };
+    const int q = heads(), k = heads(), v = heads();
+    const int kt = b.view("aten::transpose", k, {2, 4, 16, 16});
+    b.arg_int("dim0", -1);
+    b.arg_int("dim1", -2);
+    b.g.values[kt].strides = {1024, 16, 1, 64};
+    const int scores = b.op("aten::matmul", {q, kt}, {}, {2, 4, 16, 16});
+    const int first = static_cast<int>(b.g.ops.size()) - 1;
+    const int scaled = b.pointwise("aten::div", {scores});
+    b.arg_float("other", 4.0);
+    const int masked = b.pointwise("aten::add", {scaled, b.input({2, 1, 1, 16}, dt)});
+    const int probs = b.reduction("aten::softmax", masked, {2, 4, 16, 16});
+    b.arg_int("dim", -1);
+    const int softmax = static_cast<int>(b.g.ops.size()) - 1;
+    b.output(b.op("aten::matmul", {probs, v}, {}, {2, 4, 16, 16}));
+    const int second = static_cast<int>(b.g.ops.size()) - 1;
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[second] >= 0);
+    if (dt == DType::kBFloat16) {
+      CHECK(p.group_of[first] == p.group_of[second]);
+      CHECK(p.group_of[softmax] == p.group_of[second]);
+      CHECK(p.groups[p.group_of[second]].fused_kernels == 1);  // the fused kernel alone
+    } else {
+      CHECK(p.group_of[softmax] != p.group_of[second]);
+      CHECK(p.group_of[first] != p.group_of[second]);
+    }
+  }
+}
+
 TEST_CASE("inductor: attention on the math path is decomposed, its mask computed inside the softmax") {
   // An expanded bool mask (stride 0 in its last dim) keeps the fused kernels out: Inductor traces
   // _scaled_dot_product_attention_math. bf16: q and k scaled and v converted into memory (3
