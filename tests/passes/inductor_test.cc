@@ -564,3 +564,24 @@ TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's el
   b.arg_ints("normalized_shape", {768});
   CHECK(kernels(plan(b.g)) == 3);
 }
+
+TEST_CASE("inductor: a sum unrolled into a pointwise loop passes its input's layout on to the reduction reading it") {
+  // ResNeSt's split attention: relu of a channels-last [5, 320, 56, 56], viewed as 4 radix
+  // splits, summed over them (4 < unroll_reductions_threshold: a pointwise loop), then the mean
+  // over H and W. Channels last, the mean's elements are far apart (an outer reduction): split
+  // in two. Contiguous, each output's 3,136 elements are adjacent: one kernel.
+  for (const bool channels_last : {true, false}) {
+    GraphBuilder b;
+    const int x = channels_last ? b.strided({5, 320, 56, 56}, {1003520, 1, 17920, 320}) : b.input({5, 320, 56, 56});
+    const int r = b.pointwise("aten::relu", {x});
+    const int v = b.view("aten::reshape", r, {5, 4, 80, 56, 56});
+    b.g.values[v].strides = channels_last ? std::vector<int64_t>{1003520, 80, 1, 17920, 320}
+                                          : std::vector<int64_t>{1003520, 250880, 3136, 56, 1};
+    const int s = b.reduction("aten::sum", v, {5, 80, 56, 56});
+    b.arg_ints("dim", {1});
+    b.output(b.reduction("aten::mean", s, {5, 80, 1, 1}));
+    b.arg_ints("dim", {2, 3});
+    b.arg_bool("keepdim", true);
+    CHECK(kernels(plan(b.g)) == (channels_last ? 2 : 1));
+  }
+}
