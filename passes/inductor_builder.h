@@ -196,11 +196,12 @@ struct Builder {
   bool split_node(int root) const;
   int root_kernels(int root) const;
   bool triton(int node) const;
-  void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline);
-  void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
+  void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk);
+  void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk);
   static bool compatible(const Node& a, const Node& b);
   bool reads_in_order(int k, int d, const std::set<int>& reads) const;
   bool creates_cycle(int a, int b);
+  bool depends(int from, int to);
   void merge(int a, int b);
   void schedule();
 

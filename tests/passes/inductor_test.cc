@@ -585,3 +585,26 @@ TEST_CASE("inductor: a sum unrolled into a pointwise loop passes its input's lay
     CHECK(kernels(plan(b.g)) == (channels_last ? 2 : 1));
   }
 }
+
+TEST_CASE("inductor: loops that inline the same ops share the buffers those ops read") {
+  // sin(e) and cos(e) of one e = exp(x * y), inlined into both: each reads x and y
+  // (score_fusion_memory), so the scheduler fuses them into one kernel.
+  GraphBuilder b;
+  const int x = b.input({1000}), y = b.input({1000});
+  const int e = b.pointwise("aten::exp", {b.pointwise("aten::mul", {x, y})});
+  b.output(b.pointwise("aten::sin", {e}));
+  b.output(b.pointwise("aten::cos", {e}));
+  CHECK(kernels(plan(b.g)) == 1);
+}
+
+TEST_CASE("inductor: a loop fuses with the loop it reads however far apart they are") {
+  // are_long_distant_nodes is a check of horizontal fusion only: relu's reader exp, 70 nodes
+  // later, still joins its kernel; the 70 unrelated loops stay on their own.
+  GraphBuilder b;
+  const int x = b.input({1000});
+  const int r = b.pointwise("aten::relu", {x});
+  b.output(r);
+  for (int k = 0; k < 70; ++k) b.output(b.pointwise("aten::neg", {b.input({1000})}));
+  b.output(b.pointwise("aten::exp", {r}));
+  CHECK(kernels(plan(b.g)) == 71);
+}
