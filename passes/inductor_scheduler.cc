@@ -240,7 +240,28 @@ void Builder::schedule() {
   std::vector<int> seen(g.ops.size(), -1);
   // Scheduler.score_fusion_memory counts reads both nodes make at the same index: one buffer
   // read through the same view. Key: the buffer, and the view's sizes, strides and offset.
-  using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t>;
+  using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t, std::vector<int64_t>>;
+  // A .pt2 records no storage offsets: a view that moves its start (select, slice, split,
+  // unbind) is told apart by the view op and the output of it that it is (q's and k's selects
+  // of one fused projection read different rows, recorded with the same geometry).
+  auto offset_views = [&](int v) {
+    std::vector<int64_t> chain;
+    for (int x = v; x != base[x];) {
+      const int p = g.values[x].producer;
+      if (p < 0) break;
+      const std::string& n = g.ops[p].name;
+      if (n == "aten::select" || n == "aten::slice" || n == "aten::narrow" || n == "aten::split" ||
+          n == "aten::split_with_sizes" || n == "aten::unbind" || n == "aten::chunk" || n == "aten::tensor_split") {
+        const auto& outs = g.ops[p].outputs;
+        chain.push_back(p);
+        chain.push_back(std::find(outs.begin(), outs.end(), x) - outs.begin());
+      }
+      const std::vector<int> in = g.ops[p].tensor_inputs();
+      if (in.empty()) break;
+      x = in[0];
+    }
+    return chain;
+  };
   // A MemoryDep's index is an expression of the reading loop's own variables: loops over the
   // same sizes that run over their dims in another order (Llama's rotary embedding of q in
   // [B, S, H, D] order, of k repeated over heads in [B, H, S, D]) read one view at other
@@ -304,7 +325,9 @@ void Builder::schedule() {
       const Value& x = g.values[v];
       // Copies are keyed by the value they copy: parts of one buffer (selects of a stacked q, k
       // and v) may record the same view geometry.
-      readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset}].push_back(k);
+      readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset,
+                               copied >= 0 ? std::vector<int64_t>{} : offset_views(v)}]
+          .push_back(k);
     }
   }
   // Candidate pairs: producer and reader (vertical), readers of one buffer (horizontal),

@@ -608,3 +608,22 @@ TEST_CASE("inductor: a loop fuses with the loop it reads however far apart they 
   b.output(b.pointwise("aten::exp", {r}));
   CHECK(kernels(plan(b.g)) == 71);
 }
+
+TEST_CASE("inductor: loops reading different rows of one buffer share nothing") {
+  // A .pt2 records no storage offsets: select(x, 0, 0) and select(x, 0, 1) look alike, yet
+  // read other elements (Persimmon's q and k layer norms of one fused projection): two
+  // kernels. Two loops reading the same row fuse.
+  for (const int second_row : {1, 0}) {
+    GraphBuilder b;
+    const int x = b.input({2, 1000});
+    const int r0 = b.view("aten::select", x, {1000});
+    b.arg_int("dim", 0);
+    b.arg_int("index", 0);
+    const int r1 = b.view("aten::select", x, {1000});
+    b.arg_int("dim", 0);
+    b.arg_int("index", second_row);
+    b.output(b.pointwise("aten::relu", {r0}));
+    b.output(b.pointwise("aten::exp", {second_row == 0 ? r0 : r1}));
+    CHECK(kernels(plan(b.g)) == (second_row == 0 ? 1 : 2));
+  }
+}
