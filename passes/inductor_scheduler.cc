@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <string>
 #include <tuple>
 
 #include "passes/inductor_builder.h"
@@ -242,8 +244,8 @@ void Builder::schedule() {
   // read through the same view. Key: the buffer, and the view's sizes, strides and offset.
   using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t, std::vector<int64_t>>;
   // A .pt2 records no storage offsets: a view that moves its start (select, slice, split,
-  // unbind) is told apart by the view op and the output of it that it is (q's and k's selects
-  // of one fused projection read different rows, recorded with the same geometry).
+  // unbind) is told apart by the view and the output of it that it is (q's and k's selects of
+  // one fused projection read different rows, recorded with the same geometry).
   auto offset_views = [&](int v) {
     std::vector<int64_t> chain;
     for (int x = v; x != base[x];) {
@@ -252,8 +254,15 @@ void Builder::schedule() {
       const std::string& n = g.ops[p].name;
       if (n == "aten::select" || n == "aten::slice" || n == "aten::narrow" || n == "aten::split" ||
           n == "aten::split_with_sizes" || n == "aten::unbind" || n == "aten::chunk" || n == "aten::tensor_split") {
+        // The op's name, its integer arguments and the output read: two chunks of one buffer
+        // into the same pieces read the same elements.
         const auto& outs = g.ops[p].outputs;
-        chain.push_back(p);
+        chain.push_back(static_cast<int64_t>(std::hash<std::string>{}(n)));
+        for (const Arg& a : g.ops[p].args)
+          if (a.kind == Arg::Kind::kInt || a.kind == Arg::Kind::kIntList) {
+            chain.push_back(static_cast<int64_t>(a.ints.size()));
+            chain.insert(chain.end(), a.ints.begin(), a.ints.end());
+          }
         chain.push_back(std::find(outs.begin(), outs.end(), x) - outs.begin());
       }
       const std::vector<int> in = g.ops[p].tensor_inputs();
