@@ -78,7 +78,14 @@ FusionPlan Builder::run() {
 
 FusionPlan run_inductor(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
                         const Target& target) {
-  return inductor::Builder(g, launches, traffic, target).run();
+  Graph rewritten = g;
+  std::vector<Launch> l = launches;
+  std::vector<int> fused_into = inductor::fuse_attention_patterns(rewritten, l, target);
+  if (fused_into.empty()) return inductor::Builder(g, launches, traffic, target).run();
+  inductor::Builder b(rewritten, l, traffic, target);
+  b.fused_into = std::move(fused_into);
+  b.eager_launches = &launches;
+  return b.run();
 }
 
 }  // namespace kc

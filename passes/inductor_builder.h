@@ -18,6 +18,11 @@
 
 namespace kc::inductor {
 
+// 0. The graph Inductor lowers: explicit attention rewritten as one attention call, the ops it
+// absorbs launching nothing, op indices kept (inductor_attention_patterns.cc). Returns per op
+// the attention call an absorbed op joins (-1: none); empty: the graph is unchanged.
+std::vector<int> fuse_attention_patterns(Graph& g, std::vector<Launch>& launches, const Target& target);
+
 // How Inductor lowers an op.
 enum class Lower {
   kFree,       // a view or no-op: index arithmetic in its readers, no kernel
@@ -90,6 +95,11 @@ struct Builder {
   std::vector<int64_t> stat_n, stat_r;
   std::vector<int> stat_stages;
   bool layout_opt = false;
+  // Set when the graph is a rewrite (fuse_attention_patterns): per op, the attention call an
+  // absorbed op joins, and the launches of the graph as given, which the groups' eager figures
+  // sum.
+  std::vector<int> fused_into;
+  const std::vector<Launch>* eager_launches = nullptr;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
   std::vector<int> padded_copies;                // per op: its operand copy copied again out of its padding
 
@@ -188,13 +198,14 @@ struct Builder {
   bool split_node(int root) const;
   int root_kernels(int root) const;
   bool triton(int node) const;
-  void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline);
-  void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline);
+  void node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk);
+  void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk);
   static bool compatible(const Node& a, const Node& b);
   bool reads_in_order(int k, int d, const std::set<int>& reads) const;
   std::vector<int64_t> loop_strides(int i) const;
   bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);
+  bool depends(int from, int to);
   void merge(int a, int b);
   void schedule();
 

@@ -8,7 +8,7 @@ namespace kc::inductor {
 
 void Builder::account(FusionPlan& plan, int id, int root, const std::vector<bool>& escapes) {
   FusionGroup& grp = plan.groups[id];
-  sum_eager(grp, launches, traffic);
+  sum_eager(grp, eager_launches ? *eager_launches : launches, traffic);
   grp.fused.flops = grp.eager.flops;
   if (grp.kind == "dead") return;
   const Node& nd = nodes[root];

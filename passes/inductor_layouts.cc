@@ -138,13 +138,30 @@ void Builder::lay_out(int i) {
       // its reads (inlined, its loads are this loop's), unless it is read through a view.
       std::vector<std::vector<int64_t>> reads;
       const size_t rank = x.sizes.size();
+      // A reduction short enough to be unrolled into a pointwise loop (a sum over 4 radix
+      // splits) reads its input at the output's index with the reduced dims dropped.
+      std::vector<int> dropped;
+      if (lower[i] == Lower::kPointwise && op_class(op) == OpClass::kReduction && !in.empty() &&
+          g.values[in[0]].sizes.size() > rank) {
+        dropped = reduced_dims(op);
+        if (g.values[in[0]].sizes.size() != rank + dropped.size()) dropped.clear();
+      }
+      auto kept = [&](const std::vector<int64_t>& v) {
+        std::vector<int64_t> out;
+        for (size_t k = 0; k < v.size(); ++k)
+          if (std::find(dropped.begin(), dropped.end(), static_cast<int>(k)) == dropped.end()) out.push_back(v[k]);
+        return out;
+      };
       for (int u : in) {
         const Value& y = g.values[u];
-        if (y.sizes.size() > rank) continue;
-        auto aligned = [&](const std::vector<int64_t>& ys) {
+        const bool drops = !dropped.empty() && u == in[0];
+        const std::vector<int64_t> ysizes = drops ? kept(y.sizes) : y.sizes;
+        if (ysizes.size() > rank) continue;
+        auto aligned = [&](const std::vector<int64_t>& full) {
+          const std::vector<int64_t> ys = drops ? kept(full) : full;
           std::vector<int64_t> s(rank, 0);
           // A cat's or a pad's input covers part of a dim: it still steps it by its stride.
-          for (size_t k = 0; k < y.sizes.size(); ++k) s[rank - y.sizes.size() + k] = y.sizes[k] == 1 ? 0 : ys[k];
+          for (size_t k = 0; k < ysizes.size(); ++k) s[rank - ysizes.size() + k] = ysizes[k] == 1 ? 0 : ys[k];
           if (std::any_of(s.begin(), s.end(), [](int64_t z) { return z != 0; }) && reads.size() < kMaxVotes)
             reads.push_back(std::move(s));
         };

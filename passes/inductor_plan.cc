@@ -17,6 +17,10 @@ FusionPlan Builder::build() {
     if (node_of[k] >= 0) group_root[k] = find(node_of[k]);
   for (size_t k = 0; k < g.ops.size(); ++k)
     if (absorbed_into[k] >= 0 && node_of[absorbed_into[k]] >= 0) group_root[k] = find(node_of[absorbed_into[k]]);
+  // Ops an attention call absorbed (fuse_attention_patterns) are counted in its kernel.
+  auto folded = [&](size_t k) { return !fused_into.empty() && fused_into[k] >= 0; };
+  for (size_t k = 0; k < g.ops.size(); ++k)
+    if (folded(k) && node_of[fused_into[k]] >= 0) group_root[k] = find(node_of[fused_into[k]]);
   for (size_t k = g.ops.size(); k-- > 0;) {
     if (group_root[k] >= 0 || lower[k] == Lower::kFree) continue;
     for (int v : g.ops[k].outputs) {
@@ -31,7 +35,7 @@ FusionPlan Builder::build() {
   std::map<int, int> group_index;  // root node -> plan group
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
-    if (lower[i] == Lower::kFree) continue;
+    if (lower[i] == Lower::kFree && !(folded(k) && group_root[i] >= 0)) continue;
     int grp;
     if (group_root[i] >= 0) {
       auto it = group_index.find(group_root[i]);

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <string>
 #include <tuple>
 
 #include "analyzer/tensor_geometry.h"
@@ -86,30 +88,31 @@ bool Builder::triton(int node) const {
   return nodes[node].copy_of >= 0 || l == Lower::kPointwise || l == Lower::kReduction;
 }
 
-// The nodes op i reads, through inlined ops and views.
-void Builder::node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline) {
+// The nodes op i reads, through inlined ops and views. `seen_inline` marks the inlined ops
+// this walk (`walk`, one id per walk) has been through.
+void Builder::node_inputs(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk) {
   g.ops[i].for_each_tensor_input([&](int v) {
     const int p = g.values[base[v]].producer;
     if (p < 0) return;
     if (node_of[p] >= 0) {
       out.insert(node_of[p]);
-    } else if (lower[p] == Lower::kPointwise && seen_inline[p] != i) {
-      seen_inline[p] = i;
+    } else if (lower[p] == Lower::kPointwise && seen_inline[p] != walk) {
+      seen_inline[p] = walk;
       out.insert(stats_nodes[p].begin(), stats_nodes[p].end());
-      node_inputs(p, out, seen_inline);
+      node_inputs(p, out, seen_inline, walk);
     }
   });
 }
 
 // Values a node reads from memory, through inlined ops (each a view of its buffer).
-void Builder::buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline) {
+void Builder::buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk) {
   g.ops[i].for_each_tensor_input([&](int v) {
     const int b = base[v];
     const int p = g.values[b].producer;
     if (p >= 0 && node_of[p] < 0 && lower[p] == Lower::kPointwise) {
-      if (seen_inline[p] != i) {
-        seen_inline[p] = i;
-        buffer_reads(p, out, seen_inline);
+      if (seen_inline[p] != walk) {
+        seen_inline[p] = walk;
+        buffer_reads(p, out, seen_inline, walk);
       }
     } else if (g.values[b].placement == Placement::kDevice) {
       out.insert(v);
@@ -226,6 +229,25 @@ bool Builder::creates_cycle(int a, int b) {
   return reach(a, b) || reach(b, a);
 }
 
+// Whether group `to` reads, through any chain of nodes, what group `from` computes.
+bool Builder::depends(int from, int to) {
+  const int last = nodes[to].last;
+  std::vector<int> stack{from};
+  std::set<int> seen{from};
+  while (!stack.empty()) {
+    const int x = stack.back();
+    stack.pop_back();
+    for (int m : members[x])
+      for (int s : succ[m]) {
+        const int gs = find(s);
+        if (gs == to) return true;
+        if (nodes[gs].first > last) continue;  // dependencies run forward in op order
+        if (seen.insert(gs).second) stack.push_back(gs);
+      }
+  }
+  return false;
+}
+
 void Builder::merge(int a, int b) {
   Node& na = nodes[a];
   const Node& nb = nodes[b];
@@ -278,7 +300,53 @@ void Builder::schedule() {
   std::vector<int> seen(g.ops.size(), -1);
   // Scheduler.score_fusion_memory counts reads both nodes make at the same index: one buffer
   // read through the same view. Key: the buffer, and the view's sizes, strides and offset.
-  using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t>;
+  using Access = std::tuple<int, std::vector<int64_t>, std::vector<int64_t>, int64_t, std::vector<int64_t>>;
+  // A .pt2 records no storage offsets: a view that moves its start (select, slice, split,
+  // unbind) is told apart by the view and the output of it that it is (q's and k's selects of
+  // one fused projection read different rows, recorded with the same geometry).
+  auto offset_views = [&](int v) {
+    std::vector<int64_t> chain;
+    for (int x = v; x != base[x];) {
+      const int p = g.values[x].producer;
+      if (p < 0) break;
+      const std::string& n = g.ops[p].name;
+      if (n == "aten::select" || n == "aten::slice" || n == "aten::narrow" || n == "aten::split" ||
+          n == "aten::split_with_sizes" || n == "aten::unbind" || n == "aten::chunk" || n == "aten::tensor_split") {
+        // The op's name, its integer arguments and the output read: two chunks of one buffer
+        // into the same pieces read the same elements.
+        const auto& outs = g.ops[p].outputs;
+        chain.push_back(static_cast<int64_t>(std::hash<std::string>{}(n)));
+        for (const Arg& a : g.ops[p].args)
+          if (a.kind == Arg::Kind::kInt || a.kind == Arg::Kind::kIntList) {
+            chain.push_back(static_cast<int64_t>(a.ints.size()));
+            chain.insert(chain.end(), a.ints.begin(), a.ints.end());
+          }
+        chain.push_back(std::find(outs.begin(), outs.end(), x) - outs.begin());
+      }
+      const std::vector<int> in = g.ops[p].tensor_inputs();
+      if (in.empty()) break;
+      x = in[0];
+    }
+    return chain;
+  };
+  // A MemoryDep's index is an expression of the reading loop's own variables: loops over the
+  // same sizes that run over their dims in another order (Llama's rotary embedding of q in
+  // [B, S, H, D] order, of k repeated over heads in [B, H, S, D]) read one view at other
+  // indices, and share nothing. The order: the output's dims, fastest first.
+  auto loop_order = [&](int k) {
+    std::pair<std::vector<int64_t>, std::vector<int64_t>> out;  // sizes, order
+    for (int v : g.ops[nodes[k].op].outputs)
+      if (v >= 0) {
+        const std::vector<int64_t>& st = layout[v];
+        out.first = g.values[v].sizes;
+        if (st.size() != out.first.size()) break;
+        for (size_t d = 0; d < out.first.size(); ++d)
+          if (out.first[d] > 1) out.second.push_back(static_cast<int64_t>(d));
+        std::stable_sort(out.second.begin(), out.second.end(), [&](int64_t x, int64_t y) { return st[x] < st[y]; });
+        break;
+      }
+    return out;
+  };
   std::map<Access, std::vector<int>> readers_of_buffer;
   for (int k = 0; k < count; ++k) {
     const Node& nd = nodes[k];
@@ -288,11 +356,11 @@ void Builder::schedule() {
       if (p >= 0 && node_of[p] >= 0)
         deps[k].insert(node_of[p]);
       else if (p >= 0 && lower[p] == Lower::kPointwise)
-        node_inputs(p, deps[k], seen);
+        node_inputs(p, deps[k], seen, k);
     } else if (lower[nd.op] == Lower::kConcat || lower[nd.op] == Lower::kExtern) {
       for (int c = k - 1; c >= 0 && nodes[c].op == nd.op; --c)  // its operand copies, just before it
         if (nodes[c].copy_of >= 0 && nodes[c].op == nd.op) deps[k].insert(c);
-      node_inputs(nd.op, deps[k], seen);
+      node_inputs(nd.op, deps[k], seen, k);
     } else if (!stats_nodes[nd.op].empty() && stats_nodes[nd.op][0] != k) {
       // Its op's first statistics node already walked the op's inputs; it reads those
       // statistics too (a softmax's sum reads its maximum).
@@ -301,7 +369,7 @@ void Builder::schedule() {
       for (int c : chain)
         if (c < k) deps[k].insert(c);
     } else {
-      node_inputs(nd.op, deps[k], seen);
+      node_inputs(nd.op, deps[k], seen, k);
     }
     deps[k].erase(k);
     for (int d : deps[k]) succ[d].push_back(k);
@@ -317,14 +385,16 @@ void Builder::schedule() {
     if (copied < 0 && !stats_nodes[nodes[k].op].empty() && stats_nodes[nodes[k].op][0] != k)
       bufs = reads_of[stats_nodes[nodes[k].op][0]];
     else if (copied < 0)
-      buffer_reads(nodes[k].op, bufs, seen);
+      buffer_reads(nodes[k].op, bufs, seen, k);
     else if (g.values[base[copied]].placement == Placement::kDevice)
       bufs.insert(copied);
     for (int v : bufs) {
       const Value& x = g.values[v];
       // Copies are keyed by the value they copy: parts of one buffer (selects of a stacked q, k
       // and v) may record the same view geometry.
-      readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset}].push_back(k);
+      readers_of_buffer[Access{copied >= 0 ? -1 - v : base[v], x.sizes, x.strides, x.storage_offset,
+                               copied >= 0 ? std::vector<int64_t>{} : offset_views(v)}]
+          .push_back(k);
     }
   }
   // Candidate pairs: producer and reader (vertical), readers of one buffer (horizontal),
@@ -348,9 +418,31 @@ void Builder::schedule() {
   for (const auto& [access, list] : readers_of_buffer) {
     const int key = std::get<0>(access);
     const int64_t bytes = int64_t{dtype_size(g.values[key >= 0 ? key : -1 - key].dtype)} * product(std::get<1>(access));
-    for (size_t j = 1; j < list.size(); ++j) pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
+    for (size_t j = 1; j < list.size(); ++j) {
+      const bool copies = nodes[list[j]].copy_of >= 0 || nodes[list[j - 1]].copy_of >= 0;
+      const auto x = loop_order(list[j - 1]), y = loop_order(list[j]);
+      if (!copies && x.first == y.first && x.second != y.second) continue;
+      pairs.push_back({bytes, list[j] - list[j - 1], list[j - 1], list[j]});
+    }
   }
   for (const Pair& p : pairs) candidates.emplace_back(p.a, p.b);
+  // Scheduler.score_fusion_memory sums the bytes of every buffer access two nodes share: a
+  // producer and its reader that also read the same inputs outscore a pair sharing only the
+  // producer's output (Mamba's scan: each state reads the last one and the same parameters;
+  // the conversion of a state for its matmul reads the state alone).
+  {
+    std::map<std::pair<int, int>, size_t> at;
+    std::vector<Pair> summed;
+    for (const Pair& p : pairs) {
+      const auto key = std::minmax(p.a, p.b);
+      auto [it, fresh] = at.emplace(key, summed.size());
+      if (fresh)
+        summed.push_back(p);
+      else
+        summed[it->second].bytes += p.bytes;
+    }
+    pairs = std::move(summed);
+  }
   std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
     return x.bytes != y.bytes ? x.bytes > y.bytes : x.distance < y.distance;
   });
@@ -364,8 +456,11 @@ void Builder::schedule() {
       // A split reduction's kernels loop over other ranges than its neighbours'.
       if (split_node(a) || split_node(b)) continue;
       if (reads_stats(a, b) || reads_stats(b, a)) continue;
+      // are_long_distant_nodes is a check of can_fuse_horizontal: a node reading what the
+      // other computes, however indirectly, fuses at any distance.
       if (std::max(std::abs(nodes[a].min_order - nodes[b].max_order),
-                   std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance)
+                   std::abs(nodes[b].min_order - nodes[a].max_order)) > kMaxFusionDistance &&
+          !depends(a, b) && !depends(b, a))
         continue;
       if (!compatible(nodes[a], nodes[b])) continue;
       if (creates_cycle(a, b)) continue;

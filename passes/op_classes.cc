@@ -205,6 +205,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::einsum", C::kGemm},
     {"aten::tensordot", C::kGemm},
     {"aten::_grouped_mm", C::kGemm},
+    {"transformers::grouped_mm_fallback", C::kGemm},  // a custom op: one cuBLAS mm per expert
     {"aten::meshgrid", C::kView},
     // norm family (passes/torch2_11/norm.cc)
     {"aten::instance_norm", C::kNorm},

@@ -662,6 +662,32 @@ Counts tensordot_counts(const OpFacts& f) {
   return c;
 }
 
+// transformers' grouped_mm_fallback (integrations/moe.py, a custom op for the dtypes
+// torch._grouped_mm refuses): input [S, K], weight [E, K, N], offs [E]. It zeroes its [S, N]
+// result, reads the offsets to the host (offs.tolist(): a copy and a wait) and runs one
+// torch.mm(out=) per expert on that expert's rows. The rows per expert are data-dependent: the
+// split is taken as even, every expert holding S / E rows (rounded up).
+bool grouped_fallback_known(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* w = f.input(1);
+  return (fp32(f) || is_half(f.dtype)) && a && w && a->sizes.size() == 2 && w->sizes.size() == 3 && w->sizes[0] > 0 &&
+         a->sizes[0] > 0;
+}
+Counts grouped_fallback_counts(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  const Value& w = *f.input(1);
+  const int64_t experts = w.sizes[0];
+  const int64_t rows = (a.sizes[0] + experts - 1) / experts;
+  // weight[i] is [K, N]: read transposed when its rows are the unit-strided dim.
+  const bool b_transposed = w.strides.size() == 3 && w.strides[1] == 1 && w.sizes[2] > 1;
+  const Counts one = mm_counts(*f.target, {rows, w.sizes[1], w.sizes[2]}, f.dtype, b_transposed);
+  Counts c{1, 1, 0, 1};  // the zeroed result; offs.tolist()
+  const int64_t calls = std::min(experts, a.sizes[0]);
+  c.kernels += static_cast<int>(calls * one.kernels);
+  c.memset += static_cast<int>(calls * one.memset);
+  return c;
+}
+
 }  // namespace
 
 void add_gemm_rules(std::vector<LaunchRule>& r) {
@@ -799,6 +825,16 @@ void add_gemm_rules(std::vector<LaunchRule>& r) {
                   .evidence("fresh:mixtral, fresh:olmoe, fresh:qwen2-moe (bf16, 4 experts: 2 kernels each)")
                   .why("A grouped matrix multiply (mixture-of-experts layers) first writes each group's problem "
                        "description, then runs all groups in one cutlass kernel."));
+  r.push_back(rule("gemm.grouped_fallback")
+                  .ops({"transformers::grouped_mm_fallback"})
+                  .when("transformers' fallback for dtypes _grouped_mm refuses: a zero fill, offs copied to the host "
+                        "(a memcpy and a sync), then one mm per expert on S / E rows (the GEMM tree's launches each)",
+                        grouped_fallback_known)
+                  .compute(grouped_fallback_counts)
+                  .evidence("fresh:qwen2-moe (f32, 4 experts of 128 rows: a fill, a memcpy, 4 split-K GEMMs of 2 "
+                            "kernels each per call)")
+                  .why("The fallback zeroes its result, reads the group offsets on the host, and multiplies each "
+                       "expert's rows by its weight with one cuBLAS call per expert."));
   r.push_back(rule("gemm.batched")
                   .ops({"aten::matmul", "aten::bmm", "aten::baddbmm"})
                   .when("one batched cuBLAS call, as cuBLAS picks it for the shape (learned from random GEMMs run on "

@@ -325,6 +325,49 @@ TEST_CASE("inductor: half-precision attention reads heads of a library kernel's 
   CHECK(kernels(pc) > 1);
 }
 
+TEST_CASE("inductor: explicit attention in half precision becomes one attention call, not in float32") {
+  // fx_passes/fuse_attention.py (pattern 14, BERT's): matmul(q, k^T) / scale + mask, softmax,
+  // matmul by v, heads permuted out of projections, is replaced by scaled_dot_product_attention;
+  // its _sfdp_params_check refuses float32, whose fused kernels would run in TF32.
+  for (const DType dt : {DType::kBFloat16, DType::kFloat32}) {
+    GraphBuilder b;
+    const int x = b.input({2, 16, 64}, dt);
+    auto heads = [&] {
+      const int y = b.op("aten::linear", {x, b.input({64, 64}, dt, kc::ValueRole::kParameter)}, {}, {2, 16, 64});
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      const int t = b.view("aten::transpose", b.view("aten::view", y, {2, 16, 4, 16}), {2, 4, 16, 16});
+      b.g.values[t].strides = {1024, 16, 64, 1};
+      return t;
+    };
+    const int q = heads(), k = heads(), v = heads();
+    const int kt = b.view("aten::transpose", k, {2, 4, 16, 16});
+    b.arg_int("dim0", -1);
+    b.arg_int("dim1", -2);
+    b.g.values[kt].strides = {1024, 16, 1, 64};
+    const int scores = b.op("aten::matmul", {q, kt}, {}, {2, 4, 16, 16});
+    const int first = static_cast<int>(b.g.ops.size()) - 1;
+    const int scaled = b.pointwise("aten::div", {scores});
+    b.arg_float("other", 4.0);
+    const int masked = b.pointwise("aten::add", {scaled, b.input({2, 1, 1, 16}, dt)});
+    const int probs = b.reduction("aten::softmax", masked, {2, 4, 16, 16});
+    b.arg_int("dim", -1);
+    const int softmax = static_cast<int>(b.g.ops.size()) - 1;
+    b.output(b.op("aten::matmul", {probs, v}, {}, {2, 4, 16, 16}));
+    const int second = static_cast<int>(b.g.ops.size()) - 1;
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[second] >= 0);
+    if (dt == DType::kBFloat16) {
+      CHECK(p.group_of[first] == p.group_of[second]);
+      CHECK(p.group_of[softmax] == p.group_of[second]);
+      CHECK(p.groups[p.group_of[second]].fused_kernels == 1);  // the fused kernel alone
+    } else {
+      CHECK(p.group_of[softmax] != p.group_of[second]);
+      CHECK(p.group_of[first] != p.group_of[second]);
+    }
+  }
+}
+
 TEST_CASE("inductor: attention on the math path is decomposed, its mask computed inside the softmax") {
   // An expanded bool mask (stride 0 in its last dim) keeps the fused kernels out: Inductor traces
   // _scaled_dot_product_attention_math. bf16: q and k scaled and v converted into memory (3
@@ -635,4 +678,67 @@ TEST_CASE("inductor: a permuted operand's dense copy, padded in memory, is copie
   };
   CHECK(copied_again(DType::kBFloat16));
   CHECK_FALSE(copied_again(DType::kFloat32));
+}
+
+TEST_CASE("inductor: a sum unrolled into a pointwise loop passes its input's layout on to the reduction reading it") {
+  // ResNeSt's split attention: relu of a channels-last [5, 320, 56, 56], viewed as 4 radix
+  // splits, summed over them (4 < unroll_reductions_threshold: a pointwise loop), then the mean
+  // over H and W. Channels last, the mean's elements are far apart (an outer reduction): split
+  // in two. Contiguous, each output's 3,136 elements are adjacent: one kernel.
+  for (const bool channels_last : {true, false}) {
+    GraphBuilder b;
+    const int x = channels_last ? b.strided({5, 320, 56, 56}, {1003520, 1, 17920, 320}) : b.input({5, 320, 56, 56});
+    const int r = b.pointwise("aten::relu", {x});
+    const int v = b.view("aten::reshape", r, {5, 4, 80, 56, 56});
+    b.g.values[v].strides = channels_last ? std::vector<int64_t>{1003520, 80, 1, 17920, 320}
+                                          : std::vector<int64_t>{1003520, 250880, 3136, 56, 1};
+    const int s = b.reduction("aten::sum", v, {5, 80, 56, 56});
+    b.arg_ints("dim", {1});
+    b.output(b.reduction("aten::mean", s, {5, 80, 1, 1}));
+    b.arg_ints("dim", {2, 3});
+    b.arg_bool("keepdim", true);
+    CHECK(kernels(plan(b.g)) == (channels_last ? 2 : 1));
+  }
+}
+
+TEST_CASE("inductor: loops that inline the same ops share the buffers those ops read") {
+  // sin(e) and cos(e) of one e = exp(x * y), inlined into both: each reads x and y
+  // (score_fusion_memory), so the scheduler fuses them into one kernel.
+  GraphBuilder b;
+  const int x = b.input({1000}), y = b.input({1000});
+  const int e = b.pointwise("aten::exp", {b.pointwise("aten::mul", {x, y})});
+  b.output(b.pointwise("aten::sin", {e}));
+  b.output(b.pointwise("aten::cos", {e}));
+  CHECK(kernels(plan(b.g)) == 1);
+}
+
+TEST_CASE("inductor: a loop fuses with the loop it reads however far apart they are") {
+  // are_long_distant_nodes is a check of horizontal fusion only: relu's reader exp, 70 nodes
+  // later, still joins its kernel; the 70 unrelated loops stay on their own.
+  GraphBuilder b;
+  const int x = b.input({1000});
+  const int r = b.pointwise("aten::relu", {x});
+  b.output(r);
+  for (int k = 0; k < 70; ++k) b.output(b.pointwise("aten::neg", {b.input({1000})}));
+  b.output(b.pointwise("aten::exp", {r}));
+  CHECK(kernels(plan(b.g)) == 71);
+}
+
+TEST_CASE("inductor: loops reading different rows of one buffer share nothing") {
+  // A .pt2 records no storage offsets: select(x, 0, 0) and select(x, 0, 1) look alike, yet
+  // read other elements (Persimmon's q and k layer norms of one fused projection): two
+  // kernels. Two loops reading the same row, through selects of their own, fuse.
+  for (const int second_row : {1, 0}) {
+    GraphBuilder b;
+    const int x = b.input({2, 1000});
+    const int r0 = b.view("aten::select", x, {1000});
+    b.arg_int("dim", 0);
+    b.arg_int("index", 0);
+    const int r1 = b.view("aten::select", x, {1000});
+    b.arg_int("dim", 0);
+    b.arg_int("index", second_row);
+    b.output(b.pointwise("aten::relu", {r0}));
+    b.output(b.pointwise("aten::exp", {r1}));
+    CHECK(kernels(plan(b.g)) == (second_row == 0 ? 1 : 2));
+  }
 }

@@ -491,3 +491,24 @@ TEST_CASE("gemm: linear flattens a contiguous 1-d input to one row and fuses its
   auto two_d = rules_only(linear({1, 3}, {}, 4, true, DType::kFloat32));
   CHECK(one_d.counts.same_work(two_d.counts));
 }
+
+TEST_CASE("gemm: transformers' grouped_mm_fallback is a fill, a host read of the offsets and one mm per expert") {
+  // fresh:qwen2-moe f32 (measured per op): [512, 256] by 4 experts of [256, 512] read transposed,
+  // 128 rows each: a fill, a memcpy, 4 split-K GEMMs of 2 kernels; fresh:olmoe f32: K 256, N 2048
+  // and K 1024, N 256, 5 and 9 kernels.
+  auto fallback = [](std::vector<int64_t> a_sizes, std::vector<int64_t> w_sizes) {
+    GraphBuilder b;
+    const int a = b.input(a_sizes);
+    const int64_t e = w_sizes[0], k = w_sizes[1], n = w_sizes[2];
+    const int w = b.strided(w_sizes, {k * n, 1, k});  // the [E, N, K] parameter transposed
+    b.output(b.op("transformers::grouped_mm_fallback", {a, w, b.input({e}, DType::kInt32)}, {}, {a_sizes[0], n}));
+    return rules_only(b);
+  };
+  const auto qwen = fallback({512, 256}, {4, 256, 512});
+  CHECK(qwen.rule == "gemm.grouped_fallback");
+  CHECK(qwen.counts.kernels == 9);
+  CHECK(qwen.counts.memcpy == 1);
+  CHECK(qwen.counts.host_syncs == 1);
+  CHECK(fallback({512, 256}, {4, 256, 2048}).counts.kernels == 5);
+  CHECK(fallback({512, 1024}, {4, 1024, 256}).counts.kernels == 9);
+}
