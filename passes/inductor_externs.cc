@@ -207,7 +207,9 @@ void Builder::price_externs() {
     const OpClass c = op_class(op);
     if (c == OpClass::kConv) {
       const std::vector<int> in = op.tensor_inputs();
-      const bool four_d = in.size() >= 2 && g.values[in[0]].sizes.size() >= 4 && g.values[in[1]].sizes.size() >= 4;
+      // GraphLowering.run_node asks NHWC stride order only of 4-d results (len(result.get_size())
+      // == 4): a 3-d convolution keeps the layout its eager call gives.
+      const bool four_d = in.size() >= 2 && g.values[in[0]].sizes.size() == 4 && g.values[in[1]].sizes.size() == 4;
       if (layout_opt && four_d) {
         const Value& x = g.values[in[0]];
         const Value& w = g.values[in[1]];

@@ -7,7 +7,7 @@ its kernels, memsets excluded, as validate/compile_run.py recorded them
 whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:
 compiled/<name>.compiled.json, `totals.kernels`, the archive it ran in `model`). Each model is
 predicted from its archive under data/corpus/<set>/; figures are given per set (models,
-heldout, fresh3, fresh, fresh2, fresh5, fresh6, fresh4). Models no tarball holds are taken from the earlier
+heldout, fresh3, fresh, fresh2, fresh5, fresh6, fresh4, broad). Models no tarball holds are taken from the earlier
 compiled runs of the corpus (data/results/corpus_compile.json.gz, `compiled.kernels`, the same
 measurement), set "models".
 
@@ -97,10 +97,10 @@ def main():
                     default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
                              "data/results/compiled/fresh.tar.xz", "data/results/compiled/fresh2.tar.xz",
                              "data/results/compiled/fresh5.tar.xz", "data/results/compiled/fresh6.tar.xz",
-                             "data/results/compiled/fresh4.tar.xz"],
+                             "data/results/compiled/fresh4.tar.xz", "data/results/compiled/broad.tar.xz"],
                     help="tarballs of compiled runs; a model's run is taken from the first that holds it")
     ap.add_argument("--earlier", default="data/results/corpus_compile.json.gz")
-    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh", "fresh2", "fresh5", "fresh6", "fresh4"])
+    ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad"])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     rows, missing = [], []
