@@ -368,7 +368,12 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
     const int launched = l.counts.kernels + l.counts.memcpy + l.counts.memset;
     const std::vector<std::string_view>& f =
         l.known ? names.find(rule, kernel_names_dtype(g, g.ops[i]), launched).families : no_families;
-    op_kernel_steps(g, g.ops[i], arrays, rule, f, l.known ? l.counts.kernels : 0, steps);
+    KernelLaunches run{0, 0, l.cudnn_engine};
+    if (l.known) {
+      run.kernels = l.counts.kernels;
+      run.memsets = l.counts.memset;
+    }
+    op_kernel_steps(g, g.ops[i], arrays, rule, f, run, steps);
   };
   const L2Model model = l2_model(target);
   L2 l2(static_cast<int64_t>(static_cast<double>(target.device.l2_bytes) * model.share), model.ways);

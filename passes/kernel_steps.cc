@@ -143,31 +143,59 @@ OpSteps group_loop(const Graph& g, const HbmArrays& arrays, int64_t groups, bool
   return s;
 }
 
+// cuDNN's loop over the groups with an NHWC engine (kernel_steps.h): per group the input's and
+// the weight's slices copied by nchwToNhwcKernel into scratch, the GEMM into a third scratch
+// array, and that copied back into the output's slice; by genericTranspose's scattered stores
+// where the engine is kScatteredBackEngine, else by nhwcToNchwKernel.
+OpSteps nhwc_group_loop(const Graph& g, const HbmArrays& arrays, int64_t groups, bool bias, int64_t engine) {
+  const int x = arrays.reads[0], w = arrays.reads[1], y = arrays.writes.front();
+  const int64_t in = g.values[x].bytes() / groups, wt = g.values[w].bytes() / groups,
+                out = g.values[y].bytes() / groups;
+  OpSteps s;
+  s.scratch_bytes = {in, wt, out};
+  const Access x_in{-1, in}, w_in{-2, wt}, y_out{-3, out};
+  for (int64_t k = 0; k < groups; ++k) {
+    s.steps.push_back({{{x, in}}, {x_in}});
+    s.steps.push_back({{{w, wt}}, {w_in}});
+    s.steps.push_back({{x_in, w_in}, {y_out}});
+    s.steps.push_back({{y_out}, {{y, out}}});
+    if (engine == kScatteredBackEngine) s.written_through += scattered(out);
+  }
+  if (bias && arrays.reads.size() >= 3)
+    s.steps.push_back(
+        {{{y, g.values[y].bytes()}, {arrays.reads[2], g.values[arrays.reads[2]].bytes()}}, {{y, g.values[y].bytes()}}});
+  return s;
+}
+
 // A grouped float32 NCHW convolution whose launches say how cuDNN ran it (kernel_steps.h); no
 // steps where they do not.
-OpSteps grouped_f32(const Graph& g, const Op& op, const HbmArrays& arrays, int kernels) {
+OpSteps grouped_f32(const Graph& g, const Op& op, const HbmArrays& arrays, const KernelLaunches& launched) {
   const int64_t groups = groups_of(op);
   const int x = arrays.reads[0], w = arrays.reads[1];
   const Value& wv = g.values[w];
   if (g.values[x].dtype != DType::kFloat32 || !g.values[x].contiguous() || wv.sizes.size() < 2) return {};
   const bool bias = arrays.reads.size() >= 3;
-  if (kernels == 3 * groups + (bias ? 1 : 0)) return group_loop(g, arrays, groups, bias);
-  const int64_t per_group = wv.sizes[1];
-  const bool packed = (per_group & (per_group - 1)) == 0 && per_group >= 4;
-  if (packed || kernels != (bias ? 5 : 4)) return {};
-  std::vector<std::string_view> padded = {kToNhwc, kToNhwc, "xmma_fprop_implicit_gemm", kToNchw};
-  if (bias) padded.push_back(kElementwise);
-  OpSteps s = around_core(g, arrays, padded, false);
-  s.written_through = scattered(wv.bytes());  // tensorTransformGeneric's padded weight
+  const int core = launched.kernels - (bias ? 1 : 0);
+  if (core == 3 * groups) return group_loop(g, arrays, groups, bias);
+  if (core == 4 * groups) return nhwc_group_loop(g, arrays, groups, bias, launched.cudnn_engine);
+  // One call of 4 kernels: the grouped implicit GEMM between transforms, as for an ungrouped
+  // convolution; with two zeroed buffers its padded path, whose weight tensorTransformGeneric
+  // writes. Four groups in 4 kernels may instead be engine 28's one launch per group.
+  if (core != 4 || (groups == 4 && (launched.cudnn_engine == kLaunchPerGroupEngine || launched.cudnn_engine < 0)))
+    return {};
+  std::vector<std::string_view> call = {kToNhwc, kToNhwc, "xmma_fprop_implicit_gemm", kToNchw};
+  if (bias) call.push_back(kElementwise);
+  OpSteps s = around_core(g, arrays, call, false);
+  if (launched.memsets == 2) s.written_through = scattered(wv.bytes());  // the padded weight
   return s;
 }
 
 }  // namespace
 
 void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                     const std::vector<std::string_view>& families, int kernels, OpSteps& out) {
-  if (kernels < 0)
-    kernels = static_cast<int>(
+                     const std::vector<std::string_view>& families, KernelLaunches launched, OpSteps& out) {
+  if (launched.kernels < 0)
+    launched.kernels = static_cast<int>(
         std::count_if(families.begin(), families.end(), [](std::string_view f) { return !not_a_kernel(f); }));
   if (std::string_view(op.name) == "aten::embedding") {
     out = gather(g, op, arrays);
@@ -179,7 +207,7 @@ void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std:
   const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
   auto grouped = [&] { return groups_of(op) > 1; };
   if (conv && grouped() && arrays.reads.size() >= 2 && arrays.writes.size() == 1)
-    if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), kernels); !s.steps.empty()) {
+    if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), launched); !s.steps.empty()) {
       out = std::move(s);
       return;
     }
@@ -198,9 +226,9 @@ void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std:
 }
 
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                        const std::vector<std::string_view>& families, int kernels) {
+                        const std::vector<std::string_view>& families, KernelLaunches launched) {
   OpSteps out;
-  op_kernel_steps(g, op, arrays, rule, families, kernels, out);
+  op_kernel_steps(g, op, arrays, rule, families, launched, out);
   return out;
 }
 

@@ -44,6 +44,21 @@ struct OpSteps {
 // nothing.
 constexpr int64_t kScatteredStoreBytes = 256 << 10;
 constexpr int64_t kLinePerElement = 32;
+// The cuDNN engine (float32, NCHW, grouped) whose loop over the groups copies each group's NHWC
+// result back with genericTranspose, not nhwcToNchwKernel. Measured on resnest14d's grouped
+// convolutions: engine 38 (layer 4, 0.8 MB output slices) genericTranspose wrote 39-45 times the
+// slice; engine 46 (layer 3, 1.6 MB slices) nhwcToNchwKernel about a sixth of it.
+constexpr int64_t kScatteredBackEngine = 38;
+// The engine that runs a grouped convolution as one launch per group (passes/torch2_11/grouped_conv.cc).
+constexpr int64_t kLaunchPerGroupEngine = 28;
+
+// What the launch rules say an op launches: kernels (memcpys and memsets left out; -1: as many
+// as the families name), memsets, and the cuDNN engine that runs a convolution (-1: none known).
+struct KernelLaunches {
+  int kernels = -1;
+  int memsets = 0;
+  int64_t cudnn_engine = -1;
+};
 
 // An op is one kernel over its array-sized reads and writes (`arrays`), unless the kernel name
 // families measured for its launch rule (`rule`, `families`: Target::kernel_names) show more
@@ -60,19 +75,22 @@ constexpr int64_t kLinePerElement = 32;
 // A grouped float32 NCHW convolution is laid out where its launches show how cuDNN runs it:
 // 3 per group (optionally a bias kernel after) is cuDNN's loop over the groups, per group a
 // genericTranspose of the input's channel slice into a scratch array, the GEMM, and a
-// genericTranspose of its result into the output's slice; 4 (optionally a bias kernel after)
-// with channels per group that the grouped implicit GEMM cannot pack (not a power of two of at
-// least 4) is its padded path, the input and output transformed as for an ungrouped
-// convolution and the weight by tensorTransformGeneric. Both kinds of transform store
-// scattered elements: over kScatteredStoreBytes they write 32 times their array through.
-// `kernels`: how many kernels the op launches, memcpys and memsets left out (as many as
-// `families` names where not given).
+// genericTranspose of its result into the output's slice; 4 per group is its loop with an NHWC
+// engine, per group the input's and weight's slices copied by nchwToNhwcKernel, the GEMM, and
+// its result copied back into the output's slice (by genericTranspose for
+// kScatteredBackEngine); 4 in all with two zeroed buffers (optionally a bias kernel after) is
+// the grouped implicit GEMM's padded path, the input and output transformed as for an
+// ungrouped convolution and the weight by tensorTransformGeneric into a zeroed, padded buffer
+// (regnet_x_1_6gf's 24 channels per group, resnest14d's 2 groups of 64; resnext50's 4 kernels
+// without the memsets transform the weight by nchwToNhwcKernel). genericTranspose and
+// tensorTransformGeneric store scattered elements: over kScatteredStoreBytes they write 32
+// times their array through. `launched`: what the launch rules say the op launches.
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                        const std::vector<std::string_view>& families, int kernels = -1);
+                        const std::vector<std::string_view>& families, KernelLaunches launched = {});
 // The same into `out`, whose lists keep their storage where the op is one kernel: a pass that
 // lays out every op's kernels allocates nothing for most of them.
 void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
-                     const std::vector<std::string_view>& families, int kernels, OpSteps& out);
+                     const std::vector<std::string_view>& families, KernelLaunches launched, OpSteps& out);
 
 // The dtype the kernel-name table is keyed by: the first tensor input's, else the output's.
 const char* kernel_names_dtype(const Graph& g, const Op& op);

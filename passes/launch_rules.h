@@ -31,6 +31,8 @@ struct OpFacts {
   // Where a rule that asks cuDNN's heuristics notes where the answer came from ("table",
   // "cache", "cudnn", "none"); nullptr: the caller does not ask.
   std::string* cudnn_answer = nullptr;
+  // And the engine it answered (-1: none); nullptr: the caller does not ask.
+  int64_t* cudnn_engine = nullptr;
 
   const Value* input(int i) const;  // i-th tensor input, nullptr when absent
   const Value* output(int i) const;

@@ -124,6 +124,8 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
     OpFacts facts = op_facts(seen, static_cast<int>(i), target);
     std::string cudnn;  // where a rule's cuDNN answer came from, if one asked
     facts.cudnn_answer = &cudnn;
+    int64_t engine = -1;
+    facts.cudnn_engine = &engine;
     check_operands(facts);
     l.rule = "no rule for " + op.full_name();
     l.key = launch_key(g, op);
@@ -138,6 +140,7 @@ std::vector<Launch> run_launches(const Graph& g, const Target& target, const Lau
       break;
     }
     if (!cudnn.empty()) l.cudnn = std::move(cudnn);
+    l.cudnn_engine = engine;  // cuDNN's choice, whether or not a measurement decides the counts
     if (options.use_measured && !facts.on_host) {
       if (const MeasuredLaunch* m = target.find_measured(l.key, options.exclude_measured)) {
         l.known = true;

@@ -23,6 +23,9 @@ struct Launch {
                               // one signature share it
   SharedString fitting_rule;  // the first rule that fits, also where the measured table decided
   SharedString cudnn;         // where the deciding rule's cuDNN answer came from; empty: it asked none
+  // The engine cuDNN's heuristics pick for a convolution whose rule asked them (-1: none asked or
+  // none answered): which kernels of a loop over groups copy back (kernel_steps.h).
+  int64_t cudnn_engine = -1;
 };
 
 // Array-sized HBM transfers of one op (short name: "hbm").

@@ -211,6 +211,7 @@ std::optional<CudnnEngineChoice> cudnn_engine(const OpFacts& f, const ConvView& 
   if (!answers) return std::nullopt;
   const CudnnAnswer a = answers->choose(cudnn_query(v, channels_last));
   if (f.cudnn_answer) *f.cudnn_answer = cudnn_source_name(a.source);
+  if (f.cudnn_engine) *f.cudnn_engine = a.choice ? a.choice->engine : -1;
   return a.choice;
 }
 

@@ -161,7 +161,7 @@ TEST_CASE("kernel steps: cuDNN's loop over a float32 convolution's groups transp
   const kc::Op& op = b.g.ops[0];
   const int x = op.tensor_inputs()[0], w = op.tensor_inputs()[1];
   const kc::HbmArrays a{true, {w, x}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 6);
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, {6});
   REQUIRE(s.steps.size() == 6);
   const int64_t in = b.g.values[x].bytes() / 2, out = b.g.values[y].bytes() / 2;
   CHECK(s.scratch_bytes == std::vector<int64_t>{in, out});
@@ -180,12 +180,18 @@ TEST_CASE("kernel steps: a group loop over small slices writes nothing past the 
   const int y = grouped_conv(b, {2, 64, 28, 28}, {64, 16, 3, 3}, {2, 64, 28, 28}, 4);
   const kc::Op& op = b.g.ops[0];
   const kc::HbmArrays a{true, op.tensor_inputs(), {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 12);
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, {12});
   CHECK(s.steps.size() == 12);
   CHECK(s.written_through == 0);
-  // The same convolution in 4 kernels is not a loop: cuDNN's grouped implicit GEMM packs 16
-  // channels per group, and it stays one kernel.
-  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, 4).steps.size() == 1);
+  // The same convolution in 4 kernels: 4 groups may be engine 28's one launch per group, so it
+  // stays one kernel unless cuDNN's engine says otherwise; engine 67's grouped implicit GEMM
+  // runs between the transforms, as an ungrouped convolution does (regnet_x_400mf's later stages
+  // ran nchwToNhwc twice, the GEMM, nhwcToNchw).
+  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, {4}).steps.size() == 1);
+  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, {4, 0, 28}).steps.size() == 1);
+  const kc::OpSteps call = kc::op_kernel_steps(b.g, op, a, "conv", {}, {4, 0, 67});
+  CHECK(call.steps.size() == 4);
+  CHECK(call.written_through == 0);
 }
 
 TEST_CASE("kernel steps: the padded grouped implicit GEMM transforms its weight with scattered stores") {
@@ -195,7 +201,7 @@ TEST_CASE("kernel steps: the padded grouped implicit GEMM transforms its weight 
   const kc::Op& op = b.g.ops[0];
   const int x = op.tensor_inputs()[0], w = op.tensor_inputs()[1];
   const kc::HbmArrays a{true, {x, w}, {y}};
-  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, 4);
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, {4, 2});
   REQUIRE(s.steps.size() == 4);
   CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{w});
   CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
@@ -206,5 +212,38 @@ TEST_CASE("kernel steps: the padded grouped implicit GEMM transforms its weight 
   int wh = h.input({408, 24, 3, 3}, kc::DType::kBFloat16, kc::ValueRole::kParameter);
   int yh = h.op("aten::conv2d", {xh, wh}, {}, {2, 408, 14, 14});
   h.g.ops[0].args.push_back(b.g.ops[0].args.back());
-  CHECK(kc::op_kernel_steps(h.g, h.g.ops[0], {true, {xh, wh}, {yh}}, "conv", {}, 4).written_through == 0);
+  CHECK(kc::op_kernel_steps(h.g, h.g.ops[0], {true, {xh, wh}, {yh}}, "conv", {}, {4, 2}).written_through == 0);
+  // Without the two zeroed buffers the weight is not padded: nchwToNhwcKernel transforms it.
+  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, {4}).written_through == 0);
+}
+
+TEST_CASE("kernel steps: the padded path is told by its zeroed buffers, not by the channels per group") {
+  // resnest14d's layer 2: 2 groups of 64 channels (a power of two), 4 kernels and 2 memsets.
+  GraphBuilder b;
+  const int y = grouped_conv(b, {2, 128, 56, 56}, {256, 64, 3, 3}, {2, 256, 56, 56}, 2);
+  const kc::Op& op = b.g.ops[0];
+  const int w = op.tensor_inputs()[1];
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, {true, op.tensor_inputs(), {y}}, "conv", {}, {4, 2});
+  CHECK(s.steps.size() == 4);
+  CHECK(s.written_through == kc::kLinePerElement * b.g.values[w].bytes());
+}
+
+TEST_CASE("kernel steps: cuDNN's NHWC loop over the groups copies back as its engine does") {
+  // resnest14d's layer 4: 2 groups, 4 kernels each; engine 38 copies each group's result back
+  // with genericTranspose (0.8 MB slices), engine 46 with nhwcToNchwKernel.
+  GraphBuilder b;
+  const int y = grouped_conv(b, {2, 512, 14, 14}, {1024, 256, 3, 3}, {2, 1024, 14, 14}, 2);
+  const kc::Op& op = b.g.ops[0];
+  const int x = op.tensor_inputs()[0], w = op.tensor_inputs()[1];
+  const kc::HbmArrays a{true, {w, x}, {y}};
+  const kc::OpSteps s = kc::op_kernel_steps(b.g, op, a, "conv", {}, {8, 0, kc::kScatteredBackEngine});
+  REQUIRE(s.steps.size() == 8);
+  const int64_t in = b.g.values[x].bytes() / 2, wt = b.g.values[w].bytes() / 2, out = b.g.values[y].bytes() / 2;
+  CHECK(s.scratch_bytes == std::vector<int64_t>{in, wt, out});
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{w});
+  CHECK(arrays_of(s.steps[2].reads) == std::vector<int>{-1, -2});
+  CHECK(arrays_of(s.steps[3].writes) == std::vector<int>{y});
+  CHECK(s.written_through == 2 * kc::kLinePerElement * out);
+  CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, {8, 0, 46}).written_through == 0);
 }
