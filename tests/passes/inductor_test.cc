@@ -195,6 +195,30 @@ TEST_CASE("inductor: convolutions run channels last; weights and graph inputs ar
   CHECK(q.lowering[1].find("copied") == std::string::npos);
 }
 
+TEST_CASE("inductor: layout optimization makes 4-d convolutions channels last, never 3-d ones") {
+  // GraphLowering.run_node asks NHWC stride order only of 4-d results: a conv3d keeps its eager
+  // layout and its eager launches, with no copies into channels last.
+  GraphBuilder b;
+  const int x = b.input({2, 16, 8, 28, 28});
+  const int w = weight(b, {32, 16, 3, 3, 3});
+  const int y = b.op("aten::conv3d", {x, w}, {}, {2, 32, 8, 28, 28});
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  b.arg_ints("stride", {1, 1, 1});
+  b.arg_ints("padding", {1, 1, 1});
+  b.arg_int("groups", 1);
+  b.output(b.pointwise("aten::relu", {y}));
+  auto p = plan(b.g);
+  REQUIRE(p.group_of[0] >= 0);
+  CHECK(p.groups[p.group_of[0]].kind == "extern");
+  CHECK(p.lowering[0].find("channels-last") == std::string::npos);
+  CHECK(p.lowering[0].find("copied") == std::string::npos);
+  // The same convolution in 2-d is laid out channels last, its weight and input copied into it.
+  GraphBuilder two;
+  two.output(conv(two, two.input({2, 16, 28, 28}), weight(two, {32, 16, 3, 3})));
+  CHECK(plan(two.g).lowering[0].find("channels-last") != std::string::npos);
+}
+
 TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Triton kernel writes") {
   GraphBuilder b;
   std::vector<int> ins;
