@@ -51,12 +51,9 @@ so="$(ls "$VENV"/lib/python*/site-packages/kernelcount/_core*.so 2>/dev/null | h
 if [ -n "$so" ] && [ -z "$(find "$ROOT/analyzer" "$ROOT/passes" "$ROOT/cli" "$ROOT/python/kernelcount" \
     "$ROOT/python/src" "$ROOT/python/CMakeLists.txt" "$ROOT/CMakeLists.txt" "$ROOT/pyproject.toml" \
     -newer "$so" -type f -print -quit)" ]; then
-  # Another checkout may have installed its own copy since: the modules must also be this one's.
-  same=1
-  for f in "$ROOT"/python/kernelcount/*.py; do
-    cmp -s "$f" "$(dirname "$so")/$(basename "$f")" || same=0
-  done
-  [ "$same" = 1 ] && exit 0
+  # Another checkout may have installed its own copy since (the environment is shared): the
+  # package must have been built from this one.
+  [ "$(cat "$VENV/.kernelcount-source" 2>/dev/null)" = "$ROOT" ] && exit 0
 fi
 
 # cuDNN's folders as the CLI's build was given them (scripts/setup.sh), so that both ask the
@@ -66,3 +63,6 @@ cached() { grep -s "^$1:" "$ROOT/build/CMakeCache.txt" | cut -d= -f2- || true; }
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
   -C build-dir="$ROOT/build/python" -C cmake.define.KERNELCOUNT_CUDNN_DIRS="$(cached KERNELCOUNT_CUDNN_DIRS)" \
   -C cmake.define.KERNELCOUNT_TORCH_PREFIX="$(cached CMAKE_PREFIX_PATH)" "$ROOT"
+# Which checkout the installed package was built from: python/test.sh refuses to compare
+# another's with this build's CLI.
+echo "$ROOT" >"$VENV/.kernelcount-source"

@@ -17,6 +17,9 @@ installed="$("$PY" -c 'import kernelcount, os; print(os.path.dirname(kernelcount
 for f in "$ROOT"/python/kernelcount/*.py; do
   cmp -s "$f" "$installed/$(basename "$f")" || fail "the installed package is older than $f: run python/setup.sh"
 done
+source_root="$(cat "$(dirname "$(dirname "$PY")")/.kernelcount-source" 2>/dev/null || true)"
+[ "$source_root" = "$ROOT" ] ||
+  fail "the installed package was built from ${source_root:-an unknown checkout}, not this one: run python/setup.sh"
 # torch (the user's, with CUDA) loads its CUDA libraries even on a machine without a GPU: the
 # wheels' and a CUDA toolkit's.
 site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
