@@ -78,14 +78,7 @@ FusionPlan Builder::run() {
 
 FusionPlan run_inductor(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
                         const Target& target) {
-  Graph rewritten = g;
-  std::vector<Launch> l = launches;
-  std::vector<int> fused_into = inductor::fuse_attention_patterns(rewritten, l, target);
-  if (fused_into.empty()) return inductor::Builder(g, launches, traffic, target).run();
-  inductor::Builder b(rewritten, l, traffic, target);
-  b.fused_into = std::move(fused_into);
-  b.eager_launches = &launches;
-  return b.run();
+  return inductor::with_lowered_graph(g, launches, traffic, target, [](inductor::Builder& b) { return b.run(); });
 }
 
 }  // namespace kc

@@ -181,22 +181,27 @@ struct Finder {
 // lowers is rewritten the same way: the second matmul becomes the attention call (its output
 // takes the strides the fused kernel writes, and the views and copies reading it follow), the
 // ops it absorbs launch nothing. Op indices are kept, so the plan maps onto the graph as given;
-// returns, per op, the attention call an absorbed op joins (-1: none), empty where none matched.
-std::vector<int> fuse_attention_patterns(Graph& g, std::vector<Launch>& launches, const Target& target) {
+// the graph is copied only where a pattern matched.
+std::optional<AttentionRewrite> fuse_attention_patterns(const Graph& given, const std::vector<Launch>& eager,
+                                                        const Target& target) {
   std::vector<Match> found;
   {
-    const Finder f(g, launches);
-    for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Finder f(given, eager);
+    for (size_t i = 0; i < given.ops.size(); ++i) {
       Match m;
       if (!f.match(static_cast<int>(i), m)) continue;
       found.push_back(m);
     }
   }
-  if (found.empty()) return {};
+  if (found.empty()) return std::nullopt;
+  AttentionRewrite r{given, eager, {}};
+  Graph& g = r.graph;
+  std::vector<Launch>& launches = r.launches;
   const Layout before = run_layout(g);
   Launch nothing;
   nothing.known = true;
-  std::vector<int> fused_into(g.ops.size(), -1);
+  std::vector<int>& fused_into = r.fused_into;
+  fused_into.assign(g.ops.size(), -1);
   for (const Match& m : found) {
     Op& op = g.ops[m.product];
     op.name = "aten::scaled_dot_product_attention";
@@ -243,7 +248,7 @@ std::vector<int> fuse_attention_patterns(Graph& g, std::vector<Launch>& launches
     }
     launches[i] = fresh[i];
   }
-  return fused_into;
+  return r;
 }
 
 }  // namespace kc::inductor

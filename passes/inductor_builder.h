@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,9 +20,15 @@
 namespace kc::inductor {
 
 // 0. The graph Inductor lowers: explicit attention rewritten as one attention call, the ops it
-// absorbs launching nothing, op indices kept (inductor_attention_patterns.cc). Returns per op
-// the attention call an absorbed op joins (-1: none); empty: the graph is unchanged.
-std::vector<int> fuse_attention_patterns(Graph& g, std::vector<Launch>& launches, const Target& target);
+// absorbs launching nothing, op indices kept (inductor_attention_patterns.cc).
+struct AttentionRewrite {
+  Graph graph;
+  std::vector<Launch> launches;
+  std::vector<int> fused_into;  // per op, the attention call an absorbed op joins (-1: none)
+};
+// None where no pattern matches: the graph is lowered as given, and nothing is copied.
+std::optional<AttentionRewrite> fuse_attention_patterns(const Graph& g, const std::vector<Launch>& launches,
+                                                        const Target& target);
 
 // How Inductor lowers an op.
 enum class Lower {
@@ -206,6 +213,7 @@ struct Builder {
   bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);
   bool depends(int from, int to);
+  bool reaches(int from, int to, bool through_others);
   void merge(int a, int b);
   void schedule();
 
@@ -222,5 +230,20 @@ struct Builder {
   FusionVerdict verdict(const FusionPlan& plan, int a, int b);
   int cycle_witness(int from, int to);
 };
+
+// Calls use(builder) with a builder over the graph Inductor lowers: fuse_attention_patterns'
+// rewrite where a pattern matched (the groups' eager figures still sum the launches as given),
+// else the graph as given.
+template <class Use>
+auto with_lowered_graph(const Graph& g, const std::vector<Launch>& launches, const std::vector<Traffic>& traffic,
+                        const Target& target, Use&& use) {
+  const std::optional<AttentionRewrite> r = fuse_attention_patterns(g, launches, target);
+  Builder b(r ? r->graph : g, r ? r->launches : launches, traffic, target);
+  if (r) {
+    b.fused_into = r->fused_into;
+    b.eager_launches = &launches;
+  }
+  return use(b);
+}
 
 }  // namespace kc::inductor

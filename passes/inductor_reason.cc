@@ -153,15 +153,10 @@ FusionVerdict inductor_fusion_verdict(const Graph& g, const std::vector<Launch>&
   if (a < 0 || a >= n || b < 0 || b >= n)
     throw Error("ops " + std::to_string(a) + " and " + std::to_string(b) + ": the graph has ops 0 to " +
                 std::to_string(n - 1));
-  Graph rewritten = g;
-  std::vector<Launch> l = launches;
-  std::vector<int> fused_into = inductor::fuse_attention_patterns(rewritten, l, target);
-  const bool fused = !fused_into.empty();
-  inductor::Builder builder(fused ? rewritten : g, fused ? l : launches, traffic, target);
-  builder.fused_into = std::move(fused_into);
-  if (fused) builder.eager_launches = &launches;
-  const FusionPlan plan = builder.run();
-  return builder.verdict(plan, a, b);
+  return inductor::with_lowered_graph(g, launches, traffic, target, [&](inductor::Builder& builder) {
+    const FusionPlan plan = builder.run();
+    return builder.verdict(plan, a, b);
+  });
 }
 
 }  // namespace kc

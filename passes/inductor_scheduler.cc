@@ -199,38 +199,9 @@ bool Builder::reads_permuted(int i, int p, bool permuted, bool shared, std::set<
   return out;
 }
 
-// Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.
-bool Builder::creates_cycle(int a, int b) {
-  auto reach = [&](int from, int to) {
-    const int last = nodes[to].last;
-    std::vector<int> stack;
-    std::set<int> seen;
-    auto push_succ = [&](int grp) {
-      for (int m : members[grp])
-        for (int s : succ[m]) {
-          const int gs = find(s);
-          if (gs == to) {
-            if (grp != from) return true;
-            continue;
-          }
-          if (gs != from && seen.insert(gs).second) stack.push_back(gs);
-        }
-      return false;
-    };
-    if (push_succ(from)) return true;
-    while (!stack.empty()) {
-      const int x = stack.back();
-      stack.pop_back();
-      if (nodes[x].first > last) continue;  // dependencies run forward in op order
-      if (push_succ(x)) return true;
-    }
-    return false;
-  };
-  return reach(a, b) || reach(b, a);
-}
-
-// Whether group `to` reads, through any chain of nodes, what group `from` computes.
-bool Builder::depends(int from, int to) {
+// Whether group `to` reads, through any chain of groups, what group `from` computes; with
+// `through_others`, only along a chain through at least one other group.
+bool Builder::reaches(int from, int to, bool through_others) {
   const int last = nodes[to].last;
   std::vector<int> stack{from};
   std::set<int> seen{from};
@@ -240,12 +211,25 @@ bool Builder::depends(int from, int to) {
     for (int m : members[x])
       for (int s : succ[m]) {
         const int gs = find(s);
-        if (gs == to) return true;
+        if (gs == to) {
+          if (x != from || !through_others) return true;
+          continue;
+        }
         if (nodes[gs].first > last) continue;  // dependencies run forward in op order
         if (seen.insert(gs).second) stack.push_back(gs);
       }
   }
   return false;
+}
+
+// Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.
+bool Builder::creates_cycle(int a, int b) {
+  return reaches(a, b, true) || reaches(b, a, true);
+}
+
+// Whether group `to` reads, through any chain of nodes, what group `from` computes.
+bool Builder::depends(int from, int to) {
+  return reaches(from, to, false);
 }
 
 void Builder::merge(int a, int b) {

@@ -48,6 +48,13 @@ int weight(GraphBuilder& b, std::vector<int64_t> sizes, DType dt = DType::kFloat
   return b.input(std::move(sizes), dt, kc::ValueRole::kParameter);
 }
 
+// cuDNN's choice of engine `e`, as the table or the heuristics would answer it.
+kc::torch2_11::CudnnEngineChoice engine(int64_t e) {
+  kc::torch2_11::CudnnEngineChoice c;
+  c.engine = e;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("conv: NCHW depthwise runs ATen's own kernel, bias fused; a strided input is copied first") {
@@ -474,11 +481,6 @@ TEST_CASE("conv: channels-last grouped convolutions run as cuDNN's chosen engine
   using kc::torch2_11::CudnnEngineChoice;
   using kc::torch2_11::grouped_channels_last;
   using kc::torch2_11::GroupedConv;
-  auto engine = [](int64_t e) {
-    CudnnEngineChoice c;
-    c.engine = e;
-    return c;
-  };
   // ResNeXt's last stage in bf16: 32 groups of 32 channels, 3x3. The buckets loop 3 launches a
   // group; cuDNN picks its grouped implicit GEMM (engine 62), one kernel (compiled run: 1).
   GroupedConv resnext{true, 1024, 1024, 32, false};
@@ -597,11 +599,6 @@ TEST_CASE("conv: cuDNN's NHWC dgrad engines run 4 kernels and zero every buffer 
   using kc::torch2_11::CudnnEngineChoice;
   using kc::torch2_11::dgrad_engine_launches;
   using kc::torch2_11::DgradConv;
-  auto engine = [](int64_t e) {
-    CudnnEngineChoice c;
-    c.engine = e;
-    return c;
-  };
   // opinfo_heldout3's conv_transpose3d of [1, 4, 5, 5, 5] by [4, 8, 3, 3, 3]: 4 channels of dy,
   // 8 of dx. bfloat16 pads dy's 4 to 8: the weight's and dy's buffers zeroed.
   DgradConv c{DType::kBFloat16, 4, 8, false, true, 8 * 343, 4 * 27};
