@@ -12,6 +12,13 @@ profiled with torch.profiler. Recorded per model:
   - the output code itself, kept beside the JSON (`<name>.code.py.xz`), for the mechanisms.
 Inductor's FX graph cache is off, so every model's output code is written by its own compile.
 
+Several models compile at once (--jobs), but no two use the GPU for timing at once: Inductor
+takes some choices by timing on the GPU (pad_mm pads a GEMM whose padded form its benchmark finds
+faster; Triton picks a kernel's launch configuration), and another process's kernels on the GPU
+would change those timings and so what the compiled program launches. Every Inductor benchmark
+and every model's warm-up and profiled calls hold one lock (a file in OUT_DIR), as a compile alone
+on the GPU would; only the compiling call's own first run of its kernels goes unlocked.
+
     python3 validate/compile_run.py OUT_DIR MODEL.pt2 [...] [--jobs 6] [--timeout 300] [--deadline-s S]
 
 Writes OUT_DIR/<name>.compiled.json and OUT_DIR/real_status.jsonl (validate/real_run.py's driver:
@@ -127,10 +134,48 @@ def drop_metadata_asserts(gm):
     return dropped
 
 
+class GpuLock:
+    """An exclusive lock shared by the worker processes (flock on one file): held while timing or
+    measuring on the GPU. Re-entrant within a process, as a benchmark can run inside a call."""
+
+    def __init__(self, path):
+        self.path, self.depth, self.f = path, 0, None
+
+    def __enter__(self):
+        import fcntl
+        if self.depth == 0 and self.path:
+            self.f = open(self.path, "a")
+            fcntl.flock(self.f, fcntl.LOCK_EX)
+        self.depth += 1
+
+    def __exit__(self, *exc):
+        self.depth -= 1
+        if self.depth == 0 and self.f:
+            self.f.close()  # closing releases the lock
+            self.f = None
+
+
+GPU_LOCK = GpuLock(os.environ.get("KC_GPU_LOCK"))
+
+
+def lock_inductor_benchmarks():
+    """Every Inductor benchmark (pad_mm's, Triton's autotuning) under GPU_LOCK: the benchmarker is
+    one object that all of them call, so its method is wrapped once."""
+    from torch._inductor.runtime import benchmarking
+    bench = benchmarking.benchmarker.benchmark_gpu
+
+    def locked(*args, **kwargs):
+        with GPU_LOCK:
+            return bench(*args, **kwargs)
+
+    benchmarking.benchmarker.benchmark_gpu = locked
+
+
 def measure_one(path, warmup, cache_dir, out_dir):
     import torch
     import torch._inductor.config as inductor_config
     inductor_config.fx_graph_cache = False
+    lock_inductor_benchmarks()
     ep, weights, placement = real_run.load(path)
     module = ep.module()
     dropped = drop_metadata_asserts(module)
@@ -143,10 +188,11 @@ def measure_one(path, warmup, cache_dir, out_dir):
         fn(*args)
         torch.cuda.synchronize()
         compile_s = time.time() - t0
-        for _ in range(warmup):
-            fn(*args)
-        torch.cuda.synchronize()
-        totals, records = profile_call(fn, args)
+        with GPU_LOCK:
+            for _ in range(warmup):
+                fn(*args)
+            torch.cuda.synchronize()
+            totals, records = profile_call(fn, args)
     # The output code this compile wrote (the cache is this worker's own and the FX graph cache
     # is off, so a file written since the compile began is this model's).
     codes = []
@@ -163,6 +209,8 @@ def measure_one(path, warmup, cache_dir, out_dir):
     return {"model": path, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
             "run": "torch.compile(ep.module()) (default mode, Inductor) under torch.no_grad(), after its "
                    "compiling call and %d warm-up calls" % warmup,
+            "gpu_timing": "alone (Inductor's benchmarks and the measured calls under one lock)"
+                          if GPU_LOCK.path else "shared with other compiles",
             "weights": weights, "inputs": inputs, "placement": placement, "compile_s": round(compile_s, 1),
             "metadata_asserts_dropped": dropped,
             "totals": totals, "kernels": records, "graphs": [parse_output_code(c) for c in codes]}
@@ -190,6 +238,7 @@ def main():
     real_run.drive(out, [os.path.abspath(m) for m in a.models], a.jobs, a.warmup, a.timeout, a.deadline_s, None,
                    a.imports, script=__file__, suffix=".compiled.json",
                    worker_env=lambda k: {"TORCHINDUCTOR_CACHE_DIR": os.path.join(out, f".w{k}", "inductor-cache"),
+                                         "KC_GPU_LOCK": os.path.join(out, ".gpu.lock"),
                                          "TORCHINDUCTOR_COMPILE_THREADS": str(a.compile_threads)})
     for wd in glob.glob(os.path.join(out, ".w*")):
         for f in glob.glob(os.path.join(wd, "*.code.py.xz")):

@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
 # One GPU-machine call measuring what torch.compile launches (validate/compile_run.py: the
 # compiled program's real run, kernel names, Inductor's output code) for a list of models, within
-# a wall-clock budget; meanwhile builds kernelcount-validate and checks the test models with it
-# (validate/device_all.sh), as every device script does.
+# a wall-clock budget; meanwhile builds kernelcount-validate, and afterwards checks the test models
+# with it (validate/device_all.sh), as every device script does (after, not during: Inductor takes
+# some choices by timing on the GPU, and compile_run.py keeps those timings to one process at a time).
 #   validate/device_compile.sh OUT_DIR BUDGET_S MODEL.pt2 [...]
 # Writes OUT_DIR/compiled.tar.xz (<name>.compiled.json, <name>.code.py.xz, real_status.jsonl)
-# and OUT_DIR/logs.tgz. KC_COMPILE_JOBS (default 6): models compiled at once.
+# and OUT_DIR/logs.tgz. KC_COMPILE_JOBS (default 6): models compiled at once. KC_ALL_MARGIN_S
+# (default 200): seconds kept for device_all.sh at the end.
 set -uo pipefail
 DEFAULT_BUDGET=540
 OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
 W=/tmp/kcc; mkdir -p $W/logs $W/compiled
-(build_and_check_test_models device_compile 20 >$W/logs/build_and_all.log 2>&1; wait) &
-check_pid=$!
+build_in_background
 python3 validate/compile_run.py $W/compiled "$@" --jobs "${KC_COMPILE_JOBS:-6}" \
-  --deadline-s $(( $(left) - 30 )) >$W/logs/compile.log 2>&1
+  --deadline-s $(( $(left) - ${KC_ALL_MARGIN_S:-200} )) >$W/logs/compile.log 2>&1
 echo "device_compile: compiled runs done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/compile.log)"
-wait $check_pid
+check_test_models_after_build
 rm -rf $W/compiled/.w*/inductor-cache
 tar cJf "$OUT/compiled.tar.xz" -C $W compiled
 tar czf "$OUT/logs.tgz" -C $W logs $( [ -d $W/all ] && echo all )
-cat $W/logs/build_and_all.log; tail -n1 $W/logs/device_all.log 2>/dev/null
+tail -n1 $W/logs/device_all.log 2>/dev/null
 grep -h '"ok": false' $W/compiled/real_status.jsonl | head -20
