@@ -68,6 +68,7 @@ FusionPlan Builder::run() {
   for (int v : g.outputs)
     if (v >= 0) returned[base[v]] = true;
   find_operand_copies();
+  find_padded_gemms();
   realize();
   price_externs();
   schedule();

@@ -109,6 +109,8 @@ struct Builder {
   const std::vector<Launch>* eager_launches = nullptr;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
   std::vector<int> padded_copies;                // per op: its operand copy copied again out of its padding
+  // per op: the operands pad_mm pads, with their padded element counts (inductor_pad_mm.cc)
+  std::vector<std::vector<std::pair<int, int64_t>>> gemm_pads;
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
@@ -185,6 +187,8 @@ struct Builder {
   static std::vector<int64_t> pad_boundaries(const std::vector<int64_t>& sizes, DType dtype);
   bool crosses_padding(int v) const;
   void find_operand_copies();
+  bool pad_planned_away(int v) const;
+  void find_padded_gemms();
 
   // 3. Realization: which Triton values are computed into memory (inductor_realize.cc).
   bool reads_through_copy(int u, int b) const;

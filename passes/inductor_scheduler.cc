@@ -259,6 +259,8 @@ void Builder::schedule() {
     if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
     for (int v : operand_copies[i]) {
       new_copy_node(i, v);
+      for (const auto& [padded, numel] : gemm_pads[i])
+        if (padded == v) nodes.back().n = numel;  // pad_mm's pad loops over the padded buffer
       const std::vector<int> in = g.ops[i].tensor_inputs();
       if (in.size() > 3 && v == in[3] && math_attention(g.ops[i])) {
         // The math path's mask is computed inside its softmax: a reduction over each score row.

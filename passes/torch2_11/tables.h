@@ -28,6 +28,15 @@ struct GemmTreeNode {
   int kernels, memcpy, memset;  // a leaf's launches
 };
 
+// A node of the tree saying whether Inductor's pad_mm pads a GEMM on the target's GPU
+// (generators/fit_pad_mm.py writes pad_mm_tree.inc).
+struct PadMmNode {
+  int feature;  // index into inductor_pad_mm.cc's features; -1 for a leaf
+  double threshold;
+  int left, right;
+  int pads;  // a leaf's answer
+};
+
 // A node of a convolution tree (generators/fit_conv.py writes conv_engine_trees.inc).
 struct ConvTreeNode {
   int feature;  // index into conv_engine.cc's features; -1 for a leaf
@@ -68,6 +77,7 @@ struct ConvTrees {
 
 struct Tables {
   Table<GemmTreeNode> gemm;
+  Table<PadMmNode> pad_mm;  // empty: the target's pad_mm choices were never measured (nothing padded)
   ConvTrees conv;
   std::string_view cudnn_answers;  // cudnn_answers.txt as committed, linked in (empty: no answers kept)
 };

@@ -3,7 +3,9 @@
 The truth is the compiled program's real run on the H200 (torch.compile of the exported
 program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torch.profiler):
 its kernels, memsets excluded, as validate/compile_run.py recorded them
-(data/results/compiled/measured.tar.xz, then transformers.tar.xz, the transformers programs
+(data/results/compiled/locked.tar.xz first: programs measured again with the GPU's timings
+one process at a time, which supersede their earlier runs, taken while other compiles shared the
+GPU and so changed Inductor's timed choices, pad_mm's above all; then measured.tar.xz, then transformers.tar.xz, the transformers programs
 whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:
 compiled/<name>.compiled.json, `totals.kernels`, the archive it ran in `model`). Each model is
 predicted from its archive under data/corpus/<set>/; figures are given per set (models,
@@ -94,7 +96,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
     ap.add_argument("--results", nargs="+",
-                    default=["data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
+                    default=["data/results/compiled/locked.tar.xz", "data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
                              "data/results/compiled/fresh.tar.xz", "data/results/compiled/fresh2.tar.xz",
                              "data/results/compiled/fresh5.tar.xz", "data/results/compiled/fresh6.tar.xz",
                              "data/results/compiled/fresh4.tar.xz", "data/results/compiled/broad.tar.xz"],

@@ -766,3 +766,27 @@ TEST_CASE("inductor: loops reading different rows of one buffer share nothing") 
     CHECK(kernels(plan(b.g)) == (second_row == 0 ? 1 : 2));
   }
 }
+
+TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded; each padded input is a loop") {
+  auto head = [](int64_t n, DType dt, int64_t m, int64_t k) {
+    GraphBuilder b;
+    const int x = b.input({m, k}, dt);
+    const int w = b.input({n, k}, dt, kc::ValueRole::kParameter);
+    b.output(b.op("aten::linear", {x, w}, {}, {m, n}));
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+    return std::pair<int, int>(kernels(plan(b.g)), eager);
+  };
+  // A language-model head in bfloat16, 50,257 columns (GPT-2's vocabulary): padded to 50,264 on
+  // the H200 (the sweep's answer for this shape, five times of five), so the weight is copied
+  // into a padded buffer each call: one Triton loop beside the GEMM.
+  const auto [padded, eager] = head(50257, DType::kBFloat16, 4096, 768);
+  CHECK(padded == eager + 1);
+  // Aligned, nothing to pad.
+  const auto [aligned, eager_aligned] = head(50264, DType::kBFloat16, 4096, 768);
+  CHECK(aligned == eager_aligned);
+  // A tiny float32 product with unaligned sizes: the padded form is no faster, kept as it is.
+  const auto [small, eager_small] = head(10, DType::kFloat32, 6, 10);
+  CHECK(small == eager_small);
+}
