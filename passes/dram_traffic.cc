@@ -110,17 +110,29 @@ class L2 {
   }
 
   // Writes the share `bytes / size` of segment k of block b: allocated in L2 and dirty, no DRAM
-  // traffic until evicted.
-  void write(int b, int k, int64_t bytes, DramTraffic& t) {
+  // traffic until evicted. Not `dirty`: a clean copy of lines the other partition holds, which
+  // takes room and is dropped when evicted.
+  void write(int b, int k, int64_t bytes, DramTraffic& t, bool dirty = true) {
     Segment& seg = segment(b, k);
     survive(blocks_[b].first + k);
     const double share = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(blocks_[b].size));
     const double add = share * (seg.size - seg.resident);
-    seg.dirty += share * (seg.size - seg.dirty);
+    if (dirty) seg.dirty += share * (seg.size - seg.dirty);
     seg.resident += add;
     total_ += add;
     touch(blocks_[b].first + k);
     evict(t);
+  }
+
+  // Drops segment k of block b from the L2 without writing it back: a copy made stale by a write
+  // to the lines it copies.
+  void drop(int b, int k) {
+    const int s = blocks_[b].first + k;
+    Segment& seg = segments_[s];
+    if (!seg.cached) return;
+    total_ -= seg.resident;
+    seg.resident = seg.dirty = 0;
+    unlink(s);
   }
 
  private:
@@ -394,6 +406,19 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
   OpSteps op;
   std::vector<int> scratch;
   std::vector<std::pair<int, int64_t>> reads, writes;
+  std::vector<bool> both;  // per read of a step, its Access::both
+  // Per block, the block standing for its lines' copies in the L2's other partition (-1: none):
+  // filled clean by reads `both` sides make (kernel_steps.h), dropped where the block is written.
+  std::vector<int> shadow;
+  auto shadow_of = [&](int b) {
+    if (static_cast<int>(shadow.size()) <= b) shadow.resize(b + 1, -1);
+    if (shadow[b] < 0) {
+      const int s = l2.add(l2.size(b));
+      if (static_cast<int>(shadow.size()) <= s) shadow.resize(s + 1, -1);
+      shadow[b] = s;
+    }
+    return shadow[b];
+  };
   // The first run leaves the L2 as the call before the measured one does; the second is reported.
   for (int run = 0; run < 2; ++run) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
@@ -420,8 +445,10 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
           reads.clear();
           writes.clear();
           int steps = 0;
+          both.clear();
           for (const Access& a : step.reads) {
             reads.push_back(access(a));
+            both.push_back(a.both);
             t.kernel_read_bytes = add_checked(t.kernel_read_bytes, a.bytes, "DRAM bytes");
           }
           for (const Access& a : step.writes) writes.push_back(access(a));
@@ -433,10 +460,16 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
             return k < n && k * steps / n == c ? k : -1;
           };
           for (int c = 0; c < steps; ++c) {
-            for (const auto& [b, n] : reads)
-              if (const int k = due(l2.segments(b), c); k >= 0) read += l2.read(b, k, n, t);
+            for (size_t r = 0; r < reads.size(); ++r)
+              if (const int k = due(l2.segments(reads[r].first), c); k >= 0) {
+                read += l2.read(reads[r].first, k, reads[r].second, t);
+                if (both[r]) l2.write(shadow_of(reads[r].first), k, reads[r].second, t, false);
+              }
             for (const auto& [b, n] : writes)
-              if (const int k = due(l2.segments(b), c); k >= 0) l2.write(b, k, n, t);
+              if (const int k = due(l2.segments(b), c); k >= 0) {
+                l2.write(b, k, n, t);
+                if (b < static_cast<int>(shadow.size()) && shadow[b] >= 0) l2.drop(shadow[b], k);
+              }
           }
         }
         for (int b : scratch) alloc.release(b);

@@ -23,7 +23,8 @@ namespace kc {
 // whose accesses evicted them. The model runs twice and reports the second run, as a model called repeatedly runs with
 // the last call's tail in L2. Not modelled: re-reads of tiles inside one kernel and the order a kernel reads in (a
 // GEMM's tiles reach a large operand's resident tail before a sweep would), memcpy and memset, and the L2's hashing and
-// partitions (the usable share stands for them). A transform with scattered stores (a float32 grouped convolution's,
+// partitions (the usable share stands for them), but for an array read from both sides of the chip (Access::both: a
+// clean copy in each partition, kernel_steps.h). A transform with scattered stores (a float32 grouped convolution's,
 // kernel_steps.h) writes its bytes through, charged to its op as written back. A target whose device has no L2 size
 // (device.l2_bytes 0) gets the array-sized figures.
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,

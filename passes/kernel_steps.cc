@@ -10,6 +10,7 @@ namespace {
 constexpr std::string_view kToNhwc = "nchwToNhwcKernel";
 constexpr std::string_view kToNchw = "nhwcToNchwKernel";
 constexpr std::string_view kElementwise = "elementwise_kernel";
+constexpr std::string_view kMemoryEfficientAttention = "fmha_cutlassF";
 
 bool not_a_kernel(std::string_view f) {
   return f.rfind("Memset", 0) == 0 || f.rfind("Memcpy", 0) == 0;
@@ -52,17 +53,21 @@ bool elementwise(std::string_view f) {
   return f == kElementwise || f == "vectorized_elementwise_kernel" || f == "unrolled_elementwise_kernel";
 }
 
-// A GEMM's or convolution's kernels around its one core kernel (kernel_steps.h).
-OpSteps around_core(const Graph& g, const HbmArrays& arrays, const std::vector<std::string_view>& families, bool gemm) {
+// A GEMM's, convolution's or layer norm's kernels around its one core kernel (kernel_steps.h).
+// `aten_copies`: an elementwise kernel before the core is ATen's contiguous copy of an operand
+// (a GEMM's or a layer norm's), not the bias pass of a convolution.
+OpSteps around_core(const Graph& g, const HbmArrays& arrays, const std::vector<std::string_view>& families,
+                    bool aten_copies) {
   const auto core_at = std::find_if(families.begin(), families.end(), core_kernel);
   const bool back = std::find(core_at, families.end(), kToNchw) != families.end();
   const bool bias_after = std::any_of(core_at, families.end(), elementwise);
   const int y = arrays.writes.front();
   std::vector<Access> operand = whole(g, arrays.reads);  // input, weight, bias as the core kernel reads them
   // The operands a copy before the core makes: a convolution's input, then its weight; a GEMM's
-  // operands that are not row-major dense (ATen's contiguous copies), else its first ones.
+  // or layer norm's operands that are not row-major dense (ATen's contiguous copies), else its
+  // first ones.
   std::vector<size_t> copied;
-  if (gemm)
+  if (aten_copies)
     for (size_t k = 0; k < 2 && k < operand.size(); ++k)
       if (!g.values[arrays.reads[k]].contiguous()) copied.push_back(k);
   for (size_t k = 0; k < 2; ++k)
@@ -76,7 +81,7 @@ OpSteps around_core(const Graph& g, const HbmArrays& arrays, const std::vector<s
   size_t next = 0;
   Access y_scratch{0, -1};
   for (auto f = families.begin(); f != families.end(); ++f) {
-    if (f < core_at && (*f == kToNhwc || (gemm && elementwise(*f))) && next < copied.size()) {
+    if (f < core_at && (*f == kToNhwc || (aten_copies && elementwise(*f))) && next < copied.size()) {
       const size_t k = copied[next++];
       const Access s = scratch(operand[k].bytes);
       out.steps.push_back({{operand[k]}, {s}});
@@ -190,6 +195,14 @@ OpSteps grouped_f32(const Graph& g, const Op& op, const HbmArrays& arrays, const
   return s;
 }
 
+// Marks an attention's key and value (its second and third tensor arguments) as read by CTAs
+// on both sides of the chip (kernel_steps.h).
+void keys_and_values_both(const Op& op, KernelStep& step) {
+  const std::vector<int> in = op.tensor_inputs();
+  for (Access& r : step.reads)
+    if (in.size() >= 3 && (r.array == in[1] || r.array == in[2])) r.both = true;
+}
+
 }  // namespace
 
 void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
@@ -204,17 +217,17 @@ void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std:
   // Only sequences around one core kernel are laid out: the families are those of the rule,
   // dtype and launch count, and a grouped convolution with as many launches may be a loop over
   // its groups, which stays one kernel.
-  const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0;
+  const bool conv = rule == "conv", gemm = rule.rfind("gemm", 0) == 0, norm = rule == "layer_norm";
   auto grouped = [&] { return groups_of(op) > 1; };
   if (conv && grouped() && arrays.reads.size() >= 2 && arrays.writes.size() == 1)
     if (OpSteps s = grouped_f32(g, op, in_argument_order(op, arrays), launched); !s.steps.empty()) {
       out = std::move(s);
       return;
     }
-  if ((conv || gemm) && families.size() > 1 && !grouped() &&
+  if ((conv || gemm || norm) && families.size() > 1 && !grouped() &&
       std::count_if(families.begin(), families.end(), core_kernel) == 1 && arrays.reads.size() >= 2 &&
       arrays.writes.size() == 1) {
-    out = around_core(g, in_argument_order(op, arrays), families, gemm);
+    out = around_core(g, in_argument_order(op, arrays), families, gemm || norm);
     return;
   }
   // One kernel over the arrays, in the first step's lists as they are.
@@ -223,6 +236,9 @@ void op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std:
   whole(g, arrays.writes, out.steps[0].writes);
   out.scratch_bytes.clear();
   out.written_through = 0;
+  if (rule.rfind("sdpa", 0) == 0 &&
+      std::find(families.begin(), families.end(), kMemoryEfficientAttention) != families.end())
+    keys_and_values_both(op, out.steps[0]);
 }
 
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,

@@ -20,6 +20,9 @@ struct Access {
   // A gather's table, of which it reads only `bytes`: the same rows call after call (the
   // same indices), not a share of the whole table.
   bool rows = false;
+  // Read by CTAs on both sides of the chip: each of the L2's two partitions holds a clean copy
+  // of the lines it reads (the second costs room in the L2, no DRAM read), until it is written.
+  bool both = false;
 };
 
 // One kernel: the arrays it reads and writes.
@@ -84,7 +87,13 @@ struct KernelLaunches {
 // (regnet_x_1_6gf's 24 channels per group, resnest14d's 2 groups of 64; resnext50's 4 kernels
 // without the memsets transform the weight by nchwToNhwcKernel). genericTranspose and
 // tensorTransformGeneric store scattered elements: over kScatteredStoreBytes they write 32
-// times their array through. `launched`: what the launch rules say the op launches.
+// times their array through. A layer norm whose first kernel is an elementwise copy reads a
+// contiguous copy of its non-contiguous input, as a GEMM's operand copy does.
+//
+// The memory-efficient attention kernel (fmha_cutlassF, PyTorch's float32 SDPA) runs a CTA per
+// block of queries of a head, each streaming its head's every key and value: the CTAs of a head
+// run on SMs on both sides of the chip, and the key and value are read `both`.
+// `launched`: what the launch rules say the op launches.
 OpSteps op_kernel_steps(const Graph& g, const Op& op, const HbmArrays& arrays, std::string_view rule,
                         const std::vector<std::string_view>& families, KernelLaunches launched = {});
 // The same into `out`, whose lists keep their storage where the op is one kernel: a pass that

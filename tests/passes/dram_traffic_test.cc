@@ -175,3 +175,25 @@ TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its tra
   CHECK(r.dram[0].scattered_write_bytes == 2 * kc::kLinePerElement * slices);
   CHECK(r.dram[0].write_bytes >= r.dram[0].scattered_write_bytes);
 }
+
+TEST_CASE("dram: a key and value read from both sides of the chip take their size twice in the L2") {
+  // q, k, v of 12 MiB and the output in a 64 MiB L2 with the hard cut-off: 48 MiB fit from
+  // call to call, the 72 MiB with the copies of k and v do not.
+  auto attention = [](kc::DType dt, int64_t heads) {
+    GraphBuilder b;
+    const std::vector<int64_t> shape{1, heads, 4096, 64};
+    int q = b.input(shape, dt), k = b.input(shape, dt), v = b.input(shape, dt);
+    b.output(b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, shape, dt));
+    kc::Target t = kc::default_target();
+    t.device.l2_bytes = int64_t{64} << 20;
+    t.l2_usable_fraction = 1.0;
+    t.l2_ways = 0;
+    return kc::analyze(b.g, t);
+  };
+  const auto f32 = attention(kc::DType::kFloat32, 12);  // fmha_cutlassF
+  REQUIRE(f32.launches[0].rule == "sdpa.fused");
+  REQUIRE(f32.launches[0].counts.kernels == 1);
+  CHECK(f32.dram[0].read_bytes > 0);
+  const auto bf16 = attention(kc::DType::kBFloat16, 24);  // cuDNN's flash attention, the same bytes
+  CHECK(bf16.dram[0].read_bytes == 0);
+}

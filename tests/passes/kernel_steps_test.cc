@@ -247,3 +247,45 @@ TEST_CASE("kernel steps: cuDNN's NHWC loop over the groups copies back as its en
   CHECK(s.written_through == 2 * kc::kLinePerElement * out);
   CHECK(kc::op_kernel_steps(b.g, op, a, "conv", {}, {8, 0, 46}).written_through == 0);
 }
+
+TEST_CASE("kernel steps: a layer norm whose first kernel is a copy reads a contiguous copy of its input") {
+  // whisper's residual stream, channels first after its convolutions.
+  GraphBuilder b;
+  int x = b.strided({2, 1500, 256}, {384000, 1, 1500});
+  int w = b.input({256}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int bias = b.input({256}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::layer_norm", {x, w, bias}, {}, {2, 1500, 256});
+  const kc::HbmArrays a{true, {w, bias, x}, {y}};
+  const kc::OpSteps s =
+      kc::op_kernel_steps(b.g, b.g.ops[0], a, "layer_norm", {"elementwise_kernel", "vectorized_layer_norm_kernel"});
+  REQUIRE(s.steps.size() == 2);
+  REQUIRE(s.scratch_bytes.size() == 1);
+  CHECK(s.scratch_bytes[0] == b.g.values[x].bytes());
+  CHECK(arrays_of(s.steps[0].reads) == std::vector<int>{x});
+  CHECK(arrays_of(s.steps[0].writes) == std::vector<int>{-1});
+  CHECK(arrays_of(s.steps[1].reads) == std::vector<int>{-1, w, bias});
+  CHECK(arrays_of(s.steps[1].writes) == std::vector<int>{y});
+  // One kernel: the input was contiguous.
+  CHECK(kc::op_kernel_steps(b.g, b.g.ops[0], a, "layer_norm", {"vectorized_layer_norm_kernel"}).steps.size() == 1);
+}
+
+TEST_CASE("kernel steps: the memory-efficient attention reads its key and value from both sides of the chip") {
+  GraphBuilder b;
+  int q = b.input({2, 4, 1500, 64});
+  int k = b.input({2, 4, 1500, 64});
+  int v = b.input({2, 4, 1500, 64});
+  int y = b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, {2, 4, 1500, 64});
+  const kc::HbmArrays a{true, {q, k, v}, {y}};
+  auto both = [](const kc::OpSteps& s) {
+    std::vector<int> out;
+    for (const kc::Access& r : s.steps.at(0).reads)
+      if (r.both) out.push_back(r.array);
+    return out;
+  };
+  const kc::OpSteps cutlass = kc::op_kernel_steps(b.g, b.g.ops[0], a, "sdpa.fused", {"fmha_cutlassF"});
+  REQUIRE(cutlass.steps.size() == 1);
+  CHECK(both(cutlass) == std::vector<int>{k, v});
+  CHECK(cutlass.scratch_bytes.empty());
+  // cuDNN's flash attention (bfloat16) is left as one kernel over its arrays.
+  CHECK(both(kc::op_kernel_steps(b.g, b.g.ops[0], a, "sdpa.fused", {"cudnn_sdpa_flash_fprop", "Memset"})).empty());
+}
