@@ -104,9 +104,9 @@ void model_header(std::ostream& os, const Graph& g, const Report& r) {
   }
   for (const auto& [rule, ops] : by_rule) {
     const size_t first = ops.front();
-    os << "note    " << (ops.size() == 1 ? "op " + std::to_string(first) : std::to_string(ops.size()) + " ops")
-       << " (" << g.ops[first].full_name() << ", rule " << rule
-       << ") data-dependent: " << r.explain[first].data_dependent << '\n';
+    os << "note    " << (ops.size() == 1 ? "op " + std::to_string(first) : std::to_string(ops.size()) + " ops") << " ("
+       << g.ops[first].full_name() << ", rule " << rule << ") data-dependent: " << r.explain[first].data_dependent
+       << '\n';
   }
 }
 

@@ -87,9 +87,9 @@ Counts pinv_counts(const OpFacts& f) {
 // (svd, svdvals, pinv, pinv_atol_rtol, matrix_rank, cond and the norms past 32), by the order k of
 // the matrix the sweeps work on (min(m, n)), rounded: {order, sweeps}, an order between two measured
 // ones taking the next measured one's. Past 512 nothing was measured.
-constexpr std::pair<int64_t, int> kTypicalSweeps[] = {{2, 1},   {3, 3},   {4, 3},   {5, 4},   {8, 4},  {16, 5},
-                                                      {33, 6},  {48, 6},  {64, 6},  {65, 6},  {100, 7}, {128, 8},
-                                                      {256, 9}, {512, 10}};
+constexpr std::pair<int64_t, int> kTypicalSweeps[] = {{2, 1},   {3, 3},   {4, 3},   {5, 4},   {8, 4},
+                                                      {16, 5},  {33, 6},  {48, 6},  {64, 6},  {65, 6},
+                                                      {100, 7}, {128, 8}, {256, 9}, {512, 10}};
 std::optional<int> typical_sweeps(int64_t k) {
   for (const auto& [order, sweeps] : kTypicalSweeps)
     if (k <= order) return sweeps;
@@ -130,8 +130,8 @@ Counts gesvdj_launches(const Value& a) {
     return static_cast<int>(v);
   };
   Counts c = column_major_copy(a);
-  c += Counts{count(add_checked(mul_checked(per_kernels, m.batch, "kernels"), mul_checked(sweeps, 4 * rounds + 2, "kernels"),
-                                "kernels")),
+  c += Counts{count(add_checked(mul_checked(per_kernels, m.batch, "kernels"),
+                                mul_checked(sweeps, 4 * rounds + 2, "kernels"), "kernels")),
               count(add_checked(mul_checked(square ? 6 : 4, m.batch, "memcpy"), sweeps, "memcpy")),
               count(mul_checked(square ? 3 : 0, m.batch, "memset")),
               count(add_checked(mul_checked(2, m.batch, "host syncs"), sweeps, "host syncs"))};
