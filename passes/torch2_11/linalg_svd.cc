@@ -115,9 +115,9 @@ bool gesvdj_shape(const Matrix& m) {
 // the permutation of U and V (and U = Q U_R). Per matrix: 22 kernels, 6 copies (3 read by the
 // host) and 3 memsets square, 24 + 2k kernels and 4 copies (2 read) rectangular, besides the sweeps;
 // the host syncs as the real runs of opinfo_heldout*:linalg_pinv_singular counted them (one matrix:
-// the sweeps + 5 square, + 4 rectangular). ATen copies the matrices
-// column-major first, checks the infos for convergence (a copy read by the host), then
-// _linalg_svd_out checks them (check_errors).
+// the sweeps + 5 square, + 4 rectangular). ATen copies the matrices column-major first, checks
+// the infos for convergence (a copy read by the host), then _linalg_svd_out checks them
+// (check_errors).
 Counts gesvdj_launches(const Value& a) {
   const Matrix m = *matrix(&a);
   const int64_t k = std::min(m.rows, m.cols);
@@ -276,7 +276,7 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
                 pinv_gesvdj_fits)
           .compute(pinv_gesvdj_counts)
           .data_dependent("gesvdj sweeps until the values converge: counted, the sweeps a random matrix of that "
-                          "order took (median of sweep:linalg_sizes: 1 at order 2, 3 at 3-4, 4 at 5-8, 6 at 33-64, "
+                          "order took (median of sweep:linalg_sizes: 1 at order 2, 3 at 3-4, 4 at 5-8, 6 at 33-65, "
                           "7 at 100, 8 at 128, 9 at 256, 10 at 512); each sweep more or fewer is 4 kernels per "
                           "round + 2 and a memcpy; a zero matrix skips the scaling and every sweep (2 kernels "
                           "fewer); a sweep that does not converge falls back to gesvd")
