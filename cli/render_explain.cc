@@ -146,6 +146,7 @@ void explain_op(std::ostream& os, const Graph& g, const Report& r, int i) {
   }
   // A measured op's count comes from its exact shape; the rule's reason is then the usual case.
   if (!e.why.empty()) para(os, e.measured ? "usually" : "why", std::string(e.why));
+  if (!e.data_dependent.empty()) para(os, "values", "data-dependent: " + std::string(e.data_dependent));
   if (e.measured)
     para(os, "measured",
          "cuDNN and cuBLAS pick kernels for each exact shape by their own heuristics; this exact "

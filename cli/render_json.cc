@@ -232,6 +232,8 @@ void write_op(JsonWriter& w, const Graph& g, const Report& r, size_t i) {
   w.member("fitting_rule", l.fitting_rule.str());
   if (!l.cudnn.empty()) w.member("cudnn", l.cudnn.str());  // only where the rule read cuDNN's answer
   w.member("kernel_names", r.explain[i].kernel_names);
+  // Only where the op's values decide part of its count (the rule's words for that part).
+  if (!r.explain[i].data_dependent.empty()) w.member("data_dependent", std::string(r.explain[i].data_dependent));
   if (l.known) {
     w.member("kernels", l.counts.kernels);
     w.member("memcpy", l.counts.memcpy);

@@ -93,6 +93,21 @@ void model_header(std::ostream& os, const Graph& g, const Report& r) {
      << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
   os << "target  " << r.target->name << ": " << r.target->description << '\n';
   for (const auto& note : g.info.notes) os << "note    " << note << '\n';
+  // Ops whose values decide part of their count, one note per rule (in the order of its first op).
+  std::vector<std::pair<std::string_view, std::vector<size_t>>> by_rule;
+  for (size_t i = 0; i < r.explain.size(); ++i) {
+    const OpExplanation& e = r.explain[i];
+    if (e.data_dependent.empty()) continue;
+    auto it = std::find_if(by_rule.begin(), by_rule.end(), [&](const auto& p) { return p.first == e.rule; });
+    if (it == by_rule.end()) it = by_rule.insert(by_rule.end(), {std::string_view(e.rule), {}});
+    it->second.push_back(i);
+  }
+  for (const auto& [rule, ops] : by_rule) {
+    const size_t first = ops.front();
+    os << "note    " << (ops.size() == 1 ? "op " + std::to_string(first) : std::to_string(ops.size()) + " ops") << " ("
+       << g.ops[first].full_name() << ", rule " << rule << ") data-dependent: " << r.explain[first].data_dependent
+       << '\n';
+  }
 }
 
 Rows op_table(const Graph& g, const Report& r, const std::string& sort, size_t top) {

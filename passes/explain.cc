@@ -64,6 +64,7 @@ Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, co
         e.when = rule->when;
         e.why = rule->why;
         e.evidence = rule->evidence;
+        e.data_dependent = rule->data_dependent;
       }
     }
     if (launched > 0) {

@@ -55,6 +55,10 @@ struct LaunchRule {
   Counts (*compute)(const OpFacts&) = nullptr;
   std::string evidence;  // the measurement: "truth:linear_bias_3d_bfloat16", "corpus:resnet50"
   std::string why;       // plain words for `kernelcount explain`: why the op costs what it costs
+  // What part of the count the values decide, not the shapes (iterations to convergence, a
+  // fallback, how many elements a mask selects), and what the rule counts for them; empty: the
+  // shapes decide everything. Reports show it beside the op as a value-dependent count.
+  std::string data_dependent;
   // The condition or counts read other ops of the graph (the view chain behind an input), not
   // only the op's own arguments and values: ops it applies to are decided one by one, never
   // taken from an earlier op of the same signature.

@@ -111,9 +111,12 @@ struct OpExplanation {
   Kind kind = Kind::kFree;  // kFree: known to launch nothing (view, metadata, host work)
   std::string rule;         // the rule that fits (also where the measured table decided), or why none does
   // The texts below are views into the target's tables, which live as long as the program.
-  std::string_view when;         // the rule's condition in words
-  std::string_view why;          // the rule's plain-language reason
-  std::string_view evidence;     // the measurements behind the rule
+  std::string_view when;      // the rule's condition in words
+  std::string_view why;       // the rule's plain-language reason
+  std::string_view evidence;  // the measurements behind the rule
+  // The part of the count the op's values decide and what was counted for it (the rule's
+  // data_dependent); empty: its shapes decide the whole count.
+  std::string_view data_dependent;
   bool measured = false;         // the count comes from the target's measured table of exact shapes
   std::string_view measured_in;  // models the exact signature was measured in
   // Kernel name families the GPU ran for measured ops like this one (same rule, dtype and

@@ -47,6 +47,10 @@ RuleBuilder& RuleBuilder::why(std::string words) {
   r_.why = std::move(words);
   return *this;
 }
+RuleBuilder& RuleBuilder::data_dependent(std::string words) {
+  r_.data_dependent = std::move(words);
+  return *this;
+}
 
 RuleBuilder::operator LaunchRule() const {
   const auto fail = [&](const char* what) { throw std::logic_error("rule " + r_.id + ": " + what); };

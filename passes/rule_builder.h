@@ -27,6 +27,9 @@ class RuleBuilder {
   RuleBuilder& reads_graph();                          // see LaunchRule::reads_graph
   RuleBuilder& evidence(std::string measurement);
   RuleBuilder& why(std::string words);
+  // The part of the count the values decide and what the rule counts for it (see
+  // LaunchRule::data_dependent); leave it out where the shapes decide everything.
+  RuleBuilder& data_dependent(std::string words);
 
   // The rule, checked: throws std::logic_error "rule <id>: no <field>" when a field is missing,
   // or both counts and compute are given.

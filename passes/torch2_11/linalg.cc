@@ -259,19 +259,32 @@ bool empty_square(const OpFacts& f) {
   return m && a->dtype == DType::kFloat32 && m->rows == m->cols && a->numel() == 0;
 }
 
-// geev (cuSOLVER's Xgeev) of one 5x5 matrix, the only size measured: balancing, the Hessenberg
-// reduction (a Householder step per column), the Schur form iterated on the host (the matrix
-// copied back and forth), and for eig the eigenvectors (trevc's blocked triangular solves); ATen
-// first checks the input is finite (eig only) and afterwards whether every eigenvalue is real, each
-// read by the host, then builds the complex results. The host's iterations could take another
-// number of copies on other values; the measured sample's are counted.
-bool eig_5x5(const OpFacts& f) {
-  const auto m = matrix(f.input(0));
-  return m && one_square(f.input(0), 5) && m->rows == 5;
+// geev (cuSOLVER's Xgeev, linalg_eig_cusolver_xgeev) of float32 n x n matrices, one call per
+// matrix: the permutations of the balancing found and read back (2 fills + 2 kernels, 2 copies), the
+// balancing itself (3 kernels) with a NaN check (1) read back, the Hessenberg reduction (a Householder
+// reflector per column: larfg, the gemvs and trmvs of its update, 11 kernels a column with the
+// blocked reflectors' last product), the Schur form iterated on the host (the matrix copied back and
+// forth), and for eig the eigenvectors (trevc's blocked triangular solves, normalised); ATen first
+// checks the input is finite (eig only) and afterwards whether every eigenvalue is real (each read
+// by the host), then builds the complex results. Over sweep:linalg_sizes (n 2 to 32 by batches):
+// eigvals 11n + 2 kernels a matrix + 6, 15 copies a matrix + 3 (+ 1 for one matrix), 2 memsets a
+// matrix; eig 11n + 30 kernels a matrix (+ 3 past 16, the eigenvectors in two blocks) + 13, 21
+// copies a matrix + 4 (+ 1), 3 memsets. The balancing repeats its scaling until it settles: each
+// further round (+6 kernels, +2 copies the host waits for) the values decide; most matrices took one
+// (a second in 6 of the 48 single matrices measured).
+bool eig_small(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && m->rows == m->cols && m->rows >= 2 && m->rows <= 32 && m->batch >= 1 &&
+         m->batch <= 1'000'000;
 }
 Counts eig_counts(const OpFacts& f) {
-  // Host syncs: the device-to-host copies (15 and 10 of the 26 and 19).
-  return f.op->name == "aten::linalg_eig" ? Counts{98, 26, 3, 15} : Counts{63, 19, 2, 10};
+  const Matrix m = *matrix(f.input(0));
+  const int b = static_cast<int>(m.batch), n = static_cast<int>(m.rows);
+  const int one = b == 1 ? 1 : 0;  // one matrix's infos are checked by a copy, not a reduction
+  // Host syncs: the device-to-host copies (15 and 10 of one matrix's 26 and 19).
+  if (f.op->name == "aten::linalg_eigvals") return {6 + b * (11 * n + 2), 3 + 15 * b + one, 2 * b, 2 + 8 * b};
+  return {13 + b * (11 * n + 30 + (n > 16 ? 3 : 0)), 4 + 21 * b + one, 3 * b, 3 + 12 * b};
 }
 
 // LDL^T with Bunch-Kaufman pivoting (cuSOLVER's sytrf, one call per matrix) of n x n float32
@@ -610,11 +623,19 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("On an empty matrix the LDL factorization only fills its info (and checks it)."));
   r.push_back(rule("linalg.eig")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
-                  .when("one float32 5x5 matrix: eig 98 kernels + 26 memcpy + 3 memset, eigvals 63 + 19 + 2 "
-                        "(cuSOLVER's geev, its Schur iterations on the host)",
-                        eig_5x5)
+                  .when("float32 row-major n x n matrices, n from 2 to 32, any batch: cuSOLVER's geev per matrix, "
+                        "its Schur iterations on the host; eigvals 11n + 2 kernels + 15 memcpy + 2 memset a matrix, "
+                        "+ 6 kernels + 3 memcpy (4 for one matrix); eig 11n + 30 kernels (33 past 16) + 21 memcpy + 3 "
+                        "memset a matrix, + 13 kernels + 4 memcpy (5)",
+                        eig_small)
                   .compute(eig_counts)
-                  .evidence("opinfo:linalg_eig, opinfo:linalg_eigvals (5x5)")
+                  .data_dependent("geev's balancing repeats its scaling until it settles: counted, one round a "
+                                  "matrix (as most random matrices of sweep:linalg_sizes took); each further round "
+                                  "is 6 kernels and 2 memcpy the host waits for")
+                  .evidence("sweep:linalg_sizes (eig, eigvals: n 1 to 512 by batches (), 1, 2, 3, 2x3, 16, 64; n 2 "
+                            "to 32: a further balancing round in 6 of 48 single matrices, 0.17 a matrix over all "
+                            "2,232), opinfo:linalg_eig, opinfo:linalg_eigvals (5x5), "
+                            "opinfo_heldout: linalg_eig, linalg_eigvals (2x5x5)")
                   .why("A general eigendecomposition balances the matrix, reduces it to Hessenberg form column by "
                        "column on the GPU and iterates the Schur form on the host, copying the matrix back and forth; "
                        "ATen then checks whether the eigenvalues are real and builds the complex results."));

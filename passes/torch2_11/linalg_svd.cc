@@ -3,8 +3,12 @@
 // svd_cusolver (cuda/linalg/BatchLinearAlgebraLib.cpp) takes cuSOLVER's batched Jacobi SVD
 // (gesvdjBatched) for matrices of at most 32 rows and columns, whatever the batch; larger ones go to
 // the iterative gesvdj, whose sweeps run until the values converge: their launches depend on the
-// values, and stay unknown. Float32, as measured: the sweep's linalg_sizes family.
+// values, so the pseudo-inverse's rule past 32 counts the sweeps a random matrix of its order
+// needed (and says so); the others stay unknown there. Float32, as measured: the sweep's
+// linalg_sizes family.
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "passes/torch2_11/linalg_matrix.h"
 
@@ -75,6 +79,85 @@ Counts pinv_counts(const OpFacts& f) {
   c += Counts{7, 0, 0, 0};
   const int64_t k = std::min(m.rows, m.cols);
   c += factor_product_launches(*f.target, m.batch, m.cols, k, m.rows);
+  return c;
+}
+
+// gesvdj's Jacobi sweeps until the off-diagonal norm falls below the tolerance: how many the values
+// decide. The typical count is the median over the random (randn) matrices of sweep:linalg_sizes
+// (svd, svdvals, pinv, pinv_atol_rtol, matrix_rank, cond and the norms past 32), by the order k of
+// the matrix the sweeps work on (min(m, n)), rounded: {order, sweeps}, an order between two measured
+// ones taking the next measured one's. Past 512 nothing was measured.
+constexpr std::pair<int64_t, int> kTypicalSweeps[] = {{2, 1},   {3, 3},   {4, 3},   {5, 4},   {8, 4},
+                                                      {16, 5},  {33, 6},  {48, 6},  {64, 6},  {65, 6},
+                                                      {100, 7}, {128, 8}, {256, 9}, {512, 10}};
+std::optional<int> typical_sweeps(int64_t k) {
+  for (const auto& [order, sweeps] : kTypicalSweeps)
+    if (k <= order) return sweeps;
+  return std::nullopt;
+}
+// The matrices gesvdj's rule counts: square past 32 (its sort of the values is cuSOLVER's radix
+// sort, 6 kernels and 3 memsets a matrix), or one side past 32 and the other from 2 to 8 (a QR of
+// one panel first, the values sorted by one warp). A single row or column needs no sweep, and
+// other shapes run more QR panels: not measured enough, unknown.
+bool gesvdj_shape(const Matrix& m) {
+  const int64_t k = std::min(m.rows, m.cols);
+  if (std::max(m.rows, m.cols) <= 32 || m.batch < 1) return false;
+  return (m.rows == m.cols && typical_sweeps(k)) || (k >= 2 && k <= 8);
+}
+// gesvdj (cuSOLVER) of each matrix of `a`, with U and V, reduced, run typical_sweeps times: a
+// rectangular matrix is transposed when wide (1 kernel), QR-factored (geqr2, its Q formed by a
+// gemv and a rank-1 update per reflector: 2k) and the sweeps run on its R; then the Frobenius norm
+// read back (2 kernels, a copy the host waits for), the scaling, the parallel order and the
+// identities U and V start from, the first off-diagonal norm (2 kernels, read back); each sweep
+// rotates each pair of 16-column blocks in a round (gesvdbj, 2 column and 1 row rotations: 4
+// kernels; k/16 blocks, rounded up, make that many rounds when odd, one fewer when even) and reads
+// the off-diagonal norm back (2 kernels, a copy); then the diagonal, the scaling back, the sort and
+// the permutation of U and V (and U = Q U_R). Per matrix: 22 kernels, 6 copies (3 read by the
+// host) and 3 memsets square, 24 + 2k kernels and 4 copies (2 read) rectangular, besides the sweeps;
+// the host syncs as the real runs of opinfo_heldout*:linalg_pinv_singular counted them (one matrix:
+// the sweeps + 5 square, + 4 rectangular). ATen copies the matrices column-major first, checks
+// the infos for convergence (a copy read by the host), then _linalg_svd_out checks them
+// (check_errors).
+Counts gesvdj_launches(const Value& a) {
+  const Matrix m = *matrix(&a);
+  const int64_t k = std::min(m.rows, m.cols);
+  const int64_t blocks = (k + 15) / 16;
+  const int64_t rounds = blocks % 2 ? blocks : blocks - 1;
+  const int64_t sweeps = mul_checked(m.batch, *typical_sweeps(k), "sweeps");
+  const bool square = m.rows == m.cols;
+  const int64_t per_kernels = square ? 22 : 24 + 2 * k + (m.rows < m.cols ? 1 : 0);
+  // Counts hold ints: a batch whose launches do not fit one is refused as too large to count.
+  const auto count = [](int64_t v) {
+    if (v > std::numeric_limits<int>::max()) throw Error("gesvdj's launches overflow the counts");
+    return static_cast<int>(v);
+  };
+  Counts c = column_major_copy(a);
+  c += Counts{count(add_checked(mul_checked(per_kernels, m.batch, "kernels"),
+                                mul_checked(sweeps, 4 * rounds + 2, "kernels"), "kernels")),
+              count(add_checked(mul_checked(square ? 6 : 4, m.batch, "memcpy"), sweeps, "memcpy")),
+              count(mul_checked(square ? 3 : 0, m.batch, "memset")),
+              count(add_checked(mul_checked(square ? 3 : 2, m.batch, "host syncs"), sweeps, "host syncs"))};
+  c += Counts{1, 1, 0, 1};  // the infos filled; the convergence check's copy to the host
+  c += check_errors(m.batch);
+  return c;
+}
+
+// linalg_pinv past 32 rows or columns, not hermitian (LinearAlgebra.cpp): the tolerances, the
+// reduced SVD by gesvdj (gesvdj_launches), then as up to 32 the threshold, the reciprocals (7
+// elementwise kernels) and V S^+ U^H.
+bool pinv_gesvdj_fits(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  return m && fp32_dense(a) && a->numel() > 0 && !f.bool_arg("hermitian", false) && tolerance_fills(f) &&
+         gesvdj_shape(*m);
+}
+Counts pinv_gesvdj_counts(const OpFacts& f) {
+  const Value& a = *f.input(0);
+  const Matrix m = *matrix(&a);
+  Counts c{*tolerance_fills(f), 0, 0, 0};
+  c += gesvdj_launches(a);
+  c += Counts{7, 0, 0, 0};
+  c += factor_product_launches(*f.target, m.batch, m.cols, std::min(m.rows, m.cols), m.rows);
   return c;
 }
 
@@ -181,6 +264,28 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
                     "opinfo_heldout2/3:linalg_pinv (0x0 with an rtol tensor: the atol fill only)")
           .why("A pseudo-inverse puts its tolerances in tensors, takes the SVD, inverts the singular values above "
                "the tolerance and multiplies the factors back."));
+  r.push_back(
+      rule("linalg.pinv_gesvdj")
+          .ops({"aten::linalg_pinv", "aten::pinverse"})
+          .when("float32 row-major matrices past 32 rows or columns, square or with 2 to 8 of the other, not "
+                "hermitian: the tolerances as up to 32, cuSOLVER's gesvdj per matrix (square 22 kernels + 6 memcpy "
+                "+ 3 memset, else 24 + 2 per smaller dim, + 1 wide, and 4 memcpy), each Jacobi sweep 4 kernels per "
+                "round of 16-column blocks + 2 and a memcpy the host waits for, run the typical number of sweeps, "
+                "ATen's copy and checks (3 kernels + 2 memcpy, 3 for one matrix), 7 elementwise kernels, one "
+                "matrix product",
+                pinv_gesvdj_fits)
+          .compute(pinv_gesvdj_counts)
+          .data_dependent("gesvdj sweeps until the values converge: counted, the sweeps a random matrix of that "
+                          "order took (median of sweep:linalg_sizes: 1 at order 2, 3 at 3-4, 4 at 5-8, 6 at 33-65, "
+                          "7 at 100, 8 at 128, 9 at 256, 10 at 512); each sweep more or fewer is 4 kernels per "
+                          "round + 2 and a memcpy; a zero matrix skips the scaling and every sweep (2 kernels "
+                          "fewer); a sweep that does not converge falls back to gesvd")
+          .evidence("sweep:linalg_sizes (pinv, pinv_atol_rtol past 32: n 33 to 512 by batches (), 1, 2, 16, 64, "
+                    "2x3; m x n to 128 x 2 - 8), opinfo_heldout*:linalg_pinv_singular ([3, 50], [50, 3], [50, 50] of "
+                    "rank 0-2: 0 to 10 sweeps)")
+          .why("Past 32 rows or columns ATen calls cuSOLVER's iterative Jacobi SVD, which sweeps over the "
+               "matrix until its values converge, reading a norm back after each sweep; then the pseudo-inverse "
+               "inverts the values and multiplies the factors back."));
   r.push_back(rule("linalg.matrix_rank_svd")
                   .ops({"aten::linalg_matrix_rank"})
                   .when("float32 matrices up to 32x32, not hermitian: the tolerances as for pinv, the singular "

@@ -353,6 +353,40 @@ Counts host_scalar_value(const OpFacts& f) {
 bool index_put_accumulate(const OpFacts& f) {
   return f.bool_arg("accumulate", false);
 }
+// index_put(self, [mask], values, accumulate=True) with one 1-d boolean mask over self's first dim
+// (index_put_with_sort_kernel, Indexing.cu): the clone, then makeLinearIndex's expandTensors turns
+// the mask into one int64 index by nonzero (its count read back: a host sync); with k indices
+// found, each is checked, wrapped and scaled (8 kernels), divided into slices, sorted with its
+// positions (arange, cub's radix sort) and accumulated (1); values smaller than the k slices they
+// fill are first expanded and made contiguous (a copy kernel). How many elements the mask holds
+// true the values decide: counted as all (the export's bound, as nonzero's); none true launches
+// nonzero and the clone only (opinfo_heldout: an all-false [5] mask, 3 kernels + 2 memcpy).
+const Value* one_mask_index(const OpFacts& f) {
+  const Arg* idx = f.arg("indices");
+  if (!idx || idx->tensors.size() != 1 || idx->tensors[0] < 0) return nullptr;
+  const Value& mask = f.graph->values[idx->tensors[0]];
+  const Value* x = self(f);
+  if (mask.dtype != DType::kBool || mask.sizes.size() != 1 || !x || x->sizes.empty() || mask.sizes[0] != x->sizes[0])
+    return nullptr;
+  return &mask;
+}
+bool index_put_accumulate_mask(const OpFacts& f) {
+  const Arg* v = f.arg("values");
+  return index_put_accumulate(f) && one_mask_index(f) && self(f)->numel() > 0 && v && v->kind == Arg::Kind::kTensor &&
+         !v->tensors.empty() && v->tensors[0] >= 0;
+}
+Counts index_put_accumulate_mask_counts(const OpFacts& f) {
+  const Value& mask = *one_mask_index(f);
+  const Value& x = *self(f);
+  const Value& values = f.graph->values[f.arg("values")->tensors[0]];
+  Counts c = clone_then_write(f);  // the clone and the accumulate kernel
+  c += nonzero_launches(mask, true);
+  const int64_t k = mask.numel();
+  c.kernels += 8 + 3;  // one index's checks, wrap and stride; the division, arange and sort
+  const int64_t slice = x.numel() / x.sizes[0];
+  if (values.numel() < mul_checked(k, slice, "elements") || !values.contiguous()) c.kernels += 1;
+  return c;
+}
 // scatter_reduce.two: sum/prod/amax/amin including self are one scatter kernel after the
 // clone; "mean" without self scatters the sum and the counts and divides (8 kernels).
 bool scatter_reduce_including_self(const OpFacts& f) {
@@ -961,6 +995,23 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                     "([10,1] and [1,10] indices: 25 of its 29 kernels)")
           .why("index_put with accumulate checks each index tensor on the device and combines them into linear "
                "indices, sorts those (so that equal indices add in order) and accumulates, after cloning the input."));
+  r.push_back(
+      rule("index_put.accumulate_mask")
+          .ops({"aten::index_put"})
+          .when("accumulate=True, one 1-d boolean mask over self's first dim: clone (1 memcpy) + nonzero of the "
+                "mask (3 kernels up to 4096 elements, 1 memcpy, 1 host sync) + for the index it yields the checks, "
+                "wrap and stride (8), division, arange and sort (3), the accumulate kernel, + a copy of values smaller "
+                "than the slices they fill",
+                index_put_accumulate_mask)
+          .compute(index_put_accumulate_mask_counts)
+          .data_dependent("how many elements the mask holds true: counted as every element (the export's bound, "
+                          "as for nonzero); with none true only the clone and nonzero run (3 kernels + 2 memcpy "
+                          "for a mask of up to 4096), the 12 or 13 kernels after nonzero skipped")
+          .evidence("opinfo_heldout: index_put with an all-false bool [5] mask, accumulate=True (nonzero 3 kernels + "
+                    "1 memcpy, the clone's memcpy: nothing after), opinfo: index_put accumulate with a [2] index (the "
+                    "12 kernels after the clone), sweep:select_sizes (nonzero)")
+          .why("index_put with a mask and accumulate first turns the mask into indices with nonzero, whose count the "
+               "host must read, then sorts those indices and accumulates the values at them."));
   r.push_back(
       rule("masked_index_put.acc")
           .ops({"aten::_unsafe_masked_index_put_accumulate"})

@@ -15,7 +15,7 @@ import kernelcount
 #    takes its symbol's lower bound.
 DIFFER = {"control_flow.pt2", "detection_head.pt2"}
 SAME = ["add.pt2", "add_relu.pt2", "mul_add_gelu.pt2", "mlp.pt2", "conv_bn_relu.pt2", "transformer_block.pt2",
-        "dynamic_batch.pt2", "bf16_linear.pt2", "autocast_off.pt2", "invoke_subgraph.pt2"]
+        "dynamic_batch.pt2", "bf16_linear.pt2", "autocast_off.pt2", "invoke_subgraph.pt2", "spectral.pt2"]
 # The export names a nested_compile_region's ops by the region's call site and no module; the
 # dispatch mode by the line inside the region and the module running it.
 SOURCE_DIFFERS = {"invoke_subgraph.pt2"}

@@ -206,6 +206,8 @@ def make_exported():
     export("autocast_off.pt2", build(models.AutocastOff).to(torch.bfloat16),
            (rand(2, 16, 64, dtype=torch.bfloat16),))
 
+    export("spectral.pt2", models.Spectral(), (rand(2, 8, 8), rand(48, 48, seed=2)))
+
 
 def make_control_flow():
     """cond, map, scan and while_loop: higher-order ops whose subgraphs eager runs as it goes."""

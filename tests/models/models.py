@@ -361,3 +361,11 @@ class RowLoopLayer(nn.Module):
         for _ in range(x.size(0) // 4):
             x = self.lin(x)
         return x
+
+
+class Spectral(nn.Module):
+    """Counts the values decide: eigvals (geev's balancing rounds) and a pseudo-inverse past 32
+    columns (gesvdj's Jacobi sweeps until convergence)."""
+
+    def forward(self, x, y):
+        return torch.linalg.eigvals(x), torch.linalg.pinv(y)

@@ -106,3 +106,15 @@ TEST_CASE("every launch rule says why in plain words") {
     CHECK(r.why.back() == '.');
   }
 }
+
+TEST_CASE("explain: a count the values decide carries its rule's words for that part; a shape-decided one none") {
+  GraphBuilder b;
+  int a = b.input({5, 5});
+  b.output(b.op("aten::linalg_eigvals", {a}));
+  b.output(b.pointwise("aten::relu", {a}));
+  const kc::Target& t = kc::default_target();
+  auto e = kc::run_explain(b.g, kc::run_launches(b.g, t), t);
+  CHECK(e[0].rule == "linalg.eig");
+  CHECK(e[0].data_dependent.find("balancing") != std::string_view::npos);
+  CHECK(e[1].data_dependent.empty());
+}

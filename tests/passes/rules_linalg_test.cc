@@ -7,6 +7,7 @@
 
 #include "analyzer/error.h"
 #include "passes/graph_builder.h"
+#include "passes/target.h"
 
 using kc::DType;
 using kc::test::GraphBuilder;
@@ -268,7 +269,7 @@ TEST_CASE("linalg: SVD-based ops on small matrices; a batch drops the device-to-
   check(rules_only(herm), 28, 3, 1);
 }
 
-TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their measured size only") {
+TEST_CASE("linalg: eigh is counted; ldl_factor and matrix_exp at their measured size only") {
   check(one("aten::linalg_eigh", {5, 5}), 16, 3, 1);  // the lower triangle (UPLO's default)
   check(one("aten::linalg_eigvalsh", {5, 5}), 13, 3, 1);
   check(one("aten::linalg_eigh", {64, 32, 32}), 30, 1, 2);  // batched syevj up to 32 rows
@@ -282,7 +283,6 @@ TEST_CASE("linalg: eigh is counted; eig, ldl_factor and matrix_exp at their meas
   check(one("aten::linalg_eigvals", {0, 5, 5}), 4, 3, 0);
   check(one("aten::linalg_eig", {5, 5}), 98, 26, 3, 15);
   check(one("aten::linalg_eigvals", {5, 5}), 63, 19, 2, 10);
-  CHECK_FALSE(one("aten::linalg_eig", {6, 6}).known);  // geev's steps follow n: only 5 measured
   // tril + per column a block-size decision and the update (2n + 2 a matrix), n reads; no swaps.
   check(one("aten::linalg_ldl_factor_ex", {5, 5}), 13, 5, 0, 5);
   check(one("aten::linalg_ldl_factor_ex", {2, 5, 5}), 25, 10, 0, 10);
@@ -587,4 +587,45 @@ TEST_CASE("linalg: matrix_power is one cuBLAS call per product; a negative power
   check(power({0, 0}, -2), 2, 2, 0);      // the inverse's info fill and check
   check(power({0, 2, 2}, -4), 1, 1, 0);   // an empty batch: any() of no infos, its flag read back
   check(power({0, 2, 2}, 0), 2, 0, 0);    // eye(2) built, copied into nothing
+}
+
+TEST_CASE("linalg: eig and eigvals up to 32 rows: 11 kernels a Hessenberg column, one balancing round a matrix") {
+  // sweep:linalg_sizes, every matrix balanced in one round.
+  check(one("aten::linalg_eig", {6, 6}), 109, 26, 3, 15);
+  check(one("aten::linalg_eig", {16, 16}), 219, 26, 3);
+  check(one("aten::linalg_eig", {32, 32}), 398, 26, 3);  // the eigenvectors in two blocks past 16: + 3
+  check(one("aten::linalg_eigvals", {24, 24}), 272, 19, 2, 10);
+  // A batch: geev per matrix; the infos reduced by any() (one memcpy fewer than one matrix's check).
+  check(one("aten::linalg_eig", {2, 5, 5}), 183, 46, 6, 27);  // opinfo_heldout
+  check(one("aten::linalg_eigvals", {2, 5, 5}), 120, 33, 4, 18);
+  check(one("aten::linalg_eigvals", {64, 32, 32}), 22662, 963, 128);
+  check(one("aten::linalg_eig", {16, 16, 16}), 3309, 340, 48);
+  CHECK_FALSE(one("aten::linalg_eig", {33, 33}).known);  // blocked Hessenberg: not counted
+  CHECK_FALSE(one("aten::linalg_eig", {1, 1}).known);    // nothing to reduce: not counted
+}
+
+TEST_CASE("linalg: pinv past 32 rows or columns counts gesvdj with the sweeps a random matrix took") {
+  auto pinv = [](std::vector<int64_t> sizes) {
+    GraphBuilder b;
+    b.op("aten::linalg_pinv", {b.input(sizes)});
+    b.g.ops.back().overload = "atol_rtol_tensor";
+    return rules_only(b);
+  };
+  // sweep:linalg_sizes pinv: 6 sweeps of 3 rounds (14 kernels and a memcpy each) for 33 to 64 columns.
+  check(pinv({64, 64}), 119, 15, 3, 11);      // syncs: the sweeps + 5, as opinfo_heldout4's [50, 50] ran
+  check(pinv({64, 48, 48}), 6797, 770, 192);  // 22 a matrix, ATen's checks over the batch
+  check(pinv({128, 128}), 275, 17, 3);        // 8 sweeps of 7 rounds
+  // One side from 2 to 8: a QR first, one round a sweep (6 kernels): 4 sweeps at 5, 1 at 2.
+  check(pinv({128, 5}), 71, 11, 0, 8);     // syncs: the sweeps + 4
+  check(pinv({2, 128}), 48, 8, 0);         // wide: transposed first
+  check(pinv({16, 33, 8}), 1037, 130, 0);  // each of the 16 took the 4 sweeps
+  // Outside what the sweeps cover: a single row needs no sweep, other shapes more QR panels.
+  CHECK_FALSE(pinv({33, 1}).known);
+  CHECK_FALSE(pinv({128, 16}).known);
+  CHECK_FALSE(pinv({1024, 1024}).known);
+  // The sweeps are the values' to decide, and the rule says so.
+  bool found = false;
+  for (const kc::LaunchRule& r : kc::default_target().rules)
+    if (r.id == "linalg.pinv_gesvdj") found = !r.data_dependent.empty();
+  CHECK(found);
 }

@@ -401,3 +401,35 @@ TEST_CASE("recurrent cells: two GEMMs without bias as the mm rules count them, +
   CHECK(l.counts.kernels == 4);  // measured: opset:lstm_cell_b32 f32 (the hidden GEMM splits K)
   CHECK(l.counts.memset == 0);
 }
+
+TEST_CASE("index_put with a boolean mask and accumulate: nonzero, then the sorted accumulate of every element") {
+  GraphBuilder b;
+  int self = b.input({5, 5});
+  int mask = b.input({5}, DType::kBool);
+  int values = b.input({5});
+  b.op("aten::index_put", {self});
+  b.arg_tensors("indices", {mask});
+  b.g.ops.back().args.push_back(kc::Arg::tensor("values", values));
+  b.arg_bool("accumulate", true);
+  // The clone (memcpy), nonzero (3 + the count read back), the index's checks (8), division, arange
+  // and sort (3), values [5] made contiguous over 5 rows (1), the accumulate (1).
+  auto put = last(b);
+  REQUIRE(put.known);
+  CHECK(put.counts.kernels == 16);
+  CHECK(put.counts.memcpy == 2);
+  CHECK(put.counts.host_syncs == 1);
+  // Values already one per selected element: no copy.
+  int full = b.input({5, 5});
+  b.op("aten::index_put", {self});
+  b.arg_tensors("indices", {mask});
+  b.g.ops.back().args.push_back(kc::Arg::tensor("values", full));
+  b.arg_bool("accumulate", true);
+  CHECK(last(b).counts.kernels == 15);
+  // A 2-d mask: nonzero's index columns are not measured.
+  int mask2 = b.input({5, 5}, DType::kBool);
+  b.op("aten::index_put", {self});
+  b.arg_tensors("indices", {mask2});
+  b.g.ops.back().args.push_back(kc::Arg::tensor("values", values));
+  b.arg_bool("accumulate", true);
+  CHECK_FALSE(last(b).known);
+}
