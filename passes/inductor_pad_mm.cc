@@ -41,9 +41,9 @@ void features(const PadMmCall& c, double* x) {
   const int64_t mp = padded_length(c.m, align), kp = padded_length(c.k, align), np = padded_length(c.n, align);
   const bool timed1 = (mp || kp) && !c.mat1_pre_padded;
   const bool timed2 = (kp || np) && !c.mat2_pre_padded;
-  const double pad_bytes = static_cast<double>(c.b) * static_cast<double>(elem) *
-                           (static_cast<double>((c.m + mp) * (c.k + kp)) * timed1 +
-                            static_cast<double>((c.k + kp) * (c.n + np)) * timed2);
+  const double pad_bytes =
+      static_cast<double>(c.b) * static_cast<double>(elem) *
+      (static_cast<double>((c.m + mp) * (c.k + kp)) * timed1 + static_cast<double>((c.k + kp) * (c.n + np)) * timed2);
   const double m = static_cast<double>(c.m), k = static_cast<double>(c.k), n = static_cast<double>(c.n),
                b = static_cast<double>(c.b);
   const double v[kFeatures] = {c.half ? 1.0 : 0.0,
