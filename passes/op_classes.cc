@@ -442,6 +442,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::max_unpool2d", C::kPool},
     {"aten::max_unpool3d", C::kPool},
     {"aten::_upsample_nearest_exact1d", C::kPool},
+    {"aten::_upsample_nearest_exact3d", C::kPool},
     {"aten::grid_sampler_3d", C::kIndex},
     {"aten::hstack", C::kIndex},
     {"aten::vstack", C::kIndex},

@@ -73,6 +73,35 @@ Counts bilinear_counts(const OpFacts& f) {
   const int per_feature = f.input(0)->sizes.size() == 1 ? 4 : 3;
   return {1 + per_feature * static_cast<int>(f.input(2)->sizes[0]) + (f.has_tensor_arg("bias") ? 1 : 0), 0, 0, 0};
 }
+// _cdist_forward's cdist_impl (Distance.cpp): both inputs are expanded to the broadcast of their
+// batch dims and made contiguous (x.expand(...).contiguous()): a copy kernel for an input whose
+// batch the broadcast grows (a stride-0 dim) or that is strided; then one cdist kernel, none
+// when a side has no rows, a zero fill when the points have no coordinates.
+Counts cdist_direct_counts(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  const size_t ra = a->sizes.size(), rb = b->sizes.size();
+  const size_t batch_rank = std::max(ra, rb) - 2;
+  int64_t batch = 1;
+  for (size_t d = 0; d < batch_rank; ++d) {
+    auto at = [&](const Value* v, size_t r) {
+      const size_t off = batch_rank - (r - 2);
+      return d < off ? int64_t{1} : v->sizes[d - off];
+    };
+    batch *= std::max(at(a, ra), at(b, rb));
+  }
+  const int64_t rows_a = a->sizes[ra - 2], rows_b = b->sizes[rb - 2], cols = a->sizes[ra - 1];
+  if (rows_a == 0 || rows_b == 0 || batch == 0) return {};
+  if (cols == 0) return {1, 0, 0, 0};  // result.zero_()
+  int copies = 0;
+  for (const Value* v : {a, b}) {
+    const size_t r = v->sizes.size();
+    const int64_t own = r > 2 ? v->numel() / (v->sizes[r - 2] * v->sizes[r - 1]) : 1;
+    if (own != batch || !v->contiguous()) ++copies;
+  }
+  return {copies + 1, 0, 0, 0};
+}
+
 // cdist, p = 2, f32, more than 25 rows on a side: the matrix-product formulation
 // (_euclidean_dist): squared norms, padding columns of ones by cat, one GEMM, clamp, sqrt.
 bool cdist_euclid_mm(const OpFacts& f) {
@@ -231,23 +260,23 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "nine of them."));
   r.push_back(rule("cdist.direct")
                   .ops({"aten::cdist", "aten::_cdist_forward"})
-                  .when("p != 2, contiguous inputs of one batch shape: one cdist kernel",
+                  .when("p != 2: one cdist kernel, after a contiguous copy of each input that its broadcast "
+                        "batch expands or that is strided",
                         [](const OpFacts& f) {
                           const Value* a = f.input(0);
                           const Value* b = f.input(1);
                           const Arg* p = f.arg("p");
                           const double pv =
                               p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
-                          if (!a || !b || a->sizes.size() < 2 || a->sizes.size() != b->sizes.size() || pv == 2.0)
-                            return false;
-                          for (size_t d = 0; d + 2 < a->sizes.size(); ++d)
-                            if (a->sizes[d] != b->sizes[d]) return false;
-                          return a->contiguous() && b->contiguous();
+                          return a && b && a->sizes.size() >= 2 && b->sizes.size() >= 2 && pv != 2.0;
                         })
-                  .counts({1, 0, 0, 0})
-                  .evidence("opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3)")
-                  .why("cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl); only "
-                       "the Euclidean distance is rewritten as a matrix product."));
+                  .compute(cdist_direct_counts)
+                  .evidence("opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3), "
+                            "opinfo_heldout6: cdist p=0 of [2, 1, 1, 2] by [1, 2, 2] (the second input's batch "
+                            "expanded and copied: 2 kernels)")
+                  .why("cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl) over "
+                       "inputs expanded to one batch shape and made contiguous; only the Euclidean distance is "
+                       "rewritten as a matrix product."));
   r.push_back(
       rule("cdist.mm")
           .ops({"aten::cdist", "aten::_cdist_forward"})

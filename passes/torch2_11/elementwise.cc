@@ -208,8 +208,9 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
                        "output gradient at its recorded index with a second."));
   r.push_back(rule("upsample")
                   .ops({"aten::upsample_nearest1d", "aten::upsample_nearest2d", "aten::upsample_nearest3d",
-                        "aten::_upsample_nearest_exact1d", "aten::_upsample_nearest_exact2d", "aten::upsample_linear1d",
-                        "aten::upsample_bilinear2d", "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"})
+                        "aten::_upsample_nearest_exact1d", "aten::_upsample_nearest_exact2d",
+                        "aten::_upsample_nearest_exact3d", "aten::upsample_linear1d", "aten::upsample_bilinear2d",
+                        "aten::upsample_bicubic2d", "aten::upsample_trilinear3d"})
                   .when("one kernel (bicubic, linear 1-d: 2), + a copy of a strided channels-last input to bilinear "
                         "2-d; the input's own size: one memcpy")
                   .compute(upsample_counts)

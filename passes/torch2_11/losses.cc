@@ -115,6 +115,13 @@ bool probability_target(const OpFacts& f) {
   const Value* t = f.input(1);
   return in && t && t->sizes == in->sizes && is_floating(t->dtype) && no_smoothing(f) && !f.has_tensor_arg("weight");
 }
+// Class indices with a contiguous weight per class: nll_loss reads the weights inside its kernel.
+bool weighted_index_target(const OpFacts& f) {
+  const Value* in = f.input(0);
+  const Value* t = f.input(1);
+  const Value* w = f.input(2);
+  return in && t && w && !is_floating(t->dtype) && f.has_tensor_arg("weight") && w->contiguous() && no_smoothing(f);
+}
 bool index_target(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* t = f.input(1);
@@ -162,6 +169,17 @@ bool nll_2d(const OpFacts& f) {
 // per-sample path (total_weight zeroed, then the kernel over a non-empty batch); a 1-d input
 // (one sample), reduced or not, and a reduced batch take one reducing kernel, after zeroing
 // both outputs instead when there is no target.
+// nll_loss2d_forward_out_cuda_template (cuda/NLLLoss2d.cu), for scores of rank 3+ [N, C, d...]:
+// unreduced, one kernel over the output's elements (none when it is empty); reduced, the output
+// and total weight zeroed, the accumulating kernel and, for the mean, its division (a NaN fill
+// and the weight's zero when there is no target).
+Counts nll_nd_counts(const OpFacts& f) {
+  const Value* target = f.input(1);
+  const Value* out = f.output(0);
+  if (reduction(f) == kNone) return {out && out->numel() > 0 ? 1 : 0, 0, 0, 0};
+  if (target && target->numel() == 0) return {2, 0, 0, 0};
+  return {4, 0, 0, 0};
+}
 Counts nll_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* target = f.input(1);
@@ -295,6 +313,20 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
           .evidence("truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq, "
                     "opinfo_heldout5: cross_entropy of [2, 3] scores, reduction none (3)")
           .why("Cross entropy is log_softmax then nll_loss: two kernels, three unreduced over a batch."));
+  r.push_back(rule("cross_entropy.weighted")
+                  .ops({"aten::cross_entropy_loss"})
+                  .when("class indices, a weight per class, no smoothing, scores of rank 1 or 2: log_softmax then "
+                        "nll_loss, which reads the weights in its kernel (counted as without weights)",
+                        [](const OpFacts& f) { return weighted_index_target(f) && f.input(0)->sizes.size() <= 2; })
+                  .compute([](const OpFacts& f) {
+                    Counts c{1, 0, 0, 0};
+                    c += nll_counts(f);
+                    return c;
+                  })
+                  .evidence("opinfo_heldout6: cross_entropy of [2, 3] scores with a [3] weight, mean (2 kernels, "
+                            "float32 and bfloat16)")
+                  .why("Cross entropy with class weights is log_softmax then nll_loss, which weighs each sample's "
+                       "loss inside its own kernel: the same two kernels as without weights."));
   r.push_back(
       rule("cross_entropy.smoothing")
           .ops({"aten::cross_entropy_loss"})
@@ -315,6 +347,22 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                             "nll_loss of [3] scores, none (nll_loss_forward_reduce_cuda_kernel_1d alone, 4 of 4)")
                   .why("nll_loss reads one score per sample: reduced (or for a single sample), one kernel sums as "
                        "it goes; an unreduced batch zeroes its total weight, then writes each sample's loss."));
+  r.push_back(rule("loss.nll2d")
+                  .ops({"aten::nll_loss_nd", "aten::nll_loss2d"})
+                  .when("contiguous scores of rank 3+ [N, C, d...], unreduced or mean: unreduced, one kernel; "
+                        "mean, the output and total weight zeroed, the loss kernel and its division",
+                        [](const OpFacts& f) {
+                          const Value* in = f.input(0);
+                          const Value* t = f.input(1);
+                          return in && t && in->sizes.size() >= 3 && in->contiguous() && t->contiguous() &&
+                                 (reduction(f) == kNone || reduction(f) == 1);
+                        })
+                  .compute(nll_nd_counts)
+                  .evidence("opinfo_heldout6: nll_loss of [2, 3, 2, 2] scores, none (nll_loss2d_forward_no_reduce_"
+                            "kernel, float32 and bfloat16), opinfo: cross_entropy of [2,3,1] scores, mean (the two "
+                            "fills, nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel)")
+                  .why("nll_loss over scores with extra dims is its 2-d form: unreduced, one kernel writes each "
+                       "element's loss; a mean zeroes its output and total weight, accumulates, then divides."));
   r.push_back(rule("loss.multilabel_margin")
                   .ops({"aten::multilabel_margin_loss"})
                   .when("one kernel; a reduced batch (2-D input) sums in a second")

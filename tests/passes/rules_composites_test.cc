@@ -238,3 +238,19 @@ TEST_CASE("trace, special_ndtr and _safe_softmax follow their ATen composites") 
   s.arg_int("dim", -1);
   CHECK(counts(s).kernels == 5);
 }
+
+TEST_CASE("cdist: inputs expanded to one batch and made contiguous, then one kernel (p != 2)") {
+  auto run = [](std::vector<int64_t> a, std::vector<int64_t> b, std::vector<int64_t> out) {
+    GraphBuilder g;
+    int x = g.input(std::move(a)), y = g.input(std::move(b));
+    g.op("aten::cdist", {x, y}, {}, std::move(out));
+    g.arg_float("p", 0.0);
+    return rules_only(g);
+  };
+  auto same = run({2, 5, 3}, {2, 4, 3}, {2, 5, 4});
+  CHECK(same.rule == "cdist.direct");
+  CHECK(same.counts.kernels == 1);
+  // [2, 1, 1, 2] by [1, 2, 2]: the second's batch grows to [2, 1], a copy before the kernel.
+  CHECK(run({2, 1, 1, 2}, {1, 2, 2}, {2, 1, 1, 2}).counts.kernels == 2);
+  CHECK(run({2, 0, 3}, {2, 4, 3}, {2, 0, 4}).counts.kernels == 0);  // no rows: nothing
+}

@@ -154,3 +154,26 @@ TEST_CASE("*_copy ops: a memcpy per output whose view is contiguous, else a copy
   b.op("aten::t_copy", {row}, {}, {5, 1});
   CHECK(rules_only(b).counts.memcpy == 1);  // a size-1 dim moves without changing the order
 }
+
+TEST_CASE("losses: class weights are read inside nll_loss's kernel; scores with extra dims take nll_loss2d") {
+  GraphBuilder b;
+  int x = b.input({2, 3}), idx = b.input({2}, DType::kInt64), w = b.input({3});
+  b.op("aten::cross_entropy_loss", {x, idx, w}, {}, std::vector<int64_t>{});
+  b.name_arg(0, "self");
+  b.name_arg(1, "target");
+  b.name_arg(2, "weight");
+  auto weighted = rules_only(b);
+  CHECK(weighted.rule == "cross_entropy.weighted");
+  CHECK(weighted.counts.kernels == 2);  // log_softmax, nll_loss
+
+  GraphBuilder n;
+  int s = n.input({2, 3, 2, 2}), t = n.input({2, 2, 2}, DType::kInt64);
+  n.op("aten::nll_loss_nd", {s, t}, {}, std::vector<int64_t>{2, 2, 2});
+  n.arg_int("reduction", 0);
+  auto none = rules_only(n);
+  CHECK(none.rule == "loss.nll2d");
+  CHECK(none.counts.kernels == 1);  // nll_loss2d_forward_no_reduce_kernel
+  n.op("aten::nll_loss_nd", {s, t}, {}, std::vector<int64_t>{});
+  n.arg_int("reduction", 1);
+  CHECK(rules_only(n).counts.kernels == 4);  // two fills, the loss, its mean
+}
