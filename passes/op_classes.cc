@@ -174,6 +174,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::multilabel_margin_loss", C::kReduction},
     {"aten::nll_loss", C::kReduction},
     {"aten::nll_loss_nd", C::kReduction},
+    {"aten::nll_loss2d", C::kReduction},
     {"aten::poisson_nll_loss", C::kReduction},
     {"aten::smooth_l1_loss", C::kReduction},
     {"aten::soft_margin_loss", C::kReduction},
