@@ -4,6 +4,7 @@
 // last under layout optimization, a view steps through its base's layout.
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/inductor_builder.h"
@@ -131,6 +132,9 @@ void Builder::lay_out(int i) {
       if (!s.empty()) layout[v] = std::move(s);
     } else if (lower[i] == Lower::kExtern && op_class(op) == OpClass::kConv) {
       if (layout_opt && x.sizes.size() >= 4) layout[v] = strides_in_order(x.sizes, channels_last_order(x.sizes.size()));
+    } else if (lower[i] == Lower::kPointwise && channels_last_forced[i]) {
+      // Realized on reuse channels last (reuse_channels_last): its readers load the buffer.
+      layout[v] = strides_in_order(x.sizes, channels_last_order(x.sizes.size()));
     } else if (lower[i] == Lower::kPointwise || lower[i] == Lower::kReduction) {
       if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
       // Each input read at the output's index: its strides over the output's dims, aligned at
@@ -181,6 +185,96 @@ void Builder::lay_out(int i) {
       layout[v] = strides_in_order(x.sizes, order);
     }
   }
+}
+
+// GraphLowering.find_nodes_prefer_channels_last, under layout optimization: per op, whether
+// its output prefers channels last. A convolution does, and so does every op some reader of
+// whose prefers it (the graph walked backwards); then every reader of a preferring op or
+// graph input, transitively (walked forwards), which in a network with a convolution is most
+// of it.
+std::vector<bool> Builder::prefer_channels_last() const {
+  const size_t nops = g.ops.size();
+  std::vector<bool> op_in(nops, false), value_in(g.values.size(), false);
+  if (!layout_opt) return op_in;
+  std::vector<std::vector<int>> users(g.values.size());
+  for (size_t k = 0; k < nops; ++k) {
+    std::set<int> seen;
+    g.ops[k].for_each_tensor_input([&](int v) {
+      if (v >= 0 && seen.insert(v).second) users[v].push_back(static_cast<int>(k));
+    });
+  }
+  auto any_user_in = [&](int v) {
+    return std::any_of(users[v].begin(), users[v].end(), [&](int u) { return op_in[u]; });
+  };
+  for (size_t k = nops; k-- > 0;) {
+    const Op& op = g.ops[k];
+    op_in[k] = op_class(op) == OpClass::kConv;
+    for (int v : op.outputs)
+      if (v >= 0 && any_user_in(v)) op_in[k] = true;
+    // A graph input or weight is a node of its own, in the set when a reader is.
+    op.for_each_tensor_input([&](int v) {
+      if (v >= 0 && g.values[v].producer < 0 && op_in[k]) value_in[v] = true;
+    });
+  }
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (value_in[v])
+      for (int u : users[v]) op_in[u] = true;
+  for (size_t k = 0; k < nops; ++k)
+    if (op_in[k])
+      for (int v : g.ops[k].outputs)
+        if (v >= 0)
+          for (int u : users[v]) op_in[u] = true;
+  return op_in;
+}
+
+// GraphLowering.run_node: a value read by several ops that is realized as it is lowered
+// (should_realize_on_reuse: more than realize_reads_threshold reads or a large body; or
+// has_exceeded_max_reads) gets a channels-last stride order when it is 4-d, dense, prefers
+// channels last and is not returned (maybe_apply_channels_last_stride_order). The order is
+// make_channels_last_strides_for(its shape): dim 1 fastest whatever the dims mean, so a
+// [N, H, W, C] tensor (a convolution's output permuted for a layer norm or a linear) is laid
+// out with H fastest and its channels strided, and a reduction over them reads it as an outer
+// reduction. Per op: whether its output is laid out so.
+std::vector<bool> Builder::reuse_channels_last() const {
+  std::vector<bool> forced(g.ops.size(), false);
+  if (!layout_opt) return forced;
+  const std::vector<bool> prefer = prefer_channels_last();
+  auto dense = [](const Value& x) {
+    if (x.strides.size() != x.sizes.size()) return false;
+    std::vector<size_t> order(x.sizes.size());
+    for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x.strides[a] < x.strides[b]; });
+    int64_t expected = 1;
+    for (size_t d : order) {
+      if (x.sizes[d] == 1) continue;
+      if (x.strides[d] != expected) return false;
+      expected *= x.sizes[d];
+    }
+    return true;
+  };
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const Op& op = g.ops[k];
+    if (!prefer[k] || op.outputs.empty() || op.outputs[0] < 0) continue;
+    const int out = op.outputs[0];
+    const Value& x = g.values[out];
+    if (x.sizes.size() != 4 || !dense(x) || returned[base[out]]) continue;
+    bool reuse = lower[k] == Lower::kPointwise && realized_on_reuse[k];
+    if (lower[k] == Lower::kReduction && op_class(op) == OpClass::kNorm && name_has(op, "layer_norm")) {
+      // A layer norm's output is its normalizing epilogue, a pointwise loop reading its input
+      // (or what an inlined input reads), the mean, the variance and its affine parameters.
+      int reads = 2;
+      for (const char* a : {"weight", "bias"})
+        if (const Arg* w = arg(op, a); w && !w->tensors.empty() && w->tensors[0] >= 0) ++reads;
+      const std::vector<int> in = op.tensor_inputs();
+      const int p = in.empty() ? -1 : g.values[base[in[0]]].producer;
+      reads += p >= 0 && lower[p] == Lower::kPointwise && !realized[p] ? std::max(read_count[p], 1) : 1;
+      std::set<int> users;
+      for (int u : readers[base[out]]) users.insert(u);
+      reuse = users.size() > 1 && reads > kRealizeReadsThreshold;
+    }
+    forced[k] = reuse;
+  }
+  return forced;
 }
 
 }  // namespace kc::inductor

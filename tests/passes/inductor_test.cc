@@ -790,3 +790,46 @@ TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded;
   const auto [small, eager_small] = head(10, DType::kFloat32, 6, 10);
   CHECK(small == eager_small);
 }
+
+TEST_CASE("inductor: a reused 4-d value is laid out channels last by its shape, so a norm over its last dim is outer") {
+  // A downsampling convolution permuted to [N, H, W, C] and layer-normed (MambaOut's stages):
+  // the norm's output, read by the next block's norm and by the residual add and reading six
+  // buffers, is realized on reuse with make_channels_last_strides_for(its shape), H fastest and
+  // its channels 14 apart. The next norm reduces 588 rows of 192 strided elements: an outer
+  // reduction of few rows, split (two kernels), then its epilogue (a third); the first norm's
+  // epilogue writes rows its statistics do not iterate in (a kernel of its own). Without a
+  // convolution (no layout optimization) the value stays row major: the two norms are one
+  // persistent kernel, each row normalized twice.
+  auto norms_kernels = [](bool with_conv) {
+    GraphBuilder b;
+    int x;
+    if (with_conv) {
+      int c = conv(b, b.input({3, 96, 14, 14}), weight(b, {192, 96, 3, 3}));
+      x = b.view("aten::permute", c, {3, 14, 14, 192});
+      b.g.values[x].strides = {37632, 14, 1, 196};
+    } else {
+      x = b.input({3, 14, 14, 192});
+    }
+    auto norm = [&](int in) {
+      int y = b.op("aten::layer_norm", {in, weight(b, {192}), weight(b, {192})}, {}, {3, 14, 14, 192});
+      b.g.ops.back().traits.reduction = true;
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      b.name_arg(2, "bias");
+      b.arg_ints("normalized_shape", {192});
+      return y;
+    };
+    int y = norm(x);
+    int z = norm(y);
+    b.output(b.pointwise("aten::add", {z, y}));
+    auto p = plan(b.g);
+    int n = 0;
+    for (const auto& grp : p.groups)
+      if (grp.kind != "extern") n += grp.fused_kernels;
+    return n;
+  };
+  // With the convolution: its bias peeled into the first norm's statistics; 2 + 3, the add
+  // fused into the second norm's epilogue.
+  CHECK(norms_kernels(true) == 5);
+  CHECK(norms_kernels(false) == 1);
+}
