@@ -77,16 +77,16 @@ void Builder::lower_and_realize() {
 
 FusionPlan Builder::run() {
   layout_opt = decide_layout_opt();
-  channels_last_forced.assign(g.ops.size(), false);
+  forced_layout.assign(g.ops.size(), {});
+  realized_before.clear();
   lower_and_realize();
-  // Inductor fixes a reused value's layout as it lowers it, before its readers are lowered; the
-  // values it realizes on reuse are known here only after the whole graph is: the graph is
-  // lowered again with their layouts fixed channels last, which their readers then see.
-  const std::vector<bool> forced = reuse_channels_last();
-  if (forced != channels_last_forced) {
-    channels_last_forced = forced;
-    lower_and_realize();
-  }
+  // Inductor realizes a value as it lowers it, before its readers are lowered, and fixes the
+  // layout of one realized on reuse; both are known here only after the whole graph is: the
+  // graph is lowered again with them, so that a reader of a realized loop reads its buffer
+  // (not the loop's own reads) and sees the layouts fixed channels last.
+  forced_layout = reuse_channels_last();
+  realized_before = realized;
+  lower_and_realize();
   price_externs();
   schedule();
   return build();

@@ -173,10 +173,11 @@ struct Builder {
   std::vector<std::vector<std::vector<int64_t>>> leaf_reads;  // per pointwise op: its loads' strides
   void lay_out(int i);
   // per op: its output is laid out channels last by GraphLowering.run_node as it is realized
-  // on reuse (inductor_layouts.cc)
-  std::vector<bool> channels_last_forced;
+  // on reuse (inductor_layouts.cc), with these strides
+  std::vector<std::vector<int64_t>> forced_layout;  // per op: those strides of its output, or empty
+  std::vector<bool> realized_before;                // per op: realized by the first lowering (empty during it)
   std::vector<bool> prefer_channels_last() const;
-  std::vector<bool> reuse_channels_last() const;
+  std::vector<std::vector<int64_t>> reuse_channels_last() const;
   const std::vector<std::vector<int64_t>>* loop_reads(int v) const;
   int split_stages(int64_t n, int64_t r, bool outer, bool outer_rest) const;
   void plan_reduction(int i, int64_t n, int64_t r);

@@ -105,11 +105,13 @@ std::vector<int> pick_loop_order(const std::vector<std::vector<int64_t>>& stride
 }
 
 // The reads of the pointwise loop computing value v, when v is all of that loop's output in
-// its own order (the loop itself, or an identity view of it: dropout in inference), else null.
+// its own order (the loop itself, or an identity view of it: dropout in inference), else null;
+// null too for a loop the first lowering computed into memory, whose readers load its buffer.
 const std::vector<std::vector<int64_t>>* Builder::loop_reads(int v) const {
   const int b = base[v];
   const int p = g.values[b].producer;
   if (p < 0 || lower[p] != Lower::kPointwise || leaf_reads[p].empty()) return nullptr;
+  if (!realized_before.empty() && realized_before[p]) return nullptr;  // its buffer is read
   if (b != v && (g.values[v].sizes != g.values[b].sizes || layout[v] != layout[b])) return nullptr;
   return &leaf_reads[p];
 }
@@ -132,9 +134,9 @@ void Builder::lay_out(int i) {
       if (!s.empty()) layout[v] = std::move(s);
     } else if (lower[i] == Lower::kExtern && op_class(op) == OpClass::kConv) {
       if (layout_opt && x.sizes.size() >= 4) layout[v] = strides_in_order(x.sizes, channels_last_order(x.sizes.size()));
-    } else if (lower[i] == Lower::kPointwise && channels_last_forced[i]) {
+    } else if (lower[i] == Lower::kPointwise && forced_layout[i].size() == x.sizes.size()) {
       // Realized on reuse channels last (reuse_channels_last): its readers load the buffer.
-      layout[v] = strides_in_order(x.sizes, channels_last_order(x.sizes.size()));
+      layout[v] = forced_layout[i];
     } else if (lower[i] == Lower::kPointwise || lower[i] == Lower::kReduction) {
       if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
       // Each input read at the output's index: its strides over the output's dims, aligned at
@@ -231,12 +233,15 @@ std::vector<bool> Builder::prefer_channels_last() const {
 // (should_realize_on_reuse: more than realize_reads_threshold reads or a large body; or
 // has_exceeded_max_reads) gets a channels-last stride order when it is 4-d, dense, prefers
 // channels last and is not returned (maybe_apply_channels_last_stride_order). The order is
-// make_channels_last_strides_for(its shape): dim 1 fastest whatever the dims mean, so a
-// [N, H, W, C] tensor (a convolution's output permuted for a layer norm or a linear) is laid
-// out with H fastest and its channels strided, and a reduction over them reads it as an outer
-// reduction. Per op: whether its output is laid out so.
-std::vector<bool> Builder::reuse_channels_last() const {
-  std::vector<bool> forced(g.ops.size(), false);
+// make_channels_last_strides_for(the shape of the node read several times): dim 1 fastest
+// whatever the dims mean, so a [N, H, W, C] tensor (a convolution's output permuted for a layer
+// norm or a linear) is laid out with H fastest and its channels strided, and a reduction over
+// them reads it as an outer reduction. Where the loop's one reader is a permute back to
+// [N, C, H, W] that several ops read, that permute is the node realized: channels last for it
+// is the loop's own row-major order, which changes nothing. Per op: the strides its output is
+// laid out with, or none.
+std::vector<std::vector<int64_t>> Builder::reuse_channels_last() const {
+  std::vector<std::vector<int64_t>> forced(g.ops.size());
   if (!layout_opt) return forced;
   const std::vector<bool> prefer = prefer_channels_last();
   auto dense = [](const Value& x) {
@@ -252,6 +257,12 @@ std::vector<bool> Builder::reuse_channels_last() const {
     }
     return true;
   };
+  // The ops that read value v directly (its FX users).
+  std::vector<std::set<int>> direct(g.values.size());
+  for (size_t k = 0; k < g.ops.size(); ++k)
+    g.ops[k].for_each_tensor_input([&](int v) {
+      if (v >= 0) direct[v].insert(static_cast<int>(k));
+    });
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     if (!prefer[k] || op.outputs.empty() || op.outputs[0] < 0) continue;
@@ -272,7 +283,22 @@ std::vector<bool> Builder::reuse_channels_last() const {
       for (int u : readers[base[out]]) users.insert(u);
       reuse = users.size() > 1 && reads > kRealizeReadsThreshold;
     }
-    forced[k] = reuse;
+    if (!reuse) continue;
+    const std::vector<int64_t> own = strides_in_order(x.sizes, channels_last_order(4));
+    if (direct[out].size() != 1) {
+      forced[k] = own;
+      continue;
+    }
+    const int u = *direct[out].begin();
+    const Op& view = g.ops[u];
+    const Arg* dims = arg(view, "dims");
+    if (view.name != "aten::permute" || lower[u] != Lower::kFree || !dims || dims->ints.size() != 4 ||
+        view.outputs.empty() || view.outputs[0] < 0 || direct[view.outputs[0]].size() < 2)
+      continue;
+    const std::vector<int64_t> vs = strides_in_order(g.values[view.outputs[0]].sizes, channels_last_order(4));
+    std::vector<int64_t> strides(4, 0);
+    for (size_t d = 0; d < 4; ++d) strides[static_cast<size_t>((dims->ints[d] + 4) % 4)] = vs[d];
+    if (strides != contiguous_strides(x.sizes)) forced[k] = strides;
   }
   return forced;
 }

@@ -144,7 +144,7 @@ void Builder::plan_reduction(int i, int64_t n, int64_t r) {
     // last added to a row-major one), a layer norm's reduction is tiled over two dims of its
     // rows, which its epilogue's loop does not share.
     const bool tiled = name_has(op, "layer_norm") && inner > 0 && inner == outer_votes;
-    if (stages[i] > 1 || mismatched || channels_last_forced[i] || tiled) chains = 1;
+    if (stages[i] > 1 || mismatched || !forced_layout[i].empty() || tiled) chains = 1;
   } else if (softmax_like(op) && stages[i] > 1) {
     chains = 2;  // prepare_softmax_online is not split: its maximum, then the sum of exponentials
   }

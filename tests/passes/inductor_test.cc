@@ -833,3 +833,37 @@ TEST_CASE("inductor: a reused 4-d value is laid out channels last by its shape, 
   CHECK(norms_kernels(true) == 5);
   CHECK(norms_kernels(false) == 1);
 }
+
+TEST_CASE("inductor: a reused permute back to [N, C, H, W] is realized channels last as itself, the loop's own order") {
+  // GCViT's stem: a convolution permuted to [N, H, W, C], layer-normed, permuted back and read by
+  // a convolution and a residual add. The permute is the node read twice: channels last for its
+  // shape is the norm's row-major order, so the norm keeps its epilogue (one kernel); read twice
+  // as [N, H, W, C], the norm's output is laid out H fastest and its epilogue is a kernel apart.
+  auto norm_kernels = [](bool permuted_back) {
+    GraphBuilder b;
+    int c = conv(b, b.input({3, 96, 14, 14}), weight(b, {192, 96, 3, 3}));
+    int x = b.view("aten::permute", c, {3, 14, 14, 192});
+    b.g.values[x].strides = {37632, 14, 1, 196};
+    b.arg_ints("dims", {0, 2, 3, 1});
+    int y = b.op("aten::layer_norm", {x, weight(b, {192}), weight(b, {192})}, {}, {3, 14, 14, 192});
+    b.g.ops.back().traits.reduction = true;
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    b.arg_ints("normalized_shape", {192});
+    const int norm = static_cast<int>(b.g.ops.size()) - 1;
+    int r = y;
+    if (permuted_back) {
+      r = b.view("aten::permute", y, {3, 192, 14, 14});
+      b.g.values[r].strides = {37632, 1, 2688, 192};
+      b.arg_ints("dims", {0, 3, 1, 2});
+    }
+    b.output(b.pointwise("aten::relu", {r}));
+    b.output(b.pointwise("aten::sigmoid", {r}));
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[norm] >= 0);
+    return p.groups[p.group_of[norm]].fused_kernels;
+  };
+  CHECK(norm_kernels(true) == 1);
+  CHECK(norm_kernels(false) == 2);
+}
