@@ -79,12 +79,14 @@ FusionPlan Builder::run() {
   layout_opt = decide_layout_opt();
   forced_layout.assign(g.ops.size(), {});
   realized_before.clear();
+  frozen_row_major.assign(g.ops.size(), false);
   lower_and_realize();
   // Inductor realizes a value as it lowers it, before its readers are lowered, and fixes the
   // layout of one realized on reuse; both are known here only after the whole graph is: the
   // graph is lowered again with them, so that a reader of a realized loop reads its buffer
   // (not the loop's own reads) and sees the layouts fixed channels last.
   forced_layout = reuse_channels_last();
+  frozen_row_major = frozen_by_views();
   realized_before = realized;
   lower_and_realize();
   price_externs();

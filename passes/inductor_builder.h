@@ -176,6 +176,10 @@ struct Builder {
   // on reuse (inductor_layouts.cc), with these strides
   std::vector<std::vector<int64_t>> forced_layout;  // per op: those strides of its output, or empty
   std::vector<bool> realized_before;                // per op: realized by the first lowering (empty during it)
+  // per op: its buffer frozen row major by a library product reading it through a view
+  // (ExternKernel.realize_input: convert_to_reinterpret_view freezes FlexibleLayout as it is)
+  std::vector<bool> frozen_row_major;
+  std::vector<bool> frozen_by_views() const;
   std::vector<bool> prefer_channels_last() const;
   std::vector<std::vector<int64_t>> reuse_channels_last() const;
   const std::vector<std::vector<int64_t>>* loop_reads(int v) const;

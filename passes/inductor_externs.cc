@@ -29,7 +29,7 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
 }
 
 // Whether a matrix product reads the value as it is: its last two dims dense in either order
-// (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
+// (cuBLAS takes a transpose), its batch dims folding into one past them (size-1 dims ignored). Otherwise
 // the decomposition's reshape copies it first (an expanded batch, a permuted head dim). A
 // matrix (2-d) needs only a unit stride in one dim: cuBLAS takes the other as its leading
 // dimension (BERT's pooler reads token 0 of every sequence, rows 393,216 apart: no copy).
@@ -44,11 +44,13 @@ bool gemm_operand_dense(const Value& v) {
   const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
   const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
   if (!row_major && !col_major) return false;
-  int64_t expected = rows * cols;
+  // The batch dims fold into one by a view: each steps over the next; the innermost may step
+  // past its matrix (a slice of a wider buffer, which a batched call reads at its own stride).
+  int64_t expected = -1;
   for (size_t d = r - 2; d-- > 0;) {
     if (v.sizes[d] == 1) continue;
-    if (v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
+    if (expected < 0 ? v.strides[d] < rows * cols : v.strides[d] != expected) return false;
+    expected = v.strides[d] * v.sizes[d];
   }
   return true;
 }

@@ -137,6 +137,11 @@ void Builder::lay_out(int i) {
     } else if (lower[i] == Lower::kPointwise && forced_layout[i].size() == x.sizes.size()) {
       // Realized on reuse channels last (reuse_channels_last): its readers load the buffer.
       layout[v] = forced_layout[i];
+    } else if (lower[i] == Lower::kPointwise && frozen_row_major[i] &&
+               std::find(g.outputs.begin(), g.outputs.end(), v) == g.outputs.end()) {
+      // A library product reads it through a view (frozen_by_views): its flexible layout is
+      // fixed as it stands, row major, before any vote of its reads.
+      layout[v] = contiguous_strides(x.sizes);
     } else if (lower[i] == Lower::kPointwise || lower[i] == Lower::kReduction) {
       if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
       // Each input read at the output's index: its strides over the output's dims, aligned at
@@ -301,6 +306,35 @@ std::vector<std::vector<int64_t>> Builder::reuse_channels_last() const {
     if (strides != contiguous_strides(x.sizes)) forced[k] = strides;
   }
   return forced;
+}
+
+// ExternKernel.realize_input: a library product (mm, bmm, addmm) reading a loop through a view
+// realizes the loop and converts the view to a ReinterpretView of its buffer, freezing its
+// FlexibleLayout as it stands, row major, before the layout its reads vote for
+// (ComputedBuffer.decide_layout) is ever chosen. (ShViT's attention reads q, k and v as slices of one batch-normed
+// convolution output: written row major, the products read them in place.) Per op, from the
+// first lowering: whether its buffer is frozen so.
+std::vector<bool> Builder::frozen_by_views() const {
+  std::vector<bool> frozen(g.ops.size(), false);
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const Op& op = g.ops[k];
+    if (lower[k] != Lower::kExtern || op_class(op) != OpClass::kGemm) continue;
+    for (const Arg& a : op.args) {
+      if (a.kind != Arg::Kind::kTensor || a.name == "bias" || a.tensors.empty() || a.tensors[0] < 0) continue;
+      // Through views and multi-output views (a split's pieces), to the loop writing the buffer.
+      int b = base[a.tensors[0]], p = g.values[b].producer;
+      bool viewed = b != a.tensors[0];
+      for (int hops = 0; p >= 0 && lower[p] == Lower::kFree && hops < 16; ++hops) {
+        const std::vector<int> in = g.ops[p].tensor_inputs();
+        if (in.empty()) break;
+        b = base[in[0]];
+        p = g.values[b].producer;
+        viewed = true;
+      }
+      if (viewed && p >= 0 && lower[p] == Lower::kPointwise && forced_layout[p].empty()) frozen[p] = true;
+    }
+  }
+  return frozen;
 }
 
 }  // namespace kc::inductor

@@ -230,6 +230,17 @@ TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Trito
   b.output(static_cast<int>(b.g.values.size()) - 1);
   auto p = plan(b.g);
   CHECK(kernels(p) == 9);
+  // A stack is a cat of its inputs unsqueezed: of 9 inputs, 9 copies too (Mamba's scan stacks
+  // one bmm output per step), where the gather it was taken for would be one loop.
+  GraphBuilder st;
+  std::vector<int> rows;
+  for (int k = 0; k < 9; ++k) rows.push_back(st.input({16, 32}));
+  st.op("aten::stack", {}, {}, {9, 16, 32});
+  st.g.ops.back().args.clear();
+  st.arg_tensors("tensors", rows);
+  st.arg_int("dim", 0);
+  st.output(static_cast<int>(st.g.values.size()) - 1);
+  CHECK(kernels(plan(st.g)) == 9);
 }
 
 TEST_CASE("inductor: a pooling window's input is computed into memory, then pooled by a kernel of its own") {
@@ -866,4 +877,34 @@ TEST_CASE("inductor: a reused permute back to [N, C, H, W] is realized channels 
   };
   CHECK(norm_kernels(true) == 1);
   CHECK(norm_kernels(false) == 2);
+}
+
+TEST_CASE("inductor: a loop a product reads through views is frozen row major, and a slice's batch stride is kept") {
+  // ShViT's attention: q and k are channel slices of one convolution's output after a Triton
+  // loop, flattened, q transposed. realize_input converts the views to reinterpretations of the
+  // loop's buffer, freezing its flexible layout row major (not channels last, as the
+  // convolution's output would vote); the slices then step 3,920 elements from batch to batch,
+  // past their 784-element matrices, which bmm reads in place: no operand copies.
+  GraphBuilder b;
+  int c = conv(b, b.input({2, 80, 7, 7}), weight(b, {80, 80, 1, 1}));
+  int r = b.pointwise("aten::relu", {c});
+  auto piece = [&](int64_t at) {
+    int s = b.view("aten::slice.Tensor", r, {2, 16, 7, 7});
+    b.g.values[s].strides = {3920, 49, 7, 1};
+    b.g.values[s].storage_offset = at;
+    int f = b.view("aten::flatten.using_ints", s, {2, 16, 49});
+    b.g.values[f].strides = {3920, 49, 1};
+    b.g.values[f].storage_offset = at;
+    return f;
+  };
+  int q = b.view("aten::transpose.int", piece(0), {2, 49, 16});
+  b.g.values[q].strides = {3920, 1, 49};
+  int k = piece(784);
+  const int mm = b.op("aten::matmul", {q, k}, {}, {2, 49, 49});
+  b.output(mm);
+  auto p = plan(b.g);
+  const int op = static_cast<int>(b.g.ops.size()) - 1;
+  REQUIRE(p.group_of[op] >= 0);
+  CHECK(p.groups[p.group_of[op]].kind == "extern");
+  CHECK(p.groups[p.group_of[op]].fused_kernels == 1);
 }
