@@ -22,11 +22,15 @@ bool Builder::same_order(int v) const {
          row_major_dense(x.sizes, x.strides) && row_major_dense(whole.sizes, whole.strides);
 }
 
-FusionPlan Builder::run() {
+// Lowers every op in graph order, lays out its buffers, then decides which Triton values are
+// computed into memory.
+void Builder::lower_and_realize() {
   const size_t nops = g.ops.size();
   lower.assign(nops, Lower::kFree);
   why.assign(nops, "");
   realized.assign(nops, false);
+  realized_on_reuse.assign(nops, false);
+  read_count.assign(nops, 0);
   extern_kernels.assign(nops, 0);
   copy_bytes.assign(nops, 0);
   n_of.assign(nops, 0);
@@ -39,7 +43,6 @@ FusionPlan Builder::run() {
   stat_n.assign(nops, 0);
   stat_r.assign(nops, 0);
   stat_stages.assign(nops, 1);
-  layout_opt = decide_layout_opt();
   // Lowering a reduction reads the layout of its input's buffer: bases grow with the lowering.
   base.resize(g.values.size());
   std::iota(base.begin(), base.end(), 0);
@@ -70,6 +73,22 @@ FusionPlan Builder::run() {
   find_operand_copies();
   find_padded_gemms();
   realize();
+}
+
+FusionPlan Builder::run() {
+  layout_opt = decide_layout_opt();
+  forced_layout.assign(g.ops.size(), {});
+  realized_before.clear();
+  frozen_row_major.assign(g.ops.size(), false);
+  lower_and_realize();
+  // Inductor realizes a value as it lowers it, before its readers are lowered, and fixes the
+  // layout of one realized on reuse; both are known here only after the whole graph is: the
+  // graph is lowered again with them, so that a reader of a realized loop reads its buffer
+  // (not the loop's own reads) and sees the layouts fixed channels last.
+  forced_layout = reuse_channels_last();
+  frozen_row_major = frozen_by_views();
+  realized_before = realized;
+  lower_and_realize();
   price_externs();
   schedule();
   return build();

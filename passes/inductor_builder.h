@@ -91,6 +91,8 @@ struct Builder {
   std::vector<std::vector<int>> readers;  // per base value: non-free ops that read it
   std::vector<bool> returned;             // per base value
   std::vector<bool> realized;             // per op (Triton ops): computed into memory
+  std::vector<bool> realized_on_reuse;    // per op: realized as several ops read it or it reads too much
+  std::vector<int> read_count;            // per pointwise op: buffers its inlined expression reads
   std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
   std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
   std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
@@ -154,8 +156,10 @@ struct Builder {
     why[i] = std::move(words);
   }
 
-  // Runs the steps below in order.
+  // Runs the steps below in order: 1 to 3 twice where a value realized on reuse is laid out
+  // channels last (reuse_channels_last).
   FusionPlan run();
+  void lower_and_realize();
   bool same_order(int v) const;
 
   // 1. Lowering: what each op becomes (inductor_lowering.cc), and how a reduction is split into
@@ -168,6 +172,16 @@ struct Builder {
   std::vector<std::vector<int64_t>> layout;                   // per value: the strides Inductor gives its buffer
   std::vector<std::vector<std::vector<int64_t>>> leaf_reads;  // per pointwise op: its loads' strides
   void lay_out(int i);
+  // per op: its output is laid out channels last by GraphLowering.run_node as it is realized
+  // on reuse (inductor_layouts.cc), with these strides
+  std::vector<std::vector<int64_t>> forced_layout;  // per op: those strides of its output, or empty
+  std::vector<bool> realized_before;                // per op: realized by the first lowering (empty during it)
+  // per op: its buffer frozen row major by a library product reading it through a view
+  // (ExternKernel.realize_input: convert_to_reinterpret_view freezes FlexibleLayout as it is)
+  std::vector<bool> frozen_row_major;
+  std::vector<bool> frozen_by_views() const;
+  std::vector<bool> prefer_channels_last() const;
+  std::vector<std::vector<int64_t>> reuse_channels_last() const;
   const std::vector<std::vector<int64_t>>* loop_reads(int v) const;
   int split_stages(int64_t n, int64_t r, bool outer, bool outer_rest) const;
   void plan_reduction(int i, int64_t n, int64_t r);
@@ -177,6 +191,7 @@ struct Builder {
                       bool channels_last_out, bool drop_bias, bool dense_inputs = false);
   bool decide_layout_opt() const;
   size_t fx_nodes() const;
+  size_t layer_norm_nodes(const Op& op) const;
   bool written_channels_last(int v) const;
   bool bias_unfused(int i) const;
   void price_externs();

@@ -29,7 +29,7 @@ std::vector<int64_t> channels_last_of(const std::vector<int64_t>& sizes) {
 }
 
 // Whether a matrix product reads the value as it is: its last two dims dense in either order
-// (cuBLAS takes a transpose), its batch dims dense over them (size-1 dims ignored). Otherwise
+// (cuBLAS takes a transpose), its batch dims folding into one past them (size-1 dims ignored). Otherwise
 // the decomposition's reshape copies it first (an expanded batch, a permuted head dim). A
 // matrix (2-d) needs only a unit stride in one dim: cuBLAS takes the other as its leading
 // dimension (BERT's pooler reads token 0 of every sequence, rows 393,216 apart: no copy).
@@ -44,11 +44,13 @@ bool gemm_operand_dense(const Value& v) {
   const bool row_major = (cols == 1 || sc == 1) && (rows == 1 || sr == cols);
   const bool col_major = (rows == 1 || sr == 1) && (cols == 1 || sc == rows);
   if (!row_major && !col_major) return false;
-  int64_t expected = rows * cols;
+  // The batch dims fold into one by a view: each steps over the next; the innermost may step
+  // past its matrix (a slice of a wider buffer, which a batched call reads at its own stride).
+  int64_t expected = -1;
   for (size_t d = r - 2; d-- > 0;) {
     if (v.sizes[d] == 1) continue;
-    if (v.strides[d] != expected) return false;
-    expected *= v.sizes[d];
+    if (expected < 0 ? v.strides[d] < rows * cols : v.strides[d] != expected) return false;
+    expected = v.strides[d] * v.sizes[d];
   }
   return true;
 }
@@ -103,11 +105,24 @@ Counts Builder::counts_alone(int i, const std::vector<int64_t>* x_strides, const
   return l.at(0).known ? l[0].counts : launches[i].counts;
 }
 
+// The nodes a layer norm decomposes into before lowering (torch/_refs native_layer_norm):
+// var_mean and its two getitems, the epsilon added, rsqrt, the subtraction and the product,
+// then a product and a sum per affine parameter; half precision converts the input to float32
+// and the result back.
+size_t Builder::layer_norm_nodes(const Op& op) const {
+  size_t n = 7;
+  for (const char* p : {"weight", "bias"})
+    if (const Arg* a = arg(op, p); a && !a->tensors.empty() && a->tensors[0] >= 0) ++n;
+  const Value* x = in0(op);
+  if (x && (x->dtype == DType::kBFloat16 || x->dtype == DType::kFloat16)) n += 2;
+  return n;
+}
+
 // The nodes of the FX graph Inductor lowers, as AOTAutograd traces it: a placeholder for every
 // input, parameter and buffer, the ATen ops each op decomposes into (a linear of a 3-d+ input
-// is a view, a transpose, the GEMM and a view back; a norm or attention its op and the getitem
-// of its result), views as nodes of their own, none for what is the identity in inference
-// (dropout), and the output.
+// is a view, a transpose, the GEMM and a view back; a layer norm, a softmax, im2col and col2im
+// their decompositions; another norm or attention its op and the getitem of its result), views
+// as nodes of their own, none for what is the identity in inference (dropout), and the output.
 size_t Builder::fx_nodes() const {
   std::set<int> placeholders;
   for (const Op& op : g.ops)
@@ -120,12 +135,28 @@ size_t Builder::fx_nodes() const {
     const OpClass c = op_class(op);
     const Value* x = in0(op);
     if (launches_nothing(static_cast<int>(k)) && !op.traits.view) continue;
+    // Half-precision decompositions compute in float32: a conversion in and one out.
+    const bool half = x && (x->dtype == DType::kBFloat16 || x->dtype == DType::kFloat16);
     if (op.name == "aten::linear")
       n += x && x->sizes.size() >= 3 ? 4 : 2;
+    else if (name_has(op, "layer_norm") && !name_has(op, "backward"))
+      n += layer_norm_nodes(op);
+    else if (op.name == "aten::im2col")
+      // Decomposed: arange, unsqueeze, arange, unsqueeze and add per dim, then the pad, two
+      // unsqueezes, the index, a permute and a reshape.
+      n += 16;
+    else if (op.name == "aten::col2im")
+      // Decomposed: a reshape, a permute, the index grids (five nodes a dim, two unsqueezes),
+      // zeros, index_put accumulating, the pad cropped off; computed in float32.
+      n += 17 + (half ? 2 : 0);
+    else if ((op.name == "aten::softmax.int" || op.name == "aten::_softmax") && !name_has(op, "backward"))
+      // Decomposed: prepare_softmax_online and its two getitems, sub, exp, div; in float32.
+      n += 6 + (half ? 2 : 0);
     else if (c == OpClass::kNorm || c == OpClass::kAttention)
       n += 2;
     else if (op.name == "aten::matmul")
-      n += x && x->sizes.size() >= 3 ? 4 : 1;
+      // Batched over more than one dim: both operands expanded and folded to 3-d, bmm, unfolded.
+      n += x && x->sizes.size() >= 4 ? 6 : x && x->sizes.size() == 3 ? 4 : 1;
     else
       n += 1;
   }

@@ -188,6 +188,14 @@ void Builder::lower_op(int i) {
           return set(i, Lower::kConcat, "a cat of more than 8 inputs: each input is written into its slice");
         return pointwise("a cat of few inputs is a pointwise loop choosing its source");
       }
+      if (op.name == "aten::stack") {
+        // Decomposed to a cat of its inputs unsqueezed: past 8 inputs, a cat kernel too.
+        int inputs = 0;
+        for (const Arg& a : op.args)
+          if (a.kind == Arg::Kind::kTensorList) inputs += static_cast<int>(a.tensors.size());
+        if (inputs > kMaxPointwiseCatInputs)
+          return set(i, Lower::kConcat, "a stack of more than 8 inputs: each input is written into its slice");
+      }
       if (pointwise_index(g, op)) return pointwise("a gather Inductor writes as indirect pointwise loads");
       return set(i, Lower::kFallback, "an index op without a Triton lowering falls back to ATen");
     case OpClass::kGemm:

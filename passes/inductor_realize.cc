@@ -140,6 +140,15 @@ void Builder::realize() {
         if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(b);
         // A load per view read (a slice reads at its own index); one read twice is one load.
         if (loads[i].size() < kCap) loads[i].insert(v);
+        // A library product whose bias a pointwise reader takes is mm, then the bias added in
+        // that reader (should_prefer_unfused_addmm): the bias is one more read.
+        if (p >= 0 && lower[p] == Lower::kExtern) {
+          const Arg* bias = arg(g.ops[p], "bias");
+          if (bias && !bias->tensors.empty() && bias->tensors[0] >= 0 && bias_unfused(p)) {
+            if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(base[bias->tensors[0]]);
+            if (loads[i].size() < kCap) loads[i].insert(bias->tensors[0]);
+          }
+        }
       }
     });
     // An epilogue loads the statistics it normalizes by: two buffers (a norm's mean and
@@ -186,6 +195,7 @@ void Builder::realize() {
     }
     const bool large = opcount > kRealizeOpcountThreshold;
     const int nreads = static_cast<int>(reads[i].size());
+    read_count[i] = nreads;
     if (needs_buffer) {
       realized[i] = true;
       why[i] += "; computed into memory: a library kernel or the caller reads it";
@@ -193,10 +203,10 @@ void Builder::realize() {
       realized[i] = true;
       why[i] += "; computed into memory: a pooling window reads it";
     } else if (users > 1 && (nreads > kRealizeReadsThreshold || large)) {
-      realized[i] = true;
+      realized[i] = realized_on_reuse[i] = true;
       why[i] += "; computed into memory: read by several ops and costly to recompute";
     } else if (nreads > kRealizeAccReadsThreshold || large) {
-      realized[i] = true;
+      realized[i] = realized_on_reuse[i] = true;
       why[i] += "; computed into memory: its inlined expression reads too much";
     } else if (users == 0 && mutates_triton_buffer(i) >= 0) {
       // Functionalized, an in-place write into a slice of a buffer a loop computes is a

@@ -138,7 +138,13 @@ void Builder::plan_reduction(int i, int64_t n, int64_t r) {
       else if (name_has(op, "instance_norm"))
         mismatched = !row_major;
     }
-    if (stages[i] > 1 || mismatched) chains = 1;
+    // A layer norm laid out channels last as it is reused (reuse_channels_last) writes its
+    // rows strided: its epilogue no longer iterates as its statistics do.
+    // Read as many times along its rows as across them (a reused buffer laid out channels
+    // last added to a row-major one), a layer norm's reduction is tiled over two dims of its
+    // rows, which its epilogue's loop does not share.
+    const bool tiled = name_has(op, "layer_norm") && inner > 0 && inner == outer_votes;
+    if (stages[i] > 1 || mismatched || !forced_layout[i].empty() || tiled) chains = 1;
   } else if (softmax_like(op) && stages[i] > 1) {
     chains = 2;  // prepare_softmax_online is not split: its maximum, then the sum of exponentials
   }

@@ -230,6 +230,17 @@ TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Trito
   b.output(static_cast<int>(b.g.values.size()) - 1);
   auto p = plan(b.g);
   CHECK(kernels(p) == 9);
+  // A stack is a cat of its inputs unsqueezed: of 9 inputs, 9 copies too (Mamba's scan stacks
+  // one bmm output per step), where the gather it was taken for would be one loop.
+  GraphBuilder st;
+  std::vector<int> rows;
+  for (int k = 0; k < 9; ++k) rows.push_back(st.input({16, 32}));
+  st.op("aten::stack", {}, {}, {9, 16, 32});
+  st.g.ops.back().args.clear();
+  st.arg_tensors("tensors", rows);
+  st.arg_int("dim", 0);
+  st.output(static_cast<int>(st.g.values.size()) - 1);
+  CHECK(kernels(plan(st.g)) == 9);
 }
 
 TEST_CASE("inductor: a pooling window's input is computed into memory, then pooled by a kernel of its own") {
@@ -789,4 +800,111 @@ TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded;
   // A tiny float32 product with unaligned sizes: the padded form is no faster, kept as it is.
   const auto [small, eager_small] = head(10, DType::kFloat32, 6, 10);
   CHECK(small == eager_small);
+}
+
+TEST_CASE("inductor: a reused 4-d value is laid out channels last by its shape, so a norm over its last dim is outer") {
+  // A downsampling convolution permuted to [N, H, W, C] and layer-normed (MambaOut's stages):
+  // the norm's output, read by the next block's norm and by the residual add and reading six
+  // buffers, is realized on reuse with make_channels_last_strides_for(its shape), H fastest and
+  // its channels 14 apart. The next norm reduces 588 rows of 192 strided elements: an outer
+  // reduction of few rows, split (two kernels), then its epilogue (a third); the first norm's
+  // epilogue writes rows its statistics do not iterate in (a kernel of its own). Without a
+  // convolution (no layout optimization) the value stays row major: the two norms are one
+  // persistent kernel, each row normalized twice.
+  auto norms_kernels = [](bool with_conv) {
+    GraphBuilder b;
+    int x;
+    if (with_conv) {
+      int c = conv(b, b.input({3, 96, 14, 14}), weight(b, {192, 96, 3, 3}));
+      x = b.view("aten::permute", c, {3, 14, 14, 192});
+      b.g.values[x].strides = {37632, 14, 1, 196};
+    } else {
+      x = b.input({3, 14, 14, 192});
+    }
+    auto norm = [&](int in) {
+      int y = b.op("aten::layer_norm", {in, weight(b, {192}), weight(b, {192})}, {}, {3, 14, 14, 192});
+      b.g.ops.back().traits.reduction = true;
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      b.name_arg(2, "bias");
+      b.arg_ints("normalized_shape", {192});
+      return y;
+    };
+    int y = norm(x);
+    int z = norm(y);
+    b.output(b.pointwise("aten::add", {z, y}));
+    auto p = plan(b.g);
+    int n = 0;
+    for (const auto& grp : p.groups)
+      if (grp.kind != "extern") n += grp.fused_kernels;
+    return n;
+  };
+  // With the convolution: its bias peeled into the first norm's statistics; 2 + 3, the add
+  // fused into the second norm's epilogue.
+  CHECK(norms_kernels(true) == 5);
+  CHECK(norms_kernels(false) == 1);
+}
+
+TEST_CASE("inductor: a reused permute back to [N, C, H, W] is realized channels last as itself, the loop's own order") {
+  // GCViT's stem: a convolution permuted to [N, H, W, C], layer-normed, permuted back and read by
+  // a convolution and a residual add. The permute is the node read twice: channels last for its
+  // shape is the norm's row-major order, so the norm keeps its epilogue (one kernel); read twice
+  // as [N, H, W, C], the norm's output is laid out H fastest and its epilogue is a kernel apart.
+  auto norm_kernels = [](bool permuted_back) {
+    GraphBuilder b;
+    int c = conv(b, b.input({3, 96, 14, 14}), weight(b, {192, 96, 3, 3}));
+    int x = b.view("aten::permute", c, {3, 14, 14, 192});
+    b.g.values[x].strides = {37632, 14, 1, 196};
+    b.arg_ints("dims", {0, 2, 3, 1});
+    int y = b.op("aten::layer_norm", {x, weight(b, {192}), weight(b, {192})}, {}, {3, 14, 14, 192});
+    b.g.ops.back().traits.reduction = true;
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    b.arg_ints("normalized_shape", {192});
+    const int norm = static_cast<int>(b.g.ops.size()) - 1;
+    int r = y;
+    if (permuted_back) {
+      r = b.view("aten::permute", y, {3, 192, 14, 14});
+      b.g.values[r].strides = {37632, 1, 2688, 192};
+      b.arg_ints("dims", {0, 3, 1, 2});
+    }
+    b.output(b.pointwise("aten::relu", {r}));
+    b.output(b.pointwise("aten::sigmoid", {r}));
+    auto p = plan(b.g);
+    REQUIRE(p.group_of[norm] >= 0);
+    return p.groups[p.group_of[norm]].fused_kernels;
+  };
+  CHECK(norm_kernels(true) == 1);
+  CHECK(norm_kernels(false) == 2);
+}
+
+TEST_CASE("inductor: a loop a product reads through views is frozen row major, and a slice's batch stride is kept") {
+  // ShViT's attention: q and k are channel slices of one convolution's output after a Triton
+  // loop, flattened, q transposed. realize_input converts the views to reinterpretations of the
+  // loop's buffer, freezing its flexible layout row major (not channels last, as the
+  // convolution's output would vote); the slices then step 3,920 elements from batch to batch,
+  // past their 784-element matrices, which bmm reads in place: no operand copies.
+  GraphBuilder b;
+  int c = conv(b, b.input({2, 80, 7, 7}), weight(b, {80, 80, 1, 1}));
+  int r = b.pointwise("aten::relu", {c});
+  auto piece = [&](int64_t at) {
+    int s = b.view("aten::slice.Tensor", r, {2, 16, 7, 7});
+    b.g.values[s].strides = {3920, 49, 7, 1};
+    b.g.values[s].storage_offset = at;
+    int f = b.view("aten::flatten.using_ints", s, {2, 16, 49});
+    b.g.values[f].strides = {3920, 49, 1};
+    b.g.values[f].storage_offset = at;
+    return f;
+  };
+  int q = b.view("aten::transpose.int", piece(0), {2, 49, 16});
+  b.g.values[q].strides = {3920, 1, 49};
+  int k = piece(784);
+  const int mm = b.op("aten::matmul", {q, k}, {}, {2, 49, 49});
+  b.output(mm);
+  auto p = plan(b.g);
+  const int op = static_cast<int>(b.g.ops.size()) - 1;
+  REQUIRE(p.group_of[op] >= 0);
+  CHECK(p.groups[p.group_of[op]].kind == "extern");
+  CHECK(p.groups[p.group_of[op]].fused_kernels == 1);
 }
