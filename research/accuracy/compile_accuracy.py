@@ -13,10 +13,11 @@ heldout, fresh3, fresh, fresh2, fresh5, fresh6, fresh4, broad). Models no tarbal
 compiled runs of the corpus (data/results/corpus_compile.json.gz, `compiled.kernels`, the same
 measurement), set "models".
 
-Nothing in the Inductor model is fitted to measurements: its rules and thresholds are
-Inductor's own (torch/_inductor/config.py, scheduler.py, lowering.py, graph.py). The
-leave-one-family-out figure is therefore the same as the in-sample one; the script says so
-rather than pretending to refit. The greedy pointwise plan's figure is printed beside it.
+Nothing in the Inductor model is fitted to these measurements: its rules and thresholds are
+Inductor's own (torch/_inductor/config.py, scheduler.py, lowering.py, graph.py), and the one
+answer only the GPU gives, whether pad_mm pads a GEMM, comes from a tree fitted on random GEMMs
+(generators/fit_pad_mm.py), no model's. The leave-one-family-out figure is therefore the same as
+the in-sample one; the script says so rather than pretending to refit. The greedy pointwise plan's figure is printed beside it.
 
 Standard library only. Run from the repository root:
   python3 research/accuracy/compile_accuracy.py [--results TARBALL ...] [--sets SET ...] [--markdown]
@@ -154,7 +155,7 @@ def main():
         worst = max(err(r[4], r[5]) for r in part)
         print(f"{corpus}: {n} models; --fusion inductor within 10%: {w10}/{n}, within 25%: {w25}/{n}, "
               f"largest error {100 * worst:.1f}%; greedy pointwise plan within 10%: {g10}/{n}, within 25%: {g25}/{n}")
-    print("leave one family out: the same figures, as nothing in the Inductor model is fitted")
+    print("leave one family out: the same figures, as nothing in the Inductor model is fitted to models")
     for name, why in missing:
         print(f"not compared: {name}: {why}")
 
