@@ -163,11 +163,14 @@ def lock_inductor_benchmarks():
     one object that all of them call, so its method is wrapped once."""
     from torch._inductor.runtime import benchmarking
     bench = benchmarking.benchmarker.benchmark_gpu
+    if getattr(bench, "kc_locked", False):  # a worker measures many models: wrapped once
+        return
 
     def locked(*args, **kwargs):
         with GPU_LOCK:
             return bench(*args, **kwargs)
 
+    locked.kc_locked = True
     benchmarking.benchmarker.benchmark_gpu = locked
 
 

@@ -260,15 +260,18 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "nine of them."));
   r.push_back(rule("cdist.direct")
                   .ops({"aten::cdist", "aten::_cdist_forward"})
-                  .when("p != 2: one cdist kernel, after a contiguous copy of each input that its broadcast "
-                        "batch expands or that is strided",
+                  .when("p != 2, contiguous non-empty inputs: one cdist kernel, after a contiguous copy of each "
+                        "input that the broadcast batch expands",
                         [](const OpFacts& f) {
                           const Value* a = f.input(0);
                           const Value* b = f.input(1);
                           const Arg* p = f.arg("p");
                           const double pv =
                               p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
-                          return a && b && a->sizes.size() >= 2 && b->sizes.size() >= 2 && pv != 2.0;
+                          // Strided or empty inputs (a copy; nothing or a zero fill) are ATen's code
+                          // path but unmeasured: left to no rule.
+                          return a && b && a->sizes.size() >= 2 && b->sizes.size() >= 2 && pv != 2.0 &&
+                                 a->contiguous() && b->contiguous() && a->numel() > 0 && b->numel() > 0;
                         })
                   .compute(cdist_direct_counts)
                   .evidence("opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3), "

@@ -347,22 +347,23 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                             "nll_loss of [3] scores, none (nll_loss_forward_reduce_cuda_kernel_1d alone, 4 of 4)")
                   .why("nll_loss reads one score per sample: reduced (or for a single sample), one kernel sums as "
                        "it goes; an unreduced batch zeroes its total weight, then writes each sample's loss."));
-  r.push_back(rule("loss.nll2d")
-                  .ops({"aten::nll_loss_nd", "aten::nll_loss2d"})
-                  .when("contiguous scores of rank 3+ [N, C, d...], unreduced or mean: unreduced, one kernel; "
-                        "mean, the output and total weight zeroed, the loss kernel and its division",
-                        [](const OpFacts& f) {
-                          const Value* in = f.input(0);
-                          const Value* t = f.input(1);
-                          return in && t && in->sizes.size() >= 3 && in->contiguous() && t->contiguous() &&
-                                 (reduction(f) == kNone || reduction(f) == 1);
-                        })
-                  .compute(nll_nd_counts)
-                  .evidence("opinfo_heldout6: nll_loss of [2, 3, 2, 2] scores, none (nll_loss2d_forward_no_reduce_"
-                            "kernel, float32 and bfloat16), opinfo: cross_entropy of [2,3,1] scores, mean (the two "
-                            "fills, nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel)")
-                  .why("nll_loss over scores with extra dims is its 2-d form: unreduced, one kernel writes each "
-                       "element's loss; a mean zeroes its output and total weight, accumulates, then divides."));
+  r.push_back(
+      rule("loss.nll2d")
+          .ops({"aten::nll_loss_nd", "aten::nll_loss2d"})
+          .when("contiguous non-empty scores of rank 3+ [N, C, d...], unreduced or mean: unreduced, one kernel; "
+                "mean, the output and total weight zeroed, the loss kernel and its division",
+                [](const OpFacts& f) {
+                  const Value* in = f.input(0);
+                  const Value* t = f.input(1);
+                  return in && t && in->sizes.size() >= 3 && in->contiguous() && t->contiguous() && in->numel() > 0 &&
+                         t->numel() > 0 && (reduction(f) == kNone || reduction(f) == 1);
+                })
+          .compute(nll_nd_counts)
+          .evidence("opinfo_heldout6: nll_loss of [2, 3, 2, 2] scores, none (nll_loss2d_forward_no_reduce_"
+                    "kernel, float32 and bfloat16), opinfo: cross_entropy of [2,3,1] scores, mean (the two "
+                    "fills, nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel)")
+          .why("nll_loss over scores with extra dims is its 2-d form: unreduced, one kernel writes each "
+               "element's loss; a mean zeroes its output and total weight, accumulates, then divides."));
   r.push_back(rule("loss.multilabel_margin")
                   .ops({"aten::multilabel_margin_loss"})
                   .when("one kernel; a reduced batch (2-D input) sums in a second")

@@ -12,7 +12,8 @@ on random inputs of each shape, alone on the GPU.
 One JSON line per shape: op, dtype, m, k, n, batch, whether each input's pad is left out of the
 timing (`mat1_pre_padded`, `mat2_pre_padded`: Inductor leaves it out for a contiguous input that
 is no graph input, as its pad can be planned away), the padded lengths, the compute-bound check,
-the two times (ms) and the decision; a share of shapes is benchmarked twice (`repeat`).
+the two times (ms) and the decision; a share of shapes is benchmarked again (`repeats`: the
+later answers).
 
     python3 research/sweeps/pad_mm_sweep.py OUT.jsonl [--n 3000] [--deadline-s 240] [--seed 0]
 """
