@@ -232,7 +232,7 @@ struct Builder {
   bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);
   bool depends(int from, int to);
-  bool reaches(int from, int to, bool through_others);
+  int reaches(int from, int to, bool through_others);
   void merge(int a, int b);
   void schedule();
 
@@ -247,7 +247,6 @@ struct Builder {
 
   // Why ops a and b do or do not share a kernel in `plan`, the plan build() returned (inductor_reason.cc).
   FusionVerdict verdict(const FusionPlan& plan, int a, int b);
-  int cycle_witness(int from, int to);
 };
 
 // Calls use(builder) with a builder over the graph Inductor lowers: fuse_attention_patterns'

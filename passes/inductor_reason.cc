@@ -18,24 +18,6 @@ std::string n2s(int64_t x) {
 
 }  // namespace
 
-// A root node on a path from root `from` to root `to` through other groups: one that reads
-// (through any others) what `from` computes and that `to` reads directly; -1 when there is none.
-int Builder::cycle_witness(int from, int to) {
-  std::vector<int> stack{from};
-  std::set<int> seen{from};
-  while (!stack.empty()) {
-    const int x = stack.back();
-    stack.pop_back();
-    for (int m : members[x])
-      for (int s : succ[m]) {
-        const int y = find(s);
-        if (y == to && x != from) return x;
-        if (y != to && seen.insert(y).second) stack.push_back(y);
-      }
-  }
-  return -1;
-}
-
 // The checks run in the order the scheduler applies them to a candidate pair (fuse_nodes, then
 // can_fuse and SIMDScheduling.can_fuse), on the final groups: the last round rejected the pair
 // for the first check that fails now.
@@ -132,7 +114,8 @@ FusionVerdict Builder::verdict(const FusionPlan& plan, int a, int b) {
                    n2s(red.n) + ").");
   }
   if (creates_cycle(ra, rb)) {
-    const int between = cycle_witness(ra, rb) >= 0 ? cycle_witness(ra, rb) : cycle_witness(rb, ra);
+    int between = reaches(ra, rb, true);  // the third group on the path, either way
+    if (between < 0) between = reaches(rb, ra, true);
     const std::string who =
         between >= 0 ? name(nodes[between].op) + " (group F" + std::to_string(plan.group_of[nodes[between].op]) + ")"
                      : std::string("a kernel of another group");

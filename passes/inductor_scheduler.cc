@@ -199,9 +199,11 @@ bool Builder::reads_permuted(int i, int p, bool permuted, bool shared, std::set<
   return out;
 }
 
-// Whether group `to` reads, through any chain of groups, what group `from` computes; with
-// `through_others`, only along a chain through at least one other group.
-bool Builder::reaches(int from, int to, bool through_others) {
+// The group through which group `to` reads what group `from` computes: one that reads (through
+// any chain of groups) what `from` computes and that `to` reads directly, `from` itself for a
+// direct read; with `through_others`, only along a chain through at least one other group.
+// -1 when `to` reads nothing of `from`.
+int Builder::reaches(int from, int to, bool through_others) {
   const int last = nodes[to].last;
   std::vector<int> stack{from};
   std::set<int> seen{from};
@@ -212,24 +214,24 @@ bool Builder::reaches(int from, int to, bool through_others) {
       for (int s : succ[m]) {
         const int gs = find(s);
         if (gs == to) {
-          if (x != from || !through_others) return true;
+          if (x != from || !through_others) return x;
           continue;
         }
         if (nodes[gs].first > last) continue;  // dependencies run forward in op order
         if (seen.insert(gs).second) stack.push_back(gs);
       }
   }
-  return false;
+  return -1;
 }
 
 // Scheduler.will_fusion_create_cycle: a path from one group to the other through a third.
 bool Builder::creates_cycle(int a, int b) {
-  return reaches(a, b, true) || reaches(b, a, true);
+  return reaches(a, b, true) >= 0 || reaches(b, a, true) >= 0;
 }
 
 // Whether group `to` reads, through any chain of nodes, what group `from` computes.
 bool Builder::depends(int from, int to) {
-  return reaches(from, to, false);
+  return reaches(from, to, false) >= 0;
 }
 
 void Builder::merge(int a, int b) {

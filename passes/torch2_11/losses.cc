@@ -187,6 +187,12 @@ Counts nll_counts(const OpFacts& f) {
   if (target && target->numel() == 0) return {2, 0, 0, 0};
   return {1, 0, 0, 0};
 }
+// cross_entropy_loss over class indices: log_softmax (one kernel), then nll_loss as above.
+Counts cross_entropy_counts(const OpFacts& f) {
+  Counts c{1, 0, 0, 0};
+  c += nll_counts(f);
+  return c;
+}
 // multilabel_margin_loss: one kernel; a reduced loss over a batch (2-D input) sums its per-sample
 // values in a second.
 Counts multilabel_margin_counts(const OpFacts& f) {
@@ -305,11 +311,7 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
           .when("class indices, no weight, no smoothing, scores of rank 1 or 2: log_softmax then nll_loss (a "
                 "reduced loss: 1 kernel; unreduced [N, C] scores: the total weight zeroed and the per-sample kernel)",
                 [](const OpFacts& f) { return index_target(f) && f.input(0)->sizes.size() <= 2; })
-          .compute([](const OpFacts& f) {
-            Counts c{1, 0, 0, 0};
-            c += nll_counts(f);
-            return c;
-          })
+          .compute(cross_entropy_counts)
           .evidence("truth:cross_entropy, opinfo: cross_entropy (2), opset:cross_entropy, opset:cross_entropy_seq, "
                     "opinfo_heldout5: cross_entropy of [2, 3] scores, reduction none (3)")
           .why("Cross entropy is log_softmax then nll_loss: two kernels, three unreduced over a batch."));
@@ -318,11 +320,7 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                   .when("class indices, a weight per class, no smoothing, scores of rank 1 or 2: log_softmax then "
                         "nll_loss, which reads the weights in its kernel (counted as without weights)",
                         [](const OpFacts& f) { return weighted_index_target(f) && f.input(0)->sizes.size() <= 2; })
-                  .compute([](const OpFacts& f) {
-                    Counts c{1, 0, 0, 0};
-                    c += nll_counts(f);
-                    return c;
-                  })
+                  .compute(cross_entropy_counts)
                   .evidence("opinfo_heldout6: cross_entropy of [2, 3] scores with a [3] weight, mean (2 kernels, "
                             "float32 and bfloat16)")
                   .why("Cross entropy with class weights is log_softmax then nll_loss, which weighs each sample's "
