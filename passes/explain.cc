@@ -11,15 +11,6 @@
 #include "passes/launch_rules.h"
 
 namespace kc {
-namespace {
-
-const LaunchRule* find_rule(const Target& t, const std::string& id) {
-  for (const LaunchRule& r : t.rules)
-    if (r.id == id) return &r;
-  return nullptr;
-}
-
-}  // namespace
 
 Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, const Target& target) {
   Explanations out;
@@ -30,7 +21,7 @@ Explanations run_explain(const Graph& g, const std::vector<Launch>& launches, co
   std::unordered_map<std::string_view, const LaunchRule*> rules;
   auto rule_of = [&](std::string_view id) {
     auto it = rules.find(id);
-    if (it == rules.end()) it = rules.emplace(id, find_rule(target, std::string(id))).first;
+    if (it == rules.end()) it = rules.emplace(id, target.find_rule(id)).first;
     return it->second;
   };
   KernelNamesLookup names_of(target.kernel_names);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +51,8 @@ struct Target {
   // The measured entry for `key`, or nullptr. Entries measured only in models whose names
   // start with one of `exclude` are skipped (to test the rules on models held out).
   const MeasuredLaunch* find_measured(const std::string& key, const std::vector<std::string>& exclude) const;
+  // The rule of that id, or nullptr.
+  const LaunchRule* find_rule(std::string_view id) const;
   // Builds the lookup index; the registry calls it once per target.
   void index_measured();
 

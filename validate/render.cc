@@ -90,6 +90,10 @@ std::string render_json(const Validation& v) {
       predicted["kernels"] = p.counts.kernels;
       predicted["memcpy"] = p.counts.memcpy;
       predicted["memset"] = p.counts.memset;
+      // A count the values decide (a solver's sweeps) can differ between runs of one graph: the
+      // device checks set such ops apart.
+      const LaunchRule* rule = v.report.target->find_rule(p.rule.str());
+      if (rule && !rule->data_dependent.empty()) predicted["data_dependent"] = rule->data_dependent;
     }
     ops.push_back({{"index", i},
                    {"op", op.full_name()},

@@ -25,6 +25,12 @@ const Target& default_target() {
   return known_targets().front();
 }
 
+const LaunchRule* Target::find_rule(std::string_view id) const {
+  for (const LaunchRule& r : rules)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
 const Target& find_target(const std::string& name) {
   std::string names;
   for (const Target& t : known_targets()) {

@@ -22,15 +22,6 @@ namespace {
 
 using namespace linalg;
 
-// One float32 row-major matrix of rows x cols within the limits.
-bool one_matrix(const Value* v, int64_t max_rows, int64_t max_cols) {
-  const auto m = matrix(v);
-  return m && fp32_dense(v) && m->batch == 1 && m->rows <= max_rows && m->cols <= max_cols;
-}
-bool one_square(const Value* v, int64_t max_n) {
-  const auto m = matrix(v);
-  return one_matrix(v, max_n, max_n) && m->rows == m->cols;
-}
 bool arg_none(const OpFacts& f, const char* name) {
   const Arg* a = f.arg(name);
   return !a || a->kind == Arg::Kind::kNone;
