@@ -195,6 +195,16 @@ struct Builder {
   bool written_channels_last(int v) const;
   bool bias_unfused(int i) const;
   void price_externs();
+  // A recurrent layer as Inductor runs it, its decomposition (inductor_recurrent.cc): the kernels
+  // of every step; none where the op is not one the plan holds (packed input, projection).
+  struct RecurrentPlan {
+    int64_t kernels = 0;
+    bool padded = false;  // pad_mm pads some of its GEMMs
+    std::string why;
+  };
+  std::optional<RecurrentPlan> decomposed_recurrent(int i) const;
+  Counts mm_alone(int64_t m, int64_t k, int64_t n, DType dtype) const;
+  int pad_mm_loops(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const;
   bool fused_attention(const Op& op) const;
   bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;

@@ -265,6 +265,9 @@ void Builder::price_externs() {
       } else {
         extern_kernels[i] = counts_alone(i, nullptr, nullptr, false, true).kernels;
       }
+    } else if (const auto rnn = c == OpClass::kGemm ? decomposed_recurrent(i) : std::nullopt) {
+      extern_kernels[i] = static_cast<int>(std::min<int64_t>(rnn->kernels, kMaxRepeat));
+      why[i] = rnn->why;
     } else if (c == OpClass::kGemm) {
       // The decomposition's layout copies (a transposed or expanded operand made dense) are
       // Triton loops of their own, fused with their producers: the library call reads dense

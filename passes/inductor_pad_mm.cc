@@ -94,6 +94,25 @@ bool Builder::pad_planned_away(int v) const {
   return !(lower[p] == Lower::kExtern && (c == OpClass::kGemm || c == OpClass::kConv || c == OpClass::kAttention));
 }
 
+// The Triton pad loops pad_mm adds for x[m, k] @ w[n, k].t(), a weight read transposed (a recurrent
+// layer's step GEMM): one per unaligned operand where the tree pads it, else none. `x_planned_away`:
+// x is a contiguous result the graph computes (its pad left out of pad_mm's timing).
+int Builder::pad_mm_loops(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const {
+  if (!(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return 0;
+  PadMmCall c;
+  c.half = is_half(dtype);
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.mat2_transposed = true;
+  const int64_t align = c.half ? 8 : 4;
+  const int64_t mp = padded_length(m, align), kp = padded_length(k, align), np = padded_length(n, align);
+  if (mp == 0 && kp == 0 && np == 0) return 0;
+  c.mat1_pre_padded = (mp || kp) && x_planned_away;
+  if (!tree_pads(target.tables.pad_mm, c)) return 0;
+  return ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0);
+}
+
 void Builder::find_padded_gemms() {
   gemm_pads.assign(g.ops.size(), {});
   for (size_t k = 0; k < g.ops.size(); ++k) {

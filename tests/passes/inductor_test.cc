@@ -908,3 +908,38 @@ TEST_CASE("inductor: a loop a product reads through views is frozen row major, a
   CHECK(p.groups[p.group_of[op]].kind == "extern");
   CHECK(p.groups[p.group_of[op]].fused_kernels == 1);
 }
+
+TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell loop per time step") {
+  // nn.RNN(128, 256, batch_first=True) on [2, 32, 128] float32, as torch.export records it
+  // (aten::rnn_tanh.input). Eager runs cuDNN's persistent kernel; compiled, the decomposition runs
+  // (broad:rnn rnn_l1_s32_fp32 measured 32 x (sgemm + split-K reduce + the cell's Triton loop)
+  // and one mm of every step's input): here also the input's sequence-major copy, as nothing
+  // computes it in a Triton loop it could join.
+  auto rnn = [](const std::string& name, int64_t gates) {
+    GraphBuilder b;
+    const int x = b.input({2, 32, 128});
+    const int h = b.input({1, 2, 256});
+    std::vector<int> params = {weight(b, {gates * 256, 128}), weight(b, {gates * 256, 256}), weight(b, {gates * 256}),
+                               weight(b, {gates * 256})};
+    b.op(name, {x, h}, {}, {2, 32, 256});
+    b.g.ops.back().overload = "input";
+    b.name_arg(0, "input");
+    b.name_arg(1, "hx");
+    b.arg_tensors("params", params);
+    b.arg_bool("has_biases", true);
+    b.arg_int("num_layers", 1);
+    b.arg_bool("train", false);
+    b.arg_bool("bidirectional", false);
+    b.arg_bool("batch_first", true);
+    b.output(b.g.ops.back().outputs[0]);
+    const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+    return std::pair<int, int>(kernels(plan(b.g)), eager);
+  };
+  const auto [compiled, eager] = rnn("aten::rnn_tanh", 1);
+  CHECK(eager < 10);
+  CHECK(compiled == 1 + 1 + 32 * (2 + 1));
+  // A GRU's step GEMM is three times as wide; its cell is one loop too.
+  const auto [gru, gru_eager] = rnn("aten::gru", 3);
+  CHECK(gru > gru_eager);
+  CHECK(gru == compiled);
+}

@@ -1,0 +1,114 @@
+// Recurrent layers under Inductor. AOTAutograd traces aten::lstm, gru, rnn_tanh and rnn_relu
+// (the `input` overloads) through their Python decompositions (torch/_decomp/decompositions.py:
+// lstm_impl, gru_impl, rnn_tanh_input, rnn_relu_input, registered as CompositeImplicitAutograd
+// py_impls), never cuDNN's RNN. _rnn_helper runs, per layer and direction, one_layer_rnn (or
+// one_layer_lstm):
+//   precomputed_input = F.linear(inp, w_ih, b_ih)     one mm over every step; its bias add is
+//                                                      unfused into the step's pointwise reader
+//   for each step: F.linear(h, w_hh, b_hh) + the cell  one mm, then the cell's Triton kernel(s),
+//                                                      which write the step's slice of the layer's cat
+// A batch-first input is transposed to sequence-major first; F.linear on that view copies it
+// contiguous (a Triton loop, fused into a Triton producer).
+#include <string>
+#include <utility>
+
+#include "passes/inductor_builder.h"
+#include "passes/launches.h"
+#include "passes/target.h"
+
+namespace kc::inductor {
+namespace {
+
+int64_t gates_of(const Op& op) {
+  if (op.name == "aten::lstm") return 4;
+  if (op.name == "aten::gru") return 3;
+  if (op.name == "aten::rnn_tanh" || op.name == "aten::rnn_relu") return 1;
+  return 0;
+}
+
+bool bool_arg(const Op& op, const char* name, bool fallback) {
+  for (const Arg& a : op.args)
+    if (a.name == name && a.kind == Arg::Kind::kBool && !a.ints.empty()) return a.ints[0] != 0;
+  return fallback;
+}
+
+}  // namespace
+
+// The launches of x[m, k] @ w[n, k].t() alone (F.linear without its bias, as the decomposition's
+// mm runs it): the target's own rule for aten::mm on those operands.
+Counts Builder::mm_alone(int64_t m, int64_t k, int64_t n, DType dtype) const {
+  Graph mini;
+  Value x, w, y;
+  x.sizes = {m, k};
+  x.strides = {k, 1};
+  w.sizes = {k, n};
+  w.strides = {1, k};  // w.t() of a row-major [n, k] weight
+  y.sizes = {m, n};
+  y.strides = {n, 1};
+  x.dtype = w.dtype = y.dtype = dtype;
+  x.device = w.device = y.device = g.values.empty() ? SharedString() : g.values[0].device;
+  const int xv = mini.add_value(x), wv = mini.add_value(w);
+  y.producer = 0;
+  const int yv = mini.add_value(y);
+  Op mm;
+  mm.name = "aten::mm";
+  mm.args = {Arg::tensor("self", xv), Arg::tensor("mat2", wv)};
+  mm.outputs = {yv};
+  mini.ops.push_back(mm);
+  const std::vector<Launch> l = run_launches(mini, target);
+  return l.at(0).known ? l[0].counts : Counts{1, 0, 0, 0};
+}
+
+std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const {
+  const Op& op = g.ops[i];
+  const int64_t gates = gates_of(op);
+  const Value* x = in0(op);
+  const Arg* params = arg(op, "params");
+  if (gates == 0 || op.overload != "input" || !x || x->sizes.size() != 3 || !params) return std::nullopt;
+  const int64_t layers = int_arg(op, "num_layers", 0);
+  const int64_t dirs = bool_arg(op, "bidirectional", false) ? 2 : 1;
+  const bool biases = bool_arg(op, "has_biases", true);
+  const bool batch_first = bool_arg(op, "batch_first", false);
+  // A projection (LSTM's w_hr) adds a matmul per step the plan does not hold.
+  if (layers < 1 || static_cast<int64_t>(params->tensors.size()) != layers * dirs * (biases ? 4 : 2))
+    return std::nullopt;
+  const int w_hh = params->tensors[1];
+  if (w_hh < 0 || g.values[w_hh].sizes.size() != 2) return std::nullopt;
+  const int64_t hidden = g.values[w_hh].sizes[1];
+  if (g.values[w_hh].sizes[0] != gates * hidden) return std::nullopt;
+  const int64_t seq = x->sizes[batch_first ? 1 : 0], batch = x->sizes[batch_first ? 0 : 1];
+  if (seq < 1 || batch < 1 || hidden < 1) return std::nullopt;
+
+  RecurrentPlan p;
+  // Each GEMM goes through pad_mm like any other (inductor_pad_mm.cc). A step's hidden state is
+  // the previous cell's contiguous result, its pad a Triton loop of its own each step; the first
+  // step's joins the initial state's loop when a Triton loop computes it (zeros).
+  const int hx = op.tensor_inputs().size() > 1 ? op.tensor_inputs()[1] : -1;
+  const int hx_producer = hx >= 0 ? g.values[hx].producer : -1;
+  const bool hx_triton = hx_producer >= 0 && lower[hx_producer] == Lower::kPointwise;
+  for (int64_t l = 0; l < layers; ++l) {
+    const int64_t in = l == 0 ? x->sizes[2] : dirs * hidden;
+    const Counts input_mm = mm_alone(seq * batch, in, gates * hidden, x->dtype);
+    const Counts step_mm = mm_alone(batch, hidden, gates * hidden, x->dtype);
+    const int input_pads = pad_mm_loops(seq * batch, in, gates * hidden, x->dtype, l > 0);
+    const int step_pads = pad_mm_loops(batch, hidden, gates * hidden, x->dtype, true);
+    const int64_t pads = input_pads + step_pads * seq - (step_pads > 0 && hx_triton ? 1 : 0);
+    p.kernels += dirs * (input_mm.kernels + seq * (step_mm.kernels + 1) + pads);
+    p.padded = p.padded || input_pads > 0 || step_pads > 0;
+  }
+  // The sequence-major copy of a batch-first input: a Triton loop of its own unless its producer
+  // is one (then the copy is that loop's store).
+  Value seq_major = *x;
+  std::swap(seq_major.sizes[0], seq_major.sizes[1]);
+  std::swap(seq_major.strides[0], seq_major.strides[1]);
+  const int producer = x->producer;
+  if (batch_first && !seq_major.contiguous() &&
+      (producer < 0 || (lower[producer] != Lower::kPointwise && lower[producer] != Lower::kReduction)))
+    p.kernels += 1;
+  p.why = "a recurrent layer: Inductor runs its decomposition, per layer and direction one cuBLAS mm of every "
+          "step's input, then per time step an mm of the hidden state and the cell's Triton kernel" +
+          std::string(p.padded ? "; pad_mm pads its GEMMs to aligned sizes (the target's pad_mm tree)" : "");
+  return p;
+}
+
+}  // namespace kc::inductor
