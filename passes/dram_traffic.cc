@@ -472,6 +472,14 @@ std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Laun
               }
           }
         }
+        if (op.written_through > 0) {
+          // Every byte a scattered transform writes past the L2 was a line it allocated there
+          // and lost: that churn takes the place of other arrays' lines, whose dirty ones are
+          // written back, and clean ones read again, by the ops that next touch them. Replayed
+          // as fresh lines of its size, clean (their write-backs are charged above).
+          const int churn = l2.add(op.written_through);
+          for (int k = 0; k < l2.segments(churn); ++k) l2.write(churn, k, op.written_through, t, false);
+        }
         for (int b : scratch) alloc.release(b);
         t.read_bytes = static_cast<int64_t>(read + 0.5);
         t.write_bytes = add_checked(t.write_bytes, op.written_through, "DRAM bytes");

@@ -25,8 +25,9 @@ namespace kc {
 // GEMM's tiles reach a large operand's resident tail before a sweep would), memcpy and memset, and the L2's hashing and
 // partitions (the usable share stands for them), but for an array read from both sides of the chip (Access::both: a
 // clean copy in each partition, kernel_steps.h). A transform with scattered stores (a float32 grouped convolution's,
-// kernel_steps.h) writes its bytes through, charged to its op as written back. A target whose device has no L2 size
-// (device.l2_bytes 0) gets the array-sized figures.
+// kernel_steps.h) writes its bytes through, charged to its op as written back; the lines it allocated and lost that
+// way then stand in the L2 as clean lines of that size, in place of other arrays' lines. A target whose device has no
+// L2 size (device.l2_bytes 0) gets the array-sized figures.
 std::vector<DramTraffic> run_dram_traffic(const Graph& g, const std::vector<Launch>& launches,
                                           const std::vector<Traffic>& traffic, const Target& target);
 

@@ -35,7 +35,8 @@ struct OpSteps {
   std::vector<int64_t> scratch_bytes;  // allocated for the op's call, freed after it
   // Bytes the op's kernels write to DRAM past the L2's replacement: a float32 transpose that
   // stores element by element into lines that leave the L2 before they are whole
-  // (grouped_transposes below).
+  // (grouped_transposes below). Those lines took the L2's room while they were there: the DRAM
+  // pass replays them as clean lines of this size.
   int64_t written_through = 0;
 };
 

@@ -176,6 +176,26 @@ TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its tra
   CHECK(r.dram[0].write_bytes >= r.dram[0].scattered_write_bytes);
 }
 
+TEST_CASE("dram: the lines a scattered transform loses take other arrays' place in the L2") {
+  // The convolution above, then a ReLU over its 0.8 MB output: the output is the last array the
+  // convolution wrote, but its transposes churned 64 times their slices through the L2 (more than
+  // the L2 holds), so the ReLU reads it back from DRAM.
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
+  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
+  b.arg_ints("stride", {2, 2});
+  b.arg_ints("padding", {1, 1});
+  b.arg_ints("dilation", {1, 1});
+  b.arg_int("groups", 2);
+  b.output(b.pointwise("aten::relu", {y}));
+  auto r = kc::analyze(b.g, kc::default_target());
+  REQUIRE(r.dram[0].scattered_write_bytes > kc::default_target().device.l2_bytes);
+  CHECK(r.dram[1].read_bytes > b.g.values[y].bytes() / 2);
+  // The output was dirty: its lines lost are written back, charged to the ReLU that touches them.
+  CHECK(r.dram[1].write_bytes > b.g.values[y].bytes() / 2);
+}
+
 TEST_CASE("dram: a key and value read from both sides of the chip take their size twice in the L2") {
   // q, k, v of 12 MiB and the output in a 64 MiB L2 with the hard cut-off: 48 MiB fit from
   // call to call, the 72 MiB with the copies of k and v do not.
