@@ -33,6 +33,7 @@ void Builder::lower_and_realize() {
   read_count.assign(nops, 0);
   extern_kernels.assign(nops, 0);
   copy_bytes.assign(nops, 0);
+  decomposed_traffic.assign(nops, std::nullopt);
   n_of.assign(nops, 0);
   r_of.assign(nops, 1);
   node_of.assign(nops, -1);

@@ -95,8 +95,9 @@ struct Builder {
   std::vector<int> read_count;            // per pointwise op: buffers its inlined expression reads
   std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
   std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
-  std::vector<int64_t> n_of, r_of;        // per op: Triton iteration space
-  std::vector<int> stages;                // per op: kernels of its reduction, one per level it is split into
+  std::vector<std::optional<Traffic>> decomposed_traffic;  // per op: its kernels' traffic where not eager's
+  std::vector<int64_t> n_of, r_of;                         // per op: Triton iteration space
+  std::vector<int> stages;  // per op: kernels of its reduction, one per level it is split into
   // An op whose epilogue (a norm's normalization, a softmax's division) is a pointwise loop of
   // its own, apart from the reductions computing its statistics: their count (a split softmax
   // needs its maximum, then its sum), their iteration space and their kernels each.
@@ -200,6 +201,7 @@ struct Builder {
   struct RecurrentPlan {
     int64_t kernels = 0;
     bool padded = false;  // pad_mm pads some of its GEMMs
+    Traffic traffic;      // array-sized, its kernels' reads and writes
     std::string why;
   };
   std::optional<RecurrentPlan> decomposed_recurrent(int i) const;

@@ -267,6 +267,7 @@ void Builder::price_externs() {
       }
     } else if (const auto rnn = c == OpClass::kGemm ? decomposed_recurrent(i) : std::nullopt) {
       extern_kernels[i] = static_cast<int>(std::min<int64_t>(rnn->kernels, kMaxRepeat));
+      decomposed_traffic[i] = rnn->traffic;
       why[i] = rnn->why;
     } else if (c == OpClass::kGemm) {
       // The decomposition's layout copies (a transposed or expanded operand made dense) are

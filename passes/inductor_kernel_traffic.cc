@@ -15,7 +15,8 @@ void Builder::account(FusionPlan& plan, int id, int root, const std::vector<bool
   const int64_t runs = g.ops[grp.ops.front()].repeat;
   if (grp.kind == "extern" || grp.kind == "fallback") {
     grp.fused_kernels = extern_kernels[nd.op] + copy_kernels_[nd.op];
-    grp.fused = traffic[nd.op];
+    grp.fused = decomposed_traffic[nd.op] ? *decomposed_traffic[nd.op] : traffic[nd.op];
+    grp.fused.flops = grp.eager.flops;
     // Operand copies (channels last, dense for the call) read and write the operand once more.
     if (copy_bytes[nd.op] > 0) {
       grp.fused.reads += 1;

@@ -9,9 +9,12 @@
 //                                                      which write the step's slice of the layer's cat
 // A batch-first input is transposed to sequence-major first; F.linear on that view copies it
 // contiguous (a Triton loop, fused into a Triton producer).
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "analyzer/dtype.h"
+#include "passes/counts.h"
 #include "passes/inductor_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
@@ -80,6 +83,16 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
   if (seq < 1 || batch < 1 || hidden < 1) return std::nullopt;
 
   RecurrentPlan p;
+  // Array-sized traffic, kernel by kernel: each reads its operands and writes its result.
+  const int64_t elem = dtype_size(x->dtype);
+  auto kernel = [&](int reads, int writes, int64_t read_elems, int64_t write_elems, int64_t times) {
+    Traffic t;
+    t.reads = static_cast<int>(std::min<int64_t>(reads * times, kMaxRepeat));
+    t.writes = static_cast<int>(std::min<int64_t>(writes * times, kMaxRepeat));
+    t.read_bytes = mul_checked(mul_checked(read_elems, elem, "HBM bytes"), times, "HBM bytes");
+    t.write_bytes = mul_checked(mul_checked(write_elems, elem, "HBM bytes"), times, "HBM bytes");
+    p.traffic += t;
+  };
   // Each GEMM goes through pad_mm like any other (inductor_pad_mm.cc). A step's hidden state is
   // the previous cell's contiguous result, its pad a Triton loop of its own each step; the first
   // step's joins the initial state's loop when a Triton loop computes it (zeros).
@@ -94,6 +107,14 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
     const int step_pads = pad_mm_loops(batch, hidden, gates * hidden, x->dtype, true);
     const int64_t pads = input_pads + step_pads * seq - (step_pads > 0 && hx_triton ? 1 : 0);
     p.kernels += dirs * (input_mm.kernels + seq * (step_mm.kernels + 1) + pads);
+    const int64_t g_h = gates * hidden, times = dirs * seq;
+    kernel(2, 1, seq * batch * in + g_h * in, seq * batch * g_h, dirs);        // every step's input mm
+    kernel(2, 1, batch * hidden + g_h * hidden, batch * g_h, times);           // the step's mm
+    kernel(1, 1, batch * hidden, batch * hidden, dirs * (pads - input_pads));  // its pads
+    // The cell: the two GEMMs' step slices, the biases, an LSTM's cell state; the new state.
+    const int lstm = gates == 4 ? 1 : 0;
+    kernel(2 + (biases ? 2 : 0) + lstm, 1 + lstm, 2 * batch * g_h + (biases ? 2 * g_h : 0) + lstm * batch * hidden,
+           (1 + lstm) * batch * hidden, times);
     p.padded = p.padded || input_pads > 0 || step_pads > 0;
   }
   // The sequence-major copy of a batch-first input: a Triton loop of its own unless its producer
@@ -103,11 +124,14 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
   std::swap(seq_major.strides[0], seq_major.strides[1]);
   const int producer = x->producer;
   if (batch_first && !seq_major.contiguous() &&
-      (producer < 0 || (lower[producer] != Lower::kPointwise && lower[producer] != Lower::kReduction)))
+      (producer < 0 || (lower[producer] != Lower::kPointwise && lower[producer] != Lower::kReduction))) {
     p.kernels += 1;
-  p.why = "a recurrent layer: Inductor runs its decomposition, per layer and direction one cuBLAS mm of every "
-          "step's input, then per time step an mm of the hidden state and the cell's Triton kernel" +
-          std::string(p.padded ? "; pad_mm pads its GEMMs to aligned sizes (the target's pad_mm tree)" : "");
+    kernel(1, 1, x->numel(), x->numel(), 1);
+  }
+  p.why =
+      "a recurrent layer: Inductor runs its decomposition, per layer and direction one cuBLAS mm of every "
+      "step's input, then per time step an mm of the hidden state and the cell's Triton kernel" +
+      std::string(p.padded ? "; pad_mm pads its GEMMs to aligned sizes (the target's pad_mm tree)" : "");
   return p;
 }
 

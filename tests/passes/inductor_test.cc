@@ -2,6 +2,7 @@
 #include "passes/inductor.h"
 
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "passes/graph_builder.h"
 #include "passes/hbm_traffic.h"
@@ -933,13 +934,19 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
     b.arg_bool("batch_first", true);
     b.output(b.g.ops.back().outputs[0]);
     const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
-    return std::pair<int, int>(kernels(plan(b.g)), eager);
+    const kc::FusionPlan p = plan(b.g);
+    return std::tuple<int, int, int>(kernels(p), eager, transfers(p));
   };
-  const auto [compiled, eager] = rnn("aten::rnn_tanh", 1);
+  const auto [compiled, eager, moved] = rnn("aten::rnn_tanh", 1);
   CHECK(eager < 10);
   CHECK(compiled == 1 + 1 + 32 * (2 + 1));
+  // Each kernel reads its operands and writes its result: the copy (1 + 1), the input mm (2 + 1),
+  // and per step the mm (h and the weight, 2 + 1) and the cell (the two products' slices and the
+  // two biases, the new state: 4 + 1).
+  CHECK(moved == 2 + 3 + 32 * (3 + 5));
   // A GRU's step GEMM is three times as wide; its cell is one loop too.
-  const auto [gru, gru_eager] = rnn("aten::gru", 3);
+  const auto [gru, gru_eager, gru_moved] = rnn("aten::gru", 3);
   CHECK(gru > gru_eager);
   CHECK(gru == compiled);
+  CHECK(gru_moved == moved);
 }
