@@ -194,6 +194,7 @@ struct Builder {
   size_t fx_nodes() const;
   size_t layer_norm_nodes(const Op& op) const;
   bool written_channels_last(int v) const;
+  bool conv_sees_contiguous(int i) const;
   bool bias_unfused(int i) const;
   void price_externs();
   // A recurrent layer as Inductor runs it, its decomposition (inductor_recurrent.cc): the kernels

@@ -201,6 +201,26 @@ bool Builder::written_channels_last(int v) const {
   return lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction || op_class(g.ops[p]) == OpClass::kConv;
 }
 
+// Whether ATen sees convolution i's operands as NCHW under layout optimization although
+// Inductor asks channels last of them: an input whose spatial dims are all 1 and a 1x1 weight.
+// require_channels_last restrides only a buffer whose strides break the order, and
+// Layout.is_stride_ordered ignores dims of size 1, so the input's flexible layout and the
+// weight keep their contiguous strides; cudnn_conv_suggest_memory_format then finds neither
+// channels last (is_channels_last_strides_2d calls such N-C-1-1 strides contiguous). An input
+// written by a convolution that ran channels last has that convolution's strides.
+bool Builder::conv_sees_contiguous(int i) const {
+  const std::vector<int> in = g.ops[i].tensor_inputs();
+  if (in.size() < 2) return false;
+  const Value& x = g.values[in[0]];
+  const Value& w = g.values[in[1]];
+  if (x.sizes.size() != 4 || w.sizes.size() != 4) return false;
+  if (x.sizes[2] != 1 || x.sizes[3] != 1 || w.sizes[2] != 1 || w.sizes[3] != 1) return false;
+  const int p = g.values[base[in[0]]].producer;
+  if (p < 0) return x.strides == contiguous_strides(x.sizes);
+  if (lower[p] == Lower::kExtern && op_class(g.ops[p]) == OpClass::kConv) return conv_sees_contiguous(p);
+  return true;
+}
+
 // Whether Inductor's post-grad pass takes a linear's bias out of the library call
 // (unfuse_bias_add_to_pointwise in fx_passes/post_grad.py): where some reader of the product,
 // through views, is an op tagged pointwise or reduction that the add can fuse into
@@ -241,7 +261,13 @@ void Builder::price_externs() {
       // GraphLowering.run_node asks NHWC stride order only of 4-d results (len(result.get_size())
       // == 4): a 3-d convolution keeps the layout its eager call gives.
       const bool four_d = in.size() >= 2 && g.values[in[0]].sizes.size() == 4 && g.values[in[1]].sizes.size() == 4;
-      if (layout_opt && four_d) {
+      if (layout_opt && four_d && conv_sees_contiguous(i)) {
+        const std::vector<int64_t> xs = contiguous_strides(g.values[in[0]].sizes);
+        extern_kernels[i] = counts_alone(i, &xs, nullptr, false, true).kernels;
+        why[i] =
+            "a convolution of a 1x1 weight over a 1x1 image: its operands' strides meet channels last as they "
+            "stand, so Inductor keeps them contiguous and cuDNN runs it as NCHW; bias peeled off as a pointwise add";
+      } else if (layout_opt && four_d) {
         const Value& x = g.values[in[0]];
         const Value& w = g.values[in[1]];
         const std::vector<int64_t> xs = channels_last_of(x.sizes), ws = channels_last_of(w.sizes);

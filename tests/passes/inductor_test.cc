@@ -196,6 +196,41 @@ TEST_CASE("inductor: convolutions run channels last; weights and graph inputs ar
   CHECK(q.lowering[1].find("copied") == std::string::npos);
 }
 
+TEST_CASE("inductor: a 1x1 convolution of a 1x1 image runs NCHW, as Inductor leaves its strides contiguous") {
+  // ResNeSt's split attention: a grouped 1x1 convolution of pooled [N, C, 1, 1] features. Layout
+  // .is_stride_ordered ignores dims of size 1, so require_channels_last keeps the input's and
+  // the weight's contiguous strides, and ATen finds neither channels last: cuDNN runs it as
+  // eager does, less the bias (eager's bias add, a kernel here), not as channels last would.
+  auto grouped = [](bool bias, bool image_1x1) {
+    GraphBuilder b;
+    const int64_t hw = image_1x1 ? 1 : 7;
+    const int x = b.pointwise("aten::relu", {b.input({5, 320, hw, hw})});
+    std::vector<int> in = {x, weight(b, {1280, 160, 1, 1})};
+    if (bias) in.push_back(weight(b, {1280}));
+    const int y = b.op("aten::conv2d", in, {}, {5, 1280, hw, hw});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    if (bias) b.name_arg(2, "bias");
+    b.arg_ints("stride", {1, 1});
+    b.arg_ints("padding", {0, 0});
+    b.arg_int("groups", 2);
+    b.output(b.pointwise("aten::sigmoid", {y}));
+    // The network's other convolutions, ungrouped, weigh enough to turn layout optimization on.
+    b.output(conv(b, b.input({5, 64, 28, 28}), weight(b, {64, 64, 3, 3})));
+    return b.g;
+  };
+  const kc::Graph nchw = grouped(false, true);
+  const auto eager = kc::run_launches(nchw, kc::default_target(), {false, {}});
+  const auto p = plan(grouped(true, true));
+  const int c = p.group_of[1];
+  REQUIRE(c >= 0);
+  CHECK(p.groups[c].kind == "extern");
+  CHECK(p.groups[c].fused_kernels == eager[1].counts.kernels);
+  CHECK(p.lowering[1].find("runs it as NCHW") != std::string::npos);
+  // A 7x7 image has strides that break the order: it runs channels last.
+  CHECK(plan(grouped(true, false)).lowering[1].find("channels-last") != std::string::npos);
+}
+
 TEST_CASE("inductor: layout optimization makes 4-d convolutions channels last, never 3-d ones") {
   // GraphLowering.run_node asks NHWC stride order only of 4-d results: a conv3d keeps its eager
   // layout and its eager launches, with no copies into channels last.
