@@ -223,6 +223,7 @@ struct Builder {
   bool returned_output(int i) const;
   int mutates_triton_buffer(int i) const;
   void realize();
+  bool unrolled_softmax(int i) const;
   int body_opcount(int i, int computed) const;
   std::vector<int64_t> cat_bounds(int i) const;
 

@@ -104,6 +104,14 @@ int Builder::body_opcount(int i, int computed) const {
   return 1;
 }
 
+// Whether op i is a softmax lowered as a pointwise loop: it reduces fewer elements than
+// unroll_reductions_threshold (ir.Reduction.create unrolls it).
+bool Builder::unrolled_softmax(int i) const {
+  const Op& op = g.ops[i];
+  if (lower[i] != Lower::kPointwise || !name_has(op, "softmax") || name_has(op, "backward")) return false;
+  return reduction_size(op) > 1 && stat_r[i] <= 1;
+}
+
 void Builder::realize() {
   // Accumulated reads of each value's inlined expression (capped), and what OpCounterCSE
   // counts in it: the ops inlined into it and the values it loads, each once however many
@@ -151,6 +159,22 @@ void Builder::realize() {
         }
       }
     });
+    // A softmax over fewer than unroll_reductions_threshold elements is pointwise, its maximum
+    // and sum unrolled over them (prepare_softmax_online's fallback: amax, then the sum of
+    // exp(x - amax)). Read at each of those elements, its input's loads count once per element;
+    // past realize_reads_threshold the reused maximum is realized on reuse, the sum with it: one
+    // pointwise loop writes both, and the softmax reads them (as a split softmax's epilogue does).
+    if (unrolled_softmax(i)) {
+      const int64_t r = reduction_size(op);
+      const bool stats = r * static_cast<int64_t>(loads[i].size()) > kRealizeReadsThreshold;
+      stat_chains[i] = stats ? 1 : 0;
+      stat_n[i] = r > 0 ? n_of[i] / r : 0;
+      stat_r[i] = 1;
+      stat_stages[i] = 1;
+      if (stats && why[i].find("unrolled") == std::string::npos)
+        why[i] += "; unrolled, its input read at each of " + std::to_string(r) +
+                  " elements: its maximum and sum are computed into memory by a loop of their own";
+    }
     // An epilogue loads the statistics it normalizes by: two buffers (a norm's mean and
     // variance, a softmax's maximum and sum), named here apart from every value.
     for (int c = 0; c < 2 && stat_chains[i] > 0; ++c) {

@@ -33,7 +33,7 @@ void Builder::new_stats_nodes(int i) {
   for (int c = 0; c < stat_chains[i]; ++c) {
     Node nd;
     nd.op = i;
-    nd.red = true;
+    nd.red = stat_r[i] > 1;  // an unrolled softmax's statistics are a pointwise loop
     nd.n = stat_n[i];
     nd.r = stat_r[i];
     nd.repeat = g.ops[i].repeat;

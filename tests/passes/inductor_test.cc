@@ -590,6 +590,24 @@ TEST_CASE("inductor: a split softmax is its maximum and its sum, each split, the
   CHECK(kernels(plan(rows.g)) == 1);
 }
 
+TEST_CASE("inductor: an unrolled softmax whose loads, once per element, pass 4 computes its statistics apart") {
+  // ResNeSt's radix softmax: fewer than 8 elements, so the maximum and the sum are unrolled into
+  // pointwise loops. A sum of two buffers read at each of 4 elements is 8 reads: past
+  // realize_reads_threshold the maximum and the sum are realized, one loop writing both before
+  // the loop dividing. At 2 elements, or of one buffer, the softmax is one loop.
+  auto softmax_kernels = [](int64_t r, bool two_buffers) {
+    GraphBuilder b;
+    const int a = b.input({5, r, 80});
+    const int x = two_buffers ? b.pointwise("aten::add", {a, b.input({5, r, 80})}) : b.pointwise("aten::relu", {a});
+    b.output(b.reduction("aten::softmax", x, {5, r, 80}));
+    b.arg_ints("dim", {1});
+    return kernels(plan(b.g));
+  };
+  CHECK(softmax_kernels(4, true) == 2);
+  CHECK(softmax_kernels(2, true) == 1);
+  CHECK(softmax_kernels(4, false) == 1);
+}
+
 TEST_CASE("inductor: a loop's buffer is laid out as its reads vote, whatever strides the graph records") {
   // x + bias keeps x's transposed order (the bias, broadcast, votes for neither): the layer norm
   // reads its rows 196 apart, an outer reduction of few rows, split (two kernels), then the loop
