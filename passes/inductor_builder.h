@@ -224,6 +224,7 @@ struct Builder {
   int mutates_triton_buffer(int i) const;
   void realize();
   bool unrolled_softmax(int i) const;
+  bool broadcast_by(int u, int x) const;
   int body_opcount(int i, int computed) const;
   std::vector<int64_t> cat_bounds(int i) const;
 

@@ -37,6 +37,16 @@ int Builder::mutates_triton_buffer(int i) const {
 
 namespace {
 
+// Index maps Inductor writes as one load at a computed index (lowering.py's embedding, gather,
+// index_select, roll, flip, repeat): inlined into a cat, the load itself is masked.
+bool pure_gather(const Op& op) {
+  static const char* const kNames[] = {"aten::embedding", "aten::gather", "aten::index_select", "aten::roll",
+                                       "aten::flip",      "aten::repeat", "aten::tile",         "aten::narrow"};
+  for (const char* n : kNames)
+    if (op.name == n) return true;
+  return false;
+}
+
 bool low_precision(DType d) {
   return d == DType::kBFloat16 || d == DType::kFloat16;
 }
@@ -48,12 +58,17 @@ bool low_precision(DType d) {
 std::vector<int64_t> Builder::cat_bounds(int i) const {
   const Op& op = g.ops[i];
   std::vector<int64_t> sizes;
-  if (op.name != "aten::cat" && op.name != "aten::concat") return sizes;
+  const bool stack = op.name == "aten::stack";  // a cat of its inputs unsqueezed (lowering.py): one each
+  if (op.name != "aten::cat" && op.name != "aten::concat" && !stack) return sizes;
   int64_t dim = int_arg(op, "dim", 0);
   for (const Arg& a : op.args)
     if (a.kind == Arg::Kind::kTensorList)
       for (int v : a.tensors) {
         if (v < 0) continue;
+        if (stack) {
+          sizes.push_back(1);
+          continue;
+        }
         const auto& sz = g.values[v].sizes;
         const int64_t d = dim < 0 ? dim + static_cast<int64_t>(sz.size()) : dim;
         sizes.push_back(d >= 0 && d < static_cast<int64_t>(sz.size()) ? sz[d] : -1);
@@ -101,7 +116,18 @@ int Builder::body_opcount(int i, int computed) const {
     const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
     return x && y && x->dtype != y->dtype ? 1 : 0;
   }
-  return 1;
+  if (name_has(op, "arange")) {
+    // start + step * index in floating point: the index, its conversion, and each constant
+    // with its multiply or add (both emitted, whatever their values).
+    const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+    return y && is_floating(y->dtype) ? 6 : 1;
+  }
+  // A Python number operand is a constant of its own beside the op.
+  int constants = 0;
+  for (const Arg& a : op.args)
+    if ((a.kind == Arg::Kind::kFloat || a.kind == Arg::Kind::kInt) && (a.name == "other" || a.name == "self"))
+      ++constants;
+  return 1 + constants;
 }
 
 // Whether op i is a softmax lowered as a pointwise loop: it reduces fewer elements than
@@ -110,6 +136,21 @@ bool Builder::unrolled_softmax(int i) const {
   const Op& op = g.ops[i];
   if (lower[i] != Lower::kPointwise || !name_has(op, "softmax") || name_has(op, "backward")) return false;
   return reduction_size(op) > 1 && stat_r[i] <= 1;
+}
+
+// Whether op u reads value x broadcast: fewer distinct elements (dims of stride 0, an expand's,
+// count once) than the elements u's loop computes.
+bool Builder::broadcast_by(int u, int x) const {
+  const Value& v = g.values[x];
+  if (lower[u] != Lower::kPointwise) return false;
+  for (size_t d = 0; d < v.sizes.size() && d < v.strides.size(); ++d)
+    if (v.strides[d] == 0 && v.sizes[d] > 1) return true;  // an expand
+  // An elementwise op broadcasting its operand (a cat, a pad or a gather reads no element twice).
+  if (op_class(g.ops[u]) != OpClass::kPointwise) return false;
+  int64_t out = 0;
+  for (int y : g.ops[u].outputs)
+    if (y >= 0) out = std::max(out, g.values[y].numel());
+  return v.numel() > 0 && out > v.numel();
 }
 
 void Builder::realize() {
@@ -143,7 +184,8 @@ void Builder::realize() {
           if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(x);
         merge(members[i], members[p]);
         merge(loads[i], loads[p]);
-        ++computed;
+        // A gather inlined is a load at its own index, masked as it is: no fill, no where.
+        if (!pure_gather(g.ops[p])) ++computed;
       } else if (g.values[b].placement == Placement::kDevice) {
         if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(b);
         // A load per view read (a slice reads at its own index); one read twice is one load.
@@ -210,6 +252,11 @@ void Builder::realize() {
           if (base[x] == base[v]) through.insert(x);
         });
         users += std::max<int>(1, static_cast<int>(through.size()));
+        // A loop broadcasting it reads each element many times: expand (and broadcast_tensors,
+        // which pointwise lowerings call) marks the value reused by the expansion factor.
+        if ((lower[u] == Lower::kPointwise || lower[u] == Lower::kReduction) &&
+            std::any_of(through.begin(), through.end(), [&](int x) { return broadcast_by(u, x); }))
+          ++users;
         if (lower[u] != Lower::kPointwise && lower[u] != Lower::kReduction && !reads_through_copy(u, base[v]))
           needs_buffer = true;
         // Pooling lowerings call realize_hint() on their input: a window reads each element

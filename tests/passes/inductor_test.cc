@@ -540,6 +540,85 @@ TEST_CASE("inductor: a value an expression reaches twice is counted once, as Ind
   CHECK(kernels(p) == 1);
 }
 
+TEST_CASE("inductor: a Python number operand is a constant of its own in the count of a loop") {
+  // x * 2.0, 15 times: each a constant and a multiply, 30 values and the load, over the
+  // threshold at the fifteenth (computed into memory). The same chain of exps counts 16: inlined.
+  auto chain = [](bool scalar) {
+    GraphBuilder b;
+    int t = b.input({4096});
+    for (int k = 0; k < 15; ++k) {
+      t = b.pointwise(scalar ? "aten::mul" : "aten::exp", {t});
+      if (scalar) b.arg_float("other", 2.0);
+    }
+    b.output(b.pointwise("aten::neg", {t}));
+    return plan(b.g);
+  };
+  CHECK(chain(true).lowering[14].find("its inlined expression reads too much") != std::string::npos);
+  CHECK(chain(false).lowering[14].find("inlined into its readers") != std::string::npos);
+  // A floating-point arange is start + step * index: the index, its conversion, two constants,
+  // a multiply and an add (6). With 25 exps, 31: computed into memory at the last.
+  GraphBuilder b;
+  int t = b.op("aten::arange", {}, {}, {64}, DType::kFloat32);
+  b.arg_float("start", 0.5);
+  b.arg_int("end", 64);
+  for (int k = 0; k < 25; ++k) t = b.pointwise("aten::exp", {t});
+  b.output(b.pointwise("aten::neg", {t}));
+  CHECK(plan(b.g).lowering[25].find("its inlined expression reads too much") != std::string::npos);
+}
+
+TEST_CASE("inductor: a stack counts as the cat of its inputs unsqueezed: the index, bounds and masked sources") {
+  // stack([exp^16(x), -x]): 1 load, 17 values, the cat's where and two masked sources (fill and
+  // where each), the index and bounds (8): 31, computed into memory. Counted as one gather, 19.
+  GraphBuilder b;
+  const int x = b.input({64, 32});
+  int t = x;
+  for (int k = 0; k < 16; ++k) t = b.pointwise("aten::exp", {t});
+  const int n = b.pointwise("aten::neg", {x});
+  b.op("aten::stack", {}, {}, {64, 32, 2});
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", {t, n});
+  b.arg_int("dim", -1);
+  const int stack = static_cast<int>(b.g.ops.size()) - 1;
+  b.output(b.pointwise("aten::neg", {static_cast<int>(b.g.values.size()) - 1}));
+  CHECK(plan(b.g).lowering[stack].find("its inlined expression reads too much") != std::string::npos);
+}
+
+TEST_CASE("inductor: a gather inlined into a cat is a masked load, with no fill or where of its own") {
+  // cat([exp^15(x), embedding(table, ids)]) along the last dim: the embedding's source needs no
+  // fill and where; the exp chain's does. 3 loads, 16 values, the cat's where and one masked
+  // source (2), its index and bounds (8): 30, inlined; counted as a computed input, 32.
+  GraphBuilder b;
+  const int ids = b.input({64}, DType::kInt64);
+  const int table = weight(b, {1000, 32});
+  const int e = b.op("aten::embedding", {table, ids}, {}, {64, 32});
+  b.name_arg(0, "weight");
+  b.name_arg(1, "indices");
+  int t = b.input({64, 32});
+  for (int k = 0; k < 15; ++k) t = b.pointwise("aten::exp", {t});
+  b.op("aten::cat", {}, {}, {64, 64});
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", {t, e});
+  b.arg_int("dim", -1);
+  const int cat = static_cast<int>(b.g.ops.size()) - 1;
+  b.output(b.pointwise("aten::neg", {static_cast<int>(b.g.values.size()) - 1}));
+  CHECK(plan(b.g).lowering[cat].find("inlined into its readers") != std::string::npos);
+}
+
+TEST_CASE("inductor: a loop of over 4 reads its reader broadcasts is computed into memory, as expand marks it reused") {
+  // The sum of five [64, 1] columns, read once by a multiply broadcasting it over [64, 128]:
+  // expand (broadcast_tensors) marks it reused by the factor, and 5 reads pass
+  // realize_reads_threshold. Read at its own size, the same sum is inlined.
+  auto column = [](int64_t width) {
+    GraphBuilder b;
+    int t = b.input({64, 1});
+    for (int k = 0; k < 4; ++k) t = b.pointwise("aten::add", {t, b.input({64, 1})});
+    b.output(b.pointwise("aten::mul", {b.input({64, width}), t}));
+    return plan(b.g).lowering[3];
+  };
+  CHECK(column(128).find("read by several ops and costly to recompute") != std::string::npos);
+  CHECK(column(1).find("inlined into its readers") != std::string::npos);
+}
+
 namespace {
 // A group norm of x in `groups` groups, with weight and bias.
 int group_norm(GraphBuilder& b, int x, int64_t groups) {
