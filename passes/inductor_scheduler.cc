@@ -145,8 +145,18 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
     std::set<std::pair<int, int>> seen;
     return nodes[k].copy_of >= 0 || !reads_permuted(nodes[k].op, nodes[d].op, false, false, seen);
   }
+  // A pooling window reads each output's neighbourhood of its input: other indices than a
+  // loop writing that input writes at, however alike their shapes (a 3x3 pool at stride 1).
+  const Op& reader = g.ops[nodes[k].op];
+  bool window = nodes[k].copy_of < 0 && lower[nodes[k].op] == Lower::kPointwise && op_class(reader) == OpClass::kPool &&
+                name_has(reader, "pool");
+  if (window && name_has(reader, "adaptive")) {  // an adaptive pool to its input's size: windows of 1
+    const Value* x = in0(reader);
+    window =
+        !(x && !reader.outputs.empty() && reader.outputs[0] >= 0 && g.values[reader.outputs[0]].numel() == x->numel());
+  }
   for (int v : reads)
-    if (g.values[base[v]].producer == nodes[d].op && !same_order(v)) return false;
+    if (g.values[base[v]].producer == nodes[d].op && (window || !same_order(v))) return false;
   return true;
 }
 

@@ -290,6 +290,23 @@ TEST_CASE("inductor: a pooling window's input is computed into memory, then pool
   CHECK(kernels(p) == 2);
 }
 
+TEST_CASE("inductor: a pool at stride 1 reads its input's neighbours, so it never fuses with the loop writing it") {
+  // GoogLeNet's branch 4: a 3x3 max pool at stride 1, padded, of the stem's pooled output. The
+  // shapes match, but each output reads 9 input elements: no fused loop writes them first.
+  GraphBuilder b;
+  const int x = b.input({8, 192, 40, 40});
+  const int p1 = b.op("aten::max_pool2d", {b.pointwise("aten::relu", {x})}, {}, {8, 192, 20, 20});
+  b.arg_ints("kernel_size", {3, 3});
+  b.arg_ints("stride", {2, 2});
+  b.output(b.op("aten::max_pool2d", {p1}, {}, {8, 192, 20, 20}));
+  b.arg_ints("kernel_size", {3, 3});
+  b.arg_ints("stride", {1, 1});
+  b.arg_ints("padding", {1, 1});
+  const auto p = plan(b.g);
+  CHECK(p.group_of[1] != p.group_of[2]);
+  CHECK(kernels(p) == 3);
+}
+
 TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
   GraphBuilder b;
   int x = b.input({1000});
