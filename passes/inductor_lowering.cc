@@ -32,6 +32,7 @@ bool pointwise_index(const Graph& g, const Op& op) {
                                        "aten::tril",
                                        "aten::triu",
                                        "aten::diagonal_scatter",
+                                       "aten::im2col",  // unfold: decomposed (torch/_decomp's im2col) to a gather
                                        "aten::cat",
                                        "aten::concat",
                                        "aten::concatenate"};

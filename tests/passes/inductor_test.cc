@@ -307,6 +307,22 @@ TEST_CASE("inductor: a pool at stride 1 reads its input's neighbours, so it neve
   CHECK(kernels(p) == 3);
 }
 
+TEST_CASE("inductor: im2col is decomposed into a gather, a Triton loop its readers take in") {
+  // ConvBERT's and VOLO's unfold: torch/_decomp's im2col indexes the padded input, so Inductor
+  // writes it as loads of a pointwise loop, not ATen's im2col kernels.
+  GraphBuilder b;
+  const int x = b.pointwise("aten::relu", {b.input({2, 128, 128, 1})});
+  const int u = b.op("aten::im2col", {x}, {}, {2, 1152, 128});
+  b.arg_ints("kernel_size", {9, 1});
+  b.arg_ints("dilation", {1, 1});
+  b.arg_ints("padding", {4, 0});
+  b.arg_ints("stride", {1, 1});
+  b.output(b.pointwise("aten::mul", {u, b.input({2, 1152, 128})}));
+  const auto p = plan(b.g);
+  CHECK(p.lowering[1].find("gather") != std::string::npos);
+  CHECK(kernels(p) == 1);
+}
+
 TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
   GraphBuilder b;
   int x = b.input({1000});
