@@ -55,6 +55,20 @@ bool gemm_operand_dense(const Value& v) {
   return true;
 }
 
+// Whether a value's dims but its last merge into one by a view (each steps over the next; dims
+// of size 1 step anywhere): the rows a GEMM folds a batched left operand into.
+bool rows_fold(const Value& v) {
+  const size_t r = v.sizes.size();
+  if (r < 3 || v.strides.size() != r) return true;
+  int64_t expected = -1;
+  for (size_t d = r - 1; d-- > 0;) {
+    if (v.sizes[d] == 1) continue;
+    if (expected >= 0 && v.strides[d] != expected) return false;
+    expected = v.strides[d] * v.sizes[d];
+  }
+  return true;
+}
+
 }  // namespace
 
 // The op alone in a graph of its own, its operands as given.
@@ -428,7 +442,9 @@ void Builder::find_operand_copies() {
         // Read through the layout Inductor gives the operand's buffer, not eager's.
         Value laid = g.values[v];
         laid.strides = inductor_strides(v);
-        const bool copied = !gemm_operand_dense(laid);
+        // Folded, a view as the left operand is viewed again as [rows, K]: its leading dims and
+        // its rows must merge (aten.linear's reshape), or the reshape copies it first.
+        const bool copied = !gemm_operand_dense(laid) || (folds && left && base[v] != v && !rows_fold(laid));
         if (copied || padded) operand_copies[k].push_back(v);
         if (padded)
           why[k] += "; its input, padded in memory (comprehensive padding), is copied out of the padding first";

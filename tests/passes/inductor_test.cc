@@ -323,6 +323,26 @@ TEST_CASE("inductor: im2col is decomposed into a gather, a Triton loop its reade
   CHECK(kernels(p) == 1);
 }
 
+TEST_CASE("inductor: a linear folds a transposed operand's rows only where its batch steps over them") {
+  // ResMLP's token mixing: linear(x.transpose(1, 2)) reshapes [4, 384, 196] to [1536, 196]; the
+  // batch steps 75,264 elements, not the 384 rows' span, so the reshape copies it (a Triton
+  // loop). Of one sample there is nothing to fold: cuBLAS reads the transpose as it is.
+  // The operand is also returned: computed into memory either way, the copy a kernel more.
+  auto count = [](int64_t batch) {
+    GraphBuilder b;
+    const int x = b.pointwise("aten::relu", {b.input({batch, 196, 384})});
+    b.output(x);
+    const int t = b.view("aten::transpose", x, {batch, 384, 196});
+    b.g.values[t].strides = {196 * 384, 1, 384};
+    b.output(b.op("aten::linear", {t, weight(b, {196, 196})}, {}, {batch, 384, 196}));
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    return kernels(plan(b.g));
+  };
+  CHECK(count(4) == 3);
+  CHECK(count(1) == 2);
+}
+
 TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
   GraphBuilder b;
   int x = b.input({1000});
