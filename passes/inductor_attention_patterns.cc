@@ -54,6 +54,12 @@ struct Finder {
 
   static bool named(const Op& op, const char* base) { return op.name == base; }
 
+  // Whether a value is a permute or transpose of another (a view, not a loop's result).
+  bool permuted(int v) const {
+    const int p = producer(v);
+    return p >= 0 && (named(g.ops[p], "aten::permute") || named(g.ops[p], "aten::transpose"));
+  }
+
   // A transpose of the last two dims (k.transpose(-2, -1)): its input, else -1.
   int untransposed(int kt) const {
     const int p = producer(kt);
@@ -157,6 +163,10 @@ struct Finder {
       const bool cq = sdpa_math_batch_copied(qv, false), ck = sdpa_math_batch_copied(g.values[kt], false),
                  cv = sdpa_math_batch_copied(vv, false);
       if (cq != ck || cq != cv) return false;
+      // Patterns 11, 12 and 14 permute each input themselves (query.permute([0, 2, 1, 3])): a
+      // copied operand matches only as the permute it is, not as a loop's result laid out so
+      // (RoFormer's rotated q and k).
+      if (cq && (!permuted(q) || !permuted(k) || !permuted(v))) return false;
       if (!scale) return false;
       if (mask >= 0 && (!cq || std::string(scale) != "div")) return false;
       if (cq && std::string(scale) != "div") return false;

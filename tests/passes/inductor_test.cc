@@ -492,6 +492,47 @@ TEST_CASE("inductor: explicit attention in half precision becomes one attention 
   }
 }
 
+TEST_CASE("inductor: explicit attention matches pattern 14 only where q, k and v are the permutes it traced") {
+  // RoFormer rotates q and k after permuting the heads out: a loop's result laid out as the
+  // permute was, not a permute. Pattern 14 permutes its inputs itself, so it matches none, and
+  // the two matmuls and the softmax stay apart; v alone rotated or none: the same graph matches.
+  auto fused = [](bool rotated) {
+    const DType dt = DType::kBFloat16;
+    GraphBuilder b;
+    const int x = b.input({2, 16, 64}, dt);
+    auto heads = [&](bool rotate) {
+      const int y = b.op("aten::linear", {x, b.input({64, 64}, dt, kc::ValueRole::kParameter)}, {}, {2, 16, 64});
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      int t = b.view("aten::transpose", b.view("aten::view", y, {2, 16, 4, 16}), {2, 4, 16, 16});
+      b.g.values[t].strides = {1024, 16, 64, 1};
+      if (rotate) {
+        t = b.pointwise("aten::neg", {t});
+        b.g.values[t].strides = {1024, 16, 64, 1};
+      }
+      return t;
+    };
+    const int q = heads(rotated), k = heads(rotated), v = heads(false);
+    const int kt = b.view("aten::transpose", k, {2, 4, 16, 16});
+    b.arg_int("dim0", -1);
+    b.arg_int("dim1", -2);
+    b.g.values[kt].strides = {1024, 16, 1, 64};
+    const int scores = b.op("aten::matmul", {q, kt}, {}, {2, 4, 16, 16});
+    const int first = static_cast<int>(b.g.ops.size()) - 1;
+    const int scaled = b.pointwise("aten::div", {scores});
+    b.arg_float("other", 4.0);
+    const int masked = b.pointwise("aten::add", {scaled, b.input({2, 1, 1, 16}, dt)});
+    const int probs = b.reduction("aten::softmax", masked, {2, 4, 16, 16});
+    b.arg_int("dim", -1);
+    b.output(b.op("aten::matmul", {probs, v}, {}, {2, 4, 16, 16}));
+    const int second = static_cast<int>(b.g.ops.size()) - 1;
+    const auto p = plan(b.g);
+    return p.group_of[first] == p.group_of[second];
+  };
+  CHECK(fused(false));
+  CHECK_FALSE(fused(true));
+}
+
 TEST_CASE("inductor: attention on the math path is decomposed, its mask computed inside the softmax") {
   // An expanded bool mask (stride 0 in its last dim) keeps the fused kernels out: Inductor traces
   // _scaled_dot_product_attention_math. bf16: q and k scaled and v converted into memory (3
