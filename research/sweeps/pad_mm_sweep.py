@@ -16,6 +16,12 @@ the two times (ms) and the decision; a share of shapes is benchmarked again (`re
 later answers).
 
     python3 research/sweeps/pad_mm_sweep.py OUT.jsonl [--n 3000] [--deadline-s 240] [--seed 0]
+
+Given shapes instead (`--shapes FILE`, one JSON object a line with the keys of ANCHORS below),
+each is decided `--repeat` times, under the conditions asked for: `--idle-s S` leaves the GPU
+idle S seconds before each benchmark, as a compile does while its CPU work runs between them;
+`--cpu-load K` keeps K other processes spinning on the CPU meanwhile, as parallel compiles do.
+Each row records the conditions it was taken under.
 """
 import argparse
 import json
@@ -166,6 +172,29 @@ def decide(c, do_bench, repeat):
     return row
 
 
+def spin():
+    while True:
+        pass
+
+
+def decide_given(shapes_path, repeat, idle_s, do_bench, f):
+    """Each given shape decided `repeat` times, the GPU left idle `idle_s` before each."""
+    for line in open(shapes_path):
+        if not line.strip():
+            continue
+        c = json.loads(line)
+        answers = []
+        for _ in range(repeat):
+            torch.cuda.synchronize()
+            time.sleep(idle_s)
+            row = decide(c, do_bench, 1)
+            answers.append((row.get("ori_ms"), row.get("pad_ms"), row["decision"]))
+        row["repeats"] = [a[2] for a in answers]
+        row["times_ms"] = [[a[0], a[1]] for a in answers]
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -173,13 +202,27 @@ def main():
     ap.add_argument("--deadline-s", type=float, default=240)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat-share", type=float, default=0.15)
+    ap.add_argument("--shapes", help="JSON lines of shapes to decide instead of random ones")
+    ap.add_argument("--repeat", type=int, default=5, help="decisions per given shape")
+    ap.add_argument("--idle-s", type=float, default=0.0, help="GPU idle before each given shape's decision")
+    ap.add_argument("--cpu-load", type=int, default=0, help="processes spinning on the CPU meanwhile")
     args = ap.parse_args()
     t0 = time.time()
     rng = random.Random(args.seed)
     do_bench = P.get_do_bench()
     done = 0
+    import multiprocessing
+    load = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.cpu_load)]
+    for proc in load:
+        proc.start()
     with open(args.out, "w") as f:
-        f.write(json.dumps({"probe": probe()}) + "\n")
+        f.write(json.dumps({"probe": dict(probe(), idle_s=args.idle_s, cpu_load=args.cpu_load)}) + "\n")
+        if args.shapes:
+            decide_given(args.shapes, args.repeat, args.idle_s, do_bench, f)
+            for proc in load:
+                proc.terminate()
+            print(f"pad_mm_sweep: given shapes in {time.time() - t0:.0f} s", file=sys.stderr)
+            return
         # A few shapes first, each benchmarked five times: how stable one decision is.
         for c in ANCHORS:
             f.write(json.dumps(dict(decide(c, do_bench, 5), anchor=True)) + "\n")
@@ -196,6 +239,8 @@ def main():
             f.write(json.dumps(row) + "\n")
             f.flush()
             done += 1
+    for proc in load:
+        proc.terminate()
     print(f"pad_mm_sweep: {done} shapes in {time.time() - t0:.0f} s", file=sys.stderr)
 
 
