@@ -72,6 +72,10 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
   const int64_t dirs = bool_arg(op, "bidirectional", false) ? 2 : 1;
   const bool biases = bool_arg(op, "has_biases", true);
   const bool batch_first = bool_arg(op, "batch_first", false);
+  // Training dropout between layers adds loops the plan does not hold.
+  const Arg* dropout = arg(op, "dropout");
+  if (bool_arg(op, "train", false) && dropout && !dropout->floats.empty() && dropout->floats[0] != 0)
+    return std::nullopt;
   // A projection (LSTM's w_hr) adds a matmul per step the plan does not hold.
   if (layers < 1 || static_cast<int64_t>(params->tensors.size()) != layers * dirs * (biases ? 4 : 2))
     return std::nullopt;
