@@ -339,7 +339,10 @@ void Builder::price_externs() {
           copy_bytes[i] = add_checked(copy_bytes[i], w.bytes(), "copy bytes");
           what = " + its weight copied to channels last";
         }
-        if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides)) {
+        // An input viewing a loop's buffer has the strides Inductor gave the buffer (frozen row
+        // major as the view is taken: a permute of rows of channels is channels last already).
+        if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides) &&
+            !channels_last_dense(x.sizes, inductor_strides(in[0]))) {
           ++copies;
           copy_bytes[i] = add_checked(copy_bytes[i], x.bytes(), "copy bytes");
           what += " + its input copied to channels last";

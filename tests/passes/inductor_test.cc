@@ -870,6 +870,30 @@ TEST_CASE("inductor: each output read of an op returning a tuple is a getitem no
   CHECK(channels_last(1));
 }
 
+TEST_CASE("inductor: a convolution reading a loop through a view freezes its buffer row major, needing no copy") {
+  // TinyViT's local convolution reads a residual add of [N, H, W, C] rows through a permute to
+  // NCHW. realize_input freezes the add's buffer as it stands, row major, before its reads
+  // (laid out NCHW, as eager records) vote: the permute is channels last, the layout
+  // optimization asks nothing more. Reading the graph's input through the same permute, the
+  // strides are NCHW and the input is copied to channels last.
+  auto input_copied = [](bool through_loop) {
+    GraphBuilder b;
+    int x = b.strided({2, 28, 28, 64}, {50176, 28, 1, 784});
+    if (through_loop) {
+      x = b.pointwise("aten::relu", {x});
+      b.g.values[x].strides = {50176, 28, 1, 784};
+    }
+    int p = b.view("aten::permute", x, {2, 64, 28, 28});
+    b.arg_ints("dims", {0, 3, 1, 2});
+    b.g.values[p].strides = {50176, 784, 28, 1};
+    b.output(conv(b, p, weight(b, {32, 64, 3, 3})));
+    auto pl = plan(b.g);
+    return pl.lowering[through_loop ? 2 : 1].find("input copied") != std::string::npos;
+  };
+  CHECK_FALSE(input_copied(true));
+  CHECK(input_copied(false));
+}
+
 TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's elements lie apart") {
   // Patches read transposed plus two position tables broadcast over the batch: the tables do not
   // vote (get_read_indices), so the layer norm reads its rows apart and is split.
