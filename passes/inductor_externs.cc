@@ -132,11 +132,46 @@ size_t Builder::layer_norm_nodes(const Op& op) const {
   return n;
 }
 
-// The nodes of the FX graph Inductor lowers, as AOTAutograd traces it: a placeholder for every
-// input, parameter and buffer, the ATen ops each op decomposes into (a linear of a 3-d+ input
-// is a view, a transpose, the GEMM and a view back; a layer norm, a softmax, im2col and col2im
-// their decompositions; another norm or attention its op and the getitem of its result), views
-// as nodes of their own, none for what is the identity in inference (dropout), and the output.
+// The getitem nodes that take apart what op returns as a tuple (unbind, split, max.dim), one
+// per output some op or the graph's output reads (`read`); none for an op returning one tensor.
+static size_t tuple_items(const Op& op, const std::set<int>& read) {
+  size_t outputs = 0, items = 0;
+  for (int v : op.outputs) {
+    if (v < 0) continue;
+    ++outputs;
+    if (read.count(v)) ++items;
+  }
+  return outputs > 1 ? items : 0;
+}
+
+// Whether linear i's bias becomes an add node of its own before the graph is lowered
+// (unfuse_bias_add_to_pointwise, a post-grad pass that runs before GraphLowering counts the
+// nodes): some reader of the product, through views, is tagged pointwise or reduction.
+bool Builder::bias_add_node(int i, const std::vector<std::vector<int>>& users) const {
+  const Arg* bias = arg(g.ops[i], "bias");
+  if (!bias || bias->tensors.empty() || bias->tensors[0] < 0) return false;
+  std::vector<int> todo(g.ops[i].outputs.begin(), g.ops[i].outputs.end());
+  for (size_t t = 0; t < todo.size() && t < 64; ++t) {
+    if (todo[t] < 0) continue;
+    for (int u : users[todo[t]]) {
+      const Op& r = g.ops[u];
+      const OpClass c = op_class(r);
+      if (c == OpClass::kPointwise || c == OpClass::kReduction) return true;
+      if (r.traits.view)
+        for (int v : r.outputs) todo.push_back(v);
+    }
+  }
+  return false;
+}
+
+// The nodes of the FX graph Inductor lowers, as AOTAutograd traces it and the post-grad passes
+// leave it: a placeholder for every input, parameter and buffer, the ATen ops each op decomposes
+// into (a linear of a 3-d+ input is a view, a transpose, the GEMM and a view back, and its bias
+// an add of its own where the post-grad pass unfuses it; a layer norm, a softmax, im2col and
+// col2im their decompositions; another norm or attention its op and the getitem of its result;
+// a reshape that copies a clone and a view), views as nodes of their own, a getitem per read
+// output of an op returning a tuple, none for what is the identity in inference (dropout), and
+// the output.
 size_t Builder::fx_nodes() const {
   std::set<int> placeholders;
   for (const Op& op : g.ops)
@@ -144,6 +179,13 @@ size_t Builder::fx_nodes() const {
       if (g.values[v].producer < 0) placeholders.insert(v);
     });
   size_t n = placeholders.size() + 1;
+  std::set<int> read(g.outputs.begin(), g.outputs.end());
+  std::vector<std::vector<int>> users(g.values.size());
+  for (size_t k = 0; k < g.ops.size(); ++k)
+    g.ops[k].for_each_tensor_input([&](int v) {
+      read.insert(v);
+      users[v].push_back(static_cast<int>(k));
+    });
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     const OpClass c = op_class(op);
@@ -152,7 +194,7 @@ size_t Builder::fx_nodes() const {
     // Half-precision decompositions compute in float32: a conversion in and one out.
     const bool half = x && (x->dtype == DType::kBFloat16 || x->dtype == DType::kFloat16);
     if (op.name == "aten::linear")
-      n += x && x->sizes.size() >= 3 ? 4 : 2;
+      n += (x && x->sizes.size() >= 3 ? 4 : 2) + (bias_add_node(static_cast<int>(k), users) ? 1 : 0);
     else if (name_has(op, "layer_norm") && !name_has(op, "backward"))
       n += layer_norm_nodes(op);
     else if (op.name == "aten::im2col")
@@ -171,8 +213,11 @@ size_t Builder::fx_nodes() const {
     else if (op.name == "aten::matmul")
       // Batched over more than one dim: both operands expanded and folded to 3-d, bmm, unfolded.
       n += x && x->sizes.size() >= 4 ? 6 : x && x->sizes.size() == 3 ? 4 : 1;
+    else if ((op.name == "aten::reshape" || name_has(op, "flatten")) && !launches_nothing(static_cast<int>(k)))
+      // A reshape no view can express: a contiguous clone, then an _unsafe_view of it.
+      n += 2;
     else
-      n += 1;
+      n += 1 + tuple_items(op, read);
   }
   return n;
 }
@@ -294,7 +339,10 @@ void Builder::price_externs() {
           copy_bytes[i] = add_checked(copy_bytes[i], w.bytes(), "copy bytes");
           what = " + its weight copied to channels last";
         }
-        if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides)) {
+        // An input viewing a loop's buffer has the strides Inductor gave the buffer (frozen row
+        // major as the view is taken: a permute of rows of channels is channels last already).
+        if (!written_channels_last(in[0]) && !channels_last_dense(x.sizes, x.strides) &&
+            !channels_last_dense(x.sizes, inductor_strides(in[0]))) {
           ++copies;
           copy_bytes[i] = add_checked(copy_bytes[i], x.bytes(), "copy bytes");
           what += " + its input copied to channels last";

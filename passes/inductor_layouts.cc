@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <utility>
 
 #include "analyzer/tensor_geometry.h"
 #include "passes/inductor_builder.h"
@@ -308,8 +309,8 @@ std::vector<std::vector<int64_t>> Builder::reuse_channels_last() const {
   return forced;
 }
 
-// ExternKernel.realize_input: a library product (mm, bmm, addmm) reading a loop through a view
-// realizes the loop and converts the view to a ReinterpretView of its buffer, freezing its
+// ExternKernel.realize_input: a library product (mm, bmm, addmm) or a convolution reading a loop
+// through a view realizes the loop and converts the view to a ReinterpretView of its buffer, freezing its
 // FlexibleLayout as it stands, row major, before the layout its reads vote for
 // (ComputedBuffer.decide_layout) is ever chosen. (ShViT's attention reads q, k and v as slices of one batch-normed
 // convolution output: written row major, the products read them in place.) Per op, from the
@@ -318,9 +319,13 @@ std::vector<bool> Builder::frozen_by_views() const {
   std::vector<bool> frozen(g.ops.size(), false);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
-    if (lower[k] != Lower::kExtern || op_class(op) != OpClass::kGemm) continue;
+    const bool conv = op_class(op) == OpClass::kConv;
+    if (lower[k] != Lower::kExtern || (op_class(op) != OpClass::kGemm && !conv)) continue;
+    bool first = true;
     for (const Arg& a : op.args) {
       if (a.kind != Arg::Kind::kTensor || a.name == "bias" || a.tensors.empty() || a.tensors[0] < 0) continue;
+      // A convolution's weight is a graph input: only its input can be a loop.
+      if (conv && !std::exchange(first, false)) continue;
       // Through views and multi-output views (a split's pieces), to the loop writing the buffer.
       int b = base[a.tensors[0]], p = g.values[b].producer;
       bool viewed = b != a.tensors[0];

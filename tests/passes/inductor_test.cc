@@ -815,6 +815,85 @@ TEST_CASE("inductor: a graph of 300 nodes or more per convolution keeps its layo
   CHECK(p.lowering[0].find("channels-last") == std::string::npos);
 }
 
+TEST_CASE("inductor: a linear's bias unfused before lowering is a node of its own in the count per convolution") {
+  // One convolution and 55 biased linears, each read by a GELU: the post-grad pass that takes
+  // the bias out of the GEMM into a pointwise add runs before GraphLowering counts the nodes, so
+  // 55 adds join the 282 traced nodes, past 300: the layout is kept. Read by the next linear
+  // instead (no pointwise reader), each bias stays in its addmm and the convolution runs
+  // channels last.
+  auto channels_last = [](bool gelu) {
+    GraphBuilder b;
+    int y = conv(b, b.input({8, 64, 28, 28}), weight(b, {128, 64, 3, 3}));
+    b.output(b.pointwise("aten::relu", {y}));
+    int h = b.input({16, 32});
+    for (int k = 0; k < 55; ++k) {
+      h = b.op("aten::linear", {h, weight(b, {32, 32}), weight(b, {32})}, {}, {16, 32});
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      b.name_arg(2, "bias");
+      if (gelu) h = b.pointwise("aten::gelu", {h});
+    }
+    b.output(h);
+    return plan(b.g).lowering[0].find("channels-last") != std::string::npos;
+  };
+  CHECK_FALSE(channels_last(true));
+  CHECK(channels_last(false));
+}
+
+TEST_CASE("inductor: each output read of an op returning a tuple is a getitem node in the count per convolution") {
+  // One convolution and 50 unbinds of a [3, 4, 8] input into three slices, each negated: an
+  // unbind and three getitems each in the traced graph (Inductor lowers unbind itself,
+  // undecomposed), 150 getitems that take the 256 other nodes past 300: the layout is kept.
+  // Unbinding into one slice, there is no tuple to take apart.
+  auto channels_last = [](int64_t parts) {
+    GraphBuilder b;
+    int y = conv(b, b.input({8, 64, 28, 28}), weight(b, {128, 64, 3, 3}));
+    b.output(b.pointwise("aten::relu", {y}));
+    for (int k = 0; k < 50; ++k) {
+      int x = b.input({parts, 4, 8});
+      OpTraits view;
+      view.view = true;
+      b.op("aten::unbind.int", {x}, view, {4, 8});
+      b.arg_int("dim", 0);
+      auto& outs = b.g.ops.back().outputs;
+      for (int64_t p = 1; p < parts; ++p) {
+        const int v = b.input({4, 8});
+        b.g.inputs.pop_back();
+        b.g.values[v].producer = static_cast<int>(b.g.ops.size()) - 1;
+        outs.push_back(v);
+      }
+      for (int v : std::vector<int>(outs)) b.output(b.pointwise("aten::neg", {v}));
+    }
+    return plan(b.g).lowering[0].find("channels-last") != std::string::npos;
+  };
+  CHECK_FALSE(channels_last(3));
+  CHECK(channels_last(1));
+}
+
+TEST_CASE("inductor: a convolution reading a loop through a view freezes its buffer row major, needing no copy") {
+  // TinyViT's local convolution reads a residual add of [N, H, W, C] rows through a permute to
+  // NCHW. realize_input freezes the add's buffer as it stands, row major, before its reads
+  // (laid out NCHW, as eager records) vote: the permute is channels last, the layout
+  // optimization asks nothing more. Reading the graph's input through the same permute, the
+  // strides are NCHW and the input is copied to channels last.
+  auto input_copied = [](bool through_loop) {
+    GraphBuilder b;
+    int x = b.strided({2, 28, 28, 64}, {50176, 28, 1, 784});
+    if (through_loop) {
+      x = b.pointwise("aten::relu", {x});
+      b.g.values[x].strides = {50176, 28, 1, 784};
+    }
+    int p = b.view("aten::permute", x, {2, 64, 28, 28});
+    b.arg_ints("dims", {0, 3, 1, 2});
+    b.g.values[p].strides = {50176, 784, 28, 1};
+    b.output(conv(b, p, weight(b, {32, 64, 3, 3})));
+    auto pl = plan(b.g);
+    return pl.lowering[through_loop ? 2 : 1].find("input copied") != std::string::npos;
+  };
+  CHECK_FALSE(input_copied(true));
+  CHECK(input_copied(false));
+}
+
 TEST_CASE("inductor: only reads indexing every dim vote whether a reduction's elements lie apart") {
   // Patches read transposed plus two position tables broadcast over the batch: the tables do not
   // vote (get_read_indices), so the layer norm reads its rows apart and is split.
