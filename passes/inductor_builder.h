@@ -146,6 +146,11 @@ struct Builder {
         return a.ints[0];
     return fallback;
   }
+  bool bool_arg(const Op& op, const char* name, bool fallback) const {
+    for (const Arg& a : op.args)
+      if (a.name == name && a.kind == Arg::Kind::kBool && !a.ints.empty()) return a.ints[0] != 0;
+    return fallback;
+  }
   const Arg* arg(const Op& op, const char* name) const {
     for (const Arg& a : op.args)
       if (a.name == name) return &a;

@@ -29,12 +29,6 @@ int64_t gates_of(const Op& op) {
   return 0;
 }
 
-bool bool_arg(const Op& op, const char* name, bool fallback) {
-  for (const Arg& a : op.args)
-    if (a.name == name && a.kind == Arg::Kind::kBool && !a.ints.empty()) return a.ints[0] != 0;
-  return fallback;
-}
-
 }  // namespace
 
 // The launches of x[m, k] @ w[n, k].t() alone (F.linear without its bias, as the decomposition's
