@@ -69,6 +69,18 @@ bool rows_fold(const Value& v) {
   return true;
 }
 
+// The getitem nodes that take apart what op returns as a tuple (unbind, split, max.dim), one
+// per output some op or the graph's output reads (`read`); none for an op returning one tensor.
+size_t tuple_items(const Op& op, const std::set<int>& read) {
+  size_t outputs = 0, items = 0;
+  for (int v : op.outputs) {
+    if (v < 0) continue;
+    ++outputs;
+    if (read.count(v)) ++items;
+  }
+  return outputs > 1 ? items : 0;
+}
+
 }  // namespace
 
 // The op alone in a graph of its own, its operands as given.
@@ -130,18 +142,6 @@ size_t Builder::layer_norm_nodes(const Op& op) const {
   const Value* x = in0(op);
   if (x && (x->dtype == DType::kBFloat16 || x->dtype == DType::kFloat16)) n += 2;
   return n;
-}
-
-// The getitem nodes that take apart what op returns as a tuple (unbind, split, max.dim), one
-// per output some op or the graph's output reads (`read`); none for an op returning one tensor.
-static size_t tuple_items(const Op& op, const std::set<int>& read) {
-  size_t outputs = 0, items = 0;
-  for (int v : op.outputs) {
-    if (v < 0) continue;
-    ++outputs;
-    if (read.count(v)) ++items;
-  }
-  return outputs > 1 ? items : 0;
 }
 
 // Whether linear i's bias becomes an add node of its own before the graph is lowered
