@@ -15,8 +15,11 @@ void Builder::account(FusionPlan& plan, int id, int root, const std::vector<bool
   const int64_t runs = g.ops[grp.ops.front()].repeat;
   if (grp.kind == "extern" || grp.kind == "fallback") {
     grp.fused_kernels = extern_kernels[nd.op] + copy_kernels_[nd.op];
-    grp.fused = decomposed_traffic[nd.op] ? *decomposed_traffic[nd.op] : traffic[nd.op];
-    grp.fused.flops = grp.eager.flops;
+    grp.fused = traffic[nd.op];
+    if (decomposed_traffic[nd.op]) {  // its kernels' traffic, the same arithmetic
+      grp.fused = *decomposed_traffic[nd.op];
+      grp.fused.flops = traffic[nd.op].flops;
+    }
     // Operand copies (channels last, dense for the call) read and write the operand once more.
     if (copy_bytes[nd.op] > 0) {
       grp.fused.reads += 1;

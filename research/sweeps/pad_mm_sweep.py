@@ -26,6 +26,7 @@ Each row records the conditions it was taken under.
 import argparse
 import json
 import math
+import multiprocessing
 import random
 import sys
 import time
@@ -211,7 +212,6 @@ def main():
     rng = random.Random(args.seed)
     do_bench = P.get_do_bench()
     done = 0
-    import multiprocessing
     load = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.cpu_load)]
     for proc in load:
         proc.start()

@@ -157,17 +157,25 @@ TEST_CASE("dram: KERNELCOUNT_L2_MODEL replaces the fitted L2 parameters, and bad
   CHECK(kc::analyze(g, t).totals.eager_dram_read_bytes > 0);
 }
 
-TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its transposes' lines past the L2") {
-  // regnet_x_400mf's first grouped convolution, which the H200 ran as 2 x (genericTranspose,
-  // GEMM, genericTranspose).
-  GraphBuilder b;
-  int x = b.input({2, 32, 112, 112});
+namespace {
+// regnet_x_400mf's first grouped convolution of x [2, 32, 112, 112]: its output.
+int regnet_grouped_conv(GraphBuilder& b, int x) {
   int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
   int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
   b.arg_ints("stride", {2, 2});
   b.arg_ints("padding", {1, 1});
   b.arg_ints("dilation", {1, 1});
   b.arg_int("groups", 2);
+  return y;
+}
+}  // namespace
+
+TEST_CASE("dram: cuDNN's loop over a float32 convolution's groups writes its transposes' lines past the L2") {
+  // regnet_x_400mf's first grouped convolution, which the H200 ran as 2 x (genericTranspose,
+  // GEMM, genericTranspose).
+  GraphBuilder b;
+  int x = b.input({2, 32, 112, 112});
+  int y = regnet_grouped_conv(b, x);
   b.output(y);
   auto r = kc::analyze(b.g, kc::default_target());
   REQUIRE(r.launches[0].counts.kernels == 6);
@@ -182,12 +190,7 @@ TEST_CASE("dram: the lines a scattered transform loses take other arrays' place 
   // the L2 holds), so the ReLU reads it back from DRAM.
   GraphBuilder b;
   int x = b.input({2, 32, 112, 112});
-  int w = b.input({32, 16, 3, 3}, kc::DType::kFloat32, kc::ValueRole::kParameter);
-  int y = b.op("aten::conv2d", {x, w}, {}, {2, 32, 56, 56});
-  b.arg_ints("stride", {2, 2});
-  b.arg_ints("padding", {1, 1});
-  b.arg_ints("dilation", {1, 1});
-  b.arg_int("groups", 2);
+  int y = regnet_grouped_conv(b, x);
   b.output(b.pointwise("aten::relu", {y}));
   auto r = kc::analyze(b.g, kc::default_target());
   REQUIRE(r.dram[0].scattered_write_bytes > kc::default_target().device.l2_bytes);
