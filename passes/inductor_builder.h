@@ -112,8 +112,13 @@ struct Builder {
   const std::vector<Launch>* eager_launches = nullptr;
   std::vector<std::vector<int>> operand_copies;  // per op: inputs Inductor copies before the call
   std::vector<int> padded_copies;                // per op: its operand copy copied again out of its padding
+  // per op: operands copied from a view of a realized buffer (ExternKernel.realize_input), not by
+  // a clone of the graph's own that inlines their producer
+  std::vector<std::vector<int>> realized_then_copied;
   // per op: the operands pad_mm pads, with their padded element counts (inductor_pad_mm.cc)
   std::vector<std::vector<std::pair<int, int64_t>>> gemm_pads;
+  // per op pad_mm pads: the library launches of the padded GEMM it calls instead
+  std::vector<std::optional<Counts>> padded_gemm;
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
@@ -156,6 +161,8 @@ struct Builder {
       if (a.name == name) return &a;
     return nullptr;
   }
+  // A library product's bias: linear's `bias`, addmm's `self` (the 1-d or broadcast addend).
+  const Arg* bias_arg(const Op& op) const { return arg(op, op.name == "aten::addmm" ? "self" : "bias"); }
 
   void set(int i, Lower l, std::string words) {
     lower[i] = l;
@@ -212,8 +219,19 @@ struct Builder {
     std::string why;
   };
   std::optional<RecurrentPlan> decomposed_recurrent(int i) const;
-  Counts mm_alone(int64_t m, int64_t k, int64_t n, DType dtype) const;
-  int pad_mm_loops(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const;
+  // One library GEMM alone in a graph of its own, as the target's rule counts it: `op` (aten::mm,
+  // aten::addmm with a 1-d bias, aten::bmm of `b` products) of x [m, k] row major by w [k, n], read
+  // transposed (a weight [n, k] through .t()) or row major.
+  Counts gemm_alone(const char* op, int64_t b, int64_t m, int64_t k, int64_t n, DType dtype, bool w_transposed) const;
+  // What pad_mm makes of x[m, k] @ w[n, k].t(): its Triton pad loops and the GEMM cuBLAS then
+  // runs (the padded sizes where it pads, else the sizes given; a padded w.t() is a new row-major
+  // buffer, no longer read transposed).
+  struct PaddedMm {
+    int loops = 0;
+    int64_t m = 0, k = 0, n = 0;
+    bool w_transposed = true;
+  };
+  PaddedMm padded_mm(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const;
   bool fused_attention(const Op& op) const;
   bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;

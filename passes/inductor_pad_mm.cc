@@ -95,10 +95,13 @@ bool Builder::pad_planned_away(int v) const {
 }
 
 // The Triton pad loops pad_mm adds for x[m, k] @ w[n, k].t(), a weight read transposed (a recurrent
-// layer's step GEMM): one per unaligned operand where the tree pads it, else none. `x_planned_away`:
-// x is a contiguous result the graph computes (its pad left out of pad_mm's timing).
-int Builder::pad_mm_loops(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const {
-  if (!(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return 0;
+// layer's step GEMM): one per unaligned operand where the tree pads it, else none; the GEMM that
+// runs is then the padded one (pad_mm's aten.mm of the padded operands, its result sliced).
+// `x_planned_away`: x is a contiguous result the graph computes (its pad left out of pad_mm's
+// timing).
+Builder::PaddedMm Builder::padded_mm(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const {
+  const PaddedMm as_given{0, m, k, n, true};
+  if (!(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return as_given;
   PadMmCall c;
   c.half = is_half(dtype);
   c.m = m;
@@ -107,14 +110,15 @@ int Builder::pad_mm_loops(int64_t m, int64_t k, int64_t n, DType dtype, bool x_p
   c.mat2_transposed = true;
   const int64_t align = c.half ? 8 : 4;
   const int64_t mp = padded_length(m, align), kp = padded_length(k, align), np = padded_length(n, align);
-  if (mp == 0 && kp == 0 && np == 0) return 0;
+  if (mp == 0 && kp == 0 && np == 0) return as_given;
   c.mat1_pre_padded = (mp || kp) && x_planned_away;
-  if (!tree_pads(target.tables.pad_mm, c)) return 0;
-  return ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0);
+  if (!tree_pads(target.tables.pad_mm, c)) return as_given;
+  return {((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0), m + mp, k + kp, n + np, !(kp || np)};
 }
 
 void Builder::find_padded_gemms() {
   gemm_pads.assign(g.ops.size(), {});
+  padded_gemm.assign(g.ops.size(), std::nullopt);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
     const Op& op = g.ops[i];
@@ -189,6 +193,12 @@ void Builder::find_padded_gemms() {
     };
     if (mp || kp) pad(c.mat1, c.b * (c.m + mp) * (c.k + kp));
     if (kp || np) pad(c.mat2, c.b * (c.k + kp) * (c.n + np));
+    // The GEMM runs on the padded operands: a padded one is a new row-major buffer, an unpadded
+    // weight through .t() stays read transposed.
+    const char* called = c.kind == PadMmCall::kBmm     ? "aten::bmm"
+                         : c.kind == PadMmCall::kAddmm ? "aten::addmm"
+                                                       : "aten::mm";
+    padded_gemm[k] = gemm_alone(called, c.b, c.m + mp, c.k + kp, c.n + np, dt, c.mat2_transposed && kp == 0 && np == 0);
     if (c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1) ++padded_copies[k];
     why[k] += "; pad_mm pads it to aligned sizes (M " + std::to_string(c.m) + "+" + std::to_string(mp) + ", K " +
               std::to_string(c.k) + "+" + std::to_string(kp) + ", N " + std::to_string(c.n) + "+" + std::to_string(np) +

@@ -13,8 +13,12 @@ bool Builder::reads_through_copy(int u, int b) const {
   g.ops[u].for_each_tensor_input([&](int v) {
     if (base[v] != b) return;
     const auto& c = operand_copies[u];
-    // A padded buffer is computed into memory first, then copied out of its padding.
-    (std::find(c.begin(), c.end(), v) != c.end() && !crosses_padding(v) ? copied : direct) = true;
+    // A padded buffer is computed into memory first, then copied out of its padding; so is the
+    // base of a view realize_input copies.
+    const auto& r = realized_then_copied[u];
+    const bool through = std::find(c.begin(), c.end(), v) != c.end() && !crosses_padding(v) &&
+                         std::find(r.begin(), r.end(), v) == r.end();
+    (through ? copied : direct) = true;
   });
   return copied && !direct;
 }
@@ -193,7 +197,7 @@ void Builder::realize() {
         // A library product whose bias a pointwise reader takes is mm, then the bias added in
         // that reader (should_prefer_unfused_addmm): the bias is one more read.
         if (p >= 0 && lower[p] == Lower::kExtern) {
-          const Arg* bias = arg(g.ops[p], "bias");
+          const Arg* bias = bias_arg(g.ops[p]);
           if (bias && !bias->tensors.empty() && bias->tensors[0] >= 0 && bias_unfused(p)) {
             if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(base[bias->tensors[0]]);
             if (loads[i].size() < kCap) loads[i].insert(bias->tensors[0]);

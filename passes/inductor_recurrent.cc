@@ -31,31 +31,6 @@ int64_t gates_of(const Op& op) {
 
 }  // namespace
 
-// The launches of x[m, k] @ w[n, k].t() alone (F.linear without its bias, as the decomposition's
-// mm runs it): the target's own rule for aten::mm on those operands.
-Counts Builder::mm_alone(int64_t m, int64_t k, int64_t n, DType dtype) const {
-  Graph mini;
-  Value x, w, y;
-  x.sizes = {m, k};
-  x.strides = {k, 1};
-  w.sizes = {k, n};
-  w.strides = {1, k};  // w.t() of a row-major [n, k] weight
-  y.sizes = {m, n};
-  y.strides = {n, 1};
-  x.dtype = w.dtype = y.dtype = dtype;
-  x.device = w.device = y.device = g.values.empty() ? SharedString() : g.values[0].device;
-  const int xv = mini.add_value(x), wv = mini.add_value(w);
-  y.producer = 0;
-  const int yv = mini.add_value(y);
-  Op mm;
-  mm.name = "aten::mm";
-  mm.args = {Arg::tensor("self", xv), Arg::tensor("mat2", wv)};
-  mm.outputs = {yv};
-  mini.ops.push_back(mm);
-  const std::vector<Launch> l = run_launches(mini, target);
-  return l.at(0).known ? l[0].counts : Counts{1, 0, 0, 0};
-}
-
 std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const {
   const Op& op = g.ops[i];
   const int64_t gates = gates_of(op);
@@ -99,10 +74,13 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
   const bool hx_triton = hx_producer >= 0 && lower[hx_producer] == Lower::kPointwise;
   for (int64_t l = 0; l < layers; ++l) {
     const int64_t in = l == 0 ? x->sizes[2] : dirs * hidden;
-    const Counts input_mm = mm_alone(seq * batch, in, gates * hidden, x->dtype);
-    const Counts step_mm = mm_alone(batch, hidden, gates * hidden, x->dtype);
-    const int input_pads = pad_mm_loops(seq * batch, in, gates * hidden, x->dtype, l > 0);
-    const int step_pads = pad_mm_loops(batch, hidden, gates * hidden, x->dtype, true);
+    const PaddedMm input_gemm = padded_mm(seq * batch, in, gates * hidden, x->dtype, l > 0);
+    const PaddedMm step_gemm = padded_mm(batch, hidden, gates * hidden, x->dtype, true);
+    const Counts input_mm =
+        gemm_alone("aten::mm", 1, input_gemm.m, input_gemm.k, input_gemm.n, x->dtype, input_gemm.w_transposed);
+    const Counts step_mm =
+        gemm_alone("aten::mm", 1, step_gemm.m, step_gemm.k, step_gemm.n, x->dtype, step_gemm.w_transposed);
+    const int input_pads = input_gemm.loops, step_pads = step_gemm.loops;
     const int64_t pads = input_pads + step_pads * seq - (step_pads > 0 && hx_triton ? 1 : 0);
     p.kernels += dirs * (input_mm.kernels + seq * (step_mm.kernels + 1) + pads);
     const int64_t g_h = gates * hidden, times = dirs * seq;

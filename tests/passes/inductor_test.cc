@@ -32,6 +32,14 @@ int transfers(const kc::FusionPlan& p) {
 int weight(GraphBuilder& b, std::vector<int64_t> sizes) {
   return b.input(std::move(sizes), DType::kFloat32, kc::ValueRole::kParameter);
 }
+// What eager aten::mm of a row-major [m, k] by a row-major [k, n] launches, by the target's rule.
+int mm_kernels(int64_t m, int64_t k, int64_t n, DType dt = DType::kFloat32) {
+  GraphBuilder b;
+  b.output(b.op("aten::mm", {b.input({m, k}, dt), b.input({k, n}, dt)}, {}, {m, n}));
+  b.name_arg(0, "self");
+  b.name_arg(1, "mat2");
+  return kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+}
 // A 3x3 "same" convolution of x by w, with a bias.
 int conv(GraphBuilder& b, int x, int w) {
   const int bias = weight(b, {b.g.values[w].sizes[0]});
@@ -341,6 +349,68 @@ TEST_CASE("inductor: a linear folds a transposed operand's rows only where its b
   };
   CHECK(count(4) == 3);
   CHECK(count(1) == 2);
+}
+
+TEST_CASE("inductor: a view eager folds but Inductor's layout does not: the base computed, then copied") {
+  // ResMLP's first block: the Affine norm of a transposed patch embedding keeps that layout
+  // eagerly, so the token-mixing linear's transposed input is contiguous there and the traced
+  // graph views it (linear's fused addmm path). Inductor lays the norm's loop out row major: the
+  // view no longer folds, and realize_input computes the loop into memory before copy_input
+  // copies it, two loops, then the GEMM. A graph whose eager strides do not fold either (the
+  // test above) traced a clone instead, which computes its producer inline.
+  auto count = [](bool eager_folds) {
+    GraphBuilder b;
+    const int in = b.input({4, 196, 384});
+    const int x = b.pointwise("aten::relu", {in});
+    if (eager_folds) b.g.values[in].strides = b.g.values[x].strides = {196 * 384, 1, 196};
+    const int t = b.view("aten::transpose", x, {4, 384, 196});
+    b.g.values[t].strides =
+        eager_folds ? std::vector<int64_t>{196 * 384, 196, 1} : std::vector<int64_t>{196 * 384, 1, 384};
+    b.output(b.op("aten::linear", {t, weight(b, {196, 196})}, {}, {4, 384, 196}));
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    return kernels(plan(b.g));
+  };
+  CHECK(count(true) == 3);   // the relu's loop, the copy, the GEMM
+  CHECK(count(false) == 2);  // the copy computing the relu, the GEMM
+}
+
+TEST_CASE("inductor: addmm read by a pointwise op is mm, its addend added in the reader (as linear's bias)") {
+  // GPT-2's Conv1D is addmm(bias, x, w); its reader, the residual add, takes the bias
+  // (unfuse_bias_add_to_pointwise), so cuBLAS runs mm: a float32 [256, 256] x [256, 256] mm is a
+  // split-K GEMM and its reduction, where addmm with the bias in cuBLASLt's epilogue is one GEMM.
+  const int mm = mm_kernels(256, 256, 256);
+  GraphBuilder b;
+  const int y = b.op("aten::addmm", {weight(b, {256}), b.input({256, 256}), weight(b, {256, 256})}, {}, {256, 256});
+  b.name_arg(0, "self");
+  b.name_arg(1, "mat1");
+  b.name_arg(2, "mat2");
+  b.output(b.pointwise("aten::relu", {y}));
+  const int eager_addmm = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+  REQUIRE(mm != eager_addmm);           // the case this checks: without its addend the GEMM launches differently
+  CHECK(kernels(plan(b.g)) == mm + 1);  // the mm, then the relu with the bias added
+}
+
+TEST_CASE("inductor: a linear read through a view by contiguous() gives its bias to the clone") {
+  // DeBERTa's query projection: linear -> view -> permute -> contiguous. contiguous lowers to
+  // clone, which carries the pointwise tag, so is_pointwise_use holds and the bias is added in the
+  // clone's loop: cuBLAS runs the product alone (float32 [256, 256] by a [256, 256] weight: split-K
+  // and its reduction, where the bias in cuBLASLt's epilogue is one GEMM).
+  auto count = [](const char* reader) {
+    GraphBuilder b;
+    const int y =
+        b.op("aten::linear", {b.input({2, 128, 256}), weight(b, {256, 256}), weight(b, {256})}, {}, {2, 128, 256});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    const int v = b.view("aten::view", y, {2, 128, 4, 64});
+    const int p = b.view("aten::permute", v, {2, 4, 128, 64});
+    b.g.values[p].strides = {128 * 256, 64, 256, 1};
+    const int c = b.op(reader, {p}, {}, {2, 4, 128, 64});
+    b.output(c);
+    return kernels(plan(b.g));
+  };
+  CHECK(count("aten::contiguous") == mm_kernels(256, 256, 256) + 1);  // the product, then the clone adding the bias
 }
 
 TEST_CASE("inductor: a loop read by nothing is dead code and costs nothing") {
@@ -1254,4 +1324,20 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
   CHECK(gru > gru_eager);
   CHECK(gru == compiled);
   CHECK(gru_moved == moved);
+}
+
+TEST_CASE("inductor: pad_mm's GEMM is counted at its padded sizes, which can change what cuBLAS launches") {
+  // A bfloat16 linear of [1022, 767] by a [1000, 767] weight: eagerly a split-K GEMM and its
+  // reduction (K unaligned). Padded (the tree's answer for it), pad_mm multiplies [1024, 768] by a
+  // new row-major [768, 1000] buffer: what aten::mm launches on those, beside the two pad loops.
+  GraphBuilder b;
+  const int x = b.input({1022, 767}, DType::kBFloat16);
+  const int w = b.input({1000, 767}, DType::kBFloat16, kc::ValueRole::kParameter);
+  b.output(b.op("aten::linear", {x, w}, {}, {1022, 1000}));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
+  const int padded = mm_kernels(1024, 768, 1000, DType::kBFloat16);
+  REQUIRE(eager != padded);  // the case this checks: the padded shape launches differently
+  CHECK(kernels(plan(b.g)) == padded + 2);
 }
