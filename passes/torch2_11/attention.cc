@@ -1,5 +1,9 @@
 // Scaled dot-product attention on the H200 (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
 // picks cuDNN, flash, mem-efficient or the math fallback; attention.cu runs the fused ones).
+#include <functional>
+#include <numeric>
+
+#include "analyzer/tensor_geometry.h"
 #include "passes/sdpa_path.h"
 #include "passes/torch2_11/rules.h"
 
@@ -64,16 +68,39 @@ Counts sdpa_rank5_counts(const OpFacts& f) {
   return {(is_half(f.dtype) ? 16 : 11) + copy, 0, 0, 0};
 }
 
+// Contiguous q/k/v of ranks 3 and 4 mixed (a [B, L, E] query against [B, H, S, E] keys): they never
+// reach the fused kernels either (check_tensor_shapes), and the math path's two matmuls broadcast
+// their batch dims.
+bool sdpa_mixed_ranks(const Value& q, const Value& k, const Value& v) {
+  auto ok = [](const Value& t) { return (t.sizes.size() == 3 || t.sizes.size() == 4) && t.contiguous(); };
+  return ok(q) && ok(k) && ok(v) && !(q.sizes.size() == k.sizes.size() && k.sizes.size() == v.sizes.size());
+}
+// matmul expands an operand whose batch dims (all but the last two) are fewer or smaller than the
+// broadcast batch and reshapes it to [batch, rows, cols]: a copy (the expanded dims have stride 0).
+// q @ k^T broadcasts q's and k's batch; attn @ v broadcasts that with v's.
+int sdpa_broadcast_copies(const Value& q, const Value& k, const Value& v) {
+  auto batch = [](const std::vector<int64_t>& s) { return std::vector<int64_t>(s.begin(), s.end() - 2); };
+  auto count = [](const std::vector<int64_t>& s) {
+    return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
+  };
+  const std::vector<int64_t> qk = broadcast_shape(batch(q.sizes), batch(k.sizes));
+  const std::vector<int64_t> all = broadcast_shape(qk, batch(v.sizes));
+  const int64_t nqk = count(qk), nall = count(all);
+  return (count(batch(q.sizes)) != nqk) + (count(batch(k.sizes)) != nqk) + (nqk != nall) +
+         (count(batch(v.sizes)) != nall);
+}
+
 // Without a mask: 4-D q/k/v the fused kernels decline (a head dim read across a transposed or
-// channels-last activation), and 3-D q/k/v, which never reach them (check_tensor_shapes wants
-// 4-D). Both run the math path: scale q and k, bmm, softmax with its -inf guard
-// (_safe_softmax), bmm.
+// channels-last activation), and 3-D q/k/v (or ranks 3 and 4 mixed), which never reach them
+// (check_tensor_shapes wants 4-D). Both run the math path: scale q and k, bmm, softmax with its
+// -inf guard (_safe_softmax), bmm.
 bool sdpa_math_nomask(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* k = f.input(1);
   const Value* v = f.input(2);
   if (!q || !k || !v || sdpa_mask(f) || !(fp32(f) || is_half(f.dtype))) return false;
   if (q->sizes.size() == 3 && k->sizes.size() == 3 && v->sizes.size() == 3) return true;
+  if (sdpa_mixed_ranks(*q, *k, *v)) return true;
   return qk_rank4(f) && sdpa_math(f);
 }
 // bf16/fp16 without a mask, head dim not a multiple of 8: flash attention on q, k and v padded
@@ -105,7 +132,9 @@ Counts sdpa_math_plain_counts(const OpFacts& f) {
   const Value* q = f.input(0);
   const Value* k = f.input(1);
   const Value* v = f.input(2);
-  if (!sdpa_mask(f) && q && k && v && q->sizes.size() == 4)
+  if (!sdpa_mask(f) && q && k && v && sdpa_mixed_ranks(*q, *k, *v))
+    copies = sdpa_broadcast_copies(*q, *k, *v);
+  else if (!sdpa_mask(f) && q && k && v && q->sizes.size() == 4)
     copies = sdpa_math_batch_copied(*q, true) + sdpa_math_batch_copied(*k, true) + sdpa_math_batch_copied(*v, false);
   // is_causal on the math path builds its mask: ones + tril, converted to an additive float mask
   // (two fills and a where), then added to the scores: 6 kernels more (opinfo: 3-D causal, f32 15,
@@ -137,6 +166,16 @@ Counts sdpa_fused_counts(const OpFacts& f) {
   if (m && !bool_mask && m->sizes.size() != 4) return {kernels + (keys_unaligned ? 2 : 0), 0, 0, 0};
   const bool decode = q->sizes[2] == 1;
   return {kernels + (sdpa_dropout(f) ? 1 : 0), 0, decode ? 0 : 1, 0};
+}
+
+// _efficient_attention_forward called directly: the kernel reads the bias (attn_bias_ptr) in place;
+// unlike scaled_dot_product_attention's path, nothing pads it first, so an unaligned bias is an
+// error in ATen, not a copy.
+bool efficient_attention_in_place(const OpFacts& f) {
+  const Arg* a = f.arg("bias");
+  if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return true;
+  const Value& b = f.graph->values[a->tensors[0]];
+  return !b.sizes.empty() && b.strides.size() == b.sizes.size() && b.strides.back() == 1 && b.sizes.back() % 8 == 0;
 }
 
 // nn.MultiheadAttention's fast path (_native_multi_head_attention; native_multi_head_attention_cuda
@@ -201,15 +240,19 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
       rule("sdpa.math.layout")
           .ops(sdpa)
           .when("no mask, with 4-D q/k/v whose last dim is not unit-strided (or, f32, a head dim not a multiple of 4); "
-                "or 3-D q/k/v (no mask, or a float mask): the math fallback, f32 9 kernels, bf16/fp16 14, + 1 for the "
-                "mask's add, + 1 per 4-D operand whose batch and head dims do not fold into one by a view, + 6 for "
+                "or 3-D q/k/v (no mask, or a float mask), or contiguous ranks 3 and 4 mixed (no mask): the math "
+                "fallback, f32 9 kernels, bf16/fp16 14, + 1 for the mask's add, + 1 per 4-D operand whose batch and "
+                "head dims do not fold into one by a view, + 1 per matmul operand whose batch the other's broadcast "
+                "expands, + 6 for "
                 "is_causal (the mask built: ones, tril, two fills and a where; then its add), + 1 for dropout",
                 [](const OpFacts& f) { return sdpa_math_nomask(f) || sdpa_math_3d_float_mask(f); })
           .compute(sdpa_math_plain_counts)
-          .evidence("fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 "
-                    "head dims 30 and 37: 9, or 12 from a [B, L, H, E] layout), fresh:vision-transformer-sam (3-D with "
-                    "a float mask: f32 10, bf16 15), opinfo: scaled_dot_product_attention 3-D causal (f32 15, bf16 20; "
-                    "with dropout_p 0.5: 16, 21)")
+          .evidence(
+              "fresh:lowformer, fresh:iformer (last-dim stride 49/196: f32 9, bf16 14), sweep:sdpa_layout (f32 "
+              "head dims 30 and 37: 9, or 12 from a [B, L, H, E] layout), fresh:vision-transformer-sam (3-D with "
+              "a float mask: f32 10, bf16 15), opinfo: scaled_dot_product_attention 3-D causal (f32 15, bf16 20; "
+              "with dropout_p 0.5: 16, 21); a 3-D query against 4-D keys (OpInfo samples 15 and up, not measured): the "
+              "same path, matmul copying the expanded query")
           .why("The fused attention kernels need 4-D tensors whose head dimension is contiguous and aligned; this "
                "call's are not, so attention runs the math path: scaling, two matrix multiplies and a softmax as "
                "separate kernels (in half precision with conversions to float and back)."));
@@ -240,12 +283,14 @@ void add_attention_rules(std::vector<LaunchRule>& r) {
                "mask, and a float32 mask whose key length is not a multiple of 8 is padded first."));
   r.push_back(rule("efficient_attention")
                   .ops({"aten::_efficient_attention_forward"})
-                  .when("no bias: one CUTLASS memory-efficient attention kernel (a dropout draws its mask inside "
-                        "it, from the Philox state)",
-                        [](const OpFacts& f) { return !f.has_tensor_arg("bias"); })
+                  .when("no bias, or a bias read in place (last dim unit-strided, keys a multiple of 8): one "
+                        "CUTLASS memory-efficient attention kernel (a dropout draws its mask inside it, from the "
+                        "Philox state)",
+                        efficient_attention_in_place)
                   .counts({1, 0, 0, 0})
                   .evidence("opinfo: _efficient_attention_forward (fmha_cutlassF, float32 and bfloat16, 6 of 6), "
-                            "opinfo_heldout: with dropout_p 0.5 (the same one kernel)")
+                            "opinfo_heldout: with dropout_p 0.5 (the same one kernel); with a bias (OpInfo samples 15 "
+                            "and up, not measured): the kernel sdpa.fused measured reading an aligned float mask")
                   .why("The memory-efficient attention op is one fused CUTLASS kernel over [batch, sequence, heads, "
                        "head dim] inputs, dropout included."));
   r.push_back(

@@ -6,6 +6,7 @@
 // Evidence `opset:` names the blocks of data/corpus/opset measured in data/results/opset.
 #include <cmath>
 
+#include "analyzer/tensor_geometry.h"
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
@@ -75,45 +76,67 @@ Counts bilinear_counts(const OpFacts& f) {
 }
 // _cdist_forward's cdist_impl (Distance.cpp): both inputs are expanded to the broadcast of their
 // batch dims and made contiguous (x.expand(...).contiguous()): a copy kernel for an input whose
-// batch the broadcast grows (a stride-0 dim) or that is strided; then one cdist kernel, none
-// when a side has no rows, a zero fill when the points have no coordinates.
-Counts cdist_direct_counts(const OpFacts& f) {
+// batch the broadcast grows (a stride-0 dim) or that is strided. Then nothing when a side has no
+// rows, a zero fill when the points have no coordinates, the Euclidean distance as a matrix
+// product (p = 2 with compute_mode 1, or compute_mode 0 and more than 25 rows on a side), else one
+// cdist kernel (every other p, and p = 2 on few rows or with compute_mode 2).
+struct CdistPlan {
+  int64_t batch = 1, rows_a = 0, rows_b = 0, cols = 0;
+  int copies = 0;
+};
+CdistPlan cdist_plan(const OpFacts& f) {
   const Value* a = f.input(0);
   const Value* b = f.input(1);
   const size_t ra = a->sizes.size(), rb = b->sizes.size();
-  const size_t batch_rank = std::max(ra, rb) - 2;
-  int64_t batch = 1;
-  for (size_t d = 0; d < batch_rank; ++d) {
-    auto at = [&](const Value* v, size_t r) {
-      const size_t off = batch_rank - (r - 2);
-      return d < off ? int64_t{1} : v->sizes[d - off];
-    };
-    batch *= std::max(at(a, ra), at(b, rb));
-  }
-  const int64_t rows_a = a->sizes[ra - 2], rows_b = b->sizes[rb - 2], cols = a->sizes[ra - 1];
-  if (rows_a == 0 || rows_b == 0 || batch == 0) return {};
-  if (cols == 0) return {1, 0, 0, 0};  // result.zero_()
-  int copies = 0;
+  CdistPlan p;
+  for (int64_t d : broadcast_shape({a->sizes.begin(), a->sizes.end() - 2}, {b->sizes.begin(), b->sizes.end() - 2}))
+    p.batch *= d;
+  p.rows_a = a->sizes[ra - 2];
+  p.rows_b = b->sizes[rb - 2];
+  p.cols = a->sizes[ra - 1];
   for (const Value* v : {a, b}) {
     const size_t r = v->sizes.size();
     const int64_t own = r > 2 ? v->numel() / (v->sizes[r - 2] * v->sizes[r - 1]) : 1;
-    if (own != batch || !v->contiguous()) ++copies;
+    if (own != p.batch || !v->contiguous()) ++p.copies;
   }
-  return {copies + 1, 0, 0, 0};
+  return p;
 }
-
-// cdist, p = 2, f32, more than 25 rows on a side: the matrix-product formulation
-// (_euclidean_dist): squared norms, padding columns of ones by cat, one GEMM, clamp, sqrt.
-bool cdist_euclid_mm(const OpFacts& f) {
+double cdist_p(const OpFacts& f) {
+  const Arg* p = f.arg("p");
+  return p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
+}
+bool cdist_inputs(const OpFacts& f) {
   const Value* a = f.input(0);
   const Value* b = f.input(1);
-  const Arg* p = f.arg("p");
-  const double pv = p && p->kind == Arg::Kind::kFloat ? p->floats[0] : 2.0;
-  if (!a || !b || a->sizes.size() < 2 || b->sizes.size() < 2 || pv != 2.0) return false;
-  const int64_t mode = f.int_arg("compute_mode", 0);  // None/0: use mm when either side has > 25 rows
-  const int64_t ra = a->sizes[a->sizes.size() - 2], rb = b->sizes[b->sizes.size() - 2];
-  return f.dtype == DType::kFloat32 && mode == 0 && (ra > 25 || rb > 25);
+  return a && b && a->sizes.size() >= 2 && b->sizes.size() >= 2 && a->numel() > 0 && b->numel() > 0;
 }
+// cdist_impl's test for the matrix-product formulation (compute_mode None is 0).
+bool cdist_euclid_by_mm(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const Value* b = f.input(1);
+  const int64_t mode = f.int_arg("compute_mode", 0);
+  const int64_t ra = a->sizes[a->sizes.size() - 2], rb = b->sizes[b->sizes.size() - 2];
+  return cdist_p(f) == 2.0 && (mode == 1 || (mode == 0 && (ra > 25 || rb > 25)));
+}
+Counts cdist_direct_counts(const OpFacts& f) {
+  const CdistPlan p = cdist_plan(f);
+  if (p.rows_a == 0 || p.rows_b == 0 || p.batch == 0) return {};
+  if (p.cols == 0) return {1, 0, 0, 0};  // result.zero_()
+  return {p.copies + 1, 0, 0, 0};
+}
+// The matrix-product formulation (_euclidean_dist, on the expanded inputs when the batch is more
+// than one matrix): x.pow(2).sum(-1) and ones_like for each side (6 kernels), x1.mul(-2) and the
+// two cats (3), x1_.matmul(x2_.transpose(-2, -1)) (one mm of 2-D inputs, else one bmm, the right
+// operand read transposed: the GEMM rules' count), clamp_min_ and sqrt_ (2).
+Counts cdist_mm_counts(const OpFacts& f) {
+  const CdistPlan p = cdist_plan(f);
+  Counts c{p.copies + 11, 0, 0, 0};
+  const bool two_d = f.input(0)->sizes.size() == 2 && f.input(1)->sizes.size() == 2;
+  c += two_d ? mm_launches(*f.target, p.rows_a, p.cols + 2, p.rows_b, f.dtype)
+             : bmm_launches(*f.target, p.batch, p.rows_a, p.cols + 2, p.rows_b, f.dtype);
+  return c;
+}
+
 // max_unpooling2d/3d_forward_out_cuda (cuda/MaxUnpooling.cu): self.contiguous() and
 // indices.contiguous() (a copy kernel each for a strided layout, channels-last among them), the
 // output zeroed, then the kernel over the input's elements.
@@ -260,32 +283,33 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
                "nine of them."));
   r.push_back(rule("cdist.direct")
                   .ops({"aten::cdist", "aten::_cdist_forward"})
-                  .when("p != 2, contiguous non-empty inputs: one cdist kernel, after a contiguous copy of each "
-                        "input that the broadcast batch expands",
+                  .when("p != 2, or p = 2 on at most 25 rows a side (compute_mode 0) or with compute_mode 2; "
+                        "contiguous non-empty inputs: one cdist kernel, after a contiguous copy of each input that "
+                        "the broadcast batch expands",
                         [](const OpFacts& f) {
-                          const Value* a = f.input(0);
-                          const Value* b = f.input(1);
-                          const Arg* p = f.arg("p");
-                          const double pv =
-                              p && p->kind == Arg::Kind::kFloat && !p->floats.empty() ? p->floats[0] : 2.0;
                           // Strided or empty inputs (a copy; nothing or a zero fill) are ATen's code
                           // path but unmeasured: left to no rule.
-                          return a && b && a->sizes.size() >= 2 && b->sizes.size() >= 2 && pv != 2.0 &&
-                                 a->contiguous() && b->contiguous() && a->numel() > 0 && b->numel() > 0;
+                          return cdist_inputs(f) && !cdist_euclid_by_mm(f) && f.input(0)->contiguous() &&
+                                 f.input(1)->contiguous();
                         })
                   .compute(cdist_direct_counts)
                   .evidence("opinfo: cdist p=0 (2-d and batched 3-d: cdist_kernel_cuda_impl, 3 of 3), "
                             "opinfo_heldout6: cdist p=0 of [2, 1, 1, 2] by [1, 2, 2] (the second input's batch "
-                            "expanded and copied: 2 kernels)")
-                  .why("cdist with p other than 2 computes every pairwise distance in one kernel (cdist_impl) over "
-                       "inputs expanded to one batch shape and made contiguous; only the Euclidean distance is "
-                       "rewritten as a matrix product."));
+                            "expanded and copied: 2 kernels); p = 2 on few rows or with compute_mode 2 (OpInfo "
+                            "samples 15 and up, not measured) takes the same branch of cdist_impl")
+                  .why("cdist computes every pairwise distance in one kernel (cdist_impl) over inputs expanded to "
+                       "one batch shape and made contiguous; only the Euclidean distance on many rows, or where "
+                       "compute_mode asks for it, is rewritten as a matrix product."));
   r.push_back(
       rule("cdist.mm")
           .ops({"aten::cdist", "aten::_cdist_forward"})
-          .when("p = 2, f32, > 25 rows: norms, ones padding and cat, one GEMM, clamp, sqrt = 12", cdist_euclid_mm)
-          .counts({12, 0, 0, 0})
-          .evidence("opset:cdist (2x256x64 vs 2x128x64)")
+          .when("p = 2, f32, > 25 rows a side (compute_mode 0) or compute_mode 1, non-empty: a copy of each input "
+                "the broadcast batch expands, norms, ones padding, the scaled input and two cats (9), one GEMM as "
+                "the GEMM rules count it, clamp, sqrt",
+                [](const OpFacts& f) { return cdist_inputs(f) && f.dtype == DType::kFloat32 && cdist_euclid_by_mm(f); })
+          .compute(cdist_mm_counts)
+          .evidence("opset:cdist (2x256x64 vs 2x128x64: 12); compute_mode 1 on few rows (OpInfo samples 15 and up, "
+                    "not measured) takes the same branch of cdist_impl")
           .why("Euclidean cdist on many points is rewritten as one matrix product of padded inputs around which norms, "
                "concatenations, a clamp and a square root each launch a kernel."));
   r.push_back(rule("pdist")

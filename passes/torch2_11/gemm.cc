@@ -544,35 +544,35 @@ bool einsum_permutation(const OpFacts& f) {
 
 // --- tensordot: permute + reshape each operand to a matrix, one mm (aten/src/ATen/native/Linear.cpp) ---
 
-// The launches of one 2-D mm without a bias, [M, K] x [K, N], the right operand read transposed
-// or not: the tree's answer (f32 and half precision; other dtypes one kernel).
-Counts mm_counts(const Target& t, const Mnk& d, DType dt, bool b_transposed) {
+// The launches of one cuBLAS call [M, K] x [K, N] (`batch` of them when batched), in dtype `dt`:
+// the tree's answer for f32 and half precision, one kernel for other dtypes (no sweep measured
+// them).
+Counts call_counts(const Target& t, const Mnk& d, DType dt, bool b_transposed, bool bias = false, int64_t batch = 0) {
   if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
   GemmCall c;
   c.half = is_half(dt);
+  c.batched = batch > 0;
+  c.b = std::max<int64_t>(batch, 1);
   c.m = d.m;
   c.k = d.k;
   c.n = d.n;
   c.tb = b_transposed;
+  c.bias = bias;
   return cublas_launches(t.tables.gemm, c);
 }
 }  // namespace
 
 // A recurrent cell's x @ w.t(): the weight is read transposed.
 Counts mm_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt) {
-  return mm_counts(t, {m, k, n}, dt, true);
+  return call_counts(t, {m, k, n}, dt, true);
+}
+
+Counts bmm_launches(const Target& t, int64_t batch, int64_t m, int64_t k, int64_t n, DType dt) {
+  return call_counts(t, {m, k, n}, dt, true, false, std::max<int64_t>(batch, 1));  // a batch of one is still batched
 }
 
 Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt) {
-  if (dt != DType::kFloat32 && !is_half(dt)) return {1, 0, 0, 0};
-  GemmCall c;
-  c.half = is_half(dt);
-  c.m = m;
-  c.k = k;
-  c.n = n;
-  c.tb = true;
-  c.bias = true;
-  return cublas_launches(t.tables.gemm, c);
+  return call_counts(t, {m, k, n}, dt, true, true);
 }
 
 namespace {
@@ -657,7 +657,7 @@ bool tensordot_known(const OpFacts& f) {
 }
 Counts tensordot_counts(const OpFacts& f) {
   const TensordotPlan p = tensordot_plan(f);
-  Counts c = mm_counts(*f.target, p.d, f.dtype, p.b_transposed);
+  Counts c = call_counts(*f.target, p.d, f.dtype, p.b_transposed);
   c.kernels += p.copies;
   return c;
 }
@@ -680,7 +680,7 @@ Counts grouped_fallback_counts(const OpFacts& f) {
   const int64_t rows = (a.sizes[0] + experts - 1) / experts;
   // weight[i] is [K, N]: read transposed when its rows are the unit-strided dim.
   const bool b_transposed = w.strides.size() == 3 && w.strides[1] == 1 && w.sizes[2] > 1;
-  const Counts one = mm_counts(*f.target, {rows, w.sizes[1], w.sizes[2]}, f.dtype, b_transposed);
+  const Counts one = call_counts(*f.target, {rows, w.sizes[1], w.sizes[2]}, f.dtype, b_transposed);
   Counts c{1, 1, 0, 1};  // the zeroed result; offs.tolist()
   const int64_t calls = std::min(experts, a.sizes[0]);
   c.kernels += static_cast<int>(calls * one.kernels);

@@ -295,14 +295,20 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                        "copied first."));
   r.push_back(rule("grid_sampler")
                   .ops({"aten::grid_sampler", "aten::grid_sampler_2d", "aten::grid_sampler_3d"})
-                  .when("one sampling kernel (cuDNN's or ATen's)",
+                  .when("one sampling kernel (cuDNN's or ATen's); grid_sampler of a 5-d input is grid_sampler_3d's",
                         [](const OpFacts& f) {
-                          return f.input(0) &&
-                                 f.input(0)->sizes.size() == (f.op->name == "aten::grid_sampler_3d" ? 5u : 4u);
+                          const Value* x = f.input(0);
+                          if (!x) return false;
+                          // GridSampler.cpp grid_sampler: cuDNN or grid_sampler_2d for 4-d, grid_sampler_3d else.
+                          if (f.op->name == "aten::grid_sampler") return x->sizes.size() == 4 || x->sizes.size() == 5;
+                          return x->sizes.size() == (f.op->name == "aten::grid_sampler_3d" ? 5u : 4u);
                         })
                   .counts({1, 0, 0, 0})
-                  .evidence("broad:raft, opinfo: grid_sampler_3d")
-                  .why("Grid sampling of a 4-d input is one kernel."));
+                  .evidence("broad:raft, opinfo: grid_sampler_3d (one kernel, bilinear and nearest, every padding); "
+                            "opinfo samples 15+ (unmeasured): grid_sampler of 5-d inputs, ATen's path to "
+                            "grid_sampler_3d")
+                  .why("Grid sampling is one kernel: of a 4-d input cuDNN's or ATen's 2-d kernel, of a 5-d input "
+                       "(grid_sampler dispatches it to grid_sampler_3d, cuDNN taking only 4-d) ATen's 3-d kernel."));
 }
 
 }  // namespace kc::torch2_11

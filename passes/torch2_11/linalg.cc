@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "passes/torch2_11/linalg_matrix.h"
+#include "passes/torch2_11/reduce_config.h"
 
 namespace kc::torch2_11 {
 namespace {
@@ -187,11 +188,12 @@ Counts trsm_counts(const OpFacts& f) {
 
 // --- matrix norms (the SVD-based ones are in linalg_svd.cc) ---
 
-// The Frobenius norm is one reduction over both dims (linalg_vector_norm); over an empty input, a
-// fill of the result (nothing when the result is empty too).
+// The Frobenius norm (of matrix_norm, or of linalg_norm's string ord) is one reduction over both
+// dims (linalg_vector_norm); over an empty input, a fill of the result (nothing when the result is
+// empty too).
 bool fro_fits(const OpFacts& f) {
   const Value* a = f.input(0);
-  return a && a->sizes.size() >= 2 && f.op->overload == "str_ord" && f.text_arg("ord", "fro") == "fro" &&
+  return a && a->sizes.size() >= 2 && string_ord(f) && matrix_norm_form(f) && f.text_arg("ord", "fro") == "fro" &&
          (a->numel() == 0 || !reduction_splits(f));
 }
 Counts fro_counts(const OpFacts& f) {
@@ -201,20 +203,40 @@ Counts fro_counts(const OpFacts& f) {
   return {1, 0, 0, 0};
 }
 
-// matrix_norm with a numeric ord of 1 or infinity (either sign) over the last two dims, in either
-// order: LinearAlgebra.cpp's linalg_matrix_norm takes the 1-norm along dim[0] (dim[1] for infinity,
-// whose dims it swaps: a vector_norm, one reduce kernel) and the max or min along the other (one
-// more). Each reduce kernel would zero its semaphores first where it splits across blocks, which no
-// measured size did (up to 128 rows and columns, 262144 elements). Empty: no element to sum gives a
-// fill of the sums, then the reduction (2); nothing left to take the max of, one kernel; the min of
-// nothing raises (refused). ord 2 goes through the singular values (linalg_svd.cc).
+// matrix_norm with a numeric ord of 1 or infinity (either sign) over two dims, in either order (and
+// linalg_norm's matrix form, which calls it): LinearAlgebra.cpp's linalg_matrix_norm takes the
+// 1-norm along dim[0] (dim[1] for infinity, whose dims it swaps: a vector_norm, one reduce kernel)
+// and the max or min along the other (one more). Each reduce kernel would zero its semaphores first
+// where it splits across blocks, which no measured size did (up to 128 rows and columns, 262144
+// elements, the last two dims). Empty: no element to sum gives a fill of the sums, then the
+// reduction (2); nothing left to take the max of, one kernel; the min of nothing raises (refused).
+// Two dims other than the last two (a batch dim among them) reduce with other strides: counted
+// when neither reduction splits (reduce_config) and the input is not empty (measured only over the
+// last two). ord 2 goes through the singular values (linalg_svd.cc).
 struct OneInfNorm {
   int64_t summed = 0, reduced = 0;  // the dim the 1-norm runs along, the dim the max/min runs along
   bool min = false;
 };
+// Whether either of the two reductions of a one/infinity norm over dims d0 (summed) and d1 (max or
+// min) of `a` splits across blocks: the 1-norm over `a` as it is laid out, the max over the
+// contiguous sums (d0 kept as a size-1 dim or dropped).
+bool one_inf_splits(const Device& device, const Value& a, int64_t d0, int64_t d1, bool keepdim) {
+  if (reduce_splits_across_blocks(device, a.sizes, a.strides, {d0})) return true;
+  std::vector<int64_t> sizes = a.sizes;
+  int64_t reduced = d1;
+  if (keepdim) {
+    sizes[d0] = 1;
+  } else {
+    sizes.erase(sizes.begin() + d0);
+    if (d0 < d1) --reduced;
+  }
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(sizes[i], 1);
+  return reduce_splits_across_blocks(device, sizes, strides, {reduced});
+}
 std::optional<OneInfNorm> one_inf_norm(const OpFacts& f) {
   const Value* a = f.input(0);
-  if (!a || a->sizes.size() < 2 || f.op->overload == "str_ord") return std::nullopt;
+  if (!a || a->sizes.size() < 2 || string_ord(f) || !matrix_norm_form(f)) return std::nullopt;
   const auto o = numeric_ord(f);
   if (!o || !(std::abs(*o) == 1.0 || std::isinf(*o))) return std::nullopt;
   const Arg* d = f.arg("dim");
@@ -225,10 +247,13 @@ std::optional<OneInfNorm> one_inf_norm(const OpFacts& f) {
     d0 = (d->ints[0] % r + r) % r;
     d1 = (d->ints[1] % r + r) % r;
   }
-  if (std::min(d0, d1) != r - 2 || std::max(d0, d1) != r - 1) return std::nullopt;
-  const int64_t rows = a->sizes[r - 2], cols = a->sizes[r - 1];
-  if (rows > 128 || cols > 128 || a->numel() > 262144) return std::nullopt;
+  if (d0 == d1) return std::nullopt;
+  if (a->sizes[d0] > 128 || a->sizes[d1] > 128 || a->numel() > 262144) return std::nullopt;
   if (std::isinf(*o)) std::swap(d0, d1);
+  if (std::min(d0, d1) != r - 2 || std::max(d0, d1) != r - 1) {
+    if (a->numel() == 0 || one_inf_splits(f.target->device, *a, d0, d1, f.bool_arg("keepdim", false)))
+      return std::nullopt;
+  }
   OneInfNorm n;
   n.summed = a->sizes[d0];
   n.reduced = a->sizes[d1];
@@ -438,18 +463,33 @@ bool vecdot_fits(const OpFacts& f) {
 Counts vecdot_counts(const OpFacts& f) {
   return f.input(0)->numel() == 0 ? Counts{0, 1, 0, 0} : Counts{2, 0, 0, 0};
 }
-// vecdot of batches (rank 2 or more, x and y of one shape) is x.conj() * y summed over dim. Only
-// empty inputs are measured: the multiply launches nothing over no elements and the sum fills a
-// non-empty result with zeros. Non-empty batches (a multiply and a reduce kernel by the source)
-// stay unknown until measured.
-bool empty_batched_vecdot(const OpFacts& f) {
+// vecdot of batches (rank 2 or more, x and y of one shape) is x.conj() * y summed over dim (conj is
+// a view of a real tensor). Empty inputs are measured: the multiply launches nothing over no
+// elements and the sum fills a non-empty result with zeros. Non-empty: the multiply (one
+// elementwise kernel into a fresh contiguous product) and the sum over dim (one reduce kernel, even
+// over a dim of size 1, as sum of a single element is; its semaphore memset where it splits).
+bool batched_vecdot(const OpFacts& f) {
   const Value* x = f.input(0);
   const Value* y = f.input(1);
   return x && y && f.output(0) && x->sizes.size() >= 2 && y->sizes == x->sizes && x->dtype == y->dtype &&
-         (x->dtype == DType::kFloat32 || is_half(x->dtype)) && x->numel() == 0;
+         (x->dtype == DType::kFloat32 || is_half(x->dtype)) &&
+         (x->numel() == 0 || (x->contiguous() && y->contiguous()));
 }
-Counts empty_batched_vecdot_counts(const OpFacts& f) {
-  return f.output(0)->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
+Counts batched_vecdot_counts(const OpFacts& f) {
+  const Value& x = *f.input(0);
+  if (x.numel() == 0) return f.output(0)->numel() > 0 ? Counts{1, 0, 0, 0} : Counts{};
+  const bool splits = reduce_splits_across_blocks(f.target->device, x.sizes, x.strides, {f.int_arg("dim", -1)});
+  return {2, 0, splits ? 1 : 0, 0};
+}
+// A vector norm (linalg_norm with a numeric ord over one dim or a 1-D input: linalg_vector_norm):
+// one reduce kernel; over an empty input the norm kernel fills the result instead (0, the sum of
+// nothing), also one kernel. An infinite or negative ord over nothing raises (refused).
+bool vector_norm_fits(const OpFacts& f) {
+  const Value* x = f.input(0);
+  const auto o = numeric_ord(f);
+  if (!x || x->sizes.size() != 1 || !o) return false;
+  if (x->numel() == 0) return *o >= 0 && !std::isinf(*o);
+  return !reduction_splits(f);
 }
 // vander(x, N): x's points repeated N - 1 times (a copy kernel), their cumulative product along
 // the powers (one scan kernel over several rows; CUB's device scan, 2 kernels, over the one row of
@@ -566,24 +606,32 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(rule("linalg.matrix_norm_one_inf")
-                  .ops({"aten::linalg_matrix_norm"})
-                  .when("a numeric ord of 1 or infinity over the last two dims (either order), up to 128 rows and "
-                        "columns: the 1-norm along one dim, the max or min along the other, 2 reduce kernels; empty: "
-                        "2 (the sums filled), 1 with nothing to take the max of",
+                  .ops({"aten::linalg_matrix_norm", "aten::linalg_norm"})
+                  .when("a numeric ord of 1 or infinity over two dims (either order; linalg_norm's over a matrix), "
+                        "up to 128 rows and columns: the 1-norm along one dim, the max or min along the other, 2 "
+                        "reduce kernels; empty: 2 (the sums filled), 1 with nothing to take the max of; dims other "
+                        "than the last two: non-empty, neither reduction split",
                         [](const OpFacts& f) { return one_inf_norm(f).has_value(); })
                   .compute(one_inf_norm_counts)
                   .evidence("sweep:linalg_sizes (matrix_norm_1, matrix_norm_-1, matrix_norm_inf, matrix_norm_-inf: "
                             "m x n from 0 to 128 by batches (), 2, 3, 16), opinfo_heldout:linalg_matrix_norm "
                             "(bfloat16 [2, 2], ord inf, keepdim: NormOneOps + MaxOps reduce kernels), "
-                            "opinfo_heldout3:linalg_matrix_norm (the same, dims (-1, 0))")
+                            "opinfo_heldout3:linalg_matrix_norm (the same, dims (-1, 0)); opinfo samples 15+ "
+                            "(unmeasured): matrix_norm of [2, 3, 2] over dims (-1, 0), and linalg_norm of 5x5, 0x5, "
+                            "5x0 and 0x0 matrices with ord +-1, +-inf, LinearAlgebra.cpp's path (linalg_norm hands "
+                            "a matrix to linalg_matrix_norm with dim (0, 1)) composed of the measured reductions")
                   .why("The 1- and infinity-norms of a matrix are the largest column or row sum of magnitudes: one "
                        "reduction for the sums, one for the largest."));
   r.push_back(rule("linalg.matrix_norm_fro")
-                  .ops({"aten::linalg_matrix_norm"})
-                  .when("Frobenius norm, one reduce kernel; empty: one fill (none for an empty result)", fro_fits)
+                  .ops({"aten::linalg_matrix_norm", "aten::linalg_norm"})
+                  .when("Frobenius norm (matrix_norm's, linalg_norm's ord 'fro'), one reduce kernel; empty: one "
+                        "fill (none for an empty result)",
+                        fro_fits)
                   .compute(fro_counts)
                   .evidence("sweep:linalg_sizes (matrix_norm_fro, matrix_norm_fro_dims: m x n from 0 to 128 by "
-                            "batches), opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0))")
+                            "batches), opinfo:linalg_matrix_norm (2x2, fro, dims (-2, -1) and (-1, 0)); opinfo "
+                            "samples 15+ (unmeasured): linalg_norm 'fro' of 5x5, 0x5, 5x0 and 0x0 matrices, dim "
+                            "None or (0, 1), float32 and bfloat16, which linalg_norm hands to linalg_matrix_norm")
                   .why("The Frobenius norm is one reduction over the two matrix dims."));
   r.push_back(rule("linalg.eig_empty")
                   .ops({"aten::linalg_eig", "aten::linalg_eigvals"})
@@ -701,11 +749,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
           .why("The dot product of real vectors is cuBLAS's dot kernel and a reduction of its partial sums."));
   r.push_back(rule("linalg.vecdot.batched")
                   .ops({"aten::linalg_vecdot"})
-                  .when("empty real batches of one shape (rank 2+): the sum's fill of zeros where the result has "
-                        "elements, else nothing",
-                        empty_batched_vecdot)
-                  .compute(empty_batched_vecdot_counts)
-                  .evidence("opinfo_heldout5: linalg_vecdot of [0, 1] along dim 0 (1 fill, float32 and bfloat16)")
+                  .when("real contiguous batches of one shape (rank 2+): the multiply and the sum over dim (2 "
+                        "kernels, + the sum's memset where it splits); empty: the sum's fill of zeros where the "
+                        "result has elements, else nothing",
+                        batched_vecdot)
+                  .compute(batched_vecdot_counts)
+                  .evidence("opinfo_heldout5: linalg_vecdot of [0, 1] along dim 0 (1 fill, float32 and bfloat16); "
+                            "opinfo samples 15+ (unmeasured): [1, 1] to [5, 5] along dims 0, 1 and -1, float32 and "
+                            "bfloat16, ATen's x.conj().mul(y).sum(dim) composed of the measured elementwise mul and "
+                            "sum (opinfo:sum of a 0-d tensor: one reduce_kernel over a single element)")
                   .why("Past one dimension vecdot is an elementwise multiply and a sum over the dimension; over no "
                        "elements the multiply launches nothing and the sum fills the result with zeros."));
   r.push_back(rule("linalg.vander")
@@ -720,16 +772,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
                        "concatenated to it."));
   r.push_back(rule("linalg.norm_vector_ord")
                   .ops({"aten::linalg_norm"})
-                  .when("a vector with a numeric ord: one reduce kernel",
-                        [](const OpFacts& f) {
-                          const Value* x = f.input(0);
-                          const Arg* o = f.arg("ord");
-                          return x && x->sizes.size() == 1 && x->numel() > 0 && o &&
-                                 (o->kind == Arg::Kind::kInt || o->kind == Arg::Kind::kFloat) && !reduction_splits(f);
-                        })
+                  .when("a vector with a numeric ord: one reduce kernel; empty (ord finite and >= 0): one fill",
+                        vector_norm_fits)
                   .counts({1, 0, 0, 0})
-                  .evidence("opinfo:linalg_norm, opinfo:linalg_norm_subgradients_at_zero (length 5, ord 0 and 0.5)")
-                  .why("A vector norm of any order is one reduction kernel."));
+                  .evidence("opinfo:linalg_norm, opinfo:linalg_norm_subgradients_at_zero (length 5, ord 0 and 0.5); "
+                            "opinfo samples 15+ (unmeasured): length 0 with ord 0, 0.5, 1, 2, 3.5, float32 and "
+                            "bfloat16, the norm kernel's fill as sweep:linalg_sizes measured it under matrix_norm_fro "
+                            "of empty matrices (1 fill)")
+                  .why("A vector norm of any order is one reduction kernel; over no elements the kernel's place is "
+                       "taken by a fill of the result."));
 }
 
 }  // namespace kc::torch2_11

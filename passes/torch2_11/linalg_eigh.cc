@@ -61,18 +61,18 @@ bool eigh_fits(const OpFacts& f) {
   return fp32_square(f.input(0)) && eigh_launches(*f.input(0), f.op->name == "aten::linalg_eigh", upper(f)).has_value();
 }
 
-// linalg_pinv(A, hermitian=True): the tolerances (tolerance_fills), eigh, then the threshold, the
+// linalg_pinv(A, hermitian=True): the tolerances (tolerance_kernels), eigh, then the threshold, the
 // reciprocal of the values above it and U S^+ (9 elementwise kernels) times U^H: one matrix product
 // (factor_product_launches). Empty: the tolerances.
 bool hermitian_spectral(const OpFacts& f) {
-  return f.bool_arg("hermitian", false) && tolerance_fills(f).has_value() && fp32_square(f.input(0));
+  return f.bool_arg("hermitian", false) && tolerance_kernels(f).has_value() && fp32_square(f.input(0));
 }
 bool pinv_hermitian_fits(const OpFacts& f) {
   return hermitian_spectral(f) && eigh_launches(*f.input(0), true, false).has_value();
 }
 Counts pinv_hermitian_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  Counts c{*tolerance_fills(f), 0, 0, 0};
+  Counts c{*tolerance_kernels(f), 0, 0, 0};
   if (a.numel() == 0) return c;
   const Matrix m = *matrix(&a);
   c += *eigh_launches(a, true, false);
@@ -89,7 +89,7 @@ bool matrix_rank_hermitian_fits(const OpFacts& f) {
 }
 Counts matrix_rank_hermitian_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  Counts c{*tolerance_fills(f), 0, 0, 0};
+  Counts c{*tolerance_kernels(f), 0, 0, 0};
   if (a.numel() == 0) {
     if (matrix(&a)->batch > 0) c += Counts{1, 0, 0, 0};
     return c;

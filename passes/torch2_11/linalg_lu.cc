@@ -92,6 +92,17 @@ bool lu_unpack_fits(const OpFacts& f) {
   return fp32_matrices(lu) && (lu->numel() == 0 || column_major(*lu)) && f.bool_arg("unpack_data", true) &&
          f.bool_arg("unpack_pivots", true);
 }
+// An empty batch ([0, m, n]): linalg_lu's lu_factor_ex returns at once (its infos are empty) and
+// lu_unpack's triangles, diagonal, pivot unpacking (its iteration over the batch is empty) and P
+// launch nothing; only the identity permutation, arange(m), is built before it is expanded to the
+// empty batch (one kernel; none without rows), as the determinants build their pivots' arange.
+bool lu_empty_batch(const OpFacts& f) {
+  const Value* a = f.input(0);
+  const auto m = matrix(a);
+  if (!m || a->dtype != DType::kFloat32 || a->sizes.size() < 3 || m->batch != 0) return false;
+  if (f.op->name == "aten::linalg_lu") return f.bool_arg("pivot", true);
+  return f.bool_arg("unpack_data", true) && f.bool_arg("unpack_pivots", true);
+}
 // linalg_lu(A): lu_factor_ex, then the unpacking, with the factors copied once more into the L or
 // U that does not share LU's storage (a memcpy when the matrix is one row or one column, nothing
 // for 1x1).
@@ -400,6 +411,20 @@ void add_linalg_lu_rules(std::vector<LaunchRule>& r) {
                     "m x n from 0 to 128 by batches (), 2, 3, 16), opinfo:linalg_lu_factor, linalg_lu_factor_ex")
           .why("LU copies the matrices to column-major order and factors them with cuSOLVER (one), batched cuBLAS "
                "(small batches) or MAGMA (rectangular, large batches), whose panel count grows with the size."));
+  r.push_back(rule("linalg.lu_empty_batch")
+                  .ops({"aten::lu_unpack", "aten::linalg_lu"})
+                  .when("float32, a batch of no matrices, pivoting: the identity permutation's arange (1 kernel; "
+                        "none with no rows)",
+                        lu_empty_batch)
+                  .compute([](const OpFacts& f) {
+                    return matrix(f.input(0))->rows > 0 ? Counts{1, 0, 0, 0} : Counts{};
+                  })
+                  .evidence("sweep:linalg_sizes (lu_unpack: [2, 0, 3]: only the pivots' unpack kernel, one per "
+                            "matrix; [3, 64, 0]: arange among 5), opinfo_heldout:linalg_det (0x1x1: the pivots' "
+                            "arange alone); opinfo samples 15+ (unmeasured): lu_unpack and linalg_lu of [0, 3, 5] to "
+                            "[0, 7, 5], BatchLinearAlgebra.cpp's lu_unpack_out over no matrices")
+                  .why("With no matrices nothing is factored or unpacked; lu_unpack still builds the identity "
+                       "permutation it would scatter into P before expanding it to the (empty) batch."));
   r.push_back(rule("linalg.lu_unpack")
                   .ops({"aten::lu_unpack"})
                   .when("float32 column-major factors (as lu_factor returns them): 7 kernels, 8 for a batch; no "

@@ -77,13 +77,30 @@ inline std::optional<double> numeric_ord(const OpFacts& f) {
   if (ord && ord->kind == Arg::Kind::kInt && !ord->ints.empty()) return static_cast<double>(ord->ints[0]);
   return std::nullopt;
 }
+// A matrix norm's string ord ("fro", "nuc"): matrix_norm's str_ord overload, linalg_norm's ord_str.
+inline bool string_ord(const OpFacts& f) {
+  return f.op->overload == "str_ord" || f.op->overload == "ord_str";
+}
+// Whether the op computes a matrix norm: linalg_matrix_norm always; linalg_norm (LinearAlgebra.cpp)
+// when its ord is a string, or numeric over two dims (a `dim` of two, or none with a 2-D input),
+// which it hands to linalg_matrix_norm with dim (0, 1) by default. Its other forms are vector norms.
+inline bool matrix_norm_form(const OpFacts& f) {
+  if (f.op->name == "aten::linalg_matrix_norm") return true;
+  if (f.op->name != "aten::linalg_norm" || !f.input(0)) return false;
+  if (string_ord(f)) return true;
+  if (!numeric_ord(f)) return false;
+  const Arg* d = f.arg("dim");
+  if (d && !d->ints.empty()) return d->ints.size() == 2;
+  return f.input(0)->sizes.size() == 2;
+}
 
 // The kernels get_atol_rtol (LinearAlgebra.cpp) launches before pinv or matrix_rank start: the float
 // overloads (and pinverse's rcond) put both tolerances in tensors (at::full, 2 fills) whatever their
 // values; the tensor overload fills a missing atol with zeros and a missing rtol with its default
-// (1 fill each), nothing for a tolerance given. A given atol without an rtol picks the default
-// through where(atol > 0, ...), which no measurement took: nothing (unknown).
-inline std::optional<int> tolerance_fills(const OpFacts& f) {
+// (1 fill each), nothing for a tolerance given. A given atol without an rtol still fills the default
+// rtol and a zero, and picks between them with where(atol > 0, ...): a comparison and a where over
+// atol's shape, which launch nothing when atol is empty.
+inline std::optional<int> tolerance_kernels(const OpFacts& f) {
   const auto kind = [&](const char* name) {
     const Arg* a = f.arg(name);
     return a ? a->kind : Arg::Kind::kNone;
@@ -92,7 +109,11 @@ inline std::optional<int> tolerance_fills(const OpFacts& f) {
   if (f.op->overload != "atol_rtol_tensor") return std::nullopt;
   const bool atol = kind("atol") == Arg::Kind::kTensor, rtol = kind("rtol") == Arg::Kind::kTensor;
   if ((!atol && kind("atol") != Arg::Kind::kNone) || (!rtol && kind("rtol") != Arg::Kind::kNone)) return std::nullopt;
-  if (atol && !rtol) return std::nullopt;
+  if (atol && !rtol) {
+    const Arg* a = f.arg("atol");
+    if (a->tensors.empty() || a->tensors[0] < 0) return std::nullopt;
+    return f.graph->values[a->tensors[0]].numel() > 0 ? 4 : 2;
+  }
   return (atol ? 0 : 1) + (rtol ? 0 : 1);
 }
 

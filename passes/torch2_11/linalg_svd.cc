@@ -24,10 +24,12 @@ using namespace linalg;
 // device-to-host copy), a batch's reduced by any() (a kernel and a device-to-host copy), after a
 // device-to-host copy of the sweep's status. Reduced U and V of a rectangular matrix are copied out
 // of the library's square workspace (a memcpy for one matrix, a strided copy kernel for a batch).
-// Empty: nothing, except full U and V, which are identities (2 kernels).
+// Empty: nothing, except a full U or V that has elements (one side of a matrix with no rows or no
+// columns), made an identity: zeroed and its diagonal filled (2 kernels); an empty batch's U and V
+// have none (_linalg_svd_out skips both fills).
 std::optional<Counts> svd_launches(const Value& a, bool uv, bool full) {
   const Matrix m = *matrix(&a);
-  if (a.numel() == 0) return uv && full && std::max(m.rows, m.cols) > 0 ? Counts{2, 0, 0, 0} : Counts{};
+  if (a.numel() == 0) return uv && full && m.batch > 0 && std::max(m.rows, m.cols) > 0 ? Counts{2, 0, 0, 0} : Counts{};
   if (m.rows > 32 || m.cols > 32) return std::nullopt;
   Counts c = column_major_copy(a);
   c += Counts{5 + (m.rows > m.cols ? 1 : 0) + (m.rows < m.cols ? 2 : 0), m.batch == 1 ? 3 : 2, 0, 2};
@@ -38,18 +40,19 @@ bool fp32_batch(const Value* v) {
   const auto m = matrix(v);
   return m && v->dtype == DType::kFloat32 && m->batch >= 1;
 }
+// The legacy svd(A, some, compute_uv) with compute_uv is linalg_svd(A, full_matrices = !some), V
+// the conjugate transpose of Vh (a view): the same launches. Without compute_uv it fills zero U
+// and V besides svdvals: not measured, unknown.
 bool svd_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  // svdvals of an empty batch returns before any launch, as of any empty input (full U and V of
-  // one, measured only with matrices, stay out).
-  if (!m || a->dtype != DType::kFloat32 || (m->batch == 0 && f.op->name != "aten::linalg_svdvals")) return false;
+  if (!m || a->dtype != DType::kFloat32) return false;
   if (f.op->name == "aten::linalg_svdvals") return svd_launches(*a, false, false).has_value();
-  if (f.op->name == "aten::svd") return a->numel() == 0 && f.bool_arg("compute_uv", true);  // measured empty only
+  if (f.op->name == "aten::svd")
+    return f.bool_arg("compute_uv", true) && svd_launches(*a, true, !f.bool_arg("some", true)).has_value();
   return f.text_arg("driver", "") == "" && svd_launches(*a, true, f.bool_arg("full_matrices", true)).has_value();
 }
 Counts svd_counts(const OpFacts& f) {
-  // The legacy svd is linalg_svd with full_matrices = !some (V is Vh's conjugate transpose, a view).
   if (f.op->name == "aten::svd") return *svd_launches(*f.input(0), true, !f.bool_arg("some", true));
   if (f.op->name == "aten::linalg_svdvals") return *svd_launches(*f.input(0), false, false);
   return *svd_launches(*f.input(0), true, f.bool_arg("full_matrices", true));
@@ -61,18 +64,18 @@ bool arg_absent(const OpFacts& f, const char* name) {
 }
 
 // linalg_pinv(A, atol, rtol) and pinverse (LinearAlgebra.cpp), not hermitian: the tolerances
-// (tolerance_fills); an empty A returns then (its SVD and product are empty). Else the reduced SVD,
+// (tolerance_kernels); an empty A returns then (its SVD and product are empty). Else the reduced SVD,
 // the threshold max(atol, rtol * the largest value), the reciprocal of the values above it (7
 // elementwise kernels), and V S^+ times U^H: one matrix product (factor_product_launches).
 bool pinv_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_fills(f)) return false;
+  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_kernels(f)) return false;
   return a->numel() == 0 || (m->batch >= 1 && svd_launches(*a, true, false).has_value());
 }
 Counts pinv_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  Counts c{*tolerance_fills(f), 0, 0, 0};
+  Counts c{*tolerance_kernels(f), 0, 0, 0};
   if (a.numel() == 0) return c;
   const Matrix m = *matrix(&a);
   c += *svd_launches(a, true, false);
@@ -148,31 +151,31 @@ Counts gesvdj_launches(const Value& a) {
 bool pinv_gesvdj_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  return m && fp32_dense(a) && a->numel() > 0 && !f.bool_arg("hermitian", false) && tolerance_fills(f) &&
+  return m && fp32_dense(a) && a->numel() > 0 && !f.bool_arg("hermitian", false) && tolerance_kernels(f) &&
          gesvdj_shape(*m);
 }
 Counts pinv_gesvdj_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
   const Matrix m = *matrix(&a);
-  Counts c{*tolerance_fills(f), 0, 0, 0};
+  Counts c{*tolerance_kernels(f), 0, 0, 0};
   c += gesvdj_launches(a);
   c += Counts{7, 0, 0, 0};
   c += factor_product_launches(*f.target, m.batch, m.cols, std::min(m.rows, m.cols), m.rows);
   return c;
 }
 
-// linalg_matrix_rank(A, atol, rtol), not hermitian: the tolerances (tolerance_fills), the singular
+// linalg_matrix_rank(A, atol, rtol), not hermitian: the tolerances (tolerance_kernels), the singular
 // values, then the threshold and the count of values above it (5 kernels); empty: the tolerances
 // and the zero rank filled (nothing to fill for an empty batch).
 bool matrix_rank_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   const auto m = matrix(a);
-  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_fills(f)) return false;
+  if (!m || a->dtype != DType::kFloat32 || f.bool_arg("hermitian", false) || !tolerance_kernels(f)) return false;
   return a->numel() == 0 || (m->batch >= 1 && svd_launches(*a, false, false).has_value());
 }
 Counts matrix_rank_counts(const OpFacts& f) {
   const Value& a = *f.input(0);
-  Counts c{*tolerance_fills(f), 0, 0, 0};
+  Counts c{*tolerance_kernels(f), 0, 0, 0};
   if (a.numel() == 0) {
     if (matrix(&a)->batch > 0) c += Counts{1, 0, 0, 0};
     return c;
@@ -206,16 +209,17 @@ std::optional<Value> norm_matrices(const OpFacts& f) {
   }
   return v;
 }
-// cond(A) (p absent: the 2-norm) and matrix_norm(A, ord) with ord "nuc", 2 or -2: the singular
-// values, then one kernel (the ratio, sum, max or min). An empty A: one fill (the 2-norm's minimum
-// of nothing raises: refused).
+// cond(A) (p absent: the 2-norm) and matrix_norm(A, ord) with ord "nuc", 2 or -2 (linalg_norm's
+// matrix forms among them): the singular values, then one kernel (the ratio, sum, max or min). An
+// empty A: one fill (the 2-norm's minimum of nothing raises: refused).
 bool svd_norm_fits(const OpFacts& f) {
   const Value* a = f.input(0);
   if (!fp32_batch(a)) return false;
   if (f.op->name == "aten::linalg_cond") {
     if (!arg_absent(f, "p")) return false;
   } else {
-    if (f.op->overload == "str_ord") {
+    if (!matrix_norm_form(f)) return false;
+    if (string_ord(f)) {
       if (f.text_arg("ord", "fro") != "nuc") return false;
     } else {
       const auto ord = numeric_ord(f);
@@ -241,27 +245,33 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
           .ops({"aten::linalg_svd", "aten::linalg_svdvals", "aten::svd"})
           .when("float32 matrices up to 32x32, any batch: cuSOLVER's batched Jacobi SVD, 6 kernels (7 tall, "
                 "8 wide) + 3 memcpy (2 for a batch), the copy a memcpy for one row or column; reduced U, V "
-                "of a rectangular matrix + a memcpy (a kernel for a batch); empty: nothing (full U, V: 2, as svd's "
-                "with some=False)",
+                "of a rectangular matrix + a memcpy (a kernel for a batch); empty: nothing (a full U or V with "
+                "elements: 2, as svd's with some=False; an empty batch: nothing); svd with compute_uv as linalg_svd "
+                "with full_matrices = !some",
                 svd_fits)
           .compute(svd_counts)
           .evidence("sweep:linalg_sizes (svd, svd_full, svdvals: n 0 to 512 by batches (), 1, 2, 3, 2x3, 16, "
                     "64; m x n from 0 to 128), opinfo:linalg_svd, opinfo:linalg_svdvals, opinfo:svd (0x0), "
                     "opinfo_heldout4: linalg_svdvals of [0, 5, 5] and [0, 5, 2] (nothing), opinfo_heldout5: svd of "
-                    "[0, 3], some=False (2)")
+                    "[0, 3], some=False (2, as linalg_svd's full); opinfo samples 15+ (unmeasured): svd of 3x3 to "
+                    "5x5 matrices and batches of 3, and svd and linalg_svd of empty batches ([0, 3, 5], ...), "
+                    "ATen's path composed of the measured linalg_svd (svd calls it; _linalg_svd_out fills only "
+                    "a U or Vh that has elements)")
           .why("Up to 32 rows and columns ATen calls cuSOLVER's batched Jacobi SVD once for every matrix; "
                "past that the iterative gesvdj sweeps until the values converge, a count the values decide."));
   r.push_back(
       rule("linalg.pinv_svd")
           .ops({"aten::linalg_pinv", "aten::pinverse"})
           .when("float32 matrices up to 32x32, not hermitian: the tolerances (float ones and pinverse's rcond 2 "
-                "fills; tensor ones 1 per tolerance missing, a given atol without rtol unknown), the reduced SVD, 7 "
-                "elementwise kernels, one matrix product; empty: the tolerances",
+                "fills; tensor ones 1 fill per tolerance missing, a given atol alone 2 fills + a comparison and a "
+                "where unless atol is empty), the reduced SVD, 7 elementwise kernels, one matrix product; empty: the "
+                "tolerances",
                 pinv_fits)
           .compute(pinv_counts)
           .evidence("sweep:linalg_sizes (pinv, pinv_atol_rtol: m x n from 0 to 128, n to 512 by batches), "
                     "opinfo:linalg_pinv (rtol absent, 1.0 and a tensor; 5x5, 0x0), opinfo:pinverse, "
-                    "opinfo_heldout2/3:linalg_pinv (0x0 with an rtol tensor: the atol fill only)")
+                    "opinfo_heldout2/3:linalg_pinv (0x0 with an rtol tensor: the atol fill only); an atol tensor "
+                    "alone (unmeasured): get_atol_rtol's path as linalg.matrix_rank_svd counts it")
           .why("A pseudo-inverse puts its tolerances in tensors, takes the SVD, inverts the singular values above "
                "the tolerance and multiplies the factors back."));
   r.push_back(
@@ -295,16 +305,21 @@ void add_linalg_svd_rules(std::vector<LaunchRule>& r) {
                   .compute(matrix_rank_counts)
                   .evidence("sweep:linalg_sizes (matrix_rank: m x n from 0 to 128, n to 512 by batches), "
                             "opinfo:linalg_matrix_rank, opinfo_heldout3:linalg_matrix_rank (rtol=1.0: the float "
-                            "overload, 5x5)")
+                            "overload, 5x5); opinfo samples 15+ (unmeasured): an atol tensor alone ([], [2], [1, 1] "
+                            "and empty [0]), ATen's get_atol_rtol (the default rtol and a zero filled, "
+                            "where(atol > 0, ...)) before the measured path")
                   .why("The rank counts the singular values above a tolerance computed from the largest."));
   r.push_back(rule("linalg.svd_norms")
-                  .ops({"aten::linalg_cond", "aten::linalg_matrix_norm"})
+                  .ops({"aten::linalg_cond", "aten::linalg_matrix_norm", "aten::linalg_norm"})
                   .when("float32 matrices up to 32x32 (the two dims of `dim`): cond (2-norm), the nuclear norm "
-                        "and ord +-2, the singular values + 1 kernel; empty: 1 fill",
+                        "and ord +-2 (of matrix_norm, or of linalg_norm over two dims), the singular values + 1 "
+                        "kernel; empty: 1 fill",
                         svd_norm_fits)
                   .compute(svd_norm_counts)
                   .evidence("sweep:linalg_sizes (cond, matrix_norm_nuc, matrix_norm_2, matrix_norm_-2, "
-                            "matrix_norm_nuc_dims), opinfo:linalg_cond, opinfo:norm_nuc")
+                            "matrix_norm_nuc_dims), opinfo:linalg_cond, opinfo:norm_nuc; opinfo samples 15+ "
+                            "(unmeasured): linalg_norm of 5x5, 0x5, 5x0 and 0x0 matrices with ord nuc, 2, -2, which "
+                            "LinearAlgebra.cpp's linalg_norm hands to linalg_matrix_norm with dim (0, 1)")
                   .why("The 2-norm condition number and the nuclear and spectral norms need the singular values, then "
                        "one ratio, sum, maximum or minimum."));
 }

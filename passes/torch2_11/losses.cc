@@ -103,9 +103,10 @@ bool two_d_inputs(const OpFacts& f) {
 Counts cosine_embedding_counts(const OpFacts& f) {
   return chain(21, f);
 }
-// cross_entropy with class probabilities (a floating-point target of the input's shape):
-// -(log_softmax(input) * target).sum(class dim), then the reduction (mean: a sum and a multiply by
-// 1/N).
+// cross_entropy with class probabilities (a floating-point target of the input's shape;
+// cross_entropy_loss_prob_target in LossNLL.cpp): -(log_softmax(input) * target).sum(class dim),
+// then the reduction (mean: a sum and a multiply by 1/N); a class weight is one more multiply
+// (input * target * weight_), label smoothing two before it (target * (1 - s) + s / C).
 bool no_smoothing(const OpFacts& f) {
   const Arg* s = f.arg("label_smoothing");
   return !s || s->floats.empty() || s->floats[0] == 0.0;
@@ -113,7 +114,9 @@ bool no_smoothing(const OpFacts& f) {
 bool probability_target(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* t = f.input(1);
-  return in && t && t->sizes == in->sizes && is_floating(t->dtype) && no_smoothing(f) && !f.has_tensor_arg("weight");
+  // An empty input with a weight or smoothing: not measured (its mean is a NaN fill, not a division).
+  const bool plain = no_smoothing(f) && !f.has_tensor_arg("weight");
+  return in && t && t->sizes == in->sizes && is_floating(t->dtype) && (plain || in->numel() > 0);
 }
 // Class indices with a contiguous weight per class: nll_loss reads the weights inside its kernel.
 bool weighted_index_target(const OpFacts& f) {
@@ -157,7 +160,9 @@ Counts cross_entropy_smoothing_counts(const OpFacts& f) {
 }
 Counts cross_entropy_probs_counts(const OpFacts& f) {
   const int64_t r = reduction(f);
-  return {4 + (r == 1 ? 1 : 0), 0, 0, 0};
+  const int weight = f.has_tensor_arg("weight") ? 1 : 0;
+  const int smoothing = no_smoothing(f) ? 0 : 2;
+  return {4 + weight + smoothing + (r == 1 ? 1 : 0), 0, 0, 0};
 }
 // nll_loss on (N, C) or (C) scores: with no reduction a fill of the output and the per-sample
 // kernel; reduced, one kernel that reduces as it goes.
@@ -178,7 +183,7 @@ Counts nll_nd_counts(const OpFacts& f) {
   const Value* out = f.output(0);
   if (reduction(f) == kNone) return {out && out->numel() > 0 ? 1 : 0, 0, 0, 0};
   if (target && target->numel() == 0) return {2, 0, 0, 0};
-  return {4, 0, 0, 0};
+  return {reduction(f) == 1 ? 4 : 3, 0, 0, 0};
 }
 Counts nll_counts(const OpFacts& f) {
   const Value* in = f.input(0);
@@ -287,11 +292,14 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
                "21 kernels, then the reduction."));
   r.push_back(rule("loss.cross_entropy.probs")
                   .ops({"aten::cross_entropy_loss"})
-                  .when("a floating-point target of the input's shape (class probabilities), no weight, no smoothing: "
-                        "log_softmax, mul, sum, neg (mean: a multiply by 1/N)",
+                  .when("a floating-point target of the input's shape (class probabilities): "
+                        "log_softmax, mul, sum, neg (mean: a multiply by 1/N); + 1 multiply by a class weight, + 2 "
+                        "for label smoothing (mul, add), either only for a non-empty input",
                         probability_target)
                   .compute(cross_entropy_probs_counts)
-                  .evidence("opinfo: cross_entropy (4: 5 kernels), opset:cross_entropy_probs (5)")
+                  .evidence("opinfo: cross_entropy (4: 5 kernels), opset:cross_entropy_probs (5); with a class "
+                            "weight (OpInfo samples 15 and up, not measured): one elementwise multiply more on "
+                            "the same path of cross_entropy_loss_prob_target")
                   .why("With probabilities for targets, cross entropy is -(log_softmax(x) * target).sum(classes): four "
                        "kernels, and a multiply for the mean."));
   r.push_back(
@@ -348,18 +356,19 @@ void add_loss_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("loss.nll2d")
           .ops({"aten::nll_loss_nd", "aten::nll_loss2d"})
-          .when("contiguous non-empty scores of rank 3+ [N, C, d...], unreduced or mean: unreduced, one kernel; "
-                "mean, the output and total weight zeroed, the loss kernel and its division",
+          .when("contiguous non-empty scores of rank 3+ [N, C, d...]: unreduced, one kernel; reduced, the output "
+                "and total weight zeroed and the loss kernel, + its division for the mean",
                 [](const OpFacts& f) {
                   const Value* in = f.input(0);
                   const Value* t = f.input(1);
                   return in && t && in->sizes.size() >= 3 && in->contiguous() && t->contiguous() && in->numel() > 0 &&
-                         t->numel() > 0 && (reduction(f) == kNone || reduction(f) == 1);
+                         t->numel() > 0;
                 })
           .compute(nll_nd_counts)
           .evidence("opinfo_heldout6: nll_loss of [2, 3, 2, 2] scores, none (nll_loss2d_forward_no_reduce_"
                     "kernel, float32 and bfloat16), opinfo: cross_entropy of [2,3,1] scores, mean (the two "
-                    "fills, nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel)")
+                    "fills, nll_loss2d_forward_kernel, nll_loss2d_forward_size_average_kernel); the sum (OpInfo "
+                    "samples 15 and up, not measured) is the mean's path without its division")
           .why("nll_loss over scores with extra dims is its 2-d form: unreduced, one kernel writes each "
                "element's loss; a mean zeroes its output and total weight, accumulates, then divides."));
   r.push_back(rule("loss.multilabel_margin")

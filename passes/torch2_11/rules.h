@@ -56,6 +56,10 @@ Counts nonzero_launches(const Value& x, bool any_found = true);
 // `dt`, as the GEMM rules count them (gemm.cc's tree): for composites that run matrix multiplies
 // inside (recurrent cells), with target t's GEMM tree.
 Counts mm_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
+// `batch` products [M, K] x [K, N] as one strided-batched call (bmm, matmul's batched path), the
+// right operand read transposed (a transposed view of a contiguous [batch, N, K]): for composites
+// that multiply batches inside (cdist's Euclidean formulation).
+Counts bmm_launches(const Target& t, int64_t batch, int64_t m, int64_t k, int64_t n, DType dt);
 // The same with the bias in the GEMM's epilogue (linear's cuBLASLt call): for composites that
 // project with a bias inside (the fast path of nn.MultiheadAttention).
 Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);

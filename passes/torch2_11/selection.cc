@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "analyzer/tensor_geometry.h"
+#include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -448,6 +449,16 @@ bool unique_dim_options(const OpFacts& f) {
   const int64_t n = unique_items(f);
   return dim_given(f) && n >= 1 && n <= kUniqueMaxSlices;
 }
+// unique_dim_cuda_template with self.size(dim) == 0 (and no other empty dim, which ATen rejects).
+bool unique_dim_empty(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!dim_given(f) || !x || x->sizes.empty()) return false;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t d = f.int_arg("dim", 0);
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank || x->sizes[d] != 0) return false;
+  return std::count(x->sizes.begin(), x->sizes.end(), 0) == 1;
+}
 Counts unique_dim_counts(const OpFacts& f) {
   const int base = f.op->name == "aten::unique_dim" ? 5 : 4;
   return {base + (f.bool_arg("return_counts", false) ? 3 : 0) + (f.bool_arg("return_inverse", false) ? 5 : 0), 1, 0, 1};
@@ -492,6 +503,58 @@ Counts segment_reduce_counts(const OpFacts& f) {
   Counts c = f.has_tensor_arg("offsets") ? Counts{2, 0, 0, 0} : Counts{5, 0, 0, 0};
   if (!f.has_tensor_arg("offsets") && !f.bool_arg("unsafe", false)) c += Counts{3, 3, 0, 2};
   if (f.text_arg("reduce", "") == "mean") c.kernels += 1;
+  return c;
+}
+// The lengths or offsets tensor segment_reduce was given.
+const Value* segment_bounds(const OpFacts& f) {
+  for (const char* name : {"offsets", "lengths"}) {
+    const Arg* a = f.arg(name);
+    if (a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() && a->tensors[0] >= 0)
+      return &f.graph->values[a->tensors[0]];
+  }
+  return nullptr;
+}
+// segment_reduce over data of rank >= 2 (SegmentReduce.cpp segment_reduce_kernel, then
+// _segment_reduce_lengths_offsets_cuda_kernel): the axis is the last dim of the lengths or offsets,
+// and with more than one output dim every reduction, mean included, is the one
+// segment_reduce_forward_kernel. Contiguous data and bounds (no copy from .contiguous()), nothing
+// empty.
+bool segment_reduce_nd(const OpFacts& f) {
+  const Value* data = f.input(0);
+  const Value* bounds = segment_bounds(f);
+  const Value* out = f.output(0);
+  if (!data || !bounds || !out || data->sizes.size() < 2 || bounds->sizes.empty()) return false;
+  int64_t axis = f.int_arg("axis", 0);
+  if (axis < 0) axis += static_cast<int64_t>(data->sizes.size());
+  return axis == static_cast<int64_t>(bounds->sizes.size()) - 1 && data->contiguous() && bounds->contiguous() &&
+         data->numel() > 0 && bounds->numel() > 0 && out->numel() > 0;
+}
+// Offsets: lengths = offsets.diff() (one subtraction), then the forward kernel. Lengths: unless
+// unsafe, lengths.min().item() (a reduction, read back), all(lengths.sum(-1) == data.size(axis))
+// .item() (the row sums, the comparison, all: a device copy of one element, a reduction of several;
+// read back); then offsets = cat(zeros, lengths) cumsum'd in place along the axis (the fill, the
+// cat, the scan: cub's two kernels for one row, one kernel for several), then the forward kernel.
+// Each reduction zeroes its semaphores first where it splits across blocks.
+Counts segment_reduce_nd_counts(const OpFacts& f) {
+  if (f.has_tensor_arg("offsets")) return {2, 0, 0, 0};
+  const Value& lengths = *segment_bounds(f);
+  const int64_t rows = lengths.numel() / lengths.sizes.back();
+  Counts c{3 + (rows == 1 ? 2 : 1), 0, 0, 0};
+  if (!f.bool_arg("unsafe", false)) {
+    auto split = [&](const std::vector<int64_t>& sizes, const std::vector<int64_t>& dims) {
+      return reduce_splits_across_blocks(f.target->device, sizes, contiguous_strides(sizes), dims) ? 1 : 0;
+    };
+    std::vector<int64_t> row_shape(lengths.sizes.begin(), lengths.sizes.end() - 1);
+    c += Counts{2, 2, 0, 2};  // min and the row sums; both .item() reads
+    c.memset += split(lengths.sizes, {}) + split(lengths.sizes, {-1});
+    c.kernels += 1;  // the comparison
+    if (rows == 1) {
+      c.memcpy += 1;  // all() of one element copies it
+    } else {
+      c.kernels += 1;
+      c.memset += split(row_shape, {});
+    }
+  }
   return c;
 }
 
@@ -568,6 +631,34 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .why(
               "segment_reduce reduces each segment of a 1-d input with cub's segmented reduce; lengths are first "
               "checked on the host and scanned into offsets, and a mean divides by the lengths with one more kernel."));
+  r.push_back(
+      rule("segment_reduce.nd")
+          .ops({"aten::segment_reduce"})
+          .when("data of rank >= 2 along the last dim of lengths or offsets, contiguous, nothing empty: offsets 2 "
+                "(the diff, the forward kernel); lengths: the fill, the cat, the cumsum (cub's 2 for one row, else "
+                "1), the forward kernel; unless unsafe, + the checks (min, row sums, comparison: 3; all of several "
+                "rows one more kernel, of one row a memcpy; 2 read back); mean the same",
+                segment_reduce_nd)
+          .compute(segment_reduce_nd_counts)
+          .evidence("opinfo samples 15+ (unmeasured): ATen's path (_segment_reduce_lengths_offsets_cuda_kernel) "
+                    "composed of what the 1-d samples measure (opinfo: _segment_reduce_offsets: the diff, 1; "
+                    "_segment_reduce_lengths: the checks 3 + 3 memcpy, the fill, the cat, cub's scan; "
+                    "opinfo_heldout4: unsafe skips the checks), the scan rule (sweep:scan/cumsum_int: one "
+                    "innermost-dim kernel for several rows), any/all of one element a memcpy and of several a "
+                    "kernel (sweep:opinfo_edges multinomial of [1, 1] and [3, 4]) and the reductions' split "
+                    "(reduce_config); the forward kernel's own count not yet measured")
+          .why("Over data of more than one dimension, segment_reduce runs its own kernel, one thread per output "
+               "element walking its segment (a mean divides there too), instead of cub's segmented reduce; lengths "
+               "are still checked on the host unless unsafe and turned into offsets first."));
+  r.push_back(
+      rule("unique.dim.empty")
+          .ops({"aten::unique_dim", "aten::unique_consecutive"})
+          .when("along a dim of size 0: nothing (the empty results are allocated and returned)", unique_dim_empty)
+          .counts({0, 0, 0, 0})
+          .evidence("opinfo samples 15+ (unmeasured): ATen's path (unique_dim_cuda_template returns its empty "
+                    "outputs when self.size(dim) == 0, before the arange, the sort or any read back)")
+          .why("With no slice along the dimension there is nothing to sort or compare: unique allocates its empty "
+               "results and returns without launching anything or reading back a count."));
   r.push_back(
       rule("unique_consecutive")
           .ops({"aten::unique_consecutive"})
@@ -885,6 +976,16 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                             "histogram)")
                   .why("bincount histograms non-float weights as float64: it converts them first, then sizes, zeroes "
                        "and fills the result as without weights."));
+  r.push_back(rule("histc.empty")
+                  .ops({"aten::histc"})
+                  .when("no elements: the zero fill of the bins only, whatever the range",
+                        [](const OpFacts& f) { return f.input(0) && f.in_numel == 0 && f.out_numel > 0; })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo samples 15+ (unmeasured): ATen's path (_histc_cuda_template: the zeros of "
+                            "opinfo: histc's FillFunctor; min and max are read only when self.numel() > 0; "
+                            "CUDA_tensor_histogram returns before its kernel when there is no element)")
+                  .why("histc of no element still builds its zeroed bins (one fill), but has no range to read and no "
+                       "element to count, so neither the min/max reductions nor the histogram kernel run."));
   r.push_back(rule("histc")
                   .ops({"aten::histc"})
                   .when("min < max given: zero fill + histogram", histc_ranged)

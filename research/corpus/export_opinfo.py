@@ -14,6 +14,9 @@ or not and why, in OUT/manifest.jsonl.
   python3 research/corpus/export_opinfo.py OUT [--samples 3] [--first 0] [--jobs 2] [--only mse_loss,einsum]
 --first K skips each op's first K samples: `--first 3 --samples 2` exports samples 3 and 4, which
 the corpus (samples 0-2) never held, as a held-out set of the same ops at other shapes.
+--names FILE exports only the samples named in FILE (one name a line, as `opinfo-cdist__s32_fp32`;
+`#` starts a comment), of those --first and --samples select: a list research/accuracy/opinfo_scan.py
+wrote, to measure exactly the samples it found.
 """
 import argparse
 import itertools
@@ -72,7 +75,7 @@ class _Timeout(Exception):
 
 def export_op(task):
     """Exports the first `samples` samples of one OpInfo in each dtype; returns manifest records."""
-    index, out, first, samples, timeout = task
+    index, out, first, samples, timeout, names = task
     import torch
     import torch.utils._pytree as pytree
     op = _op_db()[index]
@@ -94,6 +97,8 @@ def export_op(task):
             continue
         for k, s in enumerate(gen, start=first):
             name = "%s__s%d_%s" % (family(op), k, tag)
+            if names is not None and name not in names:
+                continue
             rec = {"family": family(op), "name": name, "op": op.name, "variant": op.variant_test_name,
                    "dtype": tag, "sample": k}
             flat, spec = pytree.tree_flatten((s.input, s.args, s.kwargs))
@@ -140,17 +145,24 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--only", help="comma-separated op names (OpInfo names, e.g. nn.functional.mse_loss)")
+    ap.add_argument("--names", help="a file of sample names: export only these")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     db = _op_db()
     only = set(a.only.split(",")) if a.only else None
-    picked = [i for i, op in enumerate(db) if (not only or op.name in only or family(op) in only) and dtypes_of(op)]
+    names = None
+    if a.names:
+        with open(a.names) as f:
+            names = {line.split("#")[0].strip() for line in f} - {""}
+    wanted = {n.split("__s")[0] for n in names} if names is not None else None
+    picked = [i for i, op in enumerate(db) if (not only or op.name in only or family(op) in only) and dtypes_of(op)
+              and (wanted is None or family(op) in wanted)]
     if a.list:
         for i in picked:
             print(family(db[i]), " ".join(str(d).replace("torch.", "") for d in dtypes_of(db[i])))
         return
     os.makedirs(a.out, exist_ok=True)
-    tasks = [(i, a.out, a.first, a.samples, a.timeout) for i in picked]
+    tasks = [(i, a.out, a.first, a.samples, a.timeout, names) for i in picked]
     n = failed = 0
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man, \
             multiprocessing.get_context("spawn").Pool(a.jobs, maxtasksperchild=20) as pool:

@@ -5,6 +5,7 @@
 #include "passes/graph_builder.h"
 #include "passes/launches.h"
 #include "passes/target.h"
+#include "passes/torch2_11/rules.h"
 
 using kc::DType;
 using kc::test::GraphBuilder;
@@ -253,4 +254,27 @@ TEST_CASE("cdist: inputs expanded to one batch and made contiguous, then one ker
   // [2, 1, 1, 2] by [1, 2, 2]: the second's batch grows to [2, 1], a copy before the kernel.
   CHECK(run({2, 1, 1, 2}, {1, 2, 2}, {2, 1, 1, 2}).counts.kernels == 2);
   CHECK(run({2, 0, 3}, {2, 4, 3}, {2, 0, 4}).rule != "cdist.direct");  // empty: not this rule's
+}
+
+TEST_CASE("cdist, p = 2: one kernel on few rows or with compute_mode 2, the matrix product otherwise") {
+  auto run = [](std::vector<int64_t> a, std::vector<int64_t> b, int64_t mode) {
+    GraphBuilder g;
+    int x = g.input(std::move(a)), y = g.input(std::move(b));
+    g.op("aten::cdist", {x, y}, {}, {});
+    g.arg_float("p", 2.0);
+    g.arg_int("compute_mode", mode);
+    return rules_only(g);
+  };
+  CHECK(run({5, 5, 2}, {5, 6, 2}, 0).rule == "cdist.direct");  // 25 rows or fewer a side
+  CHECK(run({5, 5, 2}, {5, 6, 2}, 2).counts.kernels == 1);
+  CHECK(run({2, 30, 4}, {2, 6, 4}, 2).rule == "cdist.direct");  // mode 2: never the product
+  auto mm = run({2, 256, 64}, {2, 128, 64}, 0);
+  CHECK(mm.rule == "cdist.mm");
+  CHECK(mm.counts.kernels == 12);  // as the opset block measured
+  auto forced = run({5, 5}, {5, 5}, 1);
+  CHECK(forced.rule == "cdist.mm");
+  CHECK(forced.counts.kernels ==
+        11 + kc::torch2_11::mm_launches(kc::default_target(), 5, 7, 5, DType::kFloat32).kernels);
+  // [1, 1, 2] by [2, 1, 2, 2]: the first's batch grows to [2, 1], one copy more.
+  CHECK(run({1, 1, 2}, {2, 1, 2, 2}, 1).counts.kernels == forced.counts.kernels + 1);
 }

@@ -486,6 +486,21 @@ TEST_CASE("sdpa: the 3-D math path builds and adds a causal mask and runs dropou
   CHECK(math(DType::kFloat32, true, 0.5) == 16);
 }
 
+TEST_CASE("sdpa: q/k/v of ranks 3 and 4 mixed run the math path, matmul copying each operand it expands") {
+  auto kernels = [](std::vector<int64_t> q, std::vector<int64_t> k, DType dt, bool causal) {
+    GraphBuilder b = sdpa(std::move(q), std::move(k), dt);
+    b.arg_bool("is_causal", causal);
+    auto l = rules_only(b);
+    CHECK(l.rule == "sdpa.math.layout");
+    return l.counts.kernels;
+  };
+  // A [4, 3, 8] query against [4, 4, 6, 8] keys: the scaled query expanded to [4, 4, 3, 8] and copied.
+  CHECK(kernels({4, 3, 8}, {4, 4, 6, 8}, DType::kFloat32, false) == 10);
+  CHECK(kernels({4, 3, 8}, {4, 4, 6, 8}, DType::kBFloat16, true) == 21);
+  // A 4-D query against 3-D keys and values: the keys, then the values, expanded and copied.
+  CHECK(kernels({4, 4, 3, 8}, {4, 6, 8}, DType::kFloat32, false) == 11);
+}
+
 TEST_CASE("gemm: linear flattens a contiguous 1-d input to one row and fuses its bias") {
   auto one_d = rules_only(linear({3}, {}, 4, true, DType::kFloat32));
   auto two_d = rules_only(linear({1, 3}, {}, 4, true, DType::kFloat32));

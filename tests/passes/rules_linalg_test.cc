@@ -497,11 +497,21 @@ TEST_CASE("linalg: pinv's and matrix_rank's tolerances cost a fill each unless g
   check(spectral("aten::linalg_matrix_rank", {5, 5}, "atol_rtol_float", false, true), 13, 3, 0);
   check(spectral("aten::linalg_matrix_rank", {0, 0}, "atol_rtol_float", false, true), 3, 0, 0);
   check(spectral("aten::linalg_matrix_rank", {0, 5, 5}, "atol_rtol_float", false, true), 2, 0, 0);
-  GraphBuilder atol;
-  atol.op("aten::linalg_matrix_rank", {atol.input({5, 5}), atol.input({}, DType::kFloat64)});
-  atol.name_arg(1, "atol");
-  atol.g.ops.back().overload = "atol_rtol_tensor";
-  CHECK_FALSE(rules_only(atol).known);  // the default rtol chosen by where(atol > 0, ...): not measured
+  // An atol alone: the default rtol and a zero filled, where(atol > 0, ...) over atol's shape (a
+  // comparison and a where, none over an empty atol).
+  auto atol_only = [](std::vector<int64_t> sizes, std::vector<int64_t> atol_sizes) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_rank", {b.input(sizes), b.input(atol_sizes)});
+    b.name_arg(0, "input");
+    b.name_arg(1, "atol");
+    b.g.ops.back().overload = "atol_rtol_tensor";
+    return rules_only(b);
+  };
+  check(atol_only({5, 5}, {}), 15, 3, 0);  // 4 + svdvals (6) + the threshold and count (5)
+  check(atol_only({2, 5, 5}, {2}), 15, 2, 0);
+  check(atol_only({0, 0}, {}), 5, 0, 0);  // 4 + the zero rank
+  check(atol_only({0, 5, 5}, {0}), 2, 0, 0);
+  check(atol_only({2, 0, 0}, {2}), 5, 0, 0);
 }
 
 TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is not this rule") {
@@ -520,11 +530,101 @@ TEST_CASE("linalg: matrix_norm of ord 1 or infinity is two reductions; ord 2 is 
   swapped.arg_float("ord", std::numeric_limits<double>::infinity());
   swapped.arg_ints("dim", {-1, 0});
   check(rules_only(swapped), 2, 0, 0);  // the same two dims in the other order
-  GraphBuilder batch;
-  batch.op("aten::linalg_matrix_norm", {batch.input({2, 3, 4})}, {}, {2});
-  batch.arg_float("ord", 1.0);
-  batch.arg_ints("dim", {0, 2});
-  CHECK(rules_only(batch).rule != "linalg.matrix_norm_one_inf");  // not the last two dims
+  // Other dims than the last two: the same two reductions with other strides, counted when neither
+  // splits; empty there was not measured.
+  auto batch = [](std::vector<int64_t> sizes, double ord, bool keepdim) {
+    GraphBuilder b;
+    b.op("aten::linalg_matrix_norm", {b.input(sizes)}, {}, {sizes[1]});
+    b.arg_float("ord", ord);
+    b.arg_ints("dim", {-1, 0});
+    b.arg_bool("keepdim", keepdim);
+    return rules_only(b);
+  };
+  check(batch({2, 3, 2}, 1.0, false), 2, 0, 0);
+  check(batch({2, 3, 2}, -std::numeric_limits<double>::infinity(), true), 2, 0, 0);
+  CHECK(batch({2, 0, 2}, 1.0, false).rule != "linalg.matrix_norm_one_inf");
+}
+
+TEST_CASE("linalg: linalg_norm of a matrix is matrix_norm's; of an empty vector, one fill") {
+  auto norm = [](std::vector<int64_t> sizes, double ord, DType dt = DType::kFloat32) {
+    GraphBuilder b;
+    b.op("aten::linalg_norm", {b.input(sizes, dt)}, {}, {1}, dt);
+    b.arg_float("ord", ord);
+    return rules_only(b);
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  check(norm({5, 5}, 1.0, DType::kBFloat16), 2, 0, 0);  // the column sums, their max
+  check(norm({5, 5}, -inf), 2, 0, 0);
+  check(norm({0, 5}, inf), 1, 0, 0);  // no row sums to take the max of
+  check(norm({5, 0}, inf), 2, 0, 0);  // the row sums filled, their max
+  check(norm({5, 0}, 1.0), 1, 0, 0);
+  check(norm({5, 5}, 2.0), 7, 3, 0);  // svdvals (6) + the max
+  check(norm({5, 5}, -2.0), 7, 3, 0);
+  check(norm({0, 5}, 2.0), 1, 0, 0);
+  check(norm({0}, 3.5, DType::kBFloat16), 1, 0, 0);  // the norm kernel's fill
+  check(norm({0}, 0.0), 1, 0, 0);
+  CHECK_FALSE(norm({0}, -1.0).known);  // raises: no identity
+  CHECK_FALSE(norm({0, 5}, -inf).known);
+  auto text = [](std::vector<int64_t> sizes, const std::string& ord) {
+    GraphBuilder b;
+    b.op("aten::linalg_norm", {b.input(sizes)}, {}, {1});
+    b.g.ops.back().overload = "ord_str";
+    b.arg_text("ord", ord);
+    b.arg_ints("dim", {0, 1});
+    return rules_only(b);
+  };
+  check(text({5, 5}, "fro"), 1, 0, 0);
+  check(text({0, 5}, "fro"), 1, 0, 0);
+  check(text({5, 5}, "nuc"), 7, 3, 0);  // svdvals (6) + the sum
+  check(text({5, 0}, "nuc"), 1, 0, 0);
+  CHECK(text({5, 5, 5}, "nuc").rule == "linalg.svd_norms");  // dims (0, 1) of three: as matrix_norm's
+}
+
+TEST_CASE("linalg: svd is linalg_svd with full_matrices = !some; empty batches launch nothing") {
+  auto svd = [](std::vector<int64_t> sizes, bool some) {
+    GraphBuilder b;
+    b.op("aten::svd", {b.input(sizes)});
+    b.arg_bool("some", some);
+    return rules_only(b);
+  };
+  check(svd({5, 5}, true), 6, 3, 0, 2);
+  check(svd({3, 5}, true), 8, 4, 0);  // wide: transposed; reduced V copied out of the square workspace
+  check(svd({3, 5}, false), 8, 3, 0);
+  check(svd({3, 5, 3}, true), 8, 2, 0);  // a batch: U's strided copy
+  check(svd({0, 3, 5}, false), 0, 0, 0);
+  check(svd({0, 3}, false), 2, 0, 0);  // full V of an empty matrix: the identity
+  check(one("aten::linalg_svd", {0, 5, 3}), 0, 0, 0);
+  GraphBuilder no_uv;
+  no_uv.op("aten::svd", {no_uv.input({5, 5})});
+  no_uv.arg_bool("compute_uv", false);
+  CHECK_FALSE(rules_only(no_uv).known);  // svdvals and zero U, V: not measured
+}
+
+TEST_CASE("linalg: vecdot of batches is a multiply and a sum over dim, even a dim of one") {
+  auto vecdot = [](std::vector<int64_t> sizes, int64_t dim, DType dt) {
+    GraphBuilder b;
+    b.op("aten::linalg_vecdot", {b.input(sizes, dt), b.input(sizes, dt)}, {}, {sizes[dim == 0 ? 1 : 0]}, dt);
+    b.arg_int("dim", dim);
+    return rules_only(b);
+  };
+  check(vecdot({5, 3}, 1, DType::kFloat32), 2, 0, 0);
+  check(vecdot({5, 1}, 1, DType::kBFloat16), 2, 0, 0);
+  check(vecdot({1, 1}, 0, DType::kFloat32), 2, 0, 0);
+  check(vecdot({0, 1}, 0, DType::kFloat32), 1, 0, 0);              // empty: the sum's zeros
+  check(vecdot({1 << 12, 1 << 12}, 0, DType::kFloat32), 2, 0, 1);  // a long sum splits: its semaphores zeroed
+}
+
+TEST_CASE("linalg: lu_unpack and linalg_lu of an empty batch build only the identity permutation") {
+  auto unpack = [](std::vector<int64_t> sizes, std::vector<int64_t> pivots) {
+    GraphBuilder b;
+    b.op("aten::lu_unpack", {b.input(sizes), b.input(pivots, DType::kInt32)});
+    return rules_only(b);
+  };
+  check(unpack({0, 3, 5}, {0, 3}), 1, 0, 0);
+  check(unpack({0, 7, 5}, {0, 5}), 1, 0, 0);
+  check(unpack({0, 0, 5}, {0, 0}), 0, 0, 0);  // arange(0): nothing
+  check(one("aten::linalg_lu", {0, 6, 5}), 1, 0, 0);
+  check(one("aten::linalg_lu", {2, 0, 5}), 2, 0, 0);  // not an empty batch: the infos and the pivots' unpack
 }
 
 TEST_CASE("linalg: lu_factor's backend follows the size and batch; MAGMA's blocked panels are the measured shapes") {

@@ -58,7 +58,7 @@ TEST_CASE("losses: cross entropy with label smoothing over class indices: the sm
   }
 }
 
-TEST_CASE("losses: cross entropy by its target: class indices or probabilities; smoothing is unknown") {
+TEST_CASE("losses: cross entropy by its target: class indices or probabilities") {
   GraphBuilder b;
   int x = b.input({8, 10}), idx = b.input({8}, DType::kInt64), p = b.input({8, 10});
   b.op("aten::cross_entropy_loss", {x, idx}, {}, std::vector<int64_t>{});
@@ -70,7 +70,7 @@ TEST_CASE("losses: cross entropy by its target: class indices or probabilities; 
   ls.kind = kc::Arg::Kind::kFloat;
   ls.floats = {0.1};
   b.g.ops.back().args.push_back(ls);
-  CHECK_FALSE(rules_only(b).known);
+  CHECK(rules_only(b).counts.kernels == 7);  // the smoothed target: a multiply and an add first
 }
 
 TEST_CASE("losses: multi_margin_loss of a batch writes each sample's loss, then reduces unless reduction is none") {
@@ -176,4 +176,30 @@ TEST_CASE("losses: class weights are read inside nll_loss's kernel; scores with 
   n.op("aten::nll_loss_nd", {s, t}, {}, std::vector<int64_t>{});
   n.arg_int("reduction", 1);
   CHECK(rules_only(n).counts.kernels == 4);  // two fills, the loss, its mean
+  n.op("aten::nll_loss_nd", {s, t}, {}, std::vector<int64_t>{});
+  n.arg_int("reduction", 2);
+  CHECK(rules_only(n).counts.kernels == 3);  // the sum: no division
+}
+
+TEST_CASE("losses: cross entropy over class probabilities multiplies by a class weight and smooths the target") {
+  auto run = [](bool weight, double smoothing, int64_t reduction) {
+    GraphBuilder b;
+    int x = b.input({2, 3}), p = b.input({2, 3});
+    std::vector<int> in{x, p};
+    if (weight) in.push_back(b.input({3}));
+    b.op("aten::cross_entropy_loss", in, {}, std::vector<int64_t>{});
+    b.name_arg(0, "self");
+    b.name_arg(1, "target");
+    if (weight) b.name_arg(2, "weight");
+    b.arg_int("reduction", reduction);
+    if (smoothing > 0) b.arg_float("label_smoothing", smoothing);
+    auto l = rules_only(b);
+    CHECK(l.rule == "loss.cross_entropy.probs");
+    return l.counts.kernels;
+  };
+  CHECK(run(false, 0, 1) == 5);  // log_softmax, mul, sum, neg, the mean's scaling
+  CHECK(run(true, 0, 1) == 6);   // + the weight's multiply
+  CHECK(run(true, 0, 2) == 5);
+  CHECK(run(true, 0, 0) == 5);
+  CHECK(run(false, 0.1, 1) == 7);  // + target * (1 - s) + s / C
 }

@@ -808,6 +808,46 @@ TEST_CASE("segment_reduce: offsets reduce directly, lengths are checked and scan
   CHECK(segment("offsets", "max", true).kernels == 2);
 }
 
+TEST_CASE("segment_reduce over data of rank >= 2: one forward kernel after the bounds' preparation") {
+  auto segment = [](std::vector<int64_t> data_shape, std::vector<int64_t> bounds, const char* by, const char* reduce,
+                    int64_t axis, bool unsafe = false) {
+    GraphBuilder b;
+    int data = b.input(data_shape);
+    int seg = b.input(std::move(bounds), DType::kInt64);
+    std::vector<int64_t> out = data_shape;
+    out[axis] = 4;
+    b.op("aten::segment_reduce", {data, seg}, {}, out);
+    b.name_arg(0, "data");
+    b.name_arg(1, by);
+    b.arg_text("reduce", reduce);
+    b.arg_int("axis", axis);
+    if (unsafe) b.arg_bool("unsafe", true);
+    return last(b);
+  };
+  // Offsets: the diff and the forward kernel; a mean divides inside it (no post_sum_div).
+  CHECK(segment({5, 5}, {5}, "offsets", "max", 0).counts.kernels == 2);
+  CHECK(segment({5, 5}, {5}, "offsets", "mean", 0).counts.kernels == 2);
+  CHECK(segment({5, 5, 5}, {5, 5}, "offsets", "max", 1).counts.kernels == 2);
+  // One row of lengths: the 1-d checks (3 kernels, 3 memcpy), fill, cat, cub's scan (2), forward.
+  auto one_row = segment({5, 5}, {4}, "lengths", "mean", 0);
+  CHECK(one_row.rule == "segment_reduce.nd");
+  CHECK(one_row.counts.kernels == 8);
+  CHECK(one_row.counts.memcpy == 3);
+  CHECK(one_row.counts.host_syncs == 2);
+  // Several rows: all() reduces them (a kernel, no copy) and the scan is one innermost-dim kernel.
+  auto rows = segment({5, 5}, {5, 4}, "lengths", "max", 1);
+  CHECK(rows.counts.kernels == 8);
+  CHECK(rows.counts.memcpy == 2);
+  CHECK(rows.counts.host_syncs == 2);
+  // unsafe skips the checks.
+  auto unsafe = segment({10, 5, 5}, {5}, "lengths", "sum", 0, true);
+  CHECK(unsafe.counts.kernels == 5);
+  CHECK(unsafe.counts.memcpy == 0);
+  CHECK(segment({5, 5, 5}, {5, 4}, "lengths", "sum", 1, true).counts.kernels == 4);
+  // An axis other than the bounds' last dim is an error in ATen: no rule.
+  CHECK_FALSE(segment({5, 5}, {4}, "lengths", "max", 1).known);
+}
+
 TEST_CASE("slice_scatter copies into a dense slice with a memcpy, into a strided one with a kernel") {
   auto slice_scatter = [](std::vector<int64_t> src, int64_t dim, int64_t step) {
     GraphBuilder b;
@@ -881,6 +921,31 @@ TEST_CASE("histc reads its range from the data only when min == max") {
   CHECK(histc(0, 0).host_syncs == 2);
   CHECK(histc(-1, 1).kernels == 2);
   CHECK(histc(-1, 1).memcpy == 0);
+}
+
+TEST_CASE("histc of no element zeroes its bins and stops: no range read, no histogram") {
+  for (double hi : {0.0, 1.0}) {
+    GraphBuilder b;
+    b.op("aten::histc", {b.input({5, 0, 5})}, {}, {10});
+    b.arg_float("min", 0);
+    b.arg_float("max", hi);
+    auto l = last(b);
+    CHECK(l.rule == "histc.empty");
+    CHECK(l.counts.kernels == 1);
+    CHECK(l.counts.memcpy == 0);
+    CHECK(l.counts.host_syncs == 0);
+  }
+}
+
+TEST_CASE("grid_sampler of a 5-d input is grid_sampler_3d's one kernel; other ranks have no rule") {
+  auto grid = [](std::vector<int64_t> in, std::vector<int64_t> g) {
+    GraphBuilder b;
+    b.op("aten::grid_sampler", {b.input(std::move(in)), b.input(std::move(g))});
+    return last(b);
+  };
+  CHECK(grid({2, 3, 5, 5, 5}, {2, 5, 5, 5, 3}).counts.kernels == 1);
+  CHECK(grid({2, 3, 5, 5}, {2, 5, 5, 2}).counts.kernels == 1);
+  CHECK_FALSE(grid({2, 3, 5}, {2, 5, 1}).known);
 }
 
 TEST_CASE("isin compares by brute force only with few test elements") {
@@ -1040,4 +1105,17 @@ TEST_CASE("memory-efficient attention is one kernel with dropout too: the mask i
        {}, {4, 11, 4, 8});
   b.arg_float("dropout_p", 0.5);
   CHECK(last(b).counts.kernels == 1);
+}
+
+TEST_CASE("memory-efficient attention reads an aligned bias in place; an unaligned one is not this rule's") {
+  auto run = [](std::vector<int64_t> bias_sizes) {
+    GraphBuilder b;
+    b.op("aten::_efficient_attention_forward",
+         {b.input({4, 11, 4, 8}), b.input({4, 32, 4, 8}), b.input({4, 32, 4, 8}), b.input(std::move(bias_sizes))}, {},
+         {4, 11, 4, 8});
+    b.name_arg(3, "bias");
+    return last(b);
+  };
+  CHECK(run({4, 4, 11, 32}).counts.kernels == 1);
+  CHECK(run({4, 4, 11, 30}).rule != "efficient_attention");  // ATen refuses it: nothing pads the bias here
 }

@@ -176,6 +176,27 @@ TEST_CASE("unique: the inverse and a dim add fixed steps, whatever the values") 
   CHECK_FALSE(last(big).known);
 }
 
+TEST_CASE("unique along a dim of size 0 returns its empty results without launching or reading back") {
+  for (const char* op : {"aten::unique_dim", "aten::unique_consecutive"}) {
+    for (bool options : {false, true}) {
+      GraphBuilder b;
+      b.op(op, {b.input({5, 0, 5})}, {}, {5, 0, 5});
+      b.arg_int("dim", 1);
+      b.arg_bool("return_inverse", options);
+      b.arg_bool("return_counts", options);
+      auto l = last(b);
+      CHECK(l.rule == "unique.dim.empty");
+      CHECK(l.counts.kernels == 0);
+      CHECK(l.counts.memcpy == 0);
+      CHECK(l.counts.host_syncs == 0);
+    }
+  }
+  GraphBuilder other;  // the dim is not the empty one: not this rule (ATen rejects it)
+  other.op("aten::unique_dim", {other.input({5, 0, 5})}, {}, {5, 0, 5});
+  other.arg_int("dim", 0);
+  CHECK(last(other).rule != "unique.dim.empty");
+}
+
 TEST_CASE("embedding_renorm_: the indices' sort, cub's unique, the renorm kernel") {
   auto renorm = [](std::vector<int64_t> idx) {
     GraphBuilder b;
