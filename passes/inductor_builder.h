@@ -45,6 +45,7 @@ constexpr int kMaxFusionSize = 64;            // max_fusion_size: nodes in one f
 constexpr int kRealizeReadsThreshold = 4;     // realize_reads_threshold: reads of a reused value
 constexpr int kRealizeAccReadsThreshold = 8;  // realize_acc_reads_threshold: reads of any value
 constexpr int kRealizeOpcountThreshold = 30;  // realize_opcount_threshold: ops of a large inner fn
+constexpr int kInlineOpcountLimit = 100;      // GraphLowering.run_node: past it a loop is always realized
 constexpr int kMaxPointwiseCatInputs = 8;     // max_pointwise_cat_inputs
 constexpr int64_t kUnrollReductionBelow = 8;  // unroll_reductions_threshold: smaller ones are pointwise
 constexpr int kMaxPoolWindow = 25;            // pooling windows above this fall back to ATen
@@ -52,6 +53,22 @@ constexpr int kMaxFusionDistance = 64;        // Scheduler.are_long_distant_node
 
 inline bool name_has(const Op& op, const char* s) {
   return op.name.find(s) != std::string::npos;
+}
+
+// A cat of one tensor repeated (torch.cat([x, x])): Inductor's cat decomposition makes it
+// x.unsqueeze(dim).expand(...).flatten(...).clone(), a copy of x read broadcast, not a cat.
+inline bool repeated_cat(const Op& op) {
+  if (op.name != "aten::cat" && op.name != "aten::concat" && op.name != "aten::concatenate") return false;
+  int first = -1, count = 0;
+  for (const Arg& a : op.args) {
+    if (a.kind != Arg::Kind::kTensorList) continue;
+    for (int v : a.tensors) {
+      if (v < 0 || (count > 0 && v != first)) return false;
+      first = v;
+      ++count;
+    }
+  }
+  return count > 1;
 }
 
 inline int64_t product(const std::vector<int64_t>& v) {
@@ -92,9 +109,12 @@ struct Builder {
   std::vector<bool> returned;             // per base value
   std::vector<bool> realized;             // per op (Triton ops): computed into memory
   std::vector<bool> realized_on_reuse;    // per op: realized as several ops read it or it reads too much
-  std::vector<int> read_count;            // per pointwise op: buffers its inlined expression reads
-  std::vector<int> extern_kernels;        // per op: kernels of extern and fallback ops
-  std::vector<int64_t> copy_bytes;        // per op: bytes of the operands Inductor copies for its call
+  // Per op: its loop was computed into memory with its layout fixed (maybe_apply_channels_last_stride_order
+  // of a 4-d loop realized on reuse), no longer free to become a cat's slice.
+  std::vector<bool> fixed_layout;
+  std::vector<int> read_count;                             // per pointwise op: buffers its inlined expression reads
+  std::vector<int> extern_kernels;                         // per op: kernels of extern and fallback ops
+  std::vector<int64_t> copy_bytes;                         // per op: bytes of the operands Inductor copies for its call
   std::vector<std::optional<Traffic>> decomposed_traffic;  // per op: its kernels' traffic where not eager's
   std::vector<int64_t> n_of, r_of;                         // per op: Triton iteration space
   std::vector<int> stages;  // per op: kernels of its reduction, one per level it is split into
@@ -249,8 +269,12 @@ struct Builder {
   void realize();
   bool unrolled_softmax(int i) const;
   bool broadcast_by(int u, int x) const;
-  int body_opcount(int i, int computed) const;
+  int body_opcount(int i) const;
   std::vector<int64_t> cat_bounds(int i) const;
+  bool concat_kernel(int i) const;
+  bool computed_into_slice(int cat, int v) const;
+  bool reduction_fed(int p, std::vector<int8_t>& memo) const;
+  int64_t cat_dim_from_end(int i) const;
 
   // 4. The scheduler's fusion (inductor_scheduler.cc).
   std::vector<std::vector<int>> members;        // per root: its nodes

@@ -181,6 +181,7 @@ void Builder::lower_op(int i) {
       return pointwise("pooling and resampling are pointwise window loops");
     }
     case OpClass::kIndex:
+      if (repeated_cat(op)) return pointwise("a cat of one tensor repeated is a copy of it read broadcast");
       if (op.name == "aten::cat" || op.name == "aten::concat") {
         int inputs = 0;
         for (const Arg& a : op.args)

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "passes/inductor_builder.h"
 #include "passes/op_classes.h"
@@ -41,16 +42,6 @@ int Builder::mutates_triton_buffer(int i) const {
 
 namespace {
 
-// Index maps Inductor writes as one load at a computed index (lowering.py's embedding, gather,
-// index_select, roll, flip, repeat): inlined into a cat, the load itself is masked.
-bool pure_gather(const Op& op) {
-  static const char* const kNames[] = {"aten::embedding", "aten::gather", "aten::index_select", "aten::roll",
-                                       "aten::flip",      "aten::repeat", "aten::tile",         "aten::narrow"};
-  for (const char* n : kNames)
-    if (op.name == n) return true;
-  return false;
-}
-
 bool low_precision(DType d) {
   return d == DType::kBFloat16 || d == DType::kFloat16;
 }
@@ -63,7 +54,7 @@ std::vector<int64_t> Builder::cat_bounds(int i) const {
   const Op& op = g.ops[i];
   std::vector<int64_t> sizes;
   const bool stack = op.name == "aten::stack";  // a cat of its inputs unsqueezed (lowering.py): one each
-  if (op.name != "aten::cat" && op.name != "aten::concat" && !stack) return sizes;
+  if ((op.name != "aten::cat" && op.name != "aten::concat" && !stack) || repeated_cat(op)) return sizes;
   int64_t dim = int_arg(op, "dim", 0);
   for (const Arg& a : op.args)
     if (a.kind == Arg::Kind::kTensorList)
@@ -80,19 +71,29 @@ std::vector<int64_t> Builder::cat_bounds(int i) const {
   return sizes;
 }
 
+// The dim a cat (or stack) joins along, counted from its output's last (-1: the last).
+int64_t Builder::cat_dim_from_end(int i) const {
+  const Op& op = g.ops[i];
+  const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+  const int64_t rank = y ? static_cast<int64_t>(y->sizes.size()) : 0;
+  const int64_t dim = int_arg(op, "dim", 0);
+  return dim < 0 ? dim : dim - rank;
+}
+
 // The operations of op i's own loop body as Inductor's OpCounterCSE counts them
 // (ir.Loops.inner_fn_opcount: every value the body computes, constants and dtype conversions
-// included), but its loads (counted by the caller) and a cat's bounds (cat_bound_ops: shared by
-// the cats of one expression that split a dimension alike). `computed`: inputs that are inlined
-// expressions rather than loads. The counts are those of the loops Inductor generated for the
-// compiled ShuffleNet-V2 (data/results/compiled/measured.tar.xz, its code.py: a batch norm and
-// ReLU under a two-input cat, 30 values in float32, 36 in bfloat16).
-int Builder::body_opcount(int i, int computed) const {
+// included), but its loads and a cat's bounds (counted by the caller, shared across the
+// expression as its CSE shares them). Checked against OpCounterCSE itself on the host
+// (research/inductor/lowering_probe.py) and against the loops Inductor generated for the compiled
+// ShuffleNet-V2 (data/results/compiled/measured.tar.xz: a batch norm and ReLU under a two-input
+// cat).
+int Builder::body_opcount(int i) const {
   const Op& op = g.ops[i];
   const Value* x = in0(op);
   if (const auto inputs = cat_bounds(i); !inputs.empty()) {
-    // A where per input after the first; a computed input is masked: its fill and its where.
-    return static_cast<int>(inputs.size()) - 1 + 2 * computed;
+    // pointwise_cat: each input's load masked to its range (ops.masked), then a where per input
+    // after the first choosing among them.
+    return 2 * static_cast<int>(inputs.size()) - 1;
   }
   if (batch_norm_inference(op)) {
     // (x - mean) * (1 / sqrt(var + eps) * 1.0) * weight + bias: 11 values. Its decomposition
@@ -115,7 +116,11 @@ int Builder::body_opcount(int i, int computed) const {
   }
   if (stat_chains[i] > 0) return 3;                                   // exp(x - max) / sum, or x - max - log(sum)
   if (op.name == "aten::relu" || op.name == "aten::relu_") return 2;  // maximum(0, x) and its constant
-  if (op_class(op) == OpClass::kCopy || op_class(op) == OpClass::kView) {
+  // A gather is its loads: the index, then the value at it (indirect indexing is no op).
+  if (op.name == "aten::embedding" || op.name == "aten::index_select" || op.name == "aten::gather" ||
+      op.name == "aten::take_along_dim")
+    return 0;
+  if (op_class(op) == OpClass::kCopy || op_class(op) == OpClass::kView || repeated_cat(op)) {
     // A copy is its load; one into another dtype converts it.
     const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
     return x && y && x->dtype != y->dtype ? 1 : 0;
@@ -126,12 +131,19 @@ int Builder::body_opcount(int i, int computed) const {
     const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
     return y && is_floating(y->dtype) ? 6 : 1;
   }
+  // An operand of another dtype than the result is converted first (type promotion's to_dtype).
+  int converted = 0;
+  if (const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+      y && op_class(op) == OpClass::kPointwise)
+    op.for_each_tensor_input([&](int v) {
+      if (g.values[v].dtype != y->dtype && g.values[v].dtype != DType::kBool) ++converted;
+    });
   // A Python number operand is a constant of its own beside the op.
   int constants = 0;
   for (const Arg& a : op.args)
     if ((a.kind == Arg::Kind::kFloat || a.kind == Arg::Kind::kInt) && (a.name == "other" || a.name == "self"))
       ++constants;
-  return 1 + constants;
+  return 1 + constants + converted;
 }
 
 // Whether op i is a softmax lowered as a pointwise loop: it reduces fewer elements than
@@ -149,6 +161,8 @@ bool Builder::broadcast_by(int u, int x) const {
   if (lower[u] != Lower::kPointwise) return false;
   for (size_t d = 0; d < v.sizes.size() && d < v.strides.size(); ++d)
     if (v.strides[d] == 0 && v.sizes[d] > 1) return true;  // an expand
+  // A cat of one tensor repeated expands it (expand's mark_reuse).
+  if (repeated_cat(g.ops[u])) return true;
   // An elementwise op broadcasting its operand (a cat, a pad or a gather reads no element twice).
   if (op_class(g.ops[u]) != OpClass::kPointwise) return false;
   int64_t out = 0;
@@ -157,28 +171,104 @@ bool Builder::broadcast_by(int u, int x) const {
   return v.numel() > 0 && out > v.numel();
 }
 
+// Whether lowering.cat makes cat op i (of at most max_pointwise_cat_inputs inputs) a
+// ConcatKernel rather than one pointwise loop: it takes the loop where every reader is pointwise
+// (is_pointwise_use, views followed; cat and pad count) and some input is a loop it would
+// otherwise compute into memory, or where every input needs a copy anyway
+// (should_lower_cat_input) and none fuses a reduction. An input needs a copy unless it is a
+// buffer a loop computes, still free to be laid out as its slice (a view of one has fixed it).
+bool Builder::concat_kernel(int i) const {
+  const Op& op = g.ops[i];
+  if (cat_bounds(i).empty() || repeated_cat(op)) return false;
+  const bool stack = op.name == "aten::stack";  // its inputs are read through unsqueeze views
+  bool any_lowered = false, all_lowered = true, any_reduction = false;
+  std::vector<int8_t> memo(g.ops.size(), 0);
+  op.for_each_tensor_input([&](int v) {
+    const int p = g.values[base[v]].producer;
+    bool lowered = true;
+    if (p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction)) {
+      const bool computed = lower[p] == Lower::kReduction || realized[p];
+      const Value& x = g.values[v];
+      const Value& b = g.values[base[v]];
+      const bool whole = x.sizes == b.sizes && x.strides == b.strides;  // the buffer, not a view of it
+      if (computed && whole && !stack && !fixed_layout[p]) lowered = false;
+      if (reduction_fed(p, memo)) any_reduction = true;
+    }
+    any_lowered = any_lowered || lowered;
+    all_lowered = all_lowered && lowered;
+  });
+  bool pointwise_uses = true;
+  for (int v : op.outputs) {
+    if (v < 0) continue;
+    if (returned[base[v]]) pointwise_uses = false;
+    for (int u : readers[base[v]]) {
+      const Op& r = g.ops[u];
+      if (!(op_class(r) == OpClass::kPointwise || op_class(r) == OpClass::kCopy || r.traits.pointwise ||
+            r.name == "aten::cat" || r.name == "aten::concat" || r.name == "aten::constant_pad_nd" ||
+            r.name == "aten::pad"))
+        pointwise_uses = false;
+    }
+  }
+  return !((any_lowered && pointwise_uses) || (all_lowered && !any_reduction));
+}
+
+// lowering.cat's can_fuse_reduction: op p's result is a reduction's buffer, or a loop not yet
+// computed into memory that reads one (a norm's epilogue inlined reads its statistics).
+// `memo`: per op, 0 not yet known, 1 no, 2 yes (an inlined expression is a DAG).
+bool Builder::reduction_fed(int p, std::vector<int8_t>& memo) const {
+  if (memo[p] != 0) return memo[p] == 2;
+  bool fed = false;
+  if (lower[p] == Lower::kReduction) {
+    fed = !(stat_chains[p] > 0 && realized[p]);
+  } else if (lower[p] == Lower::kPointwise && !realized[p]) {
+    g.ops[p].for_each_tensor_input([&](int v) {
+      const int q = g.values[base[v]].producer;
+      if (!fed && q >= 0 && q < p) fed = reduction_fed(q, memo);
+    });
+  }
+  memo[p] = fed ? 2 : 1;
+  return fed;
+}
+
 void Builder::realize() {
   // Accumulated reads of each value's inlined expression (capped), and what OpCounterCSE
   // counts in it: the ops inlined into it and the values it loads, each once however many
   // paths reach it (its CSE), so a diamond (RoPE's cos and sin of one table) counts once.
   std::vector<std::set<int>> reads(g.ops.size());
-  std::vector<std::set<int>> members(g.ops.size()), loads(g.ops.size());
+  std::vector<std::set<int>> members(g.ops.size());
+  // The distinct loads of each expression (OpCounterCSE's reads): a value (or a statistic) and
+  // the index it is read at: 0, or the cat input past the first whose shifted index it is read
+  // at (a cat op and its input's position).
+  std::vector<std::set<std::pair<int, int>>> loads(g.ops.size());
   std::vector<int> body(g.ops.size(), 0);
   // Values an inlined expression computes again: CSE merges only what is computed at one
   // index, so an inlined loop read through two views (a window mask's two unsqueezes) has its
   // whole expression counted once per view; `counted`: each loop's count, these included.
   std::vector<int> again(g.ops.size(), 0), counted(g.ops.size(), 0);
   constexpr size_t kCap = 4 * kRealizeOpcountThreshold;  // past the threshold, any count will do
-  auto merge = [](std::set<int>& into, const std::set<int>& from) {
-    for (int x : from)
+  auto merge = [](auto& into, const auto& from) {
+    for (const auto& x : from)
       if (into.size() < kCap) into.insert(x);
   };
+  const std::vector<bool> prefer = prefer_channels_last();
+  fixed_layout.assign(g.ops.size(), false);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
+    if (lower[i] == Lower::kPointwise && concat_kernel(i)) {
+      lower[i] = Lower::kConcat;
+      why[i] =
+          "a cat whose readers are not all pointwise and whose inputs are not all loops to compute: a "
+          "ConcatKernel, each input computed or copied into its slice";
+    }
     if (lower[i] != Lower::kPointwise) continue;
     const Op& op = g.ops[i];
-    int computed = 0;
     std::map<int, std::set<std::pair<std::vector<int64_t>, std::vector<int64_t>>>> views;  // per inlined loop
+    // A stack reads its inputs at its own index (each is a slice of size 1 along the new dim).
+    const bool cat = !cat_bounds(i).empty() && op.name != "aten::stack";
+    int position = 0;
+    // The loads op i makes through its input at `position`: a cat reads every input past the
+    // first at an index of its own.
+    auto tagged = [&](int tag) { return cat && position > 0 ? i * 64 + std::min(position, 63) : tag; };
     op.for_each_tensor_input([&](int v) {
       const int b = base[v];
       const int p = g.values[b].producer;
@@ -187,23 +277,23 @@ void Builder::realize() {
         for (int x : reads[p])
           if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(x);
         merge(members[i], members[p]);
-        merge(loads[i], loads[p]);
-        // A gather inlined is a load at its own index, masked as it is: no fill, no where.
-        if (!pure_gather(g.ops[p])) ++computed;
+        for (const auto& [x, tag] : loads[p])
+          if (loads[i].size() < kCap) loads[i].insert({x, tagged(tag)});
       } else if (g.values[b].placement == Placement::kDevice) {
         if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(b);
         // A load per view read (a slice reads at its own index); one read twice is one load.
-        if (loads[i].size() < kCap) loads[i].insert(v);
+        if (loads[i].size() < kCap) loads[i].insert({v, tagged(0)});
         // A library product whose bias a pointwise reader takes is mm, then the bias added in
         // that reader (should_prefer_unfused_addmm): the bias is one more read.
         if (p >= 0 && lower[p] == Lower::kExtern) {
           const Arg* bias = bias_arg(g.ops[p]);
           if (bias && !bias->tensors.empty() && bias->tensors[0] >= 0 && bias_unfused(p)) {
             if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(base[bias->tensors[0]]);
-            if (loads[i].size() < kCap) loads[i].insert(bias->tensors[0]);
+            if (loads[i].size() < kCap) loads[i].insert({bias->tensors[0], tagged(0)});
           }
         }
       }
+      ++position;
     });
     // A softmax over fewer than unroll_reductions_threshold elements is pointwise, its maximum
     // and sum unrolled over them (prepare_softmax_online's fallback: amax, then the sum of
@@ -226,22 +316,35 @@ void Builder::realize() {
     for (int c = 0; c < 2 && stat_chains[i] > 0; ++c) {
       const int stat = -2 - 2 * i - c;
       if (reads[i].size() <= kRealizeAccReadsThreshold) reads[i].insert(stat);
-      if (loads[i].size() < kCap) loads[i].insert(stat);
+      if (loads[i].size() < kCap) loads[i].insert({stat, 0});
     }
-    body[i] = body_opcount(i, computed);
+    body[i] = body_opcount(i);
     members[i].insert(i);
     for (const auto& [p, seen] : views)
       again[i] =
           std::min(again[i] + again[p] + (static_cast<int>(seen.size()) - 1) * counted[p], static_cast<int>(kCap));
     int opcount = static_cast<int>(loads[i].size()) + again[i];
-    std::set<std::vector<int64_t>> bounds;
+    // The cats' bounds, as OpCounterCSE merges equal values: the index along the cat's dim (one
+    // per dim, counted from the last), each bound a constant (one per value, 0 and a
+    // neighbour's shared), and the two compares of each input's range (>= lo, < hi) per index.
+    std::set<int64_t> cat_dims, bound_values;
+    std::set<std::tuple<int64_t, int64_t, bool>> compares;
     for (int m : members[i]) {
       opcount += body[m];
-      // The index, then each input's bounds (>= lo, < hi, with their constants, a bound shared
-      // between neighbours): one set of values however many cats of the expression compute it.
-      if (const auto b = cat_bounds(m); !b.empty() && bounds.insert(b).second)
-        opcount += 1 + 4 + 3 * (static_cast<int>(b.size()) - 1);
+      const auto b = cat_bounds(m);
+      if (b.empty()) continue;
+      const int64_t dim = cat_dim_from_end(m);
+      cat_dims.insert(dim);
+      int64_t lo = 0;
+      for (int64_t size : b) {
+        bound_values.insert(lo);
+        compares.insert({dim, lo, true});
+        lo += size;
+        bound_values.insert(lo);
+        compares.insert({dim, lo, false});
+      }
     }
+    opcount += static_cast<int>(cat_dims.size() + bound_values.size() + compares.size());
     counted[i] = std::min(opcount, static_cast<int>(kCap));
     int users = 0;
     bool needs_buffer = false, pooled = false;
@@ -271,18 +374,33 @@ void Builder::realize() {
     const bool large = opcount > kRealizeOpcountThreshold;
     const int nreads = static_cast<int>(reads[i].size());
     read_count[i] = nreads;
+    // StorageBox.realize_hint acts only on an expression that loads more than one element at a
+    // computed index (OpCounterCSE's nontrivial_read_count): one computed from indices alone (an
+    // arange, a meshgrid) or reading one tensor is cheaper to recompute than to store.
+    int nontrivial = 0;
+    for (const auto& [v, tag] : loads[i])
+      if (v < 0 || g.values[v].numel() > 1) ++nontrivial;
+    // A pooling window loads its input once per element of the window, each at its own index.
+    for (int m : members[i])
+      if (op_class(g.ops[m]) == OpClass::kPool)
+        if (const Arg* k = arg(g.ops[m], "kernel_size"); k && product(k->ints) > 1)
+          nontrivial += static_cast<int>(std::min<int64_t>(product(k->ints), kCap)) - 1;
+    const bool hinted = nontrivial > 1;
     if (needs_buffer) {
       realized[i] = true;
       why[i] += "; computed into memory: a library kernel or the caller reads it";
-    } else if (pooled) {
+    } else if (pooled && hinted) {
       realized[i] = true;
       why[i] += "; computed into memory: a pooling window reads it";
     } else if (users > 1 && (nreads > kRealizeReadsThreshold || large)) {
       realized[i] = realized_on_reuse[i] = true;
       why[i] += "; computed into memory: read by several ops and costly to recompute";
-    } else if (nreads > kRealizeAccReadsThreshold || large) {
+    } else if ((nreads > kRealizeAccReadsThreshold || large) && hinted) {
       realized[i] = realized_on_reuse[i] = true;
       why[i] += "; computed into memory: its inlined expression reads too much";
+    } else if (opcount > kInlineOpcountLimit) {
+      realized[i] = realized_on_reuse[i] = true;
+      why[i] += "; computed into memory: its inlined expression is too large to inline";
     } else if (users == 0 && mutates_triton_buffer(i) >= 0) {
       // Functionalized, an in-place write into a slice of a buffer a loop computes is a
       // slice_scatter of it: the buffer is realized and the write joins its kernel.
@@ -297,6 +415,9 @@ void Builder::realize() {
     } else {
       why[i] += "; inlined into its readers";
     }
+    const int out = op.outputs.empty() ? -1 : op.outputs[0];
+    fixed_layout[i] =
+        realized_on_reuse[i] && prefer[i] && out >= 0 && g.values[out].sizes.size() == 4 && !returned[base[out]];
   }
 }
 

@@ -57,6 +57,18 @@ bool Builder::reads_stats(int a, int b) {
   return false;
 }
 
+// ConcatKernel.realize_into: a buffer a loop computes, its layout still free (no view of it
+// has fixed it), is laid out as the cat's slice and written there; nothing copies it.
+bool Builder::computed_into_slice(int cat, int v) const {
+  const int p = g.values[base[v]].producer;
+  if (p < 0 || g.ops[cat].name == "aten::stack") return false;
+  if (!(lower[p] == Lower::kReduction || (lower[p] == Lower::kPointwise && realized[p])) || fixed_layout[p])
+    return false;
+  const Value& x = g.values[v];
+  const Value& b = g.values[base[v]];
+  return x.sizes == b.sizes && x.strides == b.strides;
+}
+
 // ConcatKernel: an input no loop can be computed into the output's slice is copied into it
 // by a pointwise node of its own, which the scheduler may fuse like any other.
 void Builder::new_copy_node(int cat, int v) {
@@ -268,7 +280,10 @@ void Builder::schedule() {
     const int i = static_cast<int>(k);
     const Lower l = lower[i];
     new_stats_nodes(i);
-    if (l == Lower::kConcat) g.ops[i].for_each_tensor_input([&](int v) { new_copy_node(i, v); });
+    if (l == Lower::kConcat)
+      g.ops[i].for_each_tensor_input([&](int v) {
+        if (!computed_into_slice(i, v)) new_copy_node(i, v);
+      });
     for (int v : operand_copies[i]) {
       new_copy_node(i, v);
       for (const auto& [padded, numel] : gemm_pads[i])

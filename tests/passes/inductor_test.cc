@@ -287,22 +287,32 @@ TEST_CASE("inductor: a cat of more than 8 inputs copies each input that no Trito
   CHECK(kernels(plan(st.g)) == 9);
 }
 
-TEST_CASE("inductor: a pooling window's input is computed into memory, then pooled by a kernel of its own") {
-  GraphBuilder b;
-  int x = b.input({8, 64, 32, 32});
-  int r = b.pointwise("aten::relu", {x});
-  b.output(b.op("aten::max_pool2d", {r}, {}, {8, 64, 16, 16}));
-  b.arg_ints("kernel_size", {2, 2});
-  auto p = plan(b.g);
-  CHECK(p.lowering[0].find("pooling window") != std::string::npos);
-  CHECK(kernels(p) == 2);
+TEST_CASE("inductor: a pooling window's input is computed into memory where it loads two tensors or more") {
+  // The pooling lowering calls realize_hint() on its input, which acts only on a loop loading
+  // more than one element at a computed index: relu(x + b) is computed into memory, then pooled;
+  // relu(x) is recomputed at each window element (lowering_probe.py shows both).
+  auto pooled = [](bool biased) {
+    GraphBuilder b;
+    int x = b.input({8, 64, 32, 32});
+    if (biased) x = b.pointwise("aten::add", {x, b.input({8, 64, 32, 32})});
+    int r = b.pointwise("aten::relu", {x});
+    b.output(b.op("aten::max_pool2d", {r}, {}, {8, 64, 16, 16}));
+    b.arg_ints("kernel_size", {2, 2});
+    return plan(b.g);
+  };
+  const auto biased = pooled(true);
+  CHECK(biased.lowering[1].find("pooling window") != std::string::npos);
+  CHECK(kernels(biased) == 2);
+  const auto bare = pooled(false);
+  CHECK(bare.lowering[0].find("inlined into its readers") != std::string::npos);
+  CHECK(kernels(bare) == 1);
 }
 
 TEST_CASE("inductor: a pool at stride 1 reads its input's neighbours, so it never fuses with the loop writing it") {
   // GoogLeNet's branch 4: a 3x3 max pool at stride 1, padded, of the stem's pooled output. The
   // shapes match, but each output reads 9 input elements: no fused loop writes them first.
   GraphBuilder b;
-  const int x = b.input({8, 192, 40, 40});
+  const int x = b.pointwise("aten::add", {b.input({8, 192, 40, 40}), b.input({8, 192, 40, 40})});
   const int p1 = b.op("aten::max_pool2d", {b.pointwise("aten::relu", {x})}, {}, {8, 192, 20, 20});
   b.arg_ints("kernel_size", {3, 3});
   b.arg_ints("stride", {2, 2});
@@ -311,7 +321,7 @@ TEST_CASE("inductor: a pool at stride 1 reads its input's neighbours, so it neve
   b.arg_ints("stride", {1, 1});
   b.arg_ints("padding", {1, 1});
   const auto p = plan(b.g);
-  CHECK(p.group_of[1] != p.group_of[2]);
+  CHECK(p.group_of[2] != p.group_of[3]);
   CHECK(kernels(p) == 3);
 }
 
@@ -705,12 +715,13 @@ TEST_CASE("inductor: a value an expression reaches twice is counted once, as Ind
 }
 
 TEST_CASE("inductor: a Python number operand is a constant of its own in the count of a loop") {
-  // x * 2.0, 15 times: each a constant and a multiply, 30 values and the load, over the
-  // threshold at the fifteenth (computed into memory). The same chain of exps counts 16: inlined.
+  // (x + y) * 2.0, 14 times: two loads, the add, and each multiply with its constant: 31 values
+  // at the fourteenth multiply, over the threshold (computed into memory). The same chain of exps
+  // counts 17: inlined.
   auto chain = [](bool scalar) {
     GraphBuilder b;
-    int t = b.input({4096});
-    for (int k = 0; k < 15; ++k) {
+    int t = b.pointwise("aten::add", {b.input({4096}), b.input({4096})});
+    for (int k = 0; k < 14; ++k) {
       t = b.pointwise(scalar ? "aten::mul" : "aten::exp", {t});
       if (scalar) b.arg_float("other", 2.0);
     }
@@ -719,32 +730,47 @@ TEST_CASE("inductor: a Python number operand is a constant of its own in the cou
   };
   CHECK(chain(true).lowering[14].find("its inlined expression reads too much") != std::string::npos);
   CHECK(chain(false).lowering[14].find("inlined into its readers") != std::string::npos);
-  // A floating-point arange is start + step * index: the index, its conversion, two constants,
-  // a multiply and an add (6). With 25 exps, 31: computed into memory at the last.
-  GraphBuilder b;
-  int t = b.op("aten::arange", {}, {}, {64}, DType::kFloat32);
-  b.arg_float("start", 0.5);
-  b.arg_int("end", 64);
-  for (int k = 0; k < 25; ++k) t = b.pointwise("aten::exp", {t});
-  b.output(b.pointwise("aten::neg", {t}));
-  CHECK(plan(b.g).lowering[25].find("its inlined expression reads too much") != std::string::npos);
+}
+
+TEST_CASE("inductor: a loop that loads nothing is recomputed by its readers until past 100 values") {
+  // realize_hint acts only on a loop loading more than one element at a computed index: a
+  // floating-point arange (the index, its conversion, two constants, a multiply and an add: 6)
+  // and 25 exps, 31 values, stay inlined; GraphLowering.run_node realizes any loop past 100.
+  auto arange_chain = [](int exps) {
+    GraphBuilder b;
+    int t = b.op("aten::arange", {}, {}, {64}, DType::kFloat32);
+    b.arg_float("start", 0.5);
+    b.arg_int("end", 64);
+    for (int k = 0; k < exps; ++k) t = b.pointwise("aten::exp", {t});
+    b.output(b.pointwise("aten::mul", {t, b.input({64})}));
+    return plan(b.g).lowering[static_cast<size_t>(exps)];
+  };
+  CHECK(arange_chain(25).find("inlined into its readers") != std::string::npos);
+  CHECK(arange_chain(95).find("too large to inline") != std::string::npos);
 }
 
 TEST_CASE("inductor: a stack counts as the cat of its inputs unsqueezed: the index, bounds and masked sources") {
-  // stack([exp^16(x), -x]): 1 load, 17 values, the cat's where and two masked sources (fill and
-  // where each), the index and bounds (8): 31, computed into memory. Counted as one gather, 19.
-  GraphBuilder b;
-  const int x = b.input({64, 32});
-  int t = x;
-  for (int k = 0; k < 16; ++k) t = b.pointwise("aten::exp", {t});
-  const int n = b.pointwise("aten::neg", {x});
-  b.op("aten::stack", {}, {}, {64, 32, 2});
-  b.g.ops.back().args.clear();
-  b.arg_tensors("tensors", {t, n});
-  b.arg_int("dim", -1);
-  const int stack = static_cast<int>(b.g.ops.size()) - 1;
-  b.output(b.pointwise("aten::neg", {static_cast<int>(b.g.values.size()) - 1}));
-  CHECK(plan(b.g).lowering[stack].find("its inlined expression reads too much") != std::string::npos);
+  // stack([exp^16(x), -x]) read by a pointwise op: x loaded once (a stack reads its inputs at
+  // one index), 17 values, two masked sources and a where, the index and bounds (8): 29, as
+  // OpCounterCSE counts it (lowering_probe.py). One exp more, 30; with x + y for x, 31 and two
+  // loads: computed into memory.
+  auto stacked = [](int exps, bool two_loads) {
+    GraphBuilder b;
+    int x = b.input({64, 32});
+    if (two_loads) x = b.pointwise("aten::add", {x, b.input({64, 32})});
+    int t = x;
+    for (int k = 0; k < exps; ++k) t = b.pointwise("aten::exp", {t});
+    const int n = b.pointwise("aten::neg", {x});
+    b.op("aten::stack", {}, {}, {64, 32, 2});
+    b.g.ops.back().args.clear();
+    b.arg_tensors("tensors", {t, n});
+    b.arg_int("dim", -1);
+    const int stack = static_cast<int>(b.g.ops.size()) - 1;
+    b.output(b.pointwise("aten::neg", {static_cast<int>(b.g.values.size()) - 1}));
+    return plan(b.g).lowering[static_cast<size_t>(stack)];
+  };
+  CHECK(stacked(16, false).find("inlined into its readers") != std::string::npos);
+  CHECK(stacked(16, true).find("its inlined expression reads too much") != std::string::npos);
 }
 
 TEST_CASE("inductor: a gather inlined into a cat is a masked load, with no fill or where of its own") {
@@ -1340,4 +1366,57 @@ TEST_CASE("inductor: pad_mm's GEMM is counted at its padded sizes, which can cha
   const int padded = mm_kernels(1024, 768, 1000, DType::kBFloat16);
   REQUIRE(eager != padded);  // the case this checks: the padded shape launches differently
   CHECK(kernels(plan(b.g)) == padded + 2);
+}
+
+TEST_CASE("inductor: a cat of one tensor repeated is a copy of it read broadcast, not a cat") {
+  // Inductor's cat decomposition makes torch.cat([t, t], -1) unsqueeze, expand and clone:
+  // (x + y) then 22 exps, repeated, times z is one loop of 27 values (lowering_probe.py: the
+  // clone 25, the product one buffer), where a cat's bounds and masked sources would pass 30.
+  GraphBuilder b;
+  int t = b.pointwise("aten::add", {b.input({256, 32}), b.input({256, 32})});
+  for (int k = 0; k < 22; ++k) t = b.pointwise("aten::exp", {t});
+  b.op("aten::cat", {}, {}, {256, 64});
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", {t, t});
+  b.arg_int("dim", -1);
+  const int cat = static_cast<int>(b.g.ops.size()) - 1;
+  b.output(b.pointwise("aten::mul", {static_cast<int>(b.g.values.size()) - 1, b.input({256, 64})}));
+  const auto p = plan(b.g);
+  CHECK(p.lowering[static_cast<size_t>(cat)].find("one tensor repeated") != std::string::npos);
+  CHECK(p.lowering[static_cast<size_t>(cat)].find("inlined into its readers") != std::string::npos);
+  CHECK(kernels(p) == 1);
+}
+
+TEST_CASE("inductor: a cat a library kernel reads is a ConcatKernel where an input is a loop already in memory") {
+  // DINOv3's rotary in float32: cat([prefix of a GEMM's output, rotated rest]) read by a GEMM.
+  // With the rest's loop computed into memory (it reads too much), lowering.cat makes a
+  // ConcatKernel: that loop is written into its slice and the prefix copied, a kernel more
+  // than the one loop a pointwise cat is when the rest is still an expression.
+  auto gemm_cat = [](int exps) {
+    GraphBuilder b;
+    const int y = b.op("aten::mm", {b.input({64, 96}), weight(b, {96, 128})}, {}, {64, 128});
+    b.name_arg(0, "self");
+    b.name_arg(1, "mat2");
+    const int prefix = b.view("aten::slice", y, {64, 32});
+    const int rest = b.view("aten::slice", y, {64, 96});
+    b.g.values[prefix].strides = b.g.values[rest].strides = {128, 1};
+    b.g.values[rest].storage_offset = 32;
+    int t = b.pointwise("aten::add", {rest, b.input({64, 96})});
+    for (int k = 0; k < exps; ++k) t = b.pointwise("aten::exp", {t});
+    b.op("aten::cat", {}, {}, {64, 128});
+    b.g.ops.back().args.clear();
+    b.arg_tensors("tensors", {prefix, t});
+    b.arg_int("dim", 1);
+    const int cat = static_cast<int>(b.g.ops.size()) - 1;
+    b.output(b.op("aten::mm", {static_cast<int>(b.g.values.size()) - 1, weight(b, {128, 16})}, {}, {64, 16}));
+    b.name_arg(0, "self");
+    b.name_arg(1, "mat2");
+    const auto p = plan(b.g);
+    return std::make_pair(p.lowering[static_cast<size_t>(cat)], kernels(p));
+  };
+  const auto [concat, concat_kernels] = gemm_cat(28);
+  const auto [pointwise, pointwise_kernels] = gemm_cat(1);
+  CHECK(concat.find("ConcatKernel") != std::string::npos);
+  CHECK(pointwise.find("pointwise loop choosing its source") != std::string::npos);
+  CHECK(concat_kernels == pointwise_kernels + 1);
 }
