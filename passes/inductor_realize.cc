@@ -131,10 +131,11 @@ int Builder::body_opcount(int i) const {
     const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
     return y && is_floating(y->dtype) ? 6 : 1;
   }
-  // An operand of another dtype than the result is converted first (type promotion's to_dtype).
+  // An operand of another dtype than the result is converted first (type promotion's to_dtype;
+  // a comparison's bool result converts nothing).
   int converted = 0;
   if (const Value* y = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
-      y && op_class(op) == OpClass::kPointwise)
+      y && y->dtype != DType::kBool && op_class(op) == OpClass::kPointwise)
     op.for_each_tensor_input([&](int v) {
       if (g.values[v].dtype != y->dtype && g.values[v].dtype != DType::kBool) ++converted;
     });
@@ -239,7 +240,7 @@ void Builder::realize() {
   // The distinct loads of each expression (OpCounterCSE's reads): a value (or a statistic) and
   // the index it is read at: 0, or the cat input past the first whose shifted index it is read
   // at (a cat op and its input's position).
-  std::vector<std::set<std::pair<int, int>>> loads(g.ops.size());
+  std::vector<std::set<std::pair<int, int64_t>>> loads(g.ops.size());
   std::vector<int> body(g.ops.size(), 0);
   // Values an inlined expression computes again: CSE merges only what is computed at one
   // index, so an inlined loop read through two views (a window mask's two unsqueezes) has its
@@ -268,7 +269,9 @@ void Builder::realize() {
     int position = 0;
     // The loads op i makes through its input at `position`: a cat reads every input past the
     // first at an index of its own.
-    auto tagged = [&](int tag) { return cat && position > 0 ? i * 64 + std::min(position, 63) : tag; };
+    auto tagged = [&](int64_t tag) {
+      return cat && position > 0 ? static_cast<int64_t>(i) * 64 + std::min(position, 63) : tag;
+    };
     op.for_each_tensor_input([&](int v) {
       const int b = base[v];
       const int p = g.values[b].producer;
