@@ -9,7 +9,7 @@ GPU's way (lowering.cat's pointwise cat, disabled on the CPU; StorageBox.should_
 CPU-only rule for exp and sigmoid), and prints, for each node of the graph Inductor lowers:
 
   NODE  inlined  ops=N reads=R nontrivial=T users=U    its loop, as OpCounterCSE counts it
-  NODE  REALIZED KIND BUFFER                            a buffer of its own at that point
+  NODE  REALIZED KIND BUFFER [ops=...]                  a buffer of its own at that point (a loop's counts)
 
 then the buffers the graph ends with and the nodes each computes (a loop realized later, by a
 reader's expand or a concat, shows there). `--show NODE,...` prints those nodes' loop bodies
@@ -78,7 +78,13 @@ def main():
             if n.name in show:
                 print(box.data.inner_fn_str())
         elif box is not None:
-            print(f"  {n.name:28s} REALIZED {type(box.data).__name__} {getattr(box.data, 'name', '')}")
+            loop = getattr(box.data, "data", None)
+            counts = ""
+            if isinstance(loop, ir.Loops):
+                oc = loop.inner_fn_opcount()
+                counts = (f" ops={oc.num_ops} reads={len(oc.read_buffers)} "
+                          f"nontrivial={oc.nontrivial_read_count} users={len(n.users)}")
+            print(f"  {n.name:28s} REALIZED {type(box.data).__name__} {getattr(box.data, 'name', '')}{counts}")
         return result
 
     lowering_run = graph.GraphLowering.run
