@@ -273,6 +273,8 @@ struct Builder {
   std::vector<int64_t> cat_bounds(int i) const;
   bool concat_kernel(int i) const;
   bool computed_into_slice(int cat, int v) const;
+  bool pool_window(int i) const;
+  bool window_reads(int i, int p, std::set<int>& seen) const;
   bool reduction_fed(int p, std::vector<int8_t>& memo) const;
   int64_t cat_dim_from_end(int i) const;
 

@@ -142,6 +142,33 @@ bool Builder::compatible(const Node& a, const Node& b) {
   return pw.n == red.n * red.r || pw.n == red.n;
 }
 
+// Whether op i is a pooling window lowered as a pointwise loop (an adaptive pool to its
+// input's size has windows of 1).
+bool Builder::pool_window(int i) const {
+  const Op& op = g.ops[i];
+  if (lower[i] != Lower::kPointwise || op_class(op) != OpClass::kPool || !name_has(op, "pool")) return false;
+  if (!name_has(op, "adaptive")) return true;
+  const Value* x = in0(op);
+  return !(x && !op.outputs.empty() && op.outputs[0] >= 0 && g.values[op.outputs[0]].numel() == x->numel());
+}
+
+// Whether op i, or an op inlined into its loop, reads op p's buffer through a pooling window.
+// `seen`: the inlined ops walked.
+bool Builder::window_reads(int i, int p, std::set<int>& seen) const {
+  const bool window = pool_window(i);
+  bool found = false;
+  g.ops[i].for_each_tensor_input([&](int v) {
+    if (found) return;
+    const int q = g.values[base[v]].producer;
+    if (q == p) {
+      found = window;
+    } else if (q >= 0 && node_of[q] < 0 && lower[q] == Lower::kPointwise && seen.insert(q).second) {
+      found = window_reads(q, p, seen);
+    }
+  });
+  return found;
+}
+
 // can_fuse_vertical: the reader must read the producer's buffer at the index it is written
 // (a permuted or sliced view reads other elements); a reduction's result may be broadcast
 // over its prologue's loop, which the fused kernel runs row by row.
@@ -158,15 +185,11 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
     return nodes[k].copy_of >= 0 || !reads_permuted(nodes[k].op, nodes[d].op, false, false, seen);
   }
   // A pooling window reads each output's neighbourhood of its input: other indices than a
-  // loop writing that input writes at, however alike their shapes (a 3x3 pool at stride 1).
-  const Op& reader = g.ops[nodes[k].op];
-  bool window = nodes[k].copy_of < 0 && lower[nodes[k].op] == Lower::kPointwise && op_class(reader) == OpClass::kPool &&
-                name_has(reader, "pool");
-  if (window && name_has(reader, "adaptive")) {  // an adaptive pool to its input's size: windows of 1
-    const Value* x = in0(reader);
-    window =
-        !(x && !reader.outputs.empty() && reader.outputs[0] >= 0 && g.values[reader.outputs[0]].numel() == x->numel());
-  }
+  // loop writing that input writes at, however alike their shapes (a 3x3 pool at stride 1),
+  // whether the pool is the reader's own op or inlined into its loop (PoolFormer's
+  // x + scale * (pool(x) - x)).
+  std::set<int> seen;
+  const bool window = nodes[k].copy_of < 0 && window_reads(nodes[k].op, nodes[d].op, seen);
   for (int v : reads)
     if (g.values[base[v]].producer == nodes[d].op && (window || !same_order(v))) return false;
   return true;

@@ -1420,3 +1420,24 @@ TEST_CASE("inductor: a cat a library kernel reads is a ConcatKernel where an inp
   CHECK(pointwise.find("pointwise loop choosing its source") != std::string::npos);
   CHECK(concat_kernels == pointwise_kernels + 1);
 }
+
+TEST_CASE("inductor: a pooling window inlined into a reader's loop keeps that loop apart from the pool's input") {
+  // PoolFormer's token mixer, x + scale * (avg_pool(x) - x), after a batch norm: the pool is
+  // inlined into the add's loop, which reads the norm's buffer through the window at other
+  // indices than the norm's loop writes them: two kernels, as EfficientFormer's compiled
+  // programs run them (data/results/compiled: efficientformer_l1, l3).
+  GraphBuilder b;
+  const int x = b.pointwise("aten::add", {b.input({8, 48, 56, 56}), b.input({8, 48, 56, 56})});
+  const int r = b.pointwise("aten::relu", {x});
+  const int pool = b.op("aten::avg_pool2d", {r}, {}, {8, 48, 56, 56});
+  b.arg_ints("kernel_size", {3, 3});
+  b.arg_ints("stride", {1, 1});
+  b.arg_ints("padding", {1, 1});
+  const int diff = b.pointwise("aten::sub", {pool, r});
+  const int scaled = b.pointwise("aten::mul", {diff, weight(b, {48, 1, 1})});
+  b.output(b.pointwise("aten::add", {r, scaled}));
+  const auto p = plan(b.g);
+  CHECK(p.lowering[1].find("pooling window") != std::string::npos);
+  CHECK(p.group_of[1] != p.group_of[5]);
+  CHECK(kernels(p) == 2);
+}
