@@ -18,8 +18,8 @@ scheduler's fusion, which depend on the device; compiled runs on the GPU measure
 
 The program is a Python file defining `model` (a torch.nn.Module) and `inputs` (a tuple of CPU
 tensors); research/inductor/examples/ holds the ones docs/accuracy.md cites. Run with the PyTorch
-2.11 environment scripts/setup.sh makes:
-  ~/.cache/kernelcount/python-3.11-torch2.11-v1/bin/python research/inductor/lowering_probe.py \\
+2.11 environment scripts/setup.sh makes (`python/setup.sh --env` prints its python):
+  $(python/setup.sh --env) research/inductor/lowering_probe.py \\
       research/inductor/examples/rope_prefix.py [--show mul_5]
 """
 import argparse
