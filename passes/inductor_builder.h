@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -275,7 +276,7 @@ struct Builder {
   bool computed_into_slice(int cat, int v) const;
   bool pool_window(int i) const;
   bool window_reads(int i, int p, std::set<int>& seen) const;
-  bool reduction_fed(int p, std::vector<int8_t>& memo) const;
+  bool reduction_fed(int p, std::map<int, bool>& memo) const;
   int64_t cat_dim_from_end(int i) const;
 
   // 4. The scheduler's fusion (inductor_scheduler.cc).

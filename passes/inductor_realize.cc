@@ -183,7 +183,7 @@ bool Builder::concat_kernel(int i) const {
   if (cat_bounds(i).empty() || repeated_cat(op)) return false;
   const bool stack = op.name == "aten::stack";  // its inputs are read through unsqueeze views
   bool any_lowered = false, all_lowered = true, any_reduction = false;
-  std::vector<int8_t> memo(g.ops.size(), 0);
+  std::map<int, bool> memo;
   op.for_each_tensor_input([&](int v) {
     const int p = g.values[base[v]].producer;
     bool lowered = true;
@@ -215,9 +215,9 @@ bool Builder::concat_kernel(int i) const {
 
 // lowering.cat's can_fuse_reduction: op p's result is a reduction's buffer, or a loop not yet
 // computed into memory that reads one (a norm's epilogue inlined reads its statistics).
-// `memo`: per op, 0 not yet known, 1 no, 2 yes (an inlined expression is a DAG).
-bool Builder::reduction_fed(int p, std::vector<int8_t>& memo) const {
-  if (memo[p] != 0) return memo[p] == 2;
+// `memo`: the ops already answered (an inlined expression is a DAG).
+bool Builder::reduction_fed(int p, std::map<int, bool>& memo) const {
+  if (const auto it = memo.find(p); it != memo.end()) return it->second;
   bool fed = false;
   if (lower[p] == Lower::kReduction) {
     fed = !(stat_chains[p] > 0 && realized[p]);
@@ -227,7 +227,7 @@ bool Builder::reduction_fed(int p, std::vector<int8_t>& memo) const {
       if (!fed && q >= 0 && q < p) fed = reduction_fed(q, memo);
     });
   }
-  memo[p] = fed ? 2 : 1;
+  memo[p] = fed;
   return fed;
 }
 

@@ -54,6 +54,14 @@ int conv(GraphBuilder& b, int x, int w) {
   b.arg_int("groups", 1);
   return y;
 }
+// aten::cat or aten::stack of `tensors` along `dim`, giving `out`; returns the result.
+int joined(GraphBuilder& b, const char* name, const std::vector<int>& tensors, int64_t dim, std::vector<int64_t> out) {
+  const int y = b.op(name, {}, {}, std::move(out));
+  b.g.ops.back().args.clear();
+  b.arg_tensors("tensors", tensors);
+  b.arg_int("dim", dim);
+  return y;
+}
 }  // namespace
 
 TEST_CASE("inductor: a pointwise chain is one Triton kernel reading its inputs and writing its output once") {
@@ -760,14 +768,9 @@ TEST_CASE("inductor: a stack counts as the cat of its inputs unsqueezed: the ind
     if (two_loads) x = b.pointwise("aten::add", {x, b.input({64, 32})});
     int t = x;
     for (int k = 0; k < exps; ++k) t = b.pointwise("aten::exp", {t});
-    const int n = b.pointwise("aten::neg", {x});
-    b.op("aten::stack", {}, {}, {64, 32, 2});
-    b.g.ops.back().args.clear();
-    b.arg_tensors("tensors", {t, n});
-    b.arg_int("dim", -1);
-    const int stack = static_cast<int>(b.g.ops.size()) - 1;
-    b.output(b.pointwise("aten::neg", {static_cast<int>(b.g.values.size()) - 1}));
-    return plan(b.g).lowering[static_cast<size_t>(stack)];
+    const int y = joined(b, "aten::stack", {t, b.pointwise("aten::neg", {x})}, -1, {64, 32, 2});
+    b.output(b.pointwise("aten::neg", {y}));
+    return plan(b.g).lowering[static_cast<size_t>(b.g.values[y].producer)];
   };
   CHECK(stacked(16, false).find("inlined into its readers") != std::string::npos);
   CHECK(stacked(16, true).find("its inlined expression reads too much") != std::string::npos);
@@ -1375,12 +1378,9 @@ TEST_CASE("inductor: a cat of one tensor repeated is a copy of it read broadcast
   GraphBuilder b;
   int t = b.pointwise("aten::add", {b.input({256, 32}), b.input({256, 32})});
   for (int k = 0; k < 22; ++k) t = b.pointwise("aten::exp", {t});
-  b.op("aten::cat", {}, {}, {256, 64});
-  b.g.ops.back().args.clear();
-  b.arg_tensors("tensors", {t, t});
-  b.arg_int("dim", -1);
-  const int cat = static_cast<int>(b.g.ops.size()) - 1;
-  b.output(b.pointwise("aten::mul", {static_cast<int>(b.g.values.size()) - 1, b.input({256, 64})}));
+  const int y = joined(b, "aten::cat", {t, t}, -1, {256, 64});
+  const int cat = b.g.values[y].producer;
+  b.output(b.pointwise("aten::mul", {y, b.input({256, 64})}));
   const auto p = plan(b.g);
   CHECK(p.lowering[static_cast<size_t>(cat)].find("one tensor repeated") != std::string::npos);
   CHECK(p.lowering[static_cast<size_t>(cat)].find("inlined into its readers") != std::string::npos);
@@ -1403,12 +1403,9 @@ TEST_CASE("inductor: a cat a library kernel reads is a ConcatKernel where an inp
     b.g.values[rest].storage_offset = 32;
     int t = b.pointwise("aten::add", {rest, b.input({64, 96})});
     for (int k = 0; k < exps; ++k) t = b.pointwise("aten::exp", {t});
-    b.op("aten::cat", {}, {}, {64, 128});
-    b.g.ops.back().args.clear();
-    b.arg_tensors("tensors", {prefix, t});
-    b.arg_int("dim", 1);
-    const int cat = static_cast<int>(b.g.ops.size()) - 1;
-    b.output(b.op("aten::mm", {static_cast<int>(b.g.values.size()) - 1, weight(b, {128, 16})}, {}, {64, 16}));
+    const int joined_value = joined(b, "aten::cat", {prefix, t}, 1, {64, 128});
+    const int cat = b.g.values[joined_value].producer;
+    b.output(b.op("aten::mm", {joined_value, weight(b, {128, 16})}, {}, {64, 16}));
     b.name_arg(0, "self");
     b.name_arg(1, "mat2");
     const auto p = plan(b.g);
