@@ -165,7 +165,10 @@ bool trsm_fits(const OpFacts& f) {
   const auto am = matrix(a);
   const auto bm = matrix(b);
   if (!am || !bm || !fp32_dense(a) || !fp32_dense(b) || am->rows != am->cols || am->rows >= 64) return false;
-  if (a->numel() == 0 || b->numel() == 0) return legacy;  // measured: an empty batch launches nothing
+  // Measured: triangular_solve of an empty batch launches nothing; linalg_solve_triangular with
+  // an empty B but a non-empty A still builds A's pointer array (below).
+  if (a->numel() == 0) return legacy;
+  if (b->numel() == 0) return true;
   // left=False solves X A = B with cuBLAS's right-side trsm: the same copies and pointer arrays.
   if (legacy && (f.bool_arg("transpose", false))) return false;
   // triangular_solve_kernel loops over the matrices only from 64 rows on; below, one batched trsm
@@ -179,7 +182,10 @@ Counts trsm_counts(const OpFacts& f) {
   const bool legacy = f.op->name == "aten::triangular_solve";
   const Value* a = f.input(legacy ? 1 : 0);
   const Value* b = f.input(legacy ? 0 : 1);
-  if (a->numel() == 0 || b->numel() == 0) return {};
+  if (a->numel() == 0) return {};
+  // get_device_pointers is an arange over the batch's matrices: of none for an empty B (no
+  // kernel), of A's for A (one); cuBLAS's trsm of no column returns without a launch.
+  if (b->numel() == 0) return legacy ? Counts{} : Counts{1, 0, 0, 0};
   Counts c = legacy ? column_major_copy(*a) : Counts{};
   c += column_major_copy(*b);
   c += Counts{3, 0, 0, 0};
@@ -596,13 +602,15 @@ void add_linalg_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("linalg.triangular_solve")
                   .ops({"aten::triangular_solve", "aten::linalg_solve_triangular"})
                   .when("float32 matrices below 64 rows, A and B of the same batch: A's (triangular_solve) and B's "
-                        "column-major copies, the pointer arrays (2) and one batched trsm; an empty batch: nothing",
+                        "column-major copies, the pointer arrays (2) and one batched trsm; an empty batch: nothing; "
+                        "linalg_solve_triangular with an empty B: A's pointer array (1)",
                         trsm_fits)
                   .compute(trsm_counts)
                   .evidence("opinfo:triangular_solve (5x5 with B 5x1 and 5x3, empty batch), "
                             "opinfo:linalg_solve_triangular (3x3 with B 3x1), opinfo_heldout:triangular_solve (2 x 5x5 "
                             "with B 2 x 5x1), opinfo_heldout:linalg_solve_triangular (left=False: 1x1 with B 3x1, "
-                            "trsm_batch_right_upper)")
+                            "trsm_batch_right_upper), opinfo_heldout7:linalg_solve_triangular (3x3 with B 3x0, 1x1 "
+                            "with B 0x1 and left=False, 2 x 3x3 with B 2 x 3x0: one arange, 3 of 3)")
                   .why("Below 64 rows ATen solves triangles with cuBLAS's batched trsm: it copies the operands to "
                        "column-major order and builds the arrays of matrix pointers first."));
   r.push_back(rule("linalg.matrix_norm_one_inf")

@@ -403,6 +403,85 @@ bool scatter_reduce_excluding_self(const OpFacts& f) {
 bool scatter_reduce_mean_excluding_self(const OpFacts& f) {
   return !f.bool_arg("include_self", true) && f.text_arg("reduce", "") == "mean";
 }
+// searchsorted and bucketize (Bucketization.cu, BucketizationUtils.h). The value operand is `self`
+// (searchsorted(sorted_sequence, self), bucketize(self, boundaries)); a Scalar overload makes it a
+// 0-d device tensor (scalar_to_tensor: a fill kernel) marked a wrapped number, of type double,
+// int64 or bool. searchsorted_pre_check reads a non-empty sorter's aminmax back to the host
+// (one reduction, two item() copies and syncs) even when there is nothing to search.
+// searchsorted_maybe_trim_input_tensors then copies each operand that is not contiguous, and
+// casts the operands whose type is not result_type(boundaries, value) (a wrapped number or a 0-d
+// tensor counts only when its category, bool < integral < floating, is higher).
+int dtype_category(DType t) {
+  if (t == DType::kBool) return 0;
+  if (t == DType::kComplex32 || t == DType::kComplex64 || t == DType::kComplex128) return 3;
+  return is_floating(t) ? 2 : 1;
+}
+// c10::promote_types for the types searchsorted sees (real numbers and bool).
+DType promote_real(DType a, DType b) {
+  if (a == b) return a;
+  const int ca = dtype_category(a), cb = dtype_category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) {
+    const bool half_a = a == DType::kFloat16 || a == DType::kBFloat16;
+    const bool half_b = b == DType::kFloat16 || b == DType::kBFloat16;
+    if (half_a && half_b) return DType::kFloat32;
+  }
+  if (ca == 1 && dtype_size(a) == dtype_size(b)) return DType::kInt16;  // uint8 with int8
+  if (ca == 1 && (a == DType::kUInt8 || b == DType::kUInt8)) {
+    const DType other = a == DType::kUInt8 ? b : a;
+    return dtype_size(other) > 1 ? other : DType::kInt16;
+  }
+  return dtype_size(a) >= dtype_size(b) ? a : b;
+}
+bool is_sorter_checked(const OpFacts& f) {
+  const Arg* s = f.arg("sorter");
+  if (!s || s->kind != Arg::Kind::kTensor || s->tensors.empty() || s->tensors[0] < 0) return false;
+  return f.graph->values[s->tensors[0]].numel() > 0;
+}
+Counts searchsorted_counts(const OpFacts& f) {
+  const bool bucketize = f.op->name == "aten::bucketize";
+  const Arg* b_arg = f.arg(bucketize ? "boundaries" : "sorted_sequence");
+  const Arg* v_arg = f.arg("self");
+  auto tensor_of = [&](const Arg* a) -> const Value* {
+    if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return nullptr;
+    return &f.graph->values[a->tensors[0]];
+  };
+  const Value* boundaries = tensor_of(b_arg);
+  const Value* value = tensor_of(v_arg);
+  Counts c;
+  // The value's type and standing in result_type: a dimensioned tensor, a 0-d tensor, or a scalar.
+  DType value_type = DType::kUnknown;
+  bool value_dimensioned = false;
+  if (value) {
+    value_type = value->dtype;
+    value_dimensioned = !value->sizes.empty();
+  } else if (v_arg) {
+    c.kernels += 1;  // scalar_to_tensor on the device: a fill
+    value_type = v_arg->kind == Arg::Kind::kFloat ? DType::kFloat64
+                 : v_arg->kind == Arg::Kind::kBool ? DType::kBool
+                                                   : DType::kInt64;
+  }
+  if (is_sorter_checked(f)) c += Counts{1, 2, 0, 2};
+  if (f.out_numel == 0 || !boundaries) return c;
+  if (value && !value->contiguous()) c.kernels += 1;
+  if (!boundaries->contiguous()) c.kernels += 1;
+  const Arg* s = f.arg("sorter");
+  if (is_sorter_checked(f) && !f.graph->values[s->tensors[0]].contiguous()) c.kernels += 1;
+  if (value_type != DType::kUnknown && boundaries->dtype != value_type) {
+    // A wrapped double takes the default type (float32) where it raises the category.
+    DType wrapped = !value && value_type == DType::kFloat64 ? DType::kFloat32 : value_type;
+    DType common = boundaries->dtype;
+    if (value_dimensioned) {
+      common = promote_real(boundaries->dtype, value_type);
+    } else if (dtype_category(value_type) > dtype_category(boundaries->dtype)) {
+      common = promote_real(boundaries->dtype, wrapped);
+    }
+    if (common != value_type) c.kernels += 1;
+    if (common != boundaries->dtype) c.kernels += 1;
+  }
+  c.kernels += 1;  // the search
+  return c;
+}
 // unique with neither inverse nor counts: radix sort, then cub's select of the distinct values.
 // No inverse: unique_cuda_template's compute_unique then keeps the distinct values with cub's
 // unique, or, for the counts, cub's run-length encode: two kernels either way.
@@ -459,9 +538,29 @@ bool unique_dim_empty(const OpFacts& f) {
   if (d < 0 || d >= rank || x->sizes[d] != 0) return false;
   return std::count(x->sizes.begin(), x->sizes.end(), 0) == 1;
 }
+// unique_dim_cuda_template flattens self.moveaxis(dim, 0) with .contiguous(): one copy kernel
+// first unless the moved tensor is already dense (dim 0 of a contiguous input, or a dim whose
+// move crosses only size-1 dimensions), opinfo_heldout7's direct_copy before the arange.
+int unique_dim_flatten_copy(const OpFacts& f) {
+  const Value* x = self(f);
+  if (!x || x->sizes.empty() || x->strides.size() != x->sizes.size()) return 0;
+  const int64_t rank = static_cast<int64_t>(x->sizes.size());
+  int64_t d = f.int_arg("dim", 0);
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank) return 0;
+  std::vector<int64_t> sizes{x->sizes[d]}, strides{x->strides[d]};
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == d) continue;
+    sizes.push_back(x->sizes[i]);
+    strides.push_back(x->strides[i]);
+  }
+  return row_major_dense(sizes, strides) ? 0 : 1;
+}
 Counts unique_dim_counts(const OpFacts& f) {
   const int base = f.op->name == "aten::unique_dim" ? 5 : 4;
-  return {base + (f.bool_arg("return_counts", false) ? 3 : 0) + (f.bool_arg("return_inverse", false) ? 5 : 0), 1, 0, 1};
+  return {base + unique_dim_flatten_copy(f) + (f.bool_arg("return_counts", false) ? 3 : 0) +
+              (f.bool_arg("return_inverse", false) ? 5 : 0),
+          1, 0, 1};
 }
 // bincount without weights: min and max of the input read back to the host (two syncs) to
 // size the result, a fill, then the histogram kernel.
@@ -689,11 +788,12 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
           .ops({"aten::unique_consecutive"})
           .when("along a dim, up to 256 slices: an arange of slice indices, thrust's unique-by-key (init + sweep), "
                 "the count read back (1 memcpy, 1 host sync), an index_select: 4; + 3 for the counts, + 5 for the "
-                "inverse",
+                "inverse, + 1 where moving dim to the front leaves the input not dense (its contiguous copy)",
                 unique_dim_options)
           .compute(unique_dim_counts)
           .evidence("sweep:opinfo_edges (unique_consecutive along dim 0 of [1], [7], [2, 3], every combination of "
-                    "return_inverse and return_counts; f32 and bf16)")
+                    "return_inverse and return_counts; f32 and bf16); opinfo_heldout7 (along dims 1 and 2 of [5, 5] "
+                    "and [5, 5, 5]: the contiguous copy first)")
           .why("Along a dimension, unique_consecutive compares whole slices: it keeps the indices of the slices that "
                "differ from their predecessor, reads their number back to the host, and gathers those slices."));
   r.push_back(
@@ -786,15 +886,17 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
   r.push_back(rule("nonzero_static")
                   .ops({"aten::nonzero_static"})
                   .when("calc_block_sums, compute_agg, flag_kernel and write_fill_value; write_indices for rank >= 2; "
-                        "a copy of a non-contiguous input first; no count read back",
+                        "a copy of a non-contiguous input first; no count read back; an empty input: the result "
+                        "filled with fill_value (1)",
                         [](const OpFacts& f) { return f.input(0) && f.output(0); })
                   .compute([](const OpFacts& f) {
                     const Value* x = f.input(0);
+                    if (x->numel() == 0) return Counts{1, 0, 0, 0};
                     const int copy = x->numel() > 0 && !x->contiguous() ? 1 : 0;
                     return Counts{copy + 4 + (x->sizes.size() >= 2 ? 1 : 0), 0, 0, 0};
                   })
                   .evidence("opinfo_heldout5: nonzero_static of [5] with size 1 and 3 (4 kernels, float32 and "
-                            "bfloat16)")
+                            "bfloat16); opinfo_heldout7: of an empty [5, 0, 5] with size 10 (FillFunctor<long> alone)")
                   .why("nonzero_static (cuda/Nonzero.cu) counts the non-zeros per block, scans the block counts, "
                        "writes the selected indices and pads the rest with the fill value, all on the device: its "
                        "size is given, so nothing is read back and the host never waits."));
@@ -901,8 +1003,9 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                 "slice, a compaction of the distinct ones (thrust), an index_select of the result; the count read "
                 "back: 1 memcpy, 1 host sync",
                 unique_dim_plain)
-          .counts({5, 1, 0, 1})
-          .evidence("opset:unique_dim (int64[256,2], dim 0)")
+          .compute(unique_dim_counts)
+          .evidence("opset:unique_dim (int64[256,2], dim 0); opinfo_heldout7: along a dim other than 0 a "
+                    "direct_copy first (self.moveaxis(dim, 0).contiguous()), 6")
           .why("unique along a dimension sorts the slices' indices by the slices' values, keeps the distinct ones and "
                "gathers them; their number is read back to the host to size the result, a host sync."));
   r.push_back(
@@ -920,11 +1023,13 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
       rule("unique.dim.options")
           .ops({"aten::unique_dim"})
           .when("with counts or the inverse, up to 256 slices: the plain 5 (the count read back: 1 memcpy, 1 host "
-                "sync), + 3 for the counts, + 5 for the inverse",
+                "sync), + 3 for the counts, + 5 for the inverse, + 1 where moving dim to the front leaves the input "
+                "not dense (its contiguous copy)",
                 unique_dim_options)
           .compute(unique_dim_counts)
           .evidence("sweep:opinfo_edges (unique along dim 0 of [1], [7], [2, 3], every combination of sorted, "
-                    "return_inverse and return_counts; f32 and bf16)")
+                    "return_inverse and return_counts; f32 and bf16); opinfo_heldout7 (along dims 1 and 2 of [5, 5] "
+                    "and [5, 5, 5]: the contiguous copy first)")
           .why("unique along a dimension sorts and compacts the slice indices; the counts take the differences of "
                "the kept positions, the inverse a scan of where a new slice starts, each a few kernels more."));
   r.push_back(
@@ -994,10 +1099,16 @@ void add_selection_rules(std::vector<LaunchRule>& r) {
                   .why("histc with a given range zeroes the bins and counts into them with one histogram kernel."));
   r.push_back(rule("searchsorted")
                   .ops({"aten::searchsorted", "aten::bucketize"})
-                  .when("one binary-search kernel")
-                  .counts({1, 0, 0, 0})
-                  .evidence("opset:searchsorted, opset:bucketize")
-                  .why("searchsorted and bucketize run one binary-search kernel over the values."));
+                  .when("one binary-search kernel; a scalar value first filled into a device tensor (1) and cast to "
+                        "the boundaries' type (1); a sorter's range checked (aminmax: 1 kernel, 2 memcpy, 2 host "
+                        "syncs); each operand not contiguous or not of the common type copied (1 each)")
+                  .compute(searchsorted_counts)
+                  .evidence("opset:searchsorted, opset:bucketize; opinfo_heldout7 (with a sorter: MinMaxOps + 2 DtoH "
+                            "before the search, 11 of 11; a scalar value: FillFunctor<double> + direct_copy + the "
+                            "search, 3 of 3)")
+                  .why("searchsorted and bucketize run one binary-search kernel over the values. A scalar value is "
+                       "first made a device tensor (a fill) and cast to the boundaries' type; a sorter is checked to "
+                       "hold valid indices by reading its minimum and maximum back to the host."));
   r.push_back(rule("randperm")
                   .ops({"aten::randperm"})
                   .when("random keys + arange + radix sort + duplicate-key fix-up")

