@@ -462,9 +462,12 @@ bool Builder::fused_attention(const Op& op) const {
   return sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask);
 }
 
-// The query, key and value cuDNN attention reads are copied into the layout its lowering
-// requires (a fresh dense buffer), unless a Triton loop writes one whole as it is; the
-// memory-efficient kernel (f32) takes strided operands as they are.
+// The query, key and value a fused attention kernel reads (cuDNN's, flash or the memory-efficient
+// one: sdpa_constraint guards them all) are copied into the layout its lowering requires (a fresh
+// dense buffer), unless a Triton loop writes one whole as it is: require_stride_order copies a
+// view of a loop not in memory through copy_input, one loop per operand, without computing the
+// loop itself into memory (torchvision's MultiheadAttention: three copies of the selected q, k
+// and v, no buffer for the packed projection's contiguous()).
 // lowering.py's sdpa_constraint: an operand already in memory (a graph input, or what a library
 // kernel wrote) whose strides are aligned (all but the last a multiple of 8 elements, the last
 // unit: is_aligned_realized_tensor) is handed to the kernel as it is, through any view of it;
@@ -600,14 +603,20 @@ void Builder::find_operand_copies() {
       if (in.size() > 3) operand_copies[k].push_back(in[3]);
       continue;
     }
-    if (in.size() < 3 || !is_half(g.values[in[0]].dtype)) continue;
+    if (in.size() < 3 || !(is_half(g.values[in[0]].dtype) || g.values[in[0]].dtype == DType::kFloat32)) continue;
     const Value* mask = in.size() > 3 ? &g.values[in[3]] : nullptr;
     if (!sdpa_runs_fused(g.values[in[0]], g.values[in[1]], g.values[in[2]], mask)) continue;
     for (int j = 0; j < 3; ++j) {
+      // The loop's own result, or an alias of it with the same geometry (a .to() of its own
+      // dtype, a contiguous() of a contiguous value): require_stride_order either freezes the
+      // loop's layout to the order the kernel needs or, the loop not in memory, copy_input
+      // computes it in that order; one loop either way.
       const Value& v = g.values[in[j]];
-      const int p = v.producer;
-      const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) &&
-                                 row_major_dense(v.sizes, v.strides);
+      const Value& b = g.values[base[in[j]]];
+      const int p = b.producer;
+      const bool alias = base[in[j]] == in[j] ||
+                         (b.sizes == v.sizes && b.strides == v.strides && b.storage_offset == v.storage_offset);
+      const bool written_whole = p >= 0 && (lower[p] == Lower::kPointwise || lower[p] == Lower::kReduction) && alias;
       if (!written_whole && !aligned_in_storage(in[j])) operand_copies[k].push_back(in[j]);
     }
   }

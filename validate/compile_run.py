@@ -9,6 +9,8 @@ profiled with torch.profiler. Recorded per model:
   - graphs: for each graph Inductor compiled, its output code's kernels with the FX source nodes and
     ATen ops Inductor says each holds ("Topologically Sorted Source Nodes: [...], Original ATen:
     [...]") and the launch sequence of its `call` (Triton kernels, extern kernels, fallbacks);
+  - pad_mm: each answer Inductor's pad_mm gave while compiling (whether it padded a GEMM, and the
+    benchmark times it decided by, or that a cache held the answer): record_pad_mm_decisions;
   - the output code itself, kept beside the JSON (`<name>.code.py.xz`), for the mechanisms.
 Inductor's FX graph cache is off, so every model's output code is written by its own compile.
 
@@ -174,11 +176,57 @@ def lock_inductor_benchmarks():
     benchmarking.benchmarker.benchmark_gpu = locked
 
 
+# pad_mm's answers for the model being compiled, in the order Inductor asked: each GEMM whose
+# padding it considered past the compute-bound check, with where the answer came from.
+PAD_MM_DECISIONS = []
+
+
+def record_pad_mm_decisions():
+    """Records every answer pad_mm gives (torch/_inductor/fx_passes/pad_mm.py), as the compiled
+    program's own account of which GEMMs it padded and why: its benchmark's two times (`ori_ms`, the
+    GEMM as it stands, `pad_ms`, the pads and the aligned GEMM; padded when ori_ms > 1.1 pad_ms),
+    or the answer a cache of an earlier compile in the same worker held (pad_mm keeps both the
+    answers and the original GEMM's times in Inductor's LocalCache, keyed by the operands' sizes,
+    strides and dtype). _should_pad calls these module functions by name, so wrapping them sees
+    each one; wrapped once per process."""
+    from torch._inductor.fx_passes import pad_mm
+    if getattr(pad_mm.is_padded_faster, "kc_recorded", False):
+        return
+    faster, cached, base_time = pad_mm.is_padded_faster, pad_mm.get_cached_should_pad, \
+        pad_mm.get_cached_base_mm_benchmark_time
+    base_from_cache = {}
+
+    def is_padded_faster(key, ori_time, pad_time):
+        padded = faster(key, ori_time, pad_time)
+        PAD_MM_DECISIONS.append({"key": key, "pads": bool(padded), "from": "benchmark",
+                                 "ori_ms": ori_time, "pad_ms": pad_time,
+                                 "ori_from_cache": base_from_cache.pop("last", False)})
+        return padded
+
+    def get_cached_should_pad(key):
+        answer = cached(key)
+        if answer is not None:
+            PAD_MM_DECISIONS.append({"key": key, "pads": bool(answer), "from": "cache"})
+        return answer
+
+    def get_cached_base_mm_benchmark_time(key):
+        t = base_time(key)
+        base_from_cache["last"] = t is not None
+        return t
+
+    is_padded_faster.kc_recorded = True
+    pad_mm.is_padded_faster = is_padded_faster
+    pad_mm.get_cached_should_pad = get_cached_should_pad
+    pad_mm.get_cached_base_mm_benchmark_time = get_cached_base_mm_benchmark_time
+
+
 def measure_one(path, warmup, cache_dir, out_dir):
     import torch
     import torch._inductor.config as inductor_config
     inductor_config.fx_graph_cache = False
     lock_inductor_benchmarks()
+    record_pad_mm_decisions()
+    PAD_MM_DECISIONS.clear()
     ep, weights, placement = real_run.load(path)
     module = ep.module()
     dropped = drop_metadata_asserts(module)
@@ -215,7 +263,7 @@ def measure_one(path, warmup, cache_dir, out_dir):
             "gpu_timing": "alone (Inductor's benchmarks and the measured calls under one lock)"
                           if GPU_LOCK.path else "shared with other compiles",
             "weights": weights, "inputs": inputs, "placement": placement, "compile_s": round(compile_s, 1),
-            "metadata_asserts_dropped": dropped,
+            "metadata_asserts_dropped": dropped, "pad_mm": list(PAD_MM_DECISIONS),
             "totals": totals, "kernels": records, "graphs": [parse_output_code(c) for c in codes]}
 
 

@@ -457,7 +457,7 @@ Counts searchsorted_counts(const OpFacts& f) {
     value_dimensioned = !value->sizes.empty();
   } else if (v_arg) {
     c.kernels += 1;  // scalar_to_tensor on the device: a fill
-    value_type = v_arg->kind == Arg::Kind::kFloat ? DType::kFloat64
+    value_type = v_arg->kind == Arg::Kind::kFloat  ? DType::kFloat64
                  : v_arg->kind == Arg::Kind::kBool ? DType::kBool
                                                    : DType::kInt64;
   }

@@ -7,8 +7,8 @@ its kernels, memsets excluded, as validate/compile_run.py recorded them
 one process at a time, which supersede their earlier runs, taken while other compiles shared the
 GPU and so changed Inductor's timed choices, pad_mm's above all; then measured.tar.xz, then transformers.tar.xz, the transformers programs
 whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:
-compiled/<name>.compiled.json, `totals.kernels`, the archive it ran in `model`; broad2.tar.xz and
-broad3.tar.xz hold more of the broad corpus, measured with the GPU's timings one process at a time). Each model is
+compiled/<name>.compiled.json, `totals.kernels`, the archive it ran in `model`; broad2.tar.xz,
+broad3.tar.xz and broad4.tar.xz hold more of the broad corpus, measured with the GPU's timings one process at a time). Each model is
 predicted from its archive under data/corpus/<set>/; figures are given per set (models,
 heldout, fresh3, fresh, fresh2, fresh5, fresh6, fresh4, broad). Models no tarball holds are taken from the earlier
 compiled runs of the corpus (data/results/corpus_compile.json.gz, `compiled.kernels`, the same
@@ -32,6 +32,12 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+
+
+# The tarballs of compiled runs, in the order a model's run is taken from (the first that holds it).
+DEFAULT_RESULTS = ["data/results/compiled/" + s + ".tar.xz" for s in (
+    "locked", "measured", "transformers", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad", "broad2",
+    "broad3", "broad4")]
 
 
 def load(path):
@@ -102,12 +108,7 @@ def earlier(path, have):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernelcount", default="build/kernelcount")
-    ap.add_argument("--results", nargs="+",
-                    default=["data/results/compiled/locked.tar.xz", "data/results/compiled/measured.tar.xz", "data/results/compiled/transformers.tar.xz",
-                             "data/results/compiled/fresh.tar.xz", "data/results/compiled/fresh2.tar.xz",
-                             "data/results/compiled/fresh5.tar.xz", "data/results/compiled/fresh6.tar.xz",
-                             "data/results/compiled/fresh4.tar.xz", "data/results/compiled/broad.tar.xz",
-                             "data/results/compiled/broad2.tar.xz", "data/results/compiled/broad3.tar.xz"],
+    ap.add_argument("--results", nargs="+", default=DEFAULT_RESULTS,
                     help="tarballs of compiled runs; a model's run is taken from the first that holds it")
     ap.add_argument("--earlier", default="data/results/corpus_compile.json.gz")
     ap.add_argument("--sets", nargs="+", default=["models", "fresh3", "heldout", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad"])

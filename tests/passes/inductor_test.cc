@@ -537,6 +537,43 @@ TEST_CASE("inductor: half-precision attention reads heads of a library kernel's 
   CHECK(kernels(pc) > 1);
 }
 
+TEST_CASE("inductor: fused attention copies heads selected from a loop not in memory, one loop each") {
+  // torchvision's MultiheadAttention: the packed projection made contiguous (a Triton loop),
+  // q, k and v selected from it. sdpa_constraint's require_stride_order copies each view through
+  // copy_input, in float32 (memory-efficient kernel) as in bfloat16: three loops, no buffer for
+  // the packed loop (vit_b_32 float32: 3 Triton kernels before each attention call).
+  for (DType dt : {DType::kFloat32, DType::kBFloat16}) {
+    GraphBuilder b;
+    const int x = b.input({2, 16, 192}, dt);
+    const int packed = b.pointwise("aten::exp", {x});
+    const int heads = b.view("aten::view", packed, {2, 16, 3, 4, 16});
+    const int moved = b.view("aten::permute", heads, {3, 2, 4, 16, 16});
+    b.g.values[moved].strides = {64, 3072, 16, 192, 1};
+    std::vector<int> qkv;
+    for (int i = 0; i < 3; ++i) {
+      const int s = b.view("aten::select", moved, {2, 4, 16, 16});
+      b.g.values[s].strides = {3072, 16, 192, 1};
+      b.g.values[s].storage_offset = 64 * i;
+      qkv.push_back(s);
+    }
+    b.output(b.op("aten::scaled_dot_product_attention", qkv, {}, {2, 4, 16, 16}, dt));
+    b.name_arg(0, "query");
+    b.name_arg(1, "key");
+    b.name_arg(2, "value");
+    CHECK(kernels(plan(b.g)) == 4);  // three copies and the attention kernel
+    // The loop's own result, however strided, is computed in the order the kernel needs: no copy.
+    GraphBuilder c;
+    const int y = c.input({2, 4, 16, 16}, dt);
+    const int e = c.pointwise("aten::exp", {y});
+    c.g.values[e].strides = {1024, 16, 64, 1};
+    c.output(c.op("aten::scaled_dot_product_attention", {e, e, e}, {}, {2, 4, 16, 16}, dt));
+    c.name_arg(0, "query");
+    c.name_arg(1, "key");
+    c.name_arg(2, "value");
+    CHECK(kernels(plan(c.g)) == 2);
+  }
+}
+
 TEST_CASE("inductor: explicit attention in half precision becomes one attention call, not in float32") {
   // fx_passes/fuse_attention.py (pattern 14, BERT's): matmul(q, k^T) / scale + mask, softmax,
   // matmul by v, heads permuted out of projections, is replaced by scaled_dot_product_attention;
