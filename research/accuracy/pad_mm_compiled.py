@@ -11,7 +11,8 @@ The prediction is `kernelcount --fusion inductor`'s (an op whose Inductor note s
 it"). GEMMs inside a recurrent layer's decomposition have no op of their own and are left out.
 
 Printed: every disagreeing GEMM (with -v every one), then the counts by dtype, op form and which
-sizes are unaligned: GEMMs, padded in the compiled runs, padded by the prediction, agreeing.
+sizes are unaligned (GEMMs, padded in the compiled runs, padded by the prediction, agreeing), and
+how many GEMM shapes padded in one compiled program were kept in another.
 
 Standard library only. Run from the repository root after building:
   python3 research/accuracy/pad_mm_compiled.py [--results TARBALL ...] [-v] [--kernelcount PATH]
@@ -133,6 +134,20 @@ def main():
     total = [sum(g[i] for g in groups.values()) for i in range(4)]
     print("all: %d unaligned GEMMs in %d compiled programs; padded in the compiled runs %d, by the prediction %d; "
           "agreeing %d" % (total[0], len({r[1] for r in rows}), total[1], total[2], total[3]))
+    # The same GEMM (form, dtype, sizes) in different programs: pad_mm's answer is a timing, so a
+    # shape near its threshold can go either way from one compile to the next.
+    # Sizes alone: pad_mm's key also holds whether each operand's pad is left out of the timing,
+    # which can differ between two programs' GEMMs of the same sizes.
+    for label, keep in (("all runs", lambda r: True),
+                        ("runs with Inductor's benchmarks alone on the GPU", lambda r: r[1] in compile_accuracy.ALONE)):
+        answers = collections.defaultdict(lambda: (set(), set()))
+        for r in rows:
+            if keep(r):
+                answers[(r[3], r[4]) + tuple(r[5:9])][0 if r[10] else 1].add(r[1])
+        padded = [a for a in answers.values() if a[0]]
+        both = [a for a in padded if a[1]]
+        print("%s: GEMM sizes padded in some compiled program: %d; of those, kept unpadded in another: %d" %
+              (label, len(padded), len(both)))
 
 
 if __name__ == "__main__":
