@@ -46,10 +46,12 @@ bool empty_result(const OpFacts& f) {
   if (f.op->name.rfind("aten::", 0) != 0 || data_dependent(*f.op) || linspace_of_tensors(f)) return false;
   // A negative matrix power inverts first: linalg_inv fills and checks its infos even when empty.
   if (f.op->name == "aten::linalg_matrix_power" && f.int_arg("n", 1) < 0) return false;
-  // linalg_solve_triangular of a non-empty A below 64 rows builds A's pointer array for cuBLAS's
-  // batched trsm even when B is empty (linalg.triangular_solve counts it).
+  // linalg_solve_triangular of a non-empty float32 A below 64 rows builds A's pointer array for
+  // cuBLAS's batched trsm even when B is empty (linalg.triangular_solve counts it; other types
+  // are unmeasured and keep this rule).
   if (f.op->name == "aten::linalg_solve_triangular" && f.input(0) && f.input(0)->numel() > 0 &&
-      f.input(0)->sizes.size() >= 2 && f.input(0)->sizes.back() < 64)
+      f.input(0)->dtype == DType::kFloat32 && f.input(0)->contiguous() && f.input(0)->sizes.size() >= 2 &&
+      f.input(0)->sizes.back() < 64)
     return false;
   // searchsorted checks a non-empty sorter's range on the host before it looks at the values.
   if (const Arg* s = f.arg("sorter"); s && s->kind == Arg::Kind::kTensor && !s->tensors.empty() && s->tensors[0] >= 0 &&

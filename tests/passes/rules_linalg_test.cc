@@ -232,6 +232,10 @@ TEST_CASE("linalg: triangular solves below 64 rows build pointer arrays for batc
   check(trsm("aten::linalg_solve_triangular", {3, 3}, {3, 0}), 1, 0, 0);
   check(trsm("aten::linalg_solve_triangular", {2, 3, 3}, {2, 3, 0}), 1, 0, 0);
   check(trsm("aten::linalg_solve_triangular", {0, 3, 3}, {0, 3, 1}), 0, 0, 0);
+  GraphBuilder half;  // unmeasured types keep the empty result's rule
+  half.op("aten::linalg_solve_triangular", {half.input({3, 3}, DType::kBFloat16), half.input({3, 0}, DType::kBFloat16)},
+          {}, {3, 0});
+  CHECK(rules_only(half).rule == "empty");
   // From 64 rows one cuBLAS trsm per matrix, no pointer arrays (the older rule).
   check(trsm("aten::linalg_solve_triangular", {64, 64}, {64, 16}), 2, 0, 0);
 }
