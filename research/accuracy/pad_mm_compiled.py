@@ -83,22 +83,24 @@ def main():
     ap.add_argument("-v", action="store_true", help="print every GEMM, not only the disagreements")
     args = ap.parse_args()
     results = args.results or compile_accuracy.DEFAULT_RESULTS
-    seen, rows = set(), []
+    seen, rows, skipped = set(), [], []
     for path in results:
         with tarfile.open(path) as tar:
-            members = {m.name: m for m in tar.getmembers()}
+            codes = {os.path.basename(m.name)[: -len(".code.py.xz")]: m for m in tar.getmembers()
+                     if m.name.endswith(".code.py.xz")}
             for corpus, name, model, _ in compile_accuracy.measured(path):
-                if name in seen or not os.path.exists(model):
+                if name in seen:
                     continue
                 seen.add(name)
-                code_member = next((m for n, m in members.items() if n.endswith("/" + name + ".code.py.xz")), None)
-                if code_member is None:
+                if not os.path.exists(model) or name not in codes:
+                    skipped.append(name)
                     continue
-                code = lzma.decompress(tar.extractfile(code_member).read()).decode(errors="replace")
+                code = lzma.decompress(tar.extractfile(codes[name]).read()).decode(errors="replace")
                 padded = padded_nodes(code)
                 out = subprocess.run([args.kernelcount, model, "--fusion", "inductor", "--format", "json"],
                                      capture_output=True, text=True)
                 if out.returncode != 0:
+                    skipped.append(name)
                     continue
                 for op in json.loads(out.stdout)["ops"]:
                     if op["op"].split(".")[0] not in GEMMS or not op.get("outputs"):
@@ -134,6 +136,7 @@ def main():
     total = [sum(g[i] for g in groups.values()) for i in range(4)]
     print("all: %d unaligned GEMMs in %d compiled programs; padded in the compiled runs %d, by the prediction %d; "
           "agreeing %d" % (total[0], len({r[1] for r in rows}), total[1], total[2], total[3]))
+    print("compiled runs left out (no archive, no output code, or kernelcount failed): %d" % len(skipped))
     # The same GEMM (form, dtype, sizes) in different programs: pad_mm's answer is a timing, so a
     # shape near its threshold can go either way from one compile to the next.
     # Sizes alone: pad_mm's key also holds whether each operand's pad is left out of the timing,
