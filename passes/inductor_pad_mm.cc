@@ -183,7 +183,17 @@ void Builder::find_padded_gemms() {
     c.mat2_transposed = linear || (r2 >= 2 && ws[r2 - 2] == 1 && g.values[c.mat2].sizes[r2 - 1] > 1);
     c.mat1_pre_padded = (mp || kp) && pad_planned_away(c.mat1);
     c.mat2_pre_padded = (kp || np) && !c.mat2_transposed && pad_planned_away(c.mat2);
-    if (!tree_pads(target.tables.pad_mm, c)) continue;
+    if (!tree_pads(target.tables.pad_mm, c)) {
+      // The answer is a timing on the GPU, and compiles answer differently from run to run
+      // (research/accuracy/pad_mm_compiled.py: of 271 GEMM sizes padded in some compiled program,
+      // 224 were kept in another), so the note says what a pad would add.
+      const int loops = ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0) +
+                        (c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1 ? 1 : 0);
+      why[k] += "; pad_mm times it on the GPU (" + std::string(mp ? "M" : "") + (kp ? "K" : "") + (np ? "N" : "") +
+                " unaligned): kept as the target's pad_mm tree answers, though a compile may pad it (" +
+                std::to_string(loops) + " more Triton loop" + (loops > 1 ? "s" : "") + " each call)";
+      continue;
+    }
     // The pads: each unaligned input copied into a zero-bordered buffer by a Triton loop (the
     // copy a non-dense operand needed anyway becomes this pad); the bias concatenated with zeros.
     auto pad = [&](int v, int64_t numel) {

@@ -1244,6 +1244,27 @@ TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded;
   CHECK(small == eager_small);
 }
 
+TEST_CASE("inductor: a GEMM pad_mm keeps is said to hang on a timing, with what a pad would add") {
+  // pad_mm's answer is a benchmark on the GPU, which compiles answer differently from run to run;
+  // the plan keeps the tree's answer and says what padding would cost.
+  GraphBuilder b;
+  const int x = b.input({6, 10});
+  const int w = b.input({10, 10}, DType::kFloat32, kc::ValueRole::kParameter);
+  b.output(b.op("aten::linear", {x, w}, {}, {6, 10}));
+  b.name_arg(0, "input");
+  b.name_arg(1, "weight");
+  const std::string note = plan(b.g).lowering[0];
+  CHECK(note.find("pad_mm times it on the GPU (MKN unaligned)") != std::string::npos);
+  CHECK(note.find("2 more Triton loops each call") != std::string::npos);
+  GraphBuilder aligned;  // nothing unaligned: nothing for pad_mm to time
+  const int y = aligned.input({8, 16});
+  const int v = aligned.input({16, 16}, DType::kFloat32, kc::ValueRole::kParameter);
+  aligned.output(aligned.op("aten::linear", {y, v}, {}, {8, 16}));
+  aligned.name_arg(0, "input");
+  aligned.name_arg(1, "weight");
+  CHECK(plan(aligned.g).lowering[0].find("pad_mm") == std::string::npos);
+}
+
 TEST_CASE("inductor: a reused 4-d value is laid out channels last by its shape, so a norm over its last dim is outer") {
   // A downsampling convolution permuted to [N, H, W, C] and layer-normed (MambaOut's stages):
   // the norm's output, read by the next block's norm and by the residual add and reading six
