@@ -183,12 +183,13 @@ void Builder::find_padded_gemms() {
     c.mat2_transposed = linear || (r2 >= 2 && ws[r2 - 2] == 1 && g.values[c.mat2].sizes[r2 - 1] > 1);
     c.mat1_pre_padded = (mp || kp) && pad_planned_away(c.mat1);
     c.mat2_pre_padded = (kp || np) && !c.mat2_transposed && pad_planned_away(c.mat2);
+    // pad_dim's cat pads a bias of more than one element along N.
+    const bool bias_padded = c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1;
     if (!tree_pads(target.tables.pad_mm, c)) {
       // The answer is a timing on the GPU, and compiles answer differently from run to run
       // (research/accuracy/pad_mm_compiled.py: of 271 GEMM sizes padded in some compiled program,
       // 224 were kept in another), so the note says what a pad would add.
-      const int loops = ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0) +
-                        (c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1 ? 1 : 0);
+      const int loops = ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0) + (bias_padded ? 1 : 0);
       why[k] += "; pad_mm times it on the GPU (" + std::string(mp ? "M" : "") + (kp ? "K" : "") + (np ? "N" : "") +
                 " unaligned): kept as the target's pad_mm tree answers, though a compile may pad it (" +
                 std::to_string(loops) + " more Triton loop" + (loops > 1 ? "s" : "") + " each call)";
@@ -209,7 +210,7 @@ void Builder::find_padded_gemms() {
                          : c.kind == PadMmCall::kAddmm ? "aten::addmm"
                                                        : "aten::mm";
     padded_gemm[k] = gemm_alone(called, c.b, c.m + mp, c.k + kp, c.n + np, dt, c.mat2_transposed && kp == 0 && np == 0);
-    if (c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1) ++padded_copies[k];
+    if (bias_padded) ++padded_copies[k];
     why[k] += "; pad_mm pads it to aligned sizes (M " + std::to_string(c.m) + "+" + std::to_string(mp) + ", K " +
               std::to_string(c.k) + "+" + std::to_string(kp) + ", N " + std::to_string(c.n) + "+" + std::to_string(np) +
               "): Inductor's benchmark on the GPU finds the padded GEMM faster (the target's pad_mm tree)";

@@ -31,6 +31,12 @@ bool OpFacts::has_tensor_arg(const std::string& name) const {
   return a && a->kind == Arg::Kind::kTensor;
 }
 
+const Value* OpFacts::tensor_arg(const std::string& name) const {
+  const Arg* a = arg(name);
+  if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return nullptr;
+  return &graph->values[a->tensors[0]];
+}
+
 int64_t OpFacts::int_arg(const std::string& name, int64_t fallback) const {
   const Arg* a = arg(name);
   return a && (a->kind == Arg::Kind::kInt || a->kind == Arg::Kind::kBool) && !a->ints.empty() ? a->ints[0] : fallback;

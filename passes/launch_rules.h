@@ -38,6 +38,7 @@ struct OpFacts {
   const Value* output(int i) const;
   const Arg* arg(const std::string& name) const;
   bool has_tensor_arg(const std::string& name) const;
+  const Value* tensor_arg(const std::string& name) const;  // the named tensor argument, nullptr when absent
   int64_t int_arg(const std::string& name, int64_t fallback) const;
   bool bool_arg(const std::string& name, bool fallback) const;
   std::string text_arg(const std::string& name, const std::string& fallback) const;  // a string argument

@@ -433,21 +433,12 @@ DType promote_real(DType a, DType b) {
   }
   return dtype_size(a) >= dtype_size(b) ? a : b;
 }
-bool is_sorter_checked(const OpFacts& f) {
-  const Arg* s = f.arg("sorter");
-  if (!s || s->kind != Arg::Kind::kTensor || s->tensors.empty() || s->tensors[0] < 0) return false;
-  return f.graph->values[s->tensors[0]].numel() > 0;
-}
 Counts searchsorted_counts(const OpFacts& f) {
-  const bool bucketize = f.op->name == "aten::bucketize";
-  const Arg* b_arg = f.arg(bucketize ? "boundaries" : "sorted_sequence");
+  const Value* boundaries = f.tensor_arg(f.op->name == "aten::bucketize" ? "boundaries" : "sorted_sequence");
   const Arg* v_arg = f.arg("self");
-  auto tensor_of = [&](const Arg* a) -> const Value* {
-    if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return nullptr;
-    return &f.graph->values[a->tensors[0]];
-  };
-  const Value* boundaries = tensor_of(b_arg);
-  const Value* value = tensor_of(v_arg);
+  const Value* value = f.tensor_arg("self");
+  const Value* sorter = f.tensor_arg("sorter");
+  const bool sorter_checked = sorter && sorter->numel() > 0;
   Counts c;
   // The value's type and standing in result_type: a dimensioned tensor, a 0-d tensor, or a scalar.
   DType value_type = DType::kUnknown;
@@ -461,12 +452,11 @@ Counts searchsorted_counts(const OpFacts& f) {
                  : v_arg->kind == Arg::Kind::kBool ? DType::kBool
                                                    : DType::kInt64;
   }
-  if (is_sorter_checked(f)) c += Counts{1, 2, 0, 2};
+  if (sorter_checked) c += Counts{1, 2, 0, 2};
   if (f.out_numel == 0 || !boundaries) return c;
   if (value && !value->contiguous()) c.kernels += 1;
   if (!boundaries->contiguous()) c.kernels += 1;
-  const Arg* s = f.arg("sorter");
-  if (is_sorter_checked(f) && !f.graph->values[s->tensors[0]].contiguous()) c.kernels += 1;
+  if (sorter_checked && !sorter->contiguous()) c.kernels += 1;
   if (value_type != DType::kUnknown && boundaries->dtype != value_type) {
     // A wrapped double takes the default type (float32) where it raises the category.
     DType wrapped = !value && value_type == DType::kFloat64 ? DType::kFloat32 : value_type;

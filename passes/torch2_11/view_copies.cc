@@ -54,9 +54,7 @@ bool empty_result(const OpFacts& f) {
       f.input(0)->sizes.back() < 64)
     return false;
   // searchsorted checks a non-empty sorter's range on the host before it looks at the values.
-  if (const Arg* s = f.arg("sorter"); s && s->kind == Arg::Kind::kTensor && !s->tensors.empty() && s->tensors[0] >= 0 &&
-                                      f.graph->values[s->tensors[0]].numel() > 0)
-    return false;
+  if (const Value* sorter = f.tensor_arg("sorter"); sorter && sorter->numel() > 0) return false;
   bool any = false;
   for (int id : f.op->outputs) {
     if (id < 0) continue;

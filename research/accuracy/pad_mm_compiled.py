@@ -12,7 +12,7 @@ it"). GEMMs inside a recurrent layer's decomposition have no op of their own and
 
 Printed: every disagreeing GEMM (with -v every one), then the counts by dtype, op form and which
 sizes are unaligned (GEMMs, padded in the compiled runs, padded by the prediction, agreeing), and
-how many GEMM shapes padded in one compiled program were kept in another.
+how many GEMM sizes padded in one compiled program were kept in another (the ten seen most often).
 
 Standard library only. Run from the repository root after building:
   python3 research/accuracy/pad_mm_compiled.py [--results TARBALL ...] [-v] [--kernelcount PATH]
@@ -148,9 +148,13 @@ def main():
             if keep(r):
                 answers[(r[3], r[4]) + tuple(r[5:9])][0 if r[10] else 1].add(r[1])
         padded = [a for a in answers.values() if a[0]]
-        both = [a for a in padded if a[1]]
+        both = sorted(((k, a) for k, a in answers.items() if a[0] and a[1]),
+                      key=lambda ka: -(len(ka[1][0]) + len(ka[1][1])))
         print("%s: GEMM sizes padded in some compiled program: %d; of those, kept unpadded in another: %d" %
               (label, len(padded), len(both)))
+        for key, (pads, keeps) in both[:10]:
+            print("  %-5s %-8s m=%-6d k=%-6d n=%-6d b=%-4d padded in %d programs, kept in %d" %
+                  (key + (len(pads), len(keeps))))
 
 
 if __name__ == "__main__":
