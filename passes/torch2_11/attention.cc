@@ -11,9 +11,7 @@ namespace kc::torch2_11 {
 namespace {
 
 const Value* sdpa_mask(const OpFacts& f) {
-  const Arg* a = f.arg("attn_mask");
-  if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return nullptr;
-  return &f.graph->values[a->tensors[0]];
+  return f.tensor_arg("attn_mask");
 }
 bool mask_is_bool(const OpFacts& f) {
   const Value* m = sdpa_mask(f);
@@ -172,9 +170,9 @@ Counts sdpa_fused_counts(const OpFacts& f) {
 // unlike scaled_dot_product_attention's path, nothing pads it first, so an unaligned bias is an
 // error in ATen, not a copy.
 bool efficient_attention_in_place(const OpFacts& f) {
-  const Arg* a = f.arg("bias");
-  if (!a || a->kind != Arg::Kind::kTensor || a->tensors.empty() || a->tensors[0] < 0) return true;
-  const Value& b = f.graph->values[a->tensors[0]];
+  const Value* bias = f.tensor_arg("bias");
+  if (!bias) return true;
+  const Value& b = *bias;
   return !b.sizes.empty() && b.strides.size() == b.sizes.size() && b.strides.back() == 1 && b.sizes.back() % 8 == 0;
 }
 

@@ -72,10 +72,8 @@ bool weight_norm_fused(const OpFacts& f) {
 Counts spaced_counts(const OpFacts& f) {
   Counts c = one_kernel_unless_empty(f);
   for (const char* name : {"start", "end"}) {
-    const Arg* a = f.arg(name);
-    if (a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() && a->tensors[0] >= 0 &&
-        f.graph->values[a->tensors[0]].placement == Placement::kDevice)
-      c += Counts{0, 1, 0, 1};
+    const Value* bound = f.tensor_arg(name);
+    if (bound && bound->placement == Placement::kDevice) c += Counts{0, 1, 0, 1};
   }
   return c;
 }

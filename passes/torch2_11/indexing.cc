@@ -84,9 +84,7 @@ Counts index_counts(const OpFacts& f) {
 // embedding flattens its indices (indices.reshape(-1)): expanded (stride-0) indices, which no
 // view can flatten, are copied first.
 Counts embedding_counts(const OpFacts& f) {
-  const Value* idx = f.arg("indices") && f.arg("indices")->kind == Arg::Kind::kTensor
-                         ? &f.graph->values[f.arg("indices")->tensors[0]]
-                         : nullptr;
+  const Value* idx = f.tensor_arg("indices");
   const bool copy = idx && idx->numel() > 0 && !view_is_possible(idx->sizes, idx->strides, {idx->numel()});
   return {copy ? 2 : 1, 0, 0, 0};
 }

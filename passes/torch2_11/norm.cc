@@ -7,8 +7,7 @@ namespace kc::torch2_11 {
 namespace {
 
 const Value* weight(const OpFacts& f) {
-  const Arg* a = f.arg("weight");
-  return a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() ? &f.graph->values[a->tensors[0]] : nullptr;
+  return f.tensor_arg("weight");
 }
 int rank(const OpFacts& f) {
   const Value* x = f.input(0);
@@ -53,24 +52,18 @@ bool bn_train(const OpFacts& f) {
 bool instance_norm_stats(const OpFacts& f) {
   return f.bool_arg("use_input_stats", true) && rank(f) >= 3;
 }
-const Value* tensor_arg(const OpFacts& f, const char* name) {
-  const Arg* a = f.arg(name);
-  return a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() && a->tensors[0] >= 0
-             ? &f.graph->values[a->tensors[0]]
-             : nullptr;
-}
 // _select_batch_norm_backend (Normalization.cpp) for batch statistics: cuDNN takes a float32
 // input (fp16 only with float32 weights; never bf16) of rank 3 or more with a weight and a bias,
 // running statistics both given or both absent, at most 880801 in the batch and eps no smaller
 // than cuDNN's minimum (1e-5): one bn_fw_tr kernel. It reads the op's own arguments, not the
 // cudnn_enabled the export records (opinfo: batch_norm with cudnn_enabled=0 ran cuDNN).
 bool bn_train_cudnn(const OpFacts& f, int64_t batch, size_t input_rank) {
-  const Value* w = tensor_arg(f, "weight");
-  const bool rm = tensor_arg(f, "running_mean") != nullptr, rv = tensor_arg(f, "running_var") != nullptr;
+  const Value* w = f.tensor_arg("weight");
+  const bool rm = f.tensor_arg("running_mean") != nullptr, rv = f.tensor_arg("running_var") != nullptr;
   const bool dtype_ok = f.dtype == DType::kFloat32 || (f.dtype == DType::kFloat16 && w && w->dtype == DType::kFloat32);
   const Arg* eps = f.arg("eps");
   const bool eps_ok = !eps || eps->kind != Arg::Kind::kFloat || eps->floats.empty() || eps->floats[0] >= 1e-5;
-  return dtype_ok && w && w->dtype != DType::kBFloat16 && tensor_arg(f, "bias") && rm == rv && input_rank >= 3 &&
+  return dtype_ok && w && w->dtype != DType::kBFloat16 && f.tensor_arg("bias") && rm == rv && input_rank >= 3 &&
          batch <= 880801 && eps_ok;
 }
 // batch_norm / _batch_norm_with_update with batch statistics: cuDNN's one kernel (+ a copy of an
@@ -87,8 +80,8 @@ Counts bn_train_counts(const OpFacts& f) {
 // as the mean over the batch of the updated copies: a mean and a copy_ (a memcpy) each.
 Counts instance_norm_counts(const OpFacts& f) {
   int repeats = 0;
-  for (const char* a : {"weight", "bias", "running_mean", "running_var"}) repeats += tensor_arg(f, a) ? 1 : 0;
-  const bool running = tensor_arg(f, "running_mean") && tensor_arg(f, "running_var");
+  for (const char* a : {"weight", "bias", "running_mean", "running_var"}) repeats += f.tensor_arg(a) ? 1 : 0;
+  const bool running = f.tensor_arg("running_mean") && f.tensor_arg("running_var");
   const bool cudnn = bn_train_cudnn(f, 1, f.input(0)->sizes.size());
   Counts c{repeats + (cudnn ? 1 : 3), 0, 0, 0};
   if (running) c += Counts{2, 2, 0, 0};

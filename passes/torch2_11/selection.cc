@@ -344,9 +344,9 @@ bool index_put_plain(const OpFacts& f) {
 // index_put moves to self's device first, a pageable host-to-device copy the host waits for.
 Counts host_scalar_value(const OpFacts& f) {
   const Value* x = self(f);
-  const Arg* v = f.arg("values");
-  if (!x || !v || v->kind != Arg::Kind::kTensor || v->tensors.empty() || v->tensors[0] < 0) return {};
-  const Value& value = f.graph->values[v->tensors[0]];
+  const Value* v = f.tensor_arg("values");
+  if (!x || !v) return {};
+  const Value& value = *v;
   return value.placement == Placement::kHost && x->placement == Placement::kDevice && value.sizes.empty()
              ? Counts{0, 1, 0, 1}
              : Counts{};
@@ -372,9 +372,7 @@ const Value* one_mask_index(const OpFacts& f) {
   return &mask;
 }
 bool index_put_accumulate_mask(const OpFacts& f) {
-  const Arg* v = f.arg("values");
-  return index_put_accumulate(f) && one_mask_index(f) && self(f)->numel() > 0 && v && v->kind == Arg::Kind::kTensor &&
-         !v->tensors.empty() && v->tensors[0] >= 0;
+  return index_put_accumulate(f) && one_mask_index(f) && self(f)->numel() > 0 && f.tensor_arg("values");
 }
 Counts index_put_accumulate_mask_counts(const OpFacts& f) {
   const Value& mask = *one_mask_index(f);
@@ -597,9 +595,7 @@ Counts segment_reduce_counts(const OpFacts& f) {
 // The lengths or offsets tensor segment_reduce was given.
 const Value* segment_bounds(const OpFacts& f) {
   for (const char* name : {"offsets", "lengths"}) {
-    const Arg* a = f.arg(name);
-    if (a && a->kind == Arg::Kind::kTensor && !a->tensors.empty() && a->tensors[0] >= 0)
-      return &f.graph->values[a->tensors[0]];
+    if (const Value* bounds = f.tensor_arg(name)) return bounds;
   }
   return nullptr;
 }
