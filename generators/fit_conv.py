@@ -21,7 +21,9 @@ Trained on the sweep configurations (conv, conv_dense, conv_align, conv3d_dense,
 gconv_wide, gconv_model, gconv_dense; gconv_dense2 and conv3d_dense2 are second draws held out of
 the fit, on which check_rules.py measures the trees) and on the convolutions measured in the model corpora (data/results/:
 broad, fresh, fresh2-6, corpus), one sample per distinct shape and family, where real models put
-their shapes densely and the random sweeps only sparsely. A model's convolution is taken with the
+their shapes densely and the random sweeps only sparsely, and on the convolutions the compiled
+programs of data/results/compiled called (research/accuracy/compiled_convs.py: Inductor runs most
+of them channels last, which eager models rarely do; --no-compiled leaves them out). A model's convolution is taken with the
 strides it read on the GPU, which differ from its recorded ones where a cuDNN output ran channels
 last (data/sweeps/conv_runtime_strides.json.gz, from kernelcount's layout pass by runtime_strides.py). A hold-out measured later must not be
 added here before its first look. Each tree's size is chosen by 5-fold cross-validation over
@@ -56,13 +58,14 @@ offer without a GPU, decided by a classifier fitted on the GPU's own answers). c
 convolution are kept in data/sweeps/cudnn_engines.jsonl.gz; shapes not in it are put to
 build/validate/kernelcount-cudnn-engines first, which needs a loadable cuDNN 9.19.
 
-    python3 generators/fit_conv.py [--target FOLDER] [--sweeps JSONL.GZ] [--check] [--lofo [--lofo-extra CORPUS...]
+    python3 generators/fit_conv.py [--target FOLDER] [--sweeps JSONL.GZ] [--check] [--no-compiled] [--lofo [--lofo-extra CORPUS...]
         [--lofo-out generators/conv_lofo.json.gz] [--kernelcount build/kernelcount]]
 
-as the repository's figures are made:
+as the repository's figures are made (add torchscript_heldout torchscript_rest to --lofo-extra where
+their traces are: data/corpus/<set>/README.md):
 
-    python3 generators/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout torchscript_rest \
-        --lofo-out generators/conv_lofo.json.gz > generators/fit_conv.txt
+    python3 generators/fit_conv.py --lofo --lofo-extra torchscript --lofo-out generators/conv_lofo.json.gz \
+        > generators/fit_conv.txt
 """
 import argparse
 import collections
@@ -637,7 +640,7 @@ def lofo(rows, measured, everything, sizes, engine, extra=()):
             corpus, model, index = r[4]
             out[corpus][model][index] = [left_out, predict(everything[r[0]], r[0], r[1])]
             hit = left_out == total(r[2], r[1])
-            for k in ("all", kind(r[0], r[1])) if learned else (corpus,):
+            for k in ("all", kind(r[0], r[1]), "from " + corpus) if learned else (corpus,):
                 tally[k][0] += hit
                 tally[k][1] += 1
             ok += hit and learned
@@ -649,6 +652,9 @@ def lofo(rows, measured, everything, sizes, engine, extra=()):
           f"over {len(families)} families; " + ", ".join(
               f"{k} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
               for k in ("2-d", "1-d", "3-d", "grouped") if tally[k][1]))
+    if tally["from compiled"][1]:
+        print("of which " + ", ".join(f"{k[5:]} {tally[k][0]}/{tally[k][1]} ({100 * tally[k][0] / tally[k][1]:.1f}%)"
+                                      for k in sorted(tally) if k.startswith("from ")))
     print("families predicted worst:", ", ".join(f"{fam} {ok}/{n}" for _, fam, ok, n in sorted(worst)[:8]))
     for corpus in sorted({r[4][0] for r in extra}):
         exact, n = tally[corpus]
@@ -661,6 +667,37 @@ def extra_sweep(a):
     return samples(CONV1X1_SWEEP, CONV1X1_EVERY) if a.conv1x1 else []
 
 
+# The convolutions compiled programs called, one extern call between two Triton loops
+# (research/accuracy/compiled_convs.py --write): under Inductor's layout optimization most run
+# channels last, which the eager corpora rarely do, and cuDNN's launches for a shape and layout do
+# not depend on who calls it. Each is taken with the strides cuDNN was handed and its own kernels
+# (ATen's layout copies already off), as corpus "compiled" of its program's family.
+COMPILED = os.path.join(ROOT, "data", "results", "compiled", "convolutions.jsonl.gz")
+
+
+def extra_corpora(a):
+    """The --lofo-extra corpora's convolutions; "compiled" names COMPILED's."""
+    if not a.lofo or not a.lofo_extra:
+        return []
+    out = model_samples([c for c in a.lofo_extra if c != "compiled"])
+    return out + (compiled_samples() if "compiled" in a.lofo_extra and not a.compiled else [])
+
+
+def compiled_samples(path=COMPILED):
+    out = []
+    with gzip.open(path, "rt") as f:
+        for i, line in enumerate(f):
+            d = json.loads(line)
+            (xs, xst), (ws, wst) = d["x"], d["w"]
+            name = d["program"]
+            family = name.split("__")[0] if "__" in name else re.sub(r"_(fp32|bf16)$", "", name)
+            s = conv_sample(d["dtype"], xs, xst, ws, wst, 1, d["stride"], d["padding"], d["dilation"],
+                            (d["kernels"], 0, d["memset"]), False, d["kernel_names"], family)
+            if s:
+                out.append(s + (("compiled", d["program"], i),))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sweeps", default=SWEEPS)
@@ -669,10 +706,11 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail when --out differs from a fresh fit")
     ap.add_argument("--lofo", action="store_true", help="also the leave-one-family-out accuracy on the corpora")
     ap.add_argument("--lofo-extra", nargs="*", default=[], help="with --lofo: corpora whose convolutions are "
-                    "predicted family by family but never learned from (torchscript torchscript_heldout torchscript_rest)")
+                    "predicted family by family but never learned from (torchscript torchscript_heldout torchscript_rest; compiled: the compiled programs' convolutions, with --no-compiled)")
     ap.add_argument("--lofo-out", help="with --lofo: write each measured convolution's prediction with its family "
                     "left out and fitted on all (JSON, gzip), by the trees with cuDNN's engine choice, for "
-                    "research/accuracy/broad_accuracy.py --conv-lofo")
+                    "research/accuracy/broad_accuracy.py --conv-lofo (the compiled programs' under \"compiled\", by "
+                    "line of their file, for research/accuracy/compile_accuracy.py --conv-lofo)")
     ap.add_argument("--kernelcount", default=KERNELCOUNT[0], help="for a --lofo-extra corpus whose truth holds no "
                     "arguments (torchscript_heldout, torchscript_rest): their convolutions' arguments from its reports")
     ap.add_argument("--truth-at", metavar="COMMIT", default=TREES_TRUTH, help="read each corpus's measured.tar.xz as "
@@ -680,6 +718,8 @@ def main():
                     f"{TREES_TRUTH}); 'none': the working tree's")
     ap.add_argument("--conv1x1", action="store_true", help="also learn from the random 1x1 convolutions of "
                     f"{os.path.relpath(CONV1X1_SWEEP, ROOT)} (every {CONV1X1_EVERY}th)")
+    ap.add_argument("--no-compiled", dest="compiled", action="store_false", help="leave out the convolutions compiled "
+                    f"programs called ({os.path.relpath(COMPILED, ROOT)}), as the trees before them were fitted")
     ap.add_argument("--engine-tool", default=ENGINE_TOOL, help="kernelcount-cudnn-engines, for convolutions not yet "
                     f"in {os.path.relpath(ENGINES, ROOT)}")
     a = ap.parse_args()
@@ -687,14 +727,14 @@ def main():
     KERNELCOUNT[0] = a.kernelcount
     TRUTH_AT[0] = None if a.truth_at == "none" else a.truth_at
     load_engines()
-    measured = model_samples()
+    measured = model_samples() + (compiled_samples() if a.compiled else [])
     rows = samples(a.sweeps) + extra_sweep(a) + distinct(measured)
-    extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
+    extra = extra_corpora(a)
     if PENDING:
         answer_pending(a.engine_tool)
-        measured = model_samples()
+        measured = model_samples() + (compiled_samples() if a.compiled else [])
         rows = samples(a.sweeps) + extra_sweep(a) + distinct(measured)
-        extra = model_samples(a.lofo_extra) if a.lofo and a.lofo_extra else []
+        extra = extra_corpora(a)
     print(f"fit_conv: {sum(r[3] == 'sweep' for r in rows)} sweep shapes, "
           f"{sum(r[3] != 'sweep' for r in rows)} distinct model shapes ({len(measured)} instances)")
     text = ["// Generated by generators/fit_conv.py from data/sweeps/sweep.jsonl.gz and",

@@ -258,9 +258,9 @@ SECTIONS = {
                                   "--measured data/results/fresh3/measured.tar.xz --worst 36 --misses 30   # at 7a9e51f",
                                   6),
     "conv-trees": lambda: saved("generators/fit_conv.txt",
-                                "python3 generators/fit_conv.py --lofo --lofo-extra torchscript torchscript_heldout "
-                                "torchscript_rest --lofo-out generators/conv_lofo.json.gz > generators/fit_conv.txt"
-                                "   # needs scikit-learn, and the two sets' traces", 33),
+                                "python3 generators/fit_conv.py --lofo --lofo-extra torchscript "
+                                "--lofo-out generators/conv_lofo.json.gz > generators/fit_conv.txt"
+                                "   # needs scikit-learn", 33),
     "fresh4-first": lambda: saved("data/results/fresh4/accuracy_first_look.txt",
                                   "git worktree add ../kc-7e5c6bb 7e5c6bb && (cd ../kc-7e5c6bb && ./scripts/setup.sh) && "
                                   "python3 research/accuracy/broad_accuracy.py --kernelcount ../kc-7e5c6bb/build/kernelcount "
