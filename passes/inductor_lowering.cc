@@ -39,13 +39,21 @@ bool pointwise_index(const Graph& g, const Op& op) {
   for (const char* n : kNames)
     if (op.name == n) return true;
   if (op.name == "aten::index") {
-    // A boolean mask has a data-dependent output size: nonzero first, a fallback.
-    bool boolean = false, indexed = false;
+    // lowering.py's check_and_broadcast_indices falls back to ATen for a boolean or uint8 mask (a
+    // data-dependent output size: nonzero first) and for indices on another device than the
+    // tensor indexed (a host index of a device tensor, which eager copies over each call).
+    bool fallback = false;
+    int indexed = -1;
     op.for_each_tensor_input([&](int v) {
-      if (indexed) boolean = boolean || g.values[v].dtype == DType::kBool;  // an index, not the tensor indexed
-      indexed = true;
+      if (indexed < 0) {
+        indexed = v;  // the tensor indexed; the rest are indices
+        return;
+      }
+      const Value& index = g.values[v];
+      fallback = fallback || index.dtype == DType::kBool || index.dtype == DType::kUInt8 ||
+                 index.placement != g.values[indexed].placement;
     });
-    return !boolean;
+    return !fallback;
   }
   return false;
 }

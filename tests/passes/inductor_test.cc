@@ -813,6 +813,30 @@ TEST_CASE("inductor: a stack counts as the cat of its inputs unsqueezed: the ind
   CHECK(stacked(16, true).find("its inlined expression reads too much") != std::string::npos);
 }
 
+TEST_CASE("inductor: an index by a host tensor falls back to ATen, by a device tensor it is a gather") {
+  // lowering.py's check_and_broadcast_indices: indices on another device than the tensor indexed
+  // raise NotImplementedError, and aten.index runs as eager does (BEiT's relative position
+  // index, a host constant: a copy to the device and ATen's index kernel in the compiled run).
+  for (const bool host : {true, false}) {
+    GraphBuilder b;
+    const int table = weight(b, {27, 96});
+    const int idx = b.input({14, 7}, DType::kInt64, kc::ValueRole::kConstant);
+    if (host) b.g.values[idx].placement = kc::Placement::kHost;
+    const int y = b.op("aten::index", {table}, {}, {14, 7, 96});
+    b.g.ops.back().overload = "Tensor";
+    kc::Arg indices;
+    indices.name = "indices";
+    indices.kind = kc::Arg::Kind::kTensorList;
+    indices.tensors = {idx};
+    b.g.ops.back().args.push_back(indices);
+    b.output(b.pointwise("aten::relu", {y}));
+    const auto p = plan(b.g);
+    CAPTURE(host);
+    CHECK(p.groups[p.group_of[0]].kind == (host ? "fallback" : "pointwise"));
+    CHECK(kernels(p) == (host ? 2 : 1));
+  }
+}
+
 TEST_CASE("inductor: a gather inlined into a cat is a masked load, with no fill or where of its own") {
   // cat([exp^15(x), embedding(table, ids)]) along the last dim: the embedding's source needs no
   // fill and where; the exp chain's does. 3 loads, 16 values, the cat's where and one masked
