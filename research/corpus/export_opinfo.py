@@ -14,6 +14,11 @@ or not and why, in OUT/manifest.jsonl.
   python3 research/corpus/export_opinfo.py OUT [--samples 3] [--first 0] [--jobs 2] [--only mse_loss,einsum]
 --first K skips each op's first K samples: `--first 3 --samples 2` exports samples 3 and 4, which
 the corpus (samples 0-2) never held, as a held-out set of the same ops at other shapes.
+--reference exports PyTorch's reference inputs instead (OpInfo.reference_inputs: for the ops that
+define them, more cases than their sample inputs: broadcasting, non-contiguous and extremal
+operands, other shapes), less each one equal in structure to one of the op's sample inputs
+(tensor shapes, dtypes and strides with every other argument); named `opinfo-<op>__r<k>_<dtype>`,
+k counting the reference inputs kept. Ops without reference inputs of their own export nothing.
 --names FILE exports only the samples named in FILE (one name a line, as `opinfo-cdist__s32_fp32`;
 `#` starts a comment), of those --first and --samples select: a list research/accuracy/opinfo_scan.py
 wrote, to measure exactly the samples it found.
@@ -64,6 +69,28 @@ def dtypes_of(op):
     return []
 
 
+def structure(sample):
+    """A sample's structure: its tensors' shapes, dtypes and strides, every other argument's repr."""
+    import torch
+    import torch.utils._pytree as pytree
+    flat, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
+    return repr(spec) + repr([(tuple(v.shape), str(v.dtype), v.stride()) if isinstance(v, torch.Tensor) else repr(v)
+                              for v in flat])
+
+
+def reference_only(op, dt):
+    """The op's reference inputs that are not one of its sample inputs (nothing for an op without
+    reference inputs of its own)."""
+    if op.reference_inputs_func is None:
+        return
+    seen = {structure(s) for s in op.sample_inputs("cpu", dt, requires_grad=False)}
+    for s in op.reference_inputs("cpu", dt, requires_grad=False):
+        key = structure(s)
+        if key not in seen:
+            seen.add(key)
+            yield s
+
+
 def _remove(path):
     if os.path.exists(path):
         os.remove(path)
@@ -75,7 +102,7 @@ class _Timeout(Exception):
 
 def export_op(task):
     """Exports the first `samples` samples of one OpInfo in each dtype; returns manifest records."""
-    index, out, first, samples, timeout, names = task
+    index, out, first, samples, timeout, names, reference = task
     import torch
     import torch.utils._pytree as pytree
     op = _op_db()[index]
@@ -89,14 +116,17 @@ def export_op(task):
         tag = TAGS[str(dt).replace("torch.", "")]
         # Sample values come from the global generator: seeded by name, a re-export on another
         # machine with the same PyTorch writes the same inputs.
-        torch.manual_seed(zlib.crc32(("%s %s" % (family(op), tag)).encode()))
+        torch.manual_seed(zlib.crc32(("%s %s%s" % (family(op), tag, " reference" if reference else "")).encode()))
         try:
-            gen = list(itertools.islice(op.sample_inputs("cpu", dt, requires_grad=False), first + samples))[first:]
+            if reference:
+                gen = list(itertools.islice(reference_only(op, dt), first + samples))[first:]
+            else:
+                gen = list(itertools.islice(op.sample_inputs("cpu", dt, requires_grad=False), first + samples))[first:]
         except Exception as e:
             records.append({"family": family(op), "dtype": tag, "error": "samples: " + str(e).splitlines()[0][:200]})
             continue
         for k, s in enumerate(gen, start=first):
-            name = "%s__s%d_%s" % (family(op), k, tag)
+            name = "%s__%s%d_%s" % (family(op), "r" if reference else "s", k, tag)
             if names is not None and name not in names:
                 continue
             rec = {"family": family(op), "name": name, "op": op.name, "variant": op.variant_test_name,
@@ -146,6 +176,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--only", help="comma-separated op names (OpInfo names, e.g. nn.functional.mse_loss)")
     ap.add_argument("--names", help="a file of sample names: export only these")
+    ap.add_argument("--reference", action="store_true", help="the ops' reference inputs that are not sample inputs")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     db = _op_db()
@@ -154,7 +185,7 @@ def main():
     if a.names:
         with open(a.names) as f:
             names = {line.split("#")[0].strip() for line in f} - {""}
-    wanted = {n.split("__s")[0] for n in names} if names is not None else None
+    wanted = {n.rsplit("__", 1)[0] for n in names} if names is not None else None
     picked = [i for i, op in enumerate(db) if (not only or op.name in only or family(op) in only) and dtypes_of(op)
               and (wanted is None or family(op) in wanted)]
     if a.list:
@@ -162,7 +193,7 @@ def main():
             print(family(db[i]), " ".join(str(d).replace("torch.", "") for d in dtypes_of(db[i])))
         return
     os.makedirs(a.out, exist_ok=True)
-    tasks = [(i, a.out, a.first, a.samples, a.timeout, names) for i in picked]
+    tasks = [(i, a.out, a.first, a.samples, a.timeout, names, a.reference) for i in picked]
     n = failed = 0
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man, \
             multiprocessing.get_context("spawn").Pool(a.jobs, maxtasksperchild=20) as pool:
