@@ -63,6 +63,8 @@ std::string describe_arg(const Graph& g, const Arg& a, Style style) {
       return s + number(a.floats[0]);
     case K::kFloatList:
       return s + list(join(a.floats, ",", number));
+    case K::kComplex:  // Python's complex(re, im)
+      return s + "complex(" + number(a.floats[0]) + "," + number(a.floats[1]) + ")";
     case K::kBoolList:
       return s + list(join(a.ints, ",", boolean));
     case K::kScalarType:

@@ -55,17 +55,18 @@ struct Arg {
     kTensor,      // tensors[0]
     kTensorList,  // tensors, -1 for a None inside an optional-tensor list
     kNone,
-    kBool,         // ints[0]
-    kInt,          // ints[0]
-    kIntList,      // ints
-    kFloat,        // floats[0]
-    kFloatList,    // floats
-    kBoolList,     // ints
-    kString,       // text
-    kScalarType,   // ints[0], a DType
-    kLayout,       // text: the torch.export schema's Layout number ("7" is strided)
-    kDevice,       // text: "cpu", "cuda:0"
-    kMemoryFormat  // text: the torch.export schema's MemoryFormat number ("1" is contiguous)
+    kBool,          // ints[0]
+    kInt,           // ints[0]
+    kIntList,       // ints
+    kFloat,         // floats[0]
+    kFloatList,     // floats
+    kBoolList,      // ints
+    kString,        // text
+    kScalarType,    // ints[0], a DType
+    kLayout,        // text: the torch.export schema's Layout number ("7" is strided)
+    kDevice,        // text: "cpu", "cuda:0"
+    kMemoryFormat,  // text: the torch.export schema's MemoryFormat number ("1" is contiguous)
+    kComplex        // floats[0] + floats[1] i: a complex scalar
   };
   Name name;
   Kind kind = Kind::kNone;

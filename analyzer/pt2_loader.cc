@@ -757,6 +757,9 @@ class Pt2Reader {
     } else if (tag == "as_float") {
       a.kind = K::kFloat;
       a.floats = {floating(j, where)};
+    } else if (tag == "as_complex") {
+      a.kind = K::kComplex;
+      a.floats = {floating(field(j, "real", where), where), floating(field(j, "imag", where), where)};
     } else if (tag == "as_floats") {
       a.kind = K::kFloatList;
       for (JsonRef f : array(j, where)) a.floats.push_back(floating(f, where));

@@ -46,6 +46,7 @@ void write_arg(JsonWriter& w, const Graph& g, const Arg& a) {
       w.member("value", a.floats[0]);
       break;
     case K::kFloatList:
+    case K::kComplex:  // [real, imaginary]
       w.member("value", a.floats);
       break;
     case K::kBoolList:

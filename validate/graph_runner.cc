@@ -207,6 +207,8 @@ c10::IValue GraphRunner::argument(const Op& op, const Arg& a, const c10::Argumen
       return c10::IValue(a.floats.at(0));
     case K::kFloatList:
       return c10::IValue(a.floats);
+    case K::kComplex:
+      return c10::IValue(c10::complex<double>(a.floats.at(0), a.floats.at(1)));
     case K::kBoolList: {
       c10::List<bool> out;
       for (int64_t b : a.ints) out.push_back(b != 0);

@@ -94,9 +94,17 @@ bool where_scalar(const OpFacts& f) {
   const std::string& o = f.op->overload;
   return o == "ScalarOther" || o == "ScalarSelf" || o == "Scalar";
 }
+// TensorCompare.cpp's where for a Python number: at::scalar_tensor of each number in the
+// promoted dtype (a fill), the tensor operand .to() that dtype (a copy where it differs: a float
+// tensor beside a complex number), then where itself.
 Counts where_scalar_counts(const OpFacts& f) {
   if (f.out_numel == 0) return {};
-  return {f.op->overload == "Scalar" ? 3 : 2, 0, 0, 0};
+  const std::string& o = f.op->overload;
+  if (o == "Scalar") return {3, 0, 0, 0};
+  const Value* tensor = f.tensor_arg(o == "ScalarSelf" ? "other" : "self");
+  const Value* out = f.output(0);
+  const bool cast = tensor && out && tensor->dtype != out->dtype;
+  return {2 + (cast ? 1 : 0), 0, 0, 0};
 }
 // im2col / col2im (Im2Col.cu, Col2Im.cu): a non-contiguous input is made contiguous; im2col
 // runs one kernel per batch element, col2im one batched kernel. The result is resized from
@@ -226,14 +234,20 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                   .why("index_reduce copies its input, then reduces the source rows into the indexed ones with one "
                        "kernel (after filling them with the reduction's identity when the input is left out); a mean "
                        "also counts the rows reduced into each slot and divides by the count."));
-  r.push_back(rule("where.scalar")
-                  .ops({"aten::where"})
-                  .when("a 0-d fill per Python scalar, then where", where_scalar)
-                  .compute(where_scalar_counts)
-                  .evidence("sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
-                            "broad:bloom, broad:t5, broad:mpt")
-                  .why("Each Python number in a where is first filled into a tensor by one kernel; then the where "
-                       "itself is one kernel."));
+  r.push_back(
+      rule("where.scalar")
+          .ops({"aten::where"})
+          .when("a 0-d fill per Python scalar, the tensor operand cast where the scalar promotes it (a complex "
+                "number beside a real tensor), then where",
+                where_scalar)
+          .compute(where_scalar_counts)
+          .evidence("sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
+                    "broad:bloom, broad:t5, broad:mpt; the cast from TensorCompare.cpp (other.to(result_type)), "
+                    "not yet measured: OpInfo's reference inputs where __r8, __r9 (a complex number beside a "
+                    "float32 or bfloat16 tensor)")
+          .why("Each Python number in a where is first filled into a tensor by one kernel, a tensor operand "
+               "of another dtype than the result is converted by one more; then the where itself is one "
+               "kernel."));
   r.push_back(rule("masked_fill")
                   .ops({"aten::masked_fill"})
                   .when("the input cloned at the mask's broadcast shape (a memcpy; a copy kernel when the mask "

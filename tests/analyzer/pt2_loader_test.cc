@@ -261,6 +261,18 @@ TEST_CASE("pt2: non-finite floats, which the schema writes as strings, are read;
   CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("expected a number"));
 }
 
+TEST_CASE("pt2: a complex number argument is read as its two parts") {
+  auto j = model_json("add.pt2");
+  auto& inputs = j["graph_module"]["graph"]["nodes"][0]["inputs"];
+  inputs.push_back({{"name", "alpha"}, {"arg", {{"as_complex", {{"real", 0.5}, {"imag", -2.0}}}}}, {"kind", 1}});
+  kc::Graph g = kc::load_pt2_json(j.dump(), "x", {});
+  const kc::Arg& alpha = g.ops[0].args.back();
+  CHECK(alpha.kind == kc::Arg::Kind::kComplex);
+  CHECK(alpha.floats == std::vector<double>{0.5, -2.0});
+  inputs.back()["arg"] = {{"as_complex", {{"real", 0.5}}}};
+  CHECK_THROWS_WITH(kc::load_pt2_json(j.dump(), "x", {}), Contains("imag"));
+}
+
 TEST_CASE("pt2: an autocast-disabled region is read in place; an enabled one is refused") {
   kc::Graph g = kc::load_model(kModels + "/autocast_off.pt2", {});
   CHECK_FALSE(g.check());

@@ -191,12 +191,30 @@ kc::Op& last_op(GraphBuilder& b) {
 
 TEST_CASE("where with Python scalars fills a 0-d tensor per scalar; with tensors it is one kernel") {
   GraphBuilder b;
-  int c = b.input({2, 1, 128, 128}, DType::kBool);
-  b.op("aten::where", {c}, {}, {2, 1, 128, 128}, DType::kFloat32);
+  int c = b.input({2, 1, 128, 128}, DType::kBool), self = b.input({2, 1, 128, 128});
+  b.op("aten::where", {c, self}, {}, {2, 1, 128, 128}, DType::kFloat32);
+  b.name_arg(0, "condition");
+  b.name_arg(1, "self");
   last_op(b).overload = "ScalarOther";
   CHECK(last(b).counts.kernels == 2);
   last_op(b).overload = "Scalar";
   CHECK(last(b).counts.kernels == 3);
+  // A complex number beside a real tensor promotes the result: the tensor is converted first
+  // (TensorCompare.cpp: other.to(result_type)), one kernel more.
+  for (DType x_dtype : {DType::kComplex64, DType::kFloat32}) {
+    GraphBuilder z;
+    int cz = z.input({1, 10, 3}, DType::kBool), x = z.input({1, 3}, x_dtype);
+    z.op("aten::where", {cz}, {}, {1, 10, 3}, DType::kComplex64);
+    last_op(z).overload = "ScalarSelf";
+    kc::Arg two_i;
+    two_i.name = "self";
+    two_i.kind = kc::Arg::Kind::kComplex;
+    two_i.floats = {0.0, 2.0};
+    last_op(z).args.push_back(two_i);
+    last_op(z).args.push_back(kc::Arg::tensor("other", x));
+    CAPTURE(kc::dtype_name(x_dtype));
+    CHECK(last(z).counts.kernels == (x_dtype == DType::kFloat32 ? 3 : 2));
+  }
   GraphBuilder t;
   int c2 = t.input({8, 8}, DType::kBool), x = t.input({8, 8}), y = t.input({8, 8});
   t.pointwise("aten::where", {c2, x, y});
