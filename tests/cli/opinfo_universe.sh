@@ -3,7 +3,7 @@
 # about 33,500 samples of 688 OpInfos, 32,400 of which export), and every reference input that is
 # no sample input (--reference: about 19,100, 18,700 of which export), loads in kernelcount with a
 # launch rule for every op: research/accuracy/opinfo_scan.py exits 1 on a refusal or an op no rule
-# knows. Labelled `full` (about 25 minutes on two cores); needs the Python environment
+# knows. Labelled `full` (22 minutes on two cores in CI at 9665ab8); needs the Python environment
 # python/setup.sh makes (PyTorch 2.11).
 #   tests/cli/opinfo_universe.sh KERNELCOUNT
 set -euo pipefail
