@@ -19,10 +19,11 @@ scheduler.py, lowering.py, graph.py), and whether pad_mm pads a GEMM, an answer 
 comes from a tree fitted on random GEMMs (generators/fit_pad_mm.py), no model's. What it does fit to
 these runs: cuDNN's launches for a convolution, shared with the eager rules, whose trees
 (generators/fit_conv.py) learn from the convolutions these programs called alone between two Triton
-loops (research/accuracy/compiled_convs.py). The leave-one-family-out figure therefore replaces each
-such convolution's kernels by those of the trees fitted without its family (--conv-lofo, fit_conv.py's
---lofo-out, under "compiled"); a convolution called beside other library calls, which no tree learned
-from, keeps the prediction of the trees fitted on all. The greedy pointwise plan's figure is printed beside it.
+loops (research/accuracy/compiled_convs.py). The leave-one-family-out figure therefore moves each
+such convolution's kernels by what the trees fitted without its family predict differently
+(--conv-lofo, fit_conv.py's --lofo-out, under "compiled"); a convolution called beside other library
+calls is not learned from itself but keeps the prediction of the trees fitted on all, which may have
+learned its shape from another call of its family. The greedy pointwise plan's figure is printed beside it.
 
 Standard library only. Run from the repository root:
   python3 research/accuracy/compile_accuracy.py [--results TARBALL ...] [--sets SET ...] [--markdown] [--conv-lofo PATH]
