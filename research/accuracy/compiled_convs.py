@@ -30,7 +30,6 @@ import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compile_accuracy  # noqa: E402
-import compile_diff  # noqa: E402
 
 
 def runs_of(path):
@@ -63,6 +62,8 @@ def convolutions(kc, model, run):
         op = ops[grp["ops"][-1]]
         if op.get("class") != "conv" or not op.get("outputs"):
             continue
+        # The layout and the operand copies Inductor adds are read from the plan's note on the op
+        # (inductor_externs.cc's words), which the JSON carries as text only.
         note = op.get("inductor", "")
         copies = note.count(" copied to channels last")
         layout = "cl" if "channels-last tensors" in note else "nchw"
@@ -80,7 +81,7 @@ def convolutions(kc, model, run):
 
 
 def library_runs(run):
-    """compile_diff.measured_runs's runs of library calls with the memsets each window holds:
+    """compile_diff.py's measured_runs, the runs of library calls with the memsets each window holds:
     (source nodes of each call, [kernel names], memsets)."""
     launches = [launch for g in run["graphs"] for launch in g["launches"]]
     runs, current, at = [], None, 0
