@@ -60,9 +60,8 @@ def predict(kc, model, fusion):
 ALONE = set()  # names of the runs whose Inductor benchmarks had the GPU alone (compile_run.py's lock)
 
 
-def measured(path):
-    """(set, name, archive, measured kernels) of every compiled run in the tarball."""
-    out = []
+def compiled_runs(path):
+    """(name, archive path under data/corpus, run) of every compiled run in the tarball."""
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
             if not m.name.endswith(".compiled.json"):
@@ -74,10 +73,16 @@ def measured(path):
                 corpus = d["model"].split("/data/corpus/", 1)[1]
             else:
                 corpus = "/".join(d["model"].split("/")[-2:])
-            name = os.path.basename(m.name)[: -len(".compiled.json")]
-            if d.get("gpu_timing", "").startswith("alone"):
-                ALONE.add(name)
-            out.append((corpus.split("/")[0], name, archive(corpus), d["totals"]["kernels"]))
+            yield os.path.basename(m.name)[: -len(".compiled.json")], corpus, d
+
+
+def measured(path):
+    """(set, name, archive, measured kernels) of every compiled run in the tarball."""
+    out = []
+    for name, corpus, d in compiled_runs(path):
+        if d.get("gpu_timing", "").startswith("alone"):
+            ALONE.add(name)
+        out.append((corpus.split("/")[0], name, archive(corpus), d["totals"]["kernels"]))
     return out
 
 

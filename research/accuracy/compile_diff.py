@@ -36,29 +36,38 @@ def predicted(kc, model):
 
 
 def measured_runs(run):
-    """(Triton kernels, [(source nodes of each library call, [kernel names])]) of a compiled run."""
-    kernels = [k for k in run["kernels"] if k["kind"] != "memset"]
+    """(Triton kernels, [(source nodes of each library call, [kernel names], memsets)]) of a compiled
+    run: the library calls and the GPU records between two Triton kernels, memsets counted apart."""
+    kernels = run["kernels"]
     launches = [launch for g in run["graphs"] for launch in g["launches"]]
     runs, current, at, triton = [], None, 0, 0
+
+    def window():
+        nonlocal current
+        if current is None:
+            current = ([], [], [0])
+            runs.append(current)
+        return current
+
+    def take(k):
+        if k["kind"] == "memset":
+            window()[2][0] += 1
+        else:
+            window()[1].append(k["name"])
+
     for launch in launches:
         if launch["kind"] == "triton":
             while at < len(kernels) and kernels[at]["name"] != launch["kernel"]:
-                if current is None:
-                    current = ([], [])
-                    runs.append(current)
-                current[1].append(kernels[at]["name"])
+                take(kernels[at])
                 at += 1
             at += 1
             triton += 1
             current = None
         else:
-            if current is None:
-                current = ([], [])
-                runs.append(current)
-            current[0].append(launch.get("source_nodes") or [launch["kernel"]])
-    if at < len(kernels):
-        runs.append(([], [k["name"] for k in kernels[at:]]))
-    return triton, runs
+            window()[0].append(launch.get("source_nodes") or [launch["kernel"]])
+    for k in kernels[at:]:
+        take(k)
+    return triton, [(calls, names, m[0]) for calls, names, m in runs]
 
 
 def main():
@@ -77,7 +86,7 @@ def main():
     print(f"library kernels: measured {sum(len(r[1]) for r in runs)}, "
           f"predicted {sum(k for _, k in library.values())} (with the operand copies)")
     matched = set()
-    for calls, kernels in runs:
+    for calls, kernels, _ in runs:
         total, words = 0, []
         for nodes in calls:
             hits = [n for n in nodes if n in library and n not in matched]

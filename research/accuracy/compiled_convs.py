@@ -26,24 +26,10 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compile_accuracy  # noqa: E402
-
-
-def runs_of(path):
-    """(name, archive path, compiled run) of every compiled run in the tarball."""
-    with tarfile.open(path) as tar:
-        for m in tar.getmembers():
-            if not m.name.endswith(".compiled.json"):
-                continue
-            d = json.load(tar.extractfile(m))
-            if "/data/corpus/" in d["model"]:
-                corpus = d["model"].split("/data/corpus/", 1)[1]
-            else:
-                corpus = "/".join(d["model"].split("/")[-2:])
-            yield os.path.basename(m.name)[:-len(".compiled.json")], compile_accuracy.archive(corpus), d
+import compile_diff  # noqa: E402
 
 
 def convolutions(kc, model, run):
@@ -69,7 +55,7 @@ def convolutions(kc, model, run):
         layout = "cl" if "channels-last tensors" in note else "nchw"
         by_name[op["outputs"][0]["name"]] = (op, layout, grp["fused_kernels"] - copies)
     found, shared = [], 0
-    for calls, kernels, memsets in library_runs(run):
+    for calls, kernels, memsets in compile_diff.measured_runs(run)[1]:
         if len(calls) != 1:
             shared += sum(1 for c in calls if any(n in by_name for n in c))
             continue
@@ -78,43 +64,6 @@ def convolutions(kc, model, run):
             op, layout, k = by_name[hits[-1]]
             found.append((op, layout, k, kernels, memsets))
     return found, shared
-
-
-def library_runs(run):
-    """compile_diff.py's measured_runs, the runs of library calls with the memsets each window holds:
-    (source nodes of each call, [kernel names], memsets)."""
-    launches = [launch for g in run["graphs"] for launch in g["launches"]]
-    runs, current, at = [], None, 0
-    kernels = run["kernels"]
-
-    def window():
-        nonlocal current
-        if current is None:
-            current = ([], [], [0])
-            runs.append(current)
-        return current
-
-    for launch in launches:
-        if launch["kind"] == "triton":
-            while at < len(kernels) and kernels[at]["name"] != launch["kernel"]:
-                w = window()
-                if kernels[at]["kind"] == "memset":
-                    w[2][0] += 1
-                else:
-                    w[1].append(kernels[at]["name"])
-                at += 1
-            at += 1
-            current = None
-        else:
-            window()[0].append(launch.get("source_nodes") or [launch["kernel"]])
-    while at < len(kernels):
-        w = window()
-        if kernels[at]["kind"] == "memset":
-            w[2][0] += 1
-        else:
-            w[1].append(kernels[at]["name"])
-        at += 1
-    return [(calls, names, m[0]) for calls, names, m in runs]
 
 
 def aten_copy(name):
@@ -161,7 +110,8 @@ def main():
     a = ap.parse_args()
     seen, rows, lines, beside = set(), [], [], 0
     for path in a.results:
-        for name, model, run in sorted(runs_of(path), key=lambda r: r[0]):
+        for name, corpus, run in sorted(compile_accuracy.compiled_runs(path), key=lambda r: r[0]):
+            model = compile_accuracy.archive(corpus)
             if name in seen or not os.path.exists(model):
                 continue
             seen.add(name)
