@@ -8,17 +8,25 @@
 # Writes OUT_DIR/compiled.tar.xz (<name>.compiled.json, <name>.code.py.xz, real_status.jsonl)
 # and OUT_DIR/logs.tgz. KC_COMPILE_JOBS (default 6): models compiled at once. KC_ALL_MARGIN_S
 # (default 240; 190 was too few for device_all.sh to finish): seconds kept for device_all.sh at the end.
+# KC_COMPILE_ROUNDS (default 1): compile the same models this many times, each round in fresh
+# processes with fresh Inductor caches (rounds after the first in compiled/round<k>/), so that what
+# a compile decides by timing (pad_mm) shows how often it goes each way.
 set -uo pipefail
 DEFAULT_BUDGET=540
 OUT_ARG="$1"; BUDGET_ARG="$2"; shift 2
 . "$(dirname "${BASH_SOURCE[0]}")/device_session_env.sh" "$OUT_ARG" "$BUDGET_ARG"
 W=/tmp/kcc; mkdir -p $W/logs $W/compiled
 build_in_background
-python3 validate/compile_run.py $W/compiled "$@" --jobs "${KC_COMPILE_JOBS:-6}" \
-  --deadline-s $(( $(left) - ${KC_ALL_MARGIN_S:-240} )) >$W/logs/compile.log 2>&1
+ROUNDS=${KC_COMPILE_ROUNDS:-1}
+for r in $(seq 1 $ROUNDS); do
+  dir=$W/compiled; [ $r -gt 1 ] && dir=$W/compiled/round$r
+  # The time left before device_all.sh's margin, shared among the rounds still to run.
+  python3 validate/compile_run.py $dir "$@" --jobs "${KC_COMPILE_JOBS:-6}" \
+    --deadline-s $(( ($(left) - ${KC_ALL_MARGIN_S:-240}) / (ROUNDS - r + 1) )) >>$W/logs/compile.log 2>&1
+done
 echo "device_compile: compiled runs done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/compile.log)"
 check_test_models_after_build
-rm -rf $W/compiled/.w*/inductor-cache
+rm -rf $W/compiled/.w*/inductor-cache $W/compiled/round*/.w*/inductor-cache
 tar cJf "$OUT/compiled.tar.xz" -C $W compiled
 tar czf "$OUT/logs.tgz" -C $W logs $( [ -d $W/all ] && echo all )
 tail -n1 $W/logs/device_all.log 2>/dev/null
