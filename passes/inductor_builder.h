@@ -230,6 +230,7 @@ struct Builder {
   bool written_channels_last(int v) const;
   bool conv_sees_contiguous(int i) const;
   bool bias_unfused(int i) const;
+  bool pointwise_use(int u, int b) const;
   void price_externs();
   // A recurrent layer as Inductor runs it, its decomposition (inductor_recurrent.cc): the kernels
   // of every step; none where the op is not one the plan holds (packed input, projection).

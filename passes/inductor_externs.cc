@@ -321,40 +321,53 @@ bool Builder::conv_sees_contiguous(int i) const {
   return true;
 }
 
-// Whether Inductor's post-grad pass takes a linear's bias out of the library call
-// (unfuse_bias_add_to_pointwise in fx_passes/post_grad.py): where some reader of the product,
-// through views, is an op tagged pointwise or reduction that the add can fuse into. PyTorch
-// 2.11's should_prefer_unfused_addmm asks all uses of the post-grad graph to be pointwise
-// (is_pointwise_use), and later versions any use tagged pointwise or reduction
-// (has_uses_tagged_as); the exported graph's readers are not the post-grad graph's (a norm or a
-// softmax decomposes into ops whose first is often pointwise). Asking all of the exported graph's
-// readers here (views followed) moves 50 measured programs, 28 farther and 22 nearer (1,029 of
-// 1,062 within 10% against 1,028): any stays until the post-grad graph's uses are modeled. The
-// decomposition has run by then: an
-// operand a matrix product or attention copies into a dense buffer is read by that copy (a clone,
-// tagged pointwise), and attention on the math path scales q and k by pointwise multiplies. Read
-// only by fused attention, products that take it as it is, or the graph's output, the call keeps
-// its bias epilogue, and cuBLASLt chooses its kernel for the biased product.
+// Whether library call i's bias is added outside it, in a Triton loop. A convolution's always is.
+// A linear's is where Inductor's post-grad pass takes it out of the call
+// (unfuse_bias_add_to_pointwise in fx_passes/post_grad.py): PyTorch 2.11 leaves a 16-bit bias in
+// the call (an unfused add would round the product to bfloat16 or half first), and otherwise
+// takes it out where should_prefer_unfused_addmm finds every use of the product pointwise
+// (is_pointwise_use: views followed, each use an op tagged pointwise). The uses are the post-grad
+// graph's, after decomposition, so an exported reader counts by the first ops its decomposition
+// reads the product with: a pointwise op, clone (tagged pointwise; contiguous lowers to it) or a
+// dtype conversion (prims.convert_element_type) is one; RMS norm reads it by pow and mul; an
+// operand a matrix product or attention copies into a dense buffer is read by that copy (a
+// clone); attention on the math path scales q and k by multiplies. A reduction, layer or group
+// norm (var_mean), softmax (amax), cat, another GEMM, fused attention or the graph's output is
+// not, and the call keeps its bias epilogue: cuBLASLt chooses its kernel for the biased product.
 bool Builder::bias_unfused(int i) const {
   const Op& op = g.ops[i];
   const Arg* bias = bias_arg(op);
   if (!bias || bias->tensors.empty() || bias->tensors[0] < 0) return true;  // nothing to keep
+  // kernel/conv.py peels a convolution's bias off on the GPU (cuDNN is slower with it).
+  if (op_class(op) == OpClass::kConv) return true;
+  if (is_half(g.values[bias->tensors[0]].dtype)) return false;
+  bool any = false;
   for (int v : op.outputs) {
     if (v < 0) continue;
     const int b = base[v];
+    for (int out : g.outputs)
+      if (out >= 0 && base[out] == b) return false;
     for (int u : readers[b]) {
-      const Op& r = g.ops[u];
-      const OpClass c = op_class(r);
-      if (c == OpClass::kPointwise || c == OpClass::kReduction) return true;
-      // is_pointwise_use reads the pointwise tag: clone carries it, and contiguous lowers to clone.
-      if (r.traits.pointwise || r.name == "aten::contiguous" || r.name == "aten::clone") return true;
-      const auto& copies = operand_copies[u];
-      if (std::any_of(copies.begin(), copies.end(), [&](int x) { return base[x] == b; })) return true;
-      const std::vector<int> in = r.tensor_inputs();
-      if (math_attention(r) && in.size() >= 2 && (base[in[0]] == b || base[in[1]] == b)) return true;
+      any = true;
+      if (!pointwise_use(u, b)) return false;
     }
   }
-  return false;
+  return any;
+}
+
+// Whether reader u's decomposition reads base value b only through ops tagged pointwise.
+bool Builder::pointwise_use(int u, int b) const {
+  const Op& r = g.ops[u];
+  const OpClass c = op_class(r);
+  if (c == OpClass::kPointwise || r.traits.pointwise) return true;
+  if (r.name == "aten::contiguous" || r.name == "aten::clone") return true;
+  if (c == OpClass::kCopy && (r.name == "aten::to" || r.name == "aten::_to_copy" || r.name == "aten::type_as"))
+    return true;
+  if (r.name == "aten::rms_norm") return true;
+  const auto& copies = operand_copies[u];
+  if (std::any_of(copies.begin(), copies.end(), [&](int x) { return base[x] == b; })) return true;
+  const std::vector<int> in = r.tensor_inputs();
+  return math_attention(r) && in.size() >= 2 && (base[in[0]] == b || base[in[1]] == b);
 }
 
 void Builder::price_externs() {

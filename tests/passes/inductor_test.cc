@@ -2,7 +2,9 @@
 #include "passes/inductor.h"
 
 #include <catch2/catch.hpp>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "passes/graph_builder.h"
 #include "passes/hbm_traffic.h"
@@ -119,6 +121,44 @@ TEST_CASE("inductor: a linear keeps its bias in the library call unless a pointw
   CHECK(biased_linear_kernels("aten::relu", true) == eager(false));
   CHECK(eager(true) == 1);
   CHECK(eager(false) == 2);
+}
+
+TEST_CASE("inductor: a linear's bias leaves the call only when every use of the product is pointwise, in float32") {
+  // A linear of [m, k] by [n, k] with a bias, its product read by a tanh and by `second`
+  // (through a slice view), both returned: the call's kernels.
+  auto linear_kernels = [](const char* second, DType dt, int64_t m, int64_t k, int64_t n) {
+    GraphBuilder b;
+    const int x = b.input({m, k}, dt);
+    const int w = b.input({n, k}, dt, kc::ValueRole::kParameter);
+    const int bias = b.input({n}, dt, kc::ValueRole::kParameter);
+    const int y = b.op("aten::linear", {x, w, bias}, {}, {m, n});
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    b.name_arg(2, "bias");
+    b.output(b.pointwise("aten::tanh", {y}));
+    const int half = b.view("aten::slice", y, {m, n / 2});
+    if (std::string(second) == "cat") {
+      b.output(b.op("aten::cat", {half, half}, {}, {m, n}));
+      b.arg_tensors("tensors", {half, half});
+    } else if (std::string(second) == "sum") {
+      b.output(b.reduction("aten::sum", half, {m}));
+    } else {
+      b.output(b.pointwise(second, {half}));
+    }
+    const kc::FusionPlan p = plan(b.g);
+    return p.groups[p.group_of[0]].fused_kernels;
+  };
+  // float32 256 x 256 x 256: one kernel with the bias epilogue, split-K's two as a bare mm (the
+  // case above). Every use pointwise: mm, the bias added in the readers' loops.
+  CHECK(linear_kernels("aten::relu", DType::kFloat32, 256, 256, 256) == 2);
+  // A cat or a reduction among the uses (phi's partial rotary cat): addmm keeps its epilogue.
+  CHECK(linear_kernels("cat", DType::kFloat32, 256, 256, 256) == 1);
+  CHECK(linear_kernels("sum", DType::kFloat32, 256, 256, 256) == 1);
+  // bfloat16 256 x 8192 x 768 (one kernel biased, split-K bare, by the target's GEMM rule): the
+  // bias stays in the call whatever reads the product (an unfused add would round the product
+  // first), as every addmm of a bfloat16 model's compiled code shows.
+  CHECK(mm_kernels(256, 8192, 768, DType::kBFloat16) == 2);
+  CHECK(linear_kernels("aten::relu", DType::kBFloat16, 256, 8192, 768) == 1);
 }
 
 TEST_CASE("inductor: a cheap value read twice is inlined into both readers, which fuse horizontally") {
