@@ -290,6 +290,12 @@ void render_explain(std::ostream& os, const Graph& g, const Report& r, const Exp
          plural(t.fused_kernels, "kernel", "kernels") + " and " +
              transfers_in_words(t.fused_hbm_transfers, t.fused_hbm_bytes) +
              " under torch.compile (Inductor, default mode), as this model of its scheduling predicts.");
+    if (t.inductor_kernels_low != t.fused_kernels || t.inductor_kernels_high != t.fused_kernels)
+      para(os, "timed",
+           "a compile may launch " + std::to_string(t.inductor_kernels_low) + " to " +
+               std::to_string(t.inductor_kernels_high) +
+               " kernels: pad_mm pads or keeps an unaligned GEMM by timing both on the GPU, and compiles of "
+               "the same program answer differently (the ops' notes say which GEMMs).");
     if (!r.more_than_eager.empty()) {
       int extra = 0;
       for (const KernelIncrease& k : r.more_than_eager) extra += k.compiled_kernels - k.eager_kernels;

@@ -328,6 +328,8 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
   totals["fused_time_floor_s"] = s.fused_time_floor_s;
   if (compiled) {
     totals["pointwise_fused_kernels"] = s.pointwise_kernels;
+    totals["fused_kernels_low"] = s.inductor_kernels_low;
+    totals["fused_kernels_high"] = s.inductor_kernels_high;
     totals["pointwise_fused_hbm_transfers"] = s.pointwise_hbm_transfers;
     totals["pointwise_fused_hbm_bytes"] = s.pointwise_hbm_bytes;
     totals["pointwise_fused_time_floor_s"] = s.pointwise_time_floor_s;

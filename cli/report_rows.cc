@@ -502,6 +502,11 @@ std::vector<std::vector<std::string>> totals_rows(const Report& r) {
         format_bytes(t.pointwise_hbm_bytes), "", format_seconds(t.pointwise_time_floor_s)};
     for (size_t k = 0; k < rows.size(); ++k)
       rows[k].insert(rows[k].begin() + 2, k < pointwise.size() ? pointwise[k] : "");
+    // pad_mm decides some GEMMs by timing them on the GPU: the kernels either answer gives.
+    if (t.inductor_kernels_low != t.fused_kernels || t.inductor_kernels_high != t.fused_kernels)
+      rows.insert(rows.begin() + 1,
+                  {"  as pad_mm's GPU timings answer", "", "",
+                   std::to_string(t.inductor_kernels_low) + " to " + std::to_string(t.inductor_kernels_high), ""});
     return rows;
   }
   return totals_rows_of(r);

@@ -140,6 +140,9 @@ struct Builder {
   std::vector<std::vector<std::pair<int, int64_t>>> gemm_pads;
   // per op pad_mm pads: the library launches of the padded GEMM it calls instead
   std::vector<std::optional<Counts>> padded_gemm;
+  // per op: the kernels its count gains (more) or loses (fewer) where pad_mm's benchmark on the
+  // GPU answers the other way for its GEMMs (a timing, which compiles answer differently)
+  std::vector<int64_t> timed_more, timed_fewer;
 
   // Scheduler state: nodes are realized Triton ops, extern and fallback ops.
   std::vector<int> node_of;  // per op: its node, -1 for free and inlined ops
@@ -236,8 +239,9 @@ struct Builder {
   // of every step; none where the op is not one the plan holds (packed input, projection).
   struct RecurrentPlan {
     int64_t kernels = 0;
-    bool padded = false;  // pad_mm pads some of its GEMMs
-    Traffic traffic;      // array-sized, its kernels' reads and writes
+    bool padded = false;                      // pad_mm pads some of its GEMMs
+    int64_t timed_more = 0, timed_fewer = 0;  // kernels if pad_mm's timings answer the other way
+    Traffic traffic;                          // array-sized, its kernels' reads and writes
     std::string why;
   };
   std::optional<RecurrentPlan> decomposed_recurrent(int i) const;
@@ -254,6 +258,8 @@ struct Builder {
     bool w_transposed = true;
   };
   PaddedMm padded_mm(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const;
+  // The same GEMM as pad_mm would make it with the other answer (`pads` as given).
+  PaddedMm padded_mm_as(int64_t m, int64_t k, int64_t n, DType dtype, bool pads) const;
   bool fused_attention(const Op& op) const;
   bool math_attention(const Op& op) const;
   bool aligned_in_storage(int v) const;

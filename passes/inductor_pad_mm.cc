@@ -100,8 +100,7 @@ bool Builder::pad_planned_away(int v) const {
 // `x_planned_away`: x is a contiguous result the graph computes (its pad left out of pad_mm's
 // timing).
 Builder::PaddedMm Builder::padded_mm(int64_t m, int64_t k, int64_t n, DType dtype, bool x_planned_away) const {
-  const PaddedMm as_given{0, m, k, n, true};
-  if (!(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return as_given;
+  if (!(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return {0, m, k, n, true};
   PadMmCall c;
   c.half = is_half(dtype);
   c.m = m;
@@ -109,16 +108,24 @@ Builder::PaddedMm Builder::padded_mm(int64_t m, int64_t k, int64_t n, DType dtyp
   c.n = n;
   c.mat2_transposed = true;
   const int64_t align = c.half ? 8 : 4;
+  c.mat1_pre_padded = (padded_length(m, align) || padded_length(k, align)) && x_planned_away;
+  return padded_mm_as(m, k, n, dtype, tree_pads(target.tables.pad_mm, c));
+}
+
+Builder::PaddedMm Builder::padded_mm_as(int64_t m, int64_t k, int64_t n, DType dtype, bool pads) const {
+  const PaddedMm as_given{0, m, k, n, true};
+  if (!pads || !(dtype == DType::kFloat32 || is_half(dtype)) || m <= 0 || k <= 0 || n <= 0) return as_given;
+  const int64_t align = is_half(dtype) ? 8 : 4;
   const int64_t mp = padded_length(m, align), kp = padded_length(k, align), np = padded_length(n, align);
   if (mp == 0 && kp == 0 && np == 0) return as_given;
-  c.mat1_pre_padded = (mp || kp) && x_planned_away;
-  if (!tree_pads(target.tables.pad_mm, c)) return as_given;
   return {((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0), m + mp, k + kp, n + np, !(kp || np)};
 }
 
 void Builder::find_padded_gemms() {
   gemm_pads.assign(g.ops.size(), {});
   padded_gemm.assign(g.ops.size(), std::nullopt);
+  timed_more.assign(g.ops.size(), 0);
+  timed_fewer.assign(g.ops.size(), 0);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const int i = static_cast<int>(k);
     const Op& op = g.ops[i];
@@ -185,11 +192,21 @@ void Builder::find_padded_gemms() {
     c.mat2_pre_padded = (kp || np) && !c.mat2_transposed && pad_planned_away(c.mat2);
     // pad_dim's cat pads a bias of more than one element along N.
     const bool bias_padded = c.kind == PadMmCall::kAddmm && np && g.values[c.bias].numel() != 1;
+    const char* called = c.kind == PadMmCall::kBmm     ? "aten::bmm"
+                         : c.kind == PadMmCall::kAddmm ? "aten::addmm"
+                                                       : "aten::mm";
+    // What the other answer would change: the pad loops, and the GEMM cuBLAS runs at the padded
+    // sizes instead of the given ones.
+    const int loops = ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0) + (bias_padded ? 1 : 0);
+    const Counts padded =
+        gemm_alone(called, c.b, c.m + mp, c.k + kp, c.n + np, dt, c.mat2_transposed && kp == 0 && np == 0);
+    const int gemm_change = padded.kernels - gemm_alone(called, c.b, c.m, c.k, c.n, dt, c.mat2_transposed).kernels;
     if (!tree_pads(target.tables.pad_mm, c)) {
+      timed_more[k] = std::max(0, loops + gemm_change);
+      timed_fewer[k] = std::max(0, -(loops + gemm_change));
       // The answer is a timing on the GPU, and compiles answer differently from run to run
       // (research/accuracy/pad_mm_compiled.py: of 271 GEMM sizes padded in some compiled program,
       // 224 were kept in another), so the note says what a pad would add.
-      const int loops = ((mp || kp) ? 1 : 0) + ((kp || np) ? 1 : 0) + (bias_padded ? 1 : 0);
       why[k] += "; pad_mm times it on the GPU (" + std::string(mp ? "M" : "") + (kp ? "K" : "") + (np ? "N" : "") +
                 " unaligned): kept as the target's pad_mm tree answers, though a compile may pad it (" +
                 std::to_string(loops) + " more Triton loop" + (loops > 1 ? "s" : "") + " each call)";
@@ -206,10 +223,9 @@ void Builder::find_padded_gemms() {
     if (kp || np) pad(c.mat2, c.b * (c.k + kp) * (c.n + np));
     // The GEMM runs on the padded operands: a padded one is a new row-major buffer, an unpadded
     // weight through .t() stays read transposed.
-    const char* called = c.kind == PadMmCall::kBmm     ? "aten::bmm"
-                         : c.kind == PadMmCall::kAddmm ? "aten::addmm"
-                                                       : "aten::mm";
-    padded_gemm[k] = gemm_alone(called, c.b, c.m + mp, c.k + kp, c.n + np, dt, c.mat2_transposed && kp == 0 && np == 0);
+    padded_gemm[k] = padded;
+    timed_fewer[k] = std::max(0, loops + gemm_change);
+    timed_more[k] = std::max(0, -(loops + gemm_change));
     if (bias_padded) ++padded_copies[k];
     why[k] += "; pad_mm pads it to aligned sizes (M " + std::to_string(c.m) + "+" + std::to_string(mp) + ", K " +
               std::to_string(c.k) + "+" + std::to_string(kp) + ", N " + std::to_string(c.n) + "+" + std::to_string(np) +

@@ -98,6 +98,11 @@ FusionPlan Builder::build() {
     grp.fused_kernels = static_cast<int>(std::min<int64_t>(grp.fused_kernels + extra, 1 << 30));
   }
   plan.lowering = why;
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    if (plan.group_of[k] < 0) continue;  // dead code launches nothing either way
+    plan.timed_more = add_checked(plan.timed_more, timed_more[k], "kernels");
+    plan.timed_fewer = add_checked(plan.timed_fewer, timed_fewer[k], "kernels");
+  }
   return plan;
 }
 

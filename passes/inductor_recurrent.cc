@@ -76,13 +76,23 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
     const int64_t in = l == 0 ? x->sizes[2] : dirs * hidden;
     const PaddedMm input_gemm = padded_mm(seq * batch, in, gates * hidden, x->dtype, l > 0);
     const PaddedMm step_gemm = padded_mm(batch, hidden, gates * hidden, x->dtype, true);
-    const Counts input_mm =
-        gemm_alone("aten::mm", 1, input_gemm.m, input_gemm.k, input_gemm.n, x->dtype, input_gemm.w_transposed);
-    const Counts step_mm =
-        gemm_alone("aten::mm", 1, step_gemm.m, step_gemm.k, step_gemm.n, x->dtype, step_gemm.w_transposed);
+    auto mm = [&](const PaddedMm& a) { return gemm_alone("aten::mm", 1, a.m, a.k, a.n, x->dtype, a.w_transposed); };
+    // The layer's kernels with these answers of pad_mm for its two GEMMs.
+    auto layer_kernels = [&](const PaddedMm& input, const PaddedMm& step) {
+      const int64_t step_loops = step.loops * seq - (step.loops > 0 && hx_triton ? 1 : 0);
+      return dirs * (mm(input).kernels + seq * (mm(step).kernels + 1) + input.loops + step_loops);
+    };
     const int input_pads = input_gemm.loops, step_pads = step_gemm.loops;
     const int64_t pads = input_pads + step_pads * seq - (step_pads > 0 && hx_triton ? 1 : 0);
-    p.kernels += dirs * (input_mm.kernels + seq * (step_mm.kernels + 1) + pads);
+    const int64_t here = layer_kernels(input_gemm, step_gemm);
+    p.kernels += here;
+    // Each GEMM's answer is a timing, which compiles give differently: the count either way.
+    for (const int64_t other :
+         {layer_kernels(padded_mm_as(seq * batch, in, gates * hidden, x->dtype, input_pads == 0), step_gemm),
+          layer_kernels(input_gemm, padded_mm_as(batch, hidden, gates * hidden, x->dtype, step_pads == 0))}) {
+      p.timed_more += std::max<int64_t>(0, other - here);
+      p.timed_fewer += std::max<int64_t>(0, here - other);
+    }
     const int64_t g_h = gates * hidden, times = dirs * seq;
     kernel(2, 1, seq * batch * in + g_h * in, seq * batch * g_h, dirs);        // every step's input mm
     kernel(2, 1, batch * hidden + g_h * hidden, batch * g_h, times);           // the step's mm

@@ -82,6 +82,10 @@ struct FusionPlan {
   std::vector<FusionGroup> groups;
   std::vector<int> group_of;          // per op
   std::vector<std::string> lowering;  // per op, the inductor plan only: how Inductor lowers it and why
+  // The inductor plan only: kernels a compile may launch more or fewer than the plan counts,
+  // where pad_mm's benchmark on the GPU answers the other way for some GEMMs (each GEMM's answer
+  // flipped alone, summed: the span from every near-threshold GEMM kept to every one padded).
+  int64_t timed_more = 0, timed_fewer = 0;
 };
 
 // A compiled kernel group that launches more kernels than its ops do eagerly (the inductor
@@ -156,6 +160,7 @@ struct Totals {
   // --fusion inductor only (the fused columns are then Inductor's): the greedy pointwise plan's,
   // shown beside them; not in counts(), so the default report's keys stay as they are.
   int pointwise_kernels = 0;
+  int64_t inductor_kernels_low = 0, inductor_kernels_high = 0;  // over pad_mm's timed answers
   int pointwise_hbm_transfers = 0;
   int64_t pointwise_hbm_bytes = 0;
   double pointwise_time_floor_s = 0;

@@ -145,7 +145,8 @@ def main():
             continue
         greedy, _ = predict(args.kernelcount, model, "pointwise")
         rows.append((name, corpus, ind["eager_kernels"], greedy["fused_kernels"] if greedy else None,
-                     ind["fused_kernels"], kernels))
+                     ind["fused_kernels"], kernels, ind.get("fused_kernels_low", ind["fused_kernels"]),
+                     ind.get("fused_kernels_high", ind["fused_kernels"])))
     if not rows:
         raise SystemExit("no model could be compared")
 
@@ -175,6 +176,18 @@ def main():
         worst = max(err(r[4], r[5]) for r in part)
         print(f"{corpus}: {n} models; --fusion inductor within 10%: {w10}/{n}, within 25%: {w25}/{n}, "
               f"largest error {100 * worst:.1f}%; greedy pointwise plan within 10%: {g10}/{n}, within 25%: {g25}/{n}")
+    # pad_mm's answers are timings, which compiles of one program give differently: the span the
+    # prediction gives for them (fused_kernels_low to fused_kernels_high) beside the measured count.
+    def span_err(r):  # how far the measured count lies outside the span, relative to it
+        return 0.0 if r[6] <= r[5] <= r[7] else min(err(r[6], r[5]), err(r[7], r[5]))
+
+    spanned = sum(r[6] != r[7] for r in rows)
+    far = [r for r in rows if err(r[4], r[5]) > 0.25]
+    print(f"pad_mm's span (fused_kernels_low to fused_kernels_high): {spanned}/{len(rows)} programs have GEMMs "
+          f"pad_mm decides by timing; measured inside the span: {sum(span_err(r) == 0 for r in rows)}/{len(rows)}, "
+          f"within 10% of it: {sum(span_err(r) <= 0.10 for r in rows)}, within 25%: "
+          f"{sum(span_err(r) <= 0.25 for r in rows)}; the {len(far)} past 25% of the point prediction lie within "
+          f"{100 * max((span_err(r) for r in far), default=0):.1f}% of the span")
     # Which way the misses lean, by how the run was timed: pad_mm's choices are the GPU's timings.
     for alone, words in ((True, "Inductor's benchmarks alone on the GPU"), (False, "the GPU shared with other compiles")):
         part = sorted(100 * (r[4] - r[5]) / r[5] for r in rows if (r[0] in ALONE) == alone)

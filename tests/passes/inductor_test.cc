@@ -1300,6 +1300,18 @@ TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded;
   // into a padded buffer each call: one Triton loop beside the GEMM.
   const auto [padded, eager] = head(50257, DType::kBFloat16, 4096, 768);
   CHECK(padded == eager + 1);
+  {
+    // Another compile may keep it: the span goes down by the pad loop (the GEMM's kernels alike).
+    GraphBuilder b;
+    const int x = b.input({4096, 768}, DType::kBFloat16);
+    const int w = b.input({50257, 768}, DType::kBFloat16, kc::ValueRole::kParameter);
+    b.output(b.op("aten::linear", {x, w}, {}, {4096, 50257}));
+    b.name_arg(0, "input");
+    b.name_arg(1, "weight");
+    const kc::FusionPlan p = plan(b.g);
+    CHECK(p.timed_fewer == 1);
+    CHECK(p.timed_more == 0);
+  }
   // Aligned, nothing to pad.
   const auto [aligned, eager_aligned] = head(50264, DType::kBFloat16, 4096, 768);
   CHECK(aligned == eager_aligned);
@@ -1317,16 +1329,24 @@ TEST_CASE("inductor: a GEMM pad_mm keeps is said to hang on a timing, with what 
   b.output(b.op("aten::linear", {x, w}, {}, {6, 10}));
   b.name_arg(0, "input");
   b.name_arg(1, "weight");
-  const std::string note = plan(b.g).lowering[0];
+  const kc::FusionPlan kept = plan(b.g);
+  const std::string note = kept.lowering[0];
   CHECK(note.find("pad_mm times it on the GPU (MKN unaligned)") != std::string::npos);
   CHECK(note.find("2 more Triton loops each call") != std::string::npos);
+  // The plan's span: the two loops more, and the GEMM cuBLAS runs at [8, 12] x [12, 12] for the
+  // one at [6, 10] x [10, 10] (the same count by the target's rule: one kernel either way).
+  CHECK(mm_kernels(6, 10, 10) == mm_kernels(8, 12, 12));
+  CHECK(kept.timed_more == 2);
+  CHECK(kept.timed_fewer == 0);
   GraphBuilder aligned;  // nothing unaligned: nothing for pad_mm to time
   const int y = aligned.input({8, 16});
   const int v = aligned.input({16, 16}, DType::kFloat32, kc::ValueRole::kParameter);
   aligned.output(aligned.op("aten::linear", {y, v}, {}, {8, 16}));
   aligned.name_arg(0, "input");
   aligned.name_arg(1, "weight");
-  CHECK(plan(aligned.g).lowering[0].find("pad_mm") == std::string::npos);
+  const kc::FusionPlan plain = plan(aligned.g);
+  CHECK(plain.lowering[0].find("pad_mm") == std::string::npos);
+  CHECK(plain.timed_more + plain.timed_fewer == 0);
 }
 
 TEST_CASE("inductor: a reused 4-d value is laid out channels last by its shape, so a norm over its last dim is outer") {
@@ -1466,6 +1486,29 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
   const auto [compiled, eager, moved] = rnn("aten::rnn_tanh", 1);
   CHECK(eager < 10);
   CHECK(compiled == 1 + 1 + 32 * (2 + 1));
+  {
+    // Its step GEMM multiplies 2 rows (float32 aligns at 4): kept, the tree's answer, though a
+    // compile that pads it runs a pad loop of the hidden state every step (32 kernels more) and
+    // the GEMM at 4 rows.
+    GraphBuilder b;
+    const int x = b.input({2, 32, 128});
+    std::vector<int> params = {weight(b, {256, 128}), weight(b, {256, 256}), weight(b, {256}), weight(b, {256})};
+    b.op("aten::rnn_tanh", {x, b.input({1, 2, 256})}, {}, {2, 32, 256});
+    b.g.ops.back().overload = "input";
+    b.name_arg(0, "input");
+    b.name_arg(1, "hx");
+    b.arg_tensors("params", params);
+    b.arg_bool("has_biases", true);
+    b.arg_int("num_layers", 1);
+    b.arg_bool("train", false);
+    b.arg_bool("bidirectional", false);
+    b.arg_bool("batch_first", true);
+    b.output(b.g.ops.back().outputs[0]);
+    const kc::FusionPlan p = plan(b.g);
+    const int64_t per_step = mm_kernels(4, 256, 256) - mm_kernels(2, 256, 256);
+    CHECK(p.timed_more == 32 + 32 * per_step);
+    CHECK(p.timed_fewer == 0);
+  }
   // Each kernel reads its operands and writes its result: the copy (1 + 1), the input mm (2 + 1),
   // and per step the mm (h and the weight, 2 + 1) and the cell (the two products' slices and the
   // two biases, the new state: 4 + 1).
