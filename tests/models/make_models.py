@@ -179,6 +179,27 @@ def rand(*shape, dtype=torch.float32, seed=1):
     return torch.randn(*shape, generator=g).to(dtype)
 
 
+class GRUTagger(torch.nn.Module):
+    """A batch-first GRU over 32 steps of 2 sequences: compiled, each step's GEMM multiplies 2 rows,
+    which pad_mm pads or keeps by timing it on the GPU. (Here, not in models.py, whose source the
+    TorchScript archives carry.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(16, 32, batch_first=True)
+        self.head = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return self.head(y)
+
+
+def make_recurrent():
+    # Last: exporting a recurrent layer advances TorchScript's name mangling, which the archives
+    # written after it would record.
+    export("gru_tagger.pt2", build(GRUTagger), (rand(2, 32, 16),))
+
+
 def make_exported():
     a, b = rand(256, 1024, seed=1), rand(256, 1024, seed=2)
     export("add.pt2", models.Add(), (a, b), keep_sample_inputs=False)
@@ -382,6 +403,7 @@ def main():
     make_fast_path()
     make_bad()
     make_deflated()
+    make_recurrent()
     for d in (OUT, BAD):
         for n in sorted(os.listdir(d)):
             p = os.path.join(d, n)
