@@ -417,8 +417,8 @@ void Builder::price_externs() {
       }
     } else if (const auto rnn = c == OpClass::kGemm ? decomposed_recurrent(i) : std::nullopt) {
       extern_kernels[i] = static_cast<int>(std::min<int64_t>(rnn->kernels, kMaxRepeat));
-      timed_more[i] = rnn->timed_more;
-      timed_fewer[i] = rnn->timed_fewer;
+      timed_more[i] = std::min<int64_t>(rnn->timed_more, kMaxRepeat);
+      timed_fewer[i] = std::min<int64_t>(rnn->timed_fewer, kMaxRepeat);
       decomposed_traffic[i] = rnn->traffic;
       why[i] = rnn->why;
     } else if (c == OpClass::kGemm) {

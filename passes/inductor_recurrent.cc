@@ -118,6 +118,12 @@ std::optional<Builder::RecurrentPlan> Builder::decomposed_recurrent(int i) const
       "a recurrent layer: Inductor runs its decomposition, per layer and direction one cuBLAS mm of every "
       "step's input, then per time step an mm of the hidden state and the cell's Triton kernel" +
       std::string(p.padded ? "; pad_mm pads its GEMMs to aligned sizes (the target's pad_mm tree)" : "");
+  // pad_mm's answers are timings on the GPU, which compiles of one program give differently.
+  if (p.timed_more > 0 || p.timed_fewer > 0)
+    p.why += "; pad_mm times its unaligned GEMMs on the GPU: a compile answering the other way launches " +
+             (p.timed_more > 0 ? "up to " + std::to_string(p.timed_more) + " kernels more" : std::string()) +
+             (p.timed_more > 0 && p.timed_fewer > 0 ? " or " : "") +
+             (p.timed_fewer > 0 ? "up to " + std::to_string(p.timed_fewer) + " fewer" : std::string());
   return p;
 }
 

@@ -125,7 +125,7 @@ Totals sum_totals(const Graph& g, Report& r) {
     t.pointwise_hbm_bytes = add_checked(t.pointwise_hbm_bytes, grp.fused.bytes(), "total fused HBM bytes");
   }
   t.inductor_kernels_low = std::max<int64_t>(0, t.fused_kernels - r.fusion.timed_fewer);
-  t.inductor_kernels_high = t.fused_kernels + r.fusion.timed_more;
+  t.inductor_kernels_high = add_checked(t.fused_kernels, r.fusion.timed_more, "kernels");
   t.fused_time_floor_s = plan_time_floor(r.fusion, g, *r.target);
   if (!r.pointwise.variant.empty()) t.pointwise_time_floor_s = plan_time_floor(r.pointwise, g, *r.target);
   return t;
