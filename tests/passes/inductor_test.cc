@@ -156,7 +156,7 @@ TEST_CASE("inductor: a linear's bias leaves the call only when every use of the 
   CHECK(linear_kernels("sum", DType::kFloat32, 256, 256, 256) == 1);
   // bfloat16 256 x 8192 x 768 (one kernel biased, split-K bare, by the target's GEMM rule): the
   // bias stays in the call whatever reads the product (an unfused add would round the product
-  // first), as every addmm of a bfloat16 model's compiled code shows.
+  // first), as the bfloat16 programs' compiled code shows (VGG's classifier, MambaOut's linears).
   CHECK(mm_kernels(256, 8192, 768, DType::kBFloat16) == 2);
   CHECK(linear_kernels("aten::relu", DType::kBFloat16, 256, 8192, 768) == 1);
 }
@@ -1285,13 +1285,17 @@ TEST_CASE("inductor: loops reading different rows of one buffer share nothing") 
 }
 
 TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded; each padded input is a loop") {
-  auto head = [](int64_t n, DType dt, int64_t m, int64_t k) {
+  auto linear = [](int64_t n, DType dt, int64_t m, int64_t k) {
     GraphBuilder b;
     const int x = b.input({m, k}, dt);
     const int w = b.input({n, k}, dt, kc::ValueRole::kParameter);
     b.output(b.op("aten::linear", {x, w}, {}, {m, n}));
     b.name_arg(0, "input");
     b.name_arg(1, "weight");
+    return b;
+  };
+  auto head = [&](int64_t n, DType dt, int64_t m, int64_t k) {
+    const GraphBuilder b = linear(n, dt, m, k);
     const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
     return std::pair<int, int>(kernels(plan(b.g)), eager);
   };
@@ -1302,13 +1306,7 @@ TEST_CASE("inductor: pad_mm pads a GEMM the GPU's benchmark finds faster padded;
   CHECK(padded == eager + 1);
   {
     // Another compile may keep it: the span goes down by the pad loop (the GEMM's kernels alike).
-    GraphBuilder b;
-    const int x = b.input({4096, 768}, DType::kBFloat16);
-    const int w = b.input({50257, 768}, DType::kBFloat16, kc::ValueRole::kParameter);
-    b.output(b.op("aten::linear", {x, w}, {}, {4096, 50257}));
-    b.name_arg(0, "input");
-    b.name_arg(1, "weight");
-    const kc::FusionPlan p = plan(b.g);
+    const kc::FusionPlan p = plan(linear(50257, DType::kBFloat16, 4096, 768).g);
     CHECK(p.timed_fewer == 1);
     CHECK(p.timed_more == 0);
   }
@@ -1462,7 +1460,7 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
   // (broad:rnn rnn_l1_s32_fp32 measured 32 x (sgemm + split-K reduce + the cell's Triton loop)
   // and one mm of every step's input): here also the input's sequence-major copy, as nothing
   // computes it in a Triton loop it could join.
-  auto rnn = [](const std::string& name, int64_t gates) {
+  auto layer = [](const std::string& name, int64_t gates) {
     GraphBuilder b;
     const int x = b.input({2, 32, 128});
     const int h = b.input({1, 2, 256});
@@ -1479,6 +1477,10 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
     b.arg_bool("bidirectional", false);
     b.arg_bool("batch_first", true);
     b.output(b.g.ops.back().outputs[0]);
+    return b;
+  };
+  auto rnn = [&](const std::string& name, int64_t gates) {
+    const GraphBuilder b = layer(name, gates);
     const int eager = kc::run_launches(b.g, kc::default_target(), {false, {}})[0].counts.kernels;
     const kc::FusionPlan p = plan(b.g);
     return std::tuple<int, int, int>(kernels(p), eager, transfers(p));
@@ -1490,21 +1492,7 @@ TEST_CASE("inductor: a recurrent layer runs its decomposition, an mm and a cell 
     // Its step GEMM multiplies 2 rows (float32 aligns at 4): kept, the tree's answer, though a
     // compile that pads it runs a pad loop of the hidden state every step (32 kernels more) and
     // the GEMM at 4 rows.
-    GraphBuilder b;
-    const int x = b.input({2, 32, 128});
-    std::vector<int> params = {weight(b, {256, 128}), weight(b, {256, 256}), weight(b, {256}), weight(b, {256})};
-    b.op("aten::rnn_tanh", {x, b.input({1, 2, 256})}, {}, {2, 32, 256});
-    b.g.ops.back().overload = "input";
-    b.name_arg(0, "input");
-    b.name_arg(1, "hx");
-    b.arg_tensors("params", params);
-    b.arg_bool("has_biases", true);
-    b.arg_int("num_layers", 1);
-    b.arg_bool("train", false);
-    b.arg_bool("bidirectional", false);
-    b.arg_bool("batch_first", true);
-    b.output(b.g.ops.back().outputs[0]);
-    const kc::FusionPlan p = plan(b.g);
+    const kc::FusionPlan p = plan(layer("aten::rnn_tanh", 1).g);
     const int64_t per_step = mm_kernels(4, 256, 256) - mm_kernels(2, 256, 256);
     CHECK(p.timed_more == 32 + 32 * per_step);
     CHECK(p.timed_fewer == 0);
