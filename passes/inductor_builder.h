@@ -91,6 +91,7 @@ struct Node {
   int first = 0, last = 0;           // op index range of its members
   int min_order = 0, max_order = 0;  // node order range of its members (scheduling order)
   int copy_of = -1;                  // a cat's copy of this input value into its slice; -1: not a copy
+  bool copy_permutes = false;        // the copy reads its input in another order than it is stored
   int stats_of = -1;                 // a reduction computing the statistics of this op's epilogue; -1: none
   int stages = 1;                    // kernels of its reduction: the levels it is split into (1: not split)
 };

@@ -10,6 +10,7 @@
 #include "passes/op_classes.h"
 #include "passes/sdpa_path.h"
 #include "passes/target.h"
+#include "passes/torch2_11/rules.h"
 
 namespace kc::inductor {
 namespace {
@@ -421,6 +422,14 @@ void Builder::price_externs() {
       timed_fewer[i] = std::min<int64_t>(rnn->timed_fewer, kMaxRepeat);
       decomposed_traffic[i] = rnn->traffic;
       why[i] = rnn->why;
+    } else if (const auto steps =
+                   op.name == "aten::einsum" ? torch2_11::einsum_steps(op_facts(g, i, target)) : std::nullopt;
+               steps && steps->contracts) {
+      // The bmm (and any one-sided sums) alone: its operand copies are loops (find_operand_copies).
+      extern_kernels[i] = steps->sums + steps->product.kernels;
+      why[i] =
+          "einsum, traced into views and one bmm: cuBLAS through extern_kernels; an operand no view arranges "
+          "for it is a Triton copy, fused with the loop computing it";
     } else if (c == OpClass::kGemm) {
       // The decomposition's layout copies (a transposed or expanded operand made dense) are
       // Triton loops of their own, fused with their producers: the library call reads dense
@@ -546,6 +555,17 @@ void Builder::find_operand_copies() {
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const Op& op = g.ops[k];
     if (lower[k] != Lower::kExtern) continue;
+    if (op.name == "aten::einsum") {
+      // at::einsum is traced into permutes, reshapes and one bmm: an operand no view arranges
+      // for the bmm is a clone in the graph, a Triton loop that fuses with a pointwise producer
+      // (MaxViT's q, k and v copies each take the unfused qkv bias, k its scale too).
+      const Arg* ts = arg(op, "tensors");
+      const auto steps = torch2_11::einsum_steps(op_facts(g, static_cast<int>(k), target));
+      if (ts && steps && steps->contracts && ts->tensors.size() == 2)
+        for (int j = 0; j < 2; ++j)
+          if (steps->copied[j] && ts->tensors[j] >= 0) operand_copies[k].push_back(ts->tensors[j]);
+      continue;
+    }
     if (op_class(op) == OpClass::kGemm) {
       // Only a linear's or a matmul's left operand of 3 dims or more, by a matrix, is folded
       // into the rows of one GEMM; batched products keep their batch dims, which a padded

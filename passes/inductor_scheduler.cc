@@ -182,7 +182,8 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
     // permuted indices (a norm's output partitioned into windows, rolled), it is read at other
     // indices than it is written, which no fused loop can do.
     std::set<std::pair<int, int>> seen;
-    return nodes[k].copy_of >= 0 || !reads_permuted(nodes[k].op, nodes[d].op, false, false, seen);
+    if (nodes[k].copy_of >= 0) return !nodes[k].copy_permutes;
+    return !reads_permuted(nodes[k].op, nodes[d].op, false, false, seen);
   }
   // A pooling window reads each output's neighbourhood of its input: other indices than a
   // loop writing that input writes at, however alike their shapes (a 3x3 pool at stride 1),
@@ -191,7 +192,7 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
   std::set<int> seen;
   const bool window = nodes[k].copy_of < 0 && window_reads(nodes[k].op, nodes[d].op, seen);
   for (int v : reads)
-    if (g.values[base[v]].producer == nodes[d].op && (window || !same_order(v))) return false;
+    if (g.values[base[v]].producer == nodes[d].op && (window || nodes[k].copy_permutes || !same_order(v))) return false;
   return true;
 }
 
@@ -309,6 +310,8 @@ void Builder::schedule() {
       });
     for (int v : operand_copies[i]) {
       new_copy_node(i, v);
+      // einsum copies an operand only where its permutation for the bmm is no view.
+      nodes.back().copy_permutes = g.ops[i].name == "aten::einsum";
       for (const auto& [padded, numel] : gemm_pads[i])
         if (padded == v) nodes.back().n = numel;  // pad_mm's pad loops over the padded buffer
       const std::vector<int> in = g.ops[i].tensor_inputs();

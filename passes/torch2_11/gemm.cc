@@ -391,7 +391,7 @@ std::string einsum_order(const std::vector<std::string>& terms, const std::strin
 // ATen's reshape of a permuted operand into [d0, d1, d2] groups: the view's strides, or a copy
 // (a contiguous tensor) when no view fits.
 EinsumOperand folded(const EinsumOperand& t, const std::vector<int64_t>& perm, const std::vector<int64_t>& groups,
-                     int& copies) {
+                     bool& copied) {
   std::vector<int64_t> sizes, strides;
   for (int64_t d : perm) {
     sizes.push_back(t.sizes[d]);
@@ -402,17 +402,19 @@ EinsumOperand folded(const EinsumOperand& t, const std::vector<int64_t>& perm, c
   if (auto s = view_strides(sizes, strides, groups)) {
     r.strides = *s;
   } else {
-    ++copies;
+    copied = true;
     r.strides = {groups[1] * groups[2], groups[2], 1};
   }
   return r;
 }
-// The kernels of a two-operand einsum, step by step as at::einsum runs it: a sum of the labels
-// only one operand has and the output lacks (one kernel per operand), then sumproduct_pair: a
-// multiply when nothing is contracted, else each operand permuted and reshaped to [batch, rows,
-// inner] / [batch, inner, cols] (a copy kernel when no view fits), bmm (its own copy of an
-// operand cuBLAS cannot read, and the GEMM's launches from the tree), and views back.
-std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
+}  // namespace
+
+// A two-operand einsum step by step as at::einsum runs it: a sum of the labels only one operand
+// has and the output lacks (one kernel per operand), then sumproduct_pair: a multiply when
+// nothing is contracted, else each operand permuted and reshaped to [batch, rows, inner] /
+// [batch, inner, cols] (a copy kernel when no view fits), bmm (its own copy of an operand cuBLAS
+// cannot read, and the GEMM's launches from the tree), and views back.
+std::optional<EinsumSteps> einsum_steps(const OpFacts& f) {
   std::vector<std::string> terms;
   std::string out;
   std::vector<const Value*> vals;
@@ -426,9 +428,8 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
       t[i].sizes.push_back(at == std::string::npos ? 1 : vals[i]->sizes[at]);
       t[i].strides.push_back(at == std::string::npos ? 0 : vals[i]->strides[at]);
     }
-  Counts c{};
+  EinsumSteps steps;
   // Summed labels: contracted when both operands have them, else summed on their side first.
-  std::vector<bool> summed(n, false);
   for (int i = 0; i < 2; ++i) {
     bool sums = false;
     for (size_t d = n_out; d < n; ++d)
@@ -436,7 +437,7 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
         sums = true;
         t[i].sizes[d] = 1;
       }
-    c.kernels += sums ? 1 : 0;
+    steps.sums += sums ? 1 : 0;
     if (sums) {  // the sum's result is a new contiguous tensor
       int64_t st = 1;
       for (size_t d = n; d-- > 0;) {
@@ -466,9 +467,10 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
     }
   }
   if (sum.empty()) {  // sumproduct_pair without contraction is at::mul
-    c.kernels += 1;
-    return c;
+    steps.product.kernels = 1;
+    return steps;
   }
+  steps.contracts = true;
   // Dims summed on one side are size 1 now: they ride along in the permutation as ATen's do.
   std::vector<int64_t> rest;
   for (size_t d = n_out; d < n; ++d)
@@ -479,20 +481,23 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
     for (const auto* p : parts) v.insert(v.end(), p->begin(), p->end());
     return v;
   };
-  int copies = 0;
-  const EinsumOperand left = folded(t[0], cat({&lro, &lo, &sum, &ro, &rest}), {lro_size, lo_size, sum_size}, copies);
-  const EinsumOperand right = folded(t[1], cat({&lro, &sum, &ro, &lo, &rest}), {lro_size, sum_size, ro_size}, copies);
+  const EinsumOperand left =
+      folded(t[0], cat({&lro, &lo, &sum, &ro, &rest}), {lro_size, lo_size, sum_size}, steps.copied[0]);
+  const EinsumOperand right =
+      folded(t[1], cat({&lro, &sum, &ro, &lo, &rest}), {lro_size, sum_size, ro_size}, steps.copied[1]);
   Value a, b;
   a.sizes = left.sizes;
   a.strides = left.strides;
   b.sizes = right.sizes;
   b.strides = right.strides;
   a.dtype = b.dtype = vals[0]->dtype;
-  copies += operand_copies(&a) + operand_copies(&b);
-  c.kernels += copies;
+  // A view cuBLAS cannot read is copied by bmm itself; either way the GEMM then reads it dense.
+  const bool bmm_copies_a = copied(&a), bmm_copies_b = copied(&b);
+  steps.copied[0] = steps.copied[0] || bmm_copies_a;
+  steps.copied[1] = steps.copied[1] || bmm_copies_b;
   if (!fp32(f) && !is_half(f.dtype)) {
-    c.kernels += 1;  // no sweep measured the GEMM of other dtypes: one kernel
-    return c;
+    steps.product.kernels = 1;  // no sweep measured the GEMM of other dtypes: one kernel
+    return steps;
   }
   GemmCall call;
   call.batched = true;
@@ -501,16 +506,23 @@ std::optional<Counts> einsum_pair_counts(const OpFacts& f) {
   call.m = lo_size;
   call.k = sum_size;
   call.n = ro_size;
-  call.ta = reads_transposed(&a, copied(&a));
-  call.tb = reads_transposed(&b, copied(&b));
-  c += cublas_launches(f.target->tables.gemm, call);
+  call.ta = reads_transposed(&a, bmm_copies_a);
+  call.tb = reads_transposed(&b, bmm_copies_b);
+  steps.product = cublas_launches(f.target->tables.gemm, call);
+  return steps;
+}
+
+namespace {
+
+Counts einsum_counts(const OpFacts& f) {
+  const std::optional<EinsumSteps> s = einsum_steps(f);
+  if (!s) return Counts{};
+  Counts c = s->product;
+  c.kernels += s->sums + (s->copied[0] ? 1 : 0) + (s->copied[1] ? 1 : 0);
   return c;
 }
-Counts einsum_counts(const OpFacts& f) {
-  return einsum_pair_counts(f).value_or(Counts{});
-}
 bool einsum_contraction(const OpFacts& f) {
-  return einsum_pair_counts(f).has_value();
+  return einsum_steps(f).has_value();
 }
 // One operand with labels the output lacks: at::einsum takes diagonals of repeated labels (views)
 // and sums the rest away in one reduce kernel.

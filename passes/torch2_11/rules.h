@@ -8,6 +8,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,19 @@ Counts bmm_launches(const Target& t, int64_t batch, int64_t m, int64_t k, int64_
 // The same with the bias in the GEMM's epilogue (linear's cuBLASLt call): for composites that
 // project with a bias inside (the fast path of nn.MultiheadAttention).
 Counts linear_launches(const Target& t, int64_t m, int64_t k, int64_t n, DType dt);
+
+// A two-operand einsum as at::einsum runs it (gemm.cc): `sums` kernels summing labels one operand
+// alone has, each operand `copied` when no view arranges it as [batch, rows, inner] or cuBLAS
+// cannot read the view, then `product`: the batched GEMM's launches when labels are contracted
+// (`contracts`), else one multiply. Eager's count is their sum; Inductor's model takes the copies
+// as loops of the decomposed graph, which fuse with their producers. nullopt: not such an einsum.
+struct EinsumSteps {
+  int sums = 0;
+  bool copied[2] = {false, false};
+  bool contracts = false;
+  Counts product;
+};
+std::optional<EinsumSteps> einsum_steps(const OpFacts& f);
 
 // Whether ATen's reduce kernel, reducing the op's first input over its `dim` argument (all dims
 // where that is absent, None or []), splits across blocks and so zeroes a semaphore buffer first

@@ -1591,3 +1591,57 @@ TEST_CASE("inductor: a pooling window inlined into a reader's loop keeps that lo
   CHECK(p.group_of[1] != p.group_of[5]);
   CHECK(kernels(p) == 2);
 }
+
+TEST_CASE("inductor: an einsum's operand copies are loops of its traced graph, fused with what computes them") {
+  // MaxViT's attention: q and k chunked out of one float32 projection with a bias and split into
+  // heads, [2, 2, 128, 64] at strides (32768, 64, 256, 1). No view folds batch and heads for the
+  // bmm, so at::einsum's reshape clones each (eager: two copies and the bmm). Traced, the clones
+  // are pointwise uses of the projection: its bias leaves the call and each clone adds it.
+  // `normed`: q and k are instead a layer norm's output, which the clones read out of order, so
+  // neither joins the norm's loop.
+  auto build = [](bool normed) {
+    GraphBuilder b;
+    int src = -1;
+    if (normed) {
+      src = b.reduction("aten::layer_norm", b.input({2, 128, 256}), {2, 128, 256});
+      b.arg_ints("normalized_shape", {256});
+    } else {
+      src = b.op("aten::linear", {b.input({2, 128, 256}), weight(b, {256, 256}), weight(b, {256})}, {}, {2, 128, 256});
+      b.name_arg(0, "input");
+      b.name_arg(1, "weight");
+      b.name_arg(2, "bias");
+    }
+    std::vector<int> heads;
+    for (int i = 0; i < 2; ++i) {
+      const int part = b.view("aten::slice", src, {2, 128, 128});
+      const int split = b.view("aten::view", part, {2, 128, 2, 64});
+      const int moved = b.view("aten::permute", split, {2, 2, 128, 64});
+      b.g.values[part].strides = {32768, 256, 1};
+      b.g.values[split].strides = {32768, 256, 64, 1};
+      b.g.values[moved].strides = {32768, 64, 256, 1};
+      for (int v : {part, split, moved}) b.g.values[v].storage_offset = 128 * i;
+      heads.push_back(moved);
+    }
+    b.output(b.op("aten::einsum", {}, {}, {2, 2, 128, 128}));
+    b.g.ops.back().args.clear();
+    b.arg_text("equation", "bhid,bhjd->bhij");
+    b.arg_tensors("tensors", heads);
+    return b;
+  };
+  GraphBuilder projected = build(false);
+  const int bmm = rules_only(projected).counts.kernels - 2;  // eager: the two copies, then the bmm
+  REQUIRE(bmm >= 1);
+  const kc::FusionPlan p = plan(projected.g);
+  const int einsum = static_cast<int>(projected.g.ops.size()) - 1;
+  REQUIRE(p.group_of[einsum] >= 0);
+  CHECK(p.groups[p.group_of[einsum]].fused_kernels == 2 + bmm);
+  // The product without its bias: split-K's two kernels (the bias test's 256 x 256 x 256).
+  CHECK(kernels(p) == 2 + 2 + bmm);
+
+  GraphBuilder normed = build(true);
+  const kc::FusionPlan n = plan(normed.g);
+  const int norm = n.group_of[0];
+  REQUIRE(norm >= 0);
+  CHECK(n.groups[norm].ops == std::vector<int>{0});  // the norm alone in its loop
+  CHECK(kernels(n) == n.groups[norm].fused_kernels + 2 + bmm);
+}
