@@ -40,17 +40,19 @@ void assign_placement(Graph& g) {
   for (Value& v : g.values) v.placement = placement_of(v.device, g.info.device);
   // A model recorded on the CPU runs on the GPU once its inputs are moved there, and
   // `.to(device)` (or `.cuda()`) keeps the strides only of a non-overlapping and dense tensor:
-  // any other input arrives contiguous.
+  // any other input arrives dense with its dimensions in the order its strides give them
+  // (_to_copy's preserve_format: infer_dense_strides, TensorIterator's order), so a transposed
+  // input with gaps stays transposed.
   if (g.info.device.rfind("cpu", 0) != 0) return;
   for (int i : g.inputs) {
     if (i < 0 || i >= static_cast<int>(g.values.size())) continue;
     Value& v = g.values[i];
     if (v.role != ValueRole::kInput || v.numel() == 0 || non_overlapping_and_dense(v)) continue;
-    v.strides = contiguous_strides(v.sizes);
+    v.strides = strides_in_order(v.sizes, tensor_iterator_order(v.sizes, {v.strides}));
     v.storage_offset = 0;
     g.info.notes.push_back("input '" + v.name +
-                           "' was recorded with gaps between its elements; moved to the GPU it is contiguous, as "
-                           "counted");
+                           "' was recorded with gaps between its elements; moved to the GPU it is dense in the order "
+                           "of its strides, as counted");
   }
 }
 
