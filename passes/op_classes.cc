@@ -230,6 +230,7 @@ const std::vector<std::pair<std::string, OpClass>> kTable = {
     {"aten::detach_", C::kView},
     {"aten::where", C::kPointwise},
     {"aten::leaky_relu", C::kPointwise},
+    {"aten::rrelu", C::kPointwise},
     {"aten::leaky_relu_", C::kPointwise},
     {"aten::multiply", C::kPointwise},
     {"aten::pow", C::kPointwise},

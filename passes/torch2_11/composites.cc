@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analyzer/tensor_geometry.h"
+#include "passes/layout.h"
 #include "passes/torch2_11/reduce_config.h"
 #include "passes/torch2_11/rules.h"
 
@@ -236,6 +237,17 @@ Counts rnn_cell_counts(const OpFacts& f) {
 }  // namespace
 
 void add_composite_rules(std::vector<LaunchRule>& r) {
+  r.push_back(rule("logsumexp.empty_input")
+                  .ops({"aten::logsumexp"})
+                  .when("an input of no elements, a result of some: sum of exp of nothing (a fill), then log_",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          return f.in_numel == 0 && out && out->numel() > 0;
+                        })
+                  .counts({2, 0, 0, 0})
+                  .evidence("opinfo_reference: logsumexp of a bfloat16 [0] over dim 0 (FillFunctor, log_kernel)")
+                  .why("With nothing to take the maximum of, logsumexp sums exp of the empty input into its result "
+                       "(a fill of zeros) and takes its log in place: two kernels."));
   r.push_back(rule("logsumexp")
                   .ops({"aten::logsumexp"})
                   .when("floating input: amax, the infinite-max guard (abs, compare, where), subtract, exp, sum, log, "
@@ -417,16 +429,32 @@ void add_composite_rules(std::vector<LaunchRule>& r) {
           .why("Unpooling makes its input and indices contiguous, zero-fills the output, then scatters each pooled "
                "value back to its recorded position."));
   r.push_back(
+      rule("upsample_aa")
+          .ops({"aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa"})
+          .when("the kernel, after a copy of an input that is not contiguous and before a copy into a result laid "
+                "out channels last (the input's suggested format)")
+          .compute([](const OpFacts& f) -> Counts {
+            const Value* in = f.input(0);
+            if (!in || f.out_numel == 0) return {};
+            const bool rank4 = in->sizes.size() == 4 && in->strides.size() == 4;
+            const bool cl = rank4 && channels_last_strides(in->sizes, in->strides);
+            return {1 + (in->contiguous() ? 0 : 1) + (cl ? 1 : 0), 0, 0, 0};
+          })
+          .evidence("opset:bilinear_aa, fresh2:hiera (bicubic with antialias: upsample_gen2d_aa_out_frame, as "
+                    "bilinear's), opinfo_reference: bilinear with antialias of a channels-last [2, 3, 345, 456] "
+                    "(direct_copy, the kernel, direct_copy)")
+          .why("The antialiased resampling kernel reads a contiguous input and writes a contiguous result: a "
+               "strided input is copied first, and a result allocated channels last (as a channels-last input "
+               "suggests) is written through a contiguous buffer, copied back after."));
+  r.push_back(
       rule("pool.indices")
           .ops({"aten::max_pool1d", "aten::max_pool2d_with_indices", "aten::adaptive_max_pool2d",
-                "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa", "aten::max_pool1d_with_indices",
-                "aten::max_pool3d_with_indices", "aten::adaptive_max_pool1d", "aten::adaptive_max_pool3d",
-                "aten::fractional_max_pool2d", "aten::fractional_max_pool3d"})
+                "aten::max_pool1d_with_indices", "aten::max_pool3d_with_indices", "aten::adaptive_max_pool1d",
+                "aten::adaptive_max_pool3d", "aten::fractional_max_pool2d", "aten::fractional_max_pool3d"})
           .when("one kernel")
           .compute(one_kernel_unless_empty)
           .evidence(
-              "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opset:bilinear_aa, fresh2:hiera "
-              "(bicubic with antialias: upsample_gen2d_aa_out_frame, as bilinear's), opinfo: max_pool1d, max_pool3d, "
+              "opset:max_pool1d, opset:max_pool2d_idx, opset:adaptive_max_pool2d, opinfo: max_pool1d, max_pool3d, "
               "adaptive_max_pool1d, adaptive_max_pool3d, fractional_max_pool2d, fractional_max_pool3d")
           .why("This pool or resampling reads each window once with one kernel."));
   r.push_back(rule("fft.r2c")

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "analyzer/tensor_geometry.h"
+#include "passes/layout.h"
 #include "passes/torch2_11/rules.h"
 
 namespace kc::torch2_11 {
@@ -42,11 +43,35 @@ Counts host_device_copy(bool non_blocking) {
 // to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
 // aten::to, which returns its input unchanged.
 // Two values of the same sizes laid out alike: equal strides on every dim longer than 1.
-bool same_layout(const Value& a, const Value& b) {
-  if (a.sizes != b.sizes || a.strides.size() != a.sizes.size() || b.strides.size() != b.sizes.size()) return true;
-  for (size_t i = 0; i < a.sizes.size(); ++i)
-    if (a.sizes[i] > 1 && a.strides[i] != b.strides[i]) return false;
-  return true;
+// A tensor of rank 1 or more whose strides the graph records.
+bool has_strides(const Value& v) {
+  return !v.sizes.empty() && v.strides.size() == v.sizes.size();
+}
+// The layout a memory_format argument asks for, in the export schema's numbering: 1 contiguous,
+// 2 channels last, 3 channels last 3d, 4 preserve (also where it is absent or None).
+int64_t requested_format(const OpFacts& f) {
+  const Arg* m = f.arg("memory_format");
+  if (m && m->kind == Arg::Kind::kMemoryFormat) return std::atoll(m->text.c_str());
+  if (m && m->kind == Arg::Kind::kInt && !m->ints.empty() && (m->ints[0] == 2 || m->ints[0] == 3)) return m->ints[0];
+  return 4;
+}
+// Whether a copy in `format` leaves `in`'s layout as it is: preserve keeps the strides of a
+// non-overlapping and dense tensor (empty_like), the others ask for their own order.
+bool laid_out_as(const Value& in, int64_t format) {
+  if (!has_strides(in)) return in.contiguous();
+  const size_t rank = in.sizes.size();
+  if (format == 1) return in.contiguous();
+  if ((format == 2 && rank == 4) || (format == 3 && rank == 5)) return channels_last_dense(in.sizes, in.strides);
+  if (format == 2 || format == 3) return in.contiguous();
+  return dense_in_order(in.sizes, in.strides, tensor_iterator_order(in.sizes, {in.strides}));
+}
+// clone, and _to_copy of the same dtype: a new tensor in the requested layout, filled by one
+// cudaMemcpyAsync where the input is laid out so already (copy_ sees two dense tensors of one
+// order), else by one copy kernel.
+Counts copy_as_requested(const OpFacts& f) {
+  const Value* in = f.input(0);
+  if (!in) return {1, 0, 0, 0};
+  return laid_out_as(*in, requested_format(f)) ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
 Counts to_counts(const OpFacts& f) {
   const Value* in = f.input(0);
@@ -56,14 +81,20 @@ Counts to_counts(const OpFacts& f) {
   if (in->placement == Placement::kHost && out->placement == Placement::kDevice)
     return host_device_copy(f.bool_arg("non_blocking", false));
   if (in->dtype != out->dtype) return {1, 0, 0, 0};
-  // aten::to and type_as (to(other.dtype())) return their input when nothing changes; a
-  // memory_format the input is not laid out in (its result's strides differ, size-1 dims aside)
-  // makes to copy into that layout: one copy kernel.
+  // aten::to and type_as (to(other.dtype())) return their input where to_will_alias holds: no
+  // copy=True, and no memory_format or the one the input suggests (a transposed 2-D tensor asked
+  // for contiguous suggests contiguous, and is returned as it is); otherwise one copy kernel into
+  // that layout.
   if (f.op->name == "aten::to" || f.op->name == "aten::type_as") {
-    if (in->numel() > 0 && !same_layout(*in, *out)) return {1, 0, 0, 0};
-    return {};
+    if (f.bool_arg("copy", false)) return copy_as_requested(f);
+    const int64_t format = requested_format(f);
+    const size_t rank = in->sizes.size();
+    const bool cl = has_strides(*in) && (rank == 4 || rank == 5) && channels_last_strides(in->sizes, in->strides);
+    const int64_t suggested = cl ? (rank == 4 ? 2 : 3) : 1;
+    if (in->numel() == 0 || format == 4 || format == suggested) return {};
+    return {1, 0, 0, 0};
   }
-  return clone_counts(f);
+  return copy_as_requested(f);
 }
 // A result on the host read from the device: cudaMemcpy device-to-host, and the host waits.
 bool to_host(const OpFacts& f) {
@@ -190,9 +221,6 @@ bool pad_known(const OpFacts& f) {
 // pad with all-zero amounts is a copy of its input. Constant padding fills the result, then
 // copies the input into it; amounts that only crop (all <= 0) are a narrowed view cloned.
 // Reflect and replicate write every output element in one kernel.
-bool has_strides(const Value& v) {
-  return !v.sizes.empty() && v.strides.size() == v.sizes.size();
-}
 // constant_pad_nd (PadNd.cpp) with no positive amount returns c_input.clone(): the input narrowed
 // by the negative amounts (its own strides over the result's sizes). clone keeps a
 // non-overlapping, dense view's strides and copies it as one block, a memcpy; any other view
@@ -273,10 +301,14 @@ void add_copies_rules(std::vector<LaunchRule>& r) {
   r.push_back(
       rule("clone")
           .ops({"aten::clone", "aten::lift_fresh_copy"})
-          .when("memcpy for a contiguous input, else a copy kernel")
-          .compute(clone_counts)
-          .evidence("truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy)")
-          .why("A clone of a contiguous tensor is one device-to-device memcpy; of a strided one, one copy kernel."));
+          .when("memcpy for an input already laid out as memory_format asks (preserve, the default: dense in any "
+                "order), else a copy kernel")
+          .compute(copy_as_requested)
+          .evidence("truth:relu_inplace (clone half), truth:contiguous_T_float32, corpus:swin_t (lift_fresh_copy), "
+                    "opinfo_reference: clone of a dense transposed [6, 5, 3] and channels_last clone of a "
+                    "channels-last [2, 2, 2, 2] (1 memcpy each)")
+          .why("A clone of a tensor it keeps the layout of is one device-to-device memcpy; one it lays out anew (a "
+               "strided input, or another memory_format), one copy kernel."));
   r.push_back(rule("to.host")
                   .ops({"aten::to", "aten::_to_copy", "aten::cpu"})
                   .when("the result is on the CPU: device-to-host copy and a wait", to_host)

@@ -93,6 +93,26 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
                   .counts({1, 0, 0, 0})
                   .evidence("truth:sum_last_float32, truth:sum_last_bfloat16, truth:argmax")
                   .why("A reduction (sum, mean, max, argmax over some dims) is one reduce kernel."));
+  r.push_back(rule("rrelu.train")
+                  .ops({"aten::rrelu"})
+                  .when("training: the noise kernel, after a copy of an input that is not contiguous",
+                        [](const OpFacts& f) { return f.bool_arg("training", false) && f.in_numel > 0; })
+                  .compute([](const OpFacts& f) -> Counts {
+                    const Value* in = f.input(0);
+                    return {in && !in->contiguous() ? 2 : 1, 0, 0, 0};
+                  })
+                  .evidence("opinfo_reference: rrelu with training of transposed float32 and bfloat16 inputs "
+                            "(direct_copy, rrelu_with_noise_cuda_kernel)")
+                  .why("In training, rrelu draws a slope per element in one kernel that reads a contiguous input: a "
+                       "strided input is copied first."));
+  r.push_back(rule("pointwise.numbers")
+                  .cls(OpClass::kPointwise)
+                  .when("no tensor operand and no device argument: Python numbers, which ATen wraps as host tensors",
+                        [](const OpFacts& f) { return f.inputs.empty() && !f.arg("device"); })
+                  .counts({0, 0, 0, 0})
+                  .evidence("opinfo_reference: div with rounding_mode floor of two numbers (no kernel)")
+                  .why("Its operands are plain numbers, which become tensors on the host: it is computed there, and "
+                       "nothing runs on the GPU."));
   r.push_back(rule("pointwise")
                   .cls(OpClass::kPointwise)
                   .when("libtorch tags it pointwise", tagged_pointwise)

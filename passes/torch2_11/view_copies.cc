@@ -199,6 +199,38 @@ void add_view_copies_rules(std::vector<LaunchRule>& r) {
                   .why("ldexp is self * 2**other: the 2 becomes a one-element tensor on the GPU (a fill) before the "
                        "power and the product find nothing to compute."));
   r.push_back(
+      rule("mvlgamma.empty")
+          .ops({"aten::mvlgamma"})
+          .when("a result of no elements: the arange of p offsets still runs",
+                [](const OpFacts& f) {
+                  const Value* out = f.output(0);
+                  return out && out->numel() == 0 && f.int_arg("p", 0) >= 1;
+                })
+          .counts({1, 0, 0, 0})
+          .evidence("opinfo_reference: mvlgamma p = 1, 3, 5 of [0, 3, 3] and the like, float32 and bfloat16 (10 "
+                    "instances: one arange kernel each)")
+          .why("mvlgamma builds its p offsets with arange before adding the input to them: that arange has p "
+               "elements whatever the input holds, so one kernel runs even for an empty input."));
+  r.push_back(rule("pow.scalar_base.empty")
+                  .ops({"aten::pow"})
+                  .when("Scalar ** Tensor with a result of no elements and a base other than 1: the base still becomes "
+                        "a 0-d device tensor (a fill)",
+                        [](const OpFacts& f) {
+                          const Value* out = f.output(0);
+                          const Arg* base = f.arg("self");
+                          if (!out || out->numel() != 0 || !base || f.input(0) == nullptr) return false;
+                          if (base->kind == Arg::Kind::kTensor) return false;
+                          return !(base->kind == Arg::Kind::kFloat && !base->floats.empty() &&
+                                   base->floats[0] == 1.0) &&
+                                 !(base->kind == Arg::Kind::kInt && !base->ints.empty() && base->ints[0] == 1);
+                        })
+                  .counts({1, 0, 0, 0})
+                  .evidence("opinfo_reference: __rpow__ (pow.Scalar) of a float32 [0, 1, 3] exponent (one FillFunctor "
+                            "kernel)")
+                  .why("pow with a number as its base wraps the number into a one-element tensor on the GPU (a fill) "
+                       "before it finds no element to raise it to; a base of 1 is the result's fill instead, of "
+                       "nothing here."));
+  r.push_back(
       rule("empty")
           .every_op()
           .when("every tensor it returns has no element (pointwise, reductions, copies, pools, GEMMs, factories, "

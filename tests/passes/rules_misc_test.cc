@@ -1112,8 +1112,27 @@ TEST_CASE("to the same dtype: nothing, unless a memory format changes the layout
   b.op("aten::to", {x}, {}, {2, 3, 2, 3});
   b.g.ops.back().overload = "dtype";
   CHECK(last(b).counts.kernels == 0);
-  b.g.values[b.g.ops.back().outputs[0]].strides = {18, 1, 9, 3};  // channels_last
+  // Recorded strides that differ (an input moved to the GPU dense again) change nothing:
+  // to_will_alias reads the arguments, not the result.
+  b.g.values[b.g.ops.back().outputs[0]].strides = {18, 1, 9, 3};
+  CHECK(last(b).counts.kernels == 0);
+  // memory_format=channels_last (2) of a contiguous input: a copy into that layout; of an input
+  // already channels last, nothing.
+  kc::Arg format;
+  format.name = "memory_format";
+  format.kind = kc::Arg::Kind::kMemoryFormat;
+  format.text = "2";
+  b.g.ops.back().args.push_back(format);
   CHECK(last(b).counts.kernels == 1);
+  b.g.values[x].strides = {18, 1, 9, 3};
+  CHECK(last(b).counts.kernels == 0);
+  // copy=True copies whatever the layout: a memcpy of a dense input kept as it is.
+  kc::Arg copy;
+  copy.name = "copy";
+  copy.kind = kc::Arg::Kind::kBool;
+  copy.ints = {1};
+  b.g.ops.back().args.push_back(copy);
+  CHECK(last(b).counts.memcpy == 1);
   GraphBuilder f;
   f.op("aten::flip", {f.input({5, 10, 5})}, {}, {5, 10, 5});
   f.arg_ints("dims", {});
@@ -1140,4 +1159,55 @@ TEST_CASE("memory-efficient attention reads an aligned bias in place; an unalign
   };
   CHECK(run({4, 4, 11, 32}).counts.kernels == 1);
   CHECK(run({4, 4, 11, 30}).rule != "efficient_attention");  // ATen refuses it: nothing pads the bias here
+}
+
+TEST_CASE("what runs although the result is empty, or on the host, or through copies of strided operands") {
+  // mvlgamma's arange of p offsets runs for an empty input; Scalar ** an empty exponent still
+  // fills the wrapped base on the GPU.
+  GraphBuilder mv;
+  mv.op("aten::mvlgamma", {mv.input({0, 3, 3})}, {}, {0, 3, 3});
+  mv.arg_int("p", 3);
+  CHECK(last(mv).counts.kernels == 1);
+  GraphBuilder pw;
+  pw.op("aten::pow", {pw.input({0, 1, 3})}, {}, {0, 1, 3});
+  pw.g.ops.back().args[0].name = "exponent";
+  pw.arg_float("self", -1.75);
+  CHECK(last(pw).counts.kernels == 1);
+  // logsumexp of nothing: sum of exp (a fill of zeros) and log_.
+  GraphBuilder lse;
+  const int sum = lse.op("aten::logsumexp", {lse.input({0}, DType::kBFloat16)}, {}, {1});
+  lse.g.values[sum].sizes.clear();  // a 0-d result
+  lse.g.values[sum].strides.clear();
+  lse.arg_ints("dim", {0});
+  CHECK(last(lse).counts.kernels == 2);
+  // Two numbers divided: computed on the host.
+  GraphBuilder numbers;
+  numbers.op("aten::div", {}, {}, {});
+  numbers.g.ops.back().traits.pointwise = true;
+  numbers.arg_float("self", -5.6875);
+  numbers.arg_float("other", 5.84375);
+  CHECK(last(numbers).counts.kernels == 0);
+  // rrelu in training copies a strided input before its kernel; contiguous, the kernel alone.
+  GraphBuilder rr;
+  const int x = rr.strided({5, 6, 2}, {1, 5, 30});
+  rr.op("aten::rrelu", {x}, {}, {5, 6, 2});
+  rr.arg_bool("training", true);
+  CHECK(last(rr).counts.kernels == 2);
+  rr.g.values[x].strides = {12, 2, 1};
+  CHECK(last(rr).counts.kernels == 1);
+  // Antialiased bilinear of a channels-last input: copied contiguous, resampled, copied back
+  // into the channels-last result.
+  GraphBuilder aa;
+  const int img = aa.strided({2, 3, 345, 456}, {471960, 1, 1368, 3});
+  aa.op("aten::_upsample_bilinear2d_aa", {img}, {}, {2, 3, 270, 270});
+  CHECK(last(aa).counts.kernels == 3);
+  aa.g.values[img].strides = {471960, 157320, 456, 1};
+  CHECK(last(aa).counts.kernels == 1);
+  // clone keeps a dense layout (a memcpy in any order); a strided one is a copy kernel.
+  GraphBuilder cl;
+  const int t = cl.strided({6, 5, 3}, {1, 6, 30});
+  cl.op("aten::clone", {t}, {}, {6, 5, 3});
+  CHECK(last(cl).counts.memcpy == 1);
+  cl.g.values[t].strides = {2, 12, 60};
+  CHECK(last(cl).counts.kernels == 1);
 }
