@@ -242,9 +242,9 @@ void add_indexing_rules(std::vector<LaunchRule>& r) {
                 where_scalar)
           .compute(where_scalar_counts)
           .evidence("sweep:where/where_t_scalar, sweep:where/where_scalar_t, sweep:where/where_scalar_scalar, "
-                    "broad:bloom, broad:t5, broad:mpt; the cast from TensorCompare.cpp (other.to(result_type)), "
-                    "not yet measured: OpInfo's reference inputs where __r8, __r9 (a complex number beside a "
-                    "float32 or bfloat16 tensor)")
+                    "broad:bloom, broad:t5, broad:mpt; the cast (TensorCompare.cpp's other.to(result_type)): "
+                    "opinfo_reference: where__r9 (a complex number beside a bfloat16 tensor: FillFunctor<complex>, "
+                    "the copy casting the tensor, where_kernel)")
           .why("Each Python number in a where is first filled into a tensor by one kernel, a tensor operand "
                "of another dtype than the result is converted by one more; then the where itself is one "
                "kernel."));

@@ -7,7 +7,10 @@ show the same GEMM padded in one program and kept in another. Compiling one prog
 in its own cache, asks the question directly. Printed per program: each round's kernel total, and
 each pad_mm answer it took (the GEMM's key shortened to its sizes and dtype, padded or kept, the
 two benchmark times in microseconds and when in the compile it ran, or that a cache held it); then
-kernelcount's point prediction and span (`fused_kernels_low` to `fused_kernels_high`).
+kernelcount's point prediction and span (`fused_kernels_low` to `fused_kernels_high`). Last, every
+benchmarked answer beside the fastest times any compile measured for its GEMM: a time more than
+twice that fastest one was taken while something else held the GPU or the CPU (the other compiles
+of the call), and the answers given with both times near their fastest are the GPU's own.
 
 Standard library only. Run from the repository root after building:
   python3 research/accuracy/compile_rounds.py OUT/compiled.tar.xz [--kernelcount PATH]
@@ -45,6 +48,7 @@ def main():
             name = os.path.basename(m.name)[: -len(".compiled.json")]
             runs[name][int(r.group(1)) if r else 1] = json.load(tar.extractfile(m))
     varied = 0
+    timed = []  # (GEMM, pads, original ms, padded ms) of every benchmarked answer
     for name in sorted(runs):
         rounds = runs[name]
         totals = [rounds[k]["totals"]["kernels"] for k in sorted(rounds)]
@@ -59,15 +63,33 @@ def main():
             point, span = t["fused_kernels"], f"{t.get('fused_kernels_low')} to {t.get('fused_kernels_high')}"
         print(f"{name}: kernels by round {totals}; predicted {point} (span {span})")
         for k in sorted(rounds):
+            cached = collections.Counter()
             for d in rounds[k].get("pad_mm", []):
                 answer = "pad " if d["pads"] else "keep"
                 if d["from"] == "cache":
-                    print(f"  round {k}: {answer} {short(d['key'])} (a cache's answer)")
+                    cached[answer.strip()] += 1
                 else:
+                    timed.append((short(d["key"]), d["pads"], d["ori_ms"], d["pad_ms"]))
                     print(f"  round {k}: {answer} {short(d['key'])} original {1000 * d['ori_ms']:.1f} us, "
                           f"padded {1000 * d['pad_ms']:.1f} us, at {d.get('t_s', '?')} s"
                           + (" (original's time from a cache)" if d.get("ori_from_cache") else ""))
+            if cached:
+                print(f"  round {k}: " + ", ".join(f"{n} {a}" for a, n in sorted(cached.items())) +
+                      " answered again from the compile's cache")
     print(f"{len(runs)} programs; kernel totals differing between rounds: {varied}")
+    fastest_ori, fastest_pad = {}, {}
+    for gemm, _, ori, pad in timed:
+        fastest_ori[gemm] = min(ori, fastest_ori.get(gemm, ori))
+        fastest_pad[gemm] = min(pad, fastest_pad.get(gemm, pad))
+    tally = collections.Counter()
+    for gemm, pads, ori, pad in timed:
+        slow = ("original slowed" if ori > 2 * fastest_ori[gemm] else "") + \
+            (" padded slowed" if pad > 2 * fastest_pad[gemm] else "")
+        tally[("pad" if pads else "keep", slow.strip() or "both near their fastest")] += 1
+    print(f"benchmarked answers: {len(timed)}; by answer and by which time was more than twice the fastest "
+          "any compile measured for that GEMM:")
+    for (answer, slow), n in sorted(tally.items()):
+        print(f"  {answer:4s} {slow}: {n}")
 
 
 if __name__ == "__main__":
