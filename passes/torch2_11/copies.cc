@@ -40,9 +40,6 @@ Counts contiguous_counts(const OpFacts& f) {
 Counts host_device_copy(bool non_blocking) {
   return {0, 1, 0, non_blocking ? 0 : 1};
 }
-// to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
-// aten::to, which returns its input unchanged.
-// Two values of the same sizes laid out alike: equal strides on every dim longer than 1.
 // A tensor of rank 1 or more whose strides the graph records.
 bool has_strides(const Value& v) {
   return !v.sizes.empty() && v.strides.size() == v.sizes.size();
@@ -73,6 +70,8 @@ Counts copy_as_requested(const OpFacts& f) {
   if (!in) return {1, 0, 0, 0};
   return laid_out_as(*in, requested_format(f)) ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
+// to/_to_copy: a new dtype is a conversion kernel; the same dtype is a copy, or nothing for
+// aten::to, which returns its input unchanged.
 Counts to_counts(const OpFacts& f) {
   const Value* in = f.input(0);
   const Value* out = f.output(0);
