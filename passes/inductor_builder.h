@@ -302,6 +302,7 @@ struct Builder {
   void buffer_reads(int i, std::set<int>& out, std::vector<int>& seen_inline, int walk);
   static bool compatible(const Node& a, const Node& b);
   bool reads_in_order(int k, int d, const std::set<int>& reads) const;
+  int producer_loop_vars(int p) const;
   std::vector<int64_t> loop_strides(int i) const;
   bool reads_permuted(int i, int p, bool permuted, bool shared, std::set<std::pair<int, int>>& seen) const;
   bool creates_cycle(int a, int b);

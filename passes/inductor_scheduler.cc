@@ -169,6 +169,85 @@ bool Builder::window_reads(int i, int p, std::set<int>& seen) const {
   return found;
 }
 
+namespace {
+
+// The loop variables simplify_loops leaves a loop over `sizes`, iterated in `order` (outermost
+// first), whose index expressions step through memory by `exprs` (one stride per dim each; 0 for
+// a broadcast dim): two adjacent dims merge into one where every expression steps over the inner
+// one exactly once per step of the outer. `breaks`: dims no neighbour merges with (a cat's dim,
+// which its bounds compare). Size-1 dims are no variable.
+int loop_vars(const std::vector<int64_t>& sizes, const std::vector<int>& order,
+              const std::vector<std::vector<int64_t>>& exprs, const std::set<int>& breaks) {
+  int vars = 0, outer = -1;
+  for (int d : order) {
+    if (sizes[d] == 1) continue;
+    bool merges = outer >= 0 && !breaks.count(d) && !breaks.count(outer);
+    for (const auto& e : exprs)
+      if (merges && e[outer] != e[d] * sizes[d]) merges = false;
+    if (!merges) ++vars;
+    outer = d;
+  }
+  return vars;
+}
+
+// A dense copy of view v: its read merges where v's strides do, its write everywhere.
+int copy_loop_vars(const Value& v) {
+  std::vector<int> order(v.sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  return loop_vars(v.sizes, order, {v.strides}, {});
+}
+
+}  // namespace
+
+// The loop variables of pointwise op p's loop (its output's layout order) with the ops inlined
+// into it: the index expressions of every buffer it loads that broadcasts to its output (a
+// gather's index, a broadcast parameter), and a cat's dim unmerged.
+int Builder::producer_loop_vars(int p) const {
+  const int y = g.ops[p].outputs.empty() ? -1 : g.ops[p].outputs[0];
+  if (y < 0) return -1;
+  const Value& out = g.values[y];
+  const size_t rank = out.sizes.size();
+  const std::vector<int64_t> written = layout[y].size() == rank ? layout[y] : out.strides;
+  std::vector<int> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return written[a] > written[b]; });
+  std::vector<std::vector<int64_t>> exprs{written};
+  std::set<int> breaks, seen{p};
+  // A value's strides over the output's dims, aligned at the last, broadcast dims 0; none for a
+  // value of another shape (but along a cat's dim, where each input holds a part).
+  auto add = [&](const Value& x) {
+    if (x.sizes.size() > rank || x.strides.size() != x.sizes.size()) return;
+    std::vector<int64_t> e(rank, 0);
+    const size_t off = rank - x.sizes.size();
+    for (size_t d = 0; d < x.sizes.size(); ++d) {
+      const int at = static_cast<int>(off + d);
+      if (x.sizes[d] != out.sizes[at] && x.sizes[d] != 1 && !breaks.count(at)) return;
+      e[at] = x.sizes[d] == 1 ? 0 : x.strides[d];
+    }
+    exprs.push_back(e);
+  };
+  std::vector<int> stack{p};
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    if (!cat_bounds(i).empty()) breaks.insert(static_cast<int>(rank) + static_cast<int>(cat_dim_from_end(i)));
+    // An inlined op's value stands for the index expressions it is computed at (a gathered
+    // table broadcast over batch and heads depends on the sequence position alone).
+    if (i != p)
+      for (int v : g.ops[i].outputs)
+        if (v >= 0) add(g.values[v]);
+    g.ops[i].for_each_tensor_input([&](int v) {
+      const int q = g.values[base[v]].producer;
+      if (q >= 0 && node_of[q] < 0 && lower[q] == Lower::kPointwise) {
+        if (seen.insert(q).second) stack.push_back(q);
+        return;
+      }
+      add(g.values[v]);  // a load
+    });
+  }
+  return loop_vars(out.sizes, order, exprs, breaks);
+}
+
 // can_fuse_vertical: the reader must read the producer's buffer at the index it is written
 // (a permuted or sliced view reads other elements); a reduction's result may be broadcast
 // over its prologue's loop, which the fused kernel runs row by row.
@@ -191,8 +270,22 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
   // x + scale * (pool(x) - x)).
   std::set<int> seen;
   const bool window = nodes[k].copy_of < 0 && window_reads(nodes[k].op, nodes[d].op, seen);
+  // A copy of a pointwise loop's whole result read in another order joins the loop where
+  // shared_data_after_reordering_loop can reorder the loop to it, which needs both loops to keep
+  // as many variables (GPT-J's rotary cat and the q clone its matmul reads: one kernel writing
+  // both). ResMLP's Affine output, its rows merged into one variable, is copied transposed by a
+  // loop of its own. A norm's or softmax's epilogue runs inside its reduction's kernel, which is
+  // not reordered. The variables are counted as simplify_loops merges dims (loop_vars), from the
+  // loads and inlined values the loop indexes by; Inductor fuses GPT-J's k clone too (read
+  // transposed, one variable fewer), which this count does not reach.
+  const int p = nodes[d].op;
+  const int c = nodes[k].copy_of;
+  const bool reorders = c >= 0 && lower[p] == Lower::kPointwise && stat_chains[p] == 0 &&
+                        g.values[c].numel() == g.values[base[c]].numel() &&
+                        copy_loop_vars(g.values[c]) == producer_loop_vars(p);
   for (int v : reads)
-    if (g.values[base[v]].producer == nodes[d].op && (window || nodes[k].copy_permutes || !same_order(v))) return false;
+    if (g.values[base[v]].producer == p && (window || (!reorders && (nodes[k].copy_permutes || !same_order(v)))))
+      return false;
   return true;
 }
 

@@ -1645,3 +1645,29 @@ TEST_CASE("inductor: an einsum's operand copies are loops of its traced graph, f
   CHECK(n.groups[norm].ops == std::vector<int>{0});  // the norm alone in its loop
   CHECK(kernels(n) == n.groups[norm].fused_kernels + 2 + bmm);
 }
+
+TEST_CASE("inductor: a permuted copy joins the loop computing its input where both keep as many loop variables") {
+  // y = x * s, s broadcast over batch and heads ([1, 8, 1, 64] by [2, 8, 4, 64]): no two of y's
+  // dims merge, four loop variables. y is computed into memory (an mm reads it) and a matmul reads
+  // it permuted to [2, 4, 8, 64], which no view gives cuBLAS: the copy's loop has four variables
+  // too, so Inductor reorders y's loop to it and one kernel writes both. Without s, y's loop
+  // merges into one variable, and the copy is a kernel of its own.
+  auto triton_kernels = [](bool broadcast) {
+    GraphBuilder b;
+    const int x = b.input({2, 8, 4, 64});
+    const int y = broadcast ? b.pointwise("aten::mul", {x, b.input({1, 8, 1, 64})}) : b.pointwise("aten::exp", {x});
+    b.output(b.op("aten::mm", {b.view("aten::view", y, {64, 64}), weight(b, {64, 64})}, {}, {64, 64}));
+    const int moved = b.view("aten::permute", y, {2, 4, 8, 64});
+    b.g.values[moved].strides = {2048, 64, 256, 1};
+    b.output(b.op("aten::matmul", {moved, b.input({2, 4, 64, 8})}, {}, {2, 4, 8, 8}));
+    const kc::FusionPlan p = plan(b.g);
+    int n = 0;
+    for (const auto& grp : p.groups)
+      if (grp.kind == "pointwise" || grp.kind == "reduction") n += grp.fused_kernels;
+    const int matmul = static_cast<int>(b.g.ops.size()) - 1;
+    const int copies = p.groups[p.group_of[matmul]].fused_kernels - 1;  // the extern group holds its copy
+    return n + copies;
+  };
+  CHECK(triton_kernels(true) == 1);
+  CHECK(triton_kernels(false) == 2);
+}
