@@ -183,7 +183,7 @@ int loop_vars(const std::vector<int64_t>& sizes, const std::vector<int>& order,
     if (sizes[d] == 1) continue;
     bool merges = outer >= 0 && !breaks.count(d) && !breaks.count(outer);
     for (const auto& e : exprs)
-      if (merges && e[outer] != e[d] * sizes[d]) merges = false;
+      if (merges && (e.size() != sizes.size() || e[outer] != e[d] * sizes[d])) merges = false;
     if (!merges) ++vars;
     outer = d;
   }
@@ -192,6 +192,7 @@ int loop_vars(const std::vector<int64_t>& sizes, const std::vector<int>& order,
 
 // A dense copy of view v: its read merges where v's strides do, its write everywhere.
 int copy_loop_vars(const Value& v) {
+  if (v.strides.size() != v.sizes.size()) return -2;  // unknown: never a producer's count
   std::vector<int> order(v.sizes.size());
   std::iota(order.begin(), order.end(), 0);
   return loop_vars(v.sizes, order, {v.strides}, {});
@@ -208,6 +209,7 @@ int Builder::producer_loop_vars(int p) const {
   const Value& out = g.values[y];
   const size_t rank = out.sizes.size();
   const std::vector<int64_t> written = layout[y].size() == rank ? layout[y] : out.strides;
+  if (written.size() != rank) return -1;
   std::vector<int> order(rank);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return written[a] > written[b]; });
