@@ -1,8 +1,5 @@
 #include "analyzer/placement.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "analyzer/tensor_geometry.h"
 
 namespace kc {
@@ -21,20 +18,6 @@ Placement placement_of(const std::string& device, const std::string& model_devic
   return device == model_device || !cpu ? Placement::kDevice : Placement::kHost;
 }
 
-namespace {
-
-// Whether strides lay the elements out without gaps or overlaps in some order (ATen's
-// is_non_overlapping_and_dense): sorted by stride, each is the product of the sizes before it.
-bool non_overlapping_and_dense(const Value& v) {
-  if (v.strides.size() != v.sizes.size()) return false;
-  std::vector<int> order(v.sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return v.strides[a] < v.strides[b]; });
-  return dense_in_order(v.sizes, v.strides, order);
-}
-
-}  // namespace
-
 void assign_placement(Graph& g) {
   g.info.device = recorded_model_device(g);
   for (Value& v : g.values) v.placement = placement_of(v.device, g.info.device);
@@ -47,7 +30,7 @@ void assign_placement(Graph& g) {
   for (int i : g.inputs) {
     if (i < 0 || i >= static_cast<int>(g.values.size())) continue;
     Value& v = g.values[i];
-    if (v.role != ValueRole::kInput || v.numel() == 0 || non_overlapping_and_dense(v)) continue;
+    if (v.role != ValueRole::kInput || v.numel() == 0 || dense_in_stride_order(v.sizes, v.strides)) continue;
     v.strides = strides_in_order(v.sizes, tensor_iterator_order(v.sizes, {v.strides}));
     v.storage_offset = 0;
     g.info.notes.push_back("input '" + v.name +

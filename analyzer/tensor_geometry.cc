@@ -43,6 +43,11 @@ bool dense_in_order(const std::vector<int64_t>& sizes, const std::vector<int64_t
   return true;
 }
 
+bool dense_in_stride_order(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  if (strides.size() != sizes.size()) return false;
+  return dense_in_order(sizes, strides, tensor_iterator_order(sizes, {strides}));
+}
+
 bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   std::vector<int> order(sizes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(order.size() - 1 - i);

@@ -25,6 +25,10 @@ std::vector<int> channels_last_order(size_t rank);
 bool dense_in_order(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                     const std::vector<int>& order);
 
+// Dense in the order its strides give the dimensions (TensorIterator's): ATen's
+// is_non_overlapping_and_dense. False when the ranks differ.
+bool dense_in_stride_order(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
+
 // dense_in_order in row-major order: what Tensor::is_contiguous() answers.
 bool row_major_dense(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 

@@ -282,11 +282,12 @@ bool Builder::reads_in_order(int k, int d, const std::set<int>& reads) const {
   // transposed, one variable fewer), which this count does not reach.
   const int p = nodes[d].op;
   const int c = nodes[k].copy_of;
-  const bool reorders = c >= 0 && lower[p] == Lower::kPointwise && stat_chains[p] == 0 &&
-                        g.values[c].numel() == g.values[base[c]].numel() &&
-                        copy_loop_vars(g.values[c]) == producer_loop_vars(p);
+  auto reorders = [&] {  // counted only for a read out of order
+    return c >= 0 && lower[p] == Lower::kPointwise && stat_chains[p] == 0 &&
+           g.values[c].numel() == g.values[base[c]].numel() && copy_loop_vars(g.values[c]) == producer_loop_vars(p);
+  };
   for (int v : reads)
-    if (g.values[base[v]].producer == p && (window || (!reorders && (nodes[k].copy_permutes || !same_order(v)))))
+    if (g.values[base[v]].producer == p && (window || ((nodes[k].copy_permutes || !same_order(v)) && !reorders())))
       return false;
   return true;
 }

@@ -17,16 +17,19 @@ Counts reshape_counts(const OpFacts& f) {
   bool copies = !view_is_possible(in->sizes, in->strides, out->sizes);
   return {copies ? 1 : 0, 0, 0, 0};
 }
-// contiguous(memory_format=channels_last[_3d]) copies unless the input is already dense in
-// that order (C fastest, then W, H, (D), N; size-1 dims free). The format is 2 or 3 both in the
-// export schema's numbering and in c10's.
-bool channels_last_request(const OpFacts& f, size_t rank) {
+// The layout a memory_format argument asks for, in the export schema's numbering: 1 contiguous,
+// 2 channels last, 3 channels last 3d, 4 preserve (also where it is absent or None).
+int64_t requested_format(const OpFacts& f) {
   const Arg* m = f.arg("memory_format");
-  if (!m) return false;
-  int64_t v = -1;
-  if (m->kind == Arg::Kind::kMemoryFormat) v = std::atoll(m->text.c_str());
-  if (m->kind == Arg::Kind::kInt) v = m->ints[0];
-  return (v == 2 && rank == 4) || (v == 3 && rank == 5);
+  if (m && m->kind == Arg::Kind::kMemoryFormat) return std::atoll(m->text.c_str());
+  if (m && m->kind == Arg::Kind::kInt && !m->ints.empty() && (m->ints[0] == 2 || m->ints[0] == 3)) return m->ints[0];
+  return 4;
+}
+// contiguous(memory_format=channels_last[_3d]) copies unless the input is already dense in
+// that order (C fastest, then W, H, (D), N; size-1 dims free).
+bool channels_last_request(const OpFacts& f, size_t rank) {
+  const int64_t format = requested_format(f);
+  return (format == 2 && rank == 4) || (format == 3 && rank == 5);
 }
 Counts contiguous_counts(const OpFacts& f) {
   const Value* in = f.input(0);
@@ -44,14 +47,6 @@ Counts host_device_copy(bool non_blocking) {
 bool has_strides(const Value& v) {
   return !v.sizes.empty() && v.strides.size() == v.sizes.size();
 }
-// The layout a memory_format argument asks for, in the export schema's numbering: 1 contiguous,
-// 2 channels last, 3 channels last 3d, 4 preserve (also where it is absent or None).
-int64_t requested_format(const OpFacts& f) {
-  const Arg* m = f.arg("memory_format");
-  if (m && m->kind == Arg::Kind::kMemoryFormat) return std::atoll(m->text.c_str());
-  if (m && m->kind == Arg::Kind::kInt && !m->ints.empty() && (m->ints[0] == 2 || m->ints[0] == 3)) return m->ints[0];
-  return 4;
-}
 // Whether a copy in `format` leaves `in`'s layout as it is: preserve keeps the strides of a
 // non-overlapping and dense tensor (empty_like), the others ask for their own order.
 bool laid_out_as(const Value& in, int64_t format) {
@@ -60,7 +55,7 @@ bool laid_out_as(const Value& in, int64_t format) {
   if (format == 1) return in.contiguous();
   if ((format == 2 && rank == 4) || (format == 3 && rank == 5)) return channels_last_dense(in.sizes, in.strides);
   if (format == 2 || format == 3) return in.contiguous();
-  return dense_in_order(in.sizes, in.strides, tensor_iterator_order(in.sizes, {in.strides}));
+  return dense_in_stride_order(in.sizes, in.strides);
 }
 // clone, and _to_copy of the same dtype: a new tensor in the requested layout, filled by one
 // cudaMemcpyAsync where the input is laid out so already (copy_ sees two dense tensors of one
@@ -230,9 +225,7 @@ Counts cropped_clone_counts(const Value& in, const Value& out) {
   Value view = in;
   view.sizes = out.sizes;
   if (view.numel() == 0) return {};
-  const bool dense =
-      view.contiguous() || dense_in_order(view.sizes, view.strides, tensor_iterator_order(view.sizes, {view.strides}));
-  return dense ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
+  return view.contiguous() || dense_in_stride_order(view.sizes, view.strides) ? Counts{0, 1, 0, 0} : Counts{1, 0, 0, 0};
 }
 Counts pad_counts(const OpFacts& f) {
   const Arg* pad = f.arg("pad");

@@ -1118,20 +1118,12 @@ TEST_CASE("to the same dtype: nothing, unless a memory format changes the layout
   CHECK(last(b).counts.kernels == 0);
   // memory_format=channels_last (2) of a contiguous input: a copy into that layout; of an input
   // already channels last, nothing.
-  kc::Arg format;
-  format.name = "memory_format";
-  format.kind = kc::Arg::Kind::kMemoryFormat;
-  format.text = "2";
-  b.g.ops.back().args.push_back(format);
+  b.arg_memory_format(2);
   CHECK(last(b).counts.kernels == 1);
   b.g.values[x].strides = {18, 1, 9, 3};
   CHECK(last(b).counts.kernels == 0);
   // copy=True copies whatever the layout: a memcpy of a dense input kept as it is.
-  kc::Arg copy;
-  copy.name = "copy";
-  copy.kind = kc::Arg::Kind::kBool;
-  copy.ints = {1};
-  b.g.ops.back().args.push_back(copy);
+  b.arg_bool("copy", true);
   CHECK(last(b).counts.memcpy == 1);
   GraphBuilder f;
   f.op("aten::flip", {f.input({5, 10, 5})}, {}, {5, 10, 5});
