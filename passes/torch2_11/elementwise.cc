@@ -119,15 +119,20 @@ void add_elementwise_rules(std::vector<LaunchRule>& r) {
           .why("In evaluation mode dropout does nothing: no kernel."));
   r.push_back(rule("float_power")
                   .ops({"aten::float_power"})
-                  .when("each tensor operand not already float64 converted to it, then one pow")
+                  .when("each tensor operand not already float64 converted to it, then one pow; a number as the "
+                        "base is first filled into a device tensor, as pow.Scalar does")
                   .compute([](const OpFacts& f) {
                     int casts = 0;
                     for (int id : f.inputs) casts += f.graph->values[id].dtype != DType::kFloat64 ? 1 : 0;
-                    return Counts{1 + casts, 0, 0, 0};
+                    const int fill = f.op->overload == "Scalar" ? 1 : 0;
+                    return Counts{1 + casts + fill, 0, 0, 0};
                   })
-                  .evidence("opinfo: float_power (Tensor, Tensor) in float32 and bfloat16 (3 kernels)")
+                  .evidence("opinfo: float_power (Tensor, Tensor) in float32 and bfloat16 (3 kernels); "
+                            "opinfo_reference2: float_power.Scalar of a bfloat16 exponent (the cast, a FillFunctor, "
+                            "pow)")
                   .why("float_power computes in double precision: each operand is converted to float64 (one kernel "
-                       "each), then one pow kernel."));
+                       "each), then one pow kernel. With a number as its base it calls pow(Scalar, Tensor), which "
+                       "wraps the number into a device tensor by one fill first."));
   r.push_back(
       rule("ldexp")
           .ops({"aten::ldexp"})

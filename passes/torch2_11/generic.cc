@@ -105,14 +105,6 @@ void add_generic_rules(std::vector<LaunchRule>& r) {
                             "(direct_copy, rrelu_with_noise_cuda_kernel)")
                   .why("In training, rrelu draws a slope per element in one kernel that reads a contiguous input: a "
                        "strided input is copied first."));
-  r.push_back(rule("pointwise.numbers")
-                  .cls(OpClass::kPointwise)
-                  .when("no tensor operand and no device argument: Python numbers, which ATen wraps as host tensors",
-                        [](const OpFacts& f) { return f.inputs.empty() && !f.arg("device"); })
-                  .counts({0, 0, 0, 0})
-                  .evidence("opinfo_reference: div with rounding_mode floor of two numbers (no kernel)")
-                  .why("Its operands are plain numbers, which become tensors on the host: it is computed there, and "
-                       "nothing runs on the GPU."));
   r.push_back(rule("pointwise")
                   .cls(OpClass::kPointwise)
                   .when("libtorch tags it pointwise", tagged_pointwise)

@@ -18,6 +18,20 @@ bool data_dependent(const Op& op) {
       "aten::index_put", "aten::index",    "aten::combinations"};
   return kOps.count(op.name) > 0 || (op.name == "aten::where" && op.overload.empty());  // where(cond)
 }
+// An ATen op computed from Python numbers alone: no tensor operand, no device named for its
+// result, which the file records on the host. A program exported on the host is moved to the GPU
+// by rewriting the devices its ops name, so such a result stays on the host; one recorded on the
+// GPU (a default device set) is made there.
+bool numbers_only(const OpFacts& f) {
+  if (f.op->name.rfind("aten::", 0) != 0 || !f.inputs.empty() || f.arg("device")) return false;
+  bool any = false;
+  for (int v : f.op->outputs) {
+    if (v < 0) continue;
+    if (f.graph->values[v].device.str().rfind("cpu", 0) != 0) return false;
+    any = true;
+  }
+  return any;
+}
 bool linspace_of_tensors(const OpFacts& f) {
   const std::string& n = f.op->name;
   return (n == "aten::linspace" || n == "aten::logspace") && f.op->overload.find("Tensor") != std::string::npos;
@@ -168,6 +182,18 @@ Counts view_copy_counts(const OpFacts& f) {
 }  // namespace
 
 void add_view_copies_rules(std::vector<LaunchRule>& r) {
+  r.push_back(
+      rule("host.numbers")
+          .every_op()
+          .when("an ATen op with no tensor operand and no device argument whose results are recorded on the host: its "
+                "operands are Python numbers, which ATen wraps as host tensors",
+                numbers_only)
+          .counts({0, 0, 0, 0})
+          .evidence("opinfo_reference: div with rounding_mode floor of two numbers; opinfo_reference2: floor_divide "
+                    "and true_divide of two numbers (no kernel)")
+          .why("Its operands are plain numbers, which become tensors on the host, and no device is named for its "
+               "result: it is computed there, and nothing runs on the GPU (moving a program to the GPU rewrites "
+               "only the devices it names)."));
   r.push_back(rule("matrix_power.zero_of_nothing")
                   .ops({"aten::linalg_matrix_power"})
                   .when("n = 0 on an empty batch of matrices: the identity still built (eye: a zero fill and the "

@@ -13,14 +13,14 @@ run() {  # NAME OUT_BASE ARGS...
   echo "accuracy_all: $out" >&2
   $A "$@" --json "$out.json" >"$out.txt"
 }
-for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo opinfo_heldout opinfo_reference control torchscript-lofo torchscript torchscript_heldout-lofo torchscript_heldout torchscript_rest-lofo torchscript_rest detection detection_all_scores detection_heldout detection_pt2 host-syncs}; do
+for set in ${@:-broad-lofo broad fresh fresh2 fresh3 fresh4 fresh5 fresh6 opset opinfo opinfo_heldout opinfo_reference opinfo_reference2 control torchscript-lofo torchscript torchscript_heldout-lofo torchscript_heldout torchscript_rest-lofo torchscript_rest detection detection_all_scores detection_heldout detection_pt2 host-syncs}; do
   case "$set" in
     broad-lofo) run "$set" $R/broad/accuracy_lofo --mode lofo --conv-lofo generators/conv_lofo.json.gz --worst 15 --misses 20 ;;
     broad) run "$set" $R/broad/accuracy_rules --mode rules --worst 15 --misses 40 ;;
     fresh*) models=data/corpus/$set; [ -f $models/models.tar.xz ] && models=$models/models.tar.xz
             run "$set" $R/$set/accuracy_rules --mode rules --models $models --measured $R/$set/measured.tar.xz \
               --worst 15 --misses 40 ;;
-    opinfo|opinfo_heldout|opinfo_reference) run "$set" $R/$set/accuracy_rules --models data/corpus/$set/models.tar.xz \
+    opinfo|opinfo_heldout|opinfo_reference*) run "$set" $R/$set/accuracy_rules --models data/corpus/$set/models.tar.xz \
               --measured $R/$set/measured.tar.xz --worst 10 --misses 40 ;;
     control) run "$set" $R/control/accuracy_rules --models data/corpus/control --measured $R/control/measured.tar.xz \
                --worst 12 ;;

@@ -71,6 +71,7 @@ class GraphBuilder {
   void arg_int(const std::string& name, int64_t v) { add_arg(name, Arg::Kind::kInt).ints = {v}; }
   void arg_float(const std::string& name, double v) { add_arg(name, Arg::Kind::kFloat).floats = {v}; }
   void arg_text(const std::string& name, const std::string& v) { add_arg(name, Arg::Kind::kString).text = v; }
+  void arg_device(const std::string& v) { add_arg("device", Arg::Kind::kDevice).text = v; }
   // A memory_format argument, in the export schema's numbering (2: channels last).
   void arg_memory_format(int v) { add_arg("memory_format", Arg::Kind::kMemoryFormat).text = std::to_string(v); }
   // A tensor-list argument on the last op (cat's, block_diag's "tensors").

@@ -1172,13 +1172,33 @@ TEST_CASE("what runs although the result is empty, or on the host, or through co
   lse.g.values[sum].strides.clear();
   lse.arg_ints("dim", {0});
   CHECK(last(lse).counts.kernels == 2);
-  // Two numbers divided: computed on the host.
-  GraphBuilder numbers;
-  numbers.op("aten::div", {}, {}, {});
-  numbers.g.ops.back().traits.pointwise = true;
-  numbers.arg_float("self", -5.6875);
-  numbers.arg_float("other", 5.84375);
-  CHECK(last(numbers).counts.kernels == 0);
+  // Two numbers divided, in a program exported on the host: computed there, whatever the op's
+  // rule would be (div is pointwise, floor_divide untagged elementwise, true_divide an alias of
+  // div), since moving the program to the GPU rewrites only the devices its ops name.
+  for (const char* name : {"aten::div", "aten::floor_divide", "aten::true_divide"}) {
+    GraphBuilder host;
+    const int q = host.op(name, {}, {}, {});
+    host.g.values[q].device = "cpu";
+    host.arg_float("self", -8.48);
+    host.arg_float("other", -1.77);
+    CHECK(last(host).counts.kernels == 0);
+    CHECK(last(host).rule == "host.numbers");
+    host.g.values[q].device = "cuda:0";  // a GPU export's default device: made there
+    CHECK(last(host).rule != "host.numbers");
+  }
+  GraphBuilder full;
+  const int filled = full.op("aten::full", {}, {}, {4});
+  full.g.values[filled].device = "cpu";
+  full.arg_float("fill_value", 2.0);
+  full.arg_device("cpu");  // rewritten to the GPU with the program
+  CHECK(last(full).rule != "host.numbers");
+  // float_power with a number as its base: the exponent's cast to float64, the base's fill, pow.
+  GraphBuilder fp;
+  fp.op("aten::float_power", {fp.input({1, 5}, DType::kBFloat16)}, {}, {1, 5});
+  fp.g.ops.back().overload = "Scalar";
+  fp.name_arg(0, "exponent");
+  fp.arg_float("self", 0.80859375);
+  CHECK(last(fp).counts.kernels == 3);
   // rrelu in training copies a strided input before its kernel; contiguous, the kernel alone.
   GraphBuilder rr;
   const int x = rr.strided({5, 6, 2}, {1, 5, 30});
