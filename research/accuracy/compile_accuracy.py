@@ -3,7 +3,9 @@
 The truth is the compiled program's real run on the H200 (torch.compile of the exported
 program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torch.profiler):
 its kernels, memsets excluded, as validate/compile_run.py recorded them
-(data/results/compiled/locked.tar.xz first: programs measured again with the GPU's timings
+(data/results/compiled/quiet.tar.xz first: programs compiled one at a time, as a user compiles a
+model, where twelve compiles at once had moved pad_mm's timed answers (run on an H100, sm_90 as
+the H200); then locked.tar.xz: programs measured again with the GPU's timings
 one process at a time, which supersede their earlier runs, taken while other compiles shared the
 GPU and so changed Inductor's timed choices, pad_mm's above all; then measured.tar.xz, then transformers.tar.xz, the transformers programs
 whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:
@@ -30,6 +32,7 @@ Standard library only. Run from the repository root:
 """
 import argparse
 import atexit
+import collections
 import gzip
 import json
 import os
@@ -41,7 +44,7 @@ import tempfile
 
 # The tarballs of compiled runs, in the order a model's run is taken from (the first that holds it).
 DEFAULT_RESULTS = ["data/results/compiled/" + s + ".tar.xz" for s in (
-    "locked", "measured", "transformers", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad", "broad2",
+    "quiet", "locked", "measured", "transformers", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad", "broad2",
     "broad3", "broad4")]
 
 
@@ -58,6 +61,7 @@ def predict(kc, model, fusion):
 
 
 ALONE = set()  # names of the runs whose Inductor benchmarks had the GPU alone (compile_run.py's lock)
+GPU = {}  # name -> the GPU of the run taken (the first tarball's that holds it)
 
 
 def compiled_runs(path):
@@ -82,6 +86,7 @@ def measured(path):
     for name, corpus, d in compiled_runs(path):
         if d.get("gpu_timing", "").startswith("alone"):
             ALONE.add(name)
+        GPU.setdefault(name, d.get("device", "not recorded"))
         out.append((corpus.split("/")[0], name, archive(corpus), d["totals"]["kernels"]))
     return out
 
@@ -186,8 +191,11 @@ def main():
     print(f"pad_mm's span (fused_kernels_low to fused_kernels_high): {spanned}/{len(rows)} programs have GEMMs "
           f"pad_mm decides by timing; measured inside the span: {sum(span_err(r) == 0 for r in rows)}/{len(rows)}, "
           f"within 10% of it: {sum(span_err(r) <= 0.10 for r in rows)}, within 25%: "
-          f"{sum(span_err(r) <= 0.25 for r in rows)}; the {len(far)} past 25% of the point prediction lie within "
-          f"{100 * max((span_err(r) for r in far), default=0):.1f}% of the span")
+          f"{sum(span_err(r) <= 0.25 for r in rows)}" +
+          (f"; the {len(far)} past 25% of the point prediction lie within "
+           f"{100 * max(span_err(r) for r in far):.1f}% of the span" if far else "; none past 25% of the point prediction"))
+    gpus = collections.Counter(GPU.get(r[0], "not recorded (data/results/corpus_compile.json.gz)") for r in rows)
+    print("runs by GPU: " + ", ".join(f"{g}: {k}" for g, k in gpus.most_common()))
     # Which way the misses lean, by how the run was timed: pad_mm's choices are the GPU's timings.
     for alone, words in ((True, "Inductor's benchmarks alone on the GPU"), (False, "the GPU shared with other compiles")):
         part = sorted(100 * (r[4] - r[5]) / r[5] for r in rows if (r[0] in ALONE) == alone)
