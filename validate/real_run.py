@@ -146,7 +146,8 @@ def load(path):
 
 def _valid_inputs(ep, args):
     """Makes the random inputs that must be valid ones valid, as a user's would be: a bag's offsets
-    sorted within its indices; a box list's corners ordered and its batch index within the batch."""
+    sorted within its indices; a box list's corners ordered and its batch index within the batch;
+    binary_cross_entropy's probabilities and targets within [0, 1] (its CUDA kernel asserts it)."""
     import torch
     from torch.export.graph_signature import InputKind
     user = [s.arg for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
@@ -164,6 +165,10 @@ def _valid_inputs(ep, args):
                 bags = args[i].numel()
                 total = ind.meta["val"].numel() if hasattr(ind, "meta") and "val" in ind.meta else bags
                 args[i] = (torch.arange(bags, device=args[i].device) * total // max(bags, 1)).to(args[i].dtype)
+        if op == "aten::binary_cross_entropy":
+            for a in (named.get("self"), named.get("target")):
+                if getattr(a, "name", None) in index and args[index[a.name]].is_floating_point():
+                    args[index[a.name]] = torch.rand_like(args[index[a.name]])
         if op.startswith("torchvision::") and ("rois" in named or "boxes" in named):
             rois = named.get("rois", named.get("boxes"))
             inp = named.get("input")
