@@ -229,6 +229,7 @@ struct Builder {
                       bool channels_last_out, bool drop_bias, bool dense_inputs = false);
   bool decide_layout_opt() const;
   size_t fx_nodes() const;
+  size_t upsample_linear_nodes(const Op& op, bool half) const;  // fx_nodes of one linear upsampling
   bool bias_add_node(int i, const std::vector<std::vector<int>>& users) const;
   size_t layer_norm_nodes(const Op& op) const;
   bool written_channels_last(int v) const;

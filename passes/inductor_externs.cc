@@ -206,14 +206,28 @@ bool Builder::bias_add_node(int i, const std::vector<std::vector<int>>& users) c
   return false;
 }
 
+// upsample_linear1d, upsample_bilinear2d and upsample_trilinear3d (not the antialiased kernels,
+// which Inductor calls as they are).
+static bool upsample_linear(const Op& op) {
+  return op.name == "aten::upsample_linear1d" || op.name == "aten::upsample_bilinear2d" ||
+         op.name == "aten::upsample_trilinear3d";
+}
+
+size_t Builder::upsample_linear_nodes(const Op& op, bool half) const {
+  const Value* out = op.outputs.empty() || op.outputs[0] < 0 ? nullptr : &g.values[op.outputs[0]];
+  const int dims = out && out->sizes.size() > 2 ? static_cast<int>(out->sizes.size()) - 2 : 1;
+  const size_t per_dim = bool_arg(op, "align_corners", false) ? 11 : 13;
+  return per_dim * dims + 4 * (size_t{1} << dims) - 4 + (half ? 2 : 0);
+}
+
 // The nodes of the FX graph Inductor lowers, as AOTAutograd traces it and the post-grad passes
 // leave it: a placeholder for every input, parameter and buffer, the ATen ops each op decomposes
 // into (a linear of a 3-d+ input is a view, a transpose, the GEMM and a view back, and its bias
 // an add of its own where the post-grad pass unfuses it; a layer norm, a softmax, im2col and
 // col2im their decompositions; another norm or attention its op and the getitem of its result;
-// a reshape that copies a clone and a view), views as nodes of their own, a getitem per read
-// output of an op returning a tuple, none for what is the identity in inference (dropout), and
-// the output.
+// a reshape that copies a clone and a view, a linear upsampling its decomposition), views as
+// nodes of their own, a getitem per read output of an op returning a tuple, none for what is the
+// identity in inference (dropout), and the output.
 size_t Builder::fx_nodes() const {
   std::set<int> placeholders;
   for (const Op& op : g.ops)
@@ -239,6 +253,12 @@ size_t Builder::fx_nodes() const {
       n += (x && x->sizes.size() >= 3 ? 4 : 2) + (bias_add_node(static_cast<int>(k), users) ? 1 : 0);
     else if (name_has(op, "layer_norm") && !name_has(op, "backward"))
       n += layer_norm_nodes(op);
+    else if (upsample_linear(op))
+      // Decomposed (_upsample_linear): per spatial dim its source index (iota, conversions, the
+      // scale's arithmetic, clamps), 2^n _unsafe_index gathers, 2^n - 1 lerps (sub, mul, add).
+      // Counted on the host (research/inductor/fx_nodes_probe.py): 17, 38 and 67 nodes for one to
+      // three dims in float32, two fewer a dim with align_corners, two more in half precision.
+      n += upsample_linear_nodes(op, half);
     else if (op.name == "aten::im2col")
       // Decomposed: arange, unsqueeze, arange, unsqueeze and add per dim, then the pad, two
       // unsqueezes, the index, a permute and a reshape.

@@ -1015,6 +1015,27 @@ TEST_CASE("inductor: a graph of 300 nodes or more per convolution keeps its layo
   CHECK(p.lowering[0].find("channels-last") == std::string::npos);
 }
 
+TEST_CASE("inductor: a linear upsampling counts its decomposition's nodes toward the count per convolution") {
+  // One convolution and eight bilinear resamplings of a bfloat16 table: 10 ops, but each
+  // resampling traces as about 40 nodes (source indices, four gathers, three lerps), past 300:
+  // the layout is kept. Antialiased, Inductor calls the kernel as it is: one node each, and the
+  // convolution runs channels last.
+  auto channels_last = [](const char* resample) {
+    GraphBuilder b;
+    int y = conv(b, b.input({8, 64, 28, 28}), weight(b, {128, 64, 3, 3}));
+    b.output(b.pointwise("aten::relu", {y}));
+    for (int k = 0; k < 8; ++k) {
+      const int up = b.op(resample, {b.input({1, 4, 27, 27}, DType::kBFloat16)}, {}, {1, 4, 40, 40});
+      b.name_arg(0, "input");
+      b.arg_bool("align_corners", false);
+      b.output(up);
+    }
+    return plan(b.g).lowering[0].find("channels-last") != std::string::npos;
+  };
+  CHECK_FALSE(channels_last("aten::upsample_bilinear2d"));
+  CHECK(channels_last("aten::_upsample_bilinear2d_aa"));
+}
+
 TEST_CASE("inductor: a linear's bias unfused before lowering is a node of its own in the count per convolution") {
   // One convolution and 55 biased linears, each read by a GELU: the post-grad pass that takes
   // the bias out of the GEMM into a pointwise add runs before GraphLowering counts the nodes, so
