@@ -8,6 +8,9 @@
 # Writes OUT_DIR/compiled.tar.xz (<name>.compiled.json, <name>.code.py.xz, real_status.jsonl)
 # and OUT_DIR/logs.tgz. KC_COMPILE_JOBS (default 6): models compiled at once. KC_ALL_MARGIN_S
 # (default 240; 190 was too few for device_all.sh to finish): seconds kept for device_all.sh at the end.
+# KC_COMPILE_TIMEOUT (default 300): seconds per model, compile included. The workers import the
+# modules that register the custom ops archives call (transformers' MoE grouped_mm_fallback,
+# torchvision's), as real_run.py's callers do.
 # KC_COMPILE_ROUNDS (default 1): compile the same models this many times, each round in fresh
 # processes with fresh Inductor caches (rounds after the first in compiled/round<k>/), so that what
 # a compile decides by timing (pad_mm) shows how often it goes each way.
@@ -21,7 +24,8 @@ ROUNDS=${KC_COMPILE_ROUNDS:-1}
 for r in $(seq 1 $ROUNDS); do
   dir=$W/compiled; [ $r -gt 1 ] && dir=$W/compiled/round$r
   # The time left before device_all.sh's margin, shared among the rounds still to run.
-  python3 validate/compile_run.py $dir "$@" --jobs "${KC_COMPILE_JOBS:-6}" \
+  python3 validate/compile_run.py $dir "$@" --jobs "${KC_COMPILE_JOBS:-6}" --timeout "${KC_COMPILE_TIMEOUT:-300}" \
+    --import transformers.integrations.moe --import torchvision \
     --deadline-s $(( ($(left) - ${KC_ALL_MARGIN_S:-240}) / (ROUNDS - r + 1) )) >>$W/logs/compile.log 2>&1
 done
 echo "device_compile: compiled runs done at $(( $(date +%s) - T0 )) s: $(tail -n1 $W/logs/compile.log)"
