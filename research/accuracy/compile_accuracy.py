@@ -44,7 +44,7 @@ import tempfile
 
 # The tarballs of compiled runs, in the order a model's run is taken from (the first that holds it).
 DEFAULT_RESULTS = ["data/results/compiled/" + s + ".tar.xz" for s in (
-    "quiet", "locked", "measured", "transformers", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad", "broad2",
+    "quiet", "alone", "locked", "measured", "transformers", "fresh", "fresh2", "fresh5", "fresh6", "fresh4", "broad", "broad2",
     "broad3", "broad4")]
 
 
@@ -62,6 +62,29 @@ def predict(kc, model, fusion):
 
 ALONE = set()  # names of the runs whose Inductor benchmarks had the GPU alone (compile_run.py's lock)
 GPU = {}  # name -> the GPU of the run taken (the first tarball's that holds it)
+FAILED = {}  # name -> why its compile or run failed, where no tarball holds a run of it
+
+
+def failures(path):
+    """name -> error of every run the tarball's real_status.jsonl records as failed."""
+    with tarfile.open(path) as tar:
+        try:
+            f = tar.extractfile("compiled/real_status.jsonl")
+        except KeyError:
+            return {}
+        return {r["name"]: r.get("error", "failed") for r in map(json.loads, f) if not r.get("ok")}
+
+
+def corpus_programs(set_name):
+    """The names of the programs of data/corpus/SET (its .pt2 files, or its models.tar.xz's)."""
+    d = os.path.join("data/corpus", set_name)
+    packed = os.path.join(d, "models.tar.xz")
+    if os.path.exists(packed):
+        with tarfile.open(packed) as tar:
+            names = [m.name for m in tar.getmembers()]
+    else:
+        names = os.listdir(d) if os.path.isdir(d) else []
+    return {os.path.basename(n)[: -len(".pt2")] for n in names if n.endswith(".pt2")}
 
 
 def compiled_runs(path):
@@ -136,6 +159,7 @@ def main():
     for path in args.results:
         have = {r[1] for r in runs}
         runs += [r for r in measured(path) if r[1] not in have]
+        FAILED.update(failures(path))
     if args.earlier and os.path.exists(args.earlier):
         runs += earlier(args.earlier, {r[1] for r in runs})
     for corpus, name, model, kernels in sorted(runs):
@@ -169,8 +193,8 @@ def main():
         for r in rows:
             print(f"{r[0]:34s} {r[1]:8s} {r[2]:6d} {str(r[3]):>7s} {r[4]:9d} {r[5]:9d} "
                   f"{100 * (r[4] - r[5]) / r[5]:+6.1f}%")
-    for corpus in args.sets:
-        part = [r for r in rows if r[1] == corpus]
+    for corpus in args.sets + ["all"]:
+        part = [r for r in rows if r[1] == corpus or corpus == "all"]
         if not part:
             continue
         n = len(part)
@@ -209,8 +233,8 @@ def main():
                  for name, convs in load(args.conv_lofo).get("compiled", {}).items()}
         moved = sum(1 for r in rows if shift.get(r[0]))
         print(f"leave one family out (convolution trees fitted without the program's family; {moved} programs move):")
-        for corpus in args.sets:
-            part = [(r[4] + shift.get(r[0], 0), r[5]) for r in rows if r[1] == corpus]
+        for corpus in args.sets + ["all"]:
+            part = [(r[4] + shift.get(r[0], 0), r[5]) for r in rows if r[1] == corpus or corpus == "all"]
             if part:
                 n = len(part)
                 print(f"{corpus}: {n} models; --fusion inductor within 10%: {sum(err(p, m) <= 0.10 for p, m in part)}/{n}, "
@@ -218,6 +242,12 @@ def main():
                       f"largest error {100 * max(err(p, m) for p, m in part):.1f}%")
     for name, why in missing:
         print(f"not compared: {name}: {why}")
+    # The corpus programs no tarball holds a compiled run of: the coverage the figures above have.
+    have = {r[1] for r in runs}
+    absent = sorted((s, n) for s in args.sets for n in corpus_programs(s) if n not in have)
+    print(f"corpus programs with no compiled run: {len(absent)}")
+    for s, n in absent:
+        print(f"  {s}/{n}: " + ("compile failed: " + FAILED[n][:160] if n in FAILED else "not measured"))
 
 
 if __name__ == "__main__":
