@@ -288,6 +288,18 @@ void render_json(std::ostream& os, const Graph& g, const Report& r, const Render
                           {"matmul_fp32_flops_per_s", t.matmul_fp32_flops_per_s},
                           {"vector_flops_per_s", t.vector_flops_per_s},
                           {"launch_s", t.launch_s}});
+  // Views the GPU cannot take (the layout pass's): empty for a program that runs there.
+  w.key("gpu_failures");
+  w.begin_array();
+  for (const FailingView& f : r.layout.failing_views) {
+    w.begin_object();
+    w.member("op", f.op);
+    w.member("input_sizes", f.sizes);
+    w.member("runtime_strides", f.strides);
+    w.member("why", failing_view_reason(g, f));
+    w.end_object();
+  }
+  w.end_array();
   w.key("ops");
   w.begin_array();
   for (size_t i = 0; i < g.ops.size(); ++i) write_op(w, g, r, i);

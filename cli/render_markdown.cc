@@ -114,6 +114,7 @@ void render_markdown(std::ostream& os, const Graph& g, const Report& r, const Re
   const std::string sort = o.sort.empty() ? "kernels" : o.sort;
   std::string head = "### kernelcount: `" + g.info.path + "`\n\n";
   head += "Target `" + r.target->name + "` (" + r.target->description + ").\n\n";
+  if (auto w = gpu_failure_warning(g, r); !w.empty()) head += "> **Warning:** " + w + "\n\n";
   head += verdict(o);
   head += changed_lines_over(g, r, o);
   if (o.baseline) {

@@ -88,11 +88,40 @@ std::string arrow(int64_t before, int64_t after, bool bytes) {
 
 }  // namespace
 
+std::string failing_view_reason(const Graph& g, const FailingView& f) {
+  auto ints = [](const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+  };
+  const Op& op = g.ops[f.op];
+  std::vector<int64_t> to;
+  for (int v : op.outputs)
+    if (v >= 0) {
+      to = g.values[v].sizes;
+      break;
+    }
+  return op.full_name() + " of " + ints(f.sizes) + " to " + ints(to) + ": on the GPU its input has strides " +
+         ints(f.strides) + ", which no view fits (the export recorded the host's); eager PyTorch and torch.compile " +
+         "raise here";
+}
+
+std::string gpu_failure_warning(const Graph& g, const Report& r) {
+  const auto& fails = r.layout.failing_views;
+  if (fails.empty()) return "";
+  const FailingView& f = fails.front();
+  std::string s = "the program does not run on the GPU as exported: op " + std::to_string(f.op) + " (" +
+                  format_loc(g.ops[f.op].loc) + "), " + failing_view_reason(g, f);
+  if (fails.size() > 1) s += "; " + std::to_string(fails.size() - 1) + " more view(s) alike";
+  return s + "; the counts are what it would launch if they ran";
+}
+
 void model_header(std::ostream& os, const Graph& g, const Report& r) {
   os << "model   " << g.info.path << " (" << g.info.format
      << (g.info.producer_version.empty() ? "" : ", " + g.info.producer_version) << ")\n";
   os << "target  " << r.target->name << ": " << r.target->description << '\n';
   for (const auto& note : g.info.notes) os << "note    " << note << '\n';
+  if (auto w = gpu_failure_warning(g, r); !w.empty()) os << "warning " << w << '\n';
   // Ops whose values decide part of their count, one note per rule (in the order of its first op).
   std::vector<std::pair<std::string_view, std::vector<size_t>>> by_rule;
   for (size_t i = 0; i < r.explain.size(); ++i) {

@@ -12,8 +12,15 @@
 
 namespace kc {
 
-// The text reports' first lines: the model file, the target, the loader's notes.
+// The text reports' first lines: the model file, the target, the loader's notes, the views the
+// GPU cannot take.
 void model_header(std::ostream& os, const Graph& g, const Report& r);
+
+// Why a view fails on the GPU, in one sentence (the text header's warning, JSON's `gpu_failures`).
+std::string failing_view_reason(const Graph& g, const FailingView& f);
+// The report's warning that the program cannot run on the GPU (its first failing view, how many
+// more), or "" when it can.
+std::string gpu_failure_warning(const Graph& g, const Report& r);
 
 // A table ready to print: header, rows, and how many rows were left off (say "N more").
 struct Rows {

@@ -125,6 +125,7 @@ class LayoutPass {
   Layout run() {
     for (const Op& op : g_.ops) visit(op);
     Layout out;
+    out.failing_views = std::move(failing_);
     out.diverges.assign(g_.values.size(), false);
     for (size_t v = 0; v < g_.values.size(); ++v)
       if (diverged(static_cast<int>(v))) {
@@ -276,7 +277,13 @@ class LayoutPass {
     if (is_one_of(name, {"aten::view", "aten::reshape", "aten::_unsafe_view", "aten::flatten", "aten::unflatten",
                          "aten::view_as", "aten::reshape_as"})) {
       if (auto s = view_strides(xv.sizes, xs, yv.sizes)) return set(outs[0], *s);
-      if (name != "aten::view") set(outs[0], contiguous_strides(yv.sizes));  // reshape copies
+      // view, _unsafe_view (view_impl) and view_as raise where no view fits; the others copy.
+      if (is_one_of(name, {"aten::view", "aten::_unsafe_view", "aten::view_as"})) {
+        if (!view_is_possible(xv.sizes, xs, yv.sizes))
+          failing_.push_back({static_cast<int>(&op - g_.ops.data()), xv.sizes, xs});
+        return;
+      }
+      set(outs[0], contiguous_strides(yv.sizes));
       return;
     }
     if (name == "aten::unsqueeze") {
@@ -353,6 +360,7 @@ class LayoutPass {
   const Graph& g_;
   std::vector<int> slot_;    // per value: its run-time strides in set_, or -1: as recorded
   std::deque<Strides> set_;  // strides the pass gave values; a deque: rt() references stay valid
+  std::vector<FailingView> failing_;
 };
 
 }  // namespace

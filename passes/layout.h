@@ -20,6 +20,17 @@
 
 namespace kc {
 
+// A view ATen cannot take at run time: its input's run-time strides admit no view to the new
+// sizes (computeStride, aten/src/ATen/TensorUtils.cpp), where the strides the export recorded did.
+// Eager PyTorch raises at the op ("view size is not compatible with input tensor's size and
+// stride"), and torch.compile while tracing it ("Cannot view a tensor with shape ..."): the program
+// does not run on the GPU as exported. The CPU's attention, for one, returns a layout whose permute
+// a later view may merge; the GPU's fused attention does not.
+struct FailingView {
+  int op = -1;
+  std::vector<int64_t> sizes, strides;  // the input's sizes and run-time strides
+};
+
 struct Layout {
   std::vector<bool> diverges;  // per value: run-time strides differ from the recorded ones
   int diverging = 0;           // how many values diverge
@@ -31,6 +42,7 @@ struct Layout {
   const std::vector<int64_t>& strides(const Graph& g, int v) const {
     return diverges[v] ? runtime.at(v) : g.values[v].strides;
   }
+  std::vector<FailingView> failing_views;  // in op order
 };
 
 Layout run_layout(const Graph& g);

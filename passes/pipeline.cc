@@ -150,6 +150,9 @@ Report analyze(const Graph& g, const Target& target, const LaunchOptions& launch
           check(v >= 0 && static_cast<size_t>(v) < g.values.size() && r.layout.diverges[v] &&
                     strides.size() == g.values[v].strides.size(),
                 "a value's run-time strides change its rank");
+        for (const FailingView& f : r.layout.failing_views)
+          check(f.op >= 0 && static_cast<size_t>(f.op) < g.ops.size() && f.sizes.size() == f.strides.size(),
+                "a failing view names an op and its input's strides");
       });
   step(
       "launches", g, [&] { r.launches = run_launches(g, target, launch_options, &r.layout); },

@@ -5,7 +5,7 @@ program's module, Inductor default mode, PyTorch 2.11, after warm-up, under torc
 its kernels, memsets excluded, as validate/compile_run.py recorded them
 (data/results/compiled/quiet.tar.xz first: programs compiled one at a time, as a user compiles a
 model, where twelve compiles at once had moved pad_mm's timed answers (run on an H100, sm_90 as
-the H200); then locked.tar.xz: programs measured again with the GPU's timings
+the H200); then alone.tar.xz, the same for programs first compiled since; then locked.tar.xz: programs measured again with the GPU's timings
 one process at a time, which supersede their earlier runs, taken while other compiles shared the
 GPU and so changed Inductor's timed choices, pad_mm's above all; then measured.tar.xz, then transformers.tar.xz, the transformers programs
 whose runs failed in the first, then fresh.tar.xz, the programs of data/corpus/fresh:

@@ -146,6 +146,49 @@ TEST_CASE("layout: attention's output is [B, S, H, D] in memory when fused, cont
   CHECK(math.strides(m.g, mo) == std::vector<int64_t>{6272, 1568, 32, 1});
 }
 
+namespace {
+// torchvision's MultiheadAttention as exported on the CPU: a query read as heads of an [S, B, E]
+// activation ([B, H, S, D] with [S, B, H, D] strides), attention, permute(2, 0, 1, 3) and a view
+// to [S * B, E] that the CPU's output layout allows. Returns the view's op index.
+int mha_tail(GraphBuilder& b, DType dt) {
+  const int64_t B = 32, H = 12, S = 50, D = 64;
+  const std::vector<int64_t> shape{B, H, S, D}, sbhd{H * D, D, B * H * D, 1};
+  int q = b.strided(shape, sbhd, dt), k = b.strided(shape, sbhd, dt), v = b.strided(shape, sbhd, dt);
+  int o = b.op("aten::scaled_dot_product_attention", {q, k, v}, {}, shape);
+  b.name_arg(0, "query");
+  b.name_arg(1, "key");
+  b.name_arg(2, "value");
+  b.g.values[o].strides = sbhd;  // as the CPU wrote it
+  int p = permute(b, o, {2, 0, 1, 3});
+  b.view("aten::view", p, {S * B, H * D});
+  return static_cast<int>(b.g.ops.size()) - 1;
+}
+}  // namespace
+
+TEST_CASE("layout: a dense query's strides are cuDNN attention's output strides (alloc_with_matching_layout)") {
+  GraphBuilder b;
+  mha_tail(b, DType::kBFloat16);
+  const kc::Layout l = kc::run_layout(b.g);
+  CHECK(l.diverging == 0);
+  CHECK(l.failing_views.empty());
+}
+
+TEST_CASE("layout: a view the GPU's strides do not allow is a failing view, with the input's run-time strides") {
+  // f32 runs the memory-efficient kernel, whose [B, S, H, D] output the permute cannot merge.
+  GraphBuilder b;
+  const int view = mha_tail(b, DType::kFloat32);
+  const kc::Layout l = kc::run_layout(b.g);
+  REQUIRE(l.failing_views.size() == 1);
+  CHECK(l.failing_views[0].op == view);
+  CHECK(l.failing_views[0].sizes == std::vector<int64_t>{50, 32, 12, 64});
+  CHECK(l.failing_views[0].strides == std::vector<int64_t>{768, 50 * 768, 64, 1});
+  // A reshape copies where the view fails: not a failure.
+  GraphBuilder r;
+  mha_tail(r, DType::kFloat32);
+  r.g.ops.back().name = "aten::reshape";
+  CHECK(kc::run_layout(r.g).failing_views.empty());
+}
+
 TEST_CASE("layout: the pipeline runs it and checks ranks; an empty graph has nothing to diverge") {
   GraphBuilder b;
   int x = b.input({4, 4});
