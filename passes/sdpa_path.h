@@ -21,10 +21,10 @@ bool sdpa_math_batch_copied(const Value& t, bool densified);
 bool last_dim_strided(const Value& t);
 
 // Output strides of a fused call. f32 runs the memory-efficient kernel, which writes
-// [B, S, H, D] and returns it as [B, H, S, D]. bf16/fp16 run cuDNN attention, which gives the
-// output the query's dim order (a query read as heads of a [B, S, H*D] projection: [B, S, H, D];
-// a contiguous one: contiguous; any dense query: its own strides), or flash attention on heads padded to a multiple of
-// 8, whose [B, S, H, D_padded] output is sliced back to D.
+// [B, S, H, D] and returns it as [B, H, S, D]. bf16/fp16 run cuDNN attention, which allocates
+// the output like the query: a dense query's own strides (heads of a [B, S, H*D] projection,
+// of an MHA's [S, B, H*D], or contiguous), else its dim order; or flash attention on heads
+// padded to a multiple of 8, whose [B, S, H, D_padded] output is sliced back to D.
 std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& out_sizes, const Value& q);
 
 }  // namespace kc

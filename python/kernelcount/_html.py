@@ -41,6 +41,13 @@ def report_html(report, top=10):
     parts = [_STYLE, "<div class='kc'>",
              f"<p><b>kernelcount</b> {escape(model['path'])} &mdash; via {escape(HOW[report.how])}<br>"
              f"target {escape(target['name'])}: {escape(target['gpu'])} ({escape(target['arch'])})</p>"]
+    # A program the GPU cannot run (a view the export recorded for the host's layout): said first.
+    if d.get("gpu_failures"):
+        f = d["gpu_failures"][0]
+        more = len(d["gpu_failures"]) - 1
+        parts.append(f"<p><b>Warning:</b> the program does not run on the GPU as exported: op {f['op']}, "
+                     f"{escape(f['why'])}" + (f"; {more} more view(s) alike" if more else "") +
+                     "; the counts are what it would launch if they ran</p>")
     parts.append("<h4>Summary</h4>")
     # The compiled view (fusion="inductor"): its fused totals are Inductor's, the greedy plan's
     # stand beside them, as in the CLI's totals.

@@ -62,3 +62,31 @@ def test_the_weights_are_not_written(specs, tmp_path):
     assert os.path.getsize(full) > weights > 64 << 20
     assert os.path.getsize(r.path) < 1 << 20
     assert without_name(r.to_json()) == without_name(cli_json(str(full)))
+
+
+class CpuAttention(torch.nn.Module):
+    """nn.MultiheadAttention over [S, B, E], as torchvision's ViT calls it."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(64, 4)
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=False)[0]
+
+
+def test_a_view_only_the_hosts_layout_allows_is_a_gpu_failure():
+    # Exported on the CPU in float32, the attention's output permute is contiguous there and the
+    # export drops its .contiguous(); the GPU's memory-efficient kernel writes [B, S, H, D], which
+    # the recorded view cannot merge: eager PyTorch and torch.compile raise there.
+    with torch.no_grad():
+        r = kernelcount.analyze(CpuAttention().eval(), (torch.randn(8, 2, 64),))
+    (f,) = r.data["gpu_failures"]
+    assert r.data["ops"][f["op"]]["op"] == "aten::view"
+    assert f["input_sizes"] == [8, 2, 4, 16] and f["runtime_strides"] == [64, 512, 16, 1]
+    assert "does not run on the GPU as exported" in r._repr_html_()
+    # In bfloat16 cuDNN attention keeps the query's layout: the view holds.
+    with torch.no_grad():
+        r = kernelcount.analyze(CpuAttention().eval().to(torch.bfloat16), (torch.randn(8, 2, 64, dtype=torch.bfloat16),))
+    assert r.data["gpu_failures"] == []
+    assert "does not run on the GPU" not in r._repr_html_()
