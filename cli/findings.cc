@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "cli/report_rows.h"
 #include "cli/table.h"
 #include "passes/rollup.h"
 
@@ -15,6 +16,8 @@ const std::vector<FindingRule>& finding_rules() {
       {"kernelcount/host-sync", "warning", "The line makes the host wait for the GPU"},
       {"kernelcount/unknown-op", "warning", "No launch rule covers an op of the line: its kernels are not counted"},
       {"kernelcount/costly-line", "note", "One of the source lines that launch the most GPU kernels"},
+      {"kernelcount/gpu-failure", "error",
+       "The line takes a view the GPU's strides do not allow: the program does not run on the GPU as exported"},
       // Last: reports without --fusion inductor list the rules before it only (finding_rule_count).
       {"kernelcount/compiled-more-kernels", "note",
        "Under torch.compile (Inductor), an op of the line launches more kernels than eager"},
@@ -184,6 +187,24 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
                                      : "; the whole model counts (--by line shows where)"),
                      ""});
   }
+  // Views the GPU cannot take, on every line (in scope or not): the program fails there. One
+  // finding per line, at its first such view (a layer's line repeats once per layer).
+  std::map<std::string, std::pair<const FailingView*, int>> failing;
+  std::vector<std::string> failing_order;
+  for (const FailingView& v : r.layout.failing_views) {
+    const std::string key = format_loc(g.ops[v.op].loc);
+    auto [it, fresh] = failing.try_emplace(key, &v, 0);
+    if (fresh) failing_order.push_back(key);
+    ++it->second.second;
+  }
+  for (const std::string& key : failing_order) {
+    const auto& [v, n] = failing.at(key);
+    const Op& op = g.ops[v->op];
+    out.push_back({4, op.loc.file, op.loc.line,
+                   "op " + std::to_string(v->op) + " does not run on the GPU as exported: " +
+                       failing_view_reason(g, *v) + (n > 1 ? " (" + std::to_string(n - 1) + " more on this line)" : ""),
+                   ""});
+  }
   std::vector<const LineFacts*> in_order(by_cost);
   std::sort(in_order.begin(), in_order.end(),
             [](const LineFacts* a, const LineFacts* b) { return a->first_op < b->first_op; });
@@ -219,7 +240,7 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
     const Op& op = g.ops[k.op];
     const LineFacts* f = facts_of(format_loc(op.loc));
     if (!f || !in_scope(f)) continue;
-    out.push_back({4, op.loc.file, op.loc.line,
+    out.push_back({5, op.loc.file, op.loc.line,
                    "under torch.compile (Inductor, as kernelcount models it) op " + std::to_string(k.op) + " " +
                        op_type_name(op) + " and its compiled group launch " + std::to_string(k.compiled_kernels) +
                        " kernels where eager launches " + std::to_string(k.eager_kernels) + ": " + k.why,

@@ -38,7 +38,8 @@ enum class FindingScope { kChanged, kAll };
 // Budgets exceeded, on the changed source lines that add to them (a line paired with its moved
 // self is unchanged); a budget no changed line adds to (or any without a baseline) is one finding
 // on the model file. Host syncs and unknown ops on their lines, and the `costly` costliest lines
-// by kernels, on the lines in scope; with --fusion inductor, the compiled groups that launch more
+// by kernels, on the lines in scope; views the GPU cannot take (the program fails there), on
+// every line; with --fusion inductor, the compiled groups that launch more
 // than eager, on their anchor op's line. Files under `source_root` are named relative to it (code
 // scanning and annotations want paths in the repository).
 std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector<BudgetCheck>& budgets,
