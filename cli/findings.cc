@@ -39,6 +39,8 @@ struct LineFacts {
   int syncs = 0;
   int unknown = 0;
   std::set<std::string> sync_ops, unknown_ops;
+  const FailingView* failing = nullptr;  // the line's first view the GPU cannot take
+  int failing_views = 0;
   std::map<std::string, std::set<std::string>> modules;  // per op type: the modules its ops ran in
   int first_op = 0;
 };
@@ -149,6 +151,11 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
       f.unknown_ops.insert(op.full_name());
     }
   }
+  for (const FailingView& v : r.layout.failing_views) {
+    LineFacts& f = lines.at(format_loc(g.ops[v.op].loc));
+    if (!f.failing) f.failing = &v;
+    ++f.failing_views;
+  }
   // The lines the change touched, by their name after it ("file:line").
   std::map<std::string, const EntryDelta*> changed;
   if (base)
@@ -187,27 +194,18 @@ std::vector<Finding> findings(const Graph& g, const Report& r, const std::vector
                                      : "; the whole model counts (--by line shows where)"),
                      ""});
   }
-  // Views the GPU cannot take, on every line (in scope or not): the program fails there. One
-  // finding per line, at its first such view (a layer's line repeats once per layer).
-  std::map<std::string, std::pair<const FailingView*, int>> failing;
-  std::vector<std::string> failing_order;
-  for (const FailingView& v : r.layout.failing_views) {
-    const std::string key = format_loc(g.ops[v.op].loc);
-    auto [it, fresh] = failing.try_emplace(key, &v, 0);
-    if (fresh) failing_order.push_back(key);
-    ++it->second.second;
-  }
-  for (const std::string& key : failing_order) {
-    const auto& [v, n] = failing.at(key);
-    const Op& op = g.ops[v->op];
-    out.push_back({4, op.loc.file, op.loc.line,
-                   "op " + std::to_string(v->op) + " does not run on the GPU as exported: " +
-                       failing_view_reason(g, *v) + (n > 1 ? " (" + std::to_string(n - 1) + " more on this line)" : ""),
-                   ""});
-  }
   std::vector<const LineFacts*> in_order(by_cost);
   std::sort(in_order.begin(), in_order.end(),
             [](const LineFacts* a, const LineFacts* b) { return a->first_op < b->first_op; });
+  // Views the GPU cannot take, on every line (in scope or not): the program fails there.
+  for (const LineFacts* f : in_order)
+    if (f->failing)
+      out.push_back(
+          {4, f->loc.file, f->loc.line,
+           "op " + std::to_string(f->failing->op) +
+               " does not run on the GPU as exported: " + failing_view_reason(g, *f->failing) +
+               (f->failing_views > 1 ? " (" + std::to_string(f->failing_views - 1) + " more on this line)" : ""),
+           ""});
   for (const LineFacts* f : in_order)
     if (f->syncs > 0 && in_scope(f))
       out.push_back({1, f->loc.file, f->loc.line,

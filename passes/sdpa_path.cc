@@ -2,30 +2,13 @@
 
 #include <algorithm>
 
+#include "analyzer/tensor_geometry.h"
+
 namespace kc {
 
 bool last_dim_strided(const Value& t) {
   return !t.sizes.empty() && t.strides.size() == t.sizes.size() && t.sizes.back() > 1 && t.strides.back() != 1;
 }
-
-namespace {
-
-// c10's is_non_overlapping_and_dense: the dims of size > 1, by stride, tile memory without gaps.
-bool dense_non_overlapping(const Value& t) {
-  if (t.strides.size() != t.sizes.size()) return false;
-  std::vector<size_t> dims;
-  for (size_t i = 0; i < t.sizes.size(); ++i)
-    if (t.sizes[i] != 1) dims.push_back(i);
-  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) { return t.strides[a] < t.strides[b]; });
-  int64_t expected = 1;
-  for (size_t i : dims) {
-    if (t.strides[i] != expected) return false;
-    expected *= t.sizes[i];
-  }
-  return true;
-}
-
-}  // namespace
 
 bool sdpa_runs_fused(const Value& q, const Value& k, const Value& v, const Value* mask) {
   const bool floats = q.dtype == DType::kFloat32 || q.dtype == DType::kBFloat16 || q.dtype == DType::kFloat16;
@@ -65,7 +48,7 @@ std::vector<int64_t> sdpa_fused_output_strides(const std::vector<int64_t>& s, co
   // alloc_with_matching_layout (sdp_utils.h): an output shaped as the query is empty_like(q),
   // which keeps a dense query's strides (an MHA's [S, B, H, D] as much as a projection's
   // [B, S, H, D]).
-  if (q.sizes == s && dense_non_overlapping(q)) return q.strides;
+  if (q.sizes == s && dense_in_stride_order(q.sizes, q.strides)) return q.strides;
   const bool q_bshd = q.strides.size() == 4 && q.sizes[1] > 1 && q.sizes[2] > 1 && q.strides[2] > q.strides[1];
   if (q_bshd) return bshd;
   return {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
